@@ -1,0 +1,40 @@
+//! Wire types shared by the VLab server, the browser app and test clients: the contract.
+//!
+//! `vlab-protocol` knows nothing of rapier, axum or leptos, and builds for wasm32: it
+//! only describes what crosses the websocket and the HTTP API. Application types
+//! (physics handles, lab internals, UI state) convert to and from these at the
+//! boundary of each side.
+//!
+//! One websocket per browser tab carries two kinds of message:
+//! - **text** messages: JSON, [`ServerMsg`] from the server and [`ClientMsg`] from the
+//!   client (control, events, scene snapshots);
+//! - **binary** messages: [`Frame`]s, the poses of the bodies that moved, encoded with
+//!   [`Frame::encode`] (compact, quantized) because they are sent tens of times a second.
+//!
+//! The handshake is the websocket URL itself: `/ws/labs/{lab}?protocol=N&token=T`.
+//! A server that speaks another [`PROTOCOL_VERSION`] answers with
+//! [`ServerMsg::Error`] (code [`ErrorCode::ProtocolMismatch`]) and closes.
+
+mod control;
+mod frame;
+mod limits;
+mod messages;
+mod scene;
+
+pub use control::{ControlAction, LabMode, LabState, Rate, RateError, Role};
+pub use frame::{BodyPose, Frame, FrameDecodeError};
+pub use limits::*;
+pub use messages::{ClientMsg, ErrorBody, ErrorCode, LabSummary, ServerMsg};
+pub use scene::{BodyId, BodyView, Material, PartView, Pose, SceneSnapshot, Shape};
+
+/// The version of this protocol. Bumped on any incompatible change of a message or
+/// of the frame encoding; checked when a websocket connects.
+pub const PROTOCOL_VERSION: u32 = 1;
+
+/// Query parameter of the websocket URL that carries the client's [`PROTOCOL_VERSION`].
+pub const PROTOCOL_QUERY_PARAM: &str = "protocol";
+
+/// Websocket close code sent with a protocol mismatch (private-use range 4000–4999).
+pub const CLOSE_PROTOCOL_MISMATCH: u16 = 4001;
+/// Websocket close code sent when the lab does not exist (or was closed).
+pub const CLOSE_LAB_NOT_FOUND: u16 = 4004;

@@ -1,0 +1,16 @@
+//! Limits both sides check, defined once.
+
+/// Largest text message a client may send, in bytes. Larger ones get an error reply.
+pub const MAX_CLIENT_TEXT_BYTES: usize = 16 * 1024;
+
+/// Most physics steps one `step` command may ask for.
+pub const MAX_STEPS_PER_COMMAND: u32 = 100_000;
+
+/// Slowest real-time factor a lab may run at.
+pub const MIN_RATE: f64 = 0.1;
+
+/// Fastest fixed real-time factor a lab may run at (beyond it, use [`crate::Rate::Max`]).
+pub const MAX_RATE: f64 = 10.0;
+
+/// Longest lab or user name, in characters.
+pub const MAX_NAME_CHARS: usize = 64;

@@ -1,0 +1,212 @@
+//! JSON messages of the websocket (text frames), split by direction, and the HTTP
+//! API's shared bodies.
+
+use serde::{Deserialize, Serialize};
+
+use crate::{ControlAction, LabState, Role, SceneSnapshot};
+
+/// Server → client, as JSON text. Binary messages are [`crate::Frame`]s.
+///
+/// Order on a new connection: `Hello`, `Snapshot`, `State`, then frames and events.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum ServerMsg {
+    /// First message: who the server thinks you are.
+    Hello {
+        /// The server's [`crate::PROTOCOL_VERSION`].
+        protocol: u32,
+        /// The server's package version, for display.
+        server_version: String,
+        /// The lab this socket watches.
+        lab: String,
+        /// The lab's display name.
+        lab_name: String,
+        /// Your role, decided from your token.
+        role: Role,
+    },
+    /// The whole scene: sent on join and whenever it changes.
+    Snapshot(SceneSnapshot),
+    /// The lab's clock: sent on join and whenever mode, rate or epoch change, and
+    /// after every `step` command completes.
+    State(LabState),
+    /// Answer to [`ClientMsg::Ping`].
+    Pong {
+        /// The client's nonce, echoed.
+        nonce: u64,
+    },
+    /// Something went wrong with a request, or the connection is about to close.
+    Error(ErrorBody),
+}
+
+/// Client → server, as JSON text.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
+pub enum ClientMsg {
+    /// A time-control command (instructor only; others get [`ErrorCode::Forbidden`]).
+    Control {
+        /// What to do with the clock.
+        command: ControlAction,
+    },
+    /// Liveness check; answered with [`ServerMsg::Pong`].
+    Ping {
+        /// Echoed back.
+        nonce: u64,
+    },
+}
+
+/// Machine-readable error kinds, shared by HTTP bodies and websocket errors.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ErrorCode {
+    /// Client and server speak different protocol versions.
+    ProtocolMismatch,
+    /// A message or body that could not be read.
+    BadRequest,
+    /// Well-formed but with an argument out of range.
+    InvalidArgument,
+    /// No or wrong credentials.
+    Unauthorized,
+    /// Your role may not do this.
+    Forbidden,
+    /// No such lab (or thing in it).
+    NotFound,
+    /// The lab's simulation is not running any more.
+    LabUnavailable,
+    /// A fault on the server side.
+    Internal,
+}
+
+/// The body of every error: `{"code": "...", "message": "...", "details": [...]}`.
+/// HTTP wraps it as `{"error": ErrorBody}`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ErrorBody {
+    /// What kind of error.
+    pub code: ErrorCode,
+    /// A sentence for a person.
+    pub message: String,
+    /// Further facts (positions, allowed values), possibly empty.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub details: Vec<String>,
+}
+
+impl ErrorBody {
+    /// An error without details.
+    pub fn new(code: ErrorCode, message: impl Into<String>) -> Self {
+        ErrorBody { code, message: message.into(), details: Vec::new() }
+    }
+}
+
+/// A lab as listed by `GET /api/labs` and `GET /api/labs/{lab}`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct LabSummary {
+    /// Its id, used in URLs.
+    pub id: String,
+    /// Its display name.
+    pub name: String,
+    /// Its clock.
+    #[serde(flatten)]
+    pub state: LabState,
+    /// How many rigid bodies its world holds.
+    pub bodies: usize,
+    /// Names of the robots in it.
+    pub robots: Vec<String>,
+    /// Websocket connections watching it now.
+    pub viewers: usize,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{BodyId, BodyView, LabMode, Material, PartView, Pose, Rate, Shape};
+
+    fn state() -> LabState {
+        LabState { mode: LabMode::Running, rate: Rate::RealTime(1.0), step: 9, time: 0.0375, dt_secs: 1.0 / 240.0, epoch: 1 }
+    }
+
+    #[test]
+    fn every_server_message_round_trips() {
+        let messages = vec![
+            ServerMsg::Hello {
+                protocol: crate::PROTOCOL_VERSION,
+                server_version: "0.1.0".into(),
+                lab: "demo".into(),
+                lab_name: "Demo lab".into(),
+                role: Role::Viewer,
+            },
+            ServerMsg::Snapshot(SceneSnapshot {
+                epoch: 1,
+                sky: [1, 2, 3],
+                bodies: vec![BodyView {
+                    id: BodyId(0),
+                    name: "floor".into(),
+                    parts: vec![PartView {
+                        shape: Shape::Box { half_extents: [5.0, 0.05, 5.0] },
+                        local: Pose::IDENTITY,
+                        material: Material { name: "Tiles".into(), color: [90, 90, 90, 255], roughness: 0.8, metallic: 0.0 },
+                    }],
+                    pose: Pose::IDENTITY,
+                    fixed: true,
+                    robot: None,
+                }],
+            }),
+            ServerMsg::State(state()),
+            ServerMsg::Pong { nonce: 77 },
+            ServerMsg::Error(ErrorBody {
+                code: ErrorCode::Forbidden,
+                message: "only the instructor controls time".into(),
+                details: vec!["role: viewer".into()],
+            }),
+        ];
+        for message in messages {
+            let json = serde_json::to_string(&message).unwrap();
+            assert_eq!(serde_json::from_str::<ServerMsg>(&json).unwrap(), message, "{json}");
+        }
+    }
+
+    #[test]
+    fn every_client_message_round_trips() {
+        let messages = vec![
+            ClientMsg::Control { command: ControlAction::Step { steps: 10 } },
+            ClientMsg::Control { command: ControlAction::Rate { rate: Rate::Max } },
+            ClientMsg::Ping { nonce: u64::MAX },
+        ];
+        for message in messages {
+            let json = serde_json::to_string(&message).unwrap();
+            assert_eq!(serde_json::from_str::<ClientMsg>(&json).unwrap(), message, "{json}");
+        }
+    }
+
+    #[test]
+    fn client_messages_have_the_documented_shape() {
+        let json = r#"{"type":"control","command":{"action":"step","steps":10}}"#;
+        assert_eq!(
+            serde_json::from_str::<ClientMsg>(json).unwrap(),
+            ClientMsg::Control { command: ControlAction::Step { steps: 10 } }
+        );
+        assert!(serde_json::from_str::<ClientMsg>(r#"{"type":"teleport"}"#).is_err());
+        assert!(serde_json::from_str::<ClientMsg>(r#"{"type":"ping"}"#).is_err());
+    }
+
+    #[test]
+    fn lab_summary_flattens_the_clock() {
+        let summary = LabSummary {
+            id: "demo".into(),
+            name: "Demo".into(),
+            state: state(),
+            bodies: 40,
+            robots: vec!["rover".into()],
+            viewers: 2,
+        };
+        let value = serde_json::to_value(&summary).unwrap();
+        assert_eq!(value["step"], 9);
+        assert_eq!(value["mode"], "running");
+        assert_eq!(value["rate"], 1.0);
+        assert_eq!(serde_json::from_value::<LabSummary>(value).unwrap(), summary);
+    }
+
+    #[test]
+    fn errors_omit_empty_details() {
+        let json = serde_json::to_string(&ErrorBody::new(ErrorCode::NotFound, "no lab 'x'")).unwrap();
+        assert_eq!(json, r#"{"code":"not_found","message":"no lab 'x'"}"#);
+    }
+}

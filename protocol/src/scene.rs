@@ -1,0 +1,155 @@
+//! The scene snapshot: everything a viewer needs to draw a lab, sent once on join and
+//! again whenever the scene changes (reset, insertion). Frames then only move bodies.
+
+use serde::{Deserialize, Serialize};
+
+/// Index of a body in the current [`SceneSnapshot`]; frames refer to bodies by it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct BodyId(pub u32);
+
+/// A rigid transform. Frames: `Y` is up, metres; rotation is a unit quaternion.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Pose {
+    /// Translation, metres.
+    pub position: [f32; 3],
+    /// Unit quaternion `[x, y, z, w]`.
+    pub rotation: [f32; 4],
+}
+
+impl Pose {
+    /// No translation, no rotation.
+    pub const IDENTITY: Pose = Pose { position: [0.0; 3], rotation: [0.0, 0.0, 0.0, 1.0] };
+}
+
+impl Default for Pose {
+    fn default() -> Self {
+        Pose::IDENTITY
+    }
+}
+
+/// A collision/visual primitive, in the part's own frame (centred on its origin).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum Shape {
+    /// A box with these half-extents along X, Y, Z.
+    Box {
+        /// Half-extents, metres.
+        half_extents: [f32; 3],
+    },
+    /// A sphere.
+    Sphere {
+        /// Radius, metres.
+        radius: f32,
+    },
+    /// A cylinder whose axis is the local Z axis.
+    Cylinder {
+        /// Radius, metres.
+        radius: f32,
+        /// Half of the length along Z, metres.
+        half_length: f32,
+    },
+    /// A capsule whose axis is the local Z axis (length excludes the caps).
+    Capsule {
+        /// Radius, metres.
+        radius: f32,
+        /// Half of the cylindrical part's length along Z, metres.
+        half_length: f32,
+    },
+}
+
+/// How a part looks.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Material {
+    /// The material's name in the scene (for the inspector).
+    pub name: String,
+    /// Base colour, sRGB, `[r, g, b, a]`.
+    pub color: [u8; 4],
+    /// 0 = mirror, 1 = chalk.
+    pub roughness: f32,
+    /// 0 = dielectric, 1 = metal.
+    pub metallic: f32,
+}
+
+/// One collider-shaped piece of a body, placed relative to the body.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PartView {
+    /// The shape.
+    pub shape: Shape,
+    /// Pose of the part in the body's frame.
+    pub local: Pose,
+    /// Its look.
+    pub material: Material,
+}
+
+/// A rigid body as the viewer sees it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct BodyView {
+    /// Its index; frames refer to it.
+    pub id: BodyId,
+    /// Its unique name in the lab.
+    pub name: String,
+    /// The pieces it is made of (one for a primitive, several for a composed body).
+    pub parts: Vec<PartView>,
+    /// Its pose in the world when the snapshot was taken.
+    pub pose: Pose,
+    /// Fixed bodies (floor, walls) never appear in frames.
+    pub fixed: bool,
+    /// The robot this body belongs to, if any.
+    pub robot: Option<String>,
+}
+
+/// Everything needed to draw a lab from scratch.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SceneSnapshot {
+    /// Frames whose epoch differs from this one belong to another scene: ignore them.
+    pub epoch: u32,
+    /// Background colour, sRGB.
+    pub sky: [u8; 3],
+    /// The bodies, indexed by their [`BodyId`] (`bodies[i].id == BodyId(i)`).
+    pub bodies: Vec<BodyView>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn snapshot_round_trips_through_json() {
+        let snapshot = SceneSnapshot {
+            epoch: 7,
+            sky: [20, 30, 40],
+            bodies: vec![BodyView {
+                id: BodyId(0),
+                name: "cart".into(),
+                parts: vec![
+                    PartView {
+                        shape: Shape::Box { half_extents: [0.5, 0.1, 0.25] },
+                        local: Pose::IDENTITY,
+                        material: Material { name: "Red".into(), color: [200, 0, 0, 255], roughness: 0.6, metallic: 0.0 },
+                    },
+                    PartView {
+                        shape: Shape::Cylinder { radius: 0.1, half_length: 0.02 },
+                        local: Pose { position: [0.3, 0.0, 0.25], rotation: [0.0, 0.0, 0.0, 1.0] },
+                        material: Material { name: "Rubber".into(), color: [10, 10, 10, 255], roughness: 0.9, metallic: 0.0 },
+                    },
+                    PartView {
+                        shape: Shape::Sphere { radius: 0.05 },
+                        local: Pose::IDENTITY,
+                        material: Material { name: "Steel".into(), color: [180, 180, 190, 255], roughness: 0.3, metallic: 1.0 },
+                    },
+                    PartView {
+                        shape: Shape::Capsule { radius: 0.05, half_length: 0.2 },
+                        local: Pose::IDENTITY,
+                        material: Material { name: "Blue".into(), color: [0, 0, 200, 128], roughness: 0.5, metallic: 0.0 },
+                    },
+                ],
+                pose: Pose { position: [1.0, 2.0, 3.0], rotation: [0.0, 0.7071, 0.0, 0.7071] },
+                fixed: false,
+                robot: Some("tank".into()),
+            }],
+        };
+        let json = serde_json::to_string(&snapshot).unwrap();
+        assert_eq!(serde_json::from_str::<SceneSnapshot>(&json).unwrap(), snapshot);
+    }
+}
