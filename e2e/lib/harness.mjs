@@ -1,0 +1,107 @@
+// One test's world: a fresh real server, a fresh Chromium, and pages of the demo lab.
+// On failure it saves a screenshot of every page to E2E_ARTIFACTS and prints the
+// server's log and each page's console, so a red run says what happened.
+
+import { mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+import { launchBrowser } from './browser.mjs';
+import { DEFAULT_TIMEOUT_MS, waitUntil } from './poll.mjs';
+import { VlabServer } from './server.mjs';
+import { readUi } from './ui.mjs';
+
+const E2E_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+
+/** Where screenshots go (gitignored). */
+export const ARTIFACTS_DIR = process.env.E2E_ARTIFACTS ?? path.join(E2E_ROOT, 'artifacts');
+
+/** Writes `buffer` to `<E2E_ARTIFACTS>/<name>` and returns the path. */
+export function saveArtifact(name, buffer) {
+  mkdirSync(ARTIFACTS_DIR, { recursive: true });
+  const file = path.join(ARTIFACTS_DIR, name);
+  writeFileSync(file, buffer);
+  return file;
+}
+
+/** A file-name-safe form of a test's name. */
+export const slug = (text) =>
+  text.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 80);
+
+/**
+ * Runs `body({server, openPage, artifactName})` against a fresh server and browser, then
+ * tears both down. `openPage('instructor' | 'viewer', {name})` opens the demo lab in a new
+ * browser context (its own cookies and storage: another person) and waits until it has
+ * connected. Uncaught errors in a page fail the test.
+ *
+ * @param {import('node:test').TestContext} t
+ * @param {(world: {server: VlabServer, openPage: Function, artifactName: Function}) => Promise<void>} body
+ */
+export async function withLab(t, body) {
+  const testSlug = slug(t.name);
+  const server = await VlabServer.start();
+  /** @type {{name: string, page: import('playwright-core').Page, console: string[], errors: string[]}[]} */
+  const opened = [];
+  let browser = null;
+  try {
+    browser = await launchBrowser();
+
+    const openPage = async (role, { name = role, waitConnected = true } = {}) => {
+      const context = await browser.newContext({ viewport: { width: 1100, height: 750 } });
+      context.setDefaultTimeout(DEFAULT_TIMEOUT_MS);
+      const page = await context.newPage();
+      const entry = { name, page, console: [], errors: [] };
+      opened.push(entry);
+      page.on('console', (message) => entry.console.push(`[${message.type()}] ${message.text()}`));
+      page.on('pageerror', (error) => entry.errors.push(String(error?.stack ?? error)));
+      const url = role === 'instructor' ? server.instructorUrl() : server.viewerUrl();
+      await page.goto(url);
+      if (waitConnected) await waitForConnected(page, `the ${name} page`);
+      return page;
+    };
+    const artifactName = (suffix) => `${testSlug}-${suffix}`;
+
+    await body({ server, openPage, artifactName });
+
+    const crashes = opened.filter((entry) => entry.errors.length > 0);
+    if (crashes.length > 0) {
+      throw new Error(
+        'uncaught errors in the page:\n' +
+          crashes.map((entry) => `${entry.name}: ${entry.errors.join('\n')}`).join('\n'),
+      );
+    }
+  } catch (error) {
+    await reportFailure(t, testSlug, server, opened);
+    throw error;
+  } finally {
+    await browser?.close().catch(() => {});
+    await server.dispose();
+  }
+}
+
+/** Waits until the page's connection status says `connected`. */
+export async function waitForConnected(page, what = 'the page') {
+  return waitUntil(`${what} to connect (connection-status data-state=connected)`, () => readUi(page), (ui) => ui.state === 'connected');
+}
+
+async function reportFailure(t, testSlug, server, opened) {
+  const lines = [`==== e2e failure: ${t.name} ====`];
+  for (const entry of opened) {
+    try {
+      const shot = await entry.page.screenshot({ fullPage: true, timeout: 10_000 });
+      lines.push(`screenshot of the ${entry.name} page: ${saveArtifact(`${testSlug}-FAILED-${entry.name}.png`, shot)}`);
+    } catch (error) {
+      lines.push(`no screenshot of the ${entry.name} page: ${error.message}`);
+    }
+    try {
+      lines.push(`${entry.name} page shows: ${JSON.stringify(await readUi(entry.page))}`);
+    } catch {
+      // the page is gone; its console below says why
+    }
+    lines.push(`---- ${entry.name} page console (last 100 lines) ----`, ...entry.console.slice(-100));
+    if (entry.errors.length) lines.push(`---- ${entry.name} page uncaught errors ----`, ...entry.errors);
+  }
+  lines.push('---- server log (last 300 lines) ----', ...server.logLines.slice(-300), '==== end ====');
+  // stderr, not t.diagnostic: it is seen at once and whatever the reporter.
+  process.stderr.write(`${lines.join('\n')}\n`);
+}

@@ -1,0 +1,284 @@
+//! `cargo xtask test`: every test of the project, on a fresh machine, in one command.
+//!
+//! Phases, in order:
+//! 1. `cargo test` of the workspace's native crates (protocol, backend, xtask);
+//! 2. `cargo test -p vlab-frontend`: the browser crate's host-side unit tests;
+//! 3. the browser bundle (`crate::web::build_bundle`) into `dist/`;
+//! 4. Debian's Chromium (`/usr/bin/chromium`), installed with apt when missing;
+//! 5. `npm ci` in `e2e/` (playwright-core, pinned; it never downloads a browser);
+//! 6. the server binary, `cargo build -p vlab-backend --bin vlab` (dev profile);
+//! 7. the end-to-end tests: `node --test` on `e2e/tests/*.test.mjs`, each against the real
+//!    server and real headless Chromium, screenshots in `e2e/artifacts/`.
+//!
+//! A failing test phase does not hide the others: unit-test failures are reported and the
+//! browser tests still run. A failing prerequisite (3–6) skips the browser tests. Any
+//! failure makes the command fail, after a summary of every phase.
+
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, Result, bail};
+
+/// Debian's Chromium, the only browser the e2e tests use.
+const CHROMIUM: &str = "/usr/bin/chromium";
+
+/// How many times to try `apt-get install`: Debian container images delete downloaded
+/// packages after each dpkg run, which can break an install that upgrades essential
+/// packages on the way; a second try finds them upgraded and goes through.
+const APT_INSTALL_TRIES: u32 = 3;
+
+/// Runs every phase and prints a summary; fails if any phase failed.
+pub fn run() -> Result<()> {
+    let root = crate::workspace_root();
+    let mut report = Report::default();
+
+    report.phase("cargo test (protocol, backend, xtask)", || {
+        crate::cargo(&["test", "--workspace", "--exclude", "vlab-frontend"])
+    });
+    report.phase("cargo test -p vlab-frontend (host-side unit tests)", || {
+        crate::cargo(&["test", "-p", "vlab-frontend"])
+    });
+
+    let e2e_dir = root.join("e2e");
+    let web_dir = report.phase("browser bundle (dist/)", crate::web::build_bundle);
+    let chromium = report.phase("Chromium", ensure_chromium);
+    let npm = report.phase("npm ci (e2e/)", || npm_ci(&e2e_dir));
+    let server = report.phase("server binary (vlab)", build_server);
+
+    match (web_dir, chromium, npm, server) {
+        (Some(web_dir), Some(chromium), Some(()), Some(server)) => {
+            report.phase("browser end-to-end tests (e2e/tests)", || {
+                run_e2e(&root, &e2e_dir, &server, &web_dir, &chromium)
+            });
+        }
+        _ => report.skip(
+            "browser end-to-end tests (e2e/tests)",
+            "a prerequisite above failed",
+        ),
+    }
+
+    report.print();
+    if report.failed() > 0 {
+        bail!(
+            "{} of {} test phases failed (see the summary above)",
+            report.failed(),
+            report.phases.len()
+        );
+    }
+    Ok(())
+}
+
+/// Installs Debian's `chromium` when `/usr/bin/chromium` is missing.
+fn ensure_chromium() -> Result<PathBuf> {
+    let chromium = PathBuf::from(CHROMIUM);
+    if chromium.exists() {
+        return Ok(chromium);
+    }
+    eprintln!("xtask: {CHROMIUM} is missing: installing Debian's chromium with apt-get");
+    crate::run(apt_get(&["update"])?.args(["-o", "DPkg::Lock::Timeout=600"]))?;
+    let mut last_error = None;
+    for attempt in 1..=APT_INSTALL_TRIES {
+        let mut install = apt_get(&[
+            "install",
+            "-y",
+            "--no-install-recommends",
+            "-o",
+            "DPkg::Lock::Timeout=600",
+            "chromium",
+        ])?;
+        match crate::run(&mut install) {
+            Ok(()) => break,
+            Err(error) => {
+                eprintln!(
+                    "xtask: apt-get install chromium failed (try {attempt} of {APT_INSTALL_TRIES}): {error:#}"
+                );
+                last_error = Some(error);
+            }
+        }
+    }
+    if !chromium.exists() {
+        let error = last_error
+            .map(|e| format!("{e:#}"))
+            .unwrap_or_else(|| "no error reported".into());
+        bail!("{CHROMIUM} is still missing after installing Debian's chromium: {error}");
+    }
+    Ok(chromium)
+}
+
+/// An `apt-get ARGS` command, non-interactive, through `sudo` when not root.
+fn apt_get(args: &[&str]) -> Result<Command> {
+    let mut command = if is_root()? {
+        let mut command = Command::new("apt-get");
+        command.env("DEBIAN_FRONTEND", "noninteractive");
+        command
+    } else {
+        if Command::new("sudo").arg("--version").output().is_err() {
+            bail!(
+                "installing Chromium needs root: run as root, install sudo, or `apt-get install chromium` by hand"
+            );
+        }
+        let mut command = Command::new("sudo");
+        // Without a terminal nobody can type a password: fail at once instead of hanging.
+        if !std::io::stdin().is_terminal() {
+            command.arg("-n");
+        }
+        command.args(["env", "DEBIAN_FRONTEND=noninteractive", "apt-get"]);
+        command
+    };
+    command.args(args);
+    Ok(command)
+}
+
+fn is_root() -> Result<bool> {
+    let output = Command::new("id")
+        .arg("-u")
+        .output()
+        .context("could not run `id -u`")?;
+    Ok(String::from_utf8_lossy(&output.stdout).trim() == "0")
+}
+
+/// `npm ci` in `e2e/`, never letting playwright fetch a browser of its own.
+fn npm_ci(e2e_dir: &Path) -> Result<()> {
+    crate::run(
+        Command::new("npm")
+            .args(["ci", "--no-audit", "--no-fund"])
+            .current_dir(e2e_dir)
+            .env("PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD", "1"),
+    )
+}
+
+/// Builds the server (dev profile: dependencies are optimised) and returns its path.
+fn build_server() -> Result<PathBuf> {
+    crate::cargo(&["build", "-p", "vlab-backend", "--bin", "vlab"])?;
+    let binary = crate::target_dir()
+        .join("debug")
+        .join(format!("vlab{}", std::env::consts::EXE_SUFFIX));
+    if !binary.exists() {
+        bail!(
+            "the server was built but {} does not exist",
+            binary.display()
+        );
+    }
+    Ok(binary)
+}
+
+/// Runs the e2e test files one at a time (each starts its own server and Chromium, and
+/// SwiftShader wants the CPU).
+fn run_e2e(
+    root: &Path,
+    e2e_dir: &Path,
+    server: &Path,
+    web_dir: &Path,
+    chromium: &Path,
+) -> Result<()> {
+    let tests_dir = e2e_dir.join("tests");
+    let mut tests: Vec<PathBuf> = std::fs::read_dir(&tests_dir)
+        .with_context(|| format!("could not list {}", tests_dir.display()))?
+        .filter_map(|entry| entry.ok().map(|entry| entry.path()))
+        .filter(|path| path.to_string_lossy().ends_with(".test.mjs"))
+        .collect();
+    tests.sort();
+    if tests.is_empty() {
+        bail!("no e2e tests (*.test.mjs) in {}", tests_dir.display());
+    }
+
+    let artifacts = root.join("e2e").join("artifacts");
+    if artifacts.exists() {
+        std::fs::remove_dir_all(&artifacts)
+            .with_context(|| format!("could not empty {}", artifacts.display()))?;
+    }
+    std::fs::create_dir_all(&artifacts)
+        .with_context(|| format!("could not create {}", artifacts.display()))?;
+
+    let mut node = Command::new("node");
+    node.args(["--test", "--test-concurrency=1", "--test-reporter=spec"])
+        .args(&tests)
+        .current_dir(e2e_dir)
+        .env("VLAB_BIN", server)
+        .env("VLAB_WEB_DIR", web_dir)
+        .env("CHROMIUM_PATH", chromium)
+        .env("E2E_ARTIFACTS", &artifacts);
+    crate::run(&mut node)
+        .with_context(|| format!("e2e tests failed; screenshots in {}", artifacts.display()))?;
+    eprintln!("xtask: e2e screenshots in {}", artifacts.display());
+    Ok(())
+}
+
+/// What happened to each phase, for the closing summary.
+#[derive(Default)]
+struct Report {
+    phases: Vec<(String, Outcome)>,
+}
+
+enum Outcome {
+    Passed(Duration),
+    Failed(Duration, String),
+    Skipped(String),
+}
+
+impl Report {
+    /// Runs one phase, records its outcome, and returns its value if it succeeded.
+    fn phase<T>(&mut self, name: &str, body: impl FnOnce() -> Result<T>) -> Option<T> {
+        eprintln!("\nxtask test: ==== {name} ====");
+        let started = Instant::now();
+        match body() {
+            Ok(value) => {
+                self.phases
+                    .push((name.to_owned(), Outcome::Passed(started.elapsed())));
+                Some(value)
+            }
+            Err(error) => {
+                eprintln!("xtask test: FAILED: {name}: {error:#}");
+                self.phases.push((
+                    name.to_owned(),
+                    Outcome::Failed(started.elapsed(), format!("{error:#}")),
+                ));
+                None
+            }
+        }
+    }
+
+    fn skip(&mut self, name: &str, why: &str) {
+        eprintln!("\nxtask test: ==== {name} ==== skipped: {why}");
+        self.phases
+            .push((name.to_owned(), Outcome::Skipped(why.to_owned())));
+    }
+
+    fn failed(&self) -> usize {
+        self.phases
+            .iter()
+            .filter(|(_, outcome)| matches!(outcome, Outcome::Failed(..)))
+            .count()
+    }
+
+    fn print(&self) {
+        println!("\nxtask test summary:");
+        for (name, outcome) in &self.phases {
+            match outcome {
+                Outcome::Passed(took) => {
+                    println!("  ok       {:>5.0} s  {name}", took.as_secs_f64())
+                }
+                Outcome::Failed(took, error) => {
+                    let first_line = error.lines().next().unwrap_or_default();
+                    println!(
+                        "  FAILED   {:>5.0} s  {name}: {first_line}",
+                        took.as_secs_f64()
+                    );
+                }
+                Outcome::Skipped(why) => println!("  SKIPPED           {name} ({why})"),
+            }
+        }
+        let skipped = self
+            .phases
+            .iter()
+            .filter(|(_, outcome)| matches!(outcome, Outcome::Skipped(_)))
+            .count();
+        let passed = self.phases.len() - self.failed() - skipped;
+        println!(
+            "phases: {passed} passed, {} failed, {skipped} skipped",
+            self.failed()
+        );
+    }
+}
