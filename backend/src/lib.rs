@@ -1,0 +1,10 @@
+//! The VLab server: HTTP API, websockets, labs and their simulations.
+//!
+//! Data flows one way: [`scene`] (what a lab contains, as data) → [`sim`] (the physics
+//! world built from it) → [`lab`] (one shared session: its clock, its thread, its
+//! fan-out to viewers) → [`net`] (HTTP routes and websockets). [`store`] keeps what
+//! must survive a restart. The browser app and test clients only ever see the types
+//! of `vlab-protocol`.
+
+pub mod scene;
+pub mod sim;
