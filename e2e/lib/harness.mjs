@@ -30,9 +30,9 @@ export const slug = (text) =>
 
 /**
  * Runs `body({server, openPage, artifactName})` against a fresh server and browser, then
- * tears both down. `openPage('instructor' | 'viewer', {name})` opens the demo lab in a new
- * browser context (its own cookies and storage: another person) and waits until it has
- * connected. Uncaught errors in a page fail the test.
+ * tears both down. `openPage('instructor' | 'viewer', {name, lab = 'demo', waitConnected = true})`
+ * opens a lab's page in a new browser context (its own cookies and storage: another
+ * person) and waits until it has connected. Uncaught errors in a page fail the test.
  *
  * @param {import('node:test').TestContext} t
  * @param {(world: {server: VlabServer, openPage: Function, artifactName: Function}) => Promise<void>} body
@@ -46,7 +46,7 @@ export async function withLab(t, body) {
   try {
     browser = await launchBrowser();
 
-    const openPage = async (role, { name = role, waitConnected = true } = {}) => {
+    const openPage = async (role, { name = role, waitConnected = true, lab = 'demo' } = {}) => {
       const context = await browser.newContext({ viewport: { width: 1100, height: 750 } });
       context.setDefaultTimeout(DEFAULT_TIMEOUT_MS);
       const page = await context.newPage();
@@ -54,7 +54,7 @@ export async function withLab(t, body) {
       opened.push(entry);
       page.on('console', (message) => entry.console.push(`[${message.type()}] ${message.text()}`));
       page.on('pageerror', (error) => entry.errors.push(String(error?.stack ?? error)));
-      const url = role === 'instructor' ? server.instructorUrl() : server.viewerUrl();
+      const url = role === 'instructor' ? server.instructorUrl(lab) : server.viewerUrl(lab);
       await page.goto(url);
       if (waitConnected) await waitForConnected(page, `the ${name} page`);
       return page;
