@@ -6,5 +6,6 @@
 //! must survive a restart. The browser app and test clients only ever see the types
 //! of `vlab-protocol`.
 
+pub mod lab;
 pub mod scene;
 pub mod sim;

@@ -1,0 +1,350 @@
+//! Labs: one shared session each (its world, its clock on its own thread, its viewers),
+//! and the registry of the labs a server runs.
+//!
+//! A lab's world lives on the lab's thread and nowhere else: the rest of the server
+//! talks to it through commands ([`LabHandle::control`]), reads its published status,
+//! and joins its [`hub::Hub`] to receive frames.
+
+mod frames;
+pub mod hub;
+mod pacer;
+mod runner;
+mod wire;
+
+use std::collections::BTreeMap;
+use std::sync::mpsc;
+use std::sync::{Arc, Mutex, RwLock};
+
+use tokio::sync::{oneshot, watch};
+use vlab_protocol::{ControlAction, LabMode, LabState, LabSummary, Rate, Role};
+
+use crate::scene::{Pose, SceneError, SceneModel};
+use crate::sim::World;
+
+pub use hub::Subscription;
+
+/// A command to a lab's thread.
+pub enum LabCommand {
+    /// Change the clock; the reply carries the state once the command took effect (for
+    /// `step N`: once the N steps are done, or when another command interrupts them).
+    Control {
+        /// What to do.
+        action: ControlAction,
+        /// Where to send the resulting state.
+        reply: oneshot::Sender<LabState>,
+    },
+    /// Report the true pose of every body (not the frame view, which skips changes
+    /// too small to draw).
+    Poses {
+        /// Where to send them, indexed like the scene's bodies.
+        reply: oneshot::Sender<Vec<Pose>>,
+    },
+    /// Stop the thread.
+    Shutdown,
+}
+
+/// What the lab's thread publishes for everybody else to read without asking it.
+#[derive(Clone, Debug)]
+pub struct LabStatus {
+    /// The clock.
+    pub state: LabState,
+    /// Number of rigid bodies.
+    pub bodies: usize,
+    /// Robot names.
+    pub robots: Vec<String>,
+}
+
+/// Why a lab could not do what was asked.
+#[derive(Debug, thiserror::Error)]
+pub enum LabError {
+    /// The lab's thread has stopped (closed lab, or a crash that was logged).
+    #[error("lab '{0}' is not running")]
+    Unavailable(String),
+    /// The scene could not be built.
+    #[error("the scene of lab '{lab}' is invalid: {source}")]
+    Scene {
+        /// The lab.
+        lab: String,
+        /// What is wrong with it.
+        source: SceneError,
+    },
+    /// The OS refused to start the lab's thread.
+    #[error("could not start the thread of lab '{lab}': {source}")]
+    Thread {
+        /// The lab.
+        lab: String,
+        /// The OS error.
+        source: std::io::Error,
+    },
+}
+
+/// How to open a lab.
+pub struct LabConfig {
+    /// Its id (URL-safe).
+    pub id: String,
+    /// Its display name.
+    pub name: String,
+    /// Its scene.
+    pub scene: SceneModel,
+    /// The bearer token that makes a caller its instructor.
+    pub instructor_token: String,
+    /// Whether time runs as soon as it opens.
+    pub start_running: bool,
+}
+
+/// The rest of the server's view of one running lab.
+pub struct LabHandle {
+    id: String,
+    name: String,
+    instructor_token: String,
+    commands: Mutex<mpsc::Sender<LabCommand>>,
+    status: watch::Receiver<LabStatus>,
+    hub: Arc<hub::Hub>,
+    thread: Mutex<Option<std::thread::JoinHandle<()>>>,
+}
+
+impl LabHandle {
+    /// Builds the lab's world and starts its thread. A scene that does not build
+    /// starts nothing.
+    pub fn open(config: LabConfig) -> Result<Arc<LabHandle>, LabError> {
+        let LabConfig { id, name, scene, instructor_token, start_running } = config;
+        let world = World::build(&scene).map_err(|source| LabError::Scene { lab: id.clone(), source })?;
+        let snapshot = wire::snapshot(&scene, &world, 0);
+        let (_, keyframe) = frames::FrameBuilder::start(&world, 0);
+        let hub = Arc::new(hub::Hub::new(wire::snapshot_json(&snapshot), keyframe));
+        let mode = if start_running { LabMode::Running } else { LabMode::Paused };
+        let initial = LabStatus {
+            state: LabState { mode, rate: Rate::default(), step: 0, time: 0.0, dt_secs: scene.dt_secs, epoch: 0 },
+            bodies: world.body_count(),
+            robots: scene.robots.iter().map(|r| r.name.clone()).collect(),
+        };
+        let (status_tx, status_rx) = watch::channel(initial);
+        let (command_tx, command_rx) = mpsc::channel();
+        let runner = runner::Runner::new(scene, world, Arc::clone(&hub), status_tx, command_rx, mode);
+        let thread = std::thread::Builder::new()
+            .name(format!("lab-{id}"))
+            .spawn(move || runner.run())
+            .map_err(|source| LabError::Thread { lab: id.clone(), source })?;
+        Ok(Arc::new(LabHandle {
+            id,
+            name,
+            instructor_token,
+            commands: Mutex::new(command_tx),
+            status: status_rx,
+            hub,
+            thread: Mutex::new(Some(thread)),
+        }))
+    }
+
+    /// The lab's id.
+    pub fn id(&self) -> &str {
+        &self.id
+    }
+
+    /// The lab's display name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The role a bearer of `token` has here; `None` if the token means nothing here.
+    /// No token at all makes a viewer.
+    pub fn role_of(&self, token: Option<&str>) -> Option<Role> {
+        match token {
+            None | Some("") => Some(Role::Viewer),
+            Some(token) if constant_time_eq(token.as_bytes(), self.instructor_token.as_bytes()) => {
+                Some(Role::Instructor)
+            }
+            Some(_) => None,
+        }
+    }
+
+    /// Sends a time-control command and waits until it took effect.
+    pub async fn control(&self, action: ControlAction) -> Result<LabState, LabError> {
+        let (reply, answer) = oneshot::channel();
+        self.commands
+            .lock()
+            .expect("command lock")
+            .send(LabCommand::Control { action, reply })
+            .map_err(|_| LabError::Unavailable(self.id.clone()))?;
+        answer.await.map_err(|_| LabError::Unavailable(self.id.clone()))
+    }
+
+    /// The true pose of every body now, indexed like the scene's bodies.
+    pub async fn body_poses(&self) -> Result<Vec<Pose>, LabError> {
+        let (reply, answer) = oneshot::channel();
+        self.commands
+            .lock()
+            .expect("command lock")
+            .send(LabCommand::Poses { reply })
+            .map_err(|_| LabError::Unavailable(self.id.clone()))?;
+        answer.await.map_err(|_| LabError::Unavailable(self.id.clone()))
+    }
+
+    /// The latest published clock state.
+    pub fn state(&self) -> LabState {
+        self.status.borrow().state.clone()
+    }
+
+    /// The lab as `GET /api/labs` lists it.
+    pub fn summary(&self) -> LabSummary {
+        let status = self.status.borrow().clone();
+        LabSummary {
+            id: self.id.clone(),
+            name: self.name.clone(),
+            state: status.state,
+            bodies: status.bodies,
+            robots: status.robots,
+            viewers: self.hub.viewer_count(),
+        }
+    }
+
+    /// Joins the lab's viewers.
+    pub fn subscribe(&self) -> Subscription {
+        self.hub.join()
+    }
+
+    /// Stops the lab's thread and waits for it.
+    pub fn shut_down(&self) {
+        let _ = self.commands.lock().expect("command lock").send(LabCommand::Shutdown);
+        if let Some(thread) = self.thread.lock().expect("thread lock").take()
+            && thread.join().is_err()
+        {
+            tracing::error!(lab = %self.id, "the lab thread panicked");
+        }
+    }
+}
+
+impl Drop for LabHandle {
+    fn drop(&mut self) {
+        let _ = self.commands.get_mut().map(|c| c.send(LabCommand::Shutdown));
+    }
+}
+
+/// Compares secrets in time independent of where they differ.
+fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+}
+
+/// The labs a server runs, by id.
+#[derive(Default)]
+pub struct Labs {
+    by_id: RwLock<BTreeMap<String, Arc<LabHandle>>>,
+}
+
+impl Labs {
+    /// Adds a running lab (replacing, and shutting down, one with the same id).
+    pub fn insert(&self, lab: Arc<LabHandle>) {
+        let previous = self.by_id.write().expect("labs lock").insert(lab.id().to_owned(), lab);
+        if let Some(previous) = previous {
+            previous.shut_down();
+        }
+    }
+
+    /// The lab with this id.
+    pub fn get(&self, id: &str) -> Option<Arc<LabHandle>> {
+        self.by_id.read().expect("labs lock").get(id).cloned()
+    }
+
+    /// Every lab, ordered by id.
+    pub fn all(&self) -> Vec<Arc<LabHandle>> {
+        self.by_id.read().expect("labs lock").values().cloned().collect()
+    }
+
+    /// Stops every lab (server shutdown).
+    pub fn shut_down_all(&self) {
+        for lab in self.all() {
+            lab.shut_down();
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scene::demo_scene;
+
+    fn open(start_running: bool) -> Arc<LabHandle> {
+        LabHandle::open(LabConfig {
+            id: "t".into(),
+            name: "Test".into(),
+            scene: demo_scene(1),
+            instructor_token: "secret".into(),
+            start_running,
+        })
+        .unwrap()
+    }
+
+    #[tokio::test]
+    async fn step_n_advances_exactly_n_steps_then_pauses() {
+        let lab = open(false);
+        let state = lab.control(ControlAction::Step { steps: 10 }).await.unwrap();
+        assert_eq!(state.step, 10);
+        assert_eq!(state.mode, LabMode::Paused);
+        let state = lab.control(ControlAction::Step { steps: 25 }).await.unwrap();
+        assert_eq!(state.step, 35);
+        assert_eq!(lab.state().step, 35);
+        assert!((state.time - 35.0 / 240.0).abs() < 1e-12);
+    }
+
+    #[tokio::test]
+    async fn pause_stops_the_clock_and_resume_restarts_it() {
+        let lab = open(true);
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+        let paused = lab.control(ControlAction::Pause).await.unwrap();
+        assert_eq!(paused.mode, LabMode::Paused);
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+        assert_eq!(lab.state().step, paused.step);
+        lab.control(ControlAction::Resume).await.unwrap();
+        tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+        assert!(lab.state().step > paused.step);
+    }
+
+    #[tokio::test]
+    async fn reset_returns_to_step_zero_in_a_new_epoch() {
+        let lab = open(false);
+        lab.control(ControlAction::Step { steps: 50 }).await.unwrap();
+        let state = lab.control(ControlAction::Reset).await.unwrap();
+        assert_eq!((state.step, state.epoch, state.mode), (0, 1, LabMode::Paused));
+    }
+
+    #[tokio::test]
+    async fn a_reset_run_repeats_exactly() {
+        let lab = open(false);
+        let run = || async {
+            // Steps in several commands, as an instructor would.
+            for steps in [1, 99, 200] {
+                lab.control(ControlAction::Step { steps }).await.unwrap();
+            }
+            let poses = lab.body_poses().await.unwrap();
+            lab.control(ControlAction::Reset).await.unwrap();
+            poses
+        };
+        let first = run().await;
+        let second = run().await;
+        // Same scene, same seed, same inputs: the same poses, bit for bit.
+        assert_eq!(first, second);
+    }
+
+    #[test]
+    fn tokens_map_to_roles() {
+        let lab = open(false);
+        assert_eq!(lab.role_of(None), Some(Role::Viewer));
+        assert_eq!(lab.role_of(Some("secret")), Some(Role::Instructor));
+        assert_eq!(lab.role_of(Some("guess")), None);
+        assert_eq!(lab.role_of(Some("secre")), None);
+    }
+
+    #[test]
+    fn a_lab_with_a_broken_scene_does_not_open() {
+        let mut scene = demo_scene(1);
+        scene.bodies[1].name = "floor".into();
+        let result = LabHandle::open(LabConfig {
+            id: "bad".into(),
+            name: "Bad".into(),
+            scene,
+            instructor_token: "x".into(),
+            start_running: true,
+        });
+        assert!(matches!(result, Err(LabError::Scene { .. })));
+    }
+}

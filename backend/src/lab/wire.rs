@@ -1,0 +1,56 @@
+//! Conversions from the lab's application types to the wire types of `vlab-protocol`.
+
+use vlab_protocol as wire;
+
+use crate::scene::{self, SceneModel};
+use crate::sim::World;
+
+/// The snapshot of `model` as built into `world`, for scene epoch `epoch`.
+pub fn snapshot(model: &SceneModel, world: &World, epoch: u32) -> wire::SceneSnapshot {
+    let bodies = model
+        .bodies
+        .iter()
+        .enumerate()
+        .map(|(i, body)| wire::BodyView {
+            id: wire::BodyId(i as u32),
+            name: body.name.clone(),
+            parts: body
+                .parts
+                .iter()
+                .map(|part| wire::PartView {
+                    shape: shape(&part.shape),
+                    local: pose(&part.local),
+                    material: wire::Material {
+                        name: part.material.name.clone(),
+                        color: part.material.color,
+                        roughness: part.material.roughness,
+                        metallic: part.material.metallic,
+                    },
+                })
+                .collect(),
+            pose: pose(&world.pose(i)),
+            fixed: world.is_fixed(i),
+            robot: body.robot.clone(),
+        })
+        .collect();
+    wire::SceneSnapshot { epoch, sky: model.sky, bodies }
+}
+
+fn shape(shape: &scene::Shape) -> wire::Shape {
+    match *shape {
+        scene::Shape::Box { half_extents } => wire::Shape::Box { half_extents },
+        scene::Shape::Sphere { radius } => wire::Shape::Sphere { radius },
+        scene::Shape::Cylinder { radius, half_length } => wire::Shape::Cylinder { radius, half_length },
+        scene::Shape::Capsule { radius, half_length } => wire::Shape::Capsule { radius, half_length },
+    }
+}
+
+fn pose(pose: &scene::Pose) -> wire::Pose {
+    wire::Pose { position: pose.position, rotation: pose.rotation }
+}
+
+/// A snapshot serialised once as the JSON of [`wire::ServerMsg::Snapshot`], shared by
+/// every viewer.
+pub fn snapshot_json(snapshot: &wire::SceneSnapshot) -> std::sync::Arc<str> {
+    serde_json::to_string(&wire::ServerMsg::Snapshot(snapshot.clone())).expect("snapshots serialise").into()
+}
