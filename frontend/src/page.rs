@@ -1,0 +1,124 @@
+//! What the page URL asks for (`/?lab=<id>&token=<token>`) and the websocket URL that follows from it.
+
+use vlab_protocol::{PROTOCOL_QUERY_PARAM, PROTOCOL_VERSION};
+
+/// The lab watched when the URL names none.
+pub const DEFAULT_LAB: &str = "demo";
+
+/// The page's query parameters that matter to the app.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PageParams {
+    /// Lab id, as in `/ws/labs/{lab}`.
+    pub lab: String,
+    /// Credential deciding the role (instructor or student); none for a viewer.
+    pub token: Option<String>,
+}
+
+impl PageParams {
+    /// Reads `location.search` (with or without the leading `?`). Empty values count as absent.
+    pub fn from_query(search: &str) -> PageParams {
+        let mut params = PageParams { lab: DEFAULT_LAB.to_owned(), token: None };
+        for pair in search.trim_start_matches('?').split('&') {
+            let (key, value) = pair.split_once('=').unwrap_or((pair, ""));
+            let value = percent_decode(value);
+            if value.is_empty() {
+                continue;
+            }
+            match percent_decode(key).as_str() {
+                "lab" => params.lab = value,
+                "token" => params.token = Some(value),
+                _ => {}
+            }
+        }
+        params
+    }
+
+    /// `ws(s)://<host>/ws/labs/<lab>?protocol=<v>[&token=<t>]`; `secure` when the page came over https.
+    pub fn websocket_url(&self, secure: bool, host: &str) -> String {
+        let scheme = if secure { "wss" } else { "ws" };
+        let mut url = format!(
+            "{scheme}://{host}/ws/labs/{}?{PROTOCOL_QUERY_PARAM}={PROTOCOL_VERSION}",
+            percent_encode(&self.lab)
+        );
+        if let Some(token) = &self.token {
+            url.push_str("&token=");
+            url.push_str(&percent_encode(token));
+        }
+        url
+    }
+}
+
+/// Decodes `%XX` escapes and `+` (a space in query strings); malformed escapes stay as they are.
+fn percent_decode(text: &str) -> String {
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'+' => out.push(b' '),
+            b'%' if i + 2 < bytes.len() => {
+                match std::str::from_utf8(&bytes[i + 1..i + 3]).ok().and_then(|h| u8::from_str_radix(h, 16).ok()) {
+                    Some(byte) => {
+                        out.push(byte);
+                        i += 3;
+                        continue;
+                    }
+                    None => out.push(b'%'),
+                }
+            }
+            byte => out.push(byte),
+        }
+        i += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// Escapes everything but RFC 3986's unreserved characters.
+fn percent_encode(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for byte in text.bytes() {
+        if byte.is_ascii_alphanumeric() || matches!(byte, b'-' | b'_' | b'.' | b'~') {
+            out.push(byte as char);
+        } else {
+            out.push_str(&format!("%{byte:02X}"));
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_to_the_demo_lab_without_a_token() {
+        for search in ["", "?", "?lab=", "?token=&x=1"] {
+            assert_eq!(PageParams::from_query(search), PageParams { lab: "demo".into(), token: None }, "{search}");
+        }
+    }
+
+    #[test]
+    fn reads_lab_and_token_in_any_order_with_escapes() {
+        let params = PageParams::from_query("?token=a%2Bb%3D&lab=room+1&other=z");
+        assert_eq!(params, PageParams { lab: "room 1".into(), token: Some("a+b=".into()) });
+    }
+
+    #[test]
+    fn malformed_escapes_survive() {
+        assert_eq!(PageParams::from_query("lab=50%25%zz%").lab, "50%%zz%");
+    }
+
+    #[test]
+    fn websocket_url_carries_the_protocol_and_the_token_only_when_present() {
+        let viewer = PageParams { lab: "demo".into(), token: None };
+        assert_eq!(
+            viewer.websocket_url(false, "127.0.0.1:8091"),
+            format!("ws://127.0.0.1:8091/ws/labs/demo?protocol={PROTOCOL_VERSION}")
+        );
+        let instructor = PageParams { lab: "my lab".into(), token: Some("t/k+n".into()) };
+        assert_eq!(
+            instructor.websocket_url(true, "vlab.example"),
+            format!("wss://vlab.example/ws/labs/my%20lab?protocol={PROTOCOL_VERSION}&token=t%2Fk%2Bn")
+        );
+    }
+}

@@ -1,0 +1,91 @@
+//! The app's shared state for one lab: reactive signals the toolbar reads, the world the 3D view draws, and the way back to the server.
+//!
+//! The websocket client is the only writer of these; components read them and send
+//! commands through [`LabSession::control`]. The world is a plain stored value, not a
+//! signal: frames arrive tens of times a second and the render loop polls it anyway.
+
+use leptos::prelude::*;
+use vlab_protocol::{ClientMsg, ControlAction, LabState, Role};
+use web_sys::WebSocket;
+
+use crate::clock::Clock;
+use crate::connection_state::ConnectionState;
+use crate::page::PageParams;
+use crate::world::World;
+
+/// Handles to the lab's state; `Copy`, so every component and callback takes its own.
+#[derive(Clone, Copy)]
+pub struct LabSession {
+    /// What the page URL asked for.
+    pub params: StoredValue<PageParams>,
+    /// `host[:port]` of the server, for messages.
+    pub host: StoredValue<String>,
+    /// Where the websocket stands.
+    pub connection: RwSignal<ConnectionState>,
+    /// Why the connection is not working, when it is not; cleared once connected.
+    pub connection_notice: RwSignal<Option<String>>,
+    /// The last error the server (or a refused command) reported; the user dismisses it.
+    pub error: RwSignal<Option<String>>,
+    /// The role the server gave this connection (from Hello).
+    pub role: RwSignal<Option<Role>>,
+    /// The lab's display name (from Hello).
+    pub lab_name: RwSignal<Option<String>>,
+    /// The lab's clock state: mode, rate, epoch.
+    pub lab_state: RwSignal<Option<LabState>>,
+    /// Step and sim time of the newest State or Frame.
+    pub clock: RwSignal<Clock>,
+    /// Bodies in the current snapshot.
+    pub body_count: RwSignal<usize>,
+    /// Snapshot and poses, read by the render loop every frame.
+    pub world: StoredValue<World>,
+    /// The open socket, if any.
+    pub socket: StoredValue<Option<WebSocket>, LocalStorage>,
+}
+
+impl LabSession {
+    /// Fresh state for the lab the URL names.
+    pub fn new(params: PageParams, host: String) -> LabSession {
+        LabSession {
+            params: StoredValue::new(params),
+            host: StoredValue::new(host),
+            connection: RwSignal::new(ConnectionState::Connecting),
+            connection_notice: RwSignal::new(None),
+            error: RwSignal::new(None),
+            role: RwSignal::new(None),
+            lab_name: RwSignal::new(None),
+            lab_state: RwSignal::new(None),
+            clock: RwSignal::new(Clock::default()),
+            body_count: RwSignal::new(0),
+            world: StoredValue::new(World::default()),
+            socket: StoredValue::new_local(None),
+        }
+    }
+
+    /// Whether this connection may use the time controls (reactive).
+    pub fn is_instructor(&self) -> bool {
+        self.role.get().is_some_and(Role::may_control_time)
+    }
+
+    /// Whether messages can be sent now (reactive).
+    pub fn is_connected(&self) -> bool {
+        self.connection.get() == ConnectionState::Connected
+    }
+
+    /// Checks and sends a time-control command; a refusal shows in the error banner.
+    pub fn control(&self, command: ControlAction) {
+        if let Err(reason) = command.validate() {
+            self.error.set(Some(reason));
+            return;
+        }
+        if !self.send(&ClientMsg::Control { command }) {
+            self.error.set(Some("Not connected to the server: the command was not sent".into()));
+        }
+    }
+
+    /// Sends a message if the socket is open; `false` if it could not be sent.
+    pub fn send(&self, message: &ClientMsg) -> bool {
+        let Ok(json) = serde_json::to_string(message) else { return false };
+        self.socket
+            .with_value(|socket| socket.as_ref().is_some_and(|socket| socket.send_with_str(&json).is_ok()))
+    }
+}

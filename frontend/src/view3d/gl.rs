@@ -1,0 +1,28 @@
+//! Gets a three-d context from a canvas element.
+
+use std::sync::Arc;
+
+use wasm_bindgen::{JsCast, JsValue};
+use web_sys::{HtmlCanvasElement, WebGl2RenderingContext};
+
+/// A WebGL2 context wrapped for three-d. `preserveDrawingBuffer` keeps the last frame
+/// readable (e2e tests read pixels back; screenshots see what was drawn).
+pub fn three_d_context(canvas: &HtmlCanvasElement) -> Result<three_d::Context, String> {
+    let options = js_sys::Object::new();
+    for (key, value) in
+        [("antialias", true), ("depth", true), ("alpha", false), ("preserveDrawingBuffer", true)]
+    {
+        js_sys::Reflect::set(&options, &JsValue::from_str(key), &JsValue::from_bool(value))
+            .map_err(|e| format!("{e:?}"))?;
+    }
+    let gl = canvas
+        .get_context_with_context_options("webgl2", &options)
+        .map_err(|e| format!("the browser refused a WebGL2 context: {e:?}"))?
+        .ok_or("this browser has no WebGL2")?
+        .dyn_into::<WebGl2RenderingContext>()
+        .map_err(|_| "the webgl2 context has an unexpected type")?;
+    // three-d renders some passes into float targets.
+    let _ = gl.get_extension("EXT_color_buffer_float");
+    let gl = three_d::context::Context::from_webgl2_context(gl);
+    three_d::Context::from_gl_context(Arc::new(gl)).map_err(|e| format!("three-d could not use the context: {e}"))
+}

@@ -1,0 +1,11 @@
+//! The 3D view: draws the lab's world with three-d into the page's WebGL2 canvas, once per animation frame.
+//!
+//! [`gl`] gets a three-d context from the canvas leptos created, [`renderer`] turns the
+//! world into lit meshes and draws them, [`render_loop`] drives it with
+//! `requestAnimationFrame` and keeps the canvas sized to its box.
+
+mod gl;
+mod render_loop;
+mod renderer;
+
+pub use render_loop::{RenderLoop, ViewCamera, ViewInputs};

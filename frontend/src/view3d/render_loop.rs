@@ -1,0 +1,136 @@
+//! Drives the renderer with requestAnimationFrame: keeps the canvas at its box size times devicePixelRatio, frames the scene, draws, counts frames.
+
+use std::cell::{Cell, RefCell};
+use std::rc::Rc;
+
+use leptos::prelude::*;
+use web_sys::HtmlCanvasElement;
+
+use super::gl::three_d_context;
+use super::renderer::Renderer;
+use crate::orbit_camera::OrbitCamera;
+use crate::world::World;
+
+/// Largest drawing-buffer edge, pixels: beyond it a 4K screen at 2× costs more than it shows.
+const MAX_CANVAS_PX: f64 = 4096.0;
+
+/// The camera as the view uses it: the orbit plus whether to frame the scene for the user.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct ViewCamera {
+    /// Where the eye is.
+    pub orbit: OrbitCamera,
+    /// The user dragged or zoomed: stop reframing automatically.
+    pub user_moved: bool,
+    /// Scene generation and canvas size the automatic framing was computed for.
+    framed_for: Option<(u64, u32, u32)>,
+}
+
+impl ViewCamera {
+    /// Asks for the scene to be framed again (double-click).
+    pub fn reframe(&mut self) {
+        self.user_moved = false;
+        self.framed_for = None;
+    }
+}
+
+/// What the loop reads each frame, shared with the UI.
+#[derive(Clone, Copy)]
+pub struct ViewInputs {
+    /// Snapshot and poses.
+    pub world: StoredValue<World>,
+    /// The camera the pointer handlers move.
+    pub camera: StoredValue<ViewCamera>,
+}
+
+/// A running render loop; [`RenderLoop::stop`] cancels the pending animation frame.
+pub struct RenderLoop {
+    state: Rc<LoopState>,
+}
+
+struct LoopState {
+    canvas: HtmlCanvasElement,
+    renderer: RefCell<Renderer>,
+    inputs: ViewInputs,
+    frames_drawn: Cell<u64>,
+    pending: Cell<Option<AnimationFrameRequestHandle>>,
+    stopped: Cell<bool>,
+}
+
+impl RenderLoop {
+    /// Creates the GL context on `canvas` and starts drawing every animation frame.
+    pub fn start(canvas: HtmlCanvasElement, inputs: ViewInputs) -> Result<RenderLoop, String> {
+        let context = three_d_context(&canvas)?;
+        let state = Rc::new(LoopState {
+            canvas,
+            renderer: RefCell::new(Renderer::new(context)),
+            inputs,
+            frames_drawn: Cell::new(0),
+            pending: Cell::new(None),
+            stopped: Cell::new(false),
+        });
+        schedule(&state);
+        Ok(RenderLoop { state })
+    }
+
+    /// Stops drawing; the next animation frame is cancelled.
+    pub fn stop(&self) {
+        self.state.stopped.set(true);
+        if let Some(handle) = self.state.pending.take() {
+            handle.cancel();
+        }
+    }
+}
+
+fn schedule(state: &Rc<LoopState>) {
+    let next = state.clone();
+    let handle = request_animation_frame_with_handle(move || {
+        if next.stopped.get() {
+            return;
+        }
+        next.tick();
+        schedule(&next);
+    });
+    state.pending.set(handle.ok());
+}
+
+impl LoopState {
+    fn tick(&self) {
+        let (width, height) = self.fit_canvas();
+        let mut renderer = self.renderer.borrow_mut();
+        let Some(scene_generation) = self.inputs.world.try_with_value(|world| {
+            renderer.sync(world);
+            world.scene_generation()
+        }) else {
+            return;
+        };
+        self.inputs.camera.update_value(|camera| {
+            let wanted = (scene_generation, width, height);
+            if !camera.user_moved && camera.framed_for != Some(wanted) {
+                if let Some(bounds) = self.inputs.world.with_value(World::bounds) {
+                    camera.orbit = OrbitCamera::framing(bounds, width as f32 / height.max(1) as f32);
+                    camera.framed_for = Some(wanted);
+                }
+            }
+        });
+        let orbit = self.inputs.camera.with_value(|camera| camera.orbit);
+        renderer.render(&orbit, width, height);
+
+        let frames = self.frames_drawn.get() + 1;
+        self.frames_drawn.set(frames);
+        let _ = self.canvas.set_attribute("data-frames-drawn", &frames.to_string());
+    }
+
+    /// Sizes the drawing buffer to the canvas's CSS box in device pixels; returns it.
+    fn fit_canvas(&self) -> (u32, u32) {
+        let ratio = window().device_pixel_ratio().max(0.5);
+        let scale = |css_px: i32| (f64::from(css_px.max(1)) * ratio).round().min(MAX_CANVAS_PX) as u32;
+        let (width, height) = (scale(self.canvas.client_width()), scale(self.canvas.client_height()));
+        if self.canvas.width() != width {
+            self.canvas.set_width(width);
+        }
+        if self.canvas.height() != height {
+            self.canvas.set_height(height);
+        }
+        (width, height)
+    }
+}

@@ -1,0 +1,179 @@
+//! Turns the world into lit three-d meshes and draws them from the orbit camera's eye.
+
+use three_d::{
+    AmbientLight, Camera, ClearState, Context, CpuMaterial, CpuMesh, DirectionalLight, Gm, Indices, Light, Mat4,
+    Mesh, PhysicalMaterial, Positions, Quat, RenderTarget, Srgba, Vec3, Viewport, radians, vec3,
+};
+use vlab_protocol::Pose;
+
+use crate::orbit_camera::OrbitCamera;
+use crate::pose_math::compose;
+use crate::primitives::{PrimitiveKind, primitives, unit_cylinder};
+use crate::world::World;
+
+/// Shadow map edge, texels: ~1 cm per texel over a 20 m room.
+const SHADOW_MAP_TEXELS: u32 = 2048;
+
+/// One unit mesh of one part, with where it sits on its body.
+struct DrawnPrimitive {
+    /// Index of the body (and its pose) in the world.
+    body: usize,
+    /// `body_from_part * part_from_primitive * scale`.
+    body_from_mesh: Mat4,
+    object: Gm<Mesh, PhysicalMaterial>,
+}
+
+/// Everything on the GPU side of the view.
+pub struct Renderer {
+    context: Context,
+    camera: Camera,
+    cube: CpuMesh,
+    sphere: CpuMesh,
+    cylinder: CpuMesh,
+    drawn: Vec<DrawnPrimitive>,
+    /// Clear colour, the snapshot's sky as sRGB in `0..=1`.
+    sky: [f32; 3],
+    ambient: AmbientLight,
+    sun: DirectionalLight,
+    fill: DirectionalLight,
+    /// The world generations last synchronised, to skip work when nothing changed.
+    scene_generation: u64,
+    pose_generation: u64,
+    shadows_stale: bool,
+}
+
+impl Renderer {
+    /// A renderer with an empty scene.
+    pub fn new(context: Context) -> Renderer {
+        let viewport = Viewport::new_at_origo(1, 1);
+        let camera = Camera::new_perspective(
+            viewport,
+            vec3(0.0, 5.0, 10.0),
+            vec3(0.0, 0.0, 0.0),
+            vec3(0.0, 1.0, 0.0),
+            radians(0.8),
+            0.1,
+            100.0,
+        );
+        Renderer {
+            camera,
+            cube: CpuMesh::cube(),
+            sphere: CpuMesh::sphere(24),
+            cylinder: cylinder_mesh(),
+            drawn: Vec::new(),
+            sky: [0.55, 0.62, 0.70],
+            ambient: AmbientLight::new(&context, 0.35, Srgba::WHITE),
+            // A high sun, slightly behind the default view, for readable shadows.
+            sun: DirectionalLight::new(&context, 2.2, Srgba::WHITE, vec3(-0.45, -1.0, -0.3)),
+            // A weak light from the other side so shaded faces keep their shape.
+            fill: DirectionalLight::new(&context, 0.45, Srgba::new_opaque(200, 215, 255), vec3(0.5, -0.4, 0.6)),
+            context,
+            scene_generation: 0,
+            pose_generation: 0,
+            shadows_stale: true,
+        }
+    }
+
+    /// Brings meshes and transforms up to date with the world; cheap when nothing changed.
+    pub fn sync(&mut self, world: &World) {
+        if world.scene_generation() != self.scene_generation {
+            self.rebuild(world);
+            self.scene_generation = world.scene_generation();
+            self.pose_generation = 0;
+        }
+        if world.pose_generation() != self.pose_generation {
+            self.place(world.poses());
+            self.pose_generation = world.pose_generation();
+            self.shadows_stale = true;
+        }
+    }
+
+    /// Draws the scene into the canvas's default framebuffer.
+    pub fn render(&mut self, orbit: &OrbitCamera, width: u32, height: u32) {
+        if self.shadows_stale {
+            self.shadows_stale = false;
+            let geometries = self.drawn.iter().map(|d| &d.object.geometry);
+            if let Err(error) = self.sun.generate_shadow_map(SHADOW_MAP_TEXELS, geometries) {
+                leptos::logging::warn!("no shadows: {error}");
+            }
+        }
+        let viewport = Viewport::new_at_origo(width.max(1), height.max(1));
+        let (near, far) = orbit.clip_planes();
+        let camera = &mut self.camera;
+        camera.set_viewport(viewport);
+        camera.set_view(vec3_from(orbit.eye()), vec3_from(orbit.target), vec3(0.0, 1.0, 0.0));
+        camera.set_perspective_projection(radians(orbit.fov_y_rad), near, far);
+
+        let [r, g, b] = self.sky;
+        let lights: [&dyn Light; 3] = [&self.ambient, &self.sun, &self.fill];
+        RenderTarget::screen(&self.context, viewport.width, viewport.height)
+            .clear(ClearState::color_and_depth(r, g, b, 1.0, 1.0))
+            .render(&self.camera, self.drawn.iter().map(|d| &d.object), &lights);
+    }
+
+    /// New meshes and materials for a new snapshot.
+    fn rebuild(&mut self, world: &World) {
+        self.drawn.clear();
+        let Some(snapshot) = world.snapshot() else { return };
+        self.sky = snapshot.sky.map(|c| f32::from(c) / 255.0);
+        for (body_index, body) in snapshot.bodies.iter().enumerate() {
+            for part in &body.parts {
+                let [r, g, b, a] = part.material.color;
+                let material = PhysicalMaterial::new(
+                    &self.context,
+                    &CpuMaterial {
+                        name: part.material.name.clone(),
+                        albedo: Srgba::new(r, g, b, a),
+                        roughness: part.material.roughness.clamp(0.0, 1.0),
+                        metallic: part.material.metallic.clamp(0.0, 1.0),
+                        ..Default::default()
+                    },
+                );
+                for primitive in primitives(part) {
+                    let unit = match primitive.kind {
+                        PrimitiveKind::Cube => &self.cube,
+                        PrimitiveKind::Sphere => &self.sphere,
+                        PrimitiveKind::Cylinder => &self.cylinder,
+                    };
+                    // A zero extent would make the normal matrix singular.
+                    let [sx, sy, sz] = primitive.scale.map(|s| s.abs().max(1e-4));
+                    let body_from_primitive = compose(&part.local, &primitive.part_from_primitive);
+                    self.drawn.push(DrawnPrimitive {
+                        body: body_index,
+                        body_from_mesh: pose_matrix(&body_from_primitive) * Mat4::from_nonuniform_scale(sx, sy, sz),
+                        object: Gm::new(Mesh::new(&self.context, unit), material.clone()),
+                    });
+                }
+            }
+        }
+    }
+
+    /// Moves every mesh to its body's current pose.
+    fn place(&mut self, poses: &[Pose]) {
+        for drawn in &mut self.drawn {
+            let world_from_body = poses.get(drawn.body).map_or(Mat4::from_scale(1.0), pose_matrix);
+            drawn.object.set_transformation(world_from_body * drawn.body_from_mesh);
+        }
+    }
+}
+
+fn vec3_from(v: [f32; 3]) -> Vec3 {
+    vec3(v[0], v[1], v[2])
+}
+
+/// The rigid transform of a wire pose (rotation `[x, y, z, w]`).
+fn pose_matrix(pose: &Pose) -> Mat4 {
+    let [x, y, z, w] = pose.rotation;
+    Mat4::from_translation(vec3_from(pose.position)) * Mat4::from(Quat::new(w, x, y, z))
+}
+
+/// Our closed unit cylinder (see [`unit_cylinder`]) as a three-d mesh.
+fn cylinder_mesh() -> CpuMesh {
+    let data = unit_cylinder(32);
+    CpuMesh {
+        positions: Positions::F32(data.positions.into_iter().map(vec3_from).collect()),
+        normals: Some(data.normals.into_iter().map(vec3_from).collect()),
+        indices: Indices::U32(data.indices),
+        ..Default::default()
+    }
+}
