@@ -7,5 +7,7 @@
 //! of `vlab-protocol`.
 
 pub mod lab;
+pub mod net;
 pub mod scene;
 pub mod sim;
+pub mod store;

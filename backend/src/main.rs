@@ -1,1 +1,106 @@
-fn main(){}
+//! `vlab`: the VLab server binary. Parses the command line, opens the store and the
+//! demo lab, and serves HTTP and websockets until interrupted.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use anyhow::Context;
+use clap::{Parser, Subcommand};
+use rand::Rng;
+use tracing_subscriber::EnvFilter;
+use vlab_backend::lab::{LabConfig, LabHandle, Labs};
+use vlab_backend::net::{AppState, app};
+use vlab_backend::scene::demo_scene;
+use vlab_backend::store::{LabRecord, Store};
+
+/// VLab: a browser-based, multiuser virtual robotics lab.
+#[derive(Parser)]
+#[command(name = "vlab", version, about)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Serve the labs over HTTP and websockets, starting with the demo lab `demo`.
+    Serve(ServeArgs),
+}
+
+#[derive(clap::Args)]
+struct ServeArgs {
+    /// Address to listen on.
+    #[arg(long, default_value = "127.0.0.1:8080")]
+    addr: SocketAddr,
+    /// SQLite database file (created if missing).
+    #[arg(long, default_value = "vlab.db")]
+    db: PathBuf,
+    /// Folder of the built browser app (`cargo xtask web` writes it).
+    #[arg(long, env = "VLAB_WEB_DIR", default_value = concat!(env!("CARGO_MANIFEST_DIR"), "/../dist"))]
+    web_dir: PathBuf,
+    /// Instructor token of the demo lab. Without it, the token stored in the database
+    /// is reused, or a new one is generated and printed.
+    #[arg(long, env = "VLAB_INSTRUCTOR_TOKEN", hide_env_values = true)]
+    instructor_token: Option<String>,
+    /// Seed of the demo lab's random generator (the same seed gives the same room).
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Start the demo lab paused instead of running.
+    #[arg(long)]
+    paused: bool,
+}
+
+#[tokio::main]
+async fn main() -> anyhow::Result<()> {
+    tracing_subscriber::fmt()
+        .with_env_filter(EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info,tower_http=info")))
+        .init();
+    match Cli::parse().command {
+        Command::Serve(args) => serve(args).await,
+    }
+}
+
+async fn serve(args: ServeArgs) -> anyhow::Result<()> {
+    let store = Store::open(&args.db)?;
+    let demo = demo_record(&store, args.instructor_token, args.seed)?;
+    let labs = Labs::default();
+    labs.insert(LabHandle::open(LabConfig {
+        id: demo.id.clone(),
+        name: demo.name.clone(),
+        scene: demo_scene(demo.seed),
+        instructor_token: demo.instructor_token.clone(),
+        start_running: !args.paused,
+    })?);
+    if !args.web_dir.join("index.html").exists() {
+        tracing::warn!(web_dir = %args.web_dir.display(), "the browser app is not built: run `cargo xtask web`");
+    }
+    let state = Arc::new(AppState { labs, web_dir: args.web_dir });
+    let listener = tokio::net::TcpListener::bind(args.addr).await.with_context(|| format!("cannot listen on {}", args.addr))?;
+    let addr = listener.local_addr()?;
+    tracing::info!(%addr, "VLab is serving");
+    println!("VLab is serving on http://{addr}");
+    println!("  watch the demo lab:      http://{addr}/?lab=demo");
+    println!("  instructor (time control): http://{addr}/?lab=demo&token={}", demo.instructor_token);
+    axum::serve(listener, app(Arc::clone(&state)))
+        .with_graceful_shutdown(async {
+            let _ = tokio::signal::ctrl_c().await;
+            tracing::info!("shutting down");
+        })
+        .await?;
+    state.labs.shut_down_all();
+    Ok(())
+}
+
+/// The demo lab's record: the token given on the command line wins and is stored; else
+/// the stored one is kept (instructor links survive restarts); else a new one is made.
+fn demo_record(store: &Store, token: Option<String>, seed: u64) -> anyhow::Result<LabRecord> {
+    let stored = store.lab("demo")?;
+    let instructor_token = token
+        .filter(|t| !t.trim().is_empty())
+        .or_else(|| stored.as_ref().map(|lab| lab.instructor_token.clone()))
+        .unwrap_or_else(|| format!("{:032x}", rand::rng().random::<u128>()));
+    let record = LabRecord { id: "demo".into(), name: "Demo lab".into(), instructor_token, seed };
+    store.save_lab(&record)?;
+    Ok(record)
+}

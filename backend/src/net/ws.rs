@@ -1,0 +1,204 @@
+//! One websocket per browser tab: `/ws/labs/{lab}?protocol=N&token=T`.
+//!
+//! On connect: `Hello`, `Snapshot`, `State`, the keyframe; then frames (binary) and
+//! events (JSON) as the lab produces them, while the client's messages are read
+//! concurrently. A slow client only delays itself: its frames are merged in its slot
+//! (see [`crate::lab::hub`]) and its events resynchronised if it lags.
+
+use std::sync::Arc;
+
+use axum::extract::ws::{CloseFrame, Message, Utf8Bytes, WebSocket, WebSocketUpgrade};
+use axum::extract::{Path, Query, State};
+use axum::response::Response;
+use futures_util::{SinkExt, StreamExt};
+use serde::Deserialize;
+use tokio::sync::{broadcast, mpsc};
+use vlab_protocol::{
+    CLOSE_LAB_NOT_FOUND, CLOSE_PROTOCOL_MISMATCH, ClientMsg, ErrorBody, ErrorCode, MAX_CLIENT_TEXT_BYTES,
+    PROTOCOL_VERSION, Role, ServerMsg,
+};
+
+use super::AppState;
+use crate::lab::LabHandle;
+
+/// The handshake parameters of the websocket URL.
+#[derive(Deserialize)]
+pub struct Handshake {
+    protocol: Option<String>,
+    token: Option<String>,
+}
+
+/// `GET /ws/labs/{lab}`: upgrades, then checks the handshake over the socket so that
+/// a browser (which cannot read a refused upgrade) gets a readable reason.
+pub async fn upgrade(
+    ws: WebSocketUpgrade,
+    State(app): State<Arc<AppState>>,
+    Path(lab): Path<String>,
+    Query(handshake): Query<Handshake>,
+) -> Response {
+    ws.max_message_size(MAX_CLIENT_TEXT_BYTES * 4).on_upgrade(move |socket| session(socket, app, lab, handshake))
+}
+
+async fn session(mut socket: WebSocket, app: Arc<AppState>, lab_id: String, handshake: Handshake) {
+    let spoken = handshake.protocol.as_deref().and_then(|p| p.trim().parse::<u32>().ok());
+    if spoken != Some(PROTOCOL_VERSION) {
+        let theirs = handshake.protocol.as_deref().unwrap_or("none");
+        let message = format!(
+            "this server speaks VLab protocol {PROTOCOL_VERSION}, the client speaks {theirs}: reload the page (or update the client)"
+        );
+        refuse(socket, ErrorCode::ProtocolMismatch, message, CLOSE_PROTOCOL_MISMATCH).await;
+        return;
+    }
+    let Some(lab) = app.labs.get(&lab_id) else {
+        refuse(socket, ErrorCode::NotFound, format!("no lab '{lab_id}' on this server"), CLOSE_LAB_NOT_FOUND).await;
+        return;
+    };
+    let role = match lab.role_of(handshake.token.as_deref()) {
+        Some(role) => role,
+        None => {
+            let notice = error(ErrorCode::Unauthorized, "this link's token is not valid in this lab: watching as a viewer");
+            if send_json(&mut socket, &notice).await.is_err() {
+                return;
+            }
+            Role::Viewer
+        }
+    };
+    tracing::info!(lab = %lab_id, ?role, "viewer connected");
+    if let Err(reason) = serve(socket, &lab, role).await {
+        tracing::debug!(lab = %lab_id, %reason, "viewer connection ended");
+    }
+    tracing::info!(lab = %lab_id, "viewer disconnected");
+}
+
+/// The connection's main loop; returns why it ended.
+async fn serve(socket: WebSocket, lab: &Arc<LabHandle>, role: Role) -> Result<(), String> {
+    let subscription = lab.subscribe();
+    let (mut sink, mut stream) = socket.split();
+    let hello = ServerMsg::Hello {
+        protocol: PROTOCOL_VERSION,
+        server_version: env!("CARGO_PKG_VERSION").into(),
+        lab: lab.id().into(),
+        lab_name: lab.name().into(),
+        role,
+    };
+    send(&mut sink, json_message(&hello)).await?;
+    // Snapshot first, then the clock, then the poses: the order a client draws in.
+    let pending = subscription.slot.take();
+    if let Some(snapshot) = pending.snapshot {
+        send(&mut sink, Message::Text(Utf8Bytes::from(snapshot.to_string()))).await?;
+    }
+    send(&mut sink, json_message(&ServerMsg::State(lab.state()))).await?;
+    if let Some(frame) = pending.frame {
+        send(&mut sink, Message::Binary(frame.into_bytes())).await?;
+    }
+
+    let mut events = subscription.events;
+    // Replies to this client's own requests, produced by tasks that may wait on the lab.
+    let (replies_tx, mut replies) = mpsc::unbounded_channel::<ServerMsg>();
+    loop {
+        tokio::select! {
+            () = subscription.slot.ready() => {
+                let pending = subscription.slot.take();
+                if let Some(snapshot) = pending.snapshot {
+                    send(&mut sink, Message::Text(Utf8Bytes::from(snapshot.to_string()))).await?;
+                }
+                if let Some(frame) = pending.frame {
+                    send(&mut sink, Message::Binary(frame.into_bytes())).await?;
+                }
+            }
+            event = events.recv() => match event {
+                Ok(json) => send(&mut sink, Message::Text(Utf8Bytes::from(json.to_string()))).await?,
+                Err(broadcast::error::RecvError::Lagged(_)) => {
+                    send(&mut sink, json_message(&ServerMsg::State(lab.state()))).await?;
+                }
+                Err(broadcast::error::RecvError::Closed) => {
+                    let gone = error(ErrorCode::LabUnavailable, "this lab has been closed");
+                    send(&mut sink, json_message(&gone)).await?;
+                    return Ok(());
+                }
+            },
+            Some(reply) = replies.recv() => send(&mut sink, json_message(&reply)).await?,
+            incoming = stream.next() => match incoming {
+                None => return Ok(()),
+                Some(Err(e)) => return Err(e.to_string()),
+                Some(Ok(Message::Close(_))) => return Ok(()),
+                Some(Ok(Message::Text(text))) => {
+                    if let Some(reply) = handle_client_text(text.as_str(), lab, role, &replies_tx) {
+                        send(&mut sink, json_message(&reply)).await?;
+                    }
+                }
+                Some(Ok(Message::Binary(_))) => {
+                    let reply = error(ErrorCode::BadRequest, "binary messages are not accepted from clients; send JSON text");
+                    send(&mut sink, json_message(&reply)).await?;
+                }
+                Some(Ok(Message::Ping(_) | Message::Pong(_))) => {}
+            },
+        }
+    }
+}
+
+/// Reads one client message. Answers at once with an error or a pong; time control
+/// runs in its own task (a `step N` may take a while) and replies through `replies`
+/// only if it fails: its effect reaches everybody as a `State` event.
+fn handle_client_text(
+    text: &str,
+    lab: &Arc<LabHandle>,
+    role: Role,
+    replies: &mpsc::UnboundedSender<ServerMsg>,
+) -> Option<ServerMsg> {
+    if text.len() > MAX_CLIENT_TEXT_BYTES {
+        return Some(error(
+            ErrorCode::BadRequest,
+            format!("message of {} bytes refused: the limit is {MAX_CLIENT_TEXT_BYTES}", text.len()),
+        ));
+    }
+    let message: ClientMsg = match serde_json::from_str(text) {
+        Ok(message) => message,
+        Err(e) => return Some(error(ErrorCode::BadRequest, format!("unreadable message: {e}"))),
+    };
+    match message {
+        ClientMsg::Ping { nonce } => Some(ServerMsg::Pong { nonce }),
+        ClientMsg::Control { command } => {
+            if !role.may_control_time() {
+                return Some(error(ErrorCode::Forbidden, "only the instructor controls time in this lab"));
+            }
+            if let Err(reason) = command.validate() {
+                return Some(error(ErrorCode::InvalidArgument, reason));
+            }
+            let lab = Arc::clone(lab);
+            let replies = replies.clone();
+            tokio::spawn(async move {
+                if let Err(e) = lab.control(command).await {
+                    let _ = replies.send(error(ErrorCode::LabUnavailable, e.to_string()));
+                }
+            });
+            None
+        }
+    }
+}
+
+async fn refuse(mut socket: WebSocket, code: ErrorCode, message: String, close_code: u16) {
+    tracing::info!(%message, "websocket refused");
+    let _ = send_json(&mut socket, &error(code, message.clone())).await;
+    let reason: String = message.chars().take(100).collect(); // close reasons are limited to 123 bytes
+    let _ = socket.send(Message::Close(Some(CloseFrame { code: close_code, reason: Utf8Bytes::from(reason) }))).await;
+}
+
+fn error(code: ErrorCode, message: impl Into<String>) -> ServerMsg {
+    ServerMsg::Error(ErrorBody::new(code, message))
+}
+
+fn json_message(message: &ServerMsg) -> Message {
+    Message::Text(Utf8Bytes::from(serde_json::to_string(message).expect("server messages serialise")))
+}
+
+async fn send_json(socket: &mut WebSocket, message: &ServerMsg) -> Result<(), axum::Error> {
+    socket.send(json_message(message)).await
+}
+
+async fn send<S>(sink: &mut S, message: Message) -> Result<(), String>
+where
+    S: futures_util::Sink<Message, Error = axum::Error> + Unpin,
+{
+    sink.send(message).await.map_err(|e| e.to_string())
+}
