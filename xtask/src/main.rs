@@ -1,1 +1,91 @@
-fn main(){}
+//! VLab's build helper: builds the browser bundle, runs the server, the tests and the benches.
+//!
+//! `cargo xtask <command>` (the alias lives in `.cargo/config.toml`). Everything a fresh
+//! machine needs is installed here, by the command that needs it, so the README's two
+//! commands work on a new clone: `cargo xtask run` and `cargo xtask test`.
+
+mod test_all;
+mod web;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use anyhow::{Context, Result, bail};
+
+const USAGE: &str = "\
+usage: cargo xtask <command>
+
+commands:
+  web            build the browser bundle (wasm + JS glue + index.html) into dist/
+  run [ARGS..]   build the bundle and the server (release), then `vlab serve ARGS`
+                 (default: --addr 127.0.0.1:8080 --db vlab.db)
+  test           run every test: unit, integration, and browser (e2e) tests;
+                 installs what they need (wasm target, Chromium, npm packages)
+  bench          run the benchmarks and print their figures
+";
+
+fn main() -> Result<()> {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let Some(command) = args.first() else {
+        eprint!("{USAGE}");
+        std::process::exit(2);
+    };
+    let rest = &args[1..];
+    match command.as_str() {
+        "web" => web::build_bundle().map(|_| ()),
+        "run" => run_server(rest),
+        "test" => test_all::run(),
+        "bench" => cargo(&["bench", "-p", "vlab-backend"]),
+        "help" | "--help" | "-h" => {
+            print!("{USAGE}");
+            Ok(())
+        }
+        other => bail!("unknown command `{other}`\n\n{USAGE}"),
+    }
+}
+
+fn run_server(args: &[String]) -> Result<()> {
+    web::build_bundle()?;
+    let mut serve_args: Vec<String> = vec!["serve".into()];
+    if args.is_empty() {
+        serve_args.extend(["--addr", "127.0.0.1:8080", "--db", "vlab.db"].map(String::from));
+    } else {
+        serve_args.extend(args.iter().cloned());
+    }
+    let mut command_line = vec!["run", "--release", "-p", "vlab-backend", "--bin", "vlab", "--"];
+    command_line.extend(serve_args.iter().map(String::as_str));
+    cargo(&command_line)
+}
+
+/// The workspace root (the parent of this crate's folder).
+pub fn workspace_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("xtask lives in the workspace").to_path_buf()
+}
+
+/// The cargo target directory: `CARGO_TARGET_DIR` when set (CI keeps it outside the
+/// clone), else `target/` in the workspace.
+pub fn target_dir() -> PathBuf {
+    match std::env::var_os("CARGO_TARGET_DIR") {
+        Some(dir) => {
+            let dir = PathBuf::from(dir);
+            if dir.is_absolute() { dir } else { workspace_root().join(dir) }
+        }
+        None => workspace_root().join("target"),
+    }
+}
+
+/// Runs `cargo ARGS` in the workspace root, failing if it fails.
+pub fn cargo(args: &[&str]) -> Result<()> {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    run(Command::new(cargo).args(args).current_dir(workspace_root()))
+}
+
+/// Runs a command, echoing it, failing with its exit status.
+pub fn run(command: &mut Command) -> Result<()> {
+    eprintln!("xtask: {command:?}");
+    let status = command.status().with_context(|| format!("could not start {command:?}"))?;
+    if !status.success() {
+        bail!("{command:?} failed with {status}");
+    }
+    Ok(())
+}
