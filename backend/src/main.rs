@@ -10,7 +10,7 @@ use clap::{Parser, Subcommand};
 use rand::Rng;
 use tracing_subscriber::EnvFilter;
 use vlab_backend::lab::{LabConfig, LabHandle, Labs};
-use vlab_backend::net::{AppState, app};
+use vlab_backend::net::{self, AppState};
 use vlab_backend::scene::demo_scene;
 use vlab_backend::store::{LabRecord, Store};
 
@@ -82,12 +82,11 @@ async fn serve(args: ServeArgs) -> anyhow::Result<()> {
     println!("VLab is serving on http://{addr}");
     println!("  watch the demo lab:      http://{addr}/?lab=demo");
     println!("  instructor (time control): http://{addr}/?lab=demo&token={}", demo.instructor_token);
-    axum::serve(listener, app(Arc::clone(&state)))
-        .with_graceful_shutdown(async {
-            let _ = tokio::signal::ctrl_c().await;
-            tracing::info!("shutting down");
-        })
-        .await?;
+    net::serve(listener, Arc::clone(&state), async {
+        let _ = tokio::signal::ctrl_c().await;
+        tracing::info!("shutting down");
+    })
+    .await?;
     state.labs.shut_down_all();
     Ok(())
 }

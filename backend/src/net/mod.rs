@@ -14,6 +14,8 @@ use std::sync::Arc;
 
 use axum::Router;
 use axum::routing::{get, post};
+use axum::serve::ListenerExt;
+use tokio::net::{TcpListener, TcpStream};
 use tower_http::services::{ServeDir, ServeFile};
 use tower_http::trace::TraceLayer;
 
@@ -46,4 +48,29 @@ pub fn app(state: Arc<AppState>) -> Router {
         .fallback_service(web)
         .layer(TraceLayer::new_for_http())
         .with_state(state)
+}
+
+/// Kernel send buffer per connection. Small on purpose: a viewer that reads slowly
+/// backs up into its merged frame slot within ~100 ms of frames instead of into
+/// megabytes of socket buffer, so it sees the present, not the past.
+const SEND_BUFFER_BYTES: usize = 64 * 1024;
+
+/// Serves `app(state)` on `listener` until `shutdown` completes.
+pub async fn serve(
+    listener: TcpListener,
+    state: Arc<AppState>,
+    shutdown: impl std::future::Future<Output = ()> + Send + 'static,
+) -> std::io::Result<()> {
+    let listener = listener.tap_io(tune_connection);
+    axum::serve(listener, app(state)).with_graceful_shutdown(shutdown).await
+}
+
+fn tune_connection(tcp: &mut TcpStream) {
+    // Frames are small and latency matters more than packet count.
+    if let Err(e) = tcp.set_nodelay(true) {
+        tracing::debug!(error = %e, "could not set TCP_NODELAY");
+    }
+    if let Err(e) = socket2::SockRef::from(&*tcp).set_send_buffer_size(SEND_BUFFER_BYTES) {
+        tracing::debug!(error = %e, "could not set the send buffer size");
+    }
 }

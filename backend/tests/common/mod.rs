@@ -1,0 +1,245 @@
+//! A real VLab server on a free port, and clients that talk to it over real HTTP and
+//! real websockets.
+
+#![allow(dead_code, missing_docs)]
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
+
+use futures_util::{SinkExt, StreamExt};
+use tokio::net::TcpStream;
+use tokio_tungstenite::tungstenite::Message;
+use tokio_tungstenite::{MaybeTlsStream, WebSocketStream, connect_async};
+use vlab_backend::lab::{LabConfig, LabHandle, Labs};
+use vlab_backend::net::{self, AppState};
+use vlab_backend::scene::{
+    BodyModel, Motion, Palette, PartModel, Pose, SceneModel, Shape, demo_scene,
+};
+use vlab_protocol::{ClientMsg, ControlAction, Frame, LabState, PROTOCOL_VERSION, ServerMsg};
+
+pub const TOKEN: &str = "instructor-secret";
+/// Long enough for a loaded CI machine; a guard against hangs, not a performance bound.
+pub const PATIENCE: Duration = Duration::from_secs(20);
+
+pub struct TestServer {
+    pub addr: SocketAddr,
+    pub http: reqwest::Client,
+    shutdown: Option<tokio::sync::oneshot::Sender<()>>,
+    state: Arc<AppState>,
+}
+
+impl TestServer {
+    /// Serves the demo lab (`demo`), running or paused, plus a second lab `other`.
+    pub async fn start(running: bool) -> TestServer {
+        TestServer::start_with(demo_scene(1), running).await
+    }
+
+    /// Serves `scene` as lab `demo`, plus the demo scene as lab `other`.
+    pub async fn start_with(scene: SceneModel, running: bool) -> TestServer {
+        let labs = Labs::default();
+        for (id, scene) in [("demo", scene), ("other", demo_scene(2))] {
+            labs.insert(
+                LabHandle::open(LabConfig {
+                    id: id.into(),
+                    name: format!("Lab {id}"),
+                    scene,
+                    instructor_token: TOKEN.into(),
+                    start_running: running,
+                })
+                .unwrap(),
+            );
+        }
+        let state = Arc::new(AppState { labs, web_dir: std::env::temp_dir().join("vlab-no-web-dir") });
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let (shutdown, stop) = tokio::sync::oneshot::channel::<()>();
+        let served = Arc::clone(&state);
+        tokio::spawn(async move {
+            net::serve(listener, served, async {
+                let _ = stop.await;
+            })
+            .await
+            .unwrap();
+        });
+        TestServer { addr, http: reqwest::Client::new(), shutdown: Some(shutdown), state }
+    }
+
+    pub fn url(&self, path: &str) -> String {
+        format!("http://{}{path}", self.addr)
+    }
+
+    pub async fn get_json(&self, path: &str) -> (u16, serde_json::Value) {
+        let response = self.http.get(self.url(path)).send().await.unwrap();
+        let status = response.status().as_u16();
+        (status, response.json().await.unwrap())
+    }
+
+    /// POSTs a raw body to `/api/labs/{lab}/control` with an optional bearer token.
+    pub async fn control_raw(&self, lab: &str, token: Option<&str>, body: &str) -> (u16, serde_json::Value) {
+        let mut request = self.http.post(self.url(&format!("/api/labs/{lab}/control"))).body(body.to_owned());
+        if let Some(token) = token {
+            request = request.bearer_auth(token);
+        }
+        let response = request.send().await.unwrap();
+        let status = response.status().as_u16();
+        (status, response.json().await.unwrap())
+    }
+
+    /// An instructor's control command that must succeed.
+    pub async fn control(&self, lab: &str, action: ControlAction) -> LabState {
+        let (status, body) = self.control_raw(lab, Some(TOKEN), &serde_json::to_string(&action).unwrap()).await;
+        assert_eq!(status, 200, "{body}");
+        serde_json::from_value(body).unwrap()
+    }
+
+    pub async fn lab_state(&self, lab: &str) -> serde_json::Value {
+        let (status, body) = self.get_json(&format!("/api/labs/{lab}")).await;
+        assert_eq!(status, 200, "{body}");
+        body
+    }
+
+    pub async fn connect(&self, lab: &str, token: Option<&str>) -> Client {
+        let query = match token {
+            Some(token) => format!("protocol={PROTOCOL_VERSION}&token={token}"),
+            None => format!("protocol={PROTOCOL_VERSION}"),
+        };
+        self.connect_raw(&format!("/ws/labs/{lab}?{query}")).await
+    }
+
+    /// A viewer whose socket has a tiny receive buffer, so that not reading backs up
+    /// the server's writes quickly.
+    pub async fn connect_with_small_buffer(&self, lab: &str) -> Client {
+        let socket = tokio::net::TcpSocket::new_v4().unwrap();
+        socket.set_recv_buffer_size(2048).unwrap();
+        let stream = socket.connect(self.addr).await.unwrap();
+        let url = format!("ws://{}/ws/labs/{lab}?protocol={PROTOCOL_VERSION}", self.addr);
+        let (socket, _) = tokio_tungstenite::client_async(url, MaybeTlsStream::Plain(stream)).await.unwrap();
+        Client { socket }
+    }
+
+    pub async fn connect_raw(&self, path_and_query: &str) -> Client {
+        let (socket, _) = connect_async(format!("ws://{}{path_and_query}", self.addr)).await.unwrap();
+        Client { socket }
+    }
+}
+
+impl Drop for TestServer {
+    fn drop(&mut self) {
+        if let Some(shutdown) = self.shutdown.take() {
+            let _ = shutdown.send(());
+        }
+        self.state.labs.shut_down_all();
+    }
+}
+
+/// What a client received.
+#[derive(Debug)]
+pub enum Received {
+    Json(ServerMsg),
+    Frame(Frame),
+    Closed(Option<u16>),
+}
+
+pub struct Client {
+    pub socket: WebSocketStream<MaybeTlsStream<TcpStream>>,
+}
+
+impl Client {
+    pub async fn next(&mut self) -> Received {
+        loop {
+            let message = tokio::time::timeout(PATIENCE, self.socket.next())
+                .await
+                .expect("nothing received in time");
+            match message {
+                None => return Received::Closed(None),
+                Some(Err(e)) => panic!("websocket error: {e}"),
+                Some(Ok(Message::Text(text))) => {
+                    return Received::Json(serde_json::from_str(text.as_str()).unwrap_or_else(|e| panic!("{e}: {text}")));
+                }
+                Some(Ok(Message::Binary(bytes))) => return Received::Frame(Frame::decode(&bytes).unwrap()),
+                Some(Ok(Message::Close(frame))) => return Received::Closed(frame.map(|f| u16::from(f.code))),
+                Some(Ok(_)) => continue,
+            }
+        }
+    }
+
+    /// Reads until `pick` accepts a message, returning what it extracted.
+    pub async fn until<T>(&mut self, mut pick: impl FnMut(&Received) -> Option<T>) -> T {
+        loop {
+            let received = self.next().await;
+            if let Some(value) = pick(&received) {
+                return value;
+            }
+            if let Received::Closed(code) = received {
+                panic!("closed ({code:?}) before the expected message");
+            }
+        }
+    }
+
+    pub async fn send(&mut self, message: &ClientMsg) {
+        self.send_text(&serde_json::to_string(message).unwrap()).await;
+    }
+
+    pub async fn send_text(&mut self, text: &str) {
+        self.socket.send(Message::text(text)).await.unwrap();
+    }
+
+    /// Reads the join sequence: Hello, Snapshot, State, keyframe.
+    pub async fn join_sequence(&mut self) -> (ServerMsg, vlab_protocol::SceneSnapshot, LabState, Frame) {
+        let Received::Json(hello @ ServerMsg::Hello { .. }) = self.next().await else { panic!("no hello first") };
+        let Received::Json(ServerMsg::Snapshot(snapshot)) = self.next().await else { panic!("no snapshot second") };
+        let Received::Json(ServerMsg::State(state)) = self.next().await else { panic!("no state third") };
+        let Received::Frame(keyframe) = self.next().await else { panic!("no keyframe fourth") };
+        (hello, snapshot, state, keyframe)
+    }
+
+    /// Reads until a State message with this mode and at least this step.
+    pub async fn state_where(&mut self, accept: impl Fn(&LabState) -> bool) -> LabState {
+        self.until(|r| match r {
+            Received::Json(ServerMsg::State(state)) if accept(state) => Some(state.clone()),
+            _ => None,
+        })
+        .await
+    }
+}
+
+/// A room full of balls that bounce forever (no friction, perfectly elastic): every
+/// frame carries hundreds of poses, so a stalled reader backs up quickly.
+pub fn busy_scene() -> SceneModel {
+    let palette = Palette::default();
+    let mut scene = SceneModel::empty();
+    let wall = |name: &str, center: [f32; 3], half_extents: [f32; 3]| BodyModel {
+        name: name.into(),
+        motion: Motion::Fixed,
+        pose: Pose::at(center),
+        parts: vec![PartModel {
+            shape: Shape::Box { half_extents },
+            local: Pose::IDENTITY,
+            material: palette.get("Grey"),
+            density: 0.0,
+            friction: 0.0,
+            restitution: 1.0,
+        }],
+        robot: None,
+    };
+    scene.bodies.push(wall("floor", [5.0, -0.5, 5.0], [6.0, 0.5, 6.0]));
+    for i in 0..300 {
+        let (x, z) = ((i % 20) as f32 * 0.5 + 0.25, (i / 20) as f32 * 0.6 + 0.3);
+        scene.bodies.push(BodyModel {
+            name: format!("ball_{i}"),
+            motion: Motion::Dynamic,
+            pose: Pose::at([x, 1.0 + (i % 7) as f32 * 0.3, z]),
+            parts: vec![PartModel {
+                shape: Shape::Sphere { radius: 0.1 },
+                local: Pose::IDENTITY,
+                material: palette.get("Red"),
+                density: 500.0,
+                friction: 0.0,
+                restitution: 1.0,
+            }],
+            robot: None,
+        });
+    }
+    scene
+}
