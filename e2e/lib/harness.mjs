@@ -13,6 +13,9 @@ import { readUi } from './ui.mjs';
 
 const E2E_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
+/** A common laptop screen (1366×768) less the browser's own bars. */
+export const VIEWPORT = { width: 1280, height: 720 };
+
 /** Where screenshots go (gitignored). */
 export const ARTIFACTS_DIR = process.env.E2E_ARTIFACTS ?? path.join(E2E_ROOT, 'artifacts');
 
@@ -47,7 +50,7 @@ export async function withLab(t, body) {
     browser = await launchBrowser();
 
     const openPage = async (role, { name = role, waitConnected = true, lab = 'demo' } = {}) => {
-      const context = await browser.newContext({ viewport: { width: 1100, height: 750 } });
+      const context = await browser.newContext({ viewport: VIEWPORT });
       context.setDefaultTimeout(DEFAULT_TIMEOUT_MS);
       const page = await context.newPage();
       const entry = { name, page, console: [], errors: [] };

@@ -10,7 +10,7 @@ import { imageStats } from '../lib/png.mjs';
 import { waitUntil } from '../lib/poll.mjs';
 import { byTestId, readUi } from '../lib/ui.mjs';
 
-test('the demo lab page connects, draws the scene and runs', { timeout: 180_000 }, async (t) => {
+test('the demo lab page connects, draws the scene and runs', { timeout: 300_000 }, async (t) => {
   await withLab(t, async ({ server, openPage, artifactName }) => {
     const page = await openPage('viewer');
 

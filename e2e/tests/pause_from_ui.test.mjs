@@ -8,7 +8,7 @@ import { saveArtifact, withLab } from '../lib/harness.mjs';
 import { sleep, waitUntil } from '../lib/poll.mjs';
 import { byTestId, readUi } from '../lib/ui.mjs';
 
-test('the instructor pauses from the UI, then steps exactly 10', { timeout: 180_000 }, async (t) => {
+test('the instructor pauses from the UI, then steps exactly 10', { timeout: 300_000 }, async (t) => {
   await withLab(t, async ({ server, openPage, artifactName }) => {
     const page = await openPage('instructor');
     const ui = await waitUntil('the instructor role and a running lab', () => readUi(page), (u) => u.role === 'instructor' && u.mode === 'running');

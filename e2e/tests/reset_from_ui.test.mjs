@@ -8,7 +8,7 @@ import { saveArtifact, withLab } from '../lib/harness.mjs';
 import { waitUntil } from '../lib/poll.mjs';
 import { byTestId, readUi } from '../lib/ui.mjs';
 
-test('the instructor resets the lab from the UI', { timeout: 180_000 }, async (t) => {
+test('the instructor resets the lab from the UI', { timeout: 300_000 }, async (t) => {
   await withLab(t, async ({ server, openPage, artifactName }) => {
     const page = await openPage('instructor');
     // A confirmation dialog, if the app asks for one, is answered "yes".

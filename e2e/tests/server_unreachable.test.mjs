@@ -8,7 +8,7 @@ import { saveArtifact, withLab } from '../lib/harness.mjs';
 import { DEFAULT_TIMEOUT_MS, waitUntil } from '../lib/poll.mjs';
 import { readUi } from '../lib/ui.mjs';
 
-test('the page reports a lost server and reconnects when it returns', { timeout: 240_000 }, async (t) => {
+test('the page reports a lost server and reconnects when it returns', { timeout: 420_000 }, async (t) => {
   await withLab(t, async ({ server, openPage, artifactName }) => {
     const page = await openPage('instructor');
     await waitUntil('the scene to be drawn', () => readUi(page), (u) => u.bodies > 0);

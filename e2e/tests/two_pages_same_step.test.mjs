@@ -8,7 +8,7 @@ import { saveArtifact, withLab } from '../lib/harness.mjs';
 import { waitUntil } from '../lib/poll.mjs';
 import { byTestId, readUi } from '../lib/ui.mjs';
 
-test('an instructor page and a viewer page show the same step', { timeout: 180_000 }, async (t) => {
+test('an instructor page and a viewer page show the same step', { timeout: 300_000 }, async (t) => {
   await withLab(t, async ({ server, openPage, artifactName }) => {
     const instructor = await openPage('instructor');
     const viewer = await openPage('viewer');

@@ -7,7 +7,7 @@ import { saveArtifact, withLab } from '../lib/harness.mjs';
 import { waitUntil } from '../lib/poll.mjs';
 import { readUi } from '../lib/ui.mjs';
 
-test('a page for an unknown lab reports not found', { timeout: 180_000 }, async (t) => {
+test('a page for an unknown lab reports not found', { timeout: 300_000 }, async (t) => {
   await withLab(t, async ({ server, openPage, artifactName }) => {
     const page = await openPage('viewer', { waitConnected: false, lab: 'no-such-lab' });
     const ui = await waitUntil(

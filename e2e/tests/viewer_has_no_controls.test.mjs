@@ -8,7 +8,7 @@ import { saveArtifact, withLab } from '../lib/harness.mjs';
 import { waitUntil } from '../lib/poll.mjs';
 import { readUi } from '../lib/ui.mjs';
 
-test('a viewer has no time controls and cannot control time', { timeout: 180_000 }, async (t) => {
+test('a viewer has no time controls and cannot control time', { timeout: 300_000 }, async (t) => {
   await withLab(t, async ({ server, openPage, artifactName }) => {
     const viewer = await openPage('viewer');
     const ui = await waitUntil(
