@@ -14,6 +14,7 @@ pub mod orbit_camera;
 pub mod page;
 pub mod pose_math;
 pub mod primitives;
+pub mod quality;
 pub mod reconnect;
 pub mod world;
 

@@ -13,8 +13,8 @@ const ORBIT_RAD_PER_PX: f32 = 0.008;
 const ZOOM_PER_WHEEL_PX: f32 = 0.0015;
 /// Keeps the eye off the poles, where "up" is undefined.
 const MAX_PITCH_RAD: f32 = 1.55;
-/// Lets the eye dip a little under the floor's horizon, no further.
-const MIN_PITCH_RAD: f32 = -0.2;
+/// Keeps the eye above the target's horizon: a lab seen from under its floor shows nothing.
+const MIN_PITCH_RAD: f32 = 0.05;
 
 /// Where the eye is, relative to what it looks at.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -39,7 +39,7 @@ impl Default for OrbitCamera {
             target: [0.0; 3],
             distance: 10.0,
             yaw_rad: 0.6,
-            pitch_rad: 0.5,
+            pitch_rad: 0.55,
             fov_y_rad: 45f32.to_radians(),
             scene_radius: 5.0,
         }
@@ -47,20 +47,65 @@ impl Default for OrbitCamera {
 }
 
 impl OrbitCamera {
-    /// A three-quarter view from above that shows all of `bounds` in a viewport of
-    /// this `aspect` (width / height).
+    /// A three-quarter view from above, as close as possible while every corner of
+    /// `bounds` stays in a viewport of this `aspect` (width / height).
     pub fn framing(bounds: Aabb, aspect: f32) -> OrbitCamera {
         let mut camera = OrbitCamera::default();
-        let centre = [0, 1, 2].map(|k| (bounds.min[k] + bounds.max[k]) * 0.5);
         let half = [0, 1, 2].map(|k| (bounds.max[k] - bounds.min[k]) * 0.5);
-        let radius = (half[0] * half[0] + half[1] * half[1] + half[2] * half[2]).sqrt().max(0.1);
-        // The sphere around the box fits in the narrower of the two fields of view.
-        let half_fov_x = ((camera.fov_y_rad * 0.5).tan() * aspect.max(0.1)).atan();
-        let half_fov = half_fov_x.min(camera.fov_y_rad * 0.5);
-        camera.target = centre;
-        camera.scene_radius = radius;
-        // A little margin so the scene does not touch the edges.
-        camera.distance = radius / half_fov.sin() * 1.02;
+        camera.scene_radius = (half[0] * half[0] + half[1] * half[1] + half[2] * half[2]).sqrt().max(0.1);
+        camera.target = [0, 1, 2].map(|k| (bounds.min[k] + bounds.max[k]) * 0.5);
+        let tan_y = (camera.fov_y_rad * 0.5).tan();
+        let tan_x = tan_y * aspect.max(0.1);
+        let (right, up, forward) = camera.basis();
+        let corners: Vec<[f32; 3]> = (0..8)
+            .map(|corner| {
+                let pick = |k: usize, bit: usize| if corner & bit == 0 { bounds.min[k] } else { bounds.max[k] };
+                [pick(0, 1), pick(1, 2), pick(2, 4)]
+            })
+            .collect();
+        let dot = |a: [f32; 3], b: [f32; 3]| a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+        // A corner at offset p from the target, seen from distance d, is at depth
+        // d + p·forward; it fits when |p·right| <= tan_x * depth and |p·up| <= tan_y * depth.
+        let fit_distance = |target: [f32; 3]| {
+            corners.iter().fold(0.0f32, |distance, corner| {
+                let p = [corner[0] - target[0], corner[1] - target[1], corner[2] - target[2]];
+                let needed = (dot(p, right).abs() / tan_x).max(dot(p, up).abs() / tan_y) - dot(p, forward);
+                distance.max(needed)
+            })
+        };
+        // Perspective makes the far half of the box look smaller than the near half:
+        // slide the target until the picture is centred, then fit again.
+        for _ in 0..6 {
+            let distance = fit_distance(camera.target);
+            let (mut lo, mut hi) = ([f32::MAX; 2], [f32::MIN; 2]);
+            for corner in &corners {
+                let p = [corner[0] - camera.target[0], corner[1] - camera.target[1], corner[2] - camera.target[2]];
+                let depth = distance + dot(p, forward);
+                let ndc = [dot(p, right) / (depth * tan_x), dot(p, up) / (depth * tan_y)];
+                for k in 0..2 {
+                    lo[k] = lo[k].min(ndc[k]);
+                    hi[k] = hi[k].max(ndc[k]);
+                }
+            }
+            let shift = [(lo[0] + hi[0]) * 0.5 * tan_x * distance, (lo[1] + hi[1]) * 0.5 * tan_y * distance];
+            for k in 0..3 {
+                camera.target[k] += right[k] * shift[0] + up[k] * shift[1];
+            }
+        }
+        camera.distance = fit_distance(camera.target);
+        // Centring slid the target across the view, maybe under the floor. Slide it
+        // along the line of sight instead, to the box's mid-height: the picture stays
+        // the same, and orbiting pivots on a point inside the scene.
+        let eye = camera.eye();
+        let centre_y = (bounds.min[1] + bounds.max[1]) * 0.5;
+        if forward[1] < -1e-3 {
+            let along = (centre_y - eye[1]) / forward[1];
+            camera.target = [0, 1, 2].map(|k| eye[k] + forward[k] * along);
+            camera.distance = along;
+        }
+        // A small margin so the scene does not touch the edges.
+        let margin = camera.distance * 0.05;
+        camera.distance = (camera.distance + margin).max(camera.distance_limits().0);
         camera
     }
 
@@ -222,5 +267,31 @@ mod tests {
                 assert!(dot(p, up).abs() / depth <= tan_y + 1e-4, "corner {corner} off-screen at aspect {aspect}");
             }
         }
+    }
+
+    #[test]
+    fn framing_pivots_inside_the_scene() {
+        let bounds = Aabb { min: [-0.2, -0.1, -0.2], max: [12.2, 0.8, 12.2] };
+        let camera = OrbitCamera::framing(bounds, 1280.0 / 668.0);
+        assert!((camera.target[1] - 0.35).abs() < 1e-3, "{camera:?}");
+        assert!((0..3).all(|k| camera.target[k] >= bounds.min[k] && camera.target[k] <= bounds.max[k]), "{camera:?}");
+    }
+
+    #[test]
+    fn framing_fills_the_view() {
+        // The fit is tight: pulled 10% closer, some corner leaves the view.
+        let bounds = Aabb { min: [-10.0, 0.0, -7.0], max: [10.0, 3.0, 7.0] };
+        let mut camera = OrbitCamera::framing(bounds, 16.0 / 9.0);
+        camera.distance *= 0.9;
+        let (right, up, forward) = camera.basis();
+        let eye = camera.eye();
+        let tan_y = (camera.fov_y_rad * 0.5).tan();
+        let outside = (0..8).any(|corner| {
+            let pick = |k: usize, bit: usize| if corner & bit == 0 { bounds.min[k] } else { bounds.max[k] };
+            let p = sub([pick(0, 1), pick(1, 2), pick(2, 4)], eye);
+            let depth = dot(p, forward);
+            dot(p, right).abs() / depth > tan_y * 16.0 / 9.0 || dot(p, up).abs() / depth > tan_y
+        });
+        assert!(outside);
     }
 }

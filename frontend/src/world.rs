@@ -1,6 +1,6 @@
 //! The viewer's copy of a lab's world: the latest scene snapshot and every body's latest pose, fed by snapshots and frames.
 
-use vlab_protocol::{Frame, Pose, SceneSnapshot, Shape};
+use vlab_protocol::{BodyView, Frame, Pose, SceneSnapshot, Shape};
 
 use crate::pose_math::{compose, rotate};
 use crate::primitives::primitives;
@@ -102,6 +102,16 @@ impl World {
 
     /// The box around every part at its current pose; `None` for an empty scene.
     pub fn bounds(&self) -> Option<Aabb> {
+        self.bounds_where(|_| true)
+    }
+
+    /// What the camera should frame: the fixed bodies (the room: floor, walls), whose
+    /// box does not change as things fall and roll; all bodies if none is fixed.
+    pub fn framing_bounds(&self) -> Option<Aabb> {
+        self.bounds_where(|body| body.fixed).or_else(|| self.bounds())
+    }
+
+    fn bounds_where(&self, include: impl Fn(&BodyView) -> bool) -> Option<Aabb> {
         let snapshot = self.snapshot.as_ref()?;
         let mut bounds: Option<Aabb> = None;
         let mut grow = |p| match bounds.as_mut() {
@@ -109,6 +119,9 @@ impl World {
             None => bounds = Some(Aabb::point(p)),
         };
         for (body, world_from_body) in snapshot.bodies.iter().zip(&self.poses) {
+            if !include(body) {
+                continue;
+            }
             for part in &body.parts {
                 let world_from_part = compose(world_from_body, &part.local);
                 for primitive in primitives(part) {
@@ -136,7 +149,7 @@ impl World {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use vlab_protocol::{BodyId, BodyPose, BodyView, Material, PartView};
+    use vlab_protocol::{BodyId, BodyPose, Material, PartView};
 
     fn body(id: u32, shape: Shape, position: [f32; 3]) -> BodyView {
         BodyView {
@@ -220,5 +233,17 @@ mod tests {
         let close = |a: [f32; 3], e: [f32; 3]| a.iter().zip(e).all(|(x, y)| (x - y).abs() < 1e-5);
         assert!(close(b.min, [-5.0, -0.1, -4.0]), "{b:?}");
         assert!(close(b.max, [5.0, 2.5, 4.0]), "{b:?}");
+    }
+
+    #[test]
+    fn framing_bounds_prefer_the_fixed_room() {
+        let mut world = World::default();
+        world.apply_snapshot(snapshot(1));
+        let room = world.framing_bounds().unwrap();
+        assert!((room.max[1] - 0.0).abs() < 1e-5, "the ball above the floor is left out: {room:?}");
+        let mut loose = snapshot(2);
+        loose.bodies[0].fixed = false;
+        world.apply_snapshot(loose);
+        assert_eq!(world.framing_bounds(), world.bounds());
     }
 }

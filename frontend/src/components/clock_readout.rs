@@ -23,7 +23,7 @@ pub fn ClockReadout() -> impl IntoView {
         None => "—".to_owned(),
         Some(state) => {
             let rate = rate_option_value(state.rate);
-            let rate = if rate == "max" { "max speed".to_owned() } else { format!("{rate}×") };
+            let rate = if rate == "max" { rate } else { format!("{rate}×") };
             match state.mode {
                 LabMode::Paused => "Paused".to_owned(),
                 LabMode::Running => format!("Running · {rate}"),

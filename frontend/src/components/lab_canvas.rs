@@ -62,7 +62,6 @@ pub fn LabCanvas() -> impl IntoView {
         event.prevent_default();
         if let Some(canvas) = canvas_ref.get_untracked() {
             let _ = canvas.set_pointer_capture(event.pointer_id());
-            let _ = canvas.focus();
         }
         drag.set_value(Some(Drag { pointer_id: event.pointer_id(), mode, last_x: event.client_x(), last_y: event.client_y() }));
     };
@@ -109,7 +108,7 @@ pub fn LabCanvas() -> impl IntoView {
                 data-testid="lab-canvas"
                 data-bodies=move || session.body_count.get().to_string()
                 data-frames-drawn="0"
-                tabindex="0"
+                data-quality="0"
                 aria-label="3D view of the lab: drag to orbit, right-drag or shift-drag to pan, wheel to zoom, double-click to reframe"
                 node_ref=canvas_ref
                 on:pointerdown=on_pointer_down

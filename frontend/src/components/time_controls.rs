@@ -70,9 +70,8 @@ pub fn TimeControls() -> impl IntoView {
                     "Step"
                 </button>
             </div>
-            <label class="rate">
-                <span class="chip-label">"speed"</span>
-                <select data-testid="rate-select" disabled=disabled on:change=change_rate>
+            <label class="rate" title="Speed of time (real-time factor)">
+                <select data-testid="rate-select" aria-label="speed" disabled=disabled on:change=change_rate>
                     // Selection is set per option: a `value` set on the select before its
                     // options exist would be lost.
                     {RATES

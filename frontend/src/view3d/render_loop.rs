@@ -1,4 +1,10 @@
 //! Drives the renderer with requestAnimationFrame: keeps the canvas at its box size times devicePixelRatio, frames the scene, draws, counts frames.
+//!
+//! A frame is only drawn when something changed (bodies moved, camera, size) or
+//! [`HEARTBEAT_MS`] passed: a paused lab then costs almost nothing, which matters on
+//! laptops and under software WebGL, where one frame of this scene takes tens of ms.
+//! When frames still come too slowly, [`QualityGovernor`] lowers the resolution, then
+//! drops shadows.
 
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
@@ -9,7 +15,12 @@ use web_sys::HtmlCanvasElement;
 use super::gl::three_d_context;
 use super::renderer::Renderer;
 use crate::orbit_camera::OrbitCamera;
+use crate::quality::QualityGovernor;
 use crate::world::World;
+
+/// Longest time between two drawn frames, milliseconds, even when nothing changed:
+/// keeps the picture fresh if the GL context was disturbed, and `data-frames-drawn` alive.
+const HEARTBEAT_MS: f64 = 250.0;
 
 /// Largest drawing-buffer edge, pixels: beyond it a 4K screen at 2× costs more than it shows.
 const MAX_CANVAS_PX: f64 = 4096.0;
@@ -52,6 +63,11 @@ struct LoopState {
     renderer: RefCell<Renderer>,
     inputs: ViewInputs,
     frames_drawn: Cell<u64>,
+    /// What the last drawn frame showed: camera, size, and when (`performance.now()` ms).
+    last_drawn: Cell<Option<(OrbitCamera, (u32, u32), f64)>>,
+    /// Whether the previous animation frame drew (then the interval measures drawing speed).
+    drew_last_tick: Cell<bool>,
+    quality: RefCell<QualityGovernor>,
     pending: Cell<Option<AnimationFrameRequestHandle>>,
     stopped: Cell<bool>,
 }
@@ -65,6 +81,9 @@ impl RenderLoop {
             renderer: RefCell::new(Renderer::new(context)),
             inputs,
             frames_drawn: Cell::new(0),
+            last_drawn: Cell::new(None),
+            drew_last_tick: Cell::new(false),
+            quality: RefCell::new(QualityGovernor::default()),
             pending: Cell::new(None),
             stopped: Cell::new(false),
         });
@@ -97,32 +116,54 @@ impl LoopState {
     fn tick(&self) {
         let (width, height) = self.fit_canvas();
         let mut renderer = self.renderer.borrow_mut();
-        let Some(scene_generation) = self.inputs.world.try_with_value(|world| {
-            renderer.sync(world);
-            world.scene_generation()
-        }) else {
+        let Some((world_changed, scene_generation)) =
+            self.inputs.world.try_with_value(|world| (renderer.sync(world), world.scene_generation()))
+        else {
             return;
         };
         self.inputs.camera.update_value(|camera| {
             let wanted = (scene_generation, width, height);
             if !camera.user_moved && camera.framed_for != Some(wanted) {
-                if let Some(bounds) = self.inputs.world.with_value(World::bounds) {
+                if let Some(bounds) = self.inputs.world.with_value(World::framing_bounds) {
                     camera.orbit = OrbitCamera::framing(bounds, width as f32 / height.max(1) as f32);
                     camera.framed_for = Some(wanted);
                 }
             }
         });
         let orbit = self.inputs.camera.with_value(|camera| camera.orbit);
+        let now_ms = window().performance().map_or(0.0, |p| p.now());
+        let due = match self.last_drawn.get() {
+            None => true,
+            Some((last_orbit, last_size, at_ms)) => {
+                world_changed || last_orbit != orbit || last_size != (width, height) || now_ms - at_ms >= HEARTBEAT_MS
+            }
+        };
+        if !due {
+            self.drew_last_tick.set(false);
+            return;
+        }
+        if self.drew_last_tick.get() {
+            if let Some((_, _, last_ms)) = self.last_drawn.get() {
+                let mut quality = self.quality.borrow_mut();
+                if quality.record_frame_interval(now_ms - last_ms) {
+                    renderer.set_shadows(quality.quality().shadows);
+                    let _ = self.canvas.set_attribute("data-quality", &quality.level().to_string());
+                }
+            }
+        }
         renderer.render(&orbit, width, height);
+        self.last_drawn.set(Some((orbit, (width, height), now_ms)));
+        self.drew_last_tick.set(true);
 
         let frames = self.frames_drawn.get() + 1;
         self.frames_drawn.set(frames);
         let _ = self.canvas.set_attribute("data-frames-drawn", &frames.to_string());
     }
 
-    /// Sizes the drawing buffer to the canvas's CSS box in device pixels; returns it.
+    /// Sizes the drawing buffer to the canvas's CSS box in device pixels (times the
+    /// quality's resolution scale); returns it.
     fn fit_canvas(&self) -> (u32, u32) {
-        let ratio = window().device_pixel_ratio().max(0.5);
+        let ratio = window().device_pixel_ratio().max(0.5) * self.quality.borrow().quality().resolution_scale;
         let scale = |css_px: i32| (f64::from(css_px.max(1)) * ratio).round().min(MAX_CANVAS_PX) as u32;
         let (width, height) = (scale(self.canvas.client_width()), scale(self.canvas.client_height()));
         if self.canvas.width() != width {

@@ -11,8 +11,9 @@ use crate::pose_math::compose;
 use crate::primitives::{PrimitiveKind, primitives, unit_cylinder};
 use crate::world::World;
 
-/// Shadow map edge, texels: ~1 cm per texel over a 20 m room.
-const SHADOW_MAP_TEXELS: u32 = 2048;
+/// Shadow map edge, texels: ~2 cm per texel over a 20 m room. 2048 looked no better
+/// and halved the frame rate under SwiftShader (the map is redrawn whenever bodies move).
+const SHADOW_MAP_TEXELS: u32 = 1024;
 
 /// One unit mesh of one part, with where it sits on its body.
 struct DrawnPrimitive {
@@ -39,6 +40,7 @@ pub struct Renderer {
     /// The world generations last synchronised, to skip work when nothing changed.
     scene_generation: u64,
     pose_generation: u64,
+    shadows: bool,
     shadows_stale: bool,
 }
 
@@ -70,27 +72,42 @@ impl Renderer {
             context,
             scene_generation: 0,
             pose_generation: 0,
+            shadows: true,
             shadows_stale: true,
         }
     }
 
-    /// Brings meshes and transforms up to date with the world; cheap when nothing changed.
-    pub fn sync(&mut self, world: &World) {
+    /// Brings meshes and transforms up to date with the world; cheap when nothing
+    /// changed. Returns whether anything did (the picture must be redrawn).
+    pub fn sync(&mut self, world: &World) -> bool {
         if world.scene_generation() != self.scene_generation {
             self.rebuild(world);
             self.scene_generation = world.scene_generation();
             self.pose_generation = 0;
         }
-        if world.pose_generation() != self.pose_generation {
-            self.place(world.poses());
-            self.pose_generation = world.pose_generation();
+        if world.pose_generation() == self.pose_generation {
+            return false;
+        }
+        self.place(world.poses());
+        self.pose_generation = world.pose_generation();
+        self.shadows_stale = true;
+        true
+    }
+
+    /// Turns the sun's shadows on or off (they cost a depth pass and filtered lookups).
+    pub fn set_shadows(&mut self, on: bool) {
+        if on != self.shadows {
+            self.shadows = on;
             self.shadows_stale = true;
+            if !on {
+                self.sun.clear_shadow_map();
+            }
         }
     }
 
     /// Draws the scene into the canvas's default framebuffer.
     pub fn render(&mut self, orbit: &OrbitCamera, width: u32, height: u32) {
-        if self.shadows_stale {
+        if self.shadows && self.shadows_stale {
             self.shadows_stale = false;
             let geometries = self.drawn.iter().map(|d| &d.object.geometry);
             if let Err(error) = self.sun.generate_shadow_map(SHADOW_MAP_TEXELS, geometries) {
