@@ -5,6 +5,12 @@ use vlab_protocol::{BodyView, Frame, Pose, SceneSnapshot, Shape};
 use crate::pose_math::{compose, rotate};
 use crate::primitives::primitives;
 
+/// How far beyond the fixed bodies' box, as a fraction of its size, framing still
+/// follows moving bodies.
+const FRAMING_REACH: f32 = 0.25;
+/// …and at least this far, metres (a floor is thin, the things on it are not).
+const MIN_FRAMING_REACH_M: f32 = 3.0;
+
 /// What became of a frame handed to [`World::apply_frame`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum FrameOutcome {
@@ -48,6 +54,7 @@ pub struct World {
     poses: Vec<Pose>,
     scene_generation: u64,
     pose_generation: u64,
+    frames_since_snapshot: u64,
 }
 
 impl World {
@@ -57,6 +64,7 @@ impl World {
         self.snapshot = Some(snapshot);
         self.scene_generation += 1;
         self.pose_generation += 1;
+        self.frames_since_snapshot = 0;
     }
 
     /// Moves the bodies a frame carries; ids beyond the snapshot are skipped (a
@@ -72,6 +80,7 @@ impl World {
             }
         }
         self.pose_generation += 1;
+        self.frames_since_snapshot += 1;
         FrameOutcome::Applied
     }
 
@@ -100,15 +109,30 @@ impl World {
         self.pose_generation
     }
 
+    /// Frames applied since the last snapshot. The first one after a snapshot carries
+    /// every moving body's current pose; the snapshot's own poses may be older.
+    pub fn frames_since_snapshot(&self) -> u64 {
+        self.frames_since_snapshot
+    }
+
     /// The box around every part at its current pose; `None` for an empty scene.
     pub fn bounds(&self) -> Option<Aabb> {
         self.bounds_where(|_| true)
     }
 
-    /// What the camera should frame: the fixed bodies (the room: floor, walls), whose
-    /// box does not change as things fall and roll; all bodies if none is fixed.
+    /// What the camera should frame: every body, but no further from the fixed ones
+    /// (the room: floor, walls) than [`FRAMING_REACH`] of their size, so a body flung
+    /// out of the world does not shrink the room to a dot.
     pub fn framing_bounds(&self) -> Option<Aabb> {
-        self.bounds_where(|body| body.fixed).or_else(|| self.bounds())
+        let all = self.bounds()?;
+        let Some(room) = self.bounds_where(|body| body.fixed) else { return Some(all) };
+        let mut framed = all;
+        for k in 0..3 {
+            let reach = ((room.max[k] - room.min[k]) * FRAMING_REACH).max(MIN_FRAMING_REACH_M);
+            framed.min[k] = all.min[k].max(room.min[k] - reach);
+            framed.max[k] = all.max[k].min(room.max[k] + reach);
+        }
+        Some(framed)
     }
 
     fn bounds_where(&self, include: impl Fn(&BodyView) -> bool) -> Option<Aabb> {
@@ -236,14 +260,22 @@ mod tests {
     }
 
     #[test]
-    fn framing_bounds_prefer_the_fixed_room() {
+    fn framing_bounds_follow_bodies_but_not_far_from_the_room() {
         let mut world = World::default();
         world.apply_snapshot(snapshot(1));
-        let room = world.framing_bounds().unwrap();
-        assert!((room.max[1] - 0.0).abs() < 1e-5, "the ball above the floor is left out: {room:?}");
+        // The ball 2.5 m up is close enough to the 10 m floor to be framed.
+        assert_eq!(world.framing_bounds(), world.bounds());
+        // One flung 1 km away is not: framing stops 3 m beyond the room.
+        world.apply_frame(&frame(1, 1, [1000.0, 2.0, 0.0]));
+        let framed = world.framing_bounds().unwrap();
+        assert!((framed.max[0] - 8.0).abs() < 1e-4, "{framed:?}");
+        assert!((framed.max[1] - 2.5).abs() < 1e-4, "{framed:?}");
+        assert_eq!(world.frames_since_snapshot(), 1);
+        // Without fixed bodies, everything counts.
         let mut loose = snapshot(2);
         loose.bodies[0].fixed = false;
         world.apply_snapshot(loose);
         assert_eq!(world.framing_bounds(), world.bounds());
+        assert_eq!(world.frames_since_snapshot(), 0);
     }
 }

@@ -4,6 +4,7 @@
 //! world into lit meshes and draws them, [`render_loop`] drives it with
 //! `requestAnimationFrame` and keeps the canvas sized to its box.
 
+mod environment;
 mod gl;
 mod render_loop;
 mod renderer;

@@ -22,6 +22,9 @@ use crate::world::World;
 /// keeps the picture fresh if the GL context was disturbed, and `data-frames-drawn` alive.
 const HEARTBEAT_MS: f64 = 250.0;
 
+/// How long framing waits for the first frame after a snapshot, milliseconds.
+const FIRST_FRAME_WAIT_MS: f64 = 500.0;
+
 /// Largest drawing-buffer edge, pixels: beyond it a 4K screen at 2× costs more than it shows.
 const MAX_CANVAS_PX: f64 = 4096.0;
 
@@ -67,6 +70,8 @@ struct LoopState {
     last_drawn: Cell<Option<(OrbitCamera, (u32, u32), f64)>>,
     /// Whether the previous animation frame drew (then the interval measures drawing speed).
     drew_last_tick: Cell<bool>,
+    /// The scene generation last seen, and when it arrived (`performance.now()` ms).
+    scene_seen: Cell<(u64, f64)>,
     quality: RefCell<QualityGovernor>,
     pending: Cell<Option<AnimationFrameRequestHandle>>,
     stopped: Cell<bool>,
@@ -83,6 +88,7 @@ impl RenderLoop {
             frames_drawn: Cell::new(0),
             last_drawn: Cell::new(None),
             drew_last_tick: Cell::new(false),
+            scene_seen: Cell::new((0, 0.0)),
             quality: RefCell::new(QualityGovernor::default()),
             pending: Cell::new(None),
             stopped: Cell::new(false),
@@ -115,23 +121,41 @@ fn schedule(state: &Rc<LoopState>) {
 impl LoopState {
     fn tick(&self) {
         let (width, height) = self.fit_canvas();
+        let now_ms = window().performance().map_or(0.0, |p| p.now());
         let mut renderer = self.renderer.borrow_mut();
-        let Some((world_changed, scene_generation)) =
-            self.inputs.world.try_with_value(|world| (renderer.sync(world), world.scene_generation()))
+        let Some((world_changed, scene_generation, frames_since_snapshot)) = self
+            .inputs
+            .world
+            .try_with_value(|world| (renderer.sync(world), world.scene_generation(), world.frames_since_snapshot()))
         else {
             return;
         };
-        self.inputs.camera.update_value(|camera| {
+        if self.scene_seen.get().0 != scene_generation {
+            self.scene_seen.set((scene_generation, now_ms));
+        }
+        // A snapshot's poses may be stale (the server's first frame brings the live
+        // ones): frame the scene on that frame, or after a short wait without one.
+        let poses_current = frames_since_snapshot > 0 || now_ms - self.scene_seen.get().1 >= FIRST_FRAME_WAIT_MS;
+        let hold = self.inputs.camera.try_update_value(|camera| {
             let wanted = (scene_generation, width, height);
-            if !camera.user_moved && camera.framed_for != Some(wanted) {
-                if let Some(bounds) = self.inputs.world.with_value(World::framing_bounds) {
-                    camera.orbit = OrbitCamera::framing(bounds, width as f32 / height.max(1) as f32);
-                    camera.framed_for = Some(wanted);
-                }
+            if camera.user_moved || camera.framed_for == Some(wanted) {
+                return false;
             }
+            if !poses_current {
+                // Never framed yet: draw nothing rather than a view that jumps a moment later.
+                return camera.framed_for.is_none();
+            }
+            if let Some(bounds) = self.inputs.world.with_value(World::framing_bounds) {
+                camera.orbit = OrbitCamera::framing(bounds, width as f32 / height.max(1) as f32);
+                camera.framed_for = Some(wanted);
+            }
+            false
         });
+        if hold != Some(false) {
+            self.drew_last_tick.set(false);
+            return;
+        }
         let orbit = self.inputs.camera.with_value(|camera| camera.orbit);
-        let now_ms = window().performance().map_or(0.0, |p| p.now());
         let due = match self.last_drawn.get() {
             None => true,
             Some((last_orbit, last_size, at_ms)) => {

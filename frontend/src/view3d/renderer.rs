@@ -6,6 +6,7 @@ use three_d::{
 };
 use vlab_protocol::Pose;
 
+use super::environment::ambient_light;
 use crate::orbit_camera::OrbitCamera;
 use crate::pose_math::compose;
 use crate::primitives::{PrimitiveKind, primitives, unit_cylinder};
@@ -64,7 +65,7 @@ impl Renderer {
             cylinder: cylinder_mesh(),
             drawn: Vec::new(),
             sky: [0.55, 0.62, 0.70],
-            ambient: AmbientLight::new(&context, 0.35, Srgba::WHITE),
+            ambient: ambient_light(&context, 0.6),
             // A high sun, slightly behind the default view, for readable shadows.
             sun: DirectionalLight::new(&context, 2.2, Srgba::WHITE, vec3(-0.45, -1.0, -0.3)),
             // A weak light from the other side so shaded faces keep their shape.
