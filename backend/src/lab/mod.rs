@@ -5,11 +5,11 @@
 //! talks to it through commands ([`LabHandle::control`]), reads its published status,
 //! and joins its [`hub::Hub`] to receive frames.
 
-mod frames;
+pub mod frames;
 pub mod hub;
 mod pacer;
 mod runner;
-mod wire;
+pub mod wire;
 
 use std::collections::BTreeMap;
 use std::sync::mpsc;

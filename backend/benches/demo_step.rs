@@ -1,0 +1,89 @@
+//! `cargo bench -p vlab-backend` (or `cargo xtask bench`): how long the demo lab's
+//! steps take and how big its frames are, binary next to JSON.
+//!
+//! Prints figures rather than asserting them: timings are for reading, not for tests.
+
+use std::time::{Duration, Instant};
+
+use vlab_backend::lab::frames::FrameBuilder;
+use vlab_backend::lab::hub::Hub;
+use vlab_backend::lab::wire;
+use vlab_backend::scene::demo_scene;
+use vlab_backend::sim::World;
+
+/// Steps per frame at real time: 240 Hz physics, 60 Hz frames.
+const STEPS_PER_FRAME: u64 = 4;
+const VIEWERS: usize = 30;
+
+fn main() {
+    let model = demo_scene(1);
+    let dt = model.dt_secs;
+    let mut world = World::build(&model).expect("the demo builds");
+    let snapshot = wire::snapshot(&model, &world, 0);
+    let snapshot_json = wire::snapshot_json(&snapshot);
+    let (mut frames, keyframe) = FrameBuilder::start(&world, 0);
+    let hub = Hub::new(snapshot_json.clone(), keyframe.clone());
+    // Viewers that never read: the worst case for the hub (every frame merges).
+    let viewers: Vec<_> = (0..VIEWERS).map(|_| hub.join()).collect();
+
+    println!("VLab bench: demo lab (seed 1), {} bodies, {} joints, dt = 1/{:.0} s", world.body_count(), model.joints.len(), 1.0 / dt);
+    println!("snapshot (JSON, sent once per viewer): {} bytes", snapshot_json.len());
+    println!(
+        "keyframe ({} moving bodies): binary {} bytes, JSON {} bytes",
+        keyframe.poses.len(),
+        keyframe.encode().len(),
+        serde_json::to_vec(&keyframe).unwrap().len()
+    );
+    println!();
+
+    let mut step = 0u64;
+    for (phase, seconds) in [("settling (props falling, 0–2 s)", 2.0), ("steady (robots driving, 2–12 s)", 10.0)] {
+        let steps = (seconds / dt) as u64;
+        let mut physics = Vec::with_capacity(steps as usize);
+        let mut full = Vec::with_capacity(steps as usize);
+        let (mut binary_bytes, mut json_bytes, mut poses, mut frame_count) = (0usize, 0usize, 0usize, 0usize);
+        for _ in 0..steps {
+            let started = Instant::now();
+            world.step();
+            step += 1;
+            let physics_done = Instant::now();
+            if step % STEPS_PER_FRAME == 0 {
+                let frame = frames.next_frame(&world, 0, step, step as f64 * dt);
+                binary_bytes += frame.encode().len();
+                json_bytes += serde_json::to_vec(&frame).unwrap().len();
+                poses += frame.poses.len();
+                frame_count += 1;
+                hub.publish_frame(frame);
+            }
+            let done = Instant::now();
+            physics.push(physics_done - started);
+            full.push(done - started);
+        }
+        println!("{phase}: {steps} steps");
+        report("  physics step", &mut physics, dt);
+        report("  full step   ", &mut full, dt);
+        println!(
+            "  frames (every {STEPS_PER_FRAME} steps, fan-out to {VIEWERS} viewers): {:.1} poses, binary {:.0} bytes, JSON {:.0} bytes ({:.1}× smaller)",
+            poses as f64 / frame_count as f64,
+            binary_bytes as f64 / frame_count as f64,
+            json_bytes as f64 / frame_count as f64,
+            json_bytes as f64 / binary_bytes as f64,
+        );
+        println!();
+    }
+    drop(viewers);
+}
+
+fn report(label: &str, samples: &mut [Duration], dt: f64) {
+    samples.sort();
+    let micros = |d: Duration| d.as_secs_f64() * 1e6;
+    let mean = samples.iter().map(|d| micros(*d)).sum::<f64>() / samples.len() as f64;
+    let pick = |q: f64| micros(samples[((samples.len() - 1) as f64 * q) as usize]);
+    println!(
+        "{label}: mean {mean:7.1} µs, p50 {:7.1} µs, p99 {:7.1} µs, max {:7.1} µs → {:.0}× real time",
+        pick(0.5),
+        pick(0.99),
+        pick(1.0),
+        dt * 1e6 / mean
+    );
+}
