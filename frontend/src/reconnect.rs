@@ -7,6 +7,9 @@ pub const INITIAL_DELAY_MS: u32 = 500;
 /// Longest retry delay, milliseconds: a restarted server is found within this.
 pub const MAX_DELAY_MS: u32 = 5_000;
 
+/// How long a connection must have stayed open for the backoff to start over, milliseconds.
+pub const HEALTHY_CONNECTION_MS: f64 = 5_000.0;
+
 /// Exponential backoff: 0.5 s, 1 s, 2 s, 4 s, 5 s, 5 s, …, back to the start after a success.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Backoff {

@@ -16,7 +16,7 @@ use web_sys::{BinaryType, CloseEvent, MessageEvent, WebSocket};
 
 use crate::clock::Clock;
 use crate::connection_state::{ConnectionState, INCOMPATIBLE_NOTICE, not_found_notice, unreachable_notice};
-use crate::reconnect::{Backoff, CloseAction};
+use crate::reconnect::{Backoff, CloseAction, HEALTHY_CONNECTION_MS};
 use crate::session::LabSession;
 use crate::world::FrameOutcome;
 
@@ -27,7 +27,7 @@ pub fn start(session: LabSession, secure: bool) {
         secure,
         backoff: Backoff::default(),
         handlers: None,
-        opened: false,
+        opened_at_ms: None,
         gave_up: false,
     }));
     connect(&client);
@@ -39,8 +39,8 @@ struct Client {
     secure: bool,
     backoff: Backoff,
     handlers: Option<Handlers>,
-    /// The current attempt reached `open`.
-    opened: bool,
+    /// When the current attempt reached `open` (`performance.now()` ms), if it did.
+    opened_at_ms: Option<f64>,
     /// Retrying cannot help (protocol mismatch, no such lab).
     gave_up: bool,
 }
@@ -66,7 +66,7 @@ impl Drop for Handlers {
 fn connect(client: &Rc<RefCell<Client>>) {
     let mut this = client.borrow_mut();
     this.handlers = None;
-    this.opened = false;
+    this.opened_at_ms = None;
     let session = this.session;
     let url = session.params.with_value(|p| session.host.with_value(|host| p.websocket_url(this.secure, host)));
     let socket = match WebSocket::new(&url) {
@@ -100,8 +100,7 @@ fn connect(client: &Rc<RefCell<Client>>) {
 
 fn on_opened(client: &Rc<RefCell<Client>>) {
     let mut this = client.borrow_mut();
-    this.opened = true;
-    this.backoff.reset();
+    this.opened_at_ms = Some(now_ms());
     let session = this.session;
     let socket = this.handlers.as_ref().map(|h| h.socket.clone());
     drop(this);
@@ -130,8 +129,13 @@ fn on_closed(client: &Rc<RefCell<Client>>, code: u16) {
             session.connection_notice.set(Some(not_found_notice(&lab)));
         }
         CloseAction::Retry => {
+            // Only a connection that worked for a while earns a quick retry: a server
+            // that accepts and drops at once must not be hammered.
+            if this.opened_at_ms.is_some_and(|at| now_ms() - at >= HEALTHY_CONNECTION_MS) {
+                this.backoff.reset();
+            }
             let delay_ms = this.backoff.next_delay_ms();
-            if this.opened {
+            if this.opened_at_ms.is_some() {
                 // A working connection dropped: say so quietly, the retry is immediate-ish.
                 session.connection.set(ConnectionState::Reconnecting);
             } else {
@@ -216,4 +220,8 @@ fn give_up_incompatible(client: &Rc<RefCell<Client>>) {
     if let Some(handlers) = &this.handlers {
         let _ = handlers.socket.close();
     }
+}
+
+fn now_ms() -> f64 {
+    window().performance().map_or(0.0, |p| p.now())
 }

@@ -66,6 +66,9 @@ fn generate_glue(wasm: &Path, out_dir: &Path) -> Result<()> {
         // The library's default differs from the CLI's: keep `init()` able to find
         // `vlab_frontend_bg.wasm` next to the JS without arguments.
         .omit_default_module_path(false)
+        // Function names are a third of the module; panics still print their message.
+        .remove_name_section(true)
+        .remove_producers_section(true)
         .typescript(false);
     bindgen.generate(out_dir).context("wasm-bindgen could not generate the JS glue")?;
     Ok(())

@@ -33,7 +33,8 @@ pub fn ClockReadout() -> impl IntoView {
     };
 
     view! {
-        <div class="clock">
+        // Dimmed while disconnected: the values are the last ones known, not live.
+        <div class="clock" class:is-stale=move || !session.is_connected()>
             <span
                 class="readout sim-time"
                 data-testid="sim-time"

@@ -19,17 +19,17 @@ pub fn ErrorBanner() -> impl IntoView {
                 role="alert"
                 data-testid="error-banner"
             >
-                <span class="banner-icon">"!"</span>
+                // Icon and × are drawn by CSS so the banner's text is only the message.
+                <span class="banner-icon" aria-hidden="true"></span>
                 <span class="banner-text">{text}</span>
                 <Show when=move || notice().is_none()>
                     <button
                         class="banner-dismiss"
                         data-testid="btn-dismiss-error"
                         title="Dismiss"
+                        aria-label="Dismiss"
                         on:click=move |_| session.error.set(None)
-                    >
-                        "×"
-                    </button>
+                    ></button>
                 </Show>
             </div>
         </Show>

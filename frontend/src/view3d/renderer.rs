@@ -64,7 +64,8 @@ impl Renderer {
             sphere: CpuMesh::sphere(24),
             cylinder: cylinder_mesh(),
             drawn: Vec::new(),
-            sky: [0.55, 0.62, 0.70],
+            // Until a snapshot says otherwise: the page's own background.
+            sky: [26.0 / 255.0, 31.0 / 255.0, 39.0 / 255.0],
             ambient: ambient_light(&context, 0.6),
             // A high sun, slightly behind the default view, for readable shadows.
             sun: DirectionalLight::new(&context, 2.2, Srgba::WHITE, vec3(-0.45, -1.0, -0.3)),
