@@ -2,6 +2,7 @@
 // On failure it saves a screenshot of every page to E2E_ARTIFACTS and prints the
 // server's log and each page's console, so a red run says what happened.
 
+import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -35,12 +36,14 @@ export const slug = (text) =>
  * Runs `body({server, openPage, artifactName})` against a fresh server and browser, then
  * tears both down. `openPage('instructor' | 'viewer', {name, lab = 'demo', waitConnected = true})`
  * opens a lab's page in a new browser context (its own cookies and storage: another
- * person) and waits until it has connected. Uncaught errors in a page fail the test.
+ * person) and waits until it has connected. Uncaught errors in a page fail the test, and so
+ * do errors logged to a page's console unless `allowConsoleErrors` (tests that break the
+ * connection on purpose: the browser itself logs the failed websocket).
  *
  * @param {import('node:test').TestContext} t
  * @param {(world: {server: VlabServer, openPage: Function, artifactName: Function}) => Promise<void>} body
  */
-export async function withLab(t, body) {
+export async function withLab(t, body, { allowConsoleErrors = false } = {}) {
   const testSlug = slug(t.name);
   const server = await VlabServer.start();
   /** @type {{name: string, page: import('playwright-core').Page, console: string[], errors: string[]}[]} */
@@ -72,6 +75,12 @@ export async function withLab(t, body) {
         'uncaught errors in the page:\n' +
           crashes.map((entry) => `${entry.name}: ${entry.errors.join('\n')}`).join('\n'),
       );
+    }
+    if (!allowConsoleErrors) {
+      const complaints = opened.flatMap((entry) =>
+        entry.console.filter((line) => line.startsWith('[error]')).map((line) => `${entry.name}: ${line}`),
+      );
+      assert.deepEqual(complaints, [], 'a healthy session logs no errors in the browser console');
     }
   } catch (error) {
     await reportFailure(t, testSlug, server, opened);

@@ -35,5 +35,5 @@ test('the page reports a lost server and reconnects when it returns', { timeout:
     await waitUntil('the error banner to go once reconnected', () => readUi(page), (u) => u.state === 'connected' && u.banner === null);
     await waitUntil('the scene to be drawn again', () => readUi(page), (u) => u.bodies > 0);
     saveArtifact(artifactName('reconnected.png'), await page.screenshot());
-  });
+  }, { allowConsoleErrors: true });
 });
