@@ -60,7 +60,7 @@ impl CloseAction {
 
 /// Seconds for a person: `0.5`, `1`, `2`.
 pub fn seconds_text(ms: u32) -> String {
-    if ms % 1000 == 0 { format!("{}", ms / 1000) } else { format!("{:.1}", f64::from(ms) / 1000.0) }
+    if ms.is_multiple_of(1000) { format!("{}", ms / 1000) } else { format!("{:.1}", f64::from(ms) / 1000.0) }
 }
 
 #[cfg(test)]

@@ -37,10 +37,8 @@ impl Aabb {
     }
 
     fn grow(&mut self, p: [f32; 3]) {
-        for k in 0..3 {
-            self.min[k] = self.min[k].min(p[k]);
-            self.max[k] = self.max[k].max(p[k]);
-        }
+        self.min = [0, 1, 2].map(|k| self.min[k].min(p[k]));
+        self.max = [0, 1, 2].map(|k| self.max[k].max(p[k]));
     }
 }
 

@@ -24,5 +24,8 @@ pub fn three_d_context(canvas: &HtmlCanvasElement) -> Result<three_d::Context, S
     // three-d renders some passes into float targets.
     let _ = gl.get_extension("EXT_color_buffer_float");
     let gl = three_d::context::Context::from_webgl2_context(gl);
-    three_d::Context::from_gl_context(Arc::new(gl)).map_err(|e| format!("three-d could not use the context: {e}"))
+    // three-d's API takes an `Arc`; on wasm there is one thread, so `Send` is moot.
+    #[allow(clippy::arc_with_non_send_sync)]
+    let gl = Arc::new(gl);
+    three_d::Context::from_gl_context(gl).map_err(|e| format!("three-d could not use the context: {e}"))
 }

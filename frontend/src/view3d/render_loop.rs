@@ -61,13 +61,21 @@ pub struct RenderLoop {
     state: Rc<LoopState>,
 }
 
+/// What a drawn frame showed, and when.
+#[derive(Clone, Copy)]
+struct DrawnFrame {
+    orbit: OrbitCamera,
+    size: (u32, u32),
+    /// `performance.now()`, milliseconds.
+    at_ms: f64,
+}
+
 struct LoopState {
     canvas: HtmlCanvasElement,
     renderer: RefCell<Renderer>,
     inputs: ViewInputs,
     frames_drawn: Cell<u64>,
-    /// What the last drawn frame showed: camera, size, and when (`performance.now()` ms).
-    last_drawn: Cell<Option<(OrbitCamera, (u32, u32), f64)>>,
+    last_drawn: Cell<Option<DrawnFrame>>,
     /// Whether the previous animation frame drew (then the interval measures drawing speed).
     drew_last_tick: Cell<bool>,
     /// The scene generation last seen, and when it arrived (`performance.now()` ms).
@@ -158,25 +166,25 @@ impl LoopState {
         let orbit = self.inputs.camera.with_value(|camera| camera.orbit);
         let due = match self.last_drawn.get() {
             None => true,
-            Some((last_orbit, last_size, at_ms)) => {
-                world_changed || last_orbit != orbit || last_size != (width, height) || now_ms - at_ms >= HEARTBEAT_MS
+            Some(last) => {
+                world_changed || last.orbit != orbit || last.size != (width, height) || now_ms - last.at_ms >= HEARTBEAT_MS
             }
         };
         if !due {
             self.drew_last_tick.set(false);
             return;
         }
-        if self.drew_last_tick.get() {
-            if let Some((_, _, last_ms)) = self.last_drawn.get() {
-                let mut quality = self.quality.borrow_mut();
-                if quality.record_frame_interval(now_ms - last_ms) {
-                    renderer.set_shadows(quality.quality().shadows);
-                    let _ = self.canvas.set_attribute("data-quality", &quality.level().to_string());
-                }
+        if self.drew_last_tick.get()
+            && let Some(last) = self.last_drawn.get()
+        {
+            let mut quality = self.quality.borrow_mut();
+            if quality.record_frame_interval(now_ms - last.at_ms) {
+                renderer.set_shadows(quality.quality().shadows);
+                let _ = self.canvas.set_attribute("data-quality", &quality.level().to_string());
             }
         }
         renderer.render(&orbit, width, height);
-        self.last_drawn.set(Some((orbit, (width, height), now_ms)));
+        self.last_drawn.set(Some(DrawnFrame { orbit, size: (width, height), at_ms: now_ms }));
         self.drew_last_tick.set(true);
 
         let frames = self.frames_drawn.get() + 1;
