@@ -35,7 +35,7 @@ pub fn demo_scene(seed: u64) -> SceneModel {
 }
 
 fn part(shape: Shape, local: Pose, material: super::Material, density: f32, friction: f32) -> PartModel {
-    PartModel { shape, local, material, density, friction, restitution: 0.05 }
+    PartModel { shape, local, material, density, friction, restitution: 0.05, name: None, mesh: None }
 }
 
 fn fixed_box(name: &str, center: [f32; 3], half_extents: [f32; 3], material: super::Material) -> BodyModel {
@@ -134,7 +134,7 @@ fn add_cart(
         ],
         robot: Some(name.to_owned()),
     });
-    scene.robots.push(RobotModel { name: name.to_owned(), main_body: chassis_index });
+    scene.robots.push(RobotModel { name: name.to_owned(), main_body: chassis_index, program: None });
     let axle = {
         let (sin, cos) = yaw.sin_cos();
         [sin, 0.0, cos] // local +Z turned by yaw
@@ -164,6 +164,8 @@ fn add_cart(
                 axis: axle,
                 motor: Some(MotorModel { target_velocity: speed, max_force: 2.0 }),
             },
+            erp: None,
+            cfm: None,
         });
     }
 }

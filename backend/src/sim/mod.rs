@@ -68,6 +68,15 @@ impl World {
                     }
                     builder.build()
                 }
+                // The scene language models every joint of the spec; their physics
+                // mapping is a later step. Refuse clearly rather than build a world that
+                // silently lacks a joint.
+                other => {
+                    return Err(SceneError::Unsupported {
+                        name: joint.name.clone(),
+                        what: format!("the joint type {}", other.language_name()),
+                    });
+                }
             };
             joints.push(physics.insert_impulse_joint(b1, b2, generic));
         }
@@ -220,6 +229,14 @@ mod tests {
             (0..world.body_count()).map(|i| world.pose(i)).collect::<Vec<_>>()
         };
         assert_eq!(run(), run());
+    }
+
+    #[test]
+    fn joint_types_without_a_physics_mapping_are_refused_clearly() {
+        let mut model = demo_scene(1);
+        model.joints[0].kind = scene::JointKind::Ball { anchor: [0.0; 3] };
+        let error = World::build(&model).err().expect("a ball joint is not built yet");
+        assert!(error.to_string().contains("JointBall"), "{error}");
     }
 
     #[test]

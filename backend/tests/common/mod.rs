@@ -220,6 +220,8 @@ pub fn busy_scene() -> SceneModel {
             density: 0.0,
             friction: 0.0,
             restitution: 1.0,
+            name: None,
+            mesh: None,
         }],
         robot: None,
     };
@@ -237,6 +239,8 @@ pub fn busy_scene() -> SceneModel {
                 density: 500.0,
                 friction: 0.0,
                 restitution: 1.0,
+                name: None,
+                mesh: None,
             }],
             robot: None,
         });

@@ -3,7 +3,7 @@
 use super::Material;
 
 /// Named materials. Unknown names fall back to a neutral grey (the scene language
-/// reports a warning for them; that check lives with the language).
+/// reports a warning for them).
 #[derive(Clone, Debug)]
 pub struct Palette {
     entries: Vec<Material>,
@@ -20,6 +20,9 @@ impl Default for Palette {
         Palette {
             entries: vec![
                 m("Grey", [160, 160, 160, 255], 0.7, 0.0),
+                m("Black", [12, 12, 14, 255], 0.9, 0.0),
+                m("White", [240, 240, 240, 255], 0.8, 0.0),
+                m("RedStripes", [196, 72, 64, 255], 0.85, 0.0),
                 m("Tiles", [118, 122, 128, 255], 0.85, 0.0),
                 m("Pattern", [196, 186, 164, 255], 0.9, 0.0),
                 m("Red", [200, 52, 44, 255], 0.5, 0.0),

@@ -1,0 +1,131 @@
+//! Positioned errors and warnings: `file:line:col: message`, worded for students.
+
+use std::fmt;
+use std::sync::Arc;
+
+/// A place in a source file: 1-based line and column (columns count characters).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Position {
+    /// The file, as the scene library names it.
+    pub file: Arc<str>,
+    /// 1-based line.
+    pub line: u32,
+    /// 1-based column, in characters.
+    pub col: u32,
+}
+
+impl fmt::Display for Position {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}:{}:{}", self.file, self.line, self.col)
+    }
+}
+
+/// An error that stops the scene: nothing of it is inserted.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+#[error("{pos}: {kind}")]
+pub struct LangError {
+    /// Where.
+    pub pos: Position,
+    /// What.
+    pub kind: ErrorKind,
+}
+
+impl LangError {
+    /// An error of `kind` at `pos`.
+    pub fn new(pos: Position, kind: ErrorKind) -> LangError {
+        LangError { pos, kind }
+    }
+
+    /// The message without its position.
+    pub fn message(&self) -> String {
+        self.kind.to_string()
+    }
+}
+
+/// The kinds of errors, each with the words a student reads.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum ErrorKind {
+    /// A character that cannot start any token.
+    #[error("unexpected character '{0}'")]
+    UnexpectedChar(char),
+    /// A `"` without its closing `"`.
+    #[error("this string is never closed: add a '\"'")]
+    UnterminatedString,
+    /// A `/*` without its `*/`.
+    #[error("this comment is never closed: add '*/'")]
+    UnterminatedComment,
+    /// A malformed number such as `1e`.
+    #[error("'{0}' is not a number")]
+    BadNumber(String),
+    /// The grammar expected something else.
+    #[error("expected {expected}, found {found}")]
+    Expected {
+        /// What would have been right (`';' after pos(...)`).
+        expected: String,
+        /// What was there (`'shape'`, `the end of the file`).
+        found: String,
+    },
+    /// Any other syntax error.
+    #[error("{0}")]
+    Syntax(String),
+    /// A variable that no enclosing scope declares.
+    #[error("unknown variable '{0}'")]
+    UnknownVariable(String),
+    /// A function nobody declared.
+    #[error("unknown function '{0}'")]
+    UnknownFunction(String),
+    /// A value of the wrong type.
+    #[error("{0}")]
+    Type(String),
+    /// A name declared twice.
+    #[error("{0}")]
+    Duplicate(String),
+    /// A joint or device refers to an object that does not exist.
+    #[error("unknown object '{name}' in {context}")]
+    UnknownObject {
+        /// The missing name.
+        name: String,
+        /// Where it was used (`JointHinge`).
+        context: String,
+    },
+    /// `x / 0`, `mod(x, 0)`.
+    #[error("division by zero")]
+    DivisionByZero,
+    /// A number or value out of its domain (`sqrt(-1)`, a negative radius).
+    #[error("{0}")]
+    Value(String),
+    /// A statement in a place where it means nothing (`pos(...)` outside an object).
+    #[error("{0}")]
+    Misplaced(String),
+    /// A sensor or actuator parameter the catalogue does not know.
+    #[error("unknown parameter '{param}' for {device} (it takes: {known})")]
+    UnknownParameter {
+        /// The parameter as written.
+        param: String,
+        /// The device type.
+        device: String,
+        /// The parameters it takes.
+        known: String,
+    },
+    /// An include that cannot be read or is not allowed.
+    #[error("{0}")]
+    Include(String),
+    /// A budget ran out.
+    #[error("{0}")]
+    Budget(String),
+}
+
+/// Something worth telling the uploader that does not stop the scene.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Warning {
+    /// Where.
+    pub pos: Position,
+    /// What.
+    pub message: String,
+}
+
+impl fmt::Display for Warning {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: warning: {}", self.pos, self.message)
+    }
+}

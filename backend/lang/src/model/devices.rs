@@ -1,0 +1,48 @@
+//! Sensors and actuators as the scene declared them: a type from the catalogue, a name,
+//! where it is mounted and its checked parameters.
+
+/// A sensor or actuator of the model.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DeviceModel {
+    /// Its name: unique within its robot (or in the lab, outside robots).
+    pub name: String,
+    /// Its type, spelled as in the catalogue (`SimpleGPS`, `SimpleMotor`, ...).
+    pub kind: String,
+    /// The robot it belongs to, if any.
+    pub robot: Option<String>,
+    /// What it measures or drives.
+    pub mount: Mount,
+    /// Parameters the scene set, in the order written; names lower-case.
+    pub params: Vec<(String, ParamValue)>,
+}
+
+impl DeviceModel {
+    /// The parameter called `name`, if the scene set it.
+    pub fn param(&self, name: &str) -> Option<&ParamValue> {
+        self.params.iter().find(|(n, _)| n == name).map(|(_, v)| v)
+    }
+}
+
+/// Where a device sits.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mount {
+    /// On a body (index in `SceneModel::bodies`): it measures that body.
+    Body(usize),
+    /// On a joint (index in `SceneModel::joints`): it measures or drives that joint.
+    Joint(usize),
+    /// Standalone (keyboard, radio, drive helpers): belongs to the robot as a whole.
+    Robot,
+}
+
+/// A checked parameter value.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ParamValue {
+    /// A number.
+    Num(f64),
+    /// A string.
+    Str(String),
+    /// A boolean.
+    Bool(bool),
+    /// A list of numbers (`output_curve(x0,y0, x1,y1)`).
+    Nums(Vec<f64>),
+}
