@@ -542,10 +542,10 @@ pub enum StmtKind {
     Joint {
         /// Which.
         kind: JointType,
-        /// First object.
-        first: Name,
-        /// Second object.
-        second: Name,
+        /// First object, and where its name is written.
+        first: (Name, Position),
+        /// Second object, and where its name is written.
+        second: (Name, Position),
         /// Its block (may be empty).
         body: Vec<Stmt>,
     },

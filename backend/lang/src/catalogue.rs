@@ -182,3 +182,23 @@ pub const CATALOGUE: &[DeviceSpec] = &[
 pub fn lookup(word: &str) -> Option<&'static DeviceSpec> {
     CATALOGUE.iter().find(|d| d.name.eq_ignore_ascii_case(word))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_original_devices_are_there_and_lookup_ignores_case() {
+        for name in ["SimpleGPS", "Compass", "LaserDistance", "SimpleAccelerometer", "Keyboard", "SimpleMotor", "SimpleServo"] {
+            assert_eq!(lookup(&name.to_ascii_lowercase()).map(|d| d.name), Some(name));
+        }
+        assert!(lookup("Teleporter").is_none());
+    }
+
+    #[test]
+    fn sensors_take_the_common_noise_parameters_and_actuators_do_not() {
+        assert_eq!(lookup("Gyro").unwrap().param("noise"), Some(ParamType::Num));
+        assert_eq!(lookup("SimpleMotor").unwrap().param("noise"), None);
+        assert_eq!(lookup("Lidar").unwrap().param("beams"), Some(ParamType::Count));
+    }
+}

@@ -519,9 +519,10 @@ impl Parser<'_, '_> {
     fn joint(&mut self, kind: JointType) -> PResult<StmtKind> {
         self.advance();
         self.expect_sym("(", &format!("after {}", kind.name()))?;
-        let first = self.name("the first object's name")?;
+        let first = (self.pos(), self.name("the first object's name")?);
         self.expect_sym(",", "between the two objects")?;
-        let second = self.name("the second object's name")?;
+        let second = (self.pos(), self.name("the second object's name")?);
+        let (first, second) = ((first.1, first.0), (second.1, second.0));
         self.expect_sym(")", "after the two objects")?;
         let body = if self.is_sym("{") {
             self.block(&format!("of {}", kind.name()))?
@@ -815,4 +816,76 @@ fn scalar_prop(word: &str) -> Option<ScalarProp> {
         "cfm" => ScalarProp::Cfm,
         _ => return None,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::loader::NoFiles;
+
+    fn parse(source: &str) -> Result<Vec<Stmt>, LangError> {
+        let mut session =
+            ParseSession { loader: &NoFiles, budgets: Budgets::default(), stack: vec!["t.vlab".into()], source_bytes: 0 };
+        parse_file(source, "t.vlab", &mut session, true)
+    }
+
+    /// The expression of `num x = <source>;` in prefix form, to check the tree's shape.
+    fn tree(source: &str) -> String {
+        fn show(e: &Expr) -> String {
+            match &e.kind {
+                ExprKind::Num(n) => format!("{n}"),
+                ExprKind::Str(s) => format!("{s:?}"),
+                ExprKind::Bool(b) => format!("{b}"),
+                ExprKind::Var(v) => v.clone(),
+                ExprKind::Unary(op, x) => format!("({} {})", if *op == UnOp::Neg { "neg" } else { "not" }, show(x)),
+                ExprKind::Binary(op, a, b) => format!("({} {} {})", op.symbol(), show(a), show(b)),
+                ExprKind::Builtin(b, args) if args.is_empty() => format!("{b:?}"),
+                ExprKind::Builtin(_, args) | ExprKind::Call(_, args) => {
+                    format!("(call {})", args.iter().map(show).collect::<Vec<_>>().join(" "))
+                }
+            }
+        }
+        let stmts = parse(&format!("num x = {source};")).unwrap();
+        let StmtKind::Decl { init: Some(e), .. } = &stmts[0].kind else { panic!() };
+        show(e)
+    }
+
+    #[test]
+    fn precedence_and_associativity() {
+        assert_eq!(tree("1 + 2 * 3"), "(+ 1 (* 2 3))");
+        assert_eq!(tree("1 - 2 - 3"), "(- (- 1 2) 3)");
+        assert_eq!(tree("2 ^ 3 ^ 2"), "(^ 2 (^ 3 2))");
+        assert_eq!(tree("-2 ^ 2"), "(^ (neg 2) 2)");
+        assert_eq!(tree("a . b + 1"), "(. a (+ b 1))");
+        assert_eq!(tree("a < 1 || b && !c"), "(|| (< a 1) (&& b (not c)))");
+    }
+
+    #[test]
+    fn keywords_are_not_reserved() {
+        // `compass` names an object, `Compass` declares a sensor, `length` a variable.
+        let stmts = parse("compass { shape sphere(1); Compass c; } num length = 2; length = 3;").unwrap();
+        assert!(matches!(&stmts[0].kind, StmtKind::Object { name: Name::Literal(n), .. } if n == "compass"));
+        assert!(matches!(&stmts[2].kind, StmtKind::Assign { name, .. } if name == "length"));
+    }
+
+    #[test]
+    fn statements_are_recognised_by_their_shape() {
+        let stmts = parse(
+            "static composed t { } container c { } id:[\"x\"] { } JointHinge(a, b); Keyboard k; robot r { code \"p\"; body { } }",
+        )
+        .unwrap();
+        let kinds: Vec<&str> = stmts
+            .iter()
+            .map(|s| match &s.kind {
+                StmtKind::Object { kind: ObjectKind::Composed, is_static: true, .. } => "static composed",
+                StmtKind::Object { kind: ObjectKind::Container, .. } => "container",
+                StmtKind::Object { name: Name::Dynamic(_), .. } => "dynamic object",
+                StmtKind::Joint { .. } => "joint",
+                StmtKind::Device { .. } => "device",
+                StmtKind::Robot { .. } => "robot",
+                _ => "other",
+            })
+            .collect();
+        assert_eq!(kinds, ["static composed", "container", "dynamic object", "joint", "device", "robot"]);
+    }
 }

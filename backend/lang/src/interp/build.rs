@@ -327,8 +327,8 @@ impl Interp<'_> {
                 self.object(*kind, *is_static, name, body, pos)?;
             }
             StmtKind::Joint { kind, first, second, body } => {
-                let first = (self.name_of(first)?, pos.clone());
-                let second = (self.name_of(second)?, pos.clone());
+                let first = (self.name_of(&first.0)?, first.1.clone());
+                let second = (self.name_of(&second.0)?, second.1.clone());
                 self.joint(*kind, first, second, body, pos)?;
             }
             StmtKind::Robot { name, body } => {

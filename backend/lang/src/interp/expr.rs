@@ -296,3 +296,17 @@ impl Interp<'_> {
         Ok(Value::Num(finite(pos, result)?))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::format_num;
+
+    #[test]
+    fn whole_numbers_print_without_decimals() {
+        assert_eq!(format_num(10.0), "10");
+        assert_eq!(format_num(-3.0), "-3");
+        assert_eq!(format_num(2.5), "2.5");
+        assert_eq!(format_num(0.1 + 0.2), "0.30000000000000004");
+        assert_eq!(format_num(1e20), "100000000000000000000");
+    }
+}
