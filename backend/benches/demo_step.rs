@@ -47,7 +47,7 @@ fn main() {
             world.step();
             step += 1;
             let physics_done = Instant::now();
-            if step % STEPS_PER_FRAME == 0 {
+            if step.is_multiple_of(STEPS_PER_FRAME) {
                 let frame = frames.next_frame(&world, 0, step, step as f64 * dt);
                 binary_bytes += frame.encode().len();
                 json_bytes += serde_json::to_vec(&frame).unwrap().len();

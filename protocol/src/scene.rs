@@ -144,7 +144,7 @@ mod tests {
                         material: Material { name: "Blue".into(), color: [0, 0, 200, 128], roughness: 0.5, metallic: 0.0 },
                     },
                 ],
-                pose: Pose { position: [1.0, 2.0, 3.0], rotation: [0.0, 0.7071, 0.0, 0.7071] },
+                pose: Pose { position: [1.0, 2.0, 3.0], rotation: [0.0, std::f32::consts::FRAC_1_SQRT_2, 0.0, std::f32::consts::FRAC_1_SQRT_2] },
                 fixed: false,
                 robot: Some("tank".into()),
             }],
