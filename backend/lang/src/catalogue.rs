@@ -178,6 +178,42 @@ pub const CATALOGUE: &[DeviceSpec] = &[
     },
 ];
 
+/// SENSORS.md's default for a numeric parameter a scene left out, if it has one
+/// (angles in radians). What the runtimes use; the model keeps only what was written.
+pub fn default_value(device: &str, param: &str) -> Option<f64> {
+    Some(match (device, param) {
+        ("LaserDistance" | "Infrared" | "Lidar" | "DepthCamera", "range") => 10.0,
+        ("LaserDistance" | "Infrared" | "Lidar", "min_range") => 0.1,
+        ("Lidar", "fov") => std::f64::consts::PI,
+        ("Lidar", "beams") => 361.0,
+        ("Lidar", "noise") => 0.01,
+        ("Lidar", "rate") => 40.0,
+        ("Sonar", "cone") => 30f64.to_radians(),
+        ("Sonar", "range") => 5.0,
+        ("Sonar", "min_range") => 0.2,
+        ("Encoder", "ticks_per_rev") => 256.0,
+        ("Encoder", "rate") => 20.0,
+        ("Camera" | "DepthCamera", "width") => 320.0,
+        ("Camera" | "DepthCamera", "height") => 240.0,
+        ("Camera" | "DepthCamera", "fov") => 60f64.to_radians(),
+        ("SimpleMotor" | "SimpleServo", "max_force") => 10.0,
+        ("SimpleServo", "kp") => 10.0,
+        ("SimpleServo", "kd") => 0.1,
+        (_, "noise" | "scale_noise" | "bias" | "resolution") => 0.0,
+        _ => return None,
+    })
+}
+
+/// For helper devices: parameters that name another device of the same robot, and
+/// the type that device must have (`DiffDrive { left "m1"; }` → a `SimpleMotor`).
+pub fn reference(device: &str, param: &str) -> Option<&'static str> {
+    match (device, param) {
+        ("DiffDrive", "left" | "right") => Some("SimpleMotor"),
+        ("Odometry", "left" | "right") => Some("Encoder"),
+        _ => None,
+    }
+}
+
 /// The device type spelled `word` (case-insensitive).
 pub fn lookup(word: &str) -> Option<&'static DeviceSpec> {
     CATALOGUE.iter().find(|d| d.name.eq_ignore_ascii_case(word))

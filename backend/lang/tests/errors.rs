@@ -159,3 +159,16 @@ fn errors_in_included_files_name_that_file() {
 fn dynamic_names_must_be_strings() {
     assert_eq!(error("id:[3] { shape sphere(1); }"), "main.vlab:1:5: a name in id:[...] must be a string, not a num");
 }
+
+#[test]
+fn helper_devices_must_name_devices_of_their_robot() {
+    let robot = |inner: &str| format!("robot r {{ body {{ a {{ shape sphere(1); }} b {{ shape sphere(1); }}\nJointHinge(a, b) {{ SimpleMotor m1; Encoder e1; }}\n{inner} }} }}");
+    assert_eq!(
+        error(&robot("DiffDrive d { left \"m1\"; right \"m9\"; }")),
+        "main.vlab:3:26: unknown object 'm9' in 'right' of DiffDrive (it must name a SimpleMotor of the same robot)"
+    );
+    assert_eq!(
+        error(&robot("Odometry o { left \"m1\"; right \"e1\"; }")),
+        "main.vlab:3:14: 'left' of Odometry names 'm1', a SimpleMotor, not an Encoder"
+    );
+}

@@ -322,7 +322,10 @@ fn robots_collect_their_bodies_sensors_and_program() {
                           SimpleGPS gps; Compass compass; SimpleAccelerometer acc;
                           LaserDistance front { range 10; noise 0.01; rate 40; output_curve(0,0, 10,10); } }
                 wheel { shape cylinder(0.1, 0.05); }
+                wheel2 { shape cylinder(0.1, 0.05); }
                 DiffDrive drive { left "m1"; right "m2"; wheel_radius 0.03; track 0.2; }
+                JointHinge(chassis, wheel) { SimpleMotor m1; }
+                JointHinge(chassis, wheel2) { SimpleMotor m2; }
             }
         }
         robot other { code { "other.rhai" } body { Keyboard kbd; box1 { shape box(1,1,1); Lidar lidar { beams 361; fov pi; } } } }
@@ -346,7 +349,7 @@ fn robots_collect_their_bodies_sensors_and_program() {
             ("SimpleAccelerometer", Mount::Body(0)),
             ("LaserDistance", Mount::Body(0)),
             ("Keyboard", Mount::Robot),
-            ("Lidar", Mount::Body(2)),
+            ("Lidar", Mount::Body(3)),
         ]
     );
     let front = &model.sensors[4];
@@ -364,7 +367,11 @@ fn every_catalogue_device_parses_and_validates_with_all_its_parameters() {
         for (name, ty) in spec.params.iter().chain(common) {
             let value = match ty {
                 ParamType::Num | ParamType::Count => "2".to_owned(),
-                ParamType::Str => "\"x\"".to_owned(),
+                ParamType::Str => match vlab_scene::catalogue::reference(spec.name, name) {
+                    Some("SimpleMotor") => "\"helper_motor\"".to_owned(),
+                    Some(_) => "\"helper_encoder\"".to_owned(),
+                    None => "\"x\"".to_owned(),
+                },
                 ParamType::Bool => "true".to_owned(),
                 ParamType::Curve => "(0, 0, 1, 2)".to_owned(),
             };
@@ -375,14 +382,14 @@ fn every_catalogue_device_parses_and_validates_with_all_its_parameters() {
         let (in_body, in_joint, standalone) = match spec.placement {
             Placement::Body | Placement::BodyOrRobot => (device.as_str(), "", ""),
             Placement::Joint => ("", device.as_str(), ""),
-            Placement::Robot => ("", "", device.as_str()),
+            Placement::Robot => ("", "SimpleMotor helper_motor; Encoder helper_encoder;", device.as_str()),
         };
         let source = format!(
             "robot r {{ body {{ {standalone} a {{ shape box(1,1,1); {in_body} }} b {{ shape sphere(1); }} JointHinge(a, b) {{ {in_joint} }} }} }}"
         );
         let result = interpret(&source, "m.vlab", &MapLoader::new(), &Options::default());
         let model = result.unwrap_or_else(|e| panic!("{}: {}\n{source}", spec.name, e[0])).model;
-        let all: Vec<_> = model.sensors.iter().chain(&model.actuators).collect();
+        let all: Vec<_> = model.sensors.iter().chain(&model.actuators).filter(|d| d.name == "dev").collect();
         assert_eq!(all.len(), 1, "{}", spec.name);
         assert_eq!(all[0].params.len(), spec.params.len() + common.len(), "{}", spec.name);
     }
@@ -412,4 +419,14 @@ fn the_interpreted_models_validate_and_build_in_the_same_order() {
     let b = run("for i in {0>5} { id:[\"b\" . string(i)] { shape sphere(0.1 + random); } }");
     assert_eq!(a, b);
     a.model.validate().unwrap();
+}
+
+#[test]
+fn devices_fall_back_to_the_catalogue_defaults() {
+    let model = run("robot r { body { a { shape sphere(1); Lidar l { beams 720; } } } }").model;
+    let lidar = &model.sensors[0];
+    assert_eq!(lidar.num("beams"), Some(720.0));
+    assert_eq!(lidar.num("fov"), Some(std::f64::consts::PI));
+    assert_eq!(lidar.num("rate"), Some(40.0));
+    assert_eq!(lidar.num("color"), None);
 }

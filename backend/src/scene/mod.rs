@@ -12,6 +12,7 @@ pub use vlab_scene::model::{
     Material, MeshRef, MotorModel, Motion, Mount, Palette, ParamValue, PartModel, Pose, ProgramRef, ProjectFile,
     RobotModel, SceneError, SceneModel, Shape,
 };
+pub use vlab_scene::{Budgets, Interpretation, LangError, MapLoader, Options, SourceLoader, Warning, interpret};
 
 #[cfg(test)]
 mod tests {
@@ -20,5 +21,21 @@ mod tests {
     #[test]
     fn the_demo_scene_is_valid() {
         demo_scene(1).validate().unwrap();
+    }
+
+    #[test]
+    fn the_example_scenes_build_and_step_in_the_simulation() {
+        let scenes = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../scenes");
+        let loader = vlab_scene::DirLoader { scenes: scenes.clone(), assets: None };
+        for name in ["pyramid", "cart", "tankbot"] {
+            let source = std::fs::read_to_string(scenes.join(format!("{name}.vlab"))).unwrap();
+            let result = interpret(&source, &format!("{name}.vlab"), &loader, &Options::default())
+                .unwrap_or_else(|e| panic!("{name}: {}", e[0]));
+            let mut world = crate::sim::World::build(&result.model).unwrap_or_else(|e| panic!("{name}: {e}"));
+            for _ in 0..24 {
+                world.step();
+            }
+            assert_eq!(world.body_count(), result.model.bodies.len());
+        }
     }
 }

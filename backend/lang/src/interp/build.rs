@@ -10,7 +10,7 @@ use std::collections::{HashMap, HashSet};
 use super::{Flow, IResult, Interp, misplaced, type_error};
 use crate::ast::{JointType, Name, ObjectKind, Param, ScalarProp, ShapeKind, ShapeSpec, Stmt, StmtKind, Type, VectorProp};
 use crate::catalogue::{DeviceClass, DeviceSpec, ParamType, Placement};
-use crate::error::{ErrorKind, LangError, Position, Warning};
+use crate::error::{ErrorKind, LangError, Position};
 use crate::model::{
     BodyModel, DeviceModel, EnvironmentKind, EnvironmentModel, GroupModel, JointKind, JointModel, Material, MeshRef,
     MotorModel, Motion, Mount, Palette, ParamValue, PartModel, Pose, ProgramRef, RobotModel, SceneModel, Shape,
@@ -129,6 +129,17 @@ pub(super) struct Builder {
     stack: Vec<Ctx>,
     joints: Vec<JointBuilder>,
     elements: usize,
+    /// Device parameters naming other devices, checked once everything is declared.
+    references: Vec<Reference>,
+}
+
+struct Reference {
+    robot: Option<String>,
+    device: &'static str,
+    param: String,
+    target: String,
+    wanted: &'static str,
+    pos: Position,
 }
 
 impl Builder {
@@ -141,6 +152,7 @@ impl Builder {
             stack: Vec::new(),
             joints: Vec::new(),
             elements: 0,
+            references: Vec::new(),
         }
     }
 
@@ -202,8 +214,7 @@ impl Builder {
 
     /// Resolves the joints (objects may be declared after the joints that use them) and
     /// returns the finished model.
-    pub(super) fn finish(mut self, warnings: &mut Vec<Warning>) -> IResult<SceneModel> {
-        let _ = warnings;
+    pub(super) fn finish(mut self) -> IResult<SceneModel> {
         let joints = std::mem::take(&mut self.joints);
         for (index, joint) in joints.into_iter().enumerate() {
             let body1 = self.resolve(&joint.first, joint.kind)?;
@@ -244,6 +255,40 @@ impl Builder {
             self.model.joints.push(JointModel { name, body1, body2, kind, erp: joint.erp, cfm: joint.cfm });
             for device in joint.devices {
                 self.push_device(device, Mount::Joint(index));
+            }
+        }
+        for r in &self.references {
+            let found = self.model.sensors.iter().chain(&self.model.actuators).find(|d| d.robot == r.robot && d.name == r.target);
+            match found {
+                Some(d) if d.kind == r.wanted => {}
+                Some(d) => {
+                    return Err(LangError::new(
+                        r.pos.clone(),
+                        ErrorKind::Value(format!(
+                            "'{}' of {} names '{}', {} {}, not {} {}",
+                            r.param,
+                            r.device,
+                            r.target,
+                            article(&d.kind),
+                            d.kind,
+                            article(r.wanted),
+                            r.wanted
+                        )),
+                    ));
+                }
+                None => {
+                    return Err(LangError::new(
+                        r.pos.clone(),
+                        ErrorKind::UnknownObject { name: r.target.clone(), context: format!(
+                            "'{}' of {} (it must name {} {} of the same robot)",
+                            r.param,
+                            r.device,
+                            article(r.wanted),
+                            r.wanted
+                        ),
+                    },
+                    ));
+                }
             }
         }
         if let Err(e) = self.model.validate() {
@@ -902,6 +947,16 @@ impl Interp<'_> {
             {
                 return Err(LangError::new(param.pos.clone(), ErrorKind::Value(format!("'{}' must be positive, got {}", param.name, super::expr::format_num(n)))));
             }
+            if let (Some(wanted), ParamValue::Str(target)) = (crate::catalogue::reference(spec.name, &param.name), &value) {
+                self.builder.references.push(Reference {
+                    robot: self.builder.robot(),
+                    device: spec.name,
+                    param: param.name.clone(),
+                    target: target.clone(),
+                    wanted,
+                    pos: param.pos.clone(),
+                });
+            }
             values.push((param.name.clone(), value));
         }
         let robot = self.builder.robot();
@@ -951,6 +1006,11 @@ impl Interp<'_> {
         let _ = &self.builder.device_names;
         Ok(())
     }
+}
+
+/// "a" or "an", for device names in messages.
+fn article(word: &str) -> &'static str {
+    if word.starts_with(['A', 'E', 'I', 'O', 'U', 'a', 'e', 'i', 'o', 'u']) { "an" } else { "a" }
 }
 
 fn part(shape: Shape, local: Pose, material: Material, look: &Look, name: Option<String>, mesh: Option<MeshRef>) -> PartModel {

@@ -70,7 +70,7 @@ impl<'a> Interp<'a> {
                 return Err(misplaced(&stmt.pos, "return outside a function"));
             }
         }
-        let model: SceneModel = self.builder.finish(&mut self.warnings)?;
+        let model: SceneModel = self.builder.finish()?;
         Ok(Interpretation { model, log: self.log, warnings: self.warnings })
     }
 

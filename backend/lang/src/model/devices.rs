@@ -21,6 +21,14 @@ impl DeviceModel {
     pub fn param(&self, name: &str) -> Option<&ParamValue> {
         self.params.iter().find(|(n, _)| n == name).map(|(_, v)| v)
     }
+
+    /// The numeric parameter `name`: as set, else the catalogue's default.
+    pub fn num(&self, name: &str) -> Option<f64> {
+        match self.param(name) {
+            Some(ParamValue::Num(n)) => Some(*n),
+            _ => crate::catalogue::default_value(&self.kind, name),
+        }
+    }
 }
 
 /// Where a device sits.
