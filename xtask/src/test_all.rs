@@ -6,7 +6,7 @@
 //! 3. the browser bundle (`crate::web::build_bundle`) into `dist/`;
 //! 4. Debian's Chromium (`/usr/bin/chromium`), installed with apt when missing;
 //! 5. `npm ci` in `e2e/` (playwright-core, pinned; it never downloads a browser);
-//! 6. the server binary, `cargo build -p vlab-backend --bin vlab` (dev profile);
+//! 6. the server binary, built with the test phase's features (dev profile);
 //! 7. the end-to-end tests: `node --test` on `e2e/tests/*.test.mjs`, each against the real
 //!    server and real headless Chromium, screenshots in `e2e/artifacts/`.
 //!
@@ -151,7 +151,10 @@ fn npm_ci(e2e_dir: &Path) -> Result<()> {
 
 /// Builds the server (dev profile: dependencies are optimised) and returns its path.
 fn build_server() -> Result<PathBuf> {
-    crate::cargo(&["build", "-p", "vlab-backend", "--bin", "vlab"])?;
+    // The same package selection and targets as the `cargo test` phase, so cargo unifies
+    // the same dependency features and reuses that build instead of compiling the
+    // server a second time.
+    crate::cargo(&["build", "--workspace", "--exclude", "vlab-frontend", "--bins", "--tests"])?;
     let binary = crate::target_dir()
         .join("debug")
         .join(format!("vlab{}", std::env::consts::EXE_SUFFIX));
