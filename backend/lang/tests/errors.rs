@@ -172,3 +172,11 @@ fn helper_devices_must_name_devices_of_their_robot() {
         "main.vlab:3:14: 'left' of Odometry names 'm1', a SimpleMotor, not an Encoder"
     );
 }
+
+#[test]
+fn return_cannot_leave_an_element_block() {
+    assert_eq!(
+        error("function void f() {\n  a { shape sphere(1);\n    return; }\n}\ncall f();"),
+        "main.vlab:3:5: return cannot leave an object, joint or robot block"
+    );
+}

@@ -41,11 +41,11 @@ fn loader() -> MapLoader {
         .with_file("tankbot.rprj", "TYPE:RHAI\nSRC:t.rhai")
 }
 
-fn check(input: &str, what: &str, seed: u64) {
-    let result = std::panic::catch_unwind(|| {
-        let _ = interpret(input, "fuzz.vlab", &loader(), &options());
-    });
+/// Runs one input; true if it produced a model.
+fn check(input: &str, what: &str, seed: u64) -> bool {
+    let result = std::panic::catch_unwind(|| interpret(input, "fuzz.vlab", &loader(), &options()).is_ok());
     assert!(result.is_ok(), "{what} #{seed} panicked on:\n{input}");
+    result.unwrap_or(false)
 }
 
 fn mutate(rng: &mut ChaCha8Rng, text: &str) -> String {
@@ -53,7 +53,13 @@ fn mutate(rng: &mut ChaCha8Rng, text: &str) -> String {
     let edits = 1 + rng.next_u32() % 6;
     for _ in 0..edits {
         let at = if chars.is_empty() { 0 } else { rng.next_u32() as usize % chars.len() };
-        match rng.next_u32() % 5 {
+        match rng.next_u32() % 6 {
+            5 => {
+                // Change a digit: mostly keeps the syntax and moves the semantics.
+                if let Some(i) = (at..chars.len()).find(|&i| chars[i].is_ascii_digit()) {
+                    chars[i] = char::from(b'0' + (rng.next_u32() % 10) as u8);
+                }
+            }
             0 if !chars.is_empty() => {
                 chars.remove(at);
             }
@@ -87,11 +93,14 @@ fn mutate(rng: &mut ChaCha8Rng, text: &str) -> String {
 
 #[test]
 fn mutations_of_valid_scenes_never_panic() {
+    let mut models = 0;
     for seed in 0..6000u64 {
         let mut rng = ChaCha8Rng::seed_from_u64(seed);
         let base = SCENES[seed as usize % SCENES.len()];
-        check(&mutate(&mut rng, base), "mutation", seed);
+        models += check(&mutate(&mut rng, base), "mutation", seed) as usize;
     }
+    // Enough mutants survive the parser to exercise the interpreter too.
+    assert!(models > 200, "only {models} mutants produced a model");
 }
 
 #[test]

@@ -430,3 +430,25 @@ fn devices_fall_back_to_the_catalogue_defaults() {
     assert_eq!(lidar.num("rate"), Some(40.0));
     assert_eq!(lidar.num("color"), None);
 }
+
+#[test]
+fn a_mesh_without_customgeom_collides_as_a_box_and_customgeom_on_a_primitive_replaces_it() {
+    let result = run("m { shape mesh(\"rock.obj\", 2); }\np { shape sphere(1); customgeom box(1,1,1); }");
+    assert_eq!(result.model.bodies[0].parts[0].shape, Shape::Box { half_extents: [0.5; 3] });
+    assert_eq!(result.model.bodies[1].parts[0].shape, Shape::Box { half_extents: [0.5; 3] });
+    let warnings: Vec<String> = result.warnings.iter().map(|w| w.to_string()).collect();
+    assert_eq!(
+        warnings,
+        [
+            "main.vlab:1:1: warning: 'm' has a mesh but no customgeom: it collides as a 1 m box (add customgeom <shape>)",
+            "main.vlab:2:1: warning: customgeom replaces the shape of 'p': only a mesh is drawn apart from what collides",
+        ]
+    );
+}
+
+#[test]
+fn a_static_container_fixes_its_members() {
+    let model = run("static container c { a { shape sphere(1); } b { shape sphere(1); } }\nd { shape sphere(1); }").model;
+    let motions: Vec<Motion> = model.bodies.iter().map(|b| b.motion).collect();
+    assert_eq!(motions, [Motion::Fixed, Motion::Fixed, Motion::Dynamic]);
+}

@@ -351,14 +351,8 @@ impl Interp<'_> {
         self.builder.stack.push(ctx);
         let flow = self.with_scope(|me| me.exec_all(body));
         let ctx = self.builder.stack.pop().expect("pushed above");
-        if let Flow::Return(_) = flow? {
-            // A `return` inside an element's block leaves the function; the element
-            // is still complete as far as it got. Keep it simple: refuse.
-            let pos = body.first().map(|s| s.pos.clone());
-            return Err(misplaced(
-                &pos.expect("a return came from some statement"),
-                "return cannot leave an object, joint or robot block",
-            ));
+        if let Flow::Return(_, at) = flow? {
+            return Err(misplaced(&at, "return cannot leave an object, joint or robot block"));
         }
         Ok(ctx)
     }
@@ -579,6 +573,12 @@ impl Interp<'_> {
                     devices: vec![],
                 };
                 let Ctx::Object(o) = self.run_in(Ctx::Object(object), body)? else { unreachable!() };
+                if o.custom.is_some() && o.shape.is_some() {
+                    self.warn(
+                        &o.pos,
+                        format!("customgeom replaces the shape of '{}': only a mesh is drawn apart from what collides", o.name),
+                    );
+                }
                 let shape = match (o.custom, o.shape, &o.mesh) {
                     (Some(custom), _, _) => custom,
                     (None, Some(shape), _) => shape,

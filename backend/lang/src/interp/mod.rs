@@ -25,7 +25,8 @@ type Scope = HashMap<String, (Type, Value)>;
 /// How a statement ended.
 enum Flow {
     Normal,
-    Return(Option<Value>),
+    /// A `return` ran (at that position), with its value.
+    Return(Option<Value>, Position),
 }
 
 type IResult<T> = Result<T, LangError>;
@@ -66,8 +67,8 @@ impl<'a> Interp<'a> {
     pub(crate) fn run(mut self, program: &[Stmt]) -> IResult<Interpretation> {
         self.hoist_functions(program)?;
         for stmt in program {
-            if let Flow::Return(_) = self.exec(stmt)? {
-                return Err(misplaced(&stmt.pos, "return outside a function"));
+            if let Flow::Return(_, pos) = self.exec(stmt)? {
+                return Err(misplaced(&pos, "return outside a function"));
             }
         }
         let model: SceneModel = self.builder.finish()?;
@@ -168,8 +169,8 @@ impl<'a> Interp<'a> {
 
     fn exec_all(&mut self, stmts: &[Stmt]) -> IResult<Flow> {
         for stmt in stmts {
-            if let Flow::Return(value) = self.exec(stmt)? {
-                return Ok(Flow::Return(value));
+            if let flow @ Flow::Return(..) = self.exec(stmt)? {
+                return Ok(flow);
             }
         }
         Ok(Flow::Normal)
@@ -237,7 +238,7 @@ impl<'a> Interp<'a> {
                     return Err(misplaced(pos, "return outside a function"));
                 }
                 let value = value.as_ref().map(|v| self.eval(v)).transpose()?;
-                return Ok(Flow::Return(value));
+                return Ok(Flow::Return(value, pos.clone()));
             }
             StmtKind::Expr(expr) => {
                 self.eval_maybe_void(expr)?;
@@ -322,8 +323,8 @@ impl<'a> Interp<'a> {
                     me.declare(&body.pos, var, Type::Num, Value::Num(x))?;
                     me.exec(body)
                 })?;
-                if let Flow::Return(value) = flow {
-                    return Ok(Flow::Return(value));
+                if let Flow::Return(..) = flow {
+                    return Ok(flow);
                 }
                 k += 1.0;
             }
@@ -371,7 +372,7 @@ impl<'a> Interp<'a> {
         self.frames.pop();
         let returned = match flow? {
             Flow::Normal => None,
-            Flow::Return(value) => value,
+            Flow::Return(value, _) => value,
         };
         match (def.returns, returned) {
             (None, None) => Ok(None),
