@@ -35,6 +35,11 @@ const MAX_WINDOW_FRAMES: u32 = 240;
 /// Longer gaps are pauses (hidden tab, debugger), not slow frames.
 const MAX_MEANINGFUL_MS: f64 = 3000.0;
 
+/// Where software WebGL starts: half resolution, shadows on. Measured under
+/// SwiftShader on a busy 2-core machine, full resolution gave 1–2 frames per second,
+/// and stepping down to here took several seconds of stalls on the way.
+const SOFTWARE_START_LEVEL: usize = 2;
+
 /// Watches frame intervals and picks the quality level.
 #[derive(Clone, Debug, Default)]
 pub struct QualityGovernor {
@@ -44,6 +49,11 @@ pub struct QualityGovernor {
 }
 
 impl QualityGovernor {
+    /// A governor for a browser that renders WebGL on the CPU.
+    pub fn for_software_rendering() -> QualityGovernor {
+        QualityGovernor { level: SOFTWARE_START_LEVEL, ..QualityGovernor::default() }
+    }
+
     /// The quality to draw with now.
     pub fn quality(&self) -> Quality {
         LEVELS[self.level]
@@ -127,6 +137,15 @@ mod tests {
         }
         let changed = (0..300).any(|_| governor.record_frame_interval(120.0));
         assert!(changed);
+    }
+
+    #[test]
+    fn software_rendering_starts_lower_and_can_still_step_down() {
+        let mut governor = QualityGovernor::for_software_rendering();
+        assert_eq!(governor.quality().resolution_scale, 0.5);
+        assert!(governor.quality().shadows);
+        assert!((0..100).any(|_| governor.record_frame_interval(200.0)));
+        assert!(!governor.quality().shadows);
     }
 
     #[test]

@@ -88,16 +88,20 @@ struct LoopState {
 impl RenderLoop {
     /// Creates the GL context on `canvas` and starts drawing every animation frame.
     pub fn start(canvas: HtmlCanvasElement, inputs: ViewInputs) -> Result<RenderLoop, String> {
-        let context = three_d_context(&canvas)?;
+        let gl = three_d_context(&canvas)?;
+        let quality = if gl.software { QualityGovernor::for_software_rendering() } else { QualityGovernor::default() };
+        let _ = canvas.set_attribute("data-quality", &quality.level().to_string());
+        let mut renderer = Renderer::new(gl.context);
+        renderer.set_shadows(quality.quality().shadows);
         let state = Rc::new(LoopState {
             canvas,
-            renderer: RefCell::new(Renderer::new(context)),
+            renderer: RefCell::new(renderer),
             inputs,
             frames_drawn: Cell::new(0),
             last_drawn: Cell::new(None),
             drew_last_tick: Cell::new(false),
             scene_seen: Cell::new((0, 0.0)),
-            quality: RefCell::new(QualityGovernor::default()),
+            quality: RefCell::new(quality),
             pending: Cell::new(None),
             stopped: Cell::new(false),
         });
@@ -167,7 +171,11 @@ impl LoopState {
         let due = match self.last_drawn.get() {
             None => true,
             Some(last) => {
-                world_changed || last.orbit != orbit || last.size != (width, height) || now_ms - last.at_ms >= HEARTBEAT_MS
+                world_changed
+                    || renderer.shadows_pending()
+                    || last.orbit != orbit
+                    || last.size != (width, height)
+                    || now_ms - last.at_ms >= HEARTBEAT_MS
             }
         };
         if !due {
@@ -183,7 +191,7 @@ impl LoopState {
                 let _ = self.canvas.set_attribute("data-quality", &quality.level().to_string());
             }
         }
-        renderer.render(&orbit, width, height);
+        renderer.render(&orbit, width, height, now_ms);
         self.last_drawn.set(Some(DrawnFrame { orbit, size: (width, height), at_ms: now_ms }));
         self.drew_last_tick.set(true);
 

@@ -16,6 +16,9 @@ use crate::world::World;
 /// and halved the frame rate under SwiftShader (the map is redrawn whenever bodies move).
 const SHADOW_MAP_TEXELS: u32 = 1024;
 
+/// Shortest time between two shadow-map updates, milliseconds.
+const SHADOW_PERIOD_MS: f64 = 100.0;
+
 /// One unit mesh of one part, with where it sits on its body.
 struct DrawnPrimitive {
     /// Index of the body (and its pose) in the world.
@@ -37,12 +40,13 @@ pub struct Renderer {
     sky: [f32; 3],
     ambient: AmbientLight,
     sun: DirectionalLight,
-    fill: DirectionalLight,
     /// The world generations last synchronised, to skip work when nothing changed.
     scene_generation: u64,
     pose_generation: u64,
     shadows: bool,
     shadows_stale: bool,
+    /// When the shadow map was last drawn (`performance.now()` ms).
+    shadows_drawn_at_ms: f64,
 }
 
 impl Renderer {
@@ -69,13 +73,12 @@ impl Renderer {
             ambient: ambient_light(&context, 0.6),
             // A high sun, slightly behind the default view, for readable shadows.
             sun: DirectionalLight::new(&context, 2.2, Srgba::WHITE, vec3(-0.45, -1.0, -0.3)),
-            // A weak light from the other side so shaded faces keep their shape.
-            fill: DirectionalLight::new(&context, 0.45, Srgba::new_opaque(200, 215, 255), vec3(0.5, -0.4, 0.6)),
             context,
             scene_generation: 0,
             pose_generation: 0,
             shadows: true,
             shadows_stale: true,
+            shadows_drawn_at_ms: f64::NEG_INFINITY,
         }
     }
 
@@ -107,10 +110,13 @@ impl Renderer {
         }
     }
 
-    /// Draws the scene into the canvas's default framebuffer.
-    pub fn render(&mut self, orbit: &OrbitCamera, width: u32, height: u32) {
-        if self.shadows && self.shadows_stale {
+    /// Draws the scene into the canvas's default framebuffer; `now_ms` is `performance.now()`.
+    pub fn render(&mut self, orbit: &OrbitCamera, width: u32, height: u32, now_ms: f64) {
+        // Shadows follow moving bodies at most every SHADOW_PERIOD_MS: a lag nobody
+        // notices, for a depth pass (and a new depth texture, in three-d) saved most frames.
+        if self.shadows && self.shadows_stale && now_ms - self.shadows_drawn_at_ms >= SHADOW_PERIOD_MS {
             self.shadows_stale = false;
+            self.shadows_drawn_at_ms = now_ms;
             let geometries = self.drawn.iter().map(|d| &d.object.geometry);
             if let Err(error) = self.sun.generate_shadow_map(SHADOW_MAP_TEXELS, geometries) {
                 leptos::logging::warn!("no shadows: {error}");
@@ -124,7 +130,10 @@ impl Renderer {
         camera.set_perspective_projection(radians(orbit.fov_y_rad), near, far);
 
         let [r, g, b] = self.sky;
-        let lights: [&dyn Light; 3] = [&self.ambient, &self.sun, &self.fill];
+        // Two lights only: under software WebGL every light costs about as much as the
+        // rest of the shading. The ambient's sky-over-floor gradient keeps faces turned
+        // away from the sun readable, which a fill light did before.
+        let lights: [&dyn Light; 2] = [&self.ambient, &self.sun];
         RenderTarget::screen(&self.context, viewport.width, viewport.height)
             .clear(ClearState::color_and_depth(r, g, b, 1.0, 1.0))
             .render(&self.camera, self.drawn.iter().map(|d| &d.object), &lights);
@@ -133,6 +142,7 @@ impl Renderer {
     /// New meshes and materials for a new snapshot.
     fn rebuild(&mut self, world: &World) {
         self.drawn.clear();
+        self.shadows_drawn_at_ms = f64::NEG_INFINITY;
         let Some(snapshot) = world.snapshot() else { return };
         self.sky = snapshot.sky.map(|c| f32::from(c) / 255.0);
         for (body_index, body) in snapshot.bodies.iter().enumerate() {
@@ -165,6 +175,11 @@ impl Renderer {
                 }
             }
         }
+    }
+
+    /// Whether moved bodies still wait for their shadows (see [`Renderer::render`]).
+    pub fn shadows_pending(&self) -> bool {
+        self.shadows && self.shadows_stale
     }
 
     /// Moves every mesh to its body's current pose.
