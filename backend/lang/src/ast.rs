@@ -361,11 +361,9 @@ impl ScalarProp {
     /// The type of its value.
     pub fn value_type(self) -> Type {
         match self {
-            ScalarProp::Material
-            | ScalarProp::Sky
-            | ScalarProp::Ground
-            | ScalarProp::Walls
-            | ScalarProp::Ceiling => Type::Str,
+            ScalarProp::Material | ScalarProp::Sky | ScalarProp::Ground | ScalarProp::Walls | ScalarProp::Ceiling => {
+                Type::Str
+            }
             _ => Type::Num,
         }
     }

@@ -67,15 +67,13 @@ pub struct DeviceSpec {
 impl DeviceSpec {
     /// The type of parameter `name` (lower-case), if the device takes it.
     pub fn param(&self, name: &str) -> Option<ParamType> {
-        let common: &[(&str, ParamType)] =
-            if self.class == DeviceClass::Sensor { COMMON_SENSOR_PARAMS } else { &[] };
+        let common: &[(&str, ParamType)] = if self.class == DeviceClass::Sensor { COMMON_SENSOR_PARAMS } else { &[] };
         self.params.iter().chain(common).find(|(n, _)| *n == name).map(|(_, t)| *t)
     }
 
     /// Every parameter it takes, for messages.
     pub fn param_names(&self) -> String {
-        let common: &[(&str, ParamType)] =
-            if self.class == DeviceClass::Sensor { COMMON_SENSOR_PARAMS } else { &[] };
+        let common: &[(&str, ParamType)] = if self.class == DeviceClass::Sensor { COMMON_SENSOR_PARAMS } else { &[] };
         let names: Vec<&str> = self.params.iter().chain(common).map(|(n, _)| *n).collect();
         if names.is_empty() { "no parameters".into() } else { names.join(", ") }
     }
@@ -225,7 +223,9 @@ mod tests {
 
     #[test]
     fn the_original_devices_are_there_and_lookup_ignores_case() {
-        for name in ["SimpleGPS", "Compass", "LaserDistance", "SimpleAccelerometer", "Keyboard", "SimpleMotor", "SimpleServo"] {
+        for name in
+            ["SimpleGPS", "Compass", "LaserDistance", "SimpleAccelerometer", "Keyboard", "SimpleMotor", "SimpleServo"]
+        {
             assert_eq!(lookup(&name.to_ascii_lowercase()).map(|d| d.name), Some(name));
         }
         assert!(lookup("Teleporter").is_none());

@@ -52,7 +52,13 @@ pub fn dump(model: &SceneModel) -> String {
     for (i, body) in model.bodies.iter().enumerate() {
         let motion = if body.motion == Motion::Fixed { " static" } else { "" };
         let robot = body.robot.as_ref().map(|r| format!(" robot={r}")).unwrap_or_default();
-        let _ = writeln!(w, "body #{i} {}{motion}{robot} at {} rot {}", body.name, v(&body.pose.position), v(&body.pose.rotation));
+        let _ = writeln!(
+            w,
+            "body #{i} {}{motion}{robot} at {} rot {}",
+            body.name,
+            v(&body.pose.position),
+            v(&body.pose.rotation)
+        );
         for part in &body.parts {
             let name = part.name.as_ref().map(|p| format!("{p}: ")).unwrap_or_default();
             let mesh = part.mesh.as_ref().map(|m| format!(" mesh={}x{}", m.file, n(m.scale))).unwrap_or_default();
@@ -70,7 +76,8 @@ pub fn dump(model: &SceneModel) -> String {
     for joint in &model.joints {
         let kind = match &joint.kind {
             JointKind::Hinge { anchor, axis, motor } => {
-                let motor = motor.map(|m| format!(" motor({}, {})", n(m.target_velocity), n(m.max_force))).unwrap_or_default();
+                let motor =
+                    motor.map(|m| format!(" motor({}, {})", n(m.target_velocity), n(m.max_force))).unwrap_or_default();
                 format!("anchor {} axis {}{motor}", v(anchor), v(axis))
             }
             JointKind::Ball { anchor } => format!("anchor {}", v(anchor)),

@@ -167,7 +167,13 @@ pub fn interpret(
 }
 
 /// Only parses `main` and its includes: the syntax check an editor runs on each keystroke.
-pub fn check_syntax(main: &str, file_name: &str, loader: &dyn SourceLoader, budgets: &Budgets) -> Result<(), LangError> {
-    let mut session = parser::ParseSession { loader, budgets: *budgets, stack: vec![file_name.to_owned()], source_bytes: 0 };
+pub fn check_syntax(
+    main: &str,
+    file_name: &str,
+    loader: &dyn SourceLoader,
+    budgets: &Budgets,
+) -> Result<(), LangError> {
+    let mut session =
+        parser::ParseSession { loader, budgets: *budgets, stack: vec![file_name.to_owned()], source_bytes: 0 };
     parser::parse_file(main, file_name, &mut session, true).map(|_| ())
 }

@@ -5,12 +5,12 @@
 use std::rc::Rc;
 use std::sync::Arc;
 
+use crate::Budgets;
 use crate::ast::*;
 use crate::catalogue;
 use crate::error::{ErrorKind, LangError, Position};
 use crate::lexer::{Tok, Token, lex};
 use crate::loader::{SourceLoader, resolve_path};
-use crate::Budgets;
 
 /// What all the files of one program share while they are parsed.
 pub(crate) struct ParseSession<'l> {
@@ -25,7 +25,12 @@ pub(crate) struct ParseSession<'l> {
 type PResult<T> = Result<T, LangError>;
 
 /// Parses `source` (the file `file`), resolving its includes.
-pub(crate) fn parse_file(source: &str, file: &str, session: &mut ParseSession<'_>, top_level: bool) -> PResult<Vec<Stmt>> {
+pub(crate) fn parse_file(
+    source: &str,
+    file: &str,
+    session: &mut ParseSession<'_>,
+    top_level: bool,
+) -> PResult<Vec<Stmt>> {
     let file: Arc<str> = Arc::from(file);
     session.source_bytes += source.len();
     if session.source_bytes > session.budgets.max_source_bytes {
@@ -612,11 +617,7 @@ impl Parser<'_, '_> {
     }
 
     /// A left-associative level: `next (op next)*`, each operator one level deeper.
-    fn left_assoc(
-        &mut self,
-        ops: &[(&str, BinOp)],
-        next: fn(&mut Self) -> PResult<Expr>,
-    ) -> PResult<Expr> {
+    fn left_assoc(&mut self, ops: &[(&str, BinOp)], next: fn(&mut Self) -> PResult<Expr>) -> PResult<Expr> {
         let mut left = next(self)?;
         let start_depth = self.depth;
         while let Some(&(_, op)) = ops.iter().find(|(s, _)| self.is_sym(s)) {
@@ -824,8 +825,12 @@ mod tests {
     use crate::loader::NoFiles;
 
     fn parse(source: &str) -> Result<Vec<Stmt>, LangError> {
-        let mut session =
-            ParseSession { loader: &NoFiles, budgets: Budgets::default(), stack: vec!["t.vlab".into()], source_bytes: 0 };
+        let mut session = ParseSession {
+            loader: &NoFiles,
+            budgets: Budgets::default(),
+            stack: vec!["t.vlab".into()],
+            source_bytes: 0,
+        };
         parse_file(source, "t.vlab", &mut session, true)
     }
 

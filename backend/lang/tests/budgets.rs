@@ -37,7 +37,9 @@ fn runaway_recursion_is_stopped_at_the_call_depth() {
 
 #[test]
 fn deep_but_bounded_recursion_is_fine() {
-    let lines = common::log("function num depth(num n) { if (n == 0) { return 0; } return 1 + call depth(n - 1); }\nprint_num call depth(150);");
+    let lines = common::log(
+        "function num depth(num n) { if (n == 0) { return 0; } return 1 + call depth(n - 1); }\nprint_num call depth(150);",
+    );
     assert_eq!(lines, ["150"]);
 }
 
@@ -49,7 +51,8 @@ fn recursion_that_also_branches_runs_out_of_instructions() {
 
 #[test]
 fn a_million_elements_exceed_the_element_budget() {
-    let e = quickly(|| error("for i in {0>1000000} {\n  id:[\"b\" . string(i)] { shape sphere(0.1); pos(i, 1, 0); }\n}"));
+    let e =
+        quickly(|| error("for i in {0>1000000} {\n  id:[\"b\" . string(i)] { shape sphere(0.1); pos(i, 1, 0); }\n}"));
     assert_eq!(e, "main.vlab:2:3: the scene has more than 100000 elements");
 }
 
@@ -139,7 +142,8 @@ fn recursion_through_deep_expressions_does_not_overflow_the_stack() {
     let deep = format!("function num f(num x) {{ return {}call f(x + 1); }}\nprint_num call f(0);", "-".repeat(95));
     let e = quickly(|| error(&deep));
     assert!(e.contains("nested") || e.contains("deep"), "{e}");
-    let blocks = format!("function void g(num x) {{ {} call g(x); {} }}\ncall g(0);", "{ if (true) ".repeat(30), "}".repeat(30));
+    let blocks =
+        format!("function void g(num x) {{ {} call g(x); {} }}\ncall g(0);", "{ if (true) ".repeat(30), "}".repeat(30));
     let e = quickly(|| error(&blocks));
     assert!(e.contains("nested") || e.contains("deep"), "{e}");
 }

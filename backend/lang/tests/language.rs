@@ -52,7 +52,10 @@ fn constants_and_built_in_functions() {
     "#);
     assert_eq!(
         lines,
-        ["3142", "3", "2718", "3", "0", "1", "-1", "0", "4", "0", "3", "2", "3", "3", "1", "-1", "2.53", "2", "1", "2", "3"]
+        [
+            "3142", "3", "2718", "3", "0", "1", "-1", "0", "4", "0", "3", "2", "3", "3", "1", "-1", "2.53", "2", "1",
+            "2", "3"
+        ]
     );
 }
 
@@ -61,9 +64,8 @@ fn random_numbers_are_in_range_and_reproducible_from_the_seed() {
     let source = "for i in {0>50} { num a = random; num b = rnd(); num c = random(5); num d = rnd(2, 3);
                   if (a < 0 || a >= 1 || b < 0 || b >= 1 || c < 0 || c >= 5 || d < 2 || d >= 3) { print_str \"out\"; } }
                   print_num random;";
-    let with_seed = |seed| {
-        interpret(source, "m.vlab", &MapLoader::new(), &Options { seed, ..Options::default() }).unwrap().log
-    };
+    let with_seed =
+        |seed| interpret(source, "m.vlab", &MapLoader::new(), &Options { seed, ..Options::default() }).unwrap().log;
     assert_eq!(with_seed(1).len(), 1, "a value was out of range");
     assert_eq!(with_seed(1), with_seed(1));
     assert_ne!(with_seed(1), with_seed(2));
@@ -122,7 +124,8 @@ fn functions_with_typed_parameters_returns_and_recursion() {
 
 #[test]
 fn functions_see_globals_but_not_their_callers_locals() {
-    let lines = log("num g = 1; function void f() { g = g + 1; print_num g; } { num local = 5; call f(); } print_num g;");
+    let lines =
+        log("num g = 1; function void f() { g = g + 1; print_num g; } { num local = 5; call f(); } print_num g;");
     assert_eq!(lines, ["2", "2"]);
     let e = common::error("function void f() { print_num local; } { num local = 5; call f(); }");
     assert_eq!(e, "main.vlab:1:31: unknown variable 'local'");
@@ -266,13 +269,25 @@ fn nested_composed_objects_become_one_body() {
 fn all_nine_joint_types_with_world_anchor_and_axes() {
     let mut source = String::from("a { shape box(1,1,1); } b { shape box(1,1,1); pos(0,0,2); }\n");
     for joint in ["Ball", "Hinge", "Slider", "Universal", "Hinge2", "Fixed", "PR", "PU", "Piston"] {
-        source.push_str(&format!("Joint{joint}(a, b) {{ anchor(1,2,3); axis(0,0,1); axis2(0,1,0); erp 0.5; cfm 0.01; }}\n"));
+        source.push_str(&format!(
+            "Joint{joint}(a, b) {{ anchor(1,2,3); axis(0,0,1); axis2(0,1,0); erp 0.5; cfm 0.01; }}\n"
+        ));
     }
     let model = run(&source).model;
     let names: Vec<&str> = model.joints.iter().map(|j| j.kind.language_name()).collect();
     assert_eq!(
         names,
-        ["JointBall", "JointHinge", "JointSlider", "JointUniversal", "JointHinge2", "JointFixed", "JointPR", "JointPU", "JointPiston"]
+        [
+            "JointBall",
+            "JointHinge",
+            "JointSlider",
+            "JointUniversal",
+            "JointHinge2",
+            "JointFixed",
+            "JointPR",
+            "JointPU",
+            "JointPiston"
+        ]
     );
     assert_eq!(model.joints[1].kind, JointKind::Hinge { anchor: [1.0, 2.0, 3.0], axis: [0.0, 0.0, 1.0], motor: None });
     assert_eq!(
@@ -397,7 +412,8 @@ fn every_catalogue_device_parses_and_validates_with_all_its_parameters() {
 
 #[test]
 fn the_environment_builds_floor_walls_and_ceiling() {
-    let model = run(r#"env wallrect { width 4; length 2; height 1; gravity -3; ground "Wood"; erp 0.3; cfm 1e-5; }"#).model;
+    let model =
+        run(r#"env wallrect { width 4; length 2; height 1; gravity -3; ground "Wood"; erp 0.3; cfm 1e-5; }"#).model;
     let names: Vec<&str> = model.bodies.iter().map(|b| b.name.as_str()).collect();
     assert_eq!(names, ["floor", "wall_south", "wall_north", "wall_west", "wall_east"]);
     assert!(model.bodies.iter().all(|b| b.motion == Motion::Fixed));
@@ -448,7 +464,8 @@ fn a_mesh_without_customgeom_collides_as_a_box_and_customgeom_on_a_primitive_rep
 
 #[test]
 fn a_static_container_fixes_its_members() {
-    let model = run("static container c { a { shape sphere(1); } b { shape sphere(1); } }\nd { shape sphere(1); }").model;
+    let model =
+        run("static container c { a { shape sphere(1); } b { shape sphere(1); } }\nd { shape sphere(1); }").model;
     let motions: Vec<Motion> = model.bodies.iter().map(|b| b.motion).collect();
     assert_eq!(motions, [Motion::Fixed, Motion::Fixed, Motion::Dynamic]);
 }

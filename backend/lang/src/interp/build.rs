@@ -8,14 +8,16 @@
 use std::collections::{HashMap, HashSet};
 
 use super::{Flow, IResult, Interp, misplaced, type_error};
-use crate::ast::{JointType, Name, ObjectKind, Param, ScalarProp, ShapeKind, ShapeSpec, Stmt, StmtKind, Type, VectorProp};
+use crate::ast::{
+    JointType, Name, ObjectKind, Param, ScalarProp, ShapeKind, ShapeSpec, Stmt, StmtKind, Type, VectorProp,
+};
 use crate::catalogue::{DeviceClass, DeviceSpec, ParamType, Placement};
 use crate::error::{ErrorKind, LangError, Position};
+use crate::model::math::quat_mul;
 use crate::model::{
     BodyModel, DeviceModel, EnvironmentKind, EnvironmentModel, GroupModel, JointKind, JointModel, Material, MeshRef,
-    MotorModel, Motion, Mount, Palette, ParamValue, PartModel, Pose, ProgramRef, RobotModel, SceneModel, Shape,
+    Motion, MotorModel, Mount, Palette, ParamValue, PartModel, Pose, ProgramRef, RobotModel, SceneModel, Shape,
 };
-use crate::model::math::quat_mul;
 use crate::project::parse_project;
 
 /// Defaults for what a scene leaves unsaid.
@@ -258,7 +260,12 @@ impl Builder {
             }
         }
         for r in &self.references {
-            let found = self.model.sensors.iter().chain(&self.model.actuators).find(|d| d.robot == r.robot && d.name == r.target);
+            let found = self
+                .model
+                .sensors
+                .iter()
+                .chain(&self.model.actuators)
+                .find(|d| d.robot == r.robot && d.name == r.target);
             match found {
                 Some(d) if d.kind == r.wanted => {}
                 Some(d) => {
@@ -279,14 +286,16 @@ impl Builder {
                 None => {
                     return Err(LangError::new(
                         r.pos.clone(),
-                        ErrorKind::UnknownObject { name: r.target.clone(), context: format!(
-                            "'{}' of {} (it must name {} {} of the same robot)",
-                            r.param,
-                            r.device,
-                            article(r.wanted),
-                            r.wanted
-                        ),
-                    },
+                        ErrorKind::UnknownObject {
+                            name: r.target.clone(),
+                            context: format!(
+                                "'{}' of {} (it must name {} {} of the same robot)",
+                                r.param,
+                                r.device,
+                                article(r.wanted),
+                                r.wanted
+                            ),
+                        },
                     ));
                 }
             }
@@ -338,7 +347,9 @@ impl Interp<'_> {
                 if !valid {
                     return Err(LangError::new(
                         expr.pos.clone(),
-                        ErrorKind::Value(format!("'{s}' is not a usable name (empty, too long or with control characters)")),
+                        ErrorKind::Value(format!(
+                            "'{s}' is not a usable name (empty, too long or with control characters)"
+                        )),
                     ));
                 }
                 Ok(s.to_string())
@@ -404,10 +415,7 @@ impl Interp<'_> {
             return Err(misplaced(pos, "the environment belongs at the top level of the scene"));
         }
         if self.builder.model.environment.is_some() {
-            return Err(LangError::new(
-                pos.clone(),
-                ErrorKind::Duplicate("a lab has only one environment".into()),
-            ));
+            return Err(LangError::new(pos.clone(), ErrorKind::Duplicate("a lab has only one environment".into())));
         }
         if !self.builder.model.bodies.is_empty() {
             return Err(misplaced(pos, "the environment must come first, before any object"));
@@ -434,7 +442,12 @@ impl Interp<'_> {
         let ceiling = material(self, 3, "White");
         let (w, l, h, t) = (env.width, env.length, env.height, WALL_THICKNESS);
         let mut boxes = vec![
-            ("floor", [w / 2.0, -FLOOR_THICKNESS / 2.0, l / 2.0], [w / 2.0 + t, FLOOR_THICKNESS / 2.0, l / 2.0 + t], &ground),
+            (
+                "floor",
+                [w / 2.0, -FLOOR_THICKNESS / 2.0, l / 2.0],
+                [w / 2.0 + t, FLOOR_THICKNESS / 2.0, l / 2.0 + t],
+                &ground,
+            ),
             ("wall_south", [w / 2.0, h / 2.0, -t / 2.0], [w / 2.0 + t, h / 2.0, t / 2.0], &walls),
             ("wall_north", [w / 2.0, h / 2.0, l + t / 2.0], [w / 2.0 + t, h / 2.0, t / 2.0], &walls),
             ("wall_west", [-t / 2.0, h / 2.0, l / 2.0], [t / 2.0, h / 2.0, l / 2.0], &walls),
@@ -445,8 +458,15 @@ impl Interp<'_> {
         }
         for (name, center, half_extents, material) in boxes {
             self.builder.claim(name, &env.pos, Target::Pending)?;
-            let part = part(Shape::Box { half_extents }, Pose::IDENTITY, material.clone(), &Look::default(), None, None);
-            let body = BodyModel { name: name.into(), motion: Motion::Fixed, pose: Pose::at(center), parts: vec![part], robot: None };
+            let part =
+                part(Shape::Box { half_extents }, Pose::IDENTITY, material.clone(), &Look::default(), None, None);
+            let body = BodyModel {
+                name: name.into(),
+                motion: Motion::Fixed,
+                pose: Pose::at(center),
+                parts: vec![part],
+                robot: None,
+            };
             self.builder.add_body(body, vec![], &[]);
         }
         let model = &mut self.builder.model;
@@ -480,7 +500,14 @@ impl Interp<'_> {
         }
     }
 
-    fn object(&mut self, kind: ObjectKind, is_static: bool, name: String, body: &[Stmt], pos: &Position) -> IResult<()> {
+    fn object(
+        &mut self,
+        kind: ObjectKind,
+        is_static: bool,
+        name: String,
+        body: &[Stmt],
+        pos: &Position,
+    ) -> IResult<()> {
         let parent_is_static = self.builder.stack.iter().rev().any(|c| match c {
             Ctx::Composed(c) => c.is_static,
             _ => false,
@@ -489,11 +516,17 @@ impl Interp<'_> {
             Some(Ctx::Object(outer)) => {
                 return Err(misplaced(
                     pos,
-                    &format!("'{name}' cannot be declared inside the object '{}': use composed {} {{ ... }} for one body of several parts", outer.name, outer.name),
+                    &format!(
+                        "'{name}' cannot be declared inside the object '{}': use composed {} {{ ... }} for one body of several parts",
+                        outer.name, outer.name
+                    ),
                 ));
             }
             Some(Ctx::Joint(_)) | Some(Ctx::Env(_)) => {
-                return Err(misplaced(pos, &format!("the object '{name}' cannot be declared inside a joint or the environment")));
+                return Err(misplaced(
+                    pos,
+                    &format!("the object '{name}' cannot be declared inside a joint or the environment"),
+                ));
             }
             Some(Ctx::Composed(_)) if kind == ObjectKind::Container => {
                 return Err(misplaced(pos, &format!("the container '{name}' cannot be inside a composed object")));
@@ -506,7 +539,9 @@ impl Interp<'_> {
         let robot = self.builder.robot();
         match kind {
             ObjectKind::Container => {
-                let Ctx::Container(name, members) = self.run_in(Ctx::Container(name, vec![]), body)? else { unreachable!() };
+                let Ctx::Container(name, members) = self.run_in(Ctx::Container(name, vec![]), body)? else {
+                    unreachable!()
+                };
                 if let Some(Ctx::Container(_, outer)) = self.builder.stack.last_mut() {
                     outer.push(name.clone());
                 }
@@ -534,7 +569,10 @@ impl Interp<'_> {
                 if c.parts.is_empty() {
                     return Err(LangError::new(
                         c.pos,
-                        ErrorKind::Value(format!("the composed object '{}' has no parts: declare objects inside it", c.name)),
+                        ErrorKind::Value(format!(
+                            "the composed object '{}' has no parts: declare objects inside it",
+                            c.name
+                        )),
                     ));
                 }
                 if let Some(Ctx::Composed(outer)) = self.builder.stack.last_mut() {
@@ -576,7 +614,10 @@ impl Interp<'_> {
                 if o.custom.is_some() && o.shape.is_some() {
                     self.warn(
                         &o.pos,
-                        format!("customgeom replaces the shape of '{}': only a mesh is drawn apart from what collides", o.name),
+                        format!(
+                            "customgeom replaces the shape of '{}': only a mesh is drawn apart from what collides",
+                            o.name
+                        ),
                     );
                 }
                 let shape = match (o.custom, o.shape, &o.mesh) {
@@ -585,7 +626,10 @@ impl Interp<'_> {
                     (None, None, Some(mesh)) => {
                         self.warn(
                             &o.pos,
-                            format!("'{}' has a mesh but no customgeom: it collides as a 1 m box (add customgeom <shape>)", o.name),
+                            format!(
+                                "'{}' has a mesh but no customgeom: it collides as a 1 m box (add customgeom <shape>)",
+                                o.name
+                            ),
                         );
                         let _ = mesh;
                         Shape::Box { half_extents: [0.5; 3] }
@@ -593,7 +637,10 @@ impl Interp<'_> {
                     (None, None, None) => {
                         return Err(LangError::new(
                             o.pos,
-                            ErrorKind::Value(format!("the object '{}' has no shape: add shape box(...), sphere(...), ...", o.name)),
+                            ErrorKind::Value(format!(
+                                "the object '{}' has no shape: add shape box(...), sphere(...), ...",
+                                o.name
+                            )),
                         ));
                     }
                 };
@@ -635,7 +682,10 @@ impl Interp<'_> {
         pos: &Position,
     ) -> IResult<()> {
         if matches!(self.builder.stack.last(), Some(Ctx::Object(_) | Ctx::Composed(_) | Ctx::Joint(_) | Ctx::Env(_))) {
-            return Err(misplaced(pos, &format!("{} cannot be declared inside an object, a joint or the environment", kind.name())));
+            return Err(misplaced(
+                pos,
+                &format!("{} cannot be declared inside an object, a joint or the environment", kind.name()),
+            ));
         }
         self.count_element(pos)?;
         let joint = JointBuilder {
@@ -667,7 +717,10 @@ impl Interp<'_> {
         let Some(main_body) = robot.main_body else {
             return Err(LangError::new(
                 robot.pos,
-                ErrorKind::Value(format!("the robot '{}' has no body: add body {{ ... }} with at least one object", robot.name)),
+                ErrorKind::Value(format!(
+                    "the robot '{}' has no body: add body {{ ... }} with at least one object",
+                    robot.name
+                )),
             ));
         };
         let program = match robot.program {
@@ -705,7 +758,10 @@ impl Interp<'_> {
             return Err(misplaced(pos, &format!("{keyword} belongs inside an object's block")));
         }
         if custom && spec.kind == ShapeKind::Mesh {
-            return Err(LangError::new(spec.pos.clone(), ErrorKind::Value("customgeom needs a primitive (sphere, box, cylinder or capsule), not a mesh".into())));
+            return Err(LangError::new(
+                spec.pos.clone(),
+                ErrorKind::Value("customgeom needs a primitive (sphere, box, cylinder or capsule), not a mesh".into()),
+            ));
         }
         let (shape, mesh) = if spec.kind == ShapeKind::Mesh {
             let file = self.string(&spec.args[0], "the mesh file")?.to_string();
@@ -714,7 +770,10 @@ impl Interp<'_> {
                 None => 1.0,
             };
             if scale <= 0.0 {
-                return Err(LangError::new(spec.pos.clone(), ErrorKind::Value(format!("the mesh scale must be positive, got {scale}"))));
+                return Err(LangError::new(
+                    spec.pos.clone(),
+                    ErrorKind::Value(format!("the mesh scale must be positive, got {scale}")),
+                ));
             }
             let resolved = self.resolve_mesh(&file, pos);
             (None, Some(MeshRef { file, resolved, scale: scale as f32 }))
@@ -788,14 +847,20 @@ impl Interp<'_> {
                 let [w, x, y, z] = v;
                 let norm = (w * w + x * x + y * y + z * z).sqrt();
                 if norm < 1e-9 {
-                    return Err(LangError::new(pos.clone(), ErrorKind::Value("quaternion(0,0,0,0) is not a rotation".into())));
+                    return Err(LangError::new(
+                        pos.clone(),
+                        ErrorKind::Value("quaternion(0,0,0,0) is not a rotation".into()),
+                    ));
                 }
                 Some([(x / norm) as f32, (y / norm) as f32, (z / norm) as f32, (w / norm) as f32])
             }
             VectorProp::RotationAxis => {
                 let norm = (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]).sqrt();
                 if norm < 1e-9 {
-                    return Err(LangError::new(pos.clone(), ErrorKind::Value("rotation_axis needs a non-zero axis".into())));
+                    return Err(LangError::new(
+                        pos.clone(),
+                        ErrorKind::Value("rotation_axis needs a non-zero axis".into()),
+                    ));
                 }
                 let axis = [(v[0] / norm) as f32, (v[1] / norm) as f32, (v[2] / norm) as f32];
                 Some(Pose::at_turned([0.0; 3], axis, v[3] as f32).rotation)
@@ -819,7 +884,10 @@ impl Interp<'_> {
                     return Err(misplaced(pos, &format!("{}(...) belongs inside a joint's block", prop.name())));
                 };
                 if prop != VectorProp::Anchor && xyz == [0.0; 3] {
-                    return Err(LangError::new(pos.clone(), ErrorKind::Value(format!("{}(0,0,0) is not a direction", prop.name()))));
+                    return Err(LangError::new(
+                        pos.clone(),
+                        ErrorKind::Value(format!("{}(0,0,0) is not a direction", prop.name())),
+                    ));
                 }
                 let slot = match prop {
                     VectorProp::Anchor => &mut joint.anchor,
@@ -844,12 +912,17 @@ impl Interp<'_> {
             if num > 0.0 {
                 Ok(num as f32)
             } else {
-                Err(LangError::new(value.pos.clone(), ErrorKind::Value(format!("{what} must be positive, got {}", super::expr::format_num(num)))))
+                Err(LangError::new(
+                    value.pos.clone(),
+                    ErrorKind::Value(format!("{what} must be positive, got {}", super::expr::format_num(num))),
+                ))
             }
         };
         let wrong = |me: &Self| -> IResult<()> {
             let place = match prop {
-                ScalarProp::Density | ScalarProp::Material | ScalarProp::Friction | ScalarProp::Restitution => "an object's block",
+                ScalarProp::Density | ScalarProp::Material | ScalarProp::Friction | ScalarProp::Restitution => {
+                    "an object's block"
+                }
                 ScalarProp::Erp | ScalarProp::Cfm => "a joint's block or the environment",
                 _ => "the environment",
             };
@@ -873,11 +946,30 @@ impl Interp<'_> {
             }
             ScalarProp::Erp | ScalarProp::Cfm => {
                 if num < 0.0 || (prop == ScalarProp::Erp && num > 1.0) {
-                    return Err(LangError::new(value.pos.clone(), ErrorKind::Value(format!("{} must be in [0, 1] (erp) or ≥ 0 (cfm), got {}", prop.name(), super::expr::format_num(num)))));
+                    return Err(LangError::new(
+                        value.pos.clone(),
+                        ErrorKind::Value(format!(
+                            "{} must be in [0, 1] (erp) or ≥ 0 (cfm), got {}",
+                            prop.name(),
+                            super::expr::format_num(num)
+                        )),
+                    ));
                 }
                 let slot = match self.builder.stack.last_mut() {
-                    Some(Ctx::Joint(j)) => if prop == ScalarProp::Erp { &mut j.erp } else { &mut j.cfm },
-                    Some(Ctx::Env(e)) => if prop == ScalarProp::Erp { &mut e.erp } else { &mut e.cfm },
+                    Some(Ctx::Joint(j)) => {
+                        if prop == ScalarProp::Erp {
+                            &mut j.erp
+                        } else {
+                            &mut j.cfm
+                        }
+                    }
+                    Some(Ctx::Env(e)) => {
+                        if prop == ScalarProp::Erp {
+                            &mut e.erp
+                        } else {
+                            &mut e.cfm
+                        }
+                    }
                     _ => return wrong(self),
                 };
                 *slot = Some(num as f32);
@@ -907,11 +999,18 @@ impl Interp<'_> {
             let Some(ty) = spec.param(&param.name) else {
                 return Err(LangError::new(
                     param.pos.clone(),
-                    ErrorKind::UnknownParameter { param: param.name.clone(), device: spec.name.into(), known: spec.param_names() },
+                    ErrorKind::UnknownParameter {
+                        param: param.name.clone(),
+                        device: spec.name.into(),
+                        known: spec.param_names(),
+                    },
                 ));
             };
             if values.iter().any(|(n, _)| *n == param.name) {
-                return Err(LangError::new(param.pos.clone(), ErrorKind::Duplicate(format!("the parameter '{}' is set twice", param.name))));
+                return Err(LangError::new(
+                    param.pos.clone(),
+                    ErrorKind::Duplicate(format!("the parameter '{}' is set twice", param.name)),
+                ));
             }
             let mismatch = |found: &str| {
                 type_error(&param.pos, format!("'{}' of {} is a {}, not a {found}", param.name, spec.name, ty.name()))
@@ -923,7 +1022,10 @@ impl Interp<'_> {
                         nums.push(self.num(v, &format!("a value of {}", param.name))?);
                     }
                     if nums.len() < 4 || nums.len() % 2 != 0 {
-                        return Err(LangError::new(param.pos.clone(), ErrorKind::Value(format!("{} needs pairs of numbers: (x0,y0, x1,y1, ...)", param.name))));
+                        return Err(LangError::new(
+                            param.pos.clone(),
+                            ErrorKind::Value(format!("{} needs pairs of numbers: (x0,y0, x1,y1, ...)", param.name)),
+                        ));
                     }
                     ParamValue::Nums(nums)
                 }
@@ -932,7 +1034,14 @@ impl Interp<'_> {
                     (ParamType::Num, super::Value::Num(n)) => ParamValue::Num(n),
                     (ParamType::Count, super::Value::Num(n)) => {
                         if !(n >= 1.0 && n == n.trunc()) {
-                            return Err(LangError::new(param.pos.clone(), ErrorKind::Value(format!("'{}' must be a whole number ≥ 1, got {}", param.name, super::expr::format_num(n)))));
+                            return Err(LangError::new(
+                                param.pos.clone(),
+                                ErrorKind::Value(format!(
+                                    "'{}' must be a whole number ≥ 1, got {}",
+                                    param.name,
+                                    super::expr::format_num(n)
+                                )),
+                            ));
                         }
                         ParamValue::Num(n)
                     }
@@ -945,9 +1054,14 @@ impl Interp<'_> {
                 && matches!(param.name.as_str(), "rate" | "range" | "fov" | "cone" | "wheel_radius" | "track")
                 && n <= 0.0
             {
-                return Err(LangError::new(param.pos.clone(), ErrorKind::Value(format!("'{}' must be positive, got {}", param.name, super::expr::format_num(n)))));
+                return Err(LangError::new(
+                    param.pos.clone(),
+                    ErrorKind::Value(format!("'{}' must be positive, got {}", param.name, super::expr::format_num(n))),
+                ));
             }
-            if let (Some(wanted), ParamValue::Str(target)) = (crate::catalogue::reference(spec.name, &param.name), &value) {
+            if let (Some(wanted), ParamValue::Str(target)) =
+                (crate::catalogue::reference(spec.name, &param.name), &value)
+            {
                 self.builder.references.push(Reference {
                     robot: self.builder.robot(),
                     device: spec.name,
@@ -963,7 +1077,10 @@ impl Interp<'_> {
         let kind_word = if spec.class == DeviceClass::Sensor { "sensor" } else { "actuator" };
         if !self.builder.device_names.insert((robot.clone(), name.clone())) {
             let owner = robot.as_ref().map(|r| format!("robot '{r}'")).unwrap_or_else(|| "this lab".into());
-            return Err(LangError::new(pos.clone(), ErrorKind::Duplicate(format!("{owner} already has a sensor or actuator named '{name}'"))));
+            return Err(LangError::new(
+                pos.clone(),
+                ErrorKind::Duplicate(format!("{owner} already has a sensor or actuator named '{name}'")),
+            ));
         }
         let device = PendingDevice { spec, name: name.clone(), robot: robot.clone(), params: values };
         let placement = spec.placement;
@@ -976,7 +1093,10 @@ impl Interp<'_> {
             Some(Ctx::Joint(joint)) if placement == Placement::Joint => {
                 if spec.name == "SimpleMotor" || spec.name == "SimpleServo" {
                     if joint.devices.iter().any(|d| d.spec.class == DeviceClass::Actuator) {
-                        return Err(LangError::new(pos.clone(), ErrorKind::Duplicate("a joint takes one actuator".into())));
+                        return Err(LangError::new(
+                            pos.clone(),
+                            ErrorKind::Duplicate("a joint takes one actuator".into()),
+                        ));
                     }
                     if spec.name == "SimpleMotor" && joint.kind == JointType::Hinge {
                         let num = |key: &str| match device.params.iter().find(|(n, _)| n == key) {
@@ -1000,7 +1120,10 @@ impl Interp<'_> {
                     Placement::Joint => "inside a joint's block: it works on that joint",
                     Placement::Robot | Placement::BodyOrRobot => "inside a robot's body",
                 };
-                return Err(misplaced(pos, &format!("the {kind_word} {} '{}' belongs {place}", spec.name, device.name)));
+                return Err(misplaced(
+                    pos,
+                    &format!("the {kind_word} {} '{}' belongs {place}", spec.name, device.name),
+                ));
             }
         }
         let _ = &self.builder.device_names;
@@ -1013,7 +1136,14 @@ fn article(word: &str) -> &'static str {
     if word.starts_with(['A', 'E', 'I', 'O', 'U', 'a', 'e', 'i', 'o', 'u']) { "an" } else { "a" }
 }
 
-fn part(shape: Shape, local: Pose, material: Material, look: &Look, name: Option<String>, mesh: Option<MeshRef>) -> PartModel {
+fn part(
+    shape: Shape,
+    local: Pose,
+    material: Material,
+    look: &Look,
+    name: Option<String>,
+    mesh: Option<MeshRef>,
+) -> PartModel {
     PartModel {
         shape,
         local,

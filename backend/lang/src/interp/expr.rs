@@ -37,11 +37,7 @@ impl Value {
 /// Numbers as `string(x)` and `print_num` show them: whole numbers without decimals
 /// (`pyr_10`, not `pyr_10.0`), others in the shortest form that reads back exactly.
 pub(crate) fn format_num(n: f64) -> String {
-    if n == n.trunc() && n.abs() < 1e15 {
-        format!("{}", n as i64)
-    } else {
-        format!("{n}")
-    }
+    if n == n.trunc() && n.abs() < 1e15 { format!("{}", n as i64) } else { format!("{n}") }
 }
 
 fn value_error(pos: &Position, message: String) -> LangError {
@@ -49,11 +45,7 @@ fn value_error(pos: &Position, message: String) -> LangError {
 }
 
 fn finite(pos: &Position, n: f64) -> IResult<f64> {
-    if n.is_finite() {
-        Ok(n)
-    } else {
-        Err(value_error(pos, "the result is not a finite number (too large?)".into()))
-    }
+    if n.is_finite() { Ok(n) } else { Err(value_error(pos, "the result is not a finite number (too large?)".into())) }
 }
 
 impl Interp<'_> {
@@ -89,9 +81,7 @@ impl Interp<'_> {
         match self.eval(expr)? {
             Value::Bool(b) => Ok(b),
             Value::Num(n) => Ok(n != 0.0),
-            Value::Str(_) => {
-                Err(type_error(&expr.pos, "a condition must be a boolean or a num, not a string".into()))
-            }
+            Value::Str(_) => Err(type_error(&expr.pos, "a condition must be a boolean or a num, not a string".into())),
         }
     }
 
@@ -150,7 +140,10 @@ impl Interp<'_> {
         }
         let (l, r) = (self.eval(left)?, self.eval(right)?);
         let mismatch = |side: &str, v: &Value, wanted: &str, hint: &str| {
-            type_error(pos, format!("'{}' needs {wanted}, but the {side} side is a {}{hint}", op.symbol(), v.ty().name()))
+            type_error(
+                pos,
+                format!("'{}' needs {wanted}, but the {side} side is a {}{hint}", op.symbol(), v.ty().name()),
+            )
         };
         if op == BinOp::Concat {
             return match (&l, &r) {
@@ -172,10 +165,7 @@ impl Interp<'_> {
         }
         if matches!(op, BinOp::Eq | BinOp::Ne) {
             if l.ty() != r.ty() {
-                return Err(type_error(
-                    pos,
-                    format!("cannot compare a {} with a {}", l.ty().name(), r.ty().name()),
-                ));
+                return Err(type_error(pos, format!("cannot compare a {} with a {}", l.ty().name(), r.ty().name())));
             }
             return Ok(Value::Bool((l == r) == (op == BinOp::Eq)));
         }
@@ -203,7 +193,10 @@ impl Interp<'_> {
             BinOp::Pow => {
                 let result = a.powf(b);
                 if result.is_nan() {
-                    return Err(value_error(pos, format!("{} ^ {} is not a real number", format_num(a), format_num(b))));
+                    return Err(value_error(
+                        pos,
+                        format!("{} ^ {} is not a real number", format_num(a), format_num(b)),
+                    ));
                 }
                 Value::Num(finite(pos, result)?)
             }

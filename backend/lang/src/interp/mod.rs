@@ -338,10 +338,7 @@ impl<'a> Interp<'a> {
             return Err(LangError::new(pos.clone(), ErrorKind::UnknownFunction(name.to_owned())));
         };
         if args.len() != def.params.len() {
-            return Err(type_error(
-                pos,
-                format!("'{name}' takes {} value(s), not {}", def.params.len(), args.len()),
-            ));
+            return Err(type_error(pos, format!("'{name}' takes {} value(s), not {}", def.params.len(), args.len())));
         }
         if self.frames.len() > self.options.budgets.max_call_depth {
             return Err(LangError::new(
@@ -377,13 +374,10 @@ impl<'a> Interp<'a> {
         match (def.returns, returned) {
             (None, None) => Ok(None),
             (None, Some(_)) => Err(type_error(pos, format!("'{name}' is void: it cannot return a value"))),
-            (Some(ty), None) => {
-                Err(type_error(pos, format!("'{name}' ended without returning a {}", ty.name())))
+            (Some(ty), None) => Err(type_error(pos, format!("'{name}' ended without returning a {}", ty.name()))),
+            (Some(ty), Some(value)) if value.ty() != ty => {
+                Err(type_error(pos, format!("'{name}' must return a {}, not a {}", ty.name(), value.ty().name())))
             }
-            (Some(ty), Some(value)) if value.ty() != ty => Err(type_error(
-                pos,
-                format!("'{name}' must return a {}, not a {}", ty.name(), value.ty().name()),
-            )),
             (Some(_), Some(value)) => Ok(Some(value)),
         }
     }

@@ -22,11 +22,7 @@ impl Pose {
     pub fn compose(&self, child: &Pose) -> Pose {
         let moved = rotate(self.rotation, child.position);
         Pose {
-            position: [
-                self.position[0] + moved[0],
-                self.position[1] + moved[1],
-                self.position[2] + moved[2],
-            ],
+            position: [self.position[0] + moved[0], self.position[1] + moved[1], self.position[2] + moved[2]],
             rotation: quat_mul(self.rotation, child.rotation),
         }
     }
