@@ -107,6 +107,8 @@ fn on_opened(client: &Rc<RefCell<Client>>) {
     session.socket.set_value(socket);
     session.connection.set(ConnectionState::Connected);
     session.connection_notice.set(None);
+    // An error from an earlier connection no longer applies.
+    session.error.set(None);
 }
 
 fn on_closed(client: &Rc<RefCell<Client>>, code: u16) {
