@@ -1,10 +1,16 @@
-//! The lab clock the toolbar shows: step and sim time from whichever of State or Frame arrived last, and how to print them.
+//! The lab clock the toolbar shows: step and sim time from the newest State or Frame, and how to print them.
+//!
+//! Frames and State messages travel separate paths on the server, so a frame may arrive
+//! just after the State that followed it (a pause): "newest" is the highest step of the
+//! scene epoch, and a new epoch (a reset) starts over.
 
 use vlab_protocol::{Frame, LabState, Rate};
 
 /// Step and simulation time at the newest message.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Clock {
+    /// The scene epoch the step counts in.
+    pub epoch: u32,
     /// Physics steps since the last reset.
     pub step: u64,
     /// Simulation seconds since the last reset.
@@ -14,12 +20,23 @@ pub struct Clock {
 impl Clock {
     /// The clock a State message announces.
     pub fn from_state(state: &LabState) -> Clock {
-        Clock { step: state.step, time_secs: state.time }
+        Clock { epoch: state.epoch, step: state.step, time_secs: state.time }
     }
 
     /// The clock a Frame carries.
     pub fn from_frame(frame: &Frame) -> Clock {
-        Clock { step: frame.step, time_secs: frame.time }
+        Clock { epoch: frame.epoch, step: frame.step, time_secs: frame.time }
+    }
+
+    /// Takes `next` if it is newer: another epoch, or the same epoch at a step at least
+    /// as far. Returns whether it did.
+    pub fn advance(&mut self, next: Clock) -> bool {
+        if next.epoch != self.epoch || next.step >= self.step {
+            *self = next;
+            true
+        } else {
+            false
+        }
     }
 
     /// `12.345 s`: millisecond resolution, enough to see a single 1/240 s step.
@@ -68,7 +85,7 @@ mod tests {
 
     #[test]
     fn time_is_shown_to_the_millisecond_and_exposed_plainly() {
-        let clock = Clock { step: 2963, time_secs: 12.345_678 };
+        let clock = Clock { epoch: 0, step: 2963, time_secs: 12.345_678 };
         assert_eq!(clock.time_text(), "12.346 s");
         assert_eq!(clock.time_attr(), "12.345678");
         assert_eq!(Clock::default().time_attr(), "0");
@@ -76,11 +93,22 @@ mod tests {
 
     #[test]
     fn steps_are_grouped_by_thousands() {
-        let text = |step| Clock { step, time_secs: 0.0 }.step_text();
+        let text = |step| Clock { epoch: 0, step, time_secs: 0.0 }.step_text();
         assert_eq!(text(0), "step 0");
         assert_eq!(text(999), "step 999");
         assert_eq!(text(1234), "step 1\u{202f}234");
         assert_eq!(text(1_234_567), "step 1\u{202f}234\u{202f}567");
+    }
+
+    #[test]
+    fn a_late_frame_does_not_wind_the_clock_back_but_a_reset_does() {
+        let at = |epoch, step| Clock { epoch, step, time_secs: step as f64 / 240.0 };
+        let mut clock = at(1, 100);
+        assert!(!clock.advance(at(1, 96)), "a frame sent before the pause's State");
+        assert_eq!(clock, at(1, 100));
+        assert!(clock.advance(at(1, 100)));
+        assert!(clock.advance(at(2, 0)), "reset: a new epoch starts at step 0");
+        assert_eq!(clock, at(2, 0));
     }
 
     #[test]

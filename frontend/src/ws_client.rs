@@ -29,6 +29,7 @@ pub fn start(session: LabSession, secure: bool) {
         handlers: None,
         opened_at_ms: None,
         gave_up: false,
+        clock_fresh: true,
     }));
     connect(&client);
 }
@@ -43,6 +44,9 @@ struct Client {
     opened_at_ms: Option<f64>,
     /// Retrying cannot help (protocol mismatch, no such lab).
     gave_up: bool,
+    /// A snapshot just arrived: the next clock reading is taken whatever its step (a
+    /// restarted server counts from 0 again in the same epoch).
+    clock_fresh: bool,
 }
 
 /// The JS callbacks of one socket, kept alive as long as it may call them.
@@ -162,16 +166,30 @@ fn on_message(client: &Rc<RefCell<Client>>, event: MessageEvent) {
     } else if let Ok(buffer) = data.dyn_into::<js_sys::ArrayBuffer>() {
         let bytes = js_sys::Uint8Array::new(&buffer).to_vec();
         match Frame::decode(&bytes) {
-            Ok(frame) => on_frame(client.borrow().session, &frame),
+            Ok(frame) => on_frame(client, &frame),
             Err(error) => leptos::logging::warn!("ignoring a frame: {error}"),
         }
     }
 }
 
-fn on_frame(session: LabSession, frame: &Frame) {
+fn on_frame(client: &Rc<RefCell<Client>>, frame: &Frame) {
+    let session = client.borrow().session;
     let outcome = session.world.try_update_value(|world| world.apply_frame(frame));
     if outcome == Some(FrameOutcome::Applied) {
-        session.clock.set(Clock::from_frame(frame));
+        set_clock(client, Clock::from_frame(frame));
+    }
+}
+
+/// Moves the toolbar's clock to `reading` if it is the newest (see [`Clock::advance`]).
+fn set_clock(client: &Rc<RefCell<Client>>, reading: Clock) {
+    let mut this = client.borrow_mut();
+    let fresh = std::mem::take(&mut this.clock_fresh);
+    let session = this.session;
+    drop(this);
+    if fresh {
+        session.clock.set(reading);
+    } else {
+        session.clock.maybe_update(|clock| clock.advance(reading));
     }
 }
 
@@ -190,9 +208,10 @@ fn on_server_message(client: &Rc<RefCell<Client>>, message: ServerMsg) {
             let bodies = snapshot.bodies.len();
             session.world.update_value(|world| world.apply_snapshot(snapshot));
             session.body_count.set(bodies);
+            client.borrow_mut().clock_fresh = true;
         }
         ServerMsg::State(state) => {
-            session.clock.set(Clock::from_state(&state));
+            set_clock(client, Clock::from_state(&state));
             session.lab_state.set(Some(state));
         }
         ServerMsg::Error(error) => {

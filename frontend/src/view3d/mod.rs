@@ -1,8 +1,9 @@
 //! The 3D view: draws the lab's world with three-d into the page's WebGL2 canvas, once per animation frame.
 //!
 //! [`gl`] gets a three-d context from the canvas leptos created, [`renderer`] turns the
-//! world into lit meshes and draws them, [`render_loop`] drives it with
-//! `requestAnimationFrame` and keeps the canvas sized to its box.
+//! world into lit meshes and draws them (lit by [`environment`]'s ambient light and a
+//! sun), [`render_loop`] drives it with `requestAnimationFrame`, keeps the canvas sized
+//! to its box and adapts the quality to the machine.
 
 mod environment;
 mod gl;
