@@ -8,7 +8,9 @@
 
 use rapier3d::prelude::*;
 
-use crate::scene::{self, JointKind, Motion, SceneError, SceneModel, Shape};
+mod joints;
+
+use crate::scene::{self, Motion, SceneError, SceneModel, Shape};
 
 /// Index of a body in the scene model, and in every list derived from it.
 pub type BodyIndex = usize;
@@ -29,58 +31,56 @@ impl World {
     /// validation builds nothing.
     pub fn build(model: &SceneModel) -> Result<World, SceneError> {
         model.validate()?;
+        let mut world = World::empty(model.gravity_y, model.dt_secs);
+        world.insert(model)?;
+        Ok(world)
+    }
+
+    /// A world with nothing in it.
+    pub fn empty(gravity_y: f32, dt_secs: f64) -> World {
         let mut physics = PhysicsWorld::new();
-        physics.gravity = Vector::new(0.0, model.gravity_y, 0.0);
-        physics.integration_parameters.dt = model.dt_secs as Real;
-        let mut bodies = Vec::with_capacity(model.bodies.len());
-        let mut fixed = Vec::with_capacity(model.bodies.len());
-        for body in &model.bodies {
+        physics.gravity = Vector::new(0.0, gravity_y, 0.0);
+        physics.integration_parameters.dt = dt_secs as Real;
+        World { physics, bodies: Vec::new(), fixed: Vec::new(), joints: Vec::new() }
+    }
+
+    /// Adds everything of `addition` (a model whose indices count from 0) after the
+    /// bodies and joints already here, atomically: every joint is prepared before
+    /// anything is inserted, so an addition that cannot be simulated changes nothing.
+    /// The caller has validated `addition` against the lab (unique names).
+    pub fn insert(&mut self, addition: &SceneModel) -> Result<(), SceneError> {
+        let prepared: Vec<GenericJoint> = addition
+            .joints
+            .iter()
+            .map(|joint| {
+                let pose1 = to_pose(&addition.bodies[joint.body1].pose);
+                let pose2 = to_pose(&addition.bodies[joint.body2].pose);
+                joints::joint_of(joint, &pose1, &pose2)
+            })
+            .collect::<Result<_, _>>()?;
+        let first_body = self.bodies.len();
+        for body in &addition.bodies {
             let builder = match body.motion {
                 Motion::Dynamic => RigidBodyBuilder::dynamic(),
                 Motion::Fixed => RigidBodyBuilder::fixed(),
             };
-            let handle = physics.insert_body(builder.pose(to_pose(&body.pose)));
+            let handle = self.physics.insert_body(builder.pose(to_pose(&body.pose)));
             for part in &body.parts {
-                let collider = collider_of(part);
-                physics.insert_collider(collider, Some(handle));
+                self.physics.insert_collider(collider_of(part), Some(handle));
             }
-            bodies.push(handle);
-            fixed.push(body.motion == Motion::Fixed);
+            self.bodies.push(handle);
+            self.fixed.push(body.motion == Motion::Fixed);
         }
-        let mut joints = Vec::with_capacity(model.joints.len());
-        for joint in &model.joints {
-            let (b1, b2) = (bodies[joint.body1], bodies[joint.body2]);
-            let pose1 = *physics.bodies[b1].position();
-            let pose2 = *physics.bodies[b2].position();
-            let generic = match &joint.kind {
-                JointKind::Hinge { anchor, axis, motor } => {
-                    let anchor = Vector::from_array(*anchor);
-                    let axis = Vector::from_array(*axis).normalize_or(Vector::X);
-                    let mut builder = GenericJointBuilder::new(JointAxesMask::LOCKED_REVOLUTE_AXES)
-                        .local_anchor1(pose1.inverse_transform_point(anchor))
-                        .local_anchor2(pose2.inverse_transform_point(anchor))
-                        .local_axis1(pose1.rotation.inverse() * axis)
-                        .local_axis2(pose2.rotation.inverse() * axis);
-                    if let Some(motor) = motor {
-                        builder = builder
-                            .motor_velocity(JointAxis::AngX, motor.target_velocity, MOTOR_VELOCITY_GAIN)
-                            .motor_max_force(JointAxis::AngX, motor.max_force);
-                    }
-                    builder.build()
-                }
-                // The scene language models every joint of the spec; their physics
-                // mapping is a later step. Refuse clearly rather than build a world that
-                // silently lacks a joint.
-                other => {
-                    return Err(SceneError::Unsupported {
-                        name: joint.name.clone(),
-                        what: format!("the joint type {}", other.language_name()),
-                    });
-                }
-            };
-            joints.push(physics.insert_impulse_joint(b1, b2, generic));
+        for (joint, generic) in addition.joints.iter().zip(prepared) {
+            let (b1, b2) = (self.bodies[first_body + joint.body1], self.bodies[first_body + joint.body2]);
+            self.joints.push(self.physics.insert_impulse_joint(b1, b2, generic));
         }
-        Ok(World { physics, bodies, fixed, joints })
+        Ok(())
+    }
+
+    /// Changes gravity along Y (an environment inserted into an empty lab sets it).
+    pub fn set_gravity_y(&mut self, gravity_y: f32) {
+        self.physics.gravity = Vector::new(0.0, gravity_y, 0.0);
     }
 
     /// Advances the world by one fixed step.
@@ -117,16 +117,10 @@ impl World {
     /// bodies it connects.
     pub fn set_motor_velocity(&mut self, joint: usize, target_velocity: f32) {
         if let Some(joint) = self.physics.impulse_joints.get_mut(self.joints[joint], true) {
-            joint.data.set_motor_velocity(JointAxis::AngX, target_velocity, MOTOR_VELOCITY_GAIN);
+            joint.data.set_motor_velocity(JointAxis::AngX, target_velocity, joints::MOTOR_VELOCITY_GAIN);
         }
     }
 }
-
-/// Damping gain of velocity motors. In rapier's acceleration-based motor model the
-/// constraint's softness is `1 / (dt · gain)`: at 1 a motor barely turns a loaded wheel;
-/// at 1000 (measured on the demo carts) it reaches its target within about half a
-/// second, limited by `max_force`, like a DC motor with a speed controller.
-const MOTOR_VELOCITY_GAIN: Real = 1000.0;
 
 fn collider_of(part: &scene::PartModel) -> ColliderBuilder {
     // Rapier's cylinders and capsules run along Y; ours along local Z: turn them
@@ -149,7 +143,7 @@ fn collider_of(part: &scene::PartModel) -> ColliderBuilder {
         .restitution(part.restitution)
 }
 
-fn to_pose(pose: &scene::Pose) -> Pose {
+pub(crate) fn to_pose(pose: &scene::Pose) -> Pose {
     let [x, y, z, w] = pose.rotation;
     Pose::from_parts(Vector::from_array(pose.position), Rotation::from_xyzw(x, y, z, w).normalize())
 }
