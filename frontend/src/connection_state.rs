@@ -51,8 +51,7 @@ pub fn unreachable_notice(host: &str, retry_in_ms: u32) -> String {
 }
 
 /// Banner text after a protocol mismatch (close code 4001).
-pub const INCOMPATIBLE_NOTICE: &str =
-    "This page is out of date with the server (protocol mismatch): reload the page";
+pub const INCOMPATIBLE_NOTICE: &str = "This page is out of date with the server (protocol mismatch): reload the page";
 
 /// Banner text when the lab does not exist (close code 4004).
 pub fn not_found_notice(lab: &str) -> String {

@@ -24,11 +24,7 @@ pub fn rotate(q: [f32; 4], v: [f32; 3]) -> [f32; 3] {
     let w = q[3];
     let uv = cross(u, v);
     let uuv = cross(u, uv);
-    [
-        v[0] + 2.0 * (w * uv[0] + uuv[0]),
-        v[1] + 2.0 * (w * uv[1] + uuv[1]),
-        v[2] + 2.0 * (w * uv[2] + uuv[2]),
-    ]
+    [v[0] + 2.0 * (w * uv[0] + uuv[0]), v[1] + 2.0 * (w * uv[1] + uuv[1]), v[2] + 2.0 * (w * uv[2] + uuv[2])]
 }
 
 /// `parent_from_child` composed with `child_from_part`: the part's pose in the parent's frame.

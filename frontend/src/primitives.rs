@@ -66,10 +66,8 @@ pub struct MeshData {
 /// Caps have their own vertices so their normals stay flat.
 pub fn unit_cylinder(segments: u32) -> MeshData {
     let n = segments.max(3);
-    let ring: Vec<(f32, f32)> = (0..n)
-        .map(|j| (std::f32::consts::TAU * j as f32 / n as f32).sin_cos())
-        .map(|(sin, cos)| (cos, sin))
-        .collect();
+    let ring: Vec<(f32, f32)> =
+        (0..n).map(|j| (std::f32::consts::TAU * j as f32 / n as f32).sin_cos()).map(|(sin, cos)| (cos, sin)).collect();
     let mut mesh = MeshData::default();
 
     // Side: bottom vertex 2j, top vertex 2j + 1.

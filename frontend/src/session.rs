@@ -85,7 +85,6 @@ impl LabSession {
     /// Sends a message if the socket is open; `false` if it could not be sent.
     pub fn send(&self, message: &ClientMsg) -> bool {
         let Ok(json) = serde_json::to_string(message) else { return false };
-        self.socket
-            .with_value(|socket| socket.as_ref().is_some_and(|socket| socket.send_with_str(&json).is_ok()))
+        self.socket.with_value(|socket| socket.as_ref().is_some_and(|socket| socket.send_with_str(&json).is_ok()))
     }
 }

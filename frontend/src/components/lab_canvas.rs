@@ -63,7 +63,12 @@ pub fn LabCanvas() -> impl IntoView {
         if let Some(canvas) = canvas_ref.get_untracked() {
             let _ = canvas.set_pointer_capture(event.pointer_id());
         }
-        drag.set_value(Some(Drag { pointer_id: event.pointer_id(), mode, last_x: event.client_x(), last_y: event.client_y() }));
+        drag.set_value(Some(Drag {
+            pointer_id: event.pointer_id(),
+            mode,
+            last_x: event.client_x(),
+            last_y: event.client_y(),
+        }));
     };
     let on_pointer_move = move |event: PointerEvent| {
         let Some(mut current) = drag.get_value() else { return };

@@ -21,9 +21,7 @@ pub struct GlContext {
 /// readable (e2e tests read pixels back; screenshots see what was drawn).
 pub fn three_d_context(canvas: &HtmlCanvasElement) -> Result<GlContext, String> {
     let options = js_sys::Object::new();
-    for (key, value) in
-        [("antialias", true), ("depth", true), ("alpha", false), ("preserveDrawingBuffer", true)]
-    {
+    for (key, value) in [("antialias", true), ("depth", true), ("alpha", false), ("preserveDrawingBuffer", true)] {
         js_sys::Reflect::set(&options, &JsValue::from_str(key), &JsValue::from_bool(value))
             .map_err(|e| format!("{e:?}"))?;
     }

@@ -1,8 +1,8 @@
 //! Turns the world into lit three-d meshes and draws them from the orbit camera's eye.
 
 use three_d::{
-    AmbientLight, Camera, ClearState, Context, CpuMaterial, CpuMesh, DirectionalLight, Gm, Indices, Light, Mat4,
-    Mesh, PhysicalMaterial, Positions, Quat, RenderTarget, Srgba, Vec3, Viewport, radians, vec3,
+    AmbientLight, Camera, ClearState, Context, CpuMaterial, CpuMesh, DirectionalLight, Gm, Indices, Light, Mat4, Mesh,
+    PhysicalMaterial, Positions, Quat, RenderTarget, Srgba, Vec3, Viewport, radians, vec3,
 };
 use vlab_protocol::Pose;
 
