@@ -39,6 +39,12 @@ struct ServeArgs {
     /// Folder of the built browser app (`cargo xtask web` writes it).
     #[arg(long, env = "VLAB_WEB_DIR", default_value = concat!(env!("CARGO_MANIFEST_DIR"), "/../dist"))]
     web_dir: PathBuf,
+    /// The scene library: includes of uploaded scenes are also looked for here.
+    #[arg(long, env = "VLAB_SCENES_DIR", default_value = concat!(env!("CARGO_MANIFEST_DIR"), "/../scenes"))]
+    scenes_dir: PathBuf,
+    /// Meshes and textures that scenes refer to.
+    #[arg(long, env = "VLAB_ASSETS_DIR", default_value = concat!(env!("CARGO_MANIFEST_DIR"), "/../assets"))]
+    assets_dir: PathBuf,
     /// Instructor token of the demo lab. Without it, the token stored in the database
     /// is reused, or a new one is generated and printed.
     #[arg(long, env = "VLAB_INSTRUCTOR_TOKEN", hide_env_values = true)]
@@ -71,11 +77,12 @@ async fn serve(args: ServeArgs) -> anyhow::Result<()> {
         scene: demo_scene(demo.seed),
         instructor_token: demo.instructor_token.clone(),
         start_running: !args.paused,
+        seed: demo.seed,
     })?);
     if !args.web_dir.join("index.html").exists() {
         tracing::warn!(web_dir = %args.web_dir.display(), "the browser app is not built: run `cargo xtask web`");
     }
-    let state = Arc::new(AppState { labs, web_dir: args.web_dir });
+    let state = Arc::new(AppState { labs, web_dir: args.web_dir, scenes_dir: args.scenes_dir, assets_dir: args.assets_dir });
     let listener = tokio::net::TcpListener::bind(args.addr).await.with_context(|| format!("cannot listen on {}", args.addr))?;
     let addr = listener.local_addr()?;
     tracing::info!(%addr, "VLab is serving");

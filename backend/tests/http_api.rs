@@ -17,7 +17,7 @@ async fn health_and_lab_listing_answer() {
     let (status, labs) = server.get_json("/api/labs").await;
     assert_eq!(status, 200);
     let ids: Vec<&str> = labs.as_array().unwrap().iter().map(|l| l["id"].as_str().unwrap()).collect();
-    assert_eq!(ids, ["demo", "other"]);
+    assert_eq!(ids, ["demo", "empty", "other"]);
 
     let demo = server.lab_state("demo").await;
     assert_eq!(demo["name"], "Lab demo");

@@ -24,7 +24,9 @@ mod scene;
 pub use control::{ControlAction, LabMode, LabState, Rate, RateError, Role};
 pub use frame::{BodyPose, Frame, FrameDecodeError};
 pub use limits::*;
-pub use messages::{ClientMsg, ErrorBody, ErrorCode, LabSummary, ServerMsg};
+pub use messages::{
+    ClientMsg, ErrorBody, ErrorCode, InsertedCounts, LabSummary, SceneUploadReply, ServerMsg, SourceMessage,
+};
 pub use scene::{BodyId, BodyView, Material, PartView, Pose, SceneSnapshot, Shape};
 
 /// The version of this protocol. Bumped on any incompatible change of a message or

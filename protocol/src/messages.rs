@@ -96,6 +96,46 @@ impl ErrorBody {
     }
 }
 
+/// A message about a place in a scene file: an error or a warning.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SourceMessage {
+    /// The file, as the upload or the scene library names it.
+    pub file: String,
+    /// 1-based line.
+    pub line: u32,
+    /// 1-based column.
+    pub col: u32,
+    /// What is wrong, for a student.
+    pub message: String,
+}
+
+/// What an insertion added to a lab.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct InsertedCounts {
+    /// Rigid bodies.
+    pub bodies: usize,
+    /// Joints.
+    pub joints: usize,
+    /// Robots.
+    pub robots: usize,
+}
+
+/// The answer to a scene upload (`POST /api/labs/{lab}/scene`). When `ok` is false,
+/// `errors` says why and nothing was inserted.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SceneUploadReply {
+    /// Whether the scene was inserted.
+    pub ok: bool,
+    /// What was inserted (all zero when not ok).
+    pub inserted: InsertedCounts,
+    /// The scene's `print_*` output.
+    pub log: Vec<String>,
+    /// Problems that did not stop the scene.
+    pub warnings: Vec<SourceMessage>,
+    /// Problems that did: positioned in the file.
+    pub errors: Vec<SourceMessage>,
+}
+
 /// A lab as listed by `GET /api/labs` and `GET /api/labs/{lab}`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct LabSummary {
@@ -202,6 +242,20 @@ mod tests {
         assert_eq!(value["mode"], "running");
         assert_eq!(value["rate"], 1.0);
         assert_eq!(serde_json::from_value::<LabSummary>(value).unwrap(), summary);
+    }
+
+    #[test]
+    fn scene_upload_replies_round_trip() {
+        let reply = SceneUploadReply {
+            ok: false,
+            inserted: InsertedCounts::default(),
+            log: vec!["n = 3".into()],
+            warnings: vec![],
+            errors: vec![SourceMessage { file: "a.vlab".into(), line: 3, col: 7, message: "expected ';'".into() }],
+        };
+        let json = serde_json::to_value(&reply).unwrap();
+        assert_eq!(json["errors"][0]["line"], 3);
+        assert_eq!(serde_json::from_value::<SceneUploadReply>(json).unwrap(), reply);
     }
 
     #[test]

@@ -18,7 +18,7 @@ use std::sync::{Arc, Mutex, RwLock};
 use tokio::sync::{oneshot, watch};
 use vlab_protocol::{ControlAction, LabMode, LabState, LabSummary, Rate, Role};
 
-use crate::scene::{Pose, SceneError, SceneModel};
+use crate::scene::{Inserted, Pose, SceneError, SceneModel};
 use crate::sim::World;
 
 pub use hub::Subscription;
@@ -32,6 +32,13 @@ pub enum LabCommand {
         action: ControlAction,
         /// Where to send the resulting state.
         reply: oneshot::Sender<LabState>,
+    },
+    /// Insert more elements between two steps, all or nothing.
+    Insert {
+        /// The elements, indices counting from 0 (as the scene interpreter made them).
+        addition: SceneModel,
+        /// What was inserted, or why nothing was.
+        reply: oneshot::Sender<Result<Inserted, SceneError>>,
     },
     /// Report the true pose of every body (not the frame view, which skips changes
     /// too small to draw).
@@ -90,12 +97,15 @@ pub struct LabConfig {
     pub instructor_token: String,
     /// Whether time runs as soon as it opens.
     pub start_running: bool,
+    /// Seed of the lab's random generator (scene `random`, later sensor noise).
+    pub seed: u64,
 }
 
 /// The rest of the server's view of one running lab.
 pub struct LabHandle {
     id: String,
     name: String,
+    seed: u64,
     instructor_token: String,
     commands: Mutex<mpsc::Sender<LabCommand>>,
     status: watch::Receiver<LabStatus>,
@@ -107,7 +117,7 @@ impl LabHandle {
     /// Builds the lab's world and starts its thread. A scene that does not build
     /// starts nothing.
     pub fn open(config: LabConfig) -> Result<Arc<LabHandle>, LabError> {
-        let LabConfig { id, name, scene, instructor_token, start_running } = config;
+        let LabConfig { id, name, scene, instructor_token, start_running, seed } = config;
         let world = World::build(&scene).map_err(|source| LabError::Scene { lab: id.clone(), source })?;
         let snapshot = wire::snapshot(&scene, &world, 0);
         let (_, keyframe) = frames::FrameBuilder::start(&world, 0);
@@ -128,6 +138,7 @@ impl LabHandle {
         Ok(Arc::new(LabHandle {
             id,
             name,
+            seed,
             instructor_token,
             commands: Mutex::new(command_tx),
             status: status_rx,
@@ -165,6 +176,23 @@ impl LabHandle {
             .lock()
             .expect("command lock")
             .send(LabCommand::Control { action, reply })
+            .map_err(|_| LabError::Unavailable(self.id.clone()))?;
+        answer.await.map_err(|_| LabError::Unavailable(self.id.clone()))
+    }
+
+    /// The seed of the lab's random generator.
+    pub fn seed(&self) -> u64 {
+        self.seed
+    }
+
+    /// Inserts `addition` into the running lab between two steps; everybody watching
+    /// receives the new scene. All or nothing: on error the lab is unchanged.
+    pub async fn insert(&self, addition: SceneModel) -> Result<Result<Inserted, SceneError>, LabError> {
+        let (reply, answer) = oneshot::channel();
+        self.commands
+            .lock()
+            .expect("command lock")
+            .send(LabCommand::Insert { addition, reply })
             .map_err(|_| LabError::Unavailable(self.id.clone()))?;
         answer.await.map_err(|_| LabError::Unavailable(self.id.clone()))
     }
@@ -270,6 +298,7 @@ mod tests {
             scene: demo_scene(1),
             instructor_token: "secret".into(),
             start_running,
+            seed: 1,
         })
         .unwrap()
     }
@@ -325,6 +354,29 @@ mod tests {
         assert_eq!(first, second);
     }
 
+    #[tokio::test]
+    async fn an_insertion_adds_bodies_between_steps_and_a_failed_one_adds_nothing() {
+        let lab = open(false);
+        lab.control(ControlAction::Step { steps: 20 }).await.unwrap();
+        let before = lab.summary();
+        let mut addition = SceneModel::empty();
+        addition.bodies.push(demo_scene(1).bodies[5].clone());
+        addition.bodies[0].name = "newcomer".into();
+        let inserted = lab.insert(addition.clone()).await.unwrap().unwrap();
+        assert_eq!(inserted.bodies, 1);
+        let after = lab.summary();
+        assert_eq!(after.bodies, before.bodies + 1);
+        assert_eq!(after.state.step, 20, "inserting does not step");
+        assert_eq!(after.state.epoch, before.state.epoch + 1);
+        // The same name again: refused, nothing changes.
+        let refused = lab.insert(addition).await.unwrap();
+        assert_eq!(refused, Err(SceneError::NameTaken("newcomer".into())));
+        assert_eq!(lab.summary().bodies, after.bodies);
+        // A reset keeps what was inserted, back at its initial pose.
+        lab.control(ControlAction::Reset).await.unwrap();
+        assert_eq!(lab.summary().bodies, after.bodies);
+    }
+
     #[test]
     fn tokens_map_to_roles() {
         let lab = open(false);
@@ -344,6 +396,7 @@ mod tests {
             scene,
             instructor_token: "x".into(),
             start_running: true,
+            seed: 1,
         });
         assert!(matches!(result, Err(LabError::Scene { .. })));
     }

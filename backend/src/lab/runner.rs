@@ -15,7 +15,7 @@ use super::frames::FrameBuilder;
 use super::hub::Hub;
 use super::pacer::Pacer;
 use super::{LabCommand, LabStatus, wire};
-use crate::scene::SceneModel;
+use crate::scene::{Inserted, SceneError, SceneModel};
 use crate::sim::World;
 
 /// Frames go out at most this often (wall clock), whatever the step rate.
@@ -114,6 +114,9 @@ impl Runner {
     fn handle(&mut self, command: LabCommand) {
         match command {
             LabCommand::Control { action, reply } => self.control(action, reply),
+            LabCommand::Insert { addition, reply } => {
+                let _ = reply.send(self.insert(&addition));
+            }
             LabCommand::Poses { reply } => {
                 let _ = reply.send((0..self.world.body_count()).map(|i| self.world.pose(i)).collect());
             }
@@ -153,18 +156,45 @@ impl Runner {
         }
     }
 
+    /// Adds `addition` to the model and the world, all or nothing, and sends everybody
+    /// the new scene with the current poses.
+    fn insert(&mut self, addition: &SceneModel) -> Result<Inserted, SceneError> {
+        let mut model = self.model.clone();
+        let inserted = model.merge(addition)?;
+        self.world.insert(addition)?;
+        if addition.environment.is_some() {
+            self.world.set_gravity_y(model.gravity_y);
+        }
+        self.model = model;
+        self.publish_scene();
+        self.publish_state();
+        Ok(inserted)
+    }
+
+    /// A new epoch: the snapshot and keyframe of the world as it is now.
+    fn publish_scene(&mut self) {
+        self.epoch += 1;
+        let (frames, mut keyframe) = FrameBuilder::start(&self.world, self.epoch);
+        keyframe.step = self.step;
+        keyframe.time = self.time();
+        self.frames = frames;
+        self.last_frame_step = self.step;
+        let snapshot = wire::snapshot(&self.model, &self.world, self.epoch);
+        self.hub.publish_scene(wire::snapshot_json(&snapshot), keyframe);
+        let (bodies, robots) = (self.world.body_count(), self.model.robots.iter().map(|r| r.name.clone()).collect());
+        self.status.send_modify(|status| {
+            status.bodies = bodies;
+            status.robots = robots;
+        });
+    }
+
     fn reset(&mut self) {
         // The model was validated when the lab was created; building it again cannot
         // fail unless the machine is out of memory.
         self.world = World::build(&self.model).expect("a validated scene builds");
         self.step = 0;
-        self.epoch += 1;
         self.mode = LabMode::Paused;
-        let (frames, keyframe) = FrameBuilder::start(&self.world, self.epoch);
-        self.frames = frames;
-        self.last_frame_step = 0;
-        let snapshot = wire::snapshot(&self.model, &self.world, self.epoch);
-        self.hub.publish_scene(wire::snapshot_json(&snapshot), keyframe);
+        self.publish_scene();
     }
 
     /// Steps as the mode asks, for at most one batch, then publishes.

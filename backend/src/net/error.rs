@@ -25,6 +25,9 @@ pub enum AppError {
     /// 422: readable, but an argument is out of range.
     #[error("{0}")]
     InvalidArgument(String),
+    /// 500: a fault of the server's own.
+    #[error("{0}")]
+    Internal(String),
     /// 503: the lab's simulation stopped.
     #[error(transparent)]
     Lab(#[from] LabError),
@@ -39,6 +42,7 @@ impl AppError {
             AppError::Forbidden(_) => (StatusCode::FORBIDDEN, ErrorCode::Forbidden),
             AppError::BadRequest(_) => (StatusCode::BAD_REQUEST, ErrorCode::BadRequest),
             AppError::InvalidArgument(_) => (StatusCode::UNPROCESSABLE_ENTITY, ErrorCode::InvalidArgument),
+            AppError::Internal(_) => (StatusCode::INTERNAL_SERVER_ERROR, ErrorCode::Internal),
             AppError::Lab(_) => (StatusCode::SERVICE_UNAVAILABLE, ErrorCode::LabUnavailable),
         };
         (status, ErrorBody::new(code, self.to_string()))

@@ -7,12 +7,14 @@
 mod auth;
 mod error;
 mod http;
+mod scene_upload;
 mod ws;
 
 use std::path::PathBuf;
 use std::sync::Arc;
 
 use axum::Router;
+use axum::extract::DefaultBodyLimit;
 use axum::routing::{get, post};
 use axum::serve::ListenerExt;
 use tokio::net::{TcpListener, TcpStream};
@@ -29,6 +31,23 @@ pub struct AppState {
     pub labs: Labs,
     /// Folder of the built browser app (index.html, JS, wasm).
     pub web_dir: PathBuf,
+    /// The scene library: where uploaded scenes' includes are also looked for.
+    pub scenes_dir: PathBuf,
+    /// Meshes and textures scenes may refer to.
+    pub assets_dir: PathBuf,
+}
+
+impl AppState {
+    /// State for `labs`, with the given browser app folder and the workspace's own
+    /// `scenes/` and `assets/` folders.
+    pub fn new(labs: Labs, web_dir: PathBuf) -> AppState {
+        AppState {
+            labs,
+            web_dir,
+            scenes_dir: scene_upload::default_dir("scenes"),
+            assets_dir: scene_upload::default_dir("assets"),
+        }
+    }
 }
 
 /// The whole HTTP surface: `/api/...`, `/ws/labs/{lab}` and the browser app.
@@ -40,6 +59,10 @@ pub fn app(state: Arc<AppState>) -> Router {
         .route("/labs", get(http::list_labs))
         .route("/labs/{lab}", get(http::get_lab))
         .route("/labs/{lab}/control", post(http::control))
+        .route(
+            "/labs/{lab}/scene",
+            post(scene_upload::upload_scene).layer(DefaultBodyLimit::max(scene_upload::MAX_SCENE_UPLOAD_BYTES)),
+        )
         .fallback(http::api_not_found);
     Router::new()
         .nest("/api", api)

@@ -7,6 +7,7 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
 use super::{
+    EnvironmentKind, EnvironmentModel,
     BodyModel, JointKind, JointModel, MotorModel, Motion, Palette, PartModel, Pose, RobotModel, SceneModel, Shape,
 };
 
@@ -49,6 +50,20 @@ fn fixed_box(name: &str, center: [f32; 3], half_extents: [f32; 3], material: sup
 }
 
 fn add_room(scene: &mut SceneModel, palette: &Palette) {
+    // Declared like a `wallrect` of the scene language (an outdoor fence, no ceiling),
+    // so the lab has an environment and uploads cannot add a second one.
+    scene.environment = Some(EnvironmentModel {
+        kind: EnvironmentKind::WallRect,
+        width: ROOM_SIZE,
+        length: ROOM_SIZE,
+        height: WALL_HEIGHT,
+        sky: palette.get("Grey"),
+        ground: palette.get("Tiles"),
+        walls: palette.get("Pattern"),
+        ceiling: palette.get("Grey"),
+        erp: None,
+        cfm: None,
+    });
     let half = ROOM_SIZE / 2.0;
     let h = WALL_HEIGHT / 2.0;
     let t = WALL_THICKNESS / 2.0;

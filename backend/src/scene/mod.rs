@@ -8,11 +8,13 @@ mod demo;
 
 pub use demo::demo_scene;
 pub use vlab_scene::model::{
-    BodyModel, DEFAULT_DT_SECS, DeviceModel, EnvironmentKind, EnvironmentModel, GroupModel, JointKind, JointModel,
+    BodyModel, DEFAULT_DT_SECS, DeviceModel, Inserted, EnvironmentKind, EnvironmentModel, GroupModel, JointKind, JointModel,
     Material, MeshRef, MotorModel, Motion, Mount, Palette, ParamValue, PartModel, Pose, ProgramRef, ProjectFile,
     RobotModel, SceneError, SceneModel, Shape,
 };
-pub use vlab_scene::{Budgets, Interpretation, LangError, MapLoader, Options, SourceLoader, Warning, interpret};
+pub use vlab_scene::{
+    Budgets, DirLoader, Interpretation, LangError, LoadError, MapLoader, Options, SourceLoader, Warning, interpret,
+};
 
 #[cfg(test)]
 mod tests {

@@ -30,15 +30,16 @@ pub struct TestServer {
 }
 
 impl TestServer {
-    /// Serves the demo lab (`demo`), running or paused, plus a second lab `other`.
+    /// Serves the demo lab (`demo`), running or paused, plus labs `other` and `empty`.
     pub async fn start(running: bool) -> TestServer {
         TestServer::start_with(demo_scene(1), running).await
     }
 
-    /// Serves `scene` as lab `demo`, plus the demo scene as lab `other`.
+    /// Serves `scene` as lab `demo`, plus the demo scene as lab `other` and a lab
+    /// `empty` created without a scene.
     pub async fn start_with(scene: SceneModel, running: bool) -> TestServer {
         let labs = Labs::default();
-        for (id, scene) in [("demo", scene), ("other", demo_scene(2))] {
+        for (id, scene) in [("demo", scene), ("other", demo_scene(2)), ("empty", SceneModel::empty())] {
             labs.insert(
                 LabHandle::open(LabConfig {
                     id: id.into(),
@@ -46,11 +47,12 @@ impl TestServer {
                     scene,
                     instructor_token: TOKEN.into(),
                     start_running: running,
+                    seed: 1,
                 })
                 .unwrap(),
             );
         }
-        let state = Arc::new(AppState { labs, web_dir: std::env::temp_dir().join("vlab-no-web-dir") });
+        let state = Arc::new(AppState::new(labs, std::env::temp_dir().join("vlab-no-web-dir")));
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let addr = listener.local_addr().unwrap();
         let (shutdown, stop) = tokio::sync::oneshot::channel::<()>();

@@ -10,10 +10,12 @@
 
 mod devices;
 mod materials;
+mod merge;
 pub(crate) mod math;
 mod validate;
 
 pub use self::devices::{DeviceModel, Mount, ParamValue};
+pub use self::merge::Inserted;
 pub use self::materials::Palette;
 pub use self::validate::SceneError;
 

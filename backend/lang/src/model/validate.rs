@@ -35,6 +35,12 @@ pub enum SceneError {
     /// A non-finite number where the simulation needs a finite one.
     #[error("'{0}' has a position, rotation or parameter that is not a finite number")]
     NotFinite(String),
+    /// An inserted element has the name of one already in the lab.
+    #[error("an element named '{0}' is already in this lab: choose another name")]
+    NameTaken(String),
+    /// A second environment for a lab that has one.
+    #[error("this lab already has an environment; to replace the whole scene, the instructor resets the lab with a new one")]
+    EnvironmentAlreadySet,
     /// The model is valid but the simulation cannot build part of it (yet).
     #[error("'{name}': {what} is not supported by the simulation yet")]
     Unsupported {

@@ -1,0 +1,215 @@
+//! `POST /api/labs/{lab}/scene`: interpret an uploaded `.vlab` scene (plain text, or a
+//! multipart bundle with its included files) and insert it into the running lab,
+//! atomically. Errors come back positioned in the file; a failing upload inserts nothing.
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use axum::Json;
+use axum::body::Bytes;
+use axum::extract::{FromRequest, Multipart, Path, Request, State};
+use axum::http::header::CONTENT_TYPE;
+use axum::http::{HeaderMap, StatusCode};
+use vlab_protocol::{InsertedCounts, SceneUploadReply, SourceMessage};
+
+use super::auth::require_instructor;
+use super::http::find_lab;
+use super::{AppError, AppState};
+use crate::scene::{DirLoader, LoadError, Options, SceneError, SourceLoader, interpret};
+
+/// Largest upload (scene text and every file of a bundle together).
+pub const MAX_SCENE_UPLOAD_BYTES: usize = 4 * 1024 * 1024;
+/// Name given to a scene uploaded as a plain-text body.
+const PLAIN_UPLOAD_NAME: &str = "upload.vlab";
+
+/// An uploaded scene: its main file and the files it may include.
+struct Bundle {
+    main_name: String,
+    main_text: String,
+    files: HashMap<String, String>,
+}
+
+/// Resolves includes in the upload first, then in the server's scene library.
+struct BundleLoader<'a> {
+    files: &'a HashMap<String, String>,
+    library: DirLoader,
+}
+
+impl SourceLoader for BundleLoader<'_> {
+    fn load(&self, name: &str) -> Result<String, LoadError> {
+        match self.files.get(name) {
+            Some(text) => Ok(text.clone()),
+            None => self.library.load(name),
+        }
+    }
+
+    fn asset_exists(&self, name: &str) -> Option<bool> {
+        self.library.asset_exists(name)
+    }
+}
+
+/// The handler. 200 with the counts when inserted; 422 when the file or its model is
+/// wrong; 409 when it clashes with the lab (a name in use, a second environment).
+pub async fn upload_scene(
+    State(app): State<Arc<AppState>>,
+    Path(lab): Path<String>,
+    headers: HeaderMap,
+    request: Request,
+) -> Result<(StatusCode, Json<SceneUploadReply>), AppError> {
+    let lab = find_lab(&app, &lab)?;
+    require_instructor(&lab, &headers, "insert scenes")?;
+    let bundle = read_bundle(&headers, request).await?;
+
+    let library = DirLoader { scenes: app.scenes_dir.clone(), assets: Some(app.assets_dir.clone()) };
+    let seed = lab.seed();
+    let interpreted = {
+        let bundle = Arc::new(bundle);
+        let shared = Arc::clone(&bundle);
+        let result = tokio::task::spawn_blocking(move || {
+            let loader = BundleLoader { files: &shared.files, library };
+            interpret(&shared.main_text, &shared.main_name, &loader, &Options { seed, ..Options::default() })
+        })
+        .await
+        .map_err(|e| AppError::Internal(format!("the scene interpreter stopped: {e}")))?;
+        (result, bundle)
+    };
+    let (result, bundle) = interpreted;
+    let interpretation = match result {
+        Ok(interpretation) => interpretation,
+        Err(errors) => {
+            let reply = SceneUploadReply {
+                errors: errors
+                    .iter()
+                    .map(|e| SourceMessage {
+                        file: e.pos.file.to_string(),
+                        line: e.pos.line,
+                        col: e.pos.col,
+                        message: e.kind.to_string(),
+                    })
+                    .collect(),
+                ..SceneUploadReply::default()
+            };
+            return Ok((StatusCode::UNPROCESSABLE_ENTITY, Json(reply)));
+        }
+    };
+    let warnings = interpretation
+        .warnings
+        .iter()
+        .map(|w| SourceMessage { file: w.pos.file.to_string(), line: w.pos.line, col: w.pos.col, message: w.message.clone() })
+        .collect();
+    let mut reply = SceneUploadReply { log: interpretation.log, warnings, ..SceneUploadReply::default() };
+    match lab.insert(interpretation.model).await? {
+        Ok(inserted) => {
+            reply.ok = true;
+            reply.inserted =
+                InsertedCounts { bodies: inserted.bodies, joints: inserted.joints, robots: inserted.robots };
+            tracing::info!(lab = %lab.id(), file = %bundle.main_name, ?reply.inserted, "scene inserted");
+            Ok((StatusCode::OK, Json(reply)))
+        }
+        Err(error) => {
+            let status = match error {
+                SceneError::NameTaken(_) | SceneError::EnvironmentAlreadySet => StatusCode::CONFLICT,
+                _ => StatusCode::UNPROCESSABLE_ENTITY,
+            };
+            reply.errors.push(position_of(&error, &bundle));
+            Ok((status, Json(reply)))
+        }
+    }
+}
+
+/// Points a lab-level error at the place in the upload it concerns: the first mention
+/// of the clashing name, or of `environment`; else the start of the main file.
+fn position_of(error: &SceneError, bundle: &Bundle) -> SourceMessage {
+    let needle = match error {
+        SceneError::NameTaken(name) => Some(name.as_str()),
+        SceneError::EnvironmentAlreadySet => Some("environment"),
+        _ => None,
+    };
+    let mut files: Vec<(&String, &String)> = vec![(&bundle.main_name, &bundle.main_text)];
+    files.extend(bundle.files.iter());
+    let found = needle.and_then(|needle| {
+        files.iter().find_map(|(name, text)| find_word(text, needle).map(|(line, col)| ((*name).clone(), line, col)))
+    });
+    let (file, line, col) = found.unwrap_or_else(|| (bundle.main_name.clone(), 1, 1));
+    SourceMessage { file, line, col, message: error.to_string() }
+}
+
+/// 1-based line and column (in characters) of the first whole-word occurrence.
+fn find_word(text: &str, word: &str) -> Option<(u32, u32)> {
+    let is_word = |c: char| c.is_alphanumeric() || c == '_';
+    for (line_index, line) in text.lines().enumerate() {
+        let mut from = 0;
+        while let Some(offset) = line[from..].find(word) {
+            let start = from + offset;
+            let end = start + word.len();
+            let before_ok = line[..start].chars().next_back().is_none_or(|c| !is_word(c));
+            let after_ok = line[end..].chars().next().is_none_or(|c| !is_word(c));
+            if before_ok && after_ok {
+                return Some((line_index as u32 + 1, line[..start].chars().count() as u32 + 1));
+            }
+            from = end;
+        }
+    }
+    None
+}
+
+async fn read_bundle(headers: &HeaderMap, request: Request) -> Result<Bundle, AppError> {
+    let is_multipart = headers
+        .get(CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.to_ascii_lowercase().starts_with("multipart/form-data"));
+    if !is_multipart {
+        let body = Bytes::from_request(request, &())
+            .await
+            .map_err(|e| AppError::BadRequest(format!("could not read the scene: {e}")))?;
+        let text = String::from_utf8(body.to_vec())
+            .map_err(|_| AppError::BadRequest("the scene is not UTF-8 text".into()))?;
+        return Ok(Bundle { main_name: PLAIN_UPLOAD_NAME.into(), main_text: text, files: HashMap::new() });
+    }
+    let mut multipart = Multipart::from_request(request, &())
+        .await
+        .map_err(|e| AppError::BadRequest(format!("not a readable multipart form: {e}")))?;
+    let mut main: Option<(String, String)> = None;
+    let mut files = HashMap::new();
+    while let Some(field) = multipart
+        .next_field()
+        .await
+        .map_err(|e| AppError::BadRequest(format!("a part of the form could not be read: {e}")))?
+    {
+        let field_name = field.name().unwrap_or_default().to_owned();
+        let file_name = field.file_name().map(str::to_owned);
+        let text = field
+            .text()
+            .await
+            .map_err(|e| AppError::BadRequest(format!("the part '{field_name}' is not UTF-8 text: {e}")))?;
+        if field_name == "scene" {
+            main = Some((file_name.unwrap_or_else(|| PLAIN_UPLOAD_NAME.into()), text));
+        } else {
+            let name = file_name.unwrap_or(field_name);
+            files.insert(name, text);
+        }
+    }
+    let (main_name, main_text) = main.ok_or_else(|| {
+        AppError::BadRequest("the form has no 'scene' field: put the main .vlab file in a field named 'scene'".into())
+    })?;
+    Ok(Bundle { main_name, main_text, files })
+}
+
+/// Folder defaults, relative to the workspace this binary was built from.
+pub fn default_dir(name: &str) -> PathBuf {
+    PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/..")).join(name)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn words_are_found_whole_with_one_based_positions() {
+        let text = "box b1 {}\n  box b { pos(0,0,0); }\n";
+        assert_eq!(find_word(text, "b"), Some((2, 7)));
+        assert_eq!(find_word(text, "b1"), Some((1, 5)));
+        assert_eq!(find_word(text, "zzz"), None);
+    }
+}
