@@ -15,6 +15,12 @@ use crate::scene::{self, Motion, SceneError, SceneModel, Shape};
 /// Index of a body in the scene model, and in every list derived from it.
 pub type BodyIndex = usize;
 
+/// Angular damping of every dynamic body, 1/s. Rapier (like ODE, which the original
+/// VLAB used) has no rolling resistance, so a ball or a cylinder on its side would roll
+/// forever; this small damping stands in for it (a ball's spin halves in about 2 s)
+/// and lets props come to rest. Motors overcome it without noticing.
+const ROLLING_DAMPING: Real = 0.3;
+
 /// A lab's physics world, built from a scene model.
 ///
 /// # Invariants
@@ -61,7 +67,7 @@ impl World {
         let first_body = self.bodies.len();
         for body in &addition.bodies {
             let builder = match body.motion {
-                Motion::Dynamic => RigidBodyBuilder::dynamic(),
+                Motion::Dynamic => RigidBodyBuilder::dynamic().angular_damping(ROLLING_DAMPING),
                 Motion::Fixed => RigidBodyBuilder::fixed(),
             };
             let handle = self.physics.insert_body(builder.pose(to_pose(&body.pose)));
