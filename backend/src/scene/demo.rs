@@ -24,6 +24,12 @@ mod tests {
     use crate::scene::{JointKind, Motion};
 
     #[test]
+    fn the_demo_scene_interprets_without_warnings() {
+        let interpretation = interpret(DEMO_SOURCE, "demo.vlab", &MapLoader::new(), &Options::default()).unwrap();
+        assert!(interpretation.warnings.is_empty(), "{:?}", interpretation.warnings);
+    }
+
+    #[test]
     fn the_same_seed_gives_the_same_room_and_another_seed_another() {
         assert_eq!(demo_scene(7), demo_scene(7));
         assert_ne!(demo_scene(7), demo_scene(8));

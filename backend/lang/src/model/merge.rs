@@ -84,26 +84,9 @@ impl SceneModel {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::{BodyModel, JointKind, JointModel, Motion, Palette, PartModel, Pose, RobotModel, Shape};
+    use crate::model::test_support::ball as body;
+    use crate::model::{JointKind, JointModel, RobotModel};
 
-    fn body(name: &str) -> BodyModel {
-        BodyModel {
-            name: name.into(),
-            motion: Motion::Dynamic,
-            pose: Pose::at([0.0, 1.0, 0.0]),
-            parts: vec![PartModel {
-                shape: Shape::Sphere { radius: 0.1 },
-                local: Pose::IDENTITY,
-                material: Palette::default().get("Red"),
-                density: 1000.0,
-                friction: 0.5,
-                restitution: 0.1,
-                name: None,
-                mesh: None,
-            }],
-            robot: None,
-        }
-    }
 
     fn pair(a: &str, b: &str, joint: &str) -> SceneModel {
         let mut model = SceneModel::empty();

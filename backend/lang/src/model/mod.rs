@@ -365,3 +365,29 @@ impl SceneModel {
         self.bodies.iter().position(|b| b.name == name)
     }
 }
+
+/// Small models shared by this module's tests.
+#[cfg(test)]
+pub(crate) mod test_support {
+    use super::{BodyModel, Motion, Palette, PartModel, Pose, Shape};
+
+    /// A red 10 cm ball named `name`, 1 m above the origin.
+    pub fn ball(name: &str) -> BodyModel {
+        BodyModel {
+            name: name.into(),
+            motion: Motion::Dynamic,
+            pose: Pose::at([0.0, 1.0, 0.0]),
+            parts: vec![PartModel {
+                shape: Shape::Sphere { radius: 0.1 },
+                local: Pose::IDENTITY,
+                material: Palette::default().get("Red"),
+                density: 1000.0,
+                friction: 0.5,
+                restitution: 0.1,
+                name: None,
+                mesh: None,
+            }],
+            robot: None,
+        }
+    }
+}

@@ -136,26 +136,9 @@ impl Shape {
 
 #[cfg(test)]
 mod tests {
+    use super::super::test_support::ball;
     use super::super::*;
 
-    fn ball(name: &str) -> BodyModel {
-        BodyModel {
-            name: name.into(),
-            motion: Motion::Dynamic,
-            pose: Pose::at([0.0, 1.0, 0.0]),
-            parts: vec![PartModel {
-                shape: Shape::Sphere { radius: 0.1 },
-                local: Pose::IDENTITY,
-                material: Palette::default().get("Red"),
-                density: 1000.0,
-                friction: 0.5,
-                restitution: 0.1,
-                name: None,
-                mesh: None,
-            }],
-            robot: None,
-        }
-    }
 
     #[test]
     fn duplicate_names_are_rejected() {
