@@ -232,11 +232,20 @@ mod tests {
     }
 
     #[test]
-    fn joint_types_without_a_physics_mapping_are_refused_clearly() {
+    fn joints_the_engine_cannot_represent_are_refused_clearly() {
+        // Every joint type is mapped (tests/joints_physics.rs); what remains are axes a
+        // rapier joint frame cannot hold: a PR joint whose slide and rotation axes are
+        // not perpendicular, a universal joint whose two axes are parallel.
         let mut model = demo_scene(1);
-        model.joints[0].kind = scene::JointKind::Ball { anchor: [0.0; 3] };
-        let error = World::build(&model).err().expect("a ball joint is not built yet");
-        assert!(error.to_string().contains("JointBall"), "{error}");
+        model.joints[0].kind =
+            scene::JointKind::PrismaticRotoide { anchor: [0.0; 3], axis: [1.0, 0.0, 0.0], axis2: [1.0, 1.0, 0.0] };
+        let error = World::build(&model).err().expect("a PR joint with axes at 45° cannot be built");
+        assert!(matches!(error, SceneError::Unsupported { .. }), "{error}");
+        assert!(error.to_string().contains("JointPR") && error.to_string().contains("45.0°"), "{error}");
+        model.joints[0].kind =
+            scene::JointKind::Universal { anchor: [0.0; 3], axis: [0.0, 0.0, 1.0], axis2: [0.0, 0.0, -2.0] };
+        let error = World::build(&model).err().expect("a universal joint with parallel axes cannot be built");
+        assert!(error.to_string().contains("JointUniversal with parallel axis and axis2"), "{error}");
     }
 
     #[test]
