@@ -278,9 +278,9 @@ fn a_ball_joint_keeps_the_distance_to_its_anchor_and_swings_any_way() {
     let mut lowest = [f32::MAX; 3];
     let mut off_radius = 0.0f32;
     run(&mut world, TWO_SECONDS, |w| {
-        for i in 0..3 {
+        for (i, low) in lowest.iter_mut().enumerate() {
             let r = sub(w.pose(i + 1).position, anchor);
-            lowest[i] = lowest[i].min(r[1]);
+            *low = low.min(r[1]);
             off_radius = off_radius.max((norm(r) - 1.0).abs());
         }
     });

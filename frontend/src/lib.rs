@@ -8,6 +8,7 @@
 //! builds for `wasm32`, where the constraints are: one thread, no files, no `std` time
 //! (use `performance.now()`), and every callback handed to JS must outlive its use.
 
+pub mod asset_cache;
 pub mod clock;
 pub mod connection_state;
 pub mod orbit_camera;

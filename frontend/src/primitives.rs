@@ -108,7 +108,15 @@ mod tests {
         PartView {
             shape,
             local: Pose::IDENTITY,
-            material: Material { name: "m".into(), color: [1, 2, 3, 255], roughness: 0.5, metallic: 0.0 },
+            material: Material {
+                name: "m".into(),
+                color: [1, 2, 3, 255],
+                roughness: 0.5,
+                metallic: 0.0,
+                texture: None,
+                transparent: false,
+            },
+            mesh: None,
         }
     }
 

@@ -180,7 +180,15 @@ mod tests {
             parts: vec![PartView {
                 shape,
                 local: Pose::IDENTITY,
-                material: Material { name: "m".into(), color: [9, 9, 9, 255], roughness: 0.5, metallic: 0.0 },
+                material: Material {
+                    name: "m".into(),
+                    color: [9, 9, 9, 255],
+                    roughness: 0.5,
+                    metallic: 0.0,
+                    texture: None,
+                    transparent: false,
+                },
+                mesh: None,
             }],
             pose: Pose { position, rotation: [0.0, 0.0, 0.0, 1.0] },
             fixed: id == 0,

@@ -27,7 +27,7 @@ pub use limits::*;
 pub use messages::{
     ClientMsg, ErrorBody, ErrorCode, InsertedCounts, LabSummary, SceneUploadReply, ServerMsg, SourceMessage,
 };
-pub use scene::{BodyId, BodyView, Material, PartView, Pose, SceneSnapshot, Shape};
+pub use scene::{BodyId, BodyView, Material, MeshView, PartView, Pose, SceneSnapshot, Shape};
 
 /// The version of this protocol. Bumped on any incompatible change of a message or
 /// of the frame encoding; checked when a websocket connects.

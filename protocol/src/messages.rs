@@ -182,7 +182,15 @@ mod tests {
                     parts: vec![PartView {
                         shape: Shape::Box { half_extents: [5.0, 0.05, 5.0] },
                         local: Pose::IDENTITY,
-                        material: Material { name: "Tiles".into(), color: [90, 90, 90, 255], roughness: 0.8, metallic: 0.0 },
+                        material: Material {
+                            name: "Tiles".into(),
+                            color: [90, 90, 90, 255],
+                            roughness: 0.8,
+                            metallic: 0.0,
+                            texture: Some("/assets/textures/tiles.png".into()),
+                            transparent: false,
+                        },
+                        mesh: None,
                     }],
                     pose: Pose::IDENTITY,
                     fixed: true,

@@ -69,6 +69,28 @@ pub struct Material {
     pub roughness: f32,
     /// 0 = dielectric, 1 = metal.
     pub metallic: f32,
+    /// URL of an image drawn instead of `color`'s RGB (`/assets/textures/tiles.png`);
+    /// `color` stays the average look, used while it loads or if it fails.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub texture: Option<String>,
+    /// See-through (glass, `color`'s alpha below 255): drawn blended; light-based
+    /// sensors look through it.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub transparent: bool,
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
+}
+
+/// A visual mesh drawn in place of a part's collision shape (which is drawn while the
+/// mesh loads, or if it cannot be loaded).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct MeshView {
+    /// Where the viewer fetches it (`/assets/wheel.obj`): `.obj`, `.gltf` or `.glb`.
+    pub url: String,
+    /// Uniform scale from the file's units to metres, applied in the part's frame.
+    pub scale: f32,
 }
 
 /// One collider-shaped piece of a body, placed relative to the body.
@@ -80,6 +102,9 @@ pub struct PartView {
     pub local: Pose,
     /// Its look.
     pub material: Material,
+    /// The visual mesh drawn instead of `shape`, if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mesh: Option<MeshView>,
 }
 
 /// A rigid body as the viewer sees it.
@@ -126,30 +151,99 @@ mod tests {
                     PartView {
                         shape: Shape::Box { half_extents: [0.5, 0.1, 0.25] },
                         local: Pose::IDENTITY,
-                        material: Material { name: "Red".into(), color: [200, 0, 0, 255], roughness: 0.6, metallic: 0.0 },
+                        material: Material {
+                            name: "Tiles".into(),
+                            color: [200, 0, 0, 255],
+                            roughness: 0.6,
+                            metallic: 0.0,
+                            texture: Some("/assets/textures/tiles.png".into()),
+                            transparent: false,
+                        },
+                        mesh: None,
                     },
                     PartView {
                         shape: Shape::Cylinder { radius: 0.1, half_length: 0.02 },
                         local: Pose { position: [0.3, 0.0, 0.25], rotation: [0.0, 0.0, 0.0, 1.0] },
-                        material: Material { name: "Rubber".into(), color: [10, 10, 10, 255], roughness: 0.9, metallic: 0.0 },
+                        material: Material {
+                            name: "Rubber".into(),
+                            color: [10, 10, 10, 255],
+                            roughness: 0.9,
+                            metallic: 0.0,
+                            texture: None,
+                            transparent: false,
+                        },
+                        mesh: Some(MeshView { url: "/assets/wheel.obj".into(), scale: 0.01 }),
                     },
                     PartView {
                         shape: Shape::Sphere { radius: 0.05 },
                         local: Pose::IDENTITY,
-                        material: Material { name: "Steel".into(), color: [180, 180, 190, 255], roughness: 0.3, metallic: 1.0 },
+                        material: Material {
+                            name: "Steel".into(),
+                            color: [180, 180, 190, 255],
+                            roughness: 0.3,
+                            metallic: 1.0,
+                            texture: None,
+                            transparent: false,
+                        },
+                        mesh: None,
                     },
                     PartView {
                         shape: Shape::Capsule { radius: 0.05, half_length: 0.2 },
                         local: Pose::IDENTITY,
-                        material: Material { name: "Blue".into(), color: [0, 0, 200, 128], roughness: 0.5, metallic: 0.0 },
+                        material: Material {
+                            name: "Glass".into(),
+                            color: [0, 0, 200, 128],
+                            roughness: 0.5,
+                            metallic: 0.0,
+                            texture: None,
+                            transparent: true,
+                        },
+                        mesh: None,
                     },
                 ],
-                pose: Pose { position: [1.0, 2.0, 3.0], rotation: [0.0, std::f32::consts::FRAC_1_SQRT_2, 0.0, std::f32::consts::FRAC_1_SQRT_2] },
+                pose: Pose {
+                    position: [1.0, 2.0, 3.0],
+                    rotation: [0.0, std::f32::consts::FRAC_1_SQRT_2, 0.0, std::f32::consts::FRAC_1_SQRT_2],
+                },
                 fixed: false,
                 robot: Some("tank".into()),
             }],
         };
         let json = serde_json::to_string(&snapshot).unwrap();
         assert_eq!(serde_json::from_str::<SceneSnapshot>(&json).unwrap(), snapshot);
+    }
+
+    #[test]
+    fn parts_without_mesh_texture_or_transparency_read_as_before() {
+        // A part as sent before meshes and the material library existed.
+        let old = r#"{"shape":{"type":"sphere","radius":0.5},"local":{"position":[0,0,0],"rotation":[0,0,0,1]},
+                      "material":{"name":"Red","color":[200,52,44,255],"roughness":0.5,"metallic":0}}"#;
+        let part: PartView = serde_json::from_str(old).unwrap();
+        assert_eq!(part.mesh, None);
+        assert_eq!((part.material.texture.as_deref(), part.material.transparent), (None, false));
+        // ... and such parts are still written the old way (no null or false fields).
+        let json = serde_json::to_string(&part).unwrap();
+        assert!(!json.contains("mesh") && !json.contains("texture") && !json.contains("transparent"), "{json}");
+    }
+
+    #[test]
+    fn meshes_textures_and_transparency_round_trip() {
+        let part = PartView {
+            shape: Shape::Cylinder { radius: 0.85, half_length: 0.35 },
+            local: Pose::IDENTITY,
+            material: Material {
+                name: "Glass".into(),
+                color: [170, 210, 230, 90],
+                roughness: 0.1,
+                metallic: 0.0,
+                texture: Some("/assets/textures/wood.png".into()),
+                transparent: true,
+            },
+            mesh: Some(MeshView { url: "/assets/wheel.obj".into(), scale: 0.01 }),
+        };
+        let json = serde_json::to_string(&part).unwrap();
+        assert!(json.contains(r#""mesh":{"url":"/assets/wheel.obj","scale":0.01}"#), "{json}");
+        assert!(json.contains(r#""transparent":true"#), "{json}");
+        assert_eq!(serde_json::from_str::<PartView>(&json).unwrap(), part);
     }
 }

@@ -469,3 +469,23 @@ fn a_static_container_fixes_its_members() {
     let motions: Vec<Motion> = model.bodies.iter().map(|b| b.motion).collect();
     assert_eq!(motions, [Motion::Fixed, Motion::Fixed, Motion::Dynamic]);
 }
+
+#[test]
+fn meshes_resolve_to_the_format_that_exists_and_materials_come_from_the_library() {
+    let loader = MapLoader::new().with_asset("wheel.obj").with_asset("textures/tiles.png");
+    let result = run_with(
+        r#"w { shape mesh("wheel.mesh", 0.01); customgeom cylinder(0.85, 0.7); material "rubber"; }
+           g { shape box(1,1,0.02); material "Glass"; }
+           t { shape box(1,1,1); material "TILES"; }"#,
+        &loader,
+    );
+    assert!(result.warnings.is_empty(), "{:?}", result.warnings);
+    let wheel = &result.model.bodies[0].parts[0];
+    let mesh = wheel.mesh.as_ref().unwrap();
+    assert_eq!((mesh.file.as_str(), mesh.resolved.as_deref(), mesh.scale), ("wheel.mesh", Some("wheel.obj"), 0.01));
+    assert_eq!(wheel.material.name, "Rubber");
+    let glass = &result.model.bodies[1].parts[0].material;
+    assert!(glass.transparent && glass.color[3] < 255 && glass.texture.is_none());
+    let tiles = &result.model.bodies[2].parts[0].material;
+    assert_eq!((tiles.name.as_str(), tiles.texture.as_deref(), tiles.transparent), ("Tiles", Some("textures/tiles.png"), false));
+}

@@ -20,12 +20,8 @@ pub fn snapshot(model: &SceneModel, world: &World, epoch: u32) -> wire::SceneSna
                 .map(|part| wire::PartView {
                     shape: shape(&part.shape),
                     local: pose(&part.local),
-                    material: wire::Material {
-                        name: part.material.name.clone(),
-                        color: part.material.color,
-                        roughness: part.material.roughness,
-                        metallic: part.material.metallic,
-                    },
+                    material: material(&part.material),
+                    mesh: part.mesh.as_ref().and_then(mesh),
                 })
                 .collect(),
             pose: pose(&world.pose(i)),
@@ -34,6 +30,31 @@ pub fn snapshot(model: &SceneModel, world: &World, epoch: u32) -> wire::SceneSna
         })
         .collect();
     wire::SceneSnapshot { epoch, sky: model.sky, bodies }
+}
+
+/// Where the browser fetches the asset `path` (library-relative, as the scene
+/// language resolved it): the server serves `assets/` at this prefix.
+pub const ASSETS_URL_PREFIX: &str = "/assets/";
+
+fn asset_url(path: &str) -> String {
+    format!("{ASSETS_URL_PREFIX}{path}")
+}
+
+fn material(material: &scene::Material) -> wire::Material {
+    wire::Material {
+        name: material.name.clone(),
+        color: material.color,
+        roughness: material.roughness,
+        metallic: material.metallic,
+        texture: material.texture.as_deref().map(asset_url),
+        transparent: material.transparent,
+    }
+}
+
+/// A mesh the loader found; an unresolved one is drawn as its collision shape.
+fn mesh(mesh: &scene::MeshRef) -> Option<wire::MeshView> {
+    let file = mesh.resolved.as_deref()?;
+    Some(wire::MeshView { url: asset_url(file), scale: mesh.scale })
 }
 
 fn shape(shape: &scene::Shape) -> wire::Shape {

@@ -50,10 +50,14 @@ impl AppState {
     }
 }
 
-/// The whole HTTP surface: `/api/...`, `/ws/labs/{lab}` and the browser app.
+/// The whole HTTP surface: `/api/...`, `/ws/labs/{lab}`, `/assets/...` (meshes,
+/// textures) and the browser app.
 pub fn app(state: Arc<AppState>) -> Router {
     let index = state.web_dir.join("index.html");
     let web = ServeDir::new(&state.web_dir).fallback(ServeFile::new(index));
+    // Meshes, textures, the material library. ServeDir refuses `..` and absolute paths,
+    // so nothing outside the folder is reachable; a missing file is a plain 404.
+    let assets = ServeDir::new(&state.assets_dir);
     let api = Router::new()
         .route("/health", get(http::health))
         .route("/labs", get(http::list_labs))
@@ -67,6 +71,7 @@ pub fn app(state: Arc<AppState>) -> Router {
     Router::new()
         .nest("/api", api)
         .route("/ws/labs/{lab}", get(ws::upgrade))
+        .nest_service("/assets", assets)
         .route("/", get(http::index))
         .fallback_service(web)
         .layer(TraceLayer::new_for_http())

@@ -1,12 +1,14 @@
 //! Turns the world into lit three-d meshes and draws them from the orbit camera's eye.
 
 use three_d::{
-    AmbientLight, Camera, ClearState, Context, CpuMaterial, CpuMesh, DirectionalLight, Gm, Indices, Light, Mat4, Mesh,
-    PhysicalMaterial, Positions, Quat, RenderTarget, Srgba, Vec3, Viewport, radians, vec3,
+    AmbientLight, Camera, ClearState, Context, CpuMaterial, CpuMesh, DirectionalLight, Gm, Indices, Light, Mat3, Mat4,
+    Mesh, PhysicalMaterial, Positions, Quat, RenderTarget, Srgba, Texture2DRef, Vec3, Viewport, radians, vec3,
 };
-use vlab_protocol::Pose;
+use vlab_protocol::{PartView, Pose};
 
+use super::assets::Assets;
 use super::environment::ambient_light;
+use crate::asset_cache::texture_repeat;
 use crate::orbit_camera::OrbitCamera;
 use crate::pose_math::compose;
 use crate::primitives::{PrimitiveKind, primitives, unit_cylinder};
@@ -43,6 +45,9 @@ pub struct Renderer {
     /// The world generations last synchronised, to skip work when nothing changed.
     scene_generation: u64,
     pose_generation: u64,
+    /// Meshes and textures fetched so far, and their generation last drawn.
+    assets: Assets,
+    assets_generation: u64,
     shadows: bool,
     shadows_stale: bool,
     /// When the shadow map was last drawn (`performance.now()` ms).
@@ -76,6 +81,8 @@ impl Renderer {
             context,
             scene_generation: 0,
             pose_generation: 0,
+            assets: Assets::default(),
+            assets_generation: 0,
             shadows: true,
             shadows_stale: true,
             shadows_drawn_at_ms: f64::NEG_INFINITY,
@@ -85,10 +92,13 @@ impl Renderer {
     /// Brings meshes and transforms up to date with the world; cheap when nothing
     /// changed. Returns whether anything did (the picture must be redrawn).
     pub fn sync(&mut self, world: &World) -> bool {
-        if world.scene_generation() != self.scene_generation {
+        // A mesh or texture that arrived (or failed) replaces what stood in for it.
+        if world.scene_generation() != self.scene_generation || self.assets.generation() != self.assets_generation {
+            self.assets_generation = self.assets.generation();
             self.rebuild(world);
             self.scene_generation = world.scene_generation();
             self.pose_generation = 0;
+            self.shadows_stale = true;
         }
         if world.pose_generation() == self.pose_generation {
             return false;
@@ -147,34 +157,70 @@ impl Renderer {
         self.sky = snapshot.sky.map(|c| f32::from(c) / 255.0);
         for (body_index, body) in snapshot.bodies.iter().enumerate() {
             for part in &body.parts {
-                let [r, g, b, a] = part.material.color;
-                let material = PhysicalMaterial::new(
-                    &self.context,
-                    &CpuMaterial {
-                        name: part.material.name.clone(),
-                        albedo: Srgba::new(r, g, b, a),
-                        roughness: part.material.roughness.clamp(0.0, 1.0),
-                        metallic: part.material.metallic.clamp(0.0, 1.0),
-                        ..Default::default()
-                    },
-                );
+                // The part's mesh once it is loaded; until then (or if it cannot be) its
+                // collision shape.
+                if let Some(mesh) = part.mesh.as_ref().and_then(|m| self.assets.mesh(&m.url).map(|a| (a, m.scale))) {
+                    let (meshes, scale) = mesh;
+                    let s = scale.abs().max(1e-6);
+                    let body_from_mesh = pose_matrix(&part.local) * Mat4::from_scale(s);
+                    for cpu in meshes.iter() {
+                        let material = self.material(part, cpu.uvs.is_some());
+                        self.drawn.push(DrawnPrimitive {
+                            body: body_index,
+                            body_from_mesh,
+                            object: Gm::new(Mesh::new(&self.context, cpu), material),
+                        });
+                    }
+                    continue;
+                }
                 for primitive in primitives(part) {
                     let unit = match primitive.kind {
                         PrimitiveKind::Cube => &self.cube,
                         PrimitiveKind::Sphere => &self.sphere,
                         PrimitiveKind::Cylinder => &self.cylinder,
                     };
+                    let material = self.material(part, unit.uvs.is_some());
                     // A zero extent would make the normal matrix singular.
                     let [sx, sy, sz] = primitive.scale.map(|s| s.abs().max(1e-4));
                     let body_from_primitive = compose(&part.local, &primitive.part_from_primitive);
                     self.drawn.push(DrawnPrimitive {
                         body: body_index,
                         body_from_mesh: pose_matrix(&body_from_primitive) * Mat4::from_nonuniform_scale(sx, sy, sz),
-                        object: Gm::new(Mesh::new(&self.context, unit), material.clone()),
+                        object: Gm::new(Mesh::new(&self.context, unit), material),
                     });
                 }
             }
         }
+    }
+
+    /// The look of `part` on a mesh that has (or lacks) texture coordinates: its
+    /// texture once loaded (sized in metres, see [`texture_repeat`]), else its colour;
+    /// blended when the material is transparent.
+    fn material(&self, part: &PartView, has_uvs: bool) -> PhysicalMaterial {
+        let look = &part.material;
+        let [r, g, b, a] = look.color;
+        let texture = match &look.texture {
+            Some(url) if has_uvs => self.assets.texture(&self.context, url),
+            _ => None,
+        };
+        let cpu = CpuMaterial {
+            name: look.name.clone(),
+            // A texture replaces the colour's RGB (the colour is its average look).
+            albedo: if texture.is_some() { Srgba::new(255, 255, 255, a) } else { Srgba::new(r, g, b, a) },
+            roughness: look.roughness.clamp(0.0, 1.0),
+            metallic: look.metallic.clamp(0.0, 1.0),
+            ..Default::default()
+        };
+        let mut material = if look.transparent || a < 255 {
+            PhysicalMaterial::new_transparent(&self.context, &cpu)
+        } else {
+            PhysicalMaterial::new_opaque(&self.context, &cpu)
+        };
+        if let Some(texture) = texture {
+            let repeat = texture_repeat(&part.shape);
+            material.albedo_texture = Some(Texture2DRef { texture, transformation: Mat3::from_scale(repeat) });
+        }
+        material
     }
 
     /// Whether moved bodies still wait for their shadows (see [`Renderer::render`]).

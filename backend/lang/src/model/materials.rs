@@ -1,47 +1,107 @@
-//! The built-in material palette: named looks a scene can refer to.
+//! The material library: named looks a scene can refer to, read from
+//! `assets/materials.json` (embedded at compile time, so the language needs no files
+//! and still runs in a browser).
+
+use serde::Deserialize;
 
 use super::Material;
 
-/// Named materials. Unknown names fall back to a neutral grey (the scene language
-/// reports a warning for them).
+/// The library's JSON, as shipped in `assets/`.
+const LIBRARY_JSON: &str = include_str!("../../../../assets/materials.json");
+
+/// Named materials. Unknown names fall back to the library's first entry, a neutral
+/// grey (the scene language reports a warning for them).
+///
+/// # Invariants
+/// Never empty; names are unique ignoring ASCII case.
 #[derive(Clone, Debug)]
 pub struct Palette {
     entries: Vec<Material>,
 }
 
+/// Why a material library could not be read.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum LibraryError {
+    /// Not the expected JSON.
+    #[error("the material library is not valid: {0}")]
+    Json(String),
+    /// No material at all.
+    #[error("the material library is empty")]
+    Empty,
+    /// Two entries share a name (ignoring case).
+    #[error("the material '{0}' is defined twice")]
+    Duplicate(String),
+    /// A value out of range.
+    #[error("the material '{0}': {1}")]
+    Invalid(String, String),
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct LibraryFile {
+    #[serde(rename = "_comment", default)]
+    _comment: Option<String>,
+    materials: Vec<Entry>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Entry {
+    name: String,
+    color: [u8; 4],
+    roughness: f32,
+    metallic: f32,
+    #[serde(default)]
+    texture: Option<String>,
+    #[serde(default)]
+    transparent: bool,
+}
+
 impl Default for Palette {
+    /// The library shipped in `assets/materials.json`.
     fn default() -> Self {
-        let m = |name: &str, color: [u8; 4], roughness: f32, metallic: f32| Material {
-            name: name.to_owned(),
-            color,
-            roughness,
-            metallic,
-        };
-        Palette {
-            entries: vec![
-                m("Grey", [160, 160, 160, 255], 0.7, 0.0),
-                m("Black", [12, 12, 14, 255], 0.9, 0.0),
-                m("White", [240, 240, 240, 255], 0.8, 0.0),
-                m("RedStripes", [196, 72, 64, 255], 0.85, 0.0),
-                m("Tiles", [118, 122, 128, 255], 0.85, 0.0),
-                m("Pattern", [196, 186, 164, 255], 0.9, 0.0),
-                m("Red", [200, 52, 44, 255], 0.5, 0.0),
-                m("Orange", [232, 132, 36, 255], 0.5, 0.0),
-                m("Yellow", [232, 196, 40, 255], 0.5, 0.0),
-                m("Green", [64, 164, 80, 255], 0.5, 0.0),
-                m("Blue", [48, 104, 200, 255], 0.5, 0.0),
-                m("Purple", [128, 72, 176, 255], 0.5, 0.0),
-                m("Wood", [156, 110, 64, 255], 0.8, 0.0),
-                m("Steel", [176, 180, 188, 255], 0.35, 1.0),
-                m("Rubber", [28, 28, 30, 255], 0.95, 0.0),
-                m("RobotWhite", [236, 236, 232, 255], 0.4, 0.0),
-            ],
-        }
+        Palette::from_json(LIBRARY_JSON).expect("assets/materials.json is a valid material library")
     }
 }
 
 impl Palette {
-    /// The material called `name`, or the neutral grey.
+    /// A library from its JSON text (`{"materials": [{"name", "color": [r,g,b,a],
+    /// "roughness", "metallic", "texture"?, "transparent"?}, ...]}`). Texture names are
+    /// files under `assets/textures/`; the model keeps them as `textures/<file>`.
+    pub fn from_json(text: &str) -> Result<Palette, LibraryError> {
+        let file: LibraryFile = serde_json::from_str(text).map_err(|e| LibraryError::Json(e.to_string()))?;
+        let mut entries: Vec<Material> = Vec::with_capacity(file.materials.len());
+        for e in file.materials {
+            if entries.iter().any(|m| m.name.eq_ignore_ascii_case(&e.name)) {
+                return Err(LibraryError::Duplicate(e.name));
+            }
+            if !(0.0..=1.0).contains(&e.roughness) || !(0.0..=1.0).contains(&e.metallic) {
+                return Err(LibraryError::Invalid(e.name, "roughness and metallic must be in 0..1".into()));
+            }
+            if let Some(t) = &e.texture
+                && (t.is_empty() || t.starts_with('/') || t.contains("..") || t.contains('\\'))
+            {
+                return Err(LibraryError::Invalid(e.name, format!("the texture '{t}' must be a file in assets/textures/")));
+            }
+            if e.transparent && e.color[3] == 255 {
+                return Err(LibraryError::Invalid(e.name, "a transparent material needs an alpha below 255".into()));
+            }
+            entries.push(Material {
+                name: e.name,
+                color: e.color,
+                roughness: e.roughness,
+                metallic: e.metallic,
+                texture: e.texture.map(|t| format!("textures/{t}")),
+                transparent: e.transparent,
+            });
+        }
+        if entries.is_empty() {
+            return Err(LibraryError::Empty);
+        }
+        Ok(Palette { entries })
+    }
+
+    /// The material called `name`, or the fallback (the library's first entry).
     pub fn get(&self, name: &str) -> Material {
         self.lookup(name).unwrap_or_else(|| self.entries[0].clone())
     }
@@ -49,6 +109,11 @@ impl Palette {
     /// The material called `name` (case-insensitive), if the palette has it.
     pub fn lookup(&self, name: &str) -> Option<Material> {
         self.entries.iter().find(|m| m.name.eq_ignore_ascii_case(name)).cloned()
+    }
+
+    /// Every material, in library order.
+    pub fn iter(&self) -> impl Iterator<Item = &Material> {
+        self.entries.iter()
     }
 }
 
@@ -62,5 +127,31 @@ mod tests {
         assert_eq!(palette.get("steel").name, "Steel");
         assert!(palette.lookup("Unobtainium").is_none());
         assert_eq!(palette.get("Unobtainium").name, "Grey");
+    }
+
+    #[test]
+    fn the_shipped_library_has_the_names_scenes_use() {
+        let palette = Palette::default();
+        for name in ["Grey", "Black", "White", "Tiles", "Pattern", "RedStripes", "Wood", "Steel", "Glass"] {
+            assert!(palette.lookup(name).is_some(), "{name} missing");
+        }
+        let glass = palette.get("glass");
+        assert!(glass.transparent && glass.color[3] < 255);
+        assert_eq!(palette.get("Tiles").texture.as_deref(), Some("textures/tiles.png"));
+        assert!(palette.iter().filter(|m| m.texture.is_some()).count() >= 2);
+        assert!(palette.get("Red").texture.is_none() && !palette.get("Red").transparent);
+    }
+
+    #[test]
+    fn bad_libraries_are_refused() {
+        let one = |extra: &str| format!(r#"{{"materials":[{{"name":"A","color":[1,2,3,255],"roughness":0.5,"metallic":0{extra}}}]}}"#);
+        assert!(Palette::from_json(&one("")).is_ok());
+        assert!(matches!(Palette::from_json(r#"{"materials":[]}"#), Err(LibraryError::Empty)));
+        assert!(matches!(Palette::from_json(&one(r#","texture":"../x.png""#)), Err(LibraryError::Invalid(..))));
+        assert!(matches!(Palette::from_json(&one(r#","transparent":true"#)), Err(LibraryError::Invalid(..))));
+        assert!(matches!(Palette::from_json(&one(r#","shiny":1"#)), Err(LibraryError::Json(_))));
+        let twice = r#"{"materials":[{"name":"A","color":[1,2,3,255],"roughness":0.5,"metallic":0},
+                                      {"name":"a","color":[1,2,3,255],"roughness":0.5,"metallic":0}]}"#;
+        assert!(matches!(Palette::from_json(twice), Err(LibraryError::Duplicate(_))));
     }
 }

@@ -16,7 +16,7 @@ mod validate;
 
 pub use self::devices::{DeviceModel, Mount, ParamValue};
 pub use self::merge::Inserted;
-pub use self::materials::Palette;
+pub use self::materials::{LibraryError, Palette};
 pub use self::validate::SceneError;
 
 /// A rigid transform: where something is and how it is turned.
@@ -68,6 +68,10 @@ pub struct Material {
     pub roughness: f32,
     /// 0 = dielectric, 1 = metal.
     pub metallic: f32,
+    /// An image drawn instead of `color`'s RGB, as an asset path (`textures/tiles.png`).
+    pub texture: Option<String>,
+    /// See-through (glass): drawn blended, and light-based sensors look through it.
+    pub transparent: bool,
 }
 
 /// A visual mesh drawn in place of a part's collision shape.
