@@ -10,7 +10,7 @@ use rapier3d::prelude::*;
 
 mod joints;
 
-use crate::scene::{self, Motion, SceneError, SceneModel, Shape};
+use crate::scene::{self, JointModel, Motion, SceneError, SceneModel, Shape};
 
 /// Index of a body in the scene model, and in every list derived from it.
 pub type BodyIndex = usize;
@@ -30,6 +30,8 @@ pub struct World {
     bodies: Vec<RigidBodyHandle>,
     fixed: Vec<bool>,
     joints: Vec<ImpulseJointHandle>,
+    /// The environment's `erp` and `cfm`: the softness of joints that set none.
+    environment_softness: (Option<f32>, Option<f32>),
 }
 
 impl World {
@@ -47,7 +49,7 @@ impl World {
         let mut physics = PhysicsWorld::new();
         physics.gravity = Vector::new(0.0, gravity_y, 0.0);
         physics.integration_parameters.dt = dt_secs as Real;
-        World { physics, bodies: Vec::new(), fixed: Vec::new(), joints: Vec::new() }
+        World { physics, bodies: Vec::new(), fixed: Vec::new(), joints: Vec::new(), environment_softness: (None, None) }
     }
 
     /// Adds everything of `addition` (a model whose indices count from 0) after the
@@ -55,15 +57,26 @@ impl World {
     /// anything is inserted, so an addition that cannot be simulated changes nothing.
     /// The caller has validated `addition` against the lab (unique names).
     pub fn insert(&mut self, addition: &SceneModel) -> Result<(), SceneError> {
+        let environment_softness = match &addition.environment {
+            Some(environment) => (environment.erp, environment.cfm),
+            None => self.environment_softness,
+        };
         let prepared: Vec<GenericJoint> = addition
             .joints
             .iter()
             .map(|joint| {
                 let pose1 = to_pose(&addition.bodies[joint.body1].pose);
                 let pose2 = to_pose(&addition.bodies[joint.body2].pose);
-                joints::joint_of(joint, &pose1, &pose2)
+                // A joint without its own erp/cfm takes the environment's.
+                let joint = JointModel {
+                    erp: joint.erp.or(environment_softness.0),
+                    cfm: joint.cfm.or(environment_softness.1),
+                    ..joint.clone()
+                };
+                joints::joint_of(&joint, &pose1, &pose2)
             })
             .collect::<Result<_, _>>()?;
+        self.environment_softness = environment_softness;
         let first_body = self.bodies.len();
         for body in &addition.bodies {
             let builder = match body.motion {
@@ -246,6 +259,27 @@ mod tests {
             scene::JointKind::Universal { anchor: [0.0; 3], axis: [0.0, 0.0, 1.0], axis2: [0.0, 0.0, -2.0] };
         let error = World::build(&model).err().expect("a universal joint with parallel axes cannot be built");
         assert!(error.to_string().contains("JointUniversal with parallel axis and axis2"), "{error}");
+    }
+
+    #[test]
+    fn joints_without_their_own_erp_and_cfm_take_the_environments() {
+        let source = |joint_params: &str| {
+            format!(
+                "environment room {{ width 4; length 4; height 2; erp 0.3; cfm 0.001; }}
+                 a {{ shape box(0.2,0.2,0.2); pos(1,1,1); }}  b {{ shape box(0.2,0.2,0.2); pos(1.5,1,1); }}
+                 JointBall(a, b) {{ anchor(1.25,1,1); {joint_params} }}"
+            )
+        };
+        let softness = |text: String| {
+            let model = scene::interpret(&text, "t.vlab", &scene::MapLoader::new(), &scene::Options::default())
+                .unwrap()
+                .model;
+            let world = World::build(&model).unwrap();
+            world.physics.impulse_joints.get(world.joints[0]).unwrap().data.softness
+        };
+        let inherited = softness(source(""));
+        assert_eq!(inherited, softness(source("erp 0.3; cfm 0.001;")));
+        assert_ne!(inherited, softness(source("erp 0.9; cfm 0.0;")));
     }
 
     #[test]
