@@ -2,11 +2,13 @@
 
 use leptos::prelude::*;
 
-use crate::components::{ErrorBanner, LabCanvas, Toolbar};
+use crate::components::{ErrorBanner, LabCanvas, SceneEditor, Toolbar};
 use crate::page::PageParams;
+use crate::scene_client::SceneDraft;
 use crate::session::LabSession;
 
-/// The whole page: toolbar on top, the 3D view filling the rest, the banner over its top edge.
+/// The whole page: toolbar on top, the 3D view filling the rest (the banner over its top
+/// edge), and the scene editor beside it when the instructor opens it.
 #[component]
 pub fn App() -> impl IntoView {
     let location = window().location();
@@ -15,6 +17,8 @@ pub fn App() -> impl IntoView {
     let secure = location.protocol().is_ok_and(|p| p == "https:");
     let title = format!("{} · VLab", params.lab);
 
+    let draft = SceneDraft::new(&params.lab);
+    provide_context(draft);
     let session = LabSession::new(params, host);
     provide_context(session);
     crate::ws_client::start(session, secure);
@@ -28,10 +32,16 @@ pub fn App() -> impl IntoView {
     view! {
         <div class="app">
             <Toolbar />
-            <main class="stage">
-                <LabCanvas />
-                <ErrorBanner />
-            </main>
+            <div class="workspace">
+                <main class="stage">
+                    <LabCanvas />
+                    <ErrorBanner />
+                </main>
+                // Instructor only: the server refuses uploads from anyone else anyway.
+                <Show when=move || draft.open.get() && session.is_instructor()>
+                    <SceneEditor />
+                </Show>
+            </div>
         </div>
     }
 }

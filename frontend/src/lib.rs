@@ -17,12 +17,16 @@ pub mod pose_math;
 pub mod primitives;
 pub mod quality;
 pub mod reconnect;
+pub mod scene_upload;
+pub mod vlab_syntax;
 pub mod world;
 
 #[cfg(target_arch = "wasm32")]
 mod app;
 #[cfg(target_arch = "wasm32")]
 mod components;
+#[cfg(target_arch = "wasm32")]
+mod scene_client;
 #[cfg(target_arch = "wasm32")]
 mod session;
 #[cfg(target_arch = "wasm32")]

@@ -46,6 +46,11 @@ impl PageParams {
         }
         url
     }
+
+    /// `/api/labs/<lab>/scene`: where this lab's scene uploads go (same origin as the page).
+    pub fn scene_upload_path(&self) -> String {
+        format!("/api/labs/{}/scene", percent_encode(&self.lab))
+    }
 }
 
 /// Decodes `%XX` escapes and `+` (a space in query strings); malformed escapes stay as they are.
@@ -120,5 +125,11 @@ mod tests {
             instructor.websocket_url(true, "vlab.example"),
             format!("wss://vlab.example/ws/labs/my%20lab?protocol={PROTOCOL_VERSION}&token=t%2Fk%2Bn")
         );
+    }
+
+    #[test]
+    fn scene_upload_path_escapes_the_lab() {
+        let params = PageParams { lab: "my lab/2".into(), token: None };
+        assert_eq!(params.scene_upload_path(), "/api/labs/my%20lab%2F2/scene");
     }
 }

@@ -1,15 +1,17 @@
-//! The top bar: brand, lab, connection, role, clock, and (instructor only) the time controls.
+//! The top bar: brand, lab, connection, role, clock; for the instructor, time controls and the scene editor button.
 
 use leptos::prelude::*;
 use vlab_protocol::Role;
 
 use super::{ClockReadout, ConnectionStatus, TimeControls};
+use crate::scene_client::SceneDraft;
 use crate::session::LabSession;
 
 /// The dark bar across the top of the page.
 #[component]
 pub fn Toolbar() -> impl IntoView {
     let session = expect_context::<LabSession>();
+    let draft = expect_context::<SceneDraft>();
     let lab_id = session.params.with_value(|p| p.lab.clone());
     let lab_title = {
         let lab_id = lab_id.clone();
@@ -41,6 +43,16 @@ pub fn Toolbar() -> impl IntoView {
             <ClockReadout />
             <Show when=move || session.is_instructor()>
                 <TimeControls />
+                <button
+                    class="btn open-scene-editor"
+                    class:is-active=move || draft.open.get()
+                    data-testid="btn-open-scene-editor"
+                    aria-pressed=move || draft.open.get().to_string()
+                    title="Add to scene: write or load a .vlab scene and insert it into the running lab"
+                    on:click=move |_| draft.open.update(|open| *open = !*open)
+                >
+                    "+ Scene"
+                </button>
             </Show>
         </header>
     }

@@ -1,0 +1,413 @@
+//! Light syntax highlighting of `.vlab` scene source: a forgiving tokenizer and the HTML the editor's overlay shows.
+//!
+//! Not a parser: it never fails, whatever the text (half-typed strings and comments
+//! included), and it only tells keywords, built-in words, device and joint types,
+//! numbers, strings and comments apart. The server's interpreter is the judge of what a
+//! scene means; this only has to look right while typing.
+
+use std::ops::Range;
+
+/// What a stretch of source is, for colouring.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TokenKind {
+    /// Statements and declarations: `if`, `for`, `function`, `robot`, `static`, `num`, …
+    Keyword,
+    /// Properties, shapes, functions and constants: `pos`, `box`, `sqrt`, `pi`, …
+    Builtin,
+    /// Joint, sensor and actuator types: `JointHinge`, `SimpleGPS`, `SimpleMotor`, …
+    Device,
+    /// `10`, `3.5`, `.5`, `1e-5`.
+    Number,
+    /// `"..."`, up to the closing quote (or the end of the text while it is being typed).
+    String,
+    /// `// ...` and `/* ... */`.
+    Comment,
+    /// Anything else: names, operators, punctuation, spaces.
+    Plain,
+}
+
+impl TokenKind {
+    /// The CSS class of the overlay's `<span>`, `None` for plain text.
+    pub fn css_class(self) -> Option<&'static str> {
+        match self {
+            TokenKind::Keyword => Some("tok-kw"),
+            TokenKind::Builtin => Some("tok-fn"),
+            TokenKind::Device => Some("tok-ty"),
+            TokenKind::Number => Some("tok-num"),
+            TokenKind::String => Some("tok-str"),
+            TokenKind::Comment => Some("tok-com"),
+            TokenKind::Plain => None,
+        }
+    }
+}
+
+/// A token: its kind and byte range in the text.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Token {
+    /// What it is.
+    pub kind: TokenKind,
+    /// Where it is (bytes).
+    pub range: Range<usize>,
+}
+
+/// Statement and declaration words (compared lower-case: keywords are case-insensitive).
+const KEYWORDS: &[&str] = &[
+    "include",
+    "if",
+    "else",
+    "for",
+    "in",
+    "function",
+    "return",
+    "call",
+    "num",
+    "string",
+    "boolean",
+    "void",
+    "true",
+    "false",
+    "environment",
+    "env",
+    "room",
+    "wallrect",
+    "static",
+    "composed",
+    "container",
+    "robot",
+    "body",
+    "code",
+    "id",
+    "print_str",
+    "print_num",
+    "print_bool",
+];
+
+/// Properties, shapes, built-in functions and constants.
+const BUILTINS: &[&str] = &[
+    "shape",
+    "customgeom",
+    "sphere",
+    "box",
+    "cylinder",
+    "capsule",
+    "mesh",
+    "pos",
+    "position",
+    "quaternion",
+    "quat",
+    "rotation_axis",
+    "rot_axis",
+    "anchor",
+    "axis",
+    "axis2",
+    "density",
+    "material",
+    "friction",
+    "restitution",
+    "width",
+    "length",
+    "lenght",
+    "height",
+    "sky",
+    "ground",
+    "walls",
+    "ceiling",
+    "gravity",
+    "erp",
+    "cfm",
+    "sin",
+    "cos",
+    "sign",
+    "sqrt",
+    "log",
+    "log10",
+    "floor",
+    "ceil",
+    "round",
+    "mod",
+    "random",
+    "rnd",
+    "bool",
+    "pi",
+    "e",
+];
+
+/// Sensor and actuator types (SENSORS.md). Joint types are every `joint…` word.
+const DEVICES: &[&str] = &[
+    "simplegps",
+    "compass",
+    "laserdistance",
+    "simpleaccelerometer",
+    "keyboard",
+    "gyro",
+    "lidar",
+    "sonar",
+    "infrared",
+    "encoder",
+    "odometry",
+    "touch",
+    "forceresistance",
+    "jointstate",
+    "camera",
+    "depthcamera",
+    "radio",
+    "simplemotor",
+    "simpleservo",
+    "diffdrive",
+];
+
+/// Joint types of the language.
+const JOINTS: &[&str] = &[
+    "jointball",
+    "jointhinge",
+    "jointslider",
+    "jointuniversal",
+    "jointhinge2",
+    "jointfixed",
+    "jointpr",
+    "jointpu",
+    "jointpiston",
+];
+
+/// The kind of an identifier.
+fn word_kind(word: &str) -> TokenKind {
+    let lower = word.to_ascii_lowercase();
+    let lower = lower.as_str();
+    if KEYWORDS.contains(&lower) {
+        TokenKind::Keyword
+    } else if DEVICES.contains(&lower) || JOINTS.contains(&lower) {
+        TokenKind::Device
+    } else if BUILTINS.contains(&lower) {
+        TokenKind::Builtin
+    } else {
+        TokenKind::Plain
+    }
+}
+
+/// Splits `text` into tokens covering all of it, in order. Never fails.
+pub fn tokenize(text: &str) -> Vec<Token> {
+    let bytes = text.as_bytes();
+    let mut tokens: Vec<Token> = Vec::new();
+    let mut push = |kind: TokenKind, range: Range<usize>| {
+        // Neighbouring plain stretches merge, so the HTML has fewer spans.
+        if let Some(last) = tokens.last_mut()
+            && last.kind == kind
+            && kind == TokenKind::Plain
+            && last.range.end == range.start
+        {
+            last.range.end = range.end;
+            return;
+        }
+        tokens.push(Token { kind, range });
+    };
+    let mut i = 0;
+    while i < bytes.len() {
+        let start = i;
+        let c = bytes[i];
+        let next = bytes.get(i + 1).copied();
+        if c == b'/' && next == Some(b'/') {
+            i = text[i..].find('\n').map_or(bytes.len(), |n| i + n);
+            push(TokenKind::Comment, start..i);
+        } else if c == b'/' && next == Some(b'*') {
+            i = text[i + 2..]
+                .find("*/")
+                .map_or(bytes.len(), |n| i + 2 + n + 2);
+            push(TokenKind::Comment, start..i);
+        } else if c == b'"' {
+            i = text[i + 1..]
+                .find('"')
+                .map_or(bytes.len(), |n| i + 1 + n + 1);
+            push(TokenKind::String, start..i);
+        } else if c.is_ascii_digit() || (c == b'.' && next.is_some_and(|n| n.is_ascii_digit())) {
+            i = number_end(bytes, i);
+            push(TokenKind::Number, start..i);
+        } else if c.is_ascii_alphabetic() || c == b'_' {
+            while i < bytes.len() && (bytes[i].is_ascii_alphanumeric() || bytes[i] == b'_') {
+                i += 1;
+            }
+            push(word_kind(&text[start..i]), start..i);
+        } else {
+            // One character (whole, if it is not ASCII).
+            i += text[i..].chars().next().map_or(1, char::len_utf8);
+            push(TokenKind::Plain, start..i);
+        }
+    }
+    tokens
+}
+
+/// The end of the number starting at `start`: digits, a fraction, an exponent.
+fn number_end(bytes: &[u8], start: usize) -> usize {
+    let digits = |mut i: usize| {
+        while i < bytes.len() && bytes[i].is_ascii_digit() {
+            i += 1;
+        }
+        i
+    };
+    let mut i = digits(start);
+    if i < bytes.len() && bytes[i] == b'.' {
+        i = digits(i + 1);
+    }
+    if i < bytes.len() && (bytes[i] == b'e' || bytes[i] == b'E') {
+        let mut j = i + 1;
+        if j < bytes.len() && (bytes[j] == b'+' || bytes[j] == b'-') {
+            j += 1;
+        }
+        if j < bytes.len() && bytes[j].is_ascii_digit() {
+            i = digits(j);
+        }
+    }
+    i
+}
+
+/// The overlay's HTML: the text, escaped, with coloured `<span>`s. It ends with one more
+/// character than a text ending in a newline has lines for, so the overlay is exactly as
+/// tall as the textarea it sits under.
+pub fn highlight_html(text: &str) -> String {
+    let mut html = String::with_capacity(text.len() * 2);
+    for token in tokenize(text) {
+        let part = &text[token.range];
+        match token.kind.css_class() {
+            Some(class) => {
+                html.push_str("<span class=\"");
+                html.push_str(class);
+                html.push_str("\">");
+                escape_into(&mut html, part);
+                html.push_str("</span>");
+            }
+            None => escape_into(&mut html, part),
+        }
+    }
+    if text.is_empty() || text.ends_with('\n') {
+        html.push(' ');
+    }
+    html
+}
+
+fn escape_into(html: &mut String, text: &str) {
+    for c in text.chars() {
+        match c {
+            '&' => html.push_str("&amp;"),
+            '<' => html.push_str("&lt;"),
+            '>' => html.push_str("&gt;"),
+            _ => html.push(c),
+        }
+    }
+}
+
+/// Lines in `text` as an editor counts them: an empty text has one, a final newline starts another.
+pub fn line_count(text: &str) -> usize {
+    text.split('\n').count()
+}
+
+/// Characters in the longest line (to size the editor's width).
+pub fn longest_line_chars(text: &str) -> usize {
+    text.split('\n')
+        .map(|line| line.chars().count())
+        .max()
+        .unwrap_or(0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn kinds(text: &str) -> Vec<(TokenKind, &str)> {
+        tokenize(text)
+            .into_iter()
+            .map(|t| (t.kind, &text[t.range]))
+            .collect()
+    }
+
+    #[test]
+    fn tells_keywords_builtins_devices_numbers_strings_and_comments_apart() {
+        use TokenKind::*;
+        let text = "static wall { shape box(1, .5, 2e-3); material \"Wood\"; } // hi\nJointHinge(a,b) { SimpleMotor m; }";
+        let coloured: Vec<_> = kinds(text)
+            .into_iter()
+            .filter(|(kind, _)| *kind != Plain)
+            .collect();
+        assert_eq!(
+            coloured,
+            [
+                (Keyword, "static"),
+                (Builtin, "shape"),
+                (Builtin, "box"),
+                (Number, "1"),
+                (Number, ".5"),
+                (Number, "2e-3"),
+                (Builtin, "material"),
+                (String, "\"Wood\""),
+                (Comment, "// hi"),
+                (Device, "JointHinge"),
+                (Device, "SimpleMotor"),
+            ]
+        );
+    }
+
+    #[test]
+    fn keywords_are_case_insensitive_and_names_stay_plain() {
+        assert_eq!(kinds("Anchor")[0].0, TokenKind::Builtin);
+        assert_eq!(kinds("FOR")[0].0, TokenKind::Keyword);
+        assert_eq!(kinds("crate1")[0].0, TokenKind::Plain);
+        assert_eq!(
+            kinds("box_1")[0].0,
+            TokenKind::Plain,
+            "a name containing a keyword is not one"
+        );
+    }
+
+    #[test]
+    fn tokens_cover_the_whole_text_even_when_unfinished() {
+        for text in [
+            "a \"open string",
+            "/* open comment\nstill",
+            "x = 1.;",
+            "é ∑ \"ü\" // ö",
+            "",
+            "//",
+            "\"",
+            "1e",
+            "1e+",
+        ] {
+            let tokens = tokenize(text);
+            let mut end = 0;
+            for token in &tokens {
+                assert_eq!(token.range.start, end, "gap or overlap in {text:?}");
+                end = token.range.end;
+            }
+            assert_eq!(end, text.len(), "{text:?}");
+        }
+        assert_eq!(
+            kinds("a \"open string")[1],
+            (TokenKind::String, "\"open string")
+        );
+        assert_eq!(kinds("/* a\nb */ c")[0], (TokenKind::Comment, "/* a\nb */"));
+        assert_eq!(
+            kinds("1e")[0],
+            (TokenKind::Number, "1"),
+            "no exponent without digits"
+        );
+    }
+
+    #[test]
+    fn html_is_escaped_and_keeps_a_final_empty_line() {
+        assert_eq!(highlight_html("a<b && c>d"), "a&lt;b &amp;&amp; c&gt;d");
+        assert_eq!(
+            highlight_html("num x;\n"),
+            "<span class=\"tok-kw\">num</span> x;\n "
+        );
+        assert_eq!(
+            highlight_html("\"<b>\""),
+            "<span class=\"tok-str\">\"&lt;b&gt;\"</span>"
+        );
+        assert_eq!(highlight_html(""), " ");
+    }
+
+    #[test]
+    fn counts_lines_and_widths_like_an_editor() {
+        assert_eq!(line_count(""), 1);
+        assert_eq!(line_count("a\nb"), 2);
+        assert_eq!(line_count("a\nb\n"), 3);
+        assert_eq!(longest_line_chars("ab\nçççç\n"), 4);
+    }
+}
