@@ -8,6 +8,7 @@ export const INSTRUCTOR_ONLY = [
   'btn-step',
   'rate-select',
   'btn-reset',
+  'btn-open-scene-editor',
 ];
 
 /** The `[data-testid=…]` selector of a hook. */
