@@ -20,8 +20,8 @@ def png(path, w, h, pixel):
 def tiles(x, y):
     # 4x4 light/dark tiles with grout lines.
     if x % 32 < 2 or y % 32 < 2:
-        return (70, 72, 76)
-    v = 150 if ((x // 32) + (y // 32)) % 2 == 0 else 120
+        return (60, 62, 66)
+    v = 128 if ((x // 32) + (y // 32)) % 2 == 0 else 108
     n = ((x * 7 + y * 13) % 9) - 4
     return (v + n, v + 2 + n, v + 6 + n)
 

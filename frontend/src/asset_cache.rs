@@ -1,13 +1,11 @@
 //! Assets the view fetches once per URL (meshes, textures): which are loading, which
-//! arrived, which failed, and how textures repeat over a part.
+//! arrived, which failed.
 //!
 //! Pure bookkeeping, host-tested; the fetching and decoding live in `view3d::assets`.
 //! Until an asset is ready (or when it failed) the view draws the part's collision
 //! shape and its material's plain colour.
 
 use std::collections::HashMap;
-
-use vlab_protocol::Shape;
 
 /// Where one URL stands.
 #[derive(Clone, Debug, PartialEq)]
@@ -76,20 +74,6 @@ impl<T> AssetCache<T> {
 /// Metres of surface one copy of a texture covers.
 pub const TEXTURE_METRES: f32 = 2.0;
 
-/// How many times a texture repeats across a face of the unit cube (uv `0..1` per face)
-/// when it is scaled to `shape`: textures keep their size in metres, so a 20 m floor
-/// shows tiles, not one stretched image. At least 1.
-pub fn texture_repeat(shape: &Shape) -> f32 {
-    let extent = match *shape {
-        Shape::Box { half_extents: [x, y, z] } => 2.0 * x.max(y).max(z),
-        Shape::Sphere { radius } => 2.0 * radius,
-        Shape::Cylinder { radius, half_length } | Shape::Capsule { radius, half_length } => {
-            2.0 * radius.max(half_length)
-        }
-    };
-    (extent / TEXTURE_METRES).max(1.0)
-}
-
 /// Whether `url` names a mesh format the view can decode.
 pub fn is_supported_mesh(url: &str) -> bool {
     let lower = url.to_ascii_lowercase();
@@ -117,12 +101,6 @@ mod tests {
         assert_eq!(cache.state("/assets/missing.obj"), Some(&AssetState::Failed));
         assert_eq!(cache.get("/assets/missing.obj"), None);
         assert!(!cache.request("/assets/missing.obj"), "a failure is final");
-    }
-
-    #[test]
-    fn textures_keep_their_size_in_metres() {
-        assert_eq!(texture_repeat(&Shape::Box { half_extents: [10.0, 0.05, 8.0] }), 10.0);
-        assert_eq!(texture_repeat(&Shape::Box { half_extents: [0.2, 0.2, 0.2] }), 1.0);
     }
 
     #[test]

@@ -60,6 +60,41 @@ pub struct MeshData {
     pub normals: Vec<[f32; 3]>,
     /// Counter-clockwise (seen from outside) triangles, three indices each.
     pub indices: Vec<u32>,
+    /// Texture coordinates, one per position, or none.
+    pub uvs: Vec<[f32; 2]>,
+}
+
+/// A box of these half-extents (metres), centred, whose texture coordinates are in
+/// units of `metres_per_texture`: a texture keeps its size on every face, so a 12 m
+/// wall 0.8 m high shows a row of copies, not one stretched image. Faces have their
+/// own vertices (flat normals).
+pub fn textured_box(half_extents: [f32; 3], metres_per_texture: f32) -> MeshData {
+    let mut mesh = MeshData::default();
+    let h = half_extents;
+    for a in 0..3 {
+        // (b, c) follow a cyclically, so e_b x e_c = e_a.
+        let (b, c) = ((a + 1) % 3, (a + 2) % 3);
+        for sign in [1.0f32, -1.0] {
+            let first = mesh.positions.len() as u32;
+            let mut corners = [(-1.0f32, -1.0f32), (1.0, -1.0), (1.0, 1.0), (-1.0, 1.0)];
+            if sign < 0.0 {
+                corners.reverse();
+            }
+            for (sb, sc) in corners {
+                let mut p = [0.0; 3];
+                p[a] = sign * h[a];
+                p[b] = sb * h[b];
+                p[c] = sc * h[c];
+                let mut n = [0.0; 3];
+                n[a] = sign;
+                mesh.positions.push(p);
+                mesh.normals.push(n);
+                mesh.uvs.push([(p[b] + h[b]) / metres_per_texture, (p[c] + h[c]) / metres_per_texture]);
+            }
+            mesh.indices.extend([first, first + 1, first + 2, first, first + 2, first + 3]);
+        }
+    }
+    mesh
 }
 
 /// A closed cylinder of radius 1 along Z from -1 to 1, with `segments` sides.
@@ -135,6 +170,28 @@ mod tests {
         let cap_z: Vec<f32> = p[1..].iter().map(|c| c.part_from_primitive.position[2]).collect();
         assert_eq!(cap_z, vec![0.5, -0.5]);
         assert!(p[1..].iter().all(|c| c.kind == PrimitiveKind::Sphere && c.scale == [0.1; 3]));
+    }
+
+    #[test]
+    fn textured_boxes_face_outwards_and_keep_the_texture_size() {
+        let mesh = textured_box([6.0, 0.4, 0.05], 2.0);
+        assert_eq!((mesh.positions.len(), mesh.uvs.len(), mesh.indices.len()), (24, 24, 36));
+        for tri in mesh.indices.chunks(3) {
+            let [a, b, c] = [0, 1, 2].map(|k| mesh.positions[tri[k] as usize]);
+            let normal = crate::pose_math::cross(
+                [b[0] - a[0], b[1] - a[1], b[2] - a[2]],
+                [c[0] - a[0], c[1] - a[1], c[2] - a[2]],
+            );
+            let declared = mesh.normals[tri[0] as usize];
+            let along: f32 = (0..3).map(|k| normal[k] * declared[k]).sum();
+            let outward: f32 = (0..3).map(|k| declared[k] * a[k]).sum();
+            assert!(along > 0.0 && outward > 0.0, "triangle {tri:?}");
+        }
+        // The 12 m side spans six copies of a 2 m texture, the 0.8 m side 0.4 of one.
+        let max_u = mesh.uvs.iter().map(|uv| uv[0]).fold(0.0, f32::max);
+        let max_v = mesh.uvs.iter().map(|uv| uv[1]).fold(0.0, f32::max);
+        assert!((max_u.max(max_v) - 6.0).abs() < 1e-5);
+        assert!(mesh.uvs.iter().all(|uv| uv[0] >= 0.0 && uv[1] >= 0.0));
     }
 
     #[test]

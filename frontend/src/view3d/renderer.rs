@@ -2,16 +2,16 @@
 
 use three_d::{
     AmbientLight, Camera, ClearState, Context, CpuMaterial, CpuMesh, DirectionalLight, Gm, Indices, Light, Mat3, Mat4,
-    Mesh, PhysicalMaterial, Positions, Quat, RenderTarget, Srgba, Texture2DRef, Vec3, Viewport, radians, vec3,
+    Mesh, PhysicalMaterial, Positions, Quat, RenderTarget, Srgba, Texture2DRef, Vec2, Vec3, Viewport, radians, vec3,
 };
 use vlab_protocol::{PartView, Pose};
 
 use super::assets::Assets;
 use super::environment::ambient_light;
-use crate::asset_cache::texture_repeat;
+use crate::asset_cache::TEXTURE_METRES;
 use crate::orbit_camera::OrbitCamera;
 use crate::pose_math::compose;
-use crate::primitives::{PrimitiveKind, primitives, unit_cylinder};
+use crate::primitives::{MeshData, PrimitiveKind, primitives, textured_box, unit_cylinder};
 use crate::world::World;
 
 /// Shadow map edge, texels: ~2 cm per texel over a 20 m room. 2048 looked no better
@@ -173,6 +173,19 @@ impl Renderer {
                     }
                     continue;
                 }
+                // A textured box gets its own mesh, with texture coordinates in metres.
+                if let (vlab_protocol::Shape::Box { half_extents }, Some(url)) = (&part.shape, &part.material.texture)
+                    && self.assets.texture(&self.context, url).is_some()
+                {
+                    let cpu = cpu_mesh(textured_box(*half_extents, TEXTURE_METRES));
+                    let material = self.material(part, true);
+                    self.drawn.push(DrawnPrimitive {
+                        body: body_index,
+                        body_from_mesh: pose_matrix(&part.local),
+                        object: Gm::new(Mesh::new(&self.context, &cpu), material),
+                    });
+                    continue;
+                }
                 for primitive in primitives(part) {
                     let unit = match primitive.kind {
                         PrimitiveKind::Cube => &self.cube,
@@ -194,8 +207,7 @@ impl Renderer {
     }
 
     /// The look of `part` on a mesh that has (or lacks) texture coordinates: its
-    /// texture once loaded (sized in metres, see [`texture_repeat`]), else its colour;
-    /// blended when the material is transparent.
+    /// texture once loaded, else its colour; blended when the material is transparent.
     fn material(&self, part: &PartView, has_uvs: bool) -> PhysicalMaterial {
         let look = &part.material;
         let [r, g, b, a] = look.color;
@@ -217,8 +229,7 @@ impl Renderer {
             PhysicalMaterial::new_opaque(&self.context, &cpu)
         };
         if let Some(texture) = texture {
-            let repeat = texture_repeat(&part.shape);
-            material.albedo_texture = Some(Texture2DRef { texture, transformation: Mat3::from_scale(repeat) });
+            material.albedo_texture = Some(Texture2DRef { texture, transformation: Mat3::from_scale(1.0) });
         }
         material
     }
@@ -249,10 +260,15 @@ fn pose_matrix(pose: &Pose) -> Mat4 {
 
 /// Our closed unit cylinder (see [`unit_cylinder`]) as a three-d mesh.
 fn cylinder_mesh() -> CpuMesh {
-    let data = unit_cylinder(32);
+    cpu_mesh(unit_cylinder(32))
+}
+
+/// Plain mesh data as a three-d mesh.
+fn cpu_mesh(data: MeshData) -> CpuMesh {
     CpuMesh {
         positions: Positions::F32(data.positions.into_iter().map(vec3_from).collect()),
         normals: Some(data.normals.into_iter().map(vec3_from).collect()),
+        uvs: (!data.uvs.is_empty()).then(|| data.uvs.into_iter().map(|[u, v]| Vec2::new(u, v)).collect()),
         indices: Indices::U32(data.indices),
         ..Default::default()
     }
