@@ -74,6 +74,14 @@ impl<T> AssetCache<T> {
 /// Metres of surface one copy of a texture covers.
 pub const TEXTURE_METRES: f32 = 2.0;
 
+/// An 8-bit sRGB channel as linear light in `0..=1`. three-d samples textures as
+/// linear values (it has no sRGB texture formats), so image texels are converted
+/// before upload; without this a texture looks much lighter than its colour.
+pub fn srgb_to_linear(c: u8) -> f32 {
+    let c = f32::from(c) / 255.0;
+    if c <= 0.04045 { c / 12.92 } else { ((c + 0.055) / 1.055).powf(2.4) }
+}
+
 /// Whether `url` names a mesh format the view can decode.
 pub fn is_supported_mesh(url: &str) -> bool {
     let lower = url.to_ascii_lowercase();
@@ -101,6 +109,14 @@ mod tests {
         assert_eq!(cache.state("/assets/missing.obj"), Some(&AssetState::Failed));
         assert_eq!(cache.get("/assets/missing.obj"), None);
         assert!(!cache.request("/assets/missing.obj"), "a failure is final");
+    }
+
+    #[test]
+    fn srgb_texels_become_linear_light() {
+        assert_eq!(srgb_to_linear(0), 0.0);
+        assert!((srgb_to_linear(255) - 1.0).abs() < 1e-6);
+        assert!((srgb_to_linear(128) - 0.2158).abs() < 1e-3, "{}", srgb_to_linear(128));
+        assert!((0..255).all(|c| srgb_to_linear(c) < srgb_to_linear(c + 1)));
     }
 
     #[test]

@@ -9,11 +9,11 @@ use std::sync::Arc;
 
 use three_d::{Context, CpuMesh, CpuTexture, Texture2D};
 use three_d_asset::io::RawAssets;
-use three_d_asset::{Geometry, Model};
+use three_d_asset::{Geometry, Model, TextureData, f16};
 use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
 
-use crate::asset_cache::{AssetCache, is_supported_mesh};
+use crate::asset_cache::{AssetCache, is_supported_mesh, srgb_to_linear};
 
 /// The triangle meshes of one mesh file, in the file's own units and frame.
 pub type MeshAsset = Rc<Vec<CpuMesh>>;
@@ -67,7 +67,8 @@ impl Assets {
                 let result = fetch_bytes(&url).await.and_then(|bytes| {
                     let mut raw = RawAssets::new();
                     raw.insert(file_name(&url), bytes);
-                    let cpu: CpuTexture = raw.deserialize(file_name(&url)).map_err(|e| e.to_string())?;
+                    let mut cpu: CpuTexture = raw.deserialize(file_name(&url)).map_err(|e| e.to_string())?;
+                    linearise(&mut cpu);
                     // three-d's `Texture2DRef` takes an `Arc`; one thread here anyway.
                     #[allow(clippy::arc_with_non_send_sync)]
                     Ok(Arc::new(Texture2D::new(&context, &cpu)))
@@ -80,6 +81,20 @@ impl Assets {
         }
         None
     }
+}
+
+/// Turns 8-bit sRGB colour texels into linear half floats (see [`srgb_to_linear`]);
+/// alpha stays linear. Half floats are filterable in WebGL2 without extensions.
+fn linearise(texture: &mut CpuTexture) {
+    let h = |c: u8| f16::from_f32(srgb_to_linear(c));
+    let a = |c: u8| f16::from_f32(f32::from(c) / 255.0);
+    texture.data = match &texture.data {
+        TextureData::RgbU8(texels) => TextureData::RgbF16(texels.iter().map(|t| t.map(h)).collect()),
+        TextureData::RgbaU8(texels) => {
+            TextureData::RgbaF16(texels.iter().map(|&[r, g, b, alpha]| [h(r), h(g), h(b), a(alpha)]).collect())
+        }
+        _ => return,
+    };
 }
 
 /// The last path segment: three-d-asset picks the decoder by its extension.
