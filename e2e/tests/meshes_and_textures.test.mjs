@@ -1,0 +1,60 @@
+// A scene with a mesh and library materials is drawn with them: after the instructor
+// uploads wheels (`shape mesh("wheel.mesh", ...)`), a glass pane and textured boxes, the
+// page fetches /assets/wheel.obj and the textures once each, every one answers 200, and
+// no error is logged (a mesh that does not exist is only a warning; its collision shape
+// is drawn and nothing is fetched for it).
+
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+
+import { saveArtifact, withLab } from '../lib/harness.mjs';
+import { waitUntil } from '../lib/poll.mjs';
+import { byTestId } from '../lib/ui.mjs';
+
+const SCENE = `
+wheel_a { shape mesh("wheel.mesh", 0.006); customgeom cylinder(0.51, 0.42); pos(5, 0.52, 9.5); material "Steel"; }
+static glass_pane { shape box(2.4, 1.6, 0.05); pos(6, 0.8, 8.8); material "Glass"; }
+stripes_box { shape box(0.8, 0.8, 0.8); pos(7.5, 0.4, 9.5); material "RedStripes"; }
+ghost { shape mesh("nosuch.mesh", 1); customgeom sphere(0.3); pos(4, 0.3, 8); }
+`;
+
+test('meshes and textured materials are fetched once and drawn', { timeout: 300_000 }, async (t) => {
+  await withLab(t, async ({ server, openPage, artifactName }) => {
+    const page = await openPage('viewer');
+    /** @type {Map<string, number[]>} */
+    const assets = new Map();
+    page.on('response', (response) => {
+      const url = new URL(response.url());
+      if (url.pathname.startsWith('/assets/')) {
+        assets.set(url.pathname, [...(assets.get(url.pathname) ?? []), response.status()]);
+      }
+    });
+
+    const upload = await fetch(`${server.baseUrl}/api/labs/demo/scene`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${server.token}`, 'content-type': 'text/plain' },
+      body: SCENE,
+    });
+    const reply = await upload.json();
+    assert.equal(upload.status, 200, JSON.stringify(reply));
+    assert.deepEqual(
+      reply.warnings.map((w) => w.message),
+      ["the mesh 'nosuch.mesh' was not found: the object is drawn with its collision shape"],
+    );
+
+    await waitUntil(
+      'the wheel mesh and the stripes texture to be fetched',
+      async () => new Map(assets),
+      (seen) => seen.has('/assets/wheel.obj') && seen.has('/assets/textures/redstripes.png'),
+    );
+    // Give the view a moment to draw with them, then keep a picture for people.
+    await page.waitForTimeout(1500);
+    const shot = await page.locator(byTestId('lab-canvas')).screenshot();
+    t.diagnostic(`canvas: ${saveArtifact(artifactName('canvas.png'), shot)}; assets: ${JSON.stringify([...assets])}`);
+
+    for (const [pathname, statuses] of assets) {
+      assert.deepEqual(statuses, [200], `${pathname} is fetched once and served`);
+    }
+    assert.ok(![...assets.keys()].some((p) => p.includes('nosuch')), 'nothing is fetched for a missing mesh');
+  });
+});
