@@ -1,5 +1,5 @@
 """Generates VLab's procedural textures (PNG) and the wheel mesh (OBJ): python3 assets/generate.py assets"""
-import math, os, struct, zlib, sys
+import json, math, os, struct, zlib, sys
 
 root = sys.argv[1]
 
@@ -88,3 +88,31 @@ for i in range(segments):
 with open(os.path.join(root, "wheel.obj"), "w") as f:
     f.write("\n".join(lines) + "\n")
 print("wheel faces", faces)
+
+# A glTF binary (GLB) to exercise that loader: a unit pyramid (square base 1x1 at y=0, apex at y=1) with flat normals, as GLB.
+base = [(-.5,0,-.5),(.5,0,-.5),(.5,0,.5),(-.5,0,.5)]
+apex = (0,1,0)
+tris = [(base[0],base[1],base[2]),(base[0],base[2],base[3])]  # base (facing down after fix)
+tris = [(a,c,b) for a,b,c in tris]
+for i in range(4):
+    tris.append((base[i], apex, base[(i+1)%4]))
+pos=[];nor=[]
+def sub(a,b): return [a[i]-b[i] for i in range(3)]
+def cross(a,b): return [a[1]*b[2]-a[2]*b[1], a[2]*b[0]-a[0]*b[2], a[0]*b[1]-a[1]*b[0]]
+for a,b,c in tris:
+    n=cross(sub(b,a),sub(c,a)); l=sum(x*x for x in n)**.5; n=[x/l for x in n]
+    for p in (a,b,c): pos.append(p); nor.append(n)
+pb=b''.join(struct.pack('<3f',*p) for p in pos); nb=b''.join(struct.pack('<3f',*n) for n in nor)
+binc=pb+nb
+mn=[min(p[i] for p in pos) for i in range(3)]; mx=[max(p[i] for p in pos) for i in range(3)]
+g={"asset":{"version":"2.0"},"scene":0,"scenes":[{"nodes":[0]}],"nodes":[{"mesh":0}],
+ "meshes":[{"primitives":[{"attributes":{"POSITION":0,"NORMAL":1}}]}],
+ "buffers":[{"byteLength":len(binc)}],
+ "bufferViews":[{"buffer":0,"byteOffset":0,"byteLength":len(pb)},{"buffer":0,"byteOffset":len(pb),"byteLength":len(nb)}],
+ "accessors":[{"bufferView":0,"componentType":5126,"count":len(pos),"type":"VEC3","min":mn,"max":mx},
+              {"bufferView":1,"componentType":5126,"count":len(nor),"type":"VEC3"}]}
+js=json.dumps(g).encode(); js+=b' '*((4-len(js)%4)%4); binc+=b'\0'*((4-len(binc)%4)%4)
+out=struct.pack('<III',0x46546C67,2,12+8+len(js)+8+len(binc))+struct.pack('<II',len(js),0x4E4F534A)+js+struct.pack('<II',len(binc),0x004E4942)+binc
+with open(os.path.join(root, 'pyramid.glb'), 'wb') as f:
+    f.write(out)
+print('pyramid.glb', len(out), 'bytes')

@@ -62,8 +62,10 @@ async fn assets_are_served_and_nothing_outside_them() {
     let triangles = text.lines().filter(|l| l.starts_with("f ")).count();
     assert!((200..2000).contains(&triangles), "{triangles} triangles");
 
-    let library = server.http.get(server.url("/assets/materials.json")).send().await.unwrap();
-    assert_eq!(library.status().as_u16(), 200);
+    for file in ["/assets/materials.json", "/assets/pyramid.glb", "/assets/textures/tiles.png"] {
+        let response = server.http.get(server.url(file)).send().await.unwrap();
+        assert_eq!(response.status().as_u16(), 200, "{file}");
+    }
 
     for escape in ["/assets/../Cargo.toml", "/assets/%2e%2e/Cargo.toml", "/assets/..%2fCargo.toml", "/assets/nope.obj"] {
         let response = server.http.get(server.url(escape)).send().await.unwrap();
