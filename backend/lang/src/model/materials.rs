@@ -58,9 +58,14 @@ struct Entry {
 }
 
 impl Default for Palette {
-    /// The library shipped in `assets/materials.json`.
+    /// The library shipped in `assets/materials.json` (parsed once per process).
     fn default() -> Self {
-        Palette::from_json(LIBRARY_JSON).expect("assets/materials.json is a valid material library")
+        static SHIPPED: std::sync::OnceLock<Palette> = std::sync::OnceLock::new();
+        SHIPPED
+            .get_or_init(|| {
+                Palette::from_json(LIBRARY_JSON).expect("assets/materials.json is a valid material library")
+            })
+            .clone()
     }
 }
 
@@ -81,7 +86,10 @@ impl Palette {
             if let Some(t) = &e.texture
                 && (t.is_empty() || t.starts_with('/') || t.contains("..") || t.contains('\\'))
             {
-                return Err(LibraryError::Invalid(e.name, format!("the texture '{t}' must be a file in assets/textures/")));
+                return Err(LibraryError::Invalid(
+                    e.name,
+                    format!("the texture '{t}' must be a file in assets/textures/"),
+                ));
             }
             if e.transparent && e.color[3] == 255 {
                 return Err(LibraryError::Invalid(e.name, "a transparent material needs an alpha below 255".into()));
@@ -144,7 +152,9 @@ mod tests {
 
     #[test]
     fn bad_libraries_are_refused() {
-        let one = |extra: &str| format!(r#"{{"materials":[{{"name":"A","color":[1,2,3,255],"roughness":0.5,"metallic":0{extra}}}]}}"#);
+        let one = |extra: &str| {
+            format!(r#"{{"materials":[{{"name":"A","color":[1,2,3,255],"roughness":0.5,"metallic":0{extra}}}]}}"#)
+        };
         assert!(Palette::from_json(&one("")).is_ok());
         assert!(matches!(Palette::from_json(r#"{"materials":[]}"#), Err(LibraryError::Empty)));
         assert!(matches!(Palette::from_json(&one(r#","texture":"../x.png""#)), Err(LibraryError::Invalid(..))));
