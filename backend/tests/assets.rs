@@ -67,7 +67,8 @@ async fn assets_are_served_and_nothing_outside_them() {
         assert_eq!(response.status().as_u16(), 200, "{file}");
     }
 
-    for escape in ["/assets/../Cargo.toml", "/assets/%2e%2e/Cargo.toml", "/assets/..%2fCargo.toml", "/assets/nope.obj"] {
+    for escape in ["/assets/../Cargo.toml", "/assets/%2e%2e/Cargo.toml", "/assets/..%2fCargo.toml", "/assets/nope.obj"]
+    {
         let response = server.http.get(server.url(escape)).send().await.unwrap();
         let status = response.status().as_u16();
         let body = response.text().await.unwrap();
