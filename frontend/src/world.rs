@@ -168,8 +168,27 @@ impl World {
     }
 }
 
+/// The height of a room's ceiling if `body` is one (the fixed `ceiling` a `room`
+/// environment builds), else `None`.
+pub fn ceiling_height(body: &vlab_protocol::BodyView) -> Option<f32> {
+    (body.fixed && body.name == "ceiling").then_some(body.pose.position[1])
+}
+
+/// Whether the ceiling at `ceiling_y` is left out of the picture for an eye at `eye_y`:
+/// seen from above, a room is drawn without its lid, as a cutaway.
+pub fn hides_ceiling(ceiling_y: Option<f32>, eye_y: f32) -> bool {
+    ceiling_y.is_some_and(|y| eye_y > y)
+}
+
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn a_room_is_a_cutaway_from_above_and_closed_from_below() {
+        assert!(hides_ceiling(Some(4.0), 10.0));
+        assert!(!hides_ceiling(Some(4.0), 1.5));
+        assert!(!hides_ceiling(None, 10.0));
+    }
     use super::*;
     use vlab_protocol::{BodyId, BodyPose, Material, PartView};
 

@@ -12,7 +12,7 @@ use crate::asset_cache::TEXTURE_METRES;
 use crate::orbit_camera::OrbitCamera;
 use crate::pose_math::compose;
 use crate::primitives::{MeshData, PrimitiveKind, primitives, textured_box, unit_cylinder};
-use crate::world::World;
+use crate::world::{World, ceiling_height, hides_ceiling};
 
 /// Shadow map edge, texels: ~2 cm per texel over a 20 m room. 2048 looked no better
 /// and halved the frame rate under SwiftShader (the map is redrawn whenever bodies move).
@@ -28,6 +28,8 @@ struct DrawnPrimitive {
     /// `body_from_part * part_from_primitive * scale`.
     body_from_mesh: Mat4,
     object: Gm<Mesh, PhysicalMaterial>,
+    /// For the room's ceiling: its height, above which the eye sees through it.
+    ceiling_y: Option<f32>,
 }
 
 /// Everything on the GPU side of the view.
@@ -127,13 +129,16 @@ impl Renderer {
         if self.shadows && self.shadows_stale && now_ms - self.shadows_drawn_at_ms >= SHADOW_PERIOD_MS {
             self.shadows_stale = false;
             self.shadows_drawn_at_ms = now_ms;
-            let geometries = self.drawn.iter().map(|d| &d.object.geometry);
+            // The ceiling casts no shadow: the sun is a lighting aid, not a lamp outside
+            // a closed room.
+            let geometries = self.drawn.iter().filter(|d| d.ceiling_y.is_none()).map(|d| &d.object.geometry);
             if let Err(error) = self.sun.generate_shadow_map(SHADOW_MAP_TEXELS, geometries) {
                 leptos::logging::warn!("no shadows: {error}");
             }
         }
         let viewport = Viewport::new_at_origo(width.max(1), height.max(1));
         let (near, far) = orbit.clip_planes();
+        let eye_y = orbit.eye()[1];
         let camera = &mut self.camera;
         camera.set_viewport(viewport);
         camera.set_view(vec3_from(orbit.eye()), vec3_from(orbit.target), vec3(0.0, 1.0, 0.0));
@@ -146,7 +151,7 @@ impl Renderer {
         let lights: [&dyn Light; 2] = [&self.ambient, &self.sun];
         RenderTarget::screen(&self.context, viewport.width, viewport.height)
             .clear(ClearState::color_and_depth(r, g, b, 1.0, 1.0))
-            .render(&self.camera, self.drawn.iter().map(|d| &d.object), &lights);
+            .render(&self.camera, self.drawn.iter().filter(|d| !hides_ceiling(d.ceiling_y, eye_y)).map(|d| &d.object), &lights);
     }
 
     /// New meshes and materials for a new snapshot.
@@ -156,6 +161,7 @@ impl Renderer {
         let Some(snapshot) = world.snapshot() else { return };
         self.sky = snapshot.sky.map(|c| f32::from(c) / 255.0);
         for (body_index, body) in snapshot.bodies.iter().enumerate() {
+            let ceiling_y = ceiling_height(body);
             for part in &body.parts {
                 // The part's mesh once it is loaded; until then (or if it cannot be) its
                 // collision shape.
@@ -169,6 +175,7 @@ impl Renderer {
                             body: body_index,
                             body_from_mesh,
                             object: Gm::new(Mesh::new(&self.context, cpu), material),
+                            ceiling_y,
                         });
                     }
                     continue;
@@ -183,6 +190,7 @@ impl Renderer {
                         body: body_index,
                         body_from_mesh: pose_matrix(&part.local),
                         object: Gm::new(Mesh::new(&self.context, &cpu), material),
+                        ceiling_y,
                     });
                     continue;
                 }
@@ -200,6 +208,7 @@ impl Renderer {
                         body: body_index,
                         body_from_mesh: pose_matrix(&body_from_primitive) * Mat4::from_nonuniform_scale(sx, sy, sz),
                         object: Gm::new(Mesh::new(&self.context, unit), material),
+                        ceiling_y,
                     });
                 }
             }
