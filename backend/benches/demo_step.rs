@@ -26,7 +26,12 @@ fn main() {
     // Viewers that never read: the worst case for the hub (every frame merges).
     let viewers: Vec<_> = (0..VIEWERS).map(|_| hub.join()).collect();
 
-    println!("VLab bench: demo lab (seed 1), {} bodies, {} joints, dt = 1/{:.0} s", world.body_count(), model.joints.len(), 1.0 / dt);
+    println!(
+        "VLab bench: demo lab (seed 1), {} bodies, {} joints, dt = 1/{:.0} s",
+        world.body_count(),
+        model.joints.len(),
+        1.0 / dt
+    );
     println!("snapshot (JSON, sent once per viewer): {} bytes", snapshot_json.len());
     println!(
         "keyframe ({} moving bodies): binary {} bytes, JSON {} bytes",

@@ -54,7 +54,8 @@ impl Store {
     /// Opens (creating if needed) the database at `path` and brings its schema up to date.
     pub fn open(path: &Path) -> Result<Store, StoreError> {
         let display = path.display().to_string();
-        let connection = Connection::open(path).map_err(|source| StoreError::Sqlite { path: display.clone(), source })?;
+        let connection =
+            Connection::open(path).map_err(|source| StoreError::Sqlite { path: display.clone(), source })?;
         let store = Store { connection, path: display };
         store.migrate()?;
         Ok(store)
@@ -74,7 +75,8 @@ impl Store {
     }
 
     fn migrate(&self) -> Result<(), StoreError> {
-        let version: i64 = self.connection.query_row("PRAGMA user_version", [], |row| row.get(0)).map_err(self.sqlite())?;
+        let version: i64 =
+            self.connection.query_row("PRAGMA user_version", [], |row| row.get(0)).map_err(self.sqlite())?;
         if version > SCHEMA_VERSION {
             return Err(StoreError::TooNew { path: self.path.clone(), found: version });
         }
@@ -135,7 +137,8 @@ mod tests {
         std::fs::create_dir_all(&dir).unwrap();
         let path = dir.join("test.db");
         let _ = std::fs::remove_file(&path);
-        let record = LabRecord { id: "demo".into(), name: "Demo".into(), instructor_token: "t0k".into(), seed: u64::MAX };
+        let record =
+            LabRecord { id: "demo".into(), name: "Demo".into(), instructor_token: "t0k".into(), seed: u64::MAX };
         {
             let store = Store::open(&path).unwrap();
             assert_eq!(store.lab("demo").unwrap(), None);

@@ -33,13 +33,7 @@ fn part(shape: Shape, local: Pose) -> PartModel {
 }
 
 fn body(name: &str, motion: Motion, pose: Pose, shape: Shape) -> BodyModel {
-    BodyModel {
-        name: name.into(),
-        motion,
-        pose,
-        parts: vec![part(shape, Pose::IDENTITY)],
-        robot: None,
-    }
+    BodyModel { name: name.into(), motion, pose, parts: vec![part(shape, Pose::IDENTITY)], robot: None }
 }
 
 fn ball(radius: f32) -> Shape {
@@ -47,20 +41,11 @@ fn ball(radius: f32) -> Shape {
 }
 
 fn cube(half: f32) -> Shape {
-    Shape::Box {
-        half_extents: [half; 3],
-    }
+    Shape::Box { half_extents: [half; 3] }
 }
 
 fn joint(name: &str, body1: usize, body2: usize, kind: JointKind) -> JointModel {
-    JointModel {
-        name: name.into(),
-        body1,
-        body2,
-        kind,
-        erp: None,
-        cfm: None,
-    }
+    JointModel { name: name.into(), body1, body2, kind, erp: None, cfm: None }
 }
 
 /// A model of `bodies` and `joints`, with gravity along -Y (or none).
@@ -88,11 +73,7 @@ fn dot(a: [f32; 3], b: [f32; 3]) -> f32 {
 }
 
 fn cross(a: [f32; 3], b: [f32; 3]) -> [f32; 3] {
-    [
-        a[1] * b[2] - a[2] * b[1],
-        a[2] * b[0] - a[0] * b[2],
-        a[0] * b[1] - a[1] * b[0],
-    ]
+    [a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]]
 }
 
 fn norm(a: [f32; 3]) -> f32 {
@@ -109,11 +90,7 @@ fn rotate(q: [f32; 4], v: [f32; 3]) -> [f32; 3] {
     let u = [q[0], q[1], q[2]];
     let t = cross(u, v).map(|c| 2.0 * c);
     let ut = cross(u, t);
-    [
-        v[0] + q[3] * t[0] + ut[0],
-        v[1] + q[3] * t[1] + ut[1],
-        v[2] + q[3] * t[2] + ut[2],
-    ]
+    [v[0] + q[3] * t[0] + ut[0], v[1] + q[3] * t[1] + ut[1], v[2] + q[3] * t[2] + ut[2]]
 }
 
 fn conjugate(q: [f32; 4]) -> [f32; 4] {
@@ -162,11 +139,7 @@ fn carried(world: &World, index: usize, initial: &Pose, point: [f32; 3]) -> [f32
     let local = rotate(conjugate(initial.rotation), sub(point, initial.position));
     let now = world.pose(index);
     let moved = rotate(now.rotation, local);
-    [
-        now.position[0] + moved[0],
-        now.position[1] + moved[1],
-        now.position[2] + moved[2],
-    ]
+    [now.position[0] + moved[0], now.position[1] + moved[1], now.position[2] + moved[2]]
 }
 
 /// Steps `world` `steps` times, calling `check` after each step.
@@ -187,22 +160,9 @@ fn a_hinge_pendulum_swings_about_its_axis_only() {
     let anchor = [0.0, 3.0, 0.0];
     let axis = unit([1.0, 0.0, 1.0]);
     let arm = unit([1.0, 0.0, -1.0]); // horizontal, perpendicular to the axis
-    let bob_pose = Pose::at_turned(
-        [anchor[0] + arm[0], anchor[1], anchor[2] + arm[2]],
-        unit([0.3, 1.0, 0.2]),
-        0.7,
-    );
+    let bob_pose = Pose::at_turned([anchor[0] + arm[0], anchor[1], anchor[2] + arm[2]], unit([0.3, 1.0, 0.2]), 0.7);
     let bodies = vec![pivot(anchor), body("bob", Motion::Dynamic, bob_pose, ball(0.1))];
-    let joints = vec![joint(
-        "hinge",
-        0,
-        1,
-        JointKind::Hinge {
-            anchor,
-            axis,
-            motor: None,
-        },
-    )];
+    let joints = vec![joint("hinge", 0, 1, JointKind::Hinge { anchor, axis, motor: None })];
     let mut world = World::build(&model(bodies, joints, -9.81)).unwrap();
     let (mut lowest, mut off_plane, mut off_radius, mut off_axis) = (f32::MAX, 0.0f32, 0.0f32, 0.0f32);
     run(&mut world, TWO_SECONDS, |w| {
@@ -214,14 +174,8 @@ fn a_hinge_pendulum_swings_about_its_axis_only() {
         off_axis = off_axis.max(swing_off(delta(bob_pose.rotation, bob.rotation), axis));
     });
     println!("hinge: lowest {lowest}, off plane {off_plane}, off radius {off_radius}, off axis {off_axis}");
-    assert!(
-        lowest < anchor[1] - 0.9,
-        "the bob did not swing down: lowest y = {lowest}"
-    );
-    assert!(
-        off_plane < POSITION_TOL,
-        "the bob left the plane perpendicular to the axis by {off_plane} m"
-    );
+    assert!(lowest < anchor[1] - 0.9, "the bob did not swing down: lowest y = {lowest}");
+    assert!(off_plane < POSITION_TOL, "the bob left the plane perpendicular to the axis by {off_plane} m");
     assert!(off_radius < POSITION_TOL, "the arm changed length by {off_radius} m");
     assert!(off_axis < ANGLE_TOL, "the bob turned {off_axis} rad about another axis");
 }
@@ -229,23 +183,13 @@ fn a_hinge_pendulum_swings_about_its_axis_only() {
 #[test]
 fn a_hinge_motor_turns_its_wheel_at_the_target_speed() {
     let anchor = [0.0, 3.0, 0.0];
-    let motor = MotorModel {
-        target_velocity: 2.0,
-        max_force: 100.0,
-    };
-    let bodies = vec![
-        pivot(anchor),
-        body("wheel", Motion::Dynamic, Pose::at([0.0, 3.0, 0.3]), cube(0.1)),
-    ];
+    let motor = MotorModel { target_velocity: 2.0, max_force: 100.0 };
+    let bodies = vec![pivot(anchor), body("wheel", Motion::Dynamic, Pose::at([0.0, 3.0, 0.3]), cube(0.1))];
     let joints = vec![joint(
         "axle",
         0,
         1,
-        JointKind::Hinge {
-            anchor: [0.0, 3.0, 0.3],
-            axis: [0.0, 0.0, 1.0],
-            motor: Some(motor),
-        },
+        JointKind::Hinge { anchor: [0.0, 3.0, 0.3], axis: [0.0, 0.0, 1.0], motor: Some(motor) },
     )];
     let mut world = World::build(&model(bodies, joints, 0.0)).unwrap();
     let mut previous = world.pose(1).rotation;
@@ -286,10 +230,7 @@ fn a_ball_joint_keeps_the_distance_to_its_anchor_and_swings_any_way() {
     });
     println!("ball: lowest {lowest:?}, off radius {off_radius}");
     assert!(lowest.iter().all(|&y| y < -0.9), "a bob did not swing down: {lowest:?}");
-    assert!(
-        off_radius < POSITION_TOL,
-        "a bob's distance to the anchor changed by {off_radius} m"
-    );
+    assert!(off_radius < POSITION_TOL, "a bob's distance to the anchor changed by {off_radius} m");
 }
 
 // ---------------------------------------------------------------- slider
@@ -298,10 +239,7 @@ fn a_ball_joint_keeps_the_distance_to_its_anchor_and_swings_any_way() {
 fn a_slider_only_translates_along_its_axis() {
     let axis = unit([1.0, -1.0, 0.0]); // down a 45° slope
     let start = Pose::at_turned([0.0, 3.0, 0.0], unit([0.2, 1.0, 0.5]), 0.9);
-    let bodies = vec![
-        pivot([-2.0, 5.0, 0.0]),
-        body("block", Motion::Dynamic, start, cube(0.1)),
-    ];
+    let bodies = vec![pivot([-2.0, 5.0, 0.0]), body("block", Motion::Dynamic, start, cube(0.1))];
     let joints = vec![joint("slider", 0, 1, JointKind::Slider { axis })];
     let mut world = World::build(&model(bodies, joints, -9.81)).unwrap();
     let (mut off_axis, mut turned) = (0.0f32, 0.0f32);
@@ -332,16 +270,7 @@ fn a_fixed_joint_keeps_the_relative_pose_while_its_bodies_swing() {
         body("rider", Motion::Dynamic, rider, ball(0.1)),
     ];
     let joints = vec![
-        joint(
-            "hinge",
-            0,
-            1,
-            JointKind::Hinge {
-                anchor,
-                axis: [0.0, 0.0, 1.0],
-                motor: None,
-            },
-        ),
+        joint("hinge", 0, 1, JointKind::Hinge { anchor, axis: [0.0, 0.0, 1.0], motor: None }),
         joint("weld", 1, 2, JointKind::Fixed),
     ];
     let mut world = World::build(&model(bodies, joints, -9.81)).unwrap();
@@ -392,19 +321,12 @@ fn a_universal_joint_swings_about_both_axes_without_twisting_about_the_third() {
     // Axes X and Z: the third axis is Y, about which the bob must not turn. The arm is
     // diagonal, so the swing needs both rotations.
     let anchor = [0.0, 3.0, 0.0];
-    let kind = JointKind::Universal {
-        anchor,
-        axis: [1.0, 0.0, 0.0],
-        axis2: [0.0, 0.0, 1.0],
-    };
+    let kind = JointKind::Universal { anchor, axis: [1.0, 0.0, 0.0], axis2: [0.0, 0.0, 1.0] };
     let (off_radius, lowest, [x, y, z]) = two_axis_pendulum(kind, anchor, [0.7, 0.0, 0.7]);
     println!("universal: off radius {off_radius}, lowest {lowest}, q components {x} {y} {z}");
     assert!(lowest < -0.9, "the bob did not swing down: lowest {lowest}");
     assert!(x > 0.2 && z > 0.2, "the bob did not turn about both axes: {x}, {z}");
-    assert!(
-        y < ANGLE_TOL / 2.0,
-        "the bob twisted about the third axis: sin(θ/2) = {y}"
-    );
+    assert!(y < ANGLE_TOL / 2.0, "the bob twisted about the third axis: sin(θ/2) = {y}");
     assert!(off_radius < POSITION_TOL, "the arm changed length by {off_radius} m");
 }
 
@@ -417,20 +339,10 @@ fn a_universal_joint_passes_rotation_from_one_shaft_to_a_bent_one() {
     let (s1, s2) = ([0.0, 0.0, 1.0], [bend.sin(), 0.0, bend.cos()]);
     let joint_at = [0.0, 3.0, 0.0];
     let shaft = |name: &str, dir: [f32; 3], sign: f32| {
-        let at = [
-            joint_at[0] + sign * 0.5 * dir[0],
-            joint_at[1],
-            joint_at[2] + sign * 0.5 * dir[2],
-        ];
+        let at = [joint_at[0] + sign * 0.5 * dir[0], joint_at[1], joint_at[2] + sign * 0.5 * dir[2]];
         let turn = Pose::at_turned(at, [0.0, 1.0, 0.0], dir[0].atan2(dir[2]));
         BodyModel {
-            parts: vec![part(
-                Shape::Cylinder {
-                    radius: 0.05,
-                    half_length: 0.4,
-                },
-                Pose::IDENTITY,
-            )],
+            parts: vec![part(Shape::Cylinder { radius: 0.05, half_length: 0.4 }, Pose::IDENTITY)],
             ..body(name, Motion::Dynamic, turn, cube(1.0))
         }
     };
@@ -439,15 +351,8 @@ fn a_universal_joint_passes_rotation_from_one_shaft_to_a_bent_one() {
         shaft("input", s1, -1.0),
         shaft("output", s2, 1.0),
     ];
-    let bearing = |at: [f32; 3], axis, motor| JointKind::Hinge {
-        anchor: at,
-        axis,
-        motor,
-    };
-    let motor = MotorModel {
-        target_velocity: 3.0,
-        max_force: 50.0,
-    };
+    let bearing = |at: [f32; 3], axis, motor| JointKind::Hinge { anchor: at, axis, motor };
+    let motor = MotorModel { target_velocity: 3.0, max_force: 50.0 };
     let joints = vec![
         joint("bearing_in", 0, 1, bearing([0.0, 3.0, -1.0], s1, Some(motor))),
         joint("bearing_out", 0, 2, bearing([s2[0], 3.0, s2[2]], s2, None)),
@@ -456,11 +361,7 @@ fn a_universal_joint_passes_rotation_from_one_shaft_to_a_bent_one() {
             "cardan",
             1,
             2,
-            JointKind::Universal {
-                anchor: joint_at,
-                axis: [0.0, 1.0, 0.0],
-                axis2: [bend.cos(), 0.0, -bend.sin()],
-            },
+            JointKind::Universal { anchor: joint_at, axis: [0.0, 1.0, 0.0], axis2: [bend.cos(), 0.0, -bend.sin()] },
         ),
     ];
     let mut world = World::build(&model(bodies, joints, 0.0)).unwrap();
@@ -486,10 +387,7 @@ fn a_universal_joint_passes_rotation_from_one_shaft_to_a_bent_one() {
     // this mapping by bend²/2 (3.5°) once a turn; a joint free to twist would leave the
     // output still (a lag of radians).
     assert!(lag < 5f32.to_radians(), "the output shaft lagged by {lag} rad");
-    assert!(
-        off_prediction < ANGLE_TOL * 5.0,
-        "the output is {off_prediction} rad off tan(φ/2) = cos β tan(θ/2)"
-    );
+    assert!(off_prediction < ANGLE_TOL * 5.0, "the output is {off_prediction} rad off tan(φ/2) = cos β tan(θ/2)");
 }
 
 // ---------------------------------------------------------------- hinge2
@@ -499,20 +397,13 @@ fn a_hinge2_wheel_steers_and_spins_but_does_not_tilt_about_the_third_axis() {
     // Steering axis Z and wheel axis X, both horizontal, so that gravity on an
     // off-centre bob drives both; the third axis (Z × X) is Y.
     let anchor = [0.0, 3.0, 0.0];
-    let kind = JointKind::Hinge2 {
-        anchor,
-        axis: [0.0, 0.0, 1.0],
-        axis2: [1.0, 0.0, 0.0],
-    };
+    let kind = JointKind::Hinge2 { anchor, axis: [0.0, 0.0, 1.0], axis2: [1.0, 0.0, 0.0] };
     let (off_radius, lowest, [x, y, z]) = two_axis_pendulum(kind, anchor, [0.6, 0.0, 0.8]);
     println!("hinge2: off radius {off_radius}, lowest {lowest}, q components {x} {y} {z}");
     assert!(lowest < -0.9, "the wheel did not swing: lowest {lowest}");
     assert!(x > 0.2, "no spin about the wheel axis: sin(θ/2) = {x}");
     assert!(z > 0.2, "no steering about the steering axis: sin(θ/2) = {z}");
-    assert!(
-        y < ANGLE_TOL / 2.0,
-        "the wheel turned about the third axis: sin(θ/2) = {y}"
-    );
+    assert!(y < ANGLE_TOL / 2.0, "the wheel turned about the third axis: sin(θ/2) = {y}");
     assert!(off_radius < POSITION_TOL, "the anchor moved by {off_radius} m");
 }
 
@@ -526,16 +417,10 @@ fn a_pr_joint_slides_along_its_first_axis_and_turns_about_its_second() {
     // A rod rather than a small ball: a body of tiny inertia spins at ~70 rad/s when its
     // free pivot passes under it, beyond what any step-based solver follows to 1 mm.
     let start = Pose::at([0.5, 3.0, 0.0]);
-    let rod = Shape::Box {
-        half_extents: [0.5, 0.05, 0.05],
-    };
+    let rod = Shape::Box { half_extents: [0.5, 0.05, 0.05] };
     // The fixed body sits away from the rod: contacts between jointed bodies stay on.
     let bodies = vec![pivot([-3.0, 6.0, -3.0]), body("rod", Motion::Dynamic, start, rod)];
-    let kind = JointKind::PrismaticRotoide {
-        anchor,
-        axis: [1.0, 0.0, 0.0],
-        axis2: [0.0, 0.0, 1.0],
-    };
+    let kind = JointKind::PrismaticRotoide { anchor, axis: [1.0, 0.0, 0.0], axis2: [0.0, 0.0, 1.0] };
     let mut world = World::build(&model(bodies, vec![joint("pr", 0, 1, kind)], -9.81)).unwrap();
     let (mut lowest, mut slid, mut off_line, mut drift_x, mut off_axis) = (f32::MAX, 0.0f32, 0.0f32, 0.0f32, 0.0f32);
     run(&mut world, TWO_SECONDS, |w| {
@@ -551,14 +436,8 @@ fn a_pr_joint_slides_along_its_first_axis_and_turns_about_its_second() {
     assert!(lowest < 2.6, "the rod did not swing down: lowest y = {lowest}");
     assert!(slid > 0.4, "the pivot only slid {slid} m");
     assert!(off_line < POSITION_TOL, "the pivot left its line by {off_line} m");
-    assert!(
-        drift_x < POSITION_TOL,
-        "the bob's centre moved {drift_x} m along the free axis"
-    );
-    assert!(
-        off_axis < ANGLE_TOL,
-        "the bob turned {off_axis} rad about another axis than Z"
-    );
+    assert!(drift_x < POSITION_TOL, "the bob's centre moved {drift_x} m along the free axis");
+    assert!(off_axis < ANGLE_TOL, "the bob turned {off_axis} rad about another axis than Z");
 }
 
 // ---------------------------------------------------------------- PU
@@ -571,15 +450,9 @@ fn a_pu_joint_slides_along_axis2_and_swings_but_does_not_twist_about_the_slide()
     // so its centre keeps its x while the pin slides.
     let anchor = [0.0, 3.0, 0.0];
     let start = Pose::at([0.3, 3.0, 0.3]);
-    let plate = Shape::Box {
-        half_extents: [0.3, 0.05, 0.3],
-    };
+    let plate = Shape::Box { half_extents: [0.3, 0.05, 0.3] };
     let bodies = vec![pivot([-3.0, 6.0, -3.0]), body("plate", Motion::Dynamic, start, plate)];
-    let kind = JointKind::PrismaticUniversal {
-        anchor,
-        axis: [0.0, 0.0, 1.0],
-        axis2: [1.0, 0.0, 0.0],
-    };
+    let kind = JointKind::PrismaticUniversal { anchor, axis: [0.0, 0.0, 1.0], axis2: [1.0, 0.0, 0.0] };
     let mut world = World::build(&model(bodies, vec![joint("pu", 0, 1, kind)], -9.81)).unwrap();
     let (mut off_line, mut slid, mut drift_x, mut components) = (0.0f32, 0.0f32, 0.0f32, [0.0f32; 3]);
     run(&mut world, TWO_SECONDS, |w| {
@@ -595,16 +468,10 @@ fn a_pu_joint_slides_along_axis2_and_swings_but_does_not_twist_about_the_slide()
     let [x, y, z] = components;
     println!("pu: off line {off_line}, slid {slid}, drift x {drift_x}, q components {x} {y} {z}");
     assert!(slid > 0.2, "the pin only slid {slid} m");
-    assert!(
-        z > 0.2 && y > 0.2,
-        "the plate did not swing about Z and Y: sin(θ/2) = {z}, {y}"
-    );
+    assert!(z > 0.2 && y > 0.2, "the plate did not swing about Z and Y: sin(θ/2) = {z}, {y}");
     assert!(x < ANGLE_TOL / 2.0, "the plate twisted about the slide: sin(θ/2) = {x}");
     assert!(off_line < POSITION_TOL, "the pin left the slide by {off_line} m");
-    assert!(
-        drift_x < POSITION_TOL,
-        "the plate's centre moved {drift_x} m along the free slide"
-    );
+    assert!(drift_x < POSITION_TOL, "the plate's centre moved {drift_x} m along the free slide");
 }
 
 // ---------------------------------------------------------------- piston
@@ -645,20 +512,8 @@ fn erp_and_cfm_soften_a_joint_and_a_larger_cfm_softens_it_more() {
     // cfm 0.01 (22 mm), ≈ 4× for erp 0.8, cfm 0.001 (0.2 mm). The bounds bracket those.
     let anchor = [0.0, 3.0, 0.0];
     let sag = |erp: Option<f32>, cfm: Option<f32>| {
-        let bodies = vec![
-            pivot(anchor),
-            body("bob", Motion::Dynamic, Pose::at([0.0, 2.0, 0.0]), ball(0.1)),
-        ];
-        let mut hinge = joint(
-            "hinge",
-            0,
-            1,
-            JointKind::Hinge {
-                anchor,
-                axis: [0.0, 0.0, 1.0],
-                motor: None,
-            },
-        );
+        let bodies = vec![pivot(anchor), body("bob", Motion::Dynamic, Pose::at([0.0, 2.0, 0.0]), ball(0.1))];
+        let mut hinge = joint("hinge", 0, 1, JointKind::Hinge { anchor, axis: [0.0, 0.0, 1.0], motor: None });
         (hinge.erp, hinge.cfm) = (erp, cfm);
         let mut world = World::build(&model(bodies, vec![hinge], -9.81)).unwrap();
         run(&mut world, TWO_SECONDS, |_| {});
@@ -672,13 +527,7 @@ fn erp_and_cfm_soften_a_joint_and_a_larger_cfm_softens_it_more() {
         nominal(0.2, 0.01)
     );
     assert!(rigid.abs() < 1e-4, "the rigid hinge sagged {rigid} m");
-    assert!(
-        stiff > nominal(0.8, 0.001) && stiff < 20.0 * nominal(0.8, 0.001),
-        "erp 0.8, cfm 0.001 sagged {stiff} m"
-    );
-    assert!(
-        soft > nominal(0.2, 0.01) && soft < 20.0 * nominal(0.2, 0.01),
-        "erp 0.2, cfm 0.01 sagged {soft} m"
-    );
+    assert!(stiff > nominal(0.8, 0.001) && stiff < 20.0 * nominal(0.8, 0.001), "erp 0.8, cfm 0.001 sagged {stiff} m");
+    assert!(soft > nominal(0.2, 0.01) && soft < 20.0 * nominal(0.2, 0.01), "erp 0.2, cfm 0.01 sagged {soft} m");
     assert!(soft > 10.0 * stiff);
 }

@@ -13,23 +13,14 @@ const STEPS: usize = 240;
 #[test]
 fn every_scene_file_interprets_builds_and_steps() {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../scenes");
-    let loader = DirLoader {
-        scenes: dir.clone(),
-        assets: None,
-    };
+    let loader = DirLoader { scenes: dir.clone(), assets: None };
     let mut names: Vec<String> = std::fs::read_dir(&dir)
         .unwrap()
         .filter_map(|entry| entry.ok()?.file_name().into_string().ok())
         .filter(|name| name.ends_with(".vlab"))
         .collect();
     names.sort();
-    for expected in [
-        "arena.vlab",
-        "corridor.vlab",
-        "glass_room.vlab",
-        "joints.vlab",
-        "maze.vlab",
-    ] {
+    for expected in ["arena.vlab", "corridor.vlab", "glass_room.vlab", "joints.vlab", "maze.vlab"] {
         assert!(names.iter().any(|n| n == expected), "scenes/{expected} is missing");
     }
     for name in &names {
@@ -42,17 +33,10 @@ fn every_scene_file_interprets_builds_and_steps() {
             world.step();
         }
         assert_eq!(world.body_count(), model.bodies.len(), "{name}");
-        let extent = model
-            .environment
-            .as_ref()
-            .map_or(200.0, |env| env.width.max(env.length).max(env.height) + 5.0);
+        let extent = model.environment.as_ref().map_or(200.0, |env| env.width.max(env.length).max(env.height) + 5.0);
         for (i, body) in model.bodies.iter().enumerate() {
             let p = world.pose(i).position;
-            assert!(
-                p.iter().all(|c| c.is_finite() && c.abs() < extent),
-                "{name}: {} is at {p:?}",
-                body.name
-            );
+            assert!(p.iter().all(|c| c.is_finite() && c.abs() < extent), "{name}: {} is at {p:?}", body.name);
         }
         println!(
             "{name}: {} bodies, {} joints, {} warnings",

@@ -145,7 +145,8 @@ async fn a_bundle_brings_its_own_includes() {
     let form = reqwest::multipart::Form::new()
         .part(
             "scene",
-            reqwest::multipart::Part::text("include \"parts/ball.vlab\";\ncall ball(\"b1\", 3);\n").file_name("main.vlab"),
+            reqwest::multipart::Part::text("include \"parts/ball.vlab\";\ncall ball(\"b1\", 3);\n")
+                .file_name("main.vlab"),
         )
         .part(
             "parts/ball.vlab",
@@ -154,14 +155,8 @@ async fn a_bundle_brings_its_own_includes() {
             )
             .file_name("parts/ball.vlab"),
         );
-    let response = server
-        .http
-        .post(server.url("/api/labs/demo/scene"))
-        .bearer_auth(TOKEN)
-        .multipart(form)
-        .send()
-        .await
-        .unwrap();
+    let response =
+        server.http.post(server.url("/api/labs/demo/scene")).bearer_auth(TOKEN).multipart(form).send().await.unwrap();
     let status = response.status().as_u16();
     let body: serde_json::Value = response.json().await.unwrap();
     assert_eq!(status, 200, "{body}");

@@ -10,8 +10,7 @@ use wasm_bindgen_futures::JsFuture;
 use web_sys::{Blob, BlobPropertyBag, FileList, FormData, Headers, Request, RequestInit, Response};
 
 use crate::scene_upload::{
-    DEFAULT_MAIN_NAME, PickedFile, UploadOutcome, draft_storage_key, interpret_response,
-    network_failure,
+    DEFAULT_MAIN_NAME, PickedFile, UploadOutcome, draft_storage_key, interpret_response, network_failure,
 };
 
 /// The scene editor's state, kept by the app (not the panel) so closing the panel or a
@@ -36,9 +35,7 @@ impl SceneDraft {
     /// The draft of `lab`, restored from `localStorage`, and saved back on every change.
     pub fn new(lab: &str) -> SceneDraft {
         let key = draft_storage_key(lab);
-        let saved = local_storage()
-            .and_then(|storage| storage.get_item(&key).ok().flatten())
-            .unwrap_or_default();
+        let saved = local_storage().and_then(|storage| storage.get_item(&key).ok().flatten()).unwrap_or_default();
         let draft = SceneDraft {
             open: RwSignal::new(false),
             text: RwSignal::new(saved),
@@ -51,11 +48,7 @@ impl SceneDraft {
             let text = draft.text.get();
             if let Some(storage) = local_storage() {
                 // A full storage only costs the copy that survives a reload.
-                let _ = if text.is_empty() {
-                    storage.remove_item(&key)
-                } else {
-                    storage.set_item(&key, &text)
-                };
+                let _ = if text.is_empty() { storage.remove_item(&key) } else { storage.set_item(&key, &text) };
             }
         });
         draft
@@ -85,10 +78,7 @@ pub async fn read_files(files: FileList) -> Result<Vec<PickedFile>, String> {
         let text = JsFuture::from(file.text())
             .await
             .map_err(|error| format!("cannot read {name}: {}", js_error_text(&error)))?;
-        picked.push(PickedFile {
-            name,
-            text: text.as_string().unwrap_or_default(),
-        });
+        picked.push(PickedFile { name, text: text.as_string().unwrap_or_default() });
     }
     Ok(picked)
 }
@@ -137,14 +127,9 @@ async fn post(
     }
     init.set_headers(&headers);
     let request = Request::new_with_str_and_init(path, &init)?;
-    let response: Response = JsFuture::from(window().fetch_with_request(&request))
-        .await?
-        .dyn_into()?;
+    let response: Response = JsFuture::from(window().fetch_with_request(&request)).await?.dyn_into()?;
     let status = response.status();
-    let body = JsFuture::from(response.text()?)
-        .await?
-        .as_string()
-        .unwrap_or_default();
+    let body = JsFuture::from(response.text()?).await?.as_string().unwrap_or_default();
     Ok((status, body))
 }
 

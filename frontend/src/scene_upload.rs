@@ -49,22 +49,14 @@ impl UploadOutcome {
 pub fn interpret_response(status: u16, body: &str) -> UploadOutcome {
     if let Ok(reply) = serde_json::from_str::<SceneUploadReply>(body) {
         if reply.ok {
-            return UploadOutcome::Inserted {
-                counts: reply.inserted,
-                log: reply.log,
-                warnings: reply.warnings,
-            };
+            return UploadOutcome::Inserted { counts: reply.inserted, log: reply.log, warnings: reply.warnings };
         }
         if reply.errors.is_empty() {
             return UploadOutcome::Failed(format!(
                 "The server refused the scene (HTTP {status}) without saying where: nothing was inserted."
             ));
         }
-        return UploadOutcome::Rejected {
-            errors: reply.errors,
-            warnings: reply.warnings,
-            log: reply.log,
-        };
+        return UploadOutcome::Rejected { errors: reply.errors, warnings: reply.warnings, log: reply.log };
     }
     #[derive(serde::Deserialize)]
     struct Wrapped {
@@ -73,10 +65,7 @@ pub fn interpret_response(status: u16, body: &str) -> UploadOutcome {
     if let Ok(Wrapped { error }) = serde_json::from_str::<Wrapped>(body) {
         let mut message = match status {
             401 => format!("Not signed in as the instructor: {}", error.message),
-            403 => format!(
-                "Only the instructor may add to the scene: {}",
-                error.message
-            ),
+            403 => format!("Only the instructor may add to the scene: {}", error.message),
             404 => format!("No such lab: {}", error.message),
             _ => error.message,
         };
@@ -88,13 +77,9 @@ pub fn interpret_response(status: u16, body: &str) -> UploadOutcome {
     }
     let excerpt: String = body.trim().chars().take(200).collect();
     UploadOutcome::Failed(if excerpt.is_empty() {
-        format!(
-            "The server answered HTTP {status} with an empty body: the scene was probably not inserted."
-        )
+        format!("The server answered HTTP {status} with an empty body: the scene was probably not inserted.")
     } else {
-        format!(
-            "The server answered HTTP {status} with something that is not a scene reply: {excerpt}"
-        )
+        format!("The server answered HTTP {status} with something that is not a scene reply: {excerpt}")
     })
 }
 
@@ -104,16 +89,13 @@ pub fn network_failure(detail: &str) -> UploadOutcome {
     UploadOutcome::Failed(if detail.is_empty() {
         "Could not reach the server: nothing was inserted. Your text is kept; try again.".to_owned()
     } else {
-        format!(
-            "Could not reach the server ({detail}): nothing was inserted. Your text is kept; try again."
-        )
+        format!("Could not reach the server ({detail}): nothing was inserted. Your text is kept; try again.")
     })
 }
 
 /// `Inserted 3 bodies, 1 joint, 0 robots`.
 pub fn inserted_summary(counts: &InsertedCounts) -> String {
-    let count =
-        |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
+    let count = |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
     format!(
         "Inserted {}, {}, {}",
         count(counts.bodies, "body", "bodies"),
@@ -124,10 +106,7 @@ pub fn inserted_summary(counts: &InsertedCounts) -> String {
 
 /// `file:line:col: message`, as compilers write it.
 pub fn format_message(message: &SourceMessage) -> String {
-    format!(
-        "{}:{}:{}: {}",
-        message.file, message.line, message.col, message.message
-    )
+    format!("{}:{}:{}: {}", message.file, message.line, message.col, message.message)
 }
 
 /// The editor line (1-based) a message points at, or `None` when it is about another
@@ -147,11 +126,7 @@ pub fn caret_offset_utf16(text: &str, line: u32, col: u32) -> u32 {
     let mut offset = 0u32;
     for (index, content) in text.split('\n').enumerate() {
         if index + 1 == line.max(1) as usize {
-            let before: u32 = content
-                .chars()
-                .take(col.max(1) as usize - 1)
-                .map(|c| c.len_utf16() as u32)
-                .sum();
+            let before: u32 = content.chars().take(col.max(1) as usize - 1).map(|c| c.len_utf16() as u32).sum();
             return offset + before;
         }
         offset += content.encode_utf16().count() as u32 + 1;
@@ -191,9 +166,9 @@ pub fn sort_picked_files(editor_text: &str, files: &[PickedFile]) -> PickedRoles
     for file in files {
         included.extend(included_names(&file.text));
     }
-    let main = files.iter().position(|file| {
-        file.name.to_ascii_lowercase().ends_with(".vlab") && !included.contains(&file.name)
-    });
+    let main = files
+        .iter()
+        .position(|file| file.name.to_ascii_lowercase().ends_with(".vlab") && !included.contains(&file.name));
     let includes = (0..files.len()).filter(|&i| Some(i) != main).collect();
     PickedRoles { main, includes }
 }
@@ -221,12 +196,7 @@ mod tests {
     use super::*;
 
     fn message(file: &str, line: u32, col: u32, text: &str) -> SourceMessage {
-        SourceMessage {
-            file: file.into(),
-            line,
-            col,
-            message: text.into(),
-        }
+        SourceMessage { file: file.into(), line, col, message: text.into() }
     }
 
     #[test]
@@ -234,23 +204,10 @@ mod tests {
         let body = r#"{"ok":true,"inserted":{"bodies":3,"joints":1,"robots":0},"log":["n = 3"],
             "warnings":[{"file":"scene.vlab","line":2,"col":5,"message":"unknown material"}],"errors":[]}"#;
         let outcome = interpret_response(200, body);
-        let UploadOutcome::Inserted {
-            counts,
-            log,
-            warnings,
-        } = &outcome
-        else {
-            panic!("{outcome:?}")
-        };
-        assert_eq!(
-            inserted_summary(counts),
-            "Inserted 3 bodies, 1 joint, 0 robots"
-        );
+        let UploadOutcome::Inserted { counts, log, warnings } = &outcome else { panic!("{outcome:?}") };
+        assert_eq!(inserted_summary(counts), "Inserted 3 bodies, 1 joint, 0 robots");
         assert_eq!(log, &["n = 3"]);
-        assert_eq!(
-            format_message(&warnings[0]),
-            "scene.vlab:2:5: unknown material"
-        );
+        assert_eq!(format_message(&warnings[0]), "scene.vlab:2:5: unknown material");
         assert_eq!(outcome.as_attr(), "inserted");
     }
 
@@ -273,35 +230,14 @@ mod tests {
 
     #[test]
     fn api_errors_network_errors_and_garbage_read_as_sentences() {
-        let denied = interpret_response(
-            403,
-            r#"{"error":{"code":"forbidden","message":"instructor only"}}"#,
-        );
-        assert_eq!(
-            denied,
-            UploadOutcome::Failed(
-                "Only the instructor may add to the scene: instructor only".into()
-            )
-        );
-        let UploadOutcome::Failed(text) = interpret_response(502, "<html>Bad gateway</html>")
-        else {
-            panic!()
-        };
-        assert!(
-            text.contains("HTTP 502") && text.contains("Bad gateway"),
-            "{text}"
-        );
-        let UploadOutcome::Failed(text) = interpret_response(500, "") else {
-            panic!()
-        };
+        let denied = interpret_response(403, r#"{"error":{"code":"forbidden","message":"instructor only"}}"#);
+        assert_eq!(denied, UploadOutcome::Failed("Only the instructor may add to the scene: instructor only".into()));
+        let UploadOutcome::Failed(text) = interpret_response(502, "<html>Bad gateway</html>") else { panic!() };
+        assert!(text.contains("HTTP 502") && text.contains("Bad gateway"), "{text}");
+        let UploadOutcome::Failed(text) = interpret_response(500, "") else { panic!() };
         assert!(text.contains("empty body"), "{text}");
-        let UploadOutcome::Failed(text) = network_failure("TypeError: Failed to fetch") else {
-            panic!()
-        };
-        assert!(
-            text.contains("Could not reach the server") && text.contains("kept"),
-            "{text}"
-        );
+        let UploadOutcome::Failed(text) = network_failure("TypeError: Failed to fetch") else { panic!() };
+        assert!(text.contains("Could not reach the server") && text.contains("kept"), "{text}");
         let UploadOutcome::Failed(text) = interpret_response(
             422,
             r#"{"ok":false,"inserted":{"bodies":0,"joints":0,"robots":0},"log":[],"warnings":[],"errors":[]}"#,
@@ -313,42 +249,23 @@ mod tests {
 
     #[test]
     fn counts_are_singular_or_plural() {
-        let counts = InsertedCounts {
-            bodies: 1,
-            joints: 0,
-            robots: 2,
-        };
-        assert_eq!(
-            inserted_summary(&counts),
-            "Inserted 1 body, 0 joints, 2 robots"
-        );
+        let counts = InsertedCounts { bodies: 1, joints: 0, robots: 2 };
+        assert_eq!(inserted_summary(&counts), "Inserted 1 body, 0 joints, 2 robots");
     }
 
     #[test]
     fn errors_map_to_editor_lines_unless_they_are_in_an_include() {
         let text = "a\nb\nc";
         let includes = vec!["walls.vlab".to_owned()];
-        assert_eq!(
-            editor_line(&message("scene.vlab", 2, 1, "x"), &includes, text),
-            Some(2)
-        );
+        assert_eq!(editor_line(&message("scene.vlab", 2, 1, "x"), &includes, text), Some(2));
         assert_eq!(
             editor_line(&message("whatever.vlab", 2, 1, "x"), &includes, text),
             Some(2),
             "any other name is the editor's"
         );
-        assert_eq!(
-            editor_line(&message("walls.vlab", 2, 1, "x"), &includes, text),
-            None
-        );
-        assert_eq!(
-            editor_line(&message("scene.vlab", 9, 1, "end of file"), &includes, text),
-            Some(3)
-        );
-        assert_eq!(
-            editor_line(&message("scene.vlab", 0, 0, "x"), &includes, text),
-            Some(1)
-        );
+        assert_eq!(editor_line(&message("walls.vlab", 2, 1, "x"), &includes, text), None);
+        assert_eq!(editor_line(&message("scene.vlab", 9, 1, "end of file"), &includes, text), Some(3));
+        assert_eq!(editor_line(&message("scene.vlab", 0, 0, "x"), &includes, text), Some(1));
     }
 
     #[test]
@@ -356,65 +273,29 @@ mod tests {
         let text = "ab\nçd𝄞e\nxyz";
         assert_eq!(caret_offset_utf16(text, 1, 1), 0);
         assert_eq!(caret_offset_utf16(text, 2, 1), 3);
-        assert_eq!(
-            caret_offset_utf16(text, 2, 4),
-            3 + 1 + 1 + 2,
-            "𝄞 takes two UTF-16 units"
-        );
-        assert_eq!(
-            caret_offset_utf16(text, 2, 99),
-            3 + 5,
-            "a column past the end stops at the line's end"
-        );
+        assert_eq!(caret_offset_utf16(text, 2, 4), 3 + 1 + 1 + 2, "𝄞 takes two UTF-16 units");
+        assert_eq!(caret_offset_utf16(text, 2, 99), 3 + 5, "a column past the end stops at the line's end");
         assert_eq!(caret_offset_utf16(text, 3, 2), 9 + 1);
-        assert_eq!(
-            caret_offset_utf16(text, 7, 1),
-            12,
-            "a line past the end is the end of the text"
-        );
+        assert_eq!(caret_offset_utf16(text, 7, 1), 12, "a line past the end is the end of the text");
     }
 
     #[test]
     fn picked_files_split_into_the_main_scene_and_its_includes() {
-        let file = |name: &str, text: &str| PickedFile {
-            name: name.into(),
-            text: text.into(),
-        };
+        let file = |name: &str, text: &str| PickedFile { name: name.into(), text: text.into() };
         let files = [
             file("walls.vlab", "static w { shape box(1,1,1); }"),
             file("robot.rhai", "fn main() {}"),
-            file(
-                "main.vlab",
-                "include \"walls.vlab\";\nrobot r { code \"robot.rhai\"; body {} }",
-            ),
+            file("main.vlab", "include \"walls.vlab\";\nrobot r { code \"robot.rhai\"; body {} }"),
         ];
-        assert_eq!(
-            sort_picked_files("", &files),
-            PickedRoles {
-                main: Some(2),
-                includes: vec![0, 1]
-            }
-        );
+        assert_eq!(sort_picked_files("", &files), PickedRoles { main: Some(2), includes: vec![0, 1] });
         // Only an include picked, for a text that already includes it: nothing replaces the text.
         let only = [file("walls.vlab", "")];
         assert_eq!(
             sort_picked_files("/* x */ INCLUDE \"walls.vlab\";", &only),
-            PickedRoles {
-                main: None,
-                includes: vec![0]
-            }
+            PickedRoles { main: None, includes: vec![0] }
         );
-        assert_eq!(
-            sort_picked_files("", &only),
-            PickedRoles {
-                main: Some(0),
-                includes: vec![]
-            }
-        );
-        assert!(
-            included_names("// include \"no.vlab\";").is_empty(),
-            "commented out"
-        );
+        assert_eq!(sort_picked_files("", &only), PickedRoles { main: Some(0), includes: vec![] });
+        assert!(included_names("// include \"no.vlab\";").is_empty(), "commented out");
     }
 
     #[test]

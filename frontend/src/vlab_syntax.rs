@@ -209,14 +209,10 @@ pub fn tokenize(text: &str) -> Vec<Token> {
             i = text[i..].find('\n').map_or(bytes.len(), |n| i + n);
             push(TokenKind::Comment, start..i);
         } else if c == b'/' && next == Some(b'*') {
-            i = text[i + 2..]
-                .find("*/")
-                .map_or(bytes.len(), |n| i + 2 + n + 2);
+            i = text[i + 2..].find("*/").map_or(bytes.len(), |n| i + 2 + n + 2);
             push(TokenKind::Comment, start..i);
         } else if c == b'"' {
-            i = text[i + 1..]
-                .find('"')
-                .map_or(bytes.len(), |n| i + 1 + n + 1);
+            i = text[i + 1..].find('"').map_or(bytes.len(), |n| i + 1 + n + 1);
             push(TokenKind::String, start..i);
         } else if c.is_ascii_digit() || (c == b'.' && next.is_some_and(|n| n.is_ascii_digit())) {
             i = number_end(bytes, i);
@@ -301,10 +297,7 @@ pub fn line_count(text: &str) -> usize {
 
 /// Characters in the longest line (to size the editor's width).
 pub fn longest_line_chars(text: &str) -> usize {
-    text.split('\n')
-        .map(|line| line.chars().count())
-        .max()
-        .unwrap_or(0)
+    text.split('\n').map(|line| line.chars().count()).max().unwrap_or(0)
 }
 
 #[cfg(test)]
@@ -312,20 +305,15 @@ mod tests {
     use super::*;
 
     fn kinds(text: &str) -> Vec<(TokenKind, &str)> {
-        tokenize(text)
-            .into_iter()
-            .map(|t| (t.kind, &text[t.range]))
-            .collect()
+        tokenize(text).into_iter().map(|t| (t.kind, &text[t.range])).collect()
     }
 
     #[test]
     fn tells_keywords_builtins_devices_numbers_strings_and_comments_apart() {
         use TokenKind::*;
-        let text = "static wall { shape box(1, .5, 2e-3); material \"Wood\"; } // hi\nJointHinge(a,b) { SimpleMotor m; }";
-        let coloured: Vec<_> = kinds(text)
-            .into_iter()
-            .filter(|(kind, _)| *kind != Plain)
-            .collect();
+        let text =
+            "static wall { shape box(1, .5, 2e-3); material \"Wood\"; } // hi\nJointHinge(a,b) { SimpleMotor m; }";
+        let coloured: Vec<_> = kinds(text).into_iter().filter(|(kind, _)| *kind != Plain).collect();
         assert_eq!(
             coloured,
             [
@@ -349,26 +337,14 @@ mod tests {
         assert_eq!(kinds("Anchor")[0].0, TokenKind::Builtin);
         assert_eq!(kinds("FOR")[0].0, TokenKind::Keyword);
         assert_eq!(kinds("crate1")[0].0, TokenKind::Plain);
-        assert_eq!(
-            kinds("box_1")[0].0,
-            TokenKind::Plain,
-            "a name containing a keyword is not one"
-        );
+        assert_eq!(kinds("box_1")[0].0, TokenKind::Plain, "a name containing a keyword is not one");
     }
 
     #[test]
     fn tokens_cover_the_whole_text_even_when_unfinished() {
-        for text in [
-            "a \"open string",
-            "/* open comment\nstill",
-            "x = 1.;",
-            "é ∑ \"ü\" // ö",
-            "",
-            "//",
-            "\"",
-            "1e",
-            "1e+",
-        ] {
+        for text in
+            ["a \"open string", "/* open comment\nstill", "x = 1.;", "é ∑ \"ü\" // ö", "", "//", "\"", "1e", "1e+"]
+        {
             let tokens = tokenize(text);
             let mut end = 0;
             for token in &tokens {
@@ -377,29 +353,16 @@ mod tests {
             }
             assert_eq!(end, text.len(), "{text:?}");
         }
-        assert_eq!(
-            kinds("a \"open string")[1],
-            (TokenKind::String, "\"open string")
-        );
+        assert_eq!(kinds("a \"open string")[1], (TokenKind::String, "\"open string"));
         assert_eq!(kinds("/* a\nb */ c")[0], (TokenKind::Comment, "/* a\nb */"));
-        assert_eq!(
-            kinds("1e")[0],
-            (TokenKind::Number, "1"),
-            "no exponent without digits"
-        );
+        assert_eq!(kinds("1e")[0], (TokenKind::Number, "1"), "no exponent without digits");
     }
 
     #[test]
     fn html_is_escaped_and_keeps_a_final_empty_line() {
         assert_eq!(highlight_html("a<b && c>d"), "a&lt;b &amp;&amp; c&gt;d");
-        assert_eq!(
-            highlight_html("num x;\n"),
-            "<span class=\"tok-kw\">num</span> x;\n "
-        );
-        assert_eq!(
-            highlight_html("\"<b>\""),
-            "<span class=\"tok-str\">\"&lt;b&gt;\"</span>"
-        );
+        assert_eq!(highlight_html("num x;\n"), "<span class=\"tok-kw\">num</span> x;\n ");
+        assert_eq!(highlight_html("\"<b>\""), "<span class=\"tok-str\">\"&lt;b&gt;\"</span>");
         assert_eq!(highlight_html(""), " ");
     }
 

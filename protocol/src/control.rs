@@ -94,9 +94,9 @@ impl<'de> Deserialize<'de> for Rate {
         match RateWire::deserialize(deserializer)? {
             RateWire::Factor(factor) => Ok(Rate::RealTime(factor)),
             RateWire::Word(word) if word.eq_ignore_ascii_case("max") => Ok(Rate::Max),
-            RateWire::Word(word) => Err(serde::de::Error::custom(format!(
-                "rate must be a number or \"max\", got \"{word}\""
-            ))),
+            RateWire::Word(word) => {
+                Err(serde::de::Error::custom(format!("rate must be a number or \"max\", got \"{word}\"")))
+            }
         }
     }
 }

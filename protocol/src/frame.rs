@@ -192,10 +192,8 @@ struct Reader<'a> {
 impl<'a> Reader<'a> {
     fn take(&mut self, n: usize) -> Result<&'a [u8], FrameDecodeError> {
         let end = self.at + n;
-        let slice = self
-            .bytes
-            .get(self.at..end)
-            .ok_or(FrameDecodeError::Truncated { at: self.at, len: self.bytes.len() })?;
+        let slice =
+            self.bytes.get(self.at..end).ok_or(FrameDecodeError::Truncated { at: self.at, len: self.bytes.len() })?;
         self.at = end;
         Ok(slice)
     }
@@ -277,9 +275,8 @@ mod tests {
     /// quaternions (q and -q are the same rotation), which stays accurate for tiny
     /// angles where `acos` of the dot product does not.
     fn angle_between(a: [f32; 4], b: [f32; 4]) -> f32 {
-        let chord = |sign: f64| {
-            a.iter().zip(b).map(|(x, y)| (f64::from(*x) - sign * f64::from(y)).powi(2)).sum::<f64>().sqrt()
-        };
+        let chord =
+            |sign: f64| a.iter().zip(b).map(|(x, y)| (f64::from(*x) - sign * f64::from(y)).powi(2)).sum::<f64>().sqrt();
         (4.0 * (chord(1.0).min(chord(-1.0)) / 2.0).asin()) as f32
     }
 

@@ -160,7 +160,14 @@ mod tests {
     use crate::{BodyId, BodyView, LabMode, Material, PartView, Pose, Rate, Shape};
 
     fn state() -> LabState {
-        LabState { mode: LabMode::Running, rate: Rate::RealTime(1.0), step: 9, time: 0.0375, dt_secs: 1.0 / 240.0, epoch: 1 }
+        LabState {
+            mode: LabMode::Running,
+            rate: Rate::RealTime(1.0),
+            step: 9,
+            time: 0.0375,
+            dt_secs: 1.0 / 240.0,
+            epoch: 1,
+        }
     }
 
     #[test]

@@ -37,9 +37,8 @@ pub fn run() -> Result<()> {
     report.phase("cargo test (protocol, backend, xtask)", || {
         crate::cargo(&["test", "--workspace", "--exclude", "vlab-frontend"])
     });
-    report.phase("cargo test -p vlab-frontend (host-side unit tests)", || {
-        crate::cargo(&["test", "-p", "vlab-frontend"])
-    });
+    report
+        .phase("cargo test -p vlab-frontend (host-side unit tests)", || crate::cargo(&["test", "-p", "vlab-frontend"]));
 
     let e2e_dir = root.join("e2e");
     let web_dir = report.phase("browser bundle (dist/)", crate::web::build_bundle);
@@ -53,19 +52,12 @@ pub fn run() -> Result<()> {
                 run_e2e(&root, &e2e_dir, &server, &web_dir, &chromium)
             });
         }
-        _ => report.skip(
-            "browser end-to-end tests (e2e/tests)",
-            "a prerequisite above failed",
-        ),
+        _ => report.skip("browser end-to-end tests (e2e/tests)", "a prerequisite above failed"),
     }
 
     report.print();
     if report.failed() > 0 {
-        bail!(
-            "{} of {} test phases failed (see the summary above)",
-            report.failed(),
-            report.phases.len()
-        );
+        bail!("{} of {} test phases failed (see the summary above)", report.failed(), report.phases.len());
     }
     Ok(())
 }
@@ -80,28 +72,18 @@ fn ensure_chromium() -> Result<PathBuf> {
     crate::run(apt_get(&["update"])?.args(["-o", "DPkg::Lock::Timeout=600"]))?;
     let mut last_error = None;
     for attempt in 1..=APT_INSTALL_TRIES {
-        let mut install = apt_get(&[
-            "install",
-            "-y",
-            "--no-install-recommends",
-            "-o",
-            "DPkg::Lock::Timeout=600",
-            "chromium",
-        ])?;
+        let mut install =
+            apt_get(&["install", "-y", "--no-install-recommends", "-o", "DPkg::Lock::Timeout=600", "chromium"])?;
         match crate::run(&mut install) {
             Ok(()) => break,
             Err(error) => {
-                eprintln!(
-                    "xtask: apt-get install chromium failed (try {attempt} of {APT_INSTALL_TRIES}): {error:#}"
-                );
+                eprintln!("xtask: apt-get install chromium failed (try {attempt} of {APT_INSTALL_TRIES}): {error:#}");
                 last_error = Some(error);
             }
         }
     }
     if !chromium.exists() {
-        let error = last_error
-            .map(|e| format!("{e:#}"))
-            .unwrap_or_else(|| "no error reported".into());
+        let error = last_error.map(|e| format!("{e:#}")).unwrap_or_else(|| "no error reported".into());
         bail!("{CHROMIUM} is still missing after installing Debian's chromium: {error}");
     }
     Ok(chromium)
@@ -115,9 +97,7 @@ fn apt_get(args: &[&str]) -> Result<Command> {
         command
     } else {
         if Command::new("sudo").arg("--version").output().is_err() {
-            bail!(
-                "installing Chromium needs root: run as root, install sudo, or `apt-get install chromium` by hand"
-            );
+            bail!("installing Chromium needs root: run as root, install sudo, or `apt-get install chromium` by hand");
         }
         let mut command = Command::new("sudo");
         // Without a terminal nobody can type a password: fail at once instead of hanging.
@@ -132,10 +112,7 @@ fn apt_get(args: &[&str]) -> Result<Command> {
 }
 
 fn is_root() -> Result<bool> {
-    let output = Command::new("id")
-        .arg("-u")
-        .output()
-        .context("could not run `id -u`")?;
+    let output = Command::new("id").arg("-u").output().context("could not run `id -u`")?;
     Ok(String::from_utf8_lossy(&output.stdout).trim() == "0")
 }
 
@@ -155,27 +132,16 @@ fn build_server() -> Result<PathBuf> {
     // the same dependency features and reuses that build instead of compiling the
     // server a second time.
     crate::cargo(&["build", "--workspace", "--exclude", "vlab-frontend", "--bins", "--tests"])?;
-    let binary = crate::target_dir()
-        .join("debug")
-        .join(format!("vlab{}", std::env::consts::EXE_SUFFIX));
+    let binary = crate::target_dir().join("debug").join(format!("vlab{}", std::env::consts::EXE_SUFFIX));
     if !binary.exists() {
-        bail!(
-            "the server was built but {} does not exist",
-            binary.display()
-        );
+        bail!("the server was built but {} does not exist", binary.display());
     }
     Ok(binary)
 }
 
 /// Runs the e2e test files one at a time (each starts its own server and Chromium, and
 /// SwiftShader wants the CPU).
-fn run_e2e(
-    root: &Path,
-    e2e_dir: &Path,
-    server: &Path,
-    web_dir: &Path,
-    chromium: &Path,
-) -> Result<()> {
+fn run_e2e(root: &Path, e2e_dir: &Path, server: &Path, web_dir: &Path, chromium: &Path) -> Result<()> {
     let tests_dir = e2e_dir.join("tests");
     let mut tests: Vec<PathBuf> = std::fs::read_dir(&tests_dir)
         .with_context(|| format!("could not list {}", tests_dir.display()))?
@@ -189,11 +155,9 @@ fn run_e2e(
 
     let artifacts = root.join("e2e").join("artifacts");
     if artifacts.exists() {
-        std::fs::remove_dir_all(&artifacts)
-            .with_context(|| format!("could not empty {}", artifacts.display()))?;
+        std::fs::remove_dir_all(&artifacts).with_context(|| format!("could not empty {}", artifacts.display()))?;
     }
-    std::fs::create_dir_all(&artifacts)
-        .with_context(|| format!("could not create {}", artifacts.display()))?;
+    std::fs::create_dir_all(&artifacts).with_context(|| format!("could not create {}", artifacts.display()))?;
 
     let mut node = Command::new("node");
     node.args(["--test", "--test-concurrency=1", "--test-reporter=spec"])
@@ -203,8 +167,7 @@ fn run_e2e(
         .env("VLAB_WEB_DIR", web_dir)
         .env("CHROMIUM_PATH", chromium)
         .env("E2E_ARTIFACTS", &artifacts);
-    crate::run(&mut node)
-        .with_context(|| format!("e2e tests failed; screenshots in {}", artifacts.display()))?;
+    crate::run(&mut node).with_context(|| format!("e2e tests failed; screenshots in {}", artifacts.display()))?;
     eprintln!("xtask: e2e screenshots in {}", artifacts.display());
     Ok(())
 }
@@ -228,16 +191,12 @@ impl Report {
         let started = Instant::now();
         match body() {
             Ok(value) => {
-                self.phases
-                    .push((name.to_owned(), Outcome::Passed(started.elapsed())));
+                self.phases.push((name.to_owned(), Outcome::Passed(started.elapsed())));
                 Some(value)
             }
             Err(error) => {
                 eprintln!("xtask test: FAILED: {name}: {error:#}");
-                self.phases.push((
-                    name.to_owned(),
-                    Outcome::Failed(started.elapsed(), format!("{error:#}")),
-                ));
+                self.phases.push((name.to_owned(), Outcome::Failed(started.elapsed(), format!("{error:#}"))));
                 None
             }
         }
@@ -245,15 +204,11 @@ impl Report {
 
     fn skip(&mut self, name: &str, why: &str) {
         eprintln!("\nxtask test: ==== {name} ==== skipped: {why}");
-        self.phases
-            .push((name.to_owned(), Outcome::Skipped(why.to_owned())));
+        self.phases.push((name.to_owned(), Outcome::Skipped(why.to_owned())));
     }
 
     fn failed(&self) -> usize {
-        self.phases
-            .iter()
-            .filter(|(_, outcome)| matches!(outcome, Outcome::Failed(..)))
-            .count()
+        self.phases.iter().filter(|(_, outcome)| matches!(outcome, Outcome::Failed(..))).count()
     }
 
     fn print(&self) {
@@ -265,23 +220,13 @@ impl Report {
                 }
                 Outcome::Failed(took, error) => {
                     let first_line = error.lines().next().unwrap_or_default();
-                    println!(
-                        "  FAILED   {:>5.0} s  {name}: {first_line}",
-                        took.as_secs_f64()
-                    );
+                    println!("  FAILED   {:>5.0} s  {name}: {first_line}", took.as_secs_f64());
                 }
                 Outcome::Skipped(why) => println!("  SKIPPED           {name} ({why})"),
             }
         }
-        let skipped = self
-            .phases
-            .iter()
-            .filter(|(_, outcome)| matches!(outcome, Outcome::Skipped(_)))
-            .count();
+        let skipped = self.phases.iter().filter(|(_, outcome)| matches!(outcome, Outcome::Skipped(_))).count();
         let passed = self.phases.len() - self.failed() - skipped;
-        println!(
-            "phases: {passed} passed, {} failed, {skipped} skipped",
-            self.failed()
-        );
+        println!("phases: {passed} passed, {} failed, {skipped} skipped", self.failed());
     }
 }

@@ -487,5 +487,8 @@ fn meshes_resolve_to_the_format_that_exists_and_materials_come_from_the_library(
     let glass = &result.model.bodies[1].parts[0].material;
     assert!(glass.transparent && glass.color[3] < 255 && glass.texture.is_none());
     let tiles = &result.model.bodies[2].parts[0].material;
-    assert_eq!((tiles.name.as_str(), tiles.texture.as_deref(), tiles.transparent), ("Tiles", Some("textures/tiles.png"), false));
+    assert_eq!(
+        (tiles.name.as_str(), tiles.texture.as_deref(), tiles.transparent),
+        ("Tiles", Some("textures/tiles.png"), false)
+    );
 }

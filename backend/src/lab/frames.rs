@@ -24,11 +24,7 @@ impl FrameBuilder {
     pub fn start(world: &World, epoch: u32) -> (FrameBuilder, Frame) {
         let last_sent: Vec<Option<Pose>> =
             (0..world.body_count()).map(|i| (!world.is_fixed(i)).then(|| world.pose(i))).collect();
-        let poses = last_sent
-            .iter()
-            .enumerate()
-            .filter_map(|(i, pose)| pose.map(|pose| body_pose(i, pose)))
-            .collect();
+        let poses = last_sent.iter().enumerate().filter_map(|(i, pose)| pose.map(|pose| body_pose(i, pose))).collect();
         (FrameBuilder { last_sent }, Frame { epoch, step: 0, time: 0.0, poses })
     }
 

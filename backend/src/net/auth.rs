@@ -10,9 +10,8 @@ use crate::lab::LabHandle;
 /// The bearer token of a request, if any (`Authorization: Bearer <token>`).
 pub fn bearer_token(headers: &HeaderMap) -> Result<Option<&str>, AppError> {
     let Some(value) = headers.get(AUTHORIZATION) else { return Ok(None) };
-    let value = value
-        .to_str()
-        .map_err(|_| AppError::BadRequest("the Authorization header is not valid text".into()))?;
+    let value =
+        value.to_str().map_err(|_| AppError::BadRequest("the Authorization header is not valid text".into()))?;
     match value.split_once(' ') {
         Some((scheme, token)) if scheme.eq_ignore_ascii_case("bearer") => Ok(Some(token.trim())),
         _ => Err(AppError::BadRequest("the Authorization header must read 'Bearer <token>'".into())),
@@ -23,17 +22,16 @@ pub fn bearer_token(headers: &HeaderMap) -> Result<Option<&str>, AppError> {
 /// downgraded, so a mistyped instructor token is noticed.
 pub fn role_in(lab: &LabHandle, headers: &HeaderMap) -> Result<Role, AppError> {
     let token = bearer_token(headers)?;
-    lab.role_of(token)
-        .ok_or_else(|| AppError::Unauthorized(format!("this token is not valid in lab '{}'", lab.id())))
+    lab.role_of(token).ok_or_else(|| AppError::Unauthorized(format!("this token is not valid in lab '{}'", lab.id())))
 }
 
 /// Requires the instructor of `lab`.
 pub fn require_instructor(lab: &LabHandle, headers: &HeaderMap, what: &str) -> Result<(), AppError> {
     match role_in(lab, headers)? {
         Role::Instructor => Ok(()),
-        Role::Viewer if bearer_token(headers)?.is_none() => Err(AppError::Unauthorized(format!(
-            "{what} needs the instructor's token (Authorization: Bearer <token>)"
-        ))),
+        Role::Viewer if bearer_token(headers)?.is_none() => {
+            Err(AppError::Unauthorized(format!("{what} needs the instructor's token (Authorization: Bearer <token>)")))
+        }
         role => Err(AppError::Forbidden(format!(
             "only the instructor of lab '{}' may {what}; you are a {}",
             lab.id(),

@@ -96,7 +96,12 @@ pub async fn upload_scene(
     let warnings = interpretation
         .warnings
         .iter()
-        .map(|w| SourceMessage { file: w.pos.file.to_string(), line: w.pos.line, col: w.pos.col, message: w.message.clone() })
+        .map(|w| SourceMessage {
+            file: w.pos.file.to_string(),
+            line: w.pos.line,
+            col: w.pos.col,
+            message: w.message.clone(),
+        })
         .collect();
     let mut reply = SceneUploadReply { log: interpretation.log, warnings, ..SceneUploadReply::default() };
     match lab.insert(interpretation.model).await? {
@@ -163,8 +168,8 @@ async fn read_bundle(headers: &HeaderMap, request: Request) -> Result<Bundle, Ap
         let body = Bytes::from_request(request, &())
             .await
             .map_err(|e| AppError::BadRequest(format!("could not read the scene: {e}")))?;
-        let text = String::from_utf8(body.to_vec())
-            .map_err(|_| AppError::BadRequest("the scene is not UTF-8 text".into()))?;
+        let text =
+            String::from_utf8(body.to_vec()).map_err(|_| AppError::BadRequest("the scene is not UTF-8 text".into()))?;
         return Ok(Bundle { main_name: PLAIN_UPLOAD_NAME.into(), main_text: text, files: HashMap::new() });
     }
     let mut multipart = Multipart::from_request(request, &())

@@ -56,7 +56,8 @@ async fn session(mut socket: WebSocket, app: Arc<AppState>, lab_id: String, hand
     let role = match lab.role_of(handshake.token.as_deref()) {
         Some(role) => role,
         None => {
-            let notice = error(ErrorCode::Unauthorized, "this link's token is not valid in this lab: watching as a viewer");
+            let notice =
+                error(ErrorCode::Unauthorized, "this link's token is not valid in this lab: watching as a viewer");
             if send_json(&mut socket, &notice).await.is_err() {
                 return;
             }

@@ -8,9 +8,9 @@ mod demo;
 
 pub use demo::demo_scene;
 pub use vlab_scene::model::{
-    BodyModel, DEFAULT_DT_SECS, DeviceModel, Inserted, EnvironmentKind, EnvironmentModel, GroupModel, JointKind, JointModel,
-    Material, MeshRef, MotorModel, Motion, Mount, Palette, ParamValue, PartModel, Pose, ProgramRef, ProjectFile,
-    RobotModel, SceneError, SceneModel, Shape,
+    BodyModel, DEFAULT_DT_SECS, DeviceModel, EnvironmentKind, EnvironmentModel, GroupModel, Inserted, JointKind,
+    JointModel, Material, MeshRef, Motion, MotorModel, Mount, Palette, ParamValue, PartModel, Pose, ProgramRef,
+    ProjectFile, RobotModel, SceneError, SceneModel, Shape,
 };
 pub use vlab_scene::{
     Budgets, DirLoader, Interpretation, LangError, LoadError, MapLoader, Options, SourceLoader, Warning, interpret,

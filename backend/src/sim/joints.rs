@@ -94,11 +94,8 @@ pub(crate) fn joint_of(joint: &JointModel, pose1: &Pose, pose2: &Pose) -> Result
             let anchor = vectors.point(anchor)?;
             let slide = vectors.direction(axis, "axis")?;
             let turn = vectors.direction(axis2, "axis2")?;
-            let frame = frame_from_xy(
-                anchor,
-                turn,
-                vectors.perpendicular(turn, slide, "axis2 (rotation)", "axis (slide)")?,
-            );
+            let frame =
+                frame_from_xy(anchor, turn, vectors.perpendicular(turn, slide, "axis2 (rotation)", "axis (slide)")?);
             let locked = JointAxesMask::LIN_X | JointAxesMask::LIN_Z | JointAxesMask::ANG_Y | JointAxesMask::ANG_Z;
             in_bodies(locked, frame, pose1, pose2)
         }
@@ -108,12 +105,7 @@ pub(crate) fn joint_of(joint: &JointModel, pose1: &Pose, pose2: &Pose) -> Result
             let slide = vectors.direction(axis2, "axis2")?;
             let x = vectors.perpendicular(slide, first, "axis2 (slide)", "axis (universal)")?;
             let frame = frame_from_xy(anchor, x, slide.cross(x));
-            in_bodies(
-                JointAxesMask::LIN_X | JointAxesMask::LIN_Y | JointAxesMask::ANG_Z,
-                frame,
-                pose1,
-                pose2,
-            )
+            in_bodies(JointAxesMask::LIN_X | JointAxesMask::LIN_Y | JointAxesMask::ANG_Z, frame, pose1, pose2)
         }
         JointKind::Piston { anchor, axis } => {
             let frame = frame_from_x(vectors.point(anchor)?, vectors.direction(axis, "axis")?);
@@ -163,8 +155,7 @@ impl Vectors<'_> {
 
     fn direction(&self, v: &[f32; 3], which: &str) -> Result<Vector, SceneError> {
         let v = self.point(v)?;
-        v.try_normalize()
-            .ok_or_else(|| self.unsupported(format!("a zero-length {which}")))
+        v.try_normalize().ok_or_else(|| self.unsupported(format!("a zero-length {which}")))
     }
 
     /// `v` made perpendicular to the unit `x`, normalised; refused when parallel to it.

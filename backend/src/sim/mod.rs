@@ -155,11 +155,7 @@ fn collider_of(part: &scene::PartModel) -> ColliderBuilder {
     if let Some(turn) = extra_rotation {
         local.rotation = (local.rotation * turn).normalize();
     }
-    builder
-        .position(local)
-        .density(part.density.max(1e-3))
-        .friction(part.friction)
-        .restitution(part.restitution)
+    builder.position(local).density(part.density.max(1e-3)).friction(part.friction).restitution(part.restitution)
 }
 
 pub(crate) fn to_pose(pose: &scene::Pose) -> Pose {
@@ -271,9 +267,8 @@ mod tests {
             )
         };
         let softness = |text: String| {
-            let model = scene::interpret(&text, "t.vlab", &scene::MapLoader::new(), &scene::Options::default())
-                .unwrap()
-                .model;
+            let model =
+                scene::interpret(&text, "t.vlab", &scene::MapLoader::new(), &scene::Options::default()).unwrap().model;
             let world = World::build(&model).unwrap();
             world.physics.impulse_joints.get(world.joints[0]).unwrap().data.softness
         };

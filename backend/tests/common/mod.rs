@@ -13,9 +13,7 @@ use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::{MaybeTlsStream, WebSocketStream, connect_async};
 use vlab_backend::lab::{LabConfig, LabHandle, Labs};
 use vlab_backend::net::{self, AppState};
-use vlab_backend::scene::{
-    BodyModel, Motion, Palette, PartModel, Pose, SceneModel, Shape, demo_scene,
-};
+use vlab_backend::scene::{BodyModel, Motion, Palette, PartModel, Pose, SceneModel, Shape, demo_scene};
 use vlab_protocol::{ClientMsg, ControlAction, Frame, LabState, PROTOCOL_VERSION, ServerMsg};
 
 pub const TOKEN: &str = "instructor-secret";
@@ -150,14 +148,14 @@ pub struct Client {
 impl Client {
     pub async fn next(&mut self) -> Received {
         loop {
-            let message = tokio::time::timeout(PATIENCE, self.socket.next())
-                .await
-                .expect("nothing received in time");
+            let message = tokio::time::timeout(PATIENCE, self.socket.next()).await.expect("nothing received in time");
             match message {
                 None => return Received::Closed(None),
                 Some(Err(e)) => panic!("websocket error: {e}"),
                 Some(Ok(Message::Text(text))) => {
-                    return Received::Json(serde_json::from_str(text.as_str()).unwrap_or_else(|e| panic!("{e}: {text}")));
+                    return Received::Json(
+                        serde_json::from_str(text.as_str()).unwrap_or_else(|e| panic!("{e}: {text}")),
+                    );
                 }
                 Some(Ok(Message::Binary(bytes))) => return Received::Frame(Frame::decode(&bytes).unwrap()),
                 Some(Ok(Message::Close(frame))) => return Received::Closed(frame.map(|f| u16::from(f.code))),

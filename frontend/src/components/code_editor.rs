@@ -27,10 +27,7 @@ pub struct CodeEditorRefs {
 impl CodeEditorRefs {
     /// Fresh, unmounted refs.
     pub fn new() -> CodeEditorRefs {
-        CodeEditorRefs {
-            input: NodeRef::new(),
-            scroller: NodeRef::new(),
-        }
+        CodeEditorRefs { input: NodeRef::new(), scroller: NodeRef::new() }
     }
 
     /// Focuses the editor with the caret at UTF-16 `offset`, scrolling 1-based `line` into the middle of the view.
@@ -68,12 +65,7 @@ pub fn CodeEditor(
         html
     };
     // Wide enough for the longest line (the textarea must never need to scroll itself).
-    let min_width = move || {
-        format!(
-            "calc({}ch + 24px)",
-            text.with(|text| longest_line_chars(text)) + 1
-        )
-    };
+    let min_width = move || format!("calc({}ch + 24px)", text.with(|text| longest_line_chars(text)) + 1);
 
     view! {
         <div class="code-editor" node_ref=refs.scroller>

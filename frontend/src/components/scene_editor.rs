@@ -21,23 +21,14 @@ pub fn SceneEditor() -> impl IntoView {
     let draft = expect_context::<SceneDraft>();
     let refs = CodeEditorRefs::new();
 
-    let include_names = move || {
-        draft
-            .includes
-            .with(|files| files.iter().map(|f| f.name.clone()).collect::<Vec<_>>())
-    };
-    let line_of = move |message: &SourceMessage| {
-        draft
-            .text
-            .with_untracked(|text| editor_line(message, &include_names(), text))
-    };
+    let include_names = move || draft.includes.with(|files| files.iter().map(|f| f.name.clone()).collect::<Vec<_>>());
+    let line_of =
+        move |message: &SourceMessage| draft.text.with_untracked(|text| editor_line(message, &include_names(), text));
     let jump = Callback::new(move |message: SourceMessage| {
         let Some(line) = line_of(&message) else {
             return;
         };
-        let offset = draft
-            .text
-            .with_untracked(|text| caret_offset_utf16(text, line, message.col));
+        let offset = draft.text.with_untracked(|text| caret_offset_utf16(text, line, message.col));
         refs.jump_to(offset, line);
     });
     // The first error in the editor's text, marked in the gutter and the line.
@@ -52,25 +43,16 @@ pub fn SceneEditor() -> impl IntoView {
         }
         let text = draft.text.get_untracked();
         if text.trim().is_empty() {
-            draft.outcome.set(Some(UploadOutcome::Failed(
-                "The editor is empty: write or load a scene first.".into(),
-            )));
+            draft.outcome.set(Some(UploadOutcome::Failed("The editor is empty: write or load a scene first.".into())));
             return;
         }
-        let (path, token) = session
-            .params
-            .with_value(|p| (p.scene_upload_path(), p.token.clone()));
-        let (main_name, includes) = (
-            draft.main_name.get_untracked(),
-            draft.includes.get_untracked(),
-        );
+        let (path, token) = session.params.with_value(|p| (p.scene_upload_path(), p.token.clone()));
+        let (main_name, includes) = (draft.main_name.get_untracked(), draft.includes.get_untracked());
         draft.busy.set(true);
         leptos::task::spawn_local(async move {
             let outcome = upload(path, token, main_name, text, includes).await;
             let first_error = match &outcome {
-                UploadOutcome::Rejected { errors, .. } => {
-                    errors.iter().find(|m| line_of(m).is_some()).cloned()
-                }
+                UploadOutcome::Rejected { errors, .. } => errors.iter().find(|m| line_of(m).is_some()).cloned(),
                 _ => None,
             };
             draft.busy.set(false);
@@ -82,10 +64,7 @@ pub fn SceneEditor() -> impl IntoView {
     });
 
     let pick_files = move |event: web_sys::Event| {
-        let Some(input) = event
-            .target()
-            .and_then(|t| t.dyn_into::<HtmlInputElement>().ok())
-        else {
+        let Some(input) = event.target().and_then(|t| t.dyn_into::<HtmlInputElement>().ok()) else {
             return;
         };
         let Some(files) = input.files() else { return };
@@ -99,19 +78,14 @@ pub fn SceneEditor() -> impl IntoView {
             };
             // Clear the picker so choosing the same file again reloads it.
             input.set_value("");
-            let roles = draft
-                .text
-                .with_untracked(|text| sort_picked_files(text, &picked));
+            let roles = draft.text.with_untracked(|text| sort_picked_files(text, &picked));
             if let Some(main) = roles.main {
                 let file = &picked[main];
                 let current = draft.text.get_untracked();
                 let replace = current.trim().is_empty()
                     || current == file.text
                     || window()
-                        .confirm_with_message(&format!(
-                            "Replace the text in the editor with {}?",
-                            file.name
-                        ))
+                        .confirm_with_message(&format!("Replace the text in the editor with {}?", file.name))
                         .unwrap_or(false);
                 if replace {
                     draft.text.set(file.text.clone());

@@ -39,9 +39,10 @@ pub fn SceneResult(
             })
             .collect_view()
     };
-    let body = move || {
-        match outcome.get() {
-        None => view! { <p class="result-hint">"Ctrl+Enter or “Insert” adds the scene to the running lab."</p> }.into_any(),
+    let body = move || match outcome.get() {
+        None => {
+            view! { <p class="result-hint">"Ctrl+Enter or “Insert” adds the scene to the running lab."</p> }.into_any()
+        }
         Some(UploadOutcome::Inserted { counts, log, warnings }) => view! {
             <p class="result-summary is-ok">{inserted_summary(&counts)}</p>
             <ul class="result-list">{messages(warnings, "warning")}</ul>
@@ -73,7 +74,6 @@ pub fn SceneResult(
         Some(UploadOutcome::Failed(message)) => {
             view! { <p class="result-summary is-bad" data-testid="scene-failure">{message}</p> }.into_any()
         }
-    }
     };
     view! {
         <div

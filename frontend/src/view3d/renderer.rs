@@ -151,7 +151,11 @@ impl Renderer {
         let lights: [&dyn Light; 2] = [&self.ambient, &self.sun];
         RenderTarget::screen(&self.context, viewport.width, viewport.height)
             .clear(ClearState::color_and_depth(r, g, b, 1.0, 1.0))
-            .render(&self.camera, self.drawn.iter().filter(|d| !hides_ceiling(d.ceiling_y, eye_y)).map(|d| &d.object), &lights);
+            .render(
+                &self.camera,
+                self.drawn.iter().filter(|d| !hides_ceiling(d.ceiling_y, eye_y)).map(|d| &d.object),
+                &lights,
+            );
     }
 
     /// New meshes and materials for a new snapshot.

@@ -10,13 +10,13 @@
 
 mod devices;
 mod materials;
-mod merge;
 pub(crate) mod math;
+mod merge;
 mod validate;
 
 pub use self::devices::{DeviceModel, Mount, ParamValue};
-pub use self::merge::Inserted;
 pub use self::materials::{LibraryError, Palette};
+pub use self::merge::Inserted;
 pub use self::validate::SceneError;
 
 /// A rigid transform: where something is and how it is turned.

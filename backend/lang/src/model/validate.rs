@@ -39,7 +39,9 @@ pub enum SceneError {
     #[error("an element named '{0}' is already in this lab: choose another name")]
     NameTaken(String),
     /// A second environment for a lab that has one.
-    #[error("this lab already has an environment; to replace the whole scene, the instructor resets the lab with a new one")]
+    #[error(
+        "this lab already has an environment; to replace the whole scene, the instructor resets the lab with a new one"
+    )]
     EnvironmentAlreadySet,
     /// The model is valid but the simulation cannot build part of it (yet).
     #[error("'{name}': {what} is not supported by the simulation yet")]
@@ -138,7 +140,6 @@ impl Shape {
 mod tests {
     use super::super::test_support::ball;
     use super::super::*;
-
 
     #[test]
     fn duplicate_names_are_rejected() {

@@ -55,11 +55,7 @@ pub(crate) fn softness_of(erp: Option<f32>, cfm: Option<f32>, h_secs: f32) -> Op
         return Some(SpringCoefficients::new(0.0, 1.0));
     }
     let max_omega = MAX_NATURAL_FREQUENCY_HZ * std::f32::consts::TAU;
-    let omega = if cfm > 0.0 {
-        (erp / (CFM_REFERENCE_MASS * h_secs * cfm)).sqrt().min(max_omega)
-    } else {
-        max_omega
-    };
+    let omega = if cfm > 0.0 { (erp / (CFM_REFERENCE_MASS * h_secs * cfm)).sqrt().min(max_omega) } else { max_omega };
     let zeta = h_secs * omega * (1.0 - erp) / (2.0 * erp);
     Some(SpringCoefficients::new(omega / std::f32::consts::TAU, zeta))
 }
@@ -82,11 +78,7 @@ mod tests {
             let spring = softness_of(Some(erp), Some(cfm), H).unwrap();
             assert!(close(spring.erp(H), erp, 1e-3), "erp {erp}: got {}", spring.erp(H));
             let cfm_coeff = CFM_REFERENCE_MASS * cfm / H;
-            assert!(
-                close(spring.cfm_coeff(H), cfm_coeff, 1e-2),
-                "cfm {cfm}: got {}",
-                spring.cfm_coeff(H)
-            );
+            assert!(close(spring.cfm_coeff(H), cfm_coeff, 1e-2), "cfm {cfm}: got {}", spring.cfm_coeff(H));
         }
     }
 
