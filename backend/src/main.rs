@@ -82,8 +82,11 @@ async fn serve(args: ServeArgs) -> anyhow::Result<()> {
     if !args.web_dir.join("index.html").exists() {
         tracing::warn!(web_dir = %args.web_dir.display(), "the browser app is not built: run `cargo xtask web`");
     }
-    let state =
-        Arc::new(AppState { labs, web_dir: args.web_dir, scenes_dir: args.scenes_dir, assets_dir: args.assets_dir });
+    let state = Arc::new(AppState {
+        scenes_dir: args.scenes_dir,
+        assets_dir: args.assets_dir,
+        ..AppState::new(labs, args.web_dir)
+    });
     let listener =
         tokio::net::TcpListener::bind(args.addr).await.with_context(|| format!("cannot listen on {}", args.addr))?;
     let addr = listener.local_addr()?;

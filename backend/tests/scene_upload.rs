@@ -171,3 +171,41 @@ async fn uploading_needs_the_instructor() {
     assert_eq!(upload(&server, Some("guess"), STACK).await.0, 401);
     assert_eq!(bodies(&server).await, before);
 }
+
+#[tokio::test]
+async fn a_bundle_brings_its_own_meshes_served_by_the_lab() {
+    let server = TestServer::start(true).await;
+    let mut viewer = server.connect("demo", None).await;
+    viewer.join_sequence().await;
+    let obj = "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n";
+    let form = reqwest::multipart::Form::new()
+        .part(
+            "scene",
+            reqwest::multipart::Part::text(
+                "tri { shape mesh(\"tri.mesh\", 0.5); customgeom box(0.5, 0.5, 0.1); pos(6, 1, 6); }\n",
+            )
+            .file_name("main.vlab"),
+        )
+        .part("tri.obj", reqwest::multipart::Part::bytes(obj.as_bytes().to_vec()).file_name("tri.obj"));
+    let response =
+        server.http.post(server.url("/api/labs/demo/scene")).bearer_auth(TOKEN).multipart(form).send().await.unwrap();
+    let status = response.status().as_u16();
+    let body: serde_json::Value = response.json().await.unwrap();
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body["warnings"].as_array().unwrap().len(), 0, "the mesh was found in the bundle: {body}");
+
+    let snapshot = viewer
+        .until(|r| match r {
+            Received::Json(ServerMsg::Snapshot(s)) if s.bodies.iter().any(|b| b.name == "tri") => Some(s.clone()),
+            _ => None,
+        })
+        .await;
+    let tri = snapshot.bodies.iter().find(|b| b.name == "tri").unwrap();
+    let mesh = tri.parts[0].mesh.as_ref().expect("the part carries its mesh");
+    assert!(mesh.url.starts_with("/api/labs/demo/assets/") && mesh.url.ends_with("/tri.obj"), "{}", mesh.url);
+    let served = server.http.get(server.url(&mesh.url)).send().await.unwrap();
+    assert_eq!(served.status().as_u16(), 200);
+    assert_eq!(served.text().await.unwrap(), obj);
+    let missing = server.http.get(server.url("/api/labs/demo/assets/0000/none.obj")).send().await.unwrap();
+    assert_eq!(missing.status().as_u16(), 404);
+}

@@ -36,8 +36,10 @@ pub fn snapshot(model: &SceneModel, world: &World, epoch: u32) -> wire::SceneSna
 /// language resolved it): the server serves `assets/` at this prefix.
 pub const ASSETS_URL_PREFIX: &str = "/assets/";
 
+/// The URL of an asset: library files live under [`ASSETS_URL_PREFIX`]; a path that is
+/// already absolute (an asset uploaded with a scene, served by its lab) is kept.
 fn asset_url(path: &str) -> String {
-    format!("{ASSETS_URL_PREFIX}{path}")
+    if path.starts_with('/') { path.to_owned() } else { format!("{ASSETS_URL_PREFIX}{path}") }
 }
 
 fn material(material: &scene::Material) -> wire::Material {

@@ -35,6 +35,8 @@ pub struct AppState {
     pub scenes_dir: PathBuf,
     /// Meshes and textures scenes may refer to.
     pub assets_dir: PathBuf,
+    /// Meshes uploaded with scenes, served by their lab.
+    pub uploaded_assets: scene_upload::UploadedAssets,
 }
 
 impl AppState {
@@ -46,6 +48,7 @@ impl AppState {
             web_dir,
             scenes_dir: scene_upload::default_dir("scenes"),
             assets_dir: scene_upload::default_dir("assets"),
+            uploaded_assets: scene_upload::UploadedAssets::default(),
         }
     }
 }
@@ -63,6 +66,7 @@ pub fn app(state: Arc<AppState>) -> Router {
         .route("/labs", get(http::list_labs))
         .route("/labs/{lab}", get(http::get_lab))
         .route("/labs/{lab}/control", post(http::control))
+        .route("/labs/{lab}/assets/{*path}", get(scene_upload::uploaded_asset))
         .route(
             "/labs/{lab}/scene",
             post(scene_upload::upload_scene).layer(DefaultBodyLimit::max(scene_upload::MAX_SCENE_UPLOAD_BYTES)),

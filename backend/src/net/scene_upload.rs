@@ -23,16 +23,21 @@ pub const MAX_SCENE_UPLOAD_BYTES: usize = 4 * 1024 * 1024;
 /// Name given to a scene uploaded as a plain-text body.
 const PLAIN_UPLOAD_NAME: &str = "upload.vlab";
 
-/// An uploaded scene: its main file and the files it may include.
+/// File endings of the binary assets (meshes, textures) a bundle may carry.
+const ASSET_EXTENSIONS: [&str; 6] = [".obj", ".glb", ".gltf", ".png", ".jpg", ".jpeg"];
+
+/// An uploaded scene: its main file, the files it may include, and its meshes.
 struct Bundle {
     main_name: String,
     main_text: String,
     files: HashMap<String, String>,
+    assets: HashMap<String, Bytes>,
 }
 
-/// Resolves includes in the upload first, then in the server's scene library.
+/// Resolves includes and meshes in the upload first, then in the server's library.
 struct BundleLoader<'a> {
     files: &'a HashMap<String, String>,
+    assets: &'a HashMap<String, Bytes>,
     library: DirLoader,
 }
 
@@ -45,8 +50,17 @@ impl SourceLoader for BundleLoader<'_> {
     }
 
     fn asset_exists(&self, name: &str) -> Option<bool> {
-        self.library.asset_exists(name)
+        if self.assets.contains_key(name) { Some(true) } else { self.library.asset_exists(name) }
     }
+}
+
+/// Where a lab serves an asset uploaded with a scene. The content's hash is part of the
+/// path, so two uploads of different `wheel.obj` files never replace each other.
+fn uploaded_asset_path(name: &str, bytes: &[u8]) -> String {
+    use std::hash::{Hash, Hasher};
+    let mut hasher = std::collections::hash_map::DefaultHasher::new();
+    bytes.hash(&mut hasher);
+    format!("{:016x}/{name}", hasher.finish())
 }
 
 /// The handler. 200 with the counts when inserted; 422 when the file or its model is
@@ -67,7 +81,7 @@ pub async fn upload_scene(
         let bundle = Arc::new(bundle);
         let shared = Arc::clone(&bundle);
         let result = tokio::task::spawn_blocking(move || {
-            let loader = BundleLoader { files: &shared.files, library };
+            let loader = BundleLoader { files: &shared.files, assets: &shared.assets, library };
             interpret(&shared.main_text, &shared.main_name, &loader, &Options { seed, ..Options::default() })
         })
         .await
@@ -75,7 +89,7 @@ pub async fn upload_scene(
         (result, bundle)
     };
     let (result, bundle) = interpreted;
-    let interpretation = match result {
+    let mut interpretation = match result {
         Ok(interpretation) => interpretation,
         Err(errors) => {
             let reply = SceneUploadReply {
@@ -103,9 +117,21 @@ pub async fn upload_scene(
             message: w.message.clone(),
         })
         .collect();
+    // Meshes found in the upload are served by the lab, at a path that names their content.
+    let mut served = Vec::new();
+    for part in interpretation.model.bodies.iter_mut().flat_map(|b| b.parts.iter_mut()) {
+        let Some(mesh) = part.mesh.as_mut() else { continue };
+        let Some(name) = mesh.resolved.clone() else { continue };
+        if let Some(bytes) = bundle.assets.get(&name) {
+            let path = uploaded_asset_path(&name, bytes);
+            mesh.resolved = Some(format!("/api/labs/{}/assets/{path}", lab.id()));
+            served.push((path, bytes.clone()));
+        }
+    }
     let mut reply = SceneUploadReply { log: interpretation.log, warnings, ..SceneUploadReply::default() };
     match lab.insert(interpretation.model).await? {
         Ok(inserted) => {
+            app.uploaded_assets.add(lab.id(), served);
             reply.ok = true;
             reply.inserted =
                 InsertedCounts { bodies: inserted.bodies, joints: inserted.joints, robots: inserted.robots };
@@ -170,13 +196,19 @@ async fn read_bundle(headers: &HeaderMap, request: Request) -> Result<Bundle, Ap
             .map_err(|e| AppError::BadRequest(format!("could not read the scene: {e}")))?;
         let text =
             String::from_utf8(body.to_vec()).map_err(|_| AppError::BadRequest("the scene is not UTF-8 text".into()))?;
-        return Ok(Bundle { main_name: PLAIN_UPLOAD_NAME.into(), main_text: text, files: HashMap::new() });
+        return Ok(Bundle {
+            main_name: PLAIN_UPLOAD_NAME.into(),
+            main_text: text,
+            files: HashMap::new(),
+            assets: HashMap::new(),
+        });
     }
     let mut multipart = Multipart::from_request(request, &())
         .await
         .map_err(|e| AppError::BadRequest(format!("not a readable multipart form: {e}")))?;
     let mut main: Option<(String, String)> = None;
     let mut files = HashMap::new();
+    let mut assets = HashMap::new();
     while let Some(field) = multipart
         .next_field()
         .await
@@ -184,6 +216,18 @@ async fn read_bundle(headers: &HeaderMap, request: Request) -> Result<Bundle, Ap
     {
         let field_name = field.name().unwrap_or_default().to_owned();
         let file_name = field.file_name().map(str::to_owned);
+        let name = file_name.clone().unwrap_or_else(|| field_name.clone());
+        if field_name != "scene" && ASSET_EXTENSIONS.iter().any(|ext| name.to_ascii_lowercase().ends_with(ext)) {
+            if name.starts_with('/') || name.split('/').any(|part| part == ".." || part.is_empty()) {
+                return Err(AppError::BadRequest(format!("'{name}' is not a plain relative file name")));
+            }
+            let bytes = field
+                .bytes()
+                .await
+                .map_err(|e| AppError::BadRequest(format!("the part '{name}' could not be read: {e}")))?;
+            assets.insert(name, bytes);
+            continue;
+        }
         let text = field
             .text()
             .await
@@ -191,14 +235,52 @@ async fn read_bundle(headers: &HeaderMap, request: Request) -> Result<Bundle, Ap
         if field_name == "scene" {
             main = Some((file_name.unwrap_or_else(|| PLAIN_UPLOAD_NAME.into()), text));
         } else {
-            let name = file_name.unwrap_or(field_name);
             files.insert(name, text);
         }
     }
     let (main_name, main_text) = main.ok_or_else(|| {
         AppError::BadRequest("the form has no 'scene' field: put the main .vlab file in a field named 'scene'".into())
     })?;
-    Ok(Bundle { main_name, main_text, files })
+    Ok(Bundle { main_name, main_text, files, assets })
+}
+
+/// Assets uploaded with scenes, per lab, kept in memory while the server runs.
+#[derive(Default)]
+pub struct UploadedAssets {
+    by_lab: std::sync::RwLock<HashMap<String, HashMap<String, Bytes>>>,
+}
+
+impl UploadedAssets {
+    fn add(&self, lab: &str, assets: Vec<(String, Bytes)>) {
+        if assets.is_empty() {
+            return;
+        }
+        self.by_lab.write().expect("assets lock").entry(lab.to_owned()).or_default().extend(assets);
+    }
+
+    fn get(&self, lab: &str, path: &str) -> Option<Bytes> {
+        self.by_lab.read().expect("assets lock").get(lab)?.get(path).cloned()
+    }
+}
+
+/// `GET /api/labs/{lab}/assets/{*path}`: an asset uploaded with one of the lab's scenes.
+pub async fn uploaded_asset(
+    State(app): State<Arc<AppState>>,
+    Path((lab, path)): Path<(String, String)>,
+) -> Result<axum::response::Response, AppError> {
+    use axum::response::IntoResponse;
+    let bytes = app
+        .uploaded_assets
+        .get(&lab, &path)
+        .ok_or_else(|| AppError::NotFound(format!("no uploaded asset '{path}' in lab '{lab}'")))?;
+    let content_type = match path.rsplit('.').next().map(str::to_ascii_lowercase).as_deref() {
+        Some("png") => "image/png",
+        Some("jpg" | "jpeg") => "image/jpeg",
+        Some("glb") => "model/gltf-binary",
+        Some("gltf") => "model/gltf+json",
+        _ => "text/plain",
+    };
+    Ok(([(CONTENT_TYPE, content_type)], bytes).into_response())
 }
 
 /// Folder defaults, relative to the workspace this binary was built from.
