@@ -35,8 +35,9 @@ pub enum LabCommand {
     },
     /// Insert more elements between two steps, all or nothing.
     Insert {
-        /// The elements, indices counting from 0 (as the scene interpreter made them).
-        addition: SceneModel,
+        /// The elements, indices counting from 0 (as the scene interpreter made them);
+        /// boxed to keep the other commands small.
+        addition: Box<SceneModel>,
         /// What was inserted, or why nothing was.
         reply: oneshot::Sender<Result<Inserted, SceneError>>,
     },
@@ -192,7 +193,7 @@ impl LabHandle {
         self.commands
             .lock()
             .expect("command lock")
-            .send(LabCommand::Insert { addition, reply })
+            .send(LabCommand::Insert { addition: Box::new(addition), reply })
             .map_err(|_| LabError::Unavailable(self.id.clone()))?;
         answer.await.map_err(|_| LabError::Unavailable(self.id.clone()))
     }
