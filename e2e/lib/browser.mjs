@@ -1,5 +1,7 @@
-// Headless Chromium with WebGL2 on the CPU (SwiftShader), as measured on our machines
-// (shared/FRONTEND_BUILD.md): Debian's /usr/bin/chromium, never a downloaded build.
+// Headless Chromium with WebGL2 on the CPU (SwiftShader): Debian's /usr/bin/chromium,
+// never a downloaded build. The flags below are the set found to give WebGL2 without
+// GPU-process crashes; without the background-networking ones Chromium keeps trying
+// to reach the network at every start.
 
 import { existsSync } from 'node:fs';
 
