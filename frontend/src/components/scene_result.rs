@@ -46,12 +46,7 @@ pub fn SceneResult(
         Some(UploadOutcome::Inserted { counts, log, warnings }) => view! {
             <p class="result-summary is-ok">{inserted_summary(&counts)}</p>
             <ul class="result-list">{messages(warnings, "warning")}</ul>
-            <Show when={
-                let empty = log.is_empty();
-                move || !empty
-            }>
-                <pre class="result-log" data-testid="scene-log">{log.join("\n")}</pre>
-            </Show>
+            {log_view(log)}
         }
         .into_any(),
         Some(UploadOutcome::Rejected { errors, warnings, log }) => view! {
@@ -63,12 +58,7 @@ pub fn SceneResult(
                 )}
             </p>
             <ul class="result-list">{messages(errors, "error")} {messages(warnings, "warning")}</ul>
-            <Show when={
-                let empty = log.is_empty();
-                move || !empty
-            }>
-                <pre class="result-log" data-testid="scene-log">{log.join("\n")}</pre>
-            </Show>
+            {log_view(log)}
         }
         .into_any(),
         Some(UploadOutcome::Failed(message)) => {
@@ -85,4 +75,9 @@ pub fn SceneResult(
             {move || if busy.get() { view! { <p class="result-hint">"Inserting…"</p> }.into_any() } else { body().into_any() }}
         </div>
     }
+}
+
+/// The scene's printed log, when it printed anything.
+fn log_view(log: Vec<String>) -> impl IntoView {
+    (!log.is_empty()).then(|| view! { <pre class="result-log" data-testid="scene-log">{log.join("\n")}</pre> })
 }
