@@ -19,6 +19,7 @@ mod control;
 mod frame;
 mod limits;
 mod messages;
+mod robots;
 mod scene;
 
 pub use control::{ControlAction, LabMode, LabState, Rate, RateError, Role};
@@ -26,6 +27,10 @@ pub use frame::{BodyPose, Frame, FrameDecodeError};
 pub use limits::*;
 pub use messages::{
     ClientMsg, ErrorBody, ErrorCode, InsertedCounts, LabSummary, SceneUploadReply, ServerMsg, SourceMessage,
+};
+pub use robots::{
+    ActuatorCommand, ActuatorCommands, ActuatorReport, JointReading, ProgramState, ProgramStatus, RobotPose, RobotReport,
+    SensorReport, SensorValue,
 };
 pub use scene::{BodyId, BodyView, Material, MeshView, PartView, Pose, SceneSnapshot, Shape};
 

@@ -14,3 +14,9 @@ pub const MAX_RATE: f64 = 10.0;
 
 /// Longest lab or user name, in characters.
 pub const MAX_NAME_CHARS: usize = 64;
+
+/// Most keys a client may report held at once (a `Keys` message with more is refused).
+pub const MAX_KEYS_HELD: usize = 16;
+
+/// Longest key name, in bytes (`ARROWRIGHT`, `CONTROL`).
+pub const MAX_KEY_NAME_BYTES: usize = 16;

@@ -3,7 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::{ControlAction, LabState, Role, SceneSnapshot};
+use crate::{ControlAction, LabState, RobotReport, Role, SceneSnapshot};
 
 /// Server → client, as JSON text. Binary messages are [`crate::Frame`]s.
 ///
@@ -29,6 +29,10 @@ pub enum ServerMsg {
     /// The lab's clock: sent on join and whenever mode, rate or epoch change, and
     /// after every `step` command completes.
     State(LabState),
+    /// The latest report of a robot the client subscribed to: sent on subscribing,
+    /// then about ten times a second (wall clock) while the lab runs, and after every
+    /// completed `step` command. Newest wins: a slow client skips reports, not steps.
+    Robot(RobotReport),
     /// Answer to [`ClientMsg::Ping`].
     Pong {
         /// The client's nonce, echoed.
@@ -46,6 +50,24 @@ pub enum ClientMsg {
     Control {
         /// What to do with the clock.
         command: ControlAction,
+    },
+    /// Start receiving [`ServerMsg::Robot`] reports of a robot.
+    Subscribe {
+        /// The robot's name.
+        robot: String,
+    },
+    /// Stop receiving them.
+    Unsubscribe {
+        /// The robot's name.
+        robot: String,
+    },
+    /// The keys held now, for a robot's `Keyboard` sensors (sent whenever the set
+    /// changes; an empty list releases them all).
+    Keys {
+        /// The robot being driven.
+        robot: String,
+        /// Upper-case key names (`I`, `ARROWUP`, `SPACE`), at most [`crate::MAX_KEYS_HELD`].
+        keys: Vec<String>,
     },
     /// Liveness check; answered with [`ServerMsg::Pong`].
     Ping {
@@ -224,6 +246,9 @@ mod tests {
             ClientMsg::Control { command: ControlAction::Step { steps: 10 } },
             ClientMsg::Control { command: ControlAction::Rate { rate: Rate::Max } },
             ClientMsg::Ping { nonce: u64::MAX },
+            ClientMsg::Subscribe { robot: "bot".into() },
+            ClientMsg::Unsubscribe { robot: "bot".into() },
+            ClientMsg::Keys { robot: "bot".into(), keys: vec!["I".into(), "ARROWUP".into()] },
         ];
         for message in messages {
             let json = serde_json::to_string(&message).unwrap();

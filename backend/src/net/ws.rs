@@ -159,6 +159,9 @@ fn handle_client_text(
     };
     match message {
         ClientMsg::Ping { nonce } => Some(ServerMsg::Pong { nonce }),
+        ClientMsg::Subscribe { robot } | ClientMsg::Unsubscribe { robot } | ClientMsg::Keys { robot, .. } => {
+            Some(error(ErrorCode::NotFound, format!("no robot '{robot}' in this lab")))
+        }
         ClientMsg::Control { command } => {
             if !role.may_control_time() {
                 return Some(error(ErrorCode::Forbidden, "only the instructor controls time in this lab"));

@@ -1,0 +1,280 @@
+//! What a robot reports (true pose, every sensor's true and measured reading with its
+//! sim time, every actuator's command and state) and the commands a person may give
+//! its actuators by hand.
+//!
+//! One [`RobotReport`] answers `GET /api/labs/{lab}/robots/{robot}` and is streamed
+//! as [`crate::ServerMsg::Robot`] to websocket clients subscribed to the robot.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+/// A robot as inspected: everything a student or the instructor may look at.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RobotReport {
+    /// Its name in the lab.
+    pub name: String,
+    /// The lab's step when the report was made.
+    pub step: u64,
+    /// The lab's simulation time then, seconds.
+    pub time: f64,
+    /// The true pose of its main body.
+    pub pose: RobotPose,
+    /// Its sensors, in declaration order.
+    pub sensors: Vec<SensorReport>,
+    /// Its actuators, in declaration order.
+    pub actuators: Vec<ActuatorReport>,
+    /// Keys its owner holds now (what its `Keyboard` sensors read at their next update).
+    pub keys: Vec<String>,
+    /// Its program and what the program is doing.
+    pub program: ProgramStatus,
+    /// Who added it (`None`: it came with the lab's scene).
+    pub owner: Option<String>,
+}
+
+/// A pose as the HTTP API writes it: position and quaternion `[w, x, y, z]`.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RobotPose {
+    /// Metres, world frame (Y up).
+    pub position: [f64; 3],
+    /// Unit quaternion `[w, x, y, z]` (the scene language's order).
+    pub quaternion: [f64; 4],
+    /// Heading: the angle of the body's forward axis (+X) about the vertical, radians,
+    /// counter-clockwise seen from above, 0 along world +X.
+    pub heading: f64,
+}
+
+/// One sensor's latest reading.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SensorReport {
+    /// Its name within the robot.
+    pub name: String,
+    /// Its catalogue type (`Lidar`, `SimpleGPS`, ...).
+    pub kind: String,
+    /// Updates per second of simulation time (`None`: every step).
+    pub rate: Option<f64>,
+    /// The step of its latest update (`None` before the first).
+    pub step: Option<u64>,
+    /// The simulation time of its latest update, seconds.
+    pub time: Option<f64>,
+    /// What the robot's program reads: the true value through the noise model.
+    pub measured: Option<SensorValue>,
+    /// What the world really was at that instant.
+    pub truth: Option<SensorValue>,
+}
+
+/// A sensor's value, typed by what the sensor measures.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum SensorValue {
+    /// One number: heading (rad), distance (m), touch (0/1).
+    Scalar {
+        /// The number.
+        value: f64,
+    },
+    /// Three numbers: a position (m), an acceleration (m/s²), an angular rate (rad/s).
+    Vector {
+        /// x, y, z.
+        values: [f64; 3],
+    },
+    /// A planar scan: `ranges[i]` is along `angle_min + i·angle_step` (radians,
+    /// counter-clockwise from the forward axis seen from above), `max_range` where
+    /// nothing was hit.
+    Scan {
+        /// First beam's angle.
+        angle_min: f64,
+        /// Angle between neighbouring beams.
+        angle_step: f64,
+        /// Longest distance the sensor reports, metres.
+        max_range: f64,
+        /// Distances, metres (rounded to 0.1 mm to keep messages small).
+        ranges: Vec<f32>,
+    },
+    /// Keys held (upper-case names: `I`, `ARROWUP`, `SPACE`).
+    Keys {
+        /// The keys.
+        keys: Vec<String>,
+    },
+    /// An encoder: cumulative signed ticks and the angle they stand for.
+    Ticks {
+        /// Ticks since the start (signed).
+        ticks: i64,
+        /// Angle turned since the start, radians.
+        angle: f64,
+    },
+    /// A joint's coordinate along its driven axis and its rate.
+    Joint {
+        /// Radians (hinges) or metres (sliders).
+        position: f64,
+        /// Radians or metres per second.
+        velocity: f64,
+    },
+    /// A pose on the ground plane: `x` along world X, `y` along world −Z, `theta` the
+    /// heading (the same convention as [`RobotPose::heading`]).
+    Pose2d {
+        /// Metres.
+        x: f64,
+        /// Metres.
+        y: f64,
+        /// Radians.
+        theta: f64,
+    },
+    /// Contact on the sensor's body.
+    Contact {
+        /// Whether anything touches it.
+        touching: bool,
+        /// Where, world frame (force-weighted mean of the contact points).
+        point: Option<[f64; 3]>,
+        /// Total contact force on the body, world frame, newtons.
+        force: [f64; 3],
+    },
+}
+
+/// One actuator: what it was told and how it is doing.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ActuatorReport {
+    /// Its name within the robot.
+    pub name: String,
+    /// Its catalogue type (`SimpleMotor`, `SimpleServo`, `DiffDrive`).
+    pub kind: String,
+    /// Its current command.
+    pub command: ActuatorCommand,
+    /// What the joint does now (for motors and servos).
+    pub joint: Option<JointReading>,
+    /// Whether it has failed to reach its target for a while (blocked wheel, arm against
+    /// a wall, `max_force` too small).
+    pub stalled: bool,
+}
+
+/// A joint's coordinate and rate, as an actuator sees them.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct JointReading {
+    /// Radians (hinges) or metres (sliders).
+    pub position: f64,
+    /// Radians or metres per second.
+    pub velocity: f64,
+}
+
+/// A command for one actuator. On the wire, by hand: `{"speed": 6.0}` for a
+/// `SimpleMotor`, `{"position": 0.5}` for a `SimpleServo`, `{"v": 0.15, "omega": 0.3}`
+/// for a `DiffDrive`.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum ActuatorCommand {
+    /// Target velocity: rad/s on a hinge, m/s on a slider.
+    Speed {
+        /// The target.
+        speed: f64,
+    },
+    /// Target position: rad on a hinge, m on a slider.
+    Position {
+        /// The target.
+        position: f64,
+    },
+    /// Forward speed (m/s) and turn rate (rad/s, counter-clockwise seen from above).
+    Drive {
+        /// Forward speed.
+        v: f64,
+        /// Turn rate.
+        omega: f64,
+    },
+}
+
+/// Commands for several actuators of one robot, by actuator name:
+/// the body of `POST /api/labs/{lab}/robots/{robot}/actuators`.
+pub type ActuatorCommands = BTreeMap<String, serde_json::Value>;
+
+/// A robot's program as the lab knows it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ProgramStatus {
+    /// The file its scene names (`tankbot.rprj`), if any.
+    pub file: Option<String>,
+    /// The runtime (`PYTHON`, `WASM`, ...), when a project file says.
+    pub language: Option<String>,
+    /// What it is doing.
+    pub state: ProgramState,
+    /// A sentence for people (why it stopped, what is missing).
+    pub message: Option<String>,
+}
+
+/// The life of a robot program.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ProgramState {
+    /// The robot has no program: it moves only when driven by hand.
+    None,
+    /// A program is named but not running.
+    Idle,
+    /// Running in lockstep with the lab.
+    Running,
+    /// Stopped by an error, a limit, or its owner.
+    Stopped,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn actuator_commands_read_the_documented_shapes() {
+        let read = |json: &str| serde_json::from_str::<ActuatorCommand>(json).unwrap();
+        assert_eq!(read(r#"{"speed": 6.0}"#), ActuatorCommand::Speed { speed: 6.0 });
+        assert_eq!(read(r#"{"position": -0.5}"#), ActuatorCommand::Position { position: -0.5 });
+        assert_eq!(read(r#"{"v": 0.15, "omega": 0.3}"#), ActuatorCommand::Drive { v: 0.15, omega: 0.3 });
+    }
+
+    #[test]
+    fn a_report_round_trips() {
+        let report = RobotReport {
+            name: "bot".into(),
+            step: 240,
+            time: 1.0,
+            pose: RobotPose { position: [1.0, 0.1, 2.0], quaternion: [1.0, 0.0, 0.0, 0.0], heading: 0.0 },
+            sensors: vec![
+                SensorReport {
+                    name: "lidar".into(),
+                    kind: "Lidar".into(),
+                    rate: Some(10.0),
+                    step: Some(216),
+                    time: Some(0.9),
+                    measured: Some(SensorValue::Scan {
+                        angle_min: -1.5,
+                        angle_step: 1.0,
+                        max_range: 10.0,
+                        ranges: vec![1.0, 2.0, 10.0, 3.5],
+                    }),
+                    truth: Some(SensorValue::Scan {
+                        angle_min: -1.5,
+                        angle_step: 1.0,
+                        max_range: 10.0,
+                        ranges: vec![1.0, 2.0, 10.0, 3.5],
+                    }),
+                },
+                SensorReport {
+                    name: "bump".into(),
+                    kind: "ForceResistance".into(),
+                    rate: None,
+                    step: None,
+                    time: None,
+                    measured: Some(SensorValue::Contact { touching: true, point: Some([0.0; 3]), force: [0.0; 3] }),
+                    truth: None,
+                },
+            ],
+            actuators: vec![ActuatorReport {
+                name: "left".into(),
+                kind: "SimpleMotor".into(),
+                command: ActuatorCommand::Speed { speed: 5.0 },
+                joint: Some(JointReading { position: 3.0, velocity: 4.9 }),
+                stalled: false,
+            }],
+            keys: vec!["I".into()],
+            program: ProgramStatus { file: None, language: None, state: ProgramState::None, message: None },
+            owner: None,
+        };
+        let json = serde_json::to_string(&report).unwrap();
+        assert_eq!(serde_json::from_str::<RobotReport>(&json).unwrap(), report);
+        let value: serde_json::Value = serde_json::from_str(&json).unwrap();
+        assert_eq!(value["sensors"][0]["measured"]["type"], "scan");
+        assert_eq!(value["actuators"][0]["command"]["speed"], 5.0);
+    }
+}
