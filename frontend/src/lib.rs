@@ -11,6 +11,7 @@
 pub mod asset_cache;
 pub mod clock;
 pub mod connection_state;
+pub mod inspector;
 pub mod orbit_camera;
 pub mod page;
 pub mod pose_math;

@@ -51,6 +51,11 @@ impl PageParams {
     pub fn scene_upload_path(&self) -> String {
         format!("/api/labs/{}/scene", percent_encode(&self.lab))
     }
+
+    /// `/api/labs/<lab>/robots/<robot>/actuators`: where manual actuator commands go.
+    pub fn actuators_path(&self, robot: &str) -> String {
+        format!("/api/labs/{}/robots/{}/actuators", percent_encode(&self.lab), percent_encode(robot))
+    }
 }
 
 /// Decodes `%XX` escapes and `+` (a space in query strings); malformed escapes stay as they are.
@@ -131,5 +136,11 @@ mod tests {
     fn scene_upload_path_escapes_the_lab() {
         let params = PageParams { lab: "my lab/2".into(), token: None };
         assert_eq!(params.scene_upload_path(), "/api/labs/my%20lab%2F2/scene");
+    }
+
+    #[test]
+    fn actuators_path_escapes_lab_and_robot() {
+        let params = PageParams { lab: "demo".into(), token: None };
+        assert_eq!(params.actuators_path("rover red/1"), "/api/labs/demo/robots/rover%20red%2F1/actuators");
     }
 }
