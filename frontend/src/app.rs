@@ -2,13 +2,14 @@
 
 use leptos::prelude::*;
 
-use crate::components::{ErrorBanner, LabCanvas, SceneEditor, Toolbar};
+use crate::components::{ErrorBanner, LabCanvas, RobotPanel, SceneEditor, Toolbar};
 use crate::page::PageParams;
 use crate::scene_client::SceneDraft;
 use crate::session::LabSession;
 
 /// The whole page: toolbar on top, the 3D view filling the rest (the banner over its top
-/// edge), and the scene editor beside it when the instructor opens it.
+/// edge), the scene editor beside it when the instructor opens it, and the robot panel
+/// at the right edge.
 #[component]
 pub fn App() -> impl IntoView {
     let location = window().location();
@@ -41,6 +42,7 @@ pub fn App() -> impl IntoView {
                 <Show when=move || draft.open.get() && session.is_instructor()>
                     <SceneEditor />
                 </Show>
+                <RobotPanel />
             </div>
         </div>
     }

@@ -27,6 +27,8 @@ mod app;
 #[cfg(target_arch = "wasm32")]
 mod components;
 #[cfg(target_arch = "wasm32")]
+mod robot_client;
+#[cfg(target_arch = "wasm32")]
 mod scene_client;
 #[cfg(target_arch = "wasm32")]
 mod session;

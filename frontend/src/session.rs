@@ -5,7 +5,7 @@
 //! signal: frames arrive tens of times a second and the render loop polls it anyway.
 
 use leptos::prelude::*;
-use vlab_protocol::{ClientMsg, ControlAction, LabState, Role};
+use vlab_protocol::{ClientMsg, ControlAction, LabState, RobotReport, Role};
 use web_sys::WebSocket;
 
 use crate::clock::Clock;
@@ -36,6 +36,12 @@ pub struct LabSession {
     pub clock: RwSignal<Clock>,
     /// Bodies in the current snapshot.
     pub body_count: RwSignal<usize>,
+    /// Robots in the current snapshot, in scene order.
+    pub robots: RwSignal<Vec<String>>,
+    /// The robot the inspector shows; the socket is subscribed to it while the panel is open.
+    pub inspected: RwSignal<Option<String>>,
+    /// The newest report of the inspected robot (reports of any other robot are dropped).
+    pub robot_report: RwSignal<Option<RobotReport>>,
     /// Snapshot and poses, read by the render loop every frame.
     pub world: StoredValue<World>,
     /// The open socket, if any.
@@ -56,6 +62,9 @@ impl LabSession {
             lab_state: RwSignal::new(None),
             clock: RwSignal::new(Clock::default()),
             body_count: RwSignal::new(0),
+            robots: RwSignal::new(Vec::new()),
+            inspected: RwSignal::new(None),
+            robot_report: RwSignal::new(None),
             world: StoredValue::new(World::default()),
             socket: StoredValue::new_local(None),
         }
@@ -82,9 +91,20 @@ impl LabSession {
         }
     }
 
+    /// Shows `robot` in the inspector (or nothing), dropping the previous robot's report.
+    pub fn inspect(&self, robot: Option<String>) {
+        if self.inspected.get_untracked() != robot {
+            self.robot_report.set(None);
+            self.inspected.set(robot);
+        }
+    }
+
     /// Sends a message if the socket is open; `false` if it could not be sent.
     pub fn send(&self, message: &ClientMsg) -> bool {
         let Ok(json) = serde_json::to_string(message) else { return false };
-        self.socket.with_value(|socket| socket.as_ref().is_some_and(|socket| socket.send_with_str(&json).is_ok()))
+        // `try_`: a component being torn down (the page closing) may still say goodbye.
+        self.socket
+            .try_with_value(|socket| socket.as_ref().is_some_and(|socket| socket.send_with_str(&json).is_ok()))
+            .unwrap_or(false)
     }
 }

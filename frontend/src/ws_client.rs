@@ -16,6 +16,7 @@ use web_sys::{BinaryType, CloseEvent, MessageEvent, WebSocket};
 
 use crate::clock::Clock;
 use crate::connection_state::{ConnectionState, INCOMPATIBLE_NOTICE, not_found_notice, unreachable_notice};
+use crate::inspector::robot_names;
 use crate::reconnect::{Backoff, CloseAction, HEALTHY_CONNECTION_MS};
 use crate::session::LabSession;
 use crate::world::FrameOutcome;
@@ -206,6 +207,12 @@ fn on_server_message(client: &Rc<RefCell<Client>>, message: ServerMsg) {
         }
         ServerMsg::Snapshot(snapshot) => {
             let bodies = snapshot.bodies.len();
+            let robots = robot_names(&snapshot);
+            // A robot gone from the scene cannot be inspected any more.
+            if session.inspected.get_untracked().is_some_and(|robot| !robots.contains(&robot)) {
+                session.inspect(None);
+            }
+            session.robots.set(robots);
             session.world.update_value(|world| world.apply_snapshot(snapshot));
             session.body_count.set(bodies);
             client.borrow_mut().clock_fresh = true;
@@ -224,6 +231,12 @@ fn on_server_message(client: &Rc<RefCell<Client>>, message: ServerMsg) {
                 text = format!("{text} ({})", error.details.join("; "));
             }
             session.error.set(Some(text));
+        }
+        ServerMsg::Robot(report) => {
+            // A report in flight when the user picked another robot is dropped.
+            if session.inspected.with_untracked(|robot| robot.as_deref() == Some(report.name.as_str())) {
+                session.robot_report.set(Some(report));
+            }
         }
         ServerMsg::Pong { .. } => {}
     }

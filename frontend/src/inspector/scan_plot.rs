@@ -28,10 +28,15 @@ pub struct ScanPlot {
     pub field_of_view: Option<([f64; 2], [f64; 2])>,
 }
 
+/// The radius of the ring at maximum range in a plot of side `size`.
+pub fn outer_radius(size: f64) -> f64 {
+    size * (0.5 - MARGIN_SHARE)
+}
+
 /// Lays out a scan in a square of `size` units; beams with a non-finite range are left out.
 pub fn plot_scan(angle_min: f64, angle_step: f64, max_range: f64, ranges: &[f32], size: f64) -> ScanPlot {
     let centre = size / 2.0;
-    let radius = size * (0.5 - MARGIN_SHARE);
+    let radius = outer_radius(size);
     // A nonsensical maximum must not hide the points: scale to the longest beam instead.
     let scale_range = if max_range.is_finite() && max_range > 0.0 {
         max_range

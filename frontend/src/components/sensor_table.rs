@@ -1,0 +1,103 @@
+//! The inspected robot's sensors: one row each with its measured and true value and the sim time of the reading, then a plot of every lidar scan.
+//!
+//! Rows are keyed by sensor name and read their sensor through a memo, so a report
+//! arriving ten times a second updates text in place instead of rebuilding the table.
+
+use leptos::prelude::*;
+use vlab_protocol::{SensorReport, SensorValue};
+
+use super::ScanPlotView;
+use crate::inspector::{sensor_value_text, time_text};
+use crate::session::LabSession;
+
+/// The sensors of `session.robot_report`.
+#[component]
+pub fn SensorTable() -> impl IntoView {
+    let session = expect_context::<LabSession>();
+    let report = session.robot_report;
+    let names = Memo::new(move |_| {
+        report.with(|r| r.as_ref().map(|r| r.sensors.iter().map(|s| s.name.clone()).collect::<Vec<_>>()))
+    });
+    let scans = Memo::new(move |_| {
+        report.with(|r| {
+            r.as_ref().map_or_else(Vec::new, |r| {
+                r.sensors
+                    .iter()
+                    .filter(|s| matches!(s.measured.as_ref().or(s.truth.as_ref()), Some(SensorValue::Scan { .. })))
+                    .map(|s| s.name.clone())
+                    .collect::<Vec<_>>()
+            })
+        })
+    });
+    let sensor = move |name: String| {
+        Memo::new(move |_| report.with(|r| r.as_ref().and_then(|r| r.sensors.iter().find(|s| s.name == name).cloned())))
+    };
+
+    view! {
+        <section class="robot-section">
+            <h4>"Sensors"</h4>
+            <Show
+                when=move || names.with(|n| n.as_ref().is_some_and(|n| !n.is_empty()))
+                fallback=|| view! { <p class="robot-hint">"No sensors."</p> }
+            >
+                <table class="sensor-table" data-testid="sensor-table">
+                    <thead>
+                        <tr>
+                            <th scope="col">"sensor"</th>
+                            <th scope="col" title="what the robot's program reads (through the noise model)">"measured"</th>
+                            <th scope="col" title="what the world really was at that instant">"true"</th>
+                            <th scope="col" title="simulation time of the reading">"at"</th>
+                        </tr>
+                    </thead>
+                    <tbody>
+                        <For each=move || names.get().unwrap_or_default() key=|name| name.clone() let:name>
+                            <SensorRow name=name.clone() sensor=sensor(name) />
+                        </For>
+                    </tbody>
+                </table>
+            </Show>
+            <div class="scan-plots">
+                <For each=move || scans.get() key=|name| name.clone() let:name>
+                    <ScanPlotView name=name.clone() sensor=sensor(name) />
+                </For>
+            </div>
+        </section>
+    }
+}
+
+/// One sensor's row.
+#[component]
+fn SensorRow(name: String, sensor: Memo<Option<SensorReport>>) -> impl IntoView {
+    let text = move |value: Option<&SensorValue>| value.map_or_else(|| "—".to_owned(), sensor_value_text);
+    let kind = move || sensor.with(|s| s.as_ref().map(|s| s.kind.clone()).unwrap_or_default());
+    let rate_title = move || {
+        sensor.with(|s| match s.as_ref().and_then(|s| s.rate) {
+            Some(rate) => format!("{rate} updates per second of simulation time"),
+            None => "updates every step".to_owned(),
+        })
+    };
+    let sensor_attr = name.clone();
+    view! {
+        <tr
+            class="sensor-row"
+            data-testid="sensor-row"
+            data-sensor=sensor_attr
+            data-kind=kind
+            data-time=move || sensor.with(|s| s.as_ref().and_then(|s| s.time).map(|t| t.to_string()).unwrap_or_default())
+        >
+            <th scope="row" title=rate_title>
+                <span class="sensor-name">{name}</span>
+                <span class="sensor-kind">{kind}</span>
+            </th>
+            <td class="readout sensor-value" data-testid="sensor-measured">
+                {move || sensor.with(|s| text(s.as_ref().and_then(|s| s.measured.as_ref())))}
+            </td>
+            <td class="readout sensor-value is-truth" data-testid="sensor-truth">
+                {move || sensor.with(|s| text(s.as_ref().and_then(|s| s.truth.as_ref())))}
+            </td>
+            <td class="readout sensor-time">
+                {move || sensor.with(|s| s.as_ref().and_then(|s| s.time).map_or_else(|| "—".to_owned(), time_text))}
+            </td>
+        </tr>
+    }
+}
