@@ -8,6 +8,7 @@
 
 pub mod lab;
 pub mod net;
+pub mod robot;
 pub mod scene;
 pub mod sim;
 pub mod store;

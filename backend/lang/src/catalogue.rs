@@ -166,7 +166,14 @@ pub const CATALOGUE: &[DeviceSpec] = &[
         name: "SimpleServo",
         class: DeviceClass::Actuator,
         placement: Placement::Joint,
-        params: &[("kp", Num), ("kd", Num), ("max_force", Num), ("position", Num)],
+        params: &[
+            ("kp", Num),
+            ("kd", Num),
+            ("max_force", Num),
+            ("position", Num),
+            ("min_position", Num),
+            ("max_position", Num),
+        ],
     },
     DeviceSpec {
         name: "DiffDrive",

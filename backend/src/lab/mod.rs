@@ -9,15 +9,18 @@ pub mod frames;
 pub mod hub;
 mod pacer;
 mod runner;
+pub mod telemetry;
 pub mod wire;
 
 use std::collections::BTreeMap;
 use std::sync::mpsc;
 use std::sync::{Arc, Mutex, RwLock};
 
+use serde_json::Value;
 use tokio::sync::{oneshot, watch};
-use vlab_protocol::{ControlAction, LabMode, LabState, LabSummary, Rate, Role};
+use vlab_protocol::{ControlAction, LabMode, LabState, LabSummary, Rate, RobotReport, Role};
 
+use crate::robot::{CommandError, KeysError, Robots};
 use crate::scene::{Inserted, Pose, SceneError, SceneModel};
 use crate::sim::World;
 
@@ -46,6 +49,31 @@ pub enum LabCommand {
     Poses {
         /// Where to send them, indexed like the scene's bodies.
         reply: oneshot::Sender<Vec<Pose>>,
+    },
+    /// Report a robot now (`None`: no such robot).
+    Robot {
+        /// The robot's name.
+        robot: String,
+        /// Where to send the report.
+        reply: oneshot::Sender<Option<RobotReport>>,
+    },
+    /// Command a robot's actuators by hand, all or nothing; they act from the next step.
+    Actuate {
+        /// The robot's name.
+        robot: String,
+        /// By actuator name, as JSON (`{"speed": 6.0}`, ...).
+        commands: BTreeMap<String, Value>,
+        /// The robot's report once applied, or why nothing was (`None`: no such robot).
+        reply: oneshot::Sender<Option<Result<RobotReport, CommandError>>>,
+    },
+    /// Set the keys held for a robot's keyboard sensors.
+    Keys {
+        /// The robot's name.
+        robot: String,
+        /// Upper-case key names.
+        keys: Vec<String>,
+        /// Done, or why not (`None`: no such robot).
+        reply: oneshot::Sender<Option<Result<(), KeysError>>>,
     },
     /// Stop the thread.
     Shutdown,
@@ -111,6 +139,7 @@ pub struct LabHandle {
     commands: Mutex<mpsc::Sender<LabCommand>>,
     status: watch::Receiver<LabStatus>,
     hub: Arc<hub::Hub>,
+    telemetry: Arc<telemetry::Telemetry>,
     thread: Mutex<Option<std::thread::JoinHandle<()>>>,
 }
 
@@ -119,7 +148,10 @@ impl LabHandle {
     /// starts nothing.
     pub fn open(config: LabConfig) -> Result<Arc<LabHandle>, LabError> {
         let LabConfig { id, name, scene, instructor_token, start_running, seed } = config;
-        let world = World::build(&scene).map_err(|source| LabError::Scene { lab: id.clone(), source })?;
+        let mut world = World::build(&scene).map_err(|source| LabError::Scene { lab: id.clone(), source })?;
+        let mut robots =
+            Robots::configure(&scene, seed).map_err(|source| LabError::Scene { lab: id.clone(), source })?;
+        robots.install(&mut world, 0, 0.0);
         let snapshot = wire::snapshot(&scene, &world, 0);
         let (_, keyframe) = frames::FrameBuilder::start(&world, 0);
         let hub = Arc::new(hub::Hub::new(wire::snapshot_json(&snapshot), keyframe));
@@ -131,7 +163,13 @@ impl LabHandle {
         };
         let (status_tx, status_rx) = watch::channel(initial);
         let (command_tx, command_rx) = mpsc::channel();
-        let runner = runner::Runner::new(scene, world, Arc::clone(&hub), status_tx, command_rx, mode);
+        let telemetry = Arc::new(telemetry::Telemetry::default());
+        let runner = runner::Runner::new(
+            runner::Parts { model: scene, world, robots, seed },
+            runner::Outlets { hub: Arc::clone(&hub), status: status_tx, telemetry: Arc::clone(&telemetry) },
+            command_rx,
+            mode,
+        );
         let thread = std::thread::Builder::new()
             .name(format!("lab-{id}"))
             .spawn(move || runner.run())
@@ -144,6 +182,7 @@ impl LabHandle {
             commands: Mutex::new(command_tx),
             status: status_rx,
             hub,
+            telemetry,
             thread: Mutex::new(Some(thread)),
         }))
     }
@@ -207,6 +246,41 @@ impl LabHandle {
             .send(LabCommand::Poses { reply })
             .map_err(|_| LabError::Unavailable(self.id.clone()))?;
         answer.await.map_err(|_| LabError::Unavailable(self.id.clone()))
+    }
+
+    /// Robot `robot`'s report now; `None` when the lab has no such robot.
+    pub async fn robot_report(&self, robot: &str) -> Result<Option<RobotReport>, LabError> {
+        let (reply, answer) = oneshot::channel();
+        self.send(LabCommand::Robot { robot: robot.to_owned(), reply })?;
+        answer.await.map_err(|_| LabError::Unavailable(self.id.clone()))
+    }
+
+    /// Commands robot `robot`'s actuators by hand (all or nothing); answers with its
+    /// report. `None` when the lab has no such robot.
+    pub async fn actuate(
+        &self,
+        robot: &str,
+        commands: BTreeMap<String, Value>,
+    ) -> Result<Option<Result<RobotReport, CommandError>>, LabError> {
+        let (reply, answer) = oneshot::channel();
+        self.send(LabCommand::Actuate { robot: robot.to_owned(), commands, reply })?;
+        answer.await.map_err(|_| LabError::Unavailable(self.id.clone()))
+    }
+
+    /// Sets the keys held for robot `robot`. `None` when the lab has no such robot.
+    pub async fn set_keys(&self, robot: &str, keys: Vec<String>) -> Result<Option<Result<(), KeysError>>, LabError> {
+        let (reply, answer) = oneshot::channel();
+        self.send(LabCommand::Keys { robot: robot.to_owned(), keys, reply })?;
+        answer.await.map_err(|_| LabError::Unavailable(self.id.clone()))
+    }
+
+    /// A view of the robot reports a connection asks for.
+    pub fn telemetry(&self) -> telemetry::Watcher {
+        self.telemetry.watcher()
+    }
+
+    fn send(&self, command: LabCommand) -> Result<(), LabError> {
+        self.commands.lock().expect("command lock").send(command).map_err(|_| LabError::Unavailable(self.id.clone()))
     }
 
     /// The latest published clock state.

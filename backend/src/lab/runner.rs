@@ -1,8 +1,9 @@
 //! The lab's own thread: steps the world on a fixed step, obeys time-control commands,
 //! and publishes frames and state.
 //!
-//! Each step follows DESIGN.md's order; controllers, actuators and sensors join in
-//! as robots gain programs. Only this thread touches the physics world.
+//! Each step follows DESIGN.md's order: actuator commands reach the joints, the world
+//! steps, sensors read it; controllers join in as robots gain programs. Only this
+//! thread touches the physics world and the robots.
 
 use std::sync::Arc;
 use std::sync::mpsc::{Receiver, RecvTimeoutError};
@@ -14,7 +15,9 @@ use vlab_protocol::{ControlAction, LabMode, LabState, Rate, ServerMsg};
 use super::frames::FrameBuilder;
 use super::hub::Hub;
 use super::pacer::Pacer;
+use super::telemetry::Telemetry;
 use super::{LabCommand, LabStatus, wire};
+use crate::robot::Robots;
 use crate::scene::{Inserted, SceneError, SceneModel};
 use crate::sim::World;
 
@@ -25,14 +28,42 @@ const BATCH_BUDGET: Duration = Duration::from_millis(12);
 /// A running lab that falls this far behind its schedule (the machine cannot keep up)
 /// drops the backlog instead of trying to catch up in a burst.
 const MAX_BACKLOG: Duration = Duration::from_millis(250);
+/// Robot reports go out to the clients watching them at most this often (wall clock).
+const TELEMETRY_INTERVAL: Duration = Duration::from_millis(100);
+
+/// What the lab simulates: its scene, the world built from it and the robots in it.
+pub struct Parts {
+    /// The scene, as inserted so far.
+    pub model: SceneModel,
+    /// Its world, built and with the robots installed.
+    pub world: World,
+    /// Its robots' devices.
+    pub robots: Robots,
+    /// The seed of sensor noise (and of the scene's `random`).
+    pub seed: u64,
+}
+
+/// Where the lab publishes what happens.
+pub struct Outlets {
+    /// Frames, scenes and events for viewers.
+    pub hub: Arc<Hub>,
+    /// The clock and counts, for anybody to read.
+    pub status: watch::Sender<LabStatus>,
+    /// Robot reports for the clients watching them.
+    pub telemetry: Arc<Telemetry>,
+}
 
 /// A lab's simulation and clock, owned by its thread.
 pub struct Runner {
     model: SceneModel,
     world: World,
+    robots: Robots,
+    seed: u64,
     frames: FrameBuilder,
     hub: Arc<Hub>,
     status: watch::Sender<LabStatus>,
+    telemetry: Arc<Telemetry>,
+    last_telemetry_at: Instant,
     commands: Receiver<LabCommand>,
     mode: LabMode,
     rate: Rate,
@@ -47,23 +78,21 @@ pub struct Runner {
 
 impl Runner {
     /// A runner for an already-built world.
-    pub fn new(
-        model: SceneModel,
-        world: World,
-        hub: Arc<Hub>,
-        status: watch::Sender<LabStatus>,
-        commands: Receiver<LabCommand>,
-        mode: LabMode,
-    ) -> Runner {
+    pub fn new(parts: Parts, outlets: Outlets, commands: Receiver<LabCommand>, mode: LabMode) -> Runner {
+        let Parts { model, world, robots, seed } = parts;
         let (frames, _) = FrameBuilder::start(&world, 0);
         let now = Instant::now();
         Runner {
             pacer: Pacer::new(model.dt_secs, 1.0, now, 0),
             model,
             world,
+            robots,
+            seed,
             frames,
-            hub,
-            status,
+            hub: outlets.hub,
+            status: outlets.status,
+            telemetry: outlets.telemetry,
+            last_telemetry_at: now,
             commands,
             mode,
             rate: Rate::default(),
@@ -120,6 +149,22 @@ impl Runner {
             LabCommand::Poses { reply } => {
                 let _ = reply.send((0..self.world.body_count()).map(|i| self.world.pose(i)).collect());
             }
+            LabCommand::Robot { robot, reply } => {
+                let _ = reply.send(self.robots.report(&robot, &self.world, self.step, self.time()));
+            }
+            LabCommand::Actuate { robot, commands, reply } => {
+                let outcome = self.robots.command(&robot, &commands).map(|done| {
+                    done.map(|()| {
+                        self.robots.report(&robot, &self.world, self.step, self.time()).expect("the robot exists")
+                    })
+                });
+                let _ = reply.send(outcome);
+                self.publish_telemetry();
+            }
+            LabCommand::Keys { robot, keys, reply } => {
+                let _ = reply.send(self.robots.set_keys(&robot, &keys));
+                self.publish_telemetry();
+            }
             LabCommand::Shutdown => unreachable!("the run loop handles shutdown"),
         }
     }
@@ -151,6 +196,7 @@ impl Runner {
         }
         self.publish_frame();
         self.publish_state();
+        self.publish_telemetry();
         if let Some(reply) = reply {
             let _ = reply.send(self.state());
         }
@@ -161,11 +207,17 @@ impl Runner {
     fn insert(&mut self, addition: &SceneModel) -> Result<Inserted, SceneError> {
         let mut model = self.model.clone();
         let inserted = model.merge(addition)?;
+        // Configure the new robots before the world changes: a device that cannot
+        // work as declared refuses the whole insertion.
+        let robots = self.robots.configure_from(&model, self.model.robots.len())?;
         self.world.insert(addition)?;
         if addition.environment.is_some() {
             self.world.set_gravity_y(model.gravity_y);
         }
         self.model = model;
+        self.robots.add(robots);
+        let (step, time) = (self.step, self.time());
+        self.robots.install(&mut self.world, step, time);
         self.publish_scene();
         self.publish_state();
         Ok(inserted)
@@ -192,6 +244,8 @@ impl Runner {
         // The model was validated when the lab was created; building it again cannot
         // fail unless the machine is out of memory.
         self.world = World::build(&self.model).expect("a validated scene builds");
+        self.robots = Robots::configure(&self.model, self.seed).expect("a validated scene's robots configure");
+        self.robots.install(&mut self.world, 0, 0.0);
         self.step = 0;
         self.mode = LabMode::Paused;
         self.publish_scene();
@@ -227,6 +281,7 @@ impl Runner {
                     self.mode = LabMode::Paused;
                     self.publish_frame();
                     self.publish_state();
+                    self.publish_telemetry();
                     if let Some((_, Some(reply))) = self.stepping.take() {
                         let _ = reply.send(self.state());
                     }
@@ -237,15 +292,41 @@ impl Runner {
         if self.last_frame_at.elapsed() >= FRAME_INTERVAL {
             self.publish_frame();
         }
+        if self.last_telemetry_at.elapsed() >= TELEMETRY_INTERVAL {
+            self.publish_telemetry();
+        }
         self.status.send_modify(|status| status.state = self.state());
     }
 
-    /// One physics step, in DESIGN.md's order. Controllers (1), actuator commands (2),
-    /// sensors (5) and post-step callbacks (6) come with robot programs; frames (4) are
-    /// produced per batch, at most every `FRAME_INTERVAL`.
+    /// One physics step, in DESIGN.md's order: actuator commands (2), physics (3),
+    /// sensors (5). Controllers' pre- and post-step callbacks (1, 6) come with robot
+    /// programs; frames (4) are produced per batch, at most every `FRAME_INTERVAL`,
+    /// from the same post-step world the sensors read.
     fn step_once(&mut self) {
+        self.robots.apply_actuators(&mut self.world);
         self.world.step();
         self.step += 1;
+        let time = self.time();
+        self.robots.update_sensors(&self.world, self.step, time);
+    }
+
+    /// Sends the latest report of every robot somebody watches.
+    fn publish_telemetry(&mut self) {
+        self.last_telemetry_at = Instant::now();
+        let wanted = self.telemetry.wanted();
+        if wanted.is_empty() {
+            return;
+        }
+        let (step, time) = (self.step, self.time());
+        let reports = wanted
+            .into_iter()
+            .filter_map(|name| {
+                let report = self.robots.report(&name, &self.world, step, time)?;
+                let json = serde_json::to_string(&ServerMsg::Robot(report)).expect("reports serialise");
+                Some((name, Arc::from(json)))
+            })
+            .collect();
+        self.telemetry.publish(reports);
     }
 
     fn time(&self) -> f64 {

@@ -7,6 +7,7 @@
 mod auth;
 mod error;
 mod http;
+mod robots;
 mod scene_upload;
 mod ws;
 
@@ -66,6 +67,8 @@ pub fn app(state: Arc<AppState>) -> Router {
         .route("/labs", get(http::list_labs))
         .route("/labs/{lab}", get(http::get_lab))
         .route("/labs/{lab}/control", post(http::control))
+        .route("/labs/{lab}/robots/{robot}", get(robots::get_robot))
+        .route("/labs/{lab}/robots/{robot}/actuators", post(robots::command_actuators))
         .route("/labs/{lab}/assets/{*path}", get(scene_upload::uploaded_asset))
         .route(
             "/labs/{lab}/scene",

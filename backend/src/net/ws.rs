@@ -20,6 +20,7 @@ use vlab_protocol::{
 
 use super::AppState;
 use crate::lab::LabHandle;
+use crate::lab::telemetry::Watcher;
 
 /// The handshake parameters of the websocket URL.
 #[derive(Deserialize)]
@@ -94,6 +95,7 @@ async fn serve(socket: WebSocket, lab: &Arc<LabHandle>, role: Role) -> Result<()
     }
 
     let mut events = subscription.events;
+    let mut telemetry = lab.telemetry();
     // Replies to this client's own requests, produced by tasks that may wait on the lab.
     let (replies_tx, mut replies) = mpsc::unbounded_channel::<ServerMsg>();
     loop {
@@ -119,12 +121,17 @@ async fn serve(socket: WebSocket, lab: &Arc<LabHandle>, role: Role) -> Result<()
                 }
             },
             Some(reply) = replies.recv() => send(&mut sink, json_message(&reply)).await?,
+            Some(()) = telemetry.changed() => {
+                for report in telemetry.latest() {
+                    send(&mut sink, Message::Text(Utf8Bytes::from(report.to_string()))).await?;
+                }
+            }
             incoming = stream.next() => match incoming {
                 None => return Ok(()),
                 Some(Err(e)) => return Err(e.to_string()),
                 Some(Ok(Message::Close(_))) => return Ok(()),
                 Some(Ok(Message::Text(text))) => {
-                    if let Some(reply) = handle_client_text(text.as_str(), lab, role, &replies_tx) {
+                    if let Some(reply) = handle_client_text(text.as_str(), lab, role, &mut telemetry, &replies_tx) {
                         send(&mut sink, json_message(&reply)).await?;
                     }
                 }
@@ -145,6 +152,7 @@ fn handle_client_text(
     text: &str,
     lab: &Arc<LabHandle>,
     role: Role,
+    telemetry: &mut Watcher,
     replies: &mpsc::UnboundedSender<ServerMsg>,
 ) -> Option<ServerMsg> {
     if text.len() > MAX_CLIENT_TEXT_BYTES {
@@ -159,8 +167,46 @@ fn handle_client_text(
     };
     match message {
         ClientMsg::Ping { nonce } => Some(ServerMsg::Pong { nonce }),
-        ClientMsg::Subscribe { robot } | ClientMsg::Unsubscribe { robot } | ClientMsg::Keys { robot, .. } => {
-            Some(error(ErrorCode::NotFound, format!("no robot '{robot}' in this lab")))
+        ClientMsg::Subscribe { robot } => {
+            if !lab.summary().robots.contains(&robot) {
+                return Some(no_robot(&robot));
+            }
+            if let Err(e) = telemetry.watch(&robot) {
+                return Some(error(ErrorCode::InvalidArgument, e.to_string()));
+            }
+            // The first report now, not at the next publication (a paused lab has none).
+            let (lab, replies) = (Arc::clone(lab), replies.clone());
+            tokio::spawn(async move {
+                let reply = match lab.robot_report(&robot).await {
+                    Ok(Some(report)) => ServerMsg::Robot(report),
+                    Ok(None) => no_robot(&robot),
+                    Err(e) => error(ErrorCode::LabUnavailable, e.to_string()),
+                };
+                let _ = replies.send(reply);
+            });
+            None
+        }
+        ClientMsg::Unsubscribe { robot } => {
+            telemetry.unwatch(&robot);
+            None
+        }
+        ClientMsg::Keys { robot, keys } => {
+            if role != Role::Instructor {
+                return Some(error(ErrorCode::Forbidden, format!("only the driver of '{robot}' may send it keys")));
+            }
+            let (lab, replies) = (Arc::clone(lab), replies.clone());
+            tokio::spawn(async move {
+                let failure = match lab.set_keys(&robot, keys).await {
+                    Ok(Some(Ok(()))) => None,
+                    Ok(Some(Err(e))) => Some(error(ErrorCode::InvalidArgument, e.to_string())),
+                    Ok(None) => Some(no_robot(&robot)),
+                    Err(e) => Some(error(ErrorCode::LabUnavailable, e.to_string())),
+                };
+                if let Some(failure) = failure {
+                    let _ = replies.send(failure);
+                }
+            });
+            None
         }
         ClientMsg::Control { command } => {
             if !role.may_control_time() {
@@ -186,6 +232,10 @@ async fn refuse(mut socket: WebSocket, code: ErrorCode, message: String, close_c
     let _ = send_json(&mut socket, &error(code, message.clone())).await;
     let reason: String = message.chars().take(100).collect(); // close reasons are limited to 123 bytes
     let _ = socket.send(Message::Close(Some(CloseFrame { code: close_code, reason: Utf8Bytes::from(reason) }))).await;
+}
+
+fn no_robot(robot: &str) -> ServerMsg {
+    error(ErrorCode::NotFound, format!("no robot '{robot}' in this lab"))
 }
 
 fn error(code: ErrorCode, message: impl Into<String>) -> ServerMsg {

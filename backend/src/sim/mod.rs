@@ -9,8 +9,11 @@
 use rapier3d::prelude::*;
 
 mod joints;
+mod probe;
 
-use crate::scene::{self, JointModel, Motion, SceneError, SceneModel, Shape};
+use self::probe::ColliderTag;
+pub use self::probe::{Contacts, JointCoordinate, JointDrive, RayFilter};
+use crate::scene::{self, JointKind, JointModel, Motion, SceneError, SceneModel, Shape};
 
 /// Index of a body in the scene model, and in every list derived from it.
 pub type BodyIndex = usize;
@@ -30,6 +33,10 @@ pub struct World {
     bodies: Vec<RigidBodyHandle>,
     fixed: Vec<bool>,
     joints: Vec<ImpulseJointHandle>,
+    /// What each joint allows, indexed like `joints`.
+    joint_models: Vec<JointKind>,
+    /// How many robots the world's colliders are tagged with.
+    robots: u32,
     /// The environment's `erp` and `cfm`: the softness of joints that set none.
     environment_softness: (Option<f32>, Option<f32>),
 }
@@ -49,7 +56,15 @@ impl World {
         let mut physics = PhysicsWorld::new();
         physics.gravity = Vector::new(0.0, gravity_y, 0.0);
         physics.integration_parameters.dt = dt_secs as Real;
-        World { physics, bodies: Vec::new(), fixed: Vec::new(), joints: Vec::new(), environment_softness: (None, None) }
+        World {
+            physics,
+            bodies: Vec::new(),
+            fixed: Vec::new(),
+            joints: Vec::new(),
+            joint_models: Vec::new(),
+            robots: 0,
+            environment_softness: (None, None),
+        }
     }
 
     /// Adds everything of `addition` (a model whose indices count from 0) after the
@@ -84,8 +99,14 @@ impl World {
                 Motion::Fixed => RigidBodyBuilder::fixed(),
             };
             let handle = self.physics.insert_body(builder.pose(to_pose(&body.pose)));
+            let robot = body
+                .robot
+                .as_ref()
+                .and_then(|name| addition.robots.iter().position(|r| &r.name == name))
+                .map(|local| self.robots + local as u32);
             for part in &body.parts {
-                self.physics.insert_collider(collider_of(part), Some(handle));
+                let tag = ColliderTag { robot, transparent: part.material.transparent };
+                self.physics.insert_collider(collider_of(part).user_data(tag.pack()), Some(handle));
             }
             self.bodies.push(handle);
             self.fixed.push(body.motion == Motion::Fixed);
@@ -93,7 +114,9 @@ impl World {
         for (joint, generic) in addition.joints.iter().zip(prepared) {
             let (b1, b2) = (self.bodies[first_body + joint.body1], self.bodies[first_body + joint.body2]);
             self.joints.push(self.physics.insert_impulse_joint(b1, b2, generic));
+            self.joint_models.push(joint.kind.clone());
         }
+        self.robots += addition.robots.len() as u32;
         Ok(())
     }
 

@@ -1,0 +1,64 @@
+//! Small rigid-body math on the scene's plain arrays: turning vectors by a pose's
+//! quaternion, and the heading of a body on the ground plane.
+
+use crate::scene::Pose;
+
+/// `v` turned by the unit quaternion `q` (`[x, y, z, w]`).
+pub fn rotate(q: [f32; 4], v: [f64; 3]) -> [f64; 3] {
+    let [x, y, z, w] = q.map(f64::from);
+    // v' = v + 2w(u × v) + 2u × (u × v), u = (x, y, z).
+    let u = [x, y, z];
+    let uv = cross(u, v);
+    let uuv = cross(u, uv);
+    [v[0] + 2.0 * (w * uv[0] + uuv[0]), v[1] + 2.0 * (w * uv[1] + uuv[1]), v[2] + 2.0 * (w * uv[2] + uuv[2])]
+}
+
+/// `v` (world frame) expressed in the frame turned by `q`.
+pub fn unrotate(q: [f32; 4], v: [f64; 3]) -> [f64; 3] {
+    rotate([-q[0], -q[1], -q[2], q[3]], v)
+}
+
+/// The cross product.
+pub fn cross(a: [f64; 3], b: [f64; 3]) -> [f64; 3] {
+    [a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]]
+}
+
+/// The dot product.
+pub fn dot(a: [f64; 3], b: [f64; 3]) -> f64 {
+    a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
+}
+
+/// Widens an `f32` vector.
+pub fn wide(v: [f32; 3]) -> [f64; 3] {
+    v.map(f64::from)
+}
+
+/// The direction of the body's forward axis (+X) seen from above: radians
+/// counter-clockwise from world +X about the vertical (+Y).
+pub fn heading(pose: &Pose) -> f64 {
+    let forward = rotate(pose.rotation, [1.0, 0.0, 0.0]);
+    (-forward[2]).atan2(forward[0])
+}
+
+/// The ground-plane coordinates `(x, y)` of a world position: x along X, y along −Z.
+pub fn ground(position: [f32; 3]) -> (f64, f64) {
+    (f64::from(position[0]), -f64::from(position[2]))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn close(a: [f64; 3], b: [f64; 3]) -> bool {
+        a.iter().zip(b).all(|(x, y)| (x - y).abs() < 1e-6)
+    }
+
+    #[test]
+    fn a_quarter_turn_about_y_takes_x_to_minus_z_and_heads_ninety_degrees() {
+        let pose = Pose::at_turned([0.0; 3], [0.0, 1.0, 0.0], std::f32::consts::FRAC_PI_2);
+        assert!(close(rotate(pose.rotation, [1.0, 0.0, 0.0]), [0.0, 0.0, -1.0]));
+        assert!(close(unrotate(pose.rotation, [0.0, 0.0, -1.0]), [1.0, 0.0, 0.0]));
+        assert!((heading(&pose) - std::f64::consts::FRAC_PI_2).abs() < 1e-6);
+        assert_eq!(ground([1.0, 5.0, -2.0]), (1.0, 2.0));
+    }
+}

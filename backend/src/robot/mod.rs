@@ -1,0 +1,248 @@
+//! Robots made real: each robot's sensors read the world after a step and its
+//! actuators drive the world's joints before the next; people inspect them and command
+//! them by hand. Between `sim` (the world) and the controllers that will run programs.
+//!
+//! Conventions (also in docs/sensors.md): a body's forward axis is its local +X and its
+//! up axis +Y; headings are counter-clockwise seen from above, 0 along world +X; the
+//! ground plane's `(x, y)` is world `(X, −Z)`.
+
+pub mod actuators;
+pub mod frame;
+pub mod kinematics;
+pub mod noise;
+pub mod sensors;
+pub mod wheels;
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use serde_json::Value;
+use vlab_protocol::{MAX_KEY_NAME_BYTES, MAX_KEYS_HELD, ProgramState, ProgramStatus, RobotPose, RobotReport};
+
+use self::actuators::Actuator;
+pub use self::actuators::CommandError;
+use self::sensors::{Context, Sensor};
+use crate::scene::{SceneError, SceneModel};
+use crate::sim::World;
+
+/// One robot's live devices.
+pub struct Robot {
+    name: String,
+    /// Its index among the lab's robots (the world tags its colliders with it).
+    index: u32,
+    main_body: usize,
+    sensors: Vec<Sensor>,
+    actuators: Vec<Actuator>,
+    keys: BTreeSet<String>,
+    program: ProgramStatus,
+    installed: bool,
+}
+
+impl Robot {
+    /// Robot `index` of `model`, its devices configured; nothing touches a world yet.
+    fn configure(model: &SceneModel, index: usize, lab_seed: u64) -> Result<Robot, SceneError> {
+        let robot = &model.robots[index];
+        let mine = |d: &&crate::scene::DeviceModel| d.robot.as_deref() == Some(robot.name.as_str());
+        let sensors = model
+            .sensors
+            .iter()
+            .filter(mine)
+            .map(|device| Sensor::build(model, device, &robot.name, robot.main_body, lab_seed))
+            .collect::<Result<Vec<_>, _>>()?;
+        let devices: Vec<_> = model.actuators.iter().filter(mine).collect();
+        let mut actuators = devices.iter().map(|d| Actuator::build(d)).collect::<Result<Vec<_>, _>>()?;
+        Actuator::resolve_drives(&mut actuators, &devices, model, robot.main_body)?;
+        let program = match &robot.program {
+            None => ProgramStatus { file: None, language: None, state: ProgramState::None, message: None },
+            Some(program) => ProgramStatus {
+                file: Some(program.file.clone()),
+                language: program.project.as_ref().map(|p| p.language.clone()),
+                state: ProgramState::Idle,
+                message: Some("not running: drive it by hand through its actuators".into()),
+            },
+        };
+        Ok(Robot {
+            name: robot.name.clone(),
+            index: index as u32,
+            main_body: robot.main_body,
+            sensors,
+            actuators,
+            keys: BTreeSet::new(),
+            program,
+            installed: false,
+        })
+    }
+
+    /// Its name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// Its sensors.
+    pub fn sensors(&self) -> &[Sensor] {
+        &self.sensors
+    }
+
+    fn update_sensors(&mut self, world: &World, step: u64, time: f64) {
+        let context = Context { world, robot: self.index, keys: &self.keys, time, dt: f64::from(world.dt()) };
+        for sensor in &mut self.sensors {
+            sensor.update(&context, step);
+        }
+        for actuator in &mut self.actuators {
+            actuator.observe(world, context.dt);
+        }
+    }
+
+    fn report(&self, world: &World, step: u64, time: f64) -> RobotReport {
+        let pose = world.pose(self.main_body);
+        let [x, y, z, w] = pose.rotation.map(f64::from);
+        RobotReport {
+            name: self.name.clone(),
+            step,
+            time,
+            pose: RobotPose {
+                position: frame::wide(pose.position),
+                quaternion: [w, x, y, z],
+                heading: frame::heading(&pose),
+            },
+            sensors: self.sensors.iter().map(Sensor::report).collect(),
+            actuators: self.actuators.iter().map(|a| a.report(&self.actuators)).collect(),
+            keys: self.keys.iter().cloned().collect(),
+            program: self.program.clone(),
+            owner: None,
+        }
+    }
+}
+
+/// Why keys were refused.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum KeysError {
+    /// Too many at once, or a name too long or not printable.
+    #[error("{0}")]
+    Invalid(String),
+}
+
+/// Every robot of a lab, in the model's order.
+pub struct Robots {
+    robots: Vec<Robot>,
+    lab_seed: u64,
+}
+
+impl Robots {
+    /// The robots of `model`, configured; call [`Robots::install`] once the world holds
+    /// them. Fails, changing nothing, when a device cannot work as declared.
+    pub fn configure(model: &SceneModel, lab_seed: u64) -> Result<Robots, SceneError> {
+        let mut robots = Robots { robots: Vec::new(), lab_seed };
+        robots.robots = robots.configure_from(model, 0)?;
+        Ok(robots)
+    }
+
+    /// The robots of `model` from index `first` on (an insertion's), configured but not
+    /// yet added: the caller adds them with [`Robots::add`] once the world has them.
+    pub fn configure_from(&self, model: &SceneModel, first: usize) -> Result<Vec<Robot>, SceneError> {
+        (first..model.robots.len()).map(|i| Robot::configure(model, i, self.lab_seed)).collect()
+    }
+
+    /// Adds configured robots.
+    pub fn add(&mut self, robots: Vec<Robot>) {
+        self.robots.extend(robots);
+    }
+
+    /// Puts robots that are new to the world in place (servo limits, first commands)
+    /// and takes their first readings, at `step` / `time`.
+    pub fn install(&mut self, world: &mut World, step: u64, time: f64) {
+        for robot in self.robots.iter_mut().filter(|r| !r.installed) {
+            robot.installed = true;
+            for actuator in &robot.actuators {
+                actuator.install(world);
+            }
+            for actuator in &mut robot.actuators {
+                actuator.apply(world);
+            }
+            robot.update_sensors(world, step, time);
+        }
+    }
+
+    /// The pre-step phase: changed commands reach the world's joint motors.
+    pub fn apply_actuators(&mut self, world: &mut World) {
+        for robot in &mut self.robots {
+            for actuator in &mut robot.actuators {
+                actuator.apply(world);
+            }
+        }
+    }
+
+    /// The post-step phase: sensors that are due read the world.
+    pub fn update_sensors(&mut self, world: &World, step: u64, time: f64) {
+        for robot in &mut self.robots {
+            robot.update_sensors(world, step, time);
+        }
+    }
+
+    /// The robot called `name`.
+    pub fn get(&self, name: &str) -> Option<&Robot> {
+        self.robots.iter().find(|r| r.name == name)
+    }
+
+    /// Every robot.
+    pub fn all(&self) -> &[Robot] {
+        &self.robots
+    }
+
+    /// The report of robot `name` now.
+    pub fn report(&self, name: &str, world: &World, step: u64, time: f64) -> Option<RobotReport> {
+        self.get(name).map(|robot| robot.report(world, step, time))
+    }
+
+    /// Commands several actuators of robot `name` by hand, all or nothing: one bad
+    /// command and none is applied. `None` when there is no such robot.
+    pub fn command(&mut self, name: &str, commands: &BTreeMap<String, Value>) -> Option<Result<(), CommandError>> {
+        let robot = self.robots.iter_mut().find(|r| r.name == name)?;
+        let mut indices = Vec::new();
+        for actuator in commands.keys() {
+            match robot.actuators.iter().position(|a| a.name() == actuator) {
+                Some(index) => indices.push(index),
+                None => {
+                    let known: Vec<&str> = robot.actuators.iter().map(Actuator::name).collect();
+                    return Some(Err(CommandError::UnknownActuator {
+                        robot: robot.name.clone(),
+                        actuator: actuator.clone(),
+                        known: if known.is_empty() { "none".into() } else { known.join(", ") },
+                    }));
+                }
+            }
+        }
+        // Try them on a scratch copy of the commands first, so a later failure leaves
+        // every actuator as it was.
+        let backup: Vec<_> = robot.actuators.iter().map(Actuator::snapshot).collect();
+        for (index, command) in indices.into_iter().zip(commands.values()) {
+            if let Err(error) = actuators::command(&mut robot.actuators, index, command) {
+                for (actuator, saved) in robot.actuators.iter_mut().zip(backup) {
+                    actuator.restore(saved);
+                }
+                return Some(Err(error));
+            }
+        }
+        Some(Ok(()))
+    }
+
+    /// Sets the keys held for robot `name`'s keyboard sensors. `None` when there is
+    /// no such robot.
+    pub fn set_keys(&mut self, name: &str, keys: &[String]) -> Option<Result<(), KeysError>> {
+        let robot = self.robots.iter_mut().find(|r| r.name == name)?;
+        if keys.len() > MAX_KEYS_HELD {
+            return Some(Err(KeysError::Invalid(format!(
+                "{} keys held at once: the limit is {MAX_KEYS_HELD}",
+                keys.len()
+            ))));
+        }
+        if let Some(bad) =
+            keys.iter().find(|k| k.is_empty() || k.len() > MAX_KEY_NAME_BYTES || k.chars().any(char::is_control))
+        {
+            return Some(Err(KeysError::Invalid(format!(
+                "key name {bad:?} refused: 1 to {MAX_KEY_NAME_BYTES} printable bytes"
+            ))));
+        }
+        robot.keys = keys.iter().map(|k| k.to_uppercase()).collect();
+        Some(Ok(()))
+    }
+}

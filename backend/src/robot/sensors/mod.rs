@@ -1,0 +1,172 @@
+//! A robot's sensors: each one built from its scene declaration, updated after the
+//! physics step at its own rate, and remembering its latest reading (true and
+//! measured, stamped with the step and simulation time it was taken at).
+//!
+//! Families live in their own files: the body's motion (`motion`), rays through the
+//! scene (`rays`), joints and what is integrated from them (`joints`), contacts
+//! (`contact`).
+
+mod contact;
+mod joints;
+mod motion;
+mod rays;
+
+use rand_chacha::ChaCha8Rng;
+use vlab_protocol::{SensorReport, SensorValue};
+
+use super::noise::{NoiseModel, Schedule, sensor_rng};
+use crate::scene::{DeviceModel, Mount, SceneError, SceneModel};
+use crate::sim::World;
+
+pub use self::joints::JointTracker;
+
+/// What a sensor sees of the world and its robot at one update.
+pub struct Context<'a> {
+    /// The world after the physics step.
+    pub world: &'a World,
+    /// The robot's index in the world's collider tags (rays ignore their own robot).
+    pub robot: u32,
+    /// Keys the robot's owner holds.
+    pub keys: &'a std::collections::BTreeSet<String>,
+    /// Simulation time, seconds.
+    pub time: f64,
+    /// Physics step, seconds.
+    pub dt: f64,
+}
+
+/// One reading: what was true and what the sensor measured, and when.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Reading {
+    /// The step it was taken after.
+    pub step: u64,
+    /// Simulation time then, seconds.
+    pub time: f64,
+    /// Through the noise model.
+    pub measured: SensorValue,
+    /// The world's true value.
+    pub truth: SensorValue,
+}
+
+/// How one kind of sensor measures.
+enum Probe {
+    Motion(motion::MotionProbe),
+    Ray(rays::RayProbe),
+    Joint(joints::JointProbe),
+    Odometry(Box<joints::OdometryProbe>),
+    Contact(contact::ContactProbe),
+    Keyboard,
+    /// Declared, valid, but not simulated (camera images, radio): reports no reading.
+    Silent,
+}
+
+/// A live sensor.
+pub struct Sensor {
+    name: String,
+    kind: String,
+    schedule: Schedule,
+    noise: NoiseModel,
+    rng: ChaCha8Rng,
+    probe: Probe,
+    last: Option<Reading>,
+}
+
+impl Sensor {
+    /// The sensor of `device` (a sensor of robot `robot` in `model`), with its noise
+    /// generator seeded from `lab_seed`.
+    pub fn build(
+        model: &SceneModel,
+        device: &DeviceModel,
+        robot: &str,
+        main_body: usize,
+        lab_seed: u64,
+    ) -> Result<Sensor, SceneError> {
+        let body = match device.mount {
+            Mount::Body(index) => index,
+            _ => main_body,
+        };
+        let probe = match device.kind.as_str() {
+            "SimpleGPS" | "Compass" | "SimpleAccelerometer" | "Gyro" => {
+                Probe::Motion(motion::MotionProbe::new(&device.kind, body))
+            }
+            "LaserDistance" | "Infrared" | "Lidar" | "Sonar" => Probe::Ray(rays::RayProbe::new(device, body)),
+            "Encoder" | "JointState" => match device.mount {
+                Mount::Joint(joint) => Probe::Joint(joints::JointProbe::new(device, joint)),
+                _ => return Err(unsupported(device, "a joint sensor that is not inside a joint")),
+            },
+            "Odometry" => Probe::Odometry(Box::new(joints::OdometryProbe::new(model, device, robot, main_body)?)),
+            "Touch" | "ForceResistance" => Probe::Contact(contact::ContactProbe::new(&device.kind, body)),
+            "Keyboard" => Probe::Keyboard,
+            _ => Probe::Silent,
+        };
+        Ok(Sensor {
+            name: device.name.clone(),
+            kind: device.kind.clone(),
+            schedule: Schedule::new(device.num("rate")),
+            noise: NoiseModel::of(device),
+            rng: sensor_rng(lab_seed, robot, &device.name),
+            probe,
+            last: None,
+        })
+    }
+
+    /// Its name within the robot.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// Its catalogue type.
+    pub fn kind(&self) -> &str {
+        &self.kind
+    }
+
+    /// Its latest reading.
+    pub fn last(&self) -> Option<&Reading> {
+        self.last.as_ref()
+    }
+
+    /// After a physics step: keeps what must be followed every step (velocities, joint
+    /// turns) and, when the sensor is due, takes a reading.
+    pub fn update(&mut self, context: &Context, step: u64) {
+        let due = self.schedule.due(context.time, context.dt);
+        let taken = match &mut self.probe {
+            Probe::Motion(probe) => probe.update(context, due, &self.noise, &mut self.rng),
+            Probe::Ray(probe) => due.then(|| probe.read(context, &self.noise, &mut self.rng)),
+            Probe::Joint(probe) => probe.update(context, due, &self.noise, &mut self.rng),
+            Probe::Odometry(probe) => probe.update(context, due, &self.noise, &mut self.rng),
+            Probe::Contact(probe) => due.then(|| probe.read(context, &self.noise, &mut self.rng)),
+            Probe::Keyboard => due.then(|| {
+                let keys = SensorValue::Keys { keys: context.keys.iter().cloned().collect() };
+                (keys.clone(), keys)
+            }),
+            Probe::Silent => None,
+        };
+        if let Some((measured, truth)) = taken {
+            self.last = Some(Reading { step, time: context.time, measured, truth });
+        }
+    }
+
+    /// The sensor as a report shows it.
+    pub fn report(&self) -> SensorReport {
+        SensorReport {
+            name: self.name.clone(),
+            kind: self.kind.clone(),
+            rate: self.schedule.rate(),
+            step: self.last.as_ref().map(|r| r.step),
+            time: self.last.as_ref().map(|r| r.time),
+            measured: self.last.as_ref().map(|r| r.measured.clone()),
+            truth: self.last.as_ref().map(|r| r.truth.clone()),
+        }
+    }
+}
+
+fn unsupported(device: &DeviceModel, what: &str) -> SceneError {
+    SceneError::Unsupported { name: device.name.clone(), what: format!("{} as {what}", device.kind) }
+}
+
+/// The measured vector of a true one, component by component.
+fn measure3(noise: &NoiseModel, truth: [f64; 3], rng: &mut ChaCha8Rng) -> [f64; 3] {
+    if noise.is_exact() {
+        return truth;
+    }
+    truth.map(|v| noise.measure(v, rng))
+}
