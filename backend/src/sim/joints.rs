@@ -2,10 +2,10 @@
 //!
 //! The model gives anchors and axes in world coordinates at build time; rapier wants
 //! them in each body's local frame, so every mapping converts through the two bodies'
-//! initial poses. Except for the hinge (built as it always was), each joint gets one
-//! *joint frame* in the world — an origin and three axes X, Y, Z chosen from the
+//! initial poses. Each joint gets one *joint frame* in the world — an origin and three axes X, Y, Z chosen from the
 //! joint's anchor and axes — expressed in both bodies, so the joint starts without
-//! error; then it locks the degrees of freedom the joint type forbids:
+//! error (and its coordinates, which joint sensors and servos use, start at zero in
+//! the scene's pose); then it locks the degrees of freedom the joint type forbids:
 //!
 //! | joint | frame X / Y / Z | free |
 //! |---|---|---|
@@ -54,14 +54,8 @@ pub(crate) fn joint_of(joint: &JointModel, pose1: &Pose, pose2: &Pose) -> Result
     let vectors = Vectors { joint };
     let builder = match &joint.kind {
         JointKind::Hinge { anchor, axis, motor } => {
-            let anchor = vectors.point(anchor)?;
-            vectors.point(axis)?;
-            let axis = Vector::from_array(*axis).normalize_or(Vector::X);
-            let mut builder = GenericJointBuilder::new(JointAxesMask::LOCKED_REVOLUTE_AXES)
-                .local_anchor1(pose1.inverse_transform_point(anchor))
-                .local_anchor2(pose2.inverse_transform_point(anchor))
-                .local_axis1(pose1.rotation.inverse() * axis)
-                .local_axis2(pose2.rotation.inverse() * axis);
+            let frame = frame_from_x(vectors.point(anchor)?, vectors.direction(axis, "axis")?);
+            let mut builder = in_bodies(JointAxesMask::LOCKED_REVOLUTE_AXES, frame, pose1, pose2);
             if let Some(motor) = motor {
                 builder = builder
                     .motor_velocity(JointAxis::AngX, motor.target_velocity, MOTOR_VELOCITY_GAIN)

@@ -37,6 +37,8 @@ pub struct World {
     joint_models: Vec<JointKind>,
     /// How many robots the world's colliders are tagged with.
     robots: u32,
+    /// Whether colliders were added since the last step (the query index lacks them).
+    queries_stale: bool,
     /// The environment's `erp` and `cfm`: the softness of joints that set none.
     environment_softness: (Option<f32>, Option<f32>),
 }
@@ -63,6 +65,7 @@ impl World {
             joints: Vec::new(),
             joint_models: Vec::new(),
             robots: 0,
+            queries_stale: false,
             environment_softness: (None, None),
         }
     }
@@ -117,6 +120,9 @@ impl World {
             self.joint_models.push(joint.kind.clone());
         }
         self.robots += addition.robots.len() as u32;
+        // The engine indexes new colliders for queries during the next step; until then
+        // rays go through every collider (sensors read right after an insertion).
+        self.queries_stale = true;
         Ok(())
     }
 
@@ -128,6 +134,7 @@ impl World {
     /// Advances the world by one fixed step.
     pub fn step(&mut self) {
         self.physics.step();
+        self.queries_stale = false;
     }
 
     /// How many bodies the world holds.

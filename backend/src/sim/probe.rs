@@ -114,6 +114,14 @@ impl World {
             let own = filter.ignore_robot.is_some() && tag.robot == filter.ignore_robot;
             !own && !(filter.through_transparent && tag.transparent)
         };
+        if self.queries_stale {
+            return self
+                .physics
+                .all_colliders()
+                .filter(|(handle, collider)| !collider.is_sensor() && sees(*handle, collider))
+                .filter_map(|(_, collider)| collider.shape().cast_ray(collider.position(), &ray, max_distance, true))
+                .min_by(Real::total_cmp);
+        }
         let query = QueryFilter::default().exclude_sensors().predicate(&sees);
         self.physics.cast_ray(&ray, max_distance, true, query).map(|(_, distance)| distance)
     }
