@@ -29,8 +29,8 @@ pub use messages::{
     ClientMsg, ErrorBody, ErrorCode, InsertedCounts, LabSummary, SceneUploadReply, ServerMsg, SourceMessage,
 };
 pub use robots::{
-    ActuatorCommand, ActuatorCommands, ActuatorReport, JointReading, ProgramState, ProgramStatus, RobotPose, RobotReport,
-    SensorReport, SensorValue,
+    ActuatorCommand, ActuatorCommands, ActuatorReport, JointReading, ProgramState, ProgramStatus, RobotPose,
+    RobotReport, SensorReport, SensorValue,
 };
 pub use scene::{BodyId, BodyView, Material, MeshView, PartView, Pose, SceneSnapshot, Shape};
 
