@@ -66,7 +66,8 @@ impl SceneModel {
         Ok(Inserted { bodies: addition.bodies.len(), joints: addition.joints.len(), robots: addition.robots.len() })
     }
 
-    /// Every name an element of this model holds.
+    /// Every name an element of this model holds lab-wide. Devices are named within
+    /// their robot (two robots may both have a `gps`); `validate` checks them.
     fn names(&self) -> impl Iterator<Item = &str> {
         let parts = self.bodies.iter().flat_map(|b| b.parts.iter().filter_map(|p| p.name.as_deref()));
         self.bodies
@@ -76,8 +77,6 @@ impl SceneModel {
             .chain(self.joints.iter().map(|j| j.name.as_str()))
             .chain(self.robots.iter().map(|r| r.name.as_str()))
             .chain(self.groups.iter().map(|g| g.name.as_str()))
-            .chain(self.sensors.iter().map(|d| d.name.as_str()))
-            .chain(self.actuators.iter().map(|d| d.name.as_str()))
     }
 }
 
@@ -112,6 +111,20 @@ mod tests {
         let before = lab.clone();
         assert_eq!(lab.merge(&pair("c", "b", "cb")), Err(SceneError::NameTaken("b".into())));
         assert_eq!(lab, before);
+    }
+
+    #[test]
+    fn robots_may_name_their_devices_alike_but_not_twice_in_one_robot() {
+        let robot = |name: &str| {
+            let source = format!("robot {name} {{ body {{ {name}_body {{ shape box(1,1,1); SimpleGPS gps; }} }} }}");
+            crate::interpret(&source, "r.vlab", &crate::NoFiles, &crate::Options::default()).unwrap().model
+        };
+        let mut lab = SceneModel::empty();
+        lab.merge(&robot("a")).unwrap();
+        lab.merge(&robot("b")).unwrap();
+        assert_eq!(lab.sensors.len(), 2);
+        assert_eq!(lab.sensors[1].robot.as_deref(), Some("b"));
+        assert!(matches!(lab.merge(&robot("a")), Err(SceneError::NameTaken(_))));
     }
 
     #[test]
