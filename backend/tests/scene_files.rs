@@ -49,3 +49,41 @@ fn every_scene_file_interprets_builds_and_steps() {
         }
     }
 }
+
+/// The robot scenes a teacher hands out: each interprets with no error and no warning,
+/// declares the robots its header promises, and its robots' devices configure.
+#[test]
+fn the_robot_scenes_load_cleanly_with_their_robots() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../scenes");
+    let loader = DirLoader { scenes: dir.clone(), assets: None };
+    let expected: [(&str, &[&str]); 6] = [
+        ("tankbot.vlab", &["tankbot"]),
+        ("diffbot.vlab", &["diffbot"]),
+        ("diffbot_robot.vlab", &[]),
+        ("skidsteer.vlab", &["skidsteer"]),
+        ("arm.vlab", &["arm"]),
+        ("classroom.vlab", &["diffbot_00", "diffbot_17", "diffbot_29"]),
+    ];
+    for (name, robots) in expected {
+        let source = std::fs::read_to_string(dir.join(name)).unwrap_or_else(|e| panic!("scenes/{name}: {e}"));
+        let result = interpret(&source, name, &loader, &Options::default())
+            .unwrap_or_else(|errors| panic!("{name}: {}", errors[0]));
+        assert!(result.warnings.is_empty(), "{name}: {:?}", result.warnings);
+        let model = &result.model;
+        for robot in robots {
+            assert!(model.robots.iter().any(|r| r.name == *robot), "{name}: no robot {robot}");
+        }
+        vlab_backend::robot::Robots::configure(model, 1).unwrap_or_else(|e| panic!("{name}: {e}"));
+    }
+    let classroom = std::fs::read_to_string(dir.join("classroom.vlab")).unwrap();
+    let model = interpret(&classroom, "classroom.vlab", &loader, &Options::default()).unwrap().model;
+    assert_eq!(model.robots.len(), 30);
+    assert_eq!(model.bodies.iter().filter(|b| b.name.starts_with("prop_")).count(), 200);
+    let lidars: Vec<_> = model.sensors.iter().filter(|s| s.kind == "Lidar").collect();
+    assert_eq!(lidars.len(), 30);
+    assert!(lidars.iter().all(|l| l.num("beams") == Some(180.0) && l.num("rate") == Some(10.0)));
+    let skidsteer = std::fs::read_to_string(dir.join("skidsteer.vlab")).unwrap();
+    let model = interpret(&skidsteer, "skidsteer.vlab", &loader, &Options::default()).unwrap().model;
+    assert_eq!(model.sensors.iter().filter(|s| s.kind == "Sonar").count(), 16);
+    assert_eq!(model.actuators.iter().filter(|a| a.kind == "SimpleMotor").count(), 4);
+}
