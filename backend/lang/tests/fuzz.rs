@@ -211,7 +211,15 @@ fn arbitrary_characters_never_panic() {
 #[test]
 fn valid_scenes_still_interpret_after_whitespace_mutations() {
     for (i, scene) in SCENES.iter().enumerate() {
-        let spaced = scene.replace(';', " ;\n").replace('{', "\t{ ");
+        // Whitespace goes around the code's `;` and `{`, not into comments (a newline
+        // there would end the comment and turn its words into code).
+        let spaced: String = scene
+            .lines()
+            .map(|line| {
+                let (code, comment) = line.split_at(line.find("//").unwrap_or(line.len()));
+                format!("{}{comment}\n", code.replace(';', " ;\n").replace('{', "\t{ "))
+            })
+            .collect();
         let result = interpret(&spaced, "s.vlab", &loader(), &Options::default());
         assert!(result.is_ok(), "scene {i}: {}", result.err().unwrap()[0]);
     }
