@@ -7,7 +7,7 @@ use leptos::prelude::*;
 use vlab_protocol::{SensorReport, SensorValue};
 
 use super::ScanPlotView;
-use crate::inspector::{sensor_value_text, time_text};
+use crate::inspector::{seconds_text, sensor_value_text};
 use crate::session::LabSession;
 
 /// The sensors of `session.robot_report`.
@@ -46,7 +46,7 @@ pub fn SensorTable() -> impl IntoView {
                             <th scope="col">"sensor"</th>
                             <th scope="col" title="what the robot's program reads (through the noise model)">"measured"</th>
                             <th scope="col" title="what the world really was at that instant">"true"</th>
-                            <th scope="col" title="simulation time of the reading">"at"</th>
+                            <th scope="col" title="simulation time of the reading, seconds">"at (s)"</th>
                         </tr>
                     </thead>
                     <tbody>
@@ -96,7 +96,7 @@ fn SensorRow(name: String, sensor: Memo<Option<SensorReport>>) -> impl IntoView 
                 {move || sensor.with(|s| text(s.as_ref().and_then(|s| s.truth.as_ref())))}
             </td>
             <td class="readout sensor-time">
-                {move || sensor.with(|s| s.as_ref().and_then(|s| s.time).map_or_else(|| "—".to_owned(), time_text))}
+                {move || sensor.with(|s| s.as_ref().and_then(|s| s.time).map_or_else(|| "—".to_owned(), seconds_text))}
             </td>
         </tr>
     }

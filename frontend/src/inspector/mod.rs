@@ -17,5 +17,6 @@ pub use self::manual_command::{
 pub use self::robot_list::robot_names;
 pub use self::scan_plot::{ScanPlot, outer_radius, plot_scan};
 pub use self::value_text::{
-    command_text, heading_text, joint_text, number_text, position_text, program_text, sensor_value_text, time_text,
+    command_text, heading_text, joint_text, number_text, position_text, program_text, seconds_text, sensor_value_text,
+    time_text,
 };

@@ -55,6 +55,11 @@ pub fn time_text(secs: f64) -> String {
     format!("{secs:.3} s")
 }
 
+/// Simulation seconds without the unit, for a column that names it: `12.345`.
+pub fn seconds_text(secs: f64) -> String {
+    format!("{secs:.3}")
+}
+
 /// One sensor value in a table cell: short enough for a narrow panel.
 pub fn sensor_value_text(value: &SensorValue) -> String {
     match value {
@@ -216,5 +221,6 @@ mod tests {
     fn positions_and_times() {
         assert_eq!(position_text([1.0, 0.1, -2.0]), "1.000 0.100 -2.000");
         assert_eq!(time_text(1.0 / 240.0), "0.004 s");
+        assert_eq!(seconds_text(11.05), "11.050");
     }
 }
