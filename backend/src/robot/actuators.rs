@@ -17,6 +17,9 @@ use crate::sim::{JointDrive, World};
 /// long enough to ignore spin-up and settling, short enough for a bumper exercise.
 const STALL_AFTER_SECS: f64 = 0.5;
 
+/// A servo this close to its target (radians or metres) has reached it and may rest.
+const SERVO_SETTLED: f64 = 1e-3;
+
 /// Why a hand-given command was refused.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum CommandError {
@@ -230,7 +233,14 @@ impl Actuator {
             Control::Motor { speed, .. } => {
                 speed.abs() > 0.05 && (tracker.velocity - speed).abs() > 0.25 * speed.abs() + 0.1
             }
-            Control::Servo { target, .. } => (tracker.position - target).abs() > 0.05 && tracker.velocity.abs() < 0.05,
+            Control::Servo { target, .. } => {
+                // The last stretch to the target is slow enough for the engine to put
+                // the arm to sleep short of it: until it is there, wake it every step.
+                if (tracker.position - target).abs() > SERVO_SETTLED {
+                    self.dirty = true;
+                }
+                (tracker.position - target).abs() > 0.05 && tracker.velocity.abs() < 0.05
+            }
             Control::Drive { .. } => false,
         };
         self.missing_for = if missing { self.missing_for + dt } else { 0.0 };

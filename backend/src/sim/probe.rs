@@ -11,6 +11,10 @@ use rapier3d::prelude::*;
 use super::{BodyIndex, World};
 use crate::scene::JointKind;
 
+/// Two colliders this close (metres) touch: resting contacts settle within about a
+/// millimetre of each other, predicted ones are farther apart.
+const TOUCH_DISTANCE: f32 = 1e-3;
+
 /// The facts packed into a collider's `user_data`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct ColliderTag {
@@ -64,6 +68,11 @@ pub struct JointCoordinate {
     /// Radians or metres per second.
     pub velocity: f32,
 }
+
+/// How far below its target speed a velocity motor runs when it exerts its whole
+/// `max_force`, rad/s or m/s: a speed controller's error, too small to see in a
+/// trajectory.
+const VELOCITY_SLACK: f32 = 0.01;
 
 /// What a joint's motor does.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -135,7 +144,13 @@ impl World {
         let (mut weighted, mut weight, mut plain, mut points) = (Vector::ZERO, 0.0, Vector::ZERO, 0.0);
         for &own in body.colliders() {
             for pair in self.physics.contact_pairs_with(own) {
-                if !pair.has_any_active_contact() {
+                // The engine also keeps predicted contacts a little apart (the bumper
+                // a centimetre ahead of its chassis read as touching): only a point at
+                // or within TOUCH_DISTANCE touches.
+                let touches = |contact: &&rapier3d::geometry::Contact| contact.dist <= TOUCH_DISTANCE;
+                if !pair.has_any_active_contact()
+                    || !pair.manifolds().iter().any(|m| m.points.iter().any(|c| touches(&c)))
+                {
                     continue;
                 }
                 touching = true;
@@ -145,7 +160,7 @@ impl World {
                 force += pair.total_impulse() * (sign / dt);
                 let Some(first) = self.physics.colliders.get(pair.collider1) else { continue };
                 for manifold in pair.manifolds() {
-                    for contact in &manifold.points {
+                    for contact in manifold.points.iter().filter(touches) {
                         let point = first.position() * contact.local_p1;
                         plain += point;
                         points += 1.0;
@@ -203,8 +218,12 @@ impl World {
         let data = &mut joint.data;
         match drive {
             JointDrive::Velocity { target, max_force } => {
-                data.set_motor_model(axis, MotorModel::AccelerationBased);
-                data.set_motor_velocity(axis, target, super::joints::MOTOR_VELOCITY_GAIN);
+                // Force-based, so the motor's stiffness does not shrink with the inertia
+                // of what it turns (an acceleration-based motor on a 3 cm wheel gave way
+                // under a few mN·m): it holds its speed within VELOCITY_SLACK up to
+                // max_force, then gives way.
+                data.set_motor_model(axis, MotorModel::ForceBased);
+                data.set_motor_velocity(axis, target, max_force / VELOCITY_SLACK);
                 data.set_motor_max_force(axis, max_force);
             }
             JointDrive::Position { target, kp, kd, max_force } => {
