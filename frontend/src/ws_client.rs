@@ -238,6 +238,8 @@ fn on_server_message(client: &Rc<RefCell<Client>>, message: ServerMsg) {
                 session.robot_report.set(Some(report));
             }
         }
+        // Presence, settings and notices are shown by the classroom views.
+        ServerMsg::Presence { .. } | ServerMsg::Settings(_) | ServerMsg::Notice { .. } => {}
         ServerMsg::Pong { .. } => {}
     }
 }

@@ -1,4 +1,4 @@
-//! The inspected robot's sensors: one row each with its measured and true value and the sim time of the reading, then a plot of every lidar scan.
+//! The inspected robot's sensors: name, type and the sim time of the reading, then the measured and the true value; then a plot of every lidar scan.
 //!
 //! Rows are keyed by sensor name and read their sensor through a memo, so a report
 //! arriving ten times a second updates text in place instead of rebuilding the table.
@@ -43,17 +43,14 @@ pub fn SensorTable() -> impl IntoView {
                 <table class="sensor-table" data-testid="sensor-table">
                     <thead>
                         <tr>
-                            <th scope="col">"sensor"</th>
                             <th scope="col" title="what the robot's program reads (through the noise model)">"measured"</th>
                             <th scope="col" title="what the world really was at that instant">"true"</th>
                             <th scope="col" title="simulation time of the reading, seconds">"at (s)"</th>
                         </tr>
                     </thead>
-                    <tbody>
-                        <For each=move || names.get().unwrap_or_default() key=|name| name.clone() let:name>
-                            <SensorRow name=name.clone() sensor=sensor(name) />
-                        </For>
-                    </tbody>
+                    <For each=move || names.get().unwrap_or_default() key=|name| name.clone() let:name>
+                        <SensorRows name=name.clone() sensor=sensor(name) />
+                    </For>
                 </table>
             </Show>
             <div class="scan-plots">
@@ -65,9 +62,10 @@ pub fn SensorTable() -> impl IntoView {
     }
 }
 
-/// One sensor's row.
+/// One sensor: a title row (name, type, time of the reading), then its values across
+/// the panel's whole width (a scan or a pose needs it).
 #[component]
-fn SensorRow(name: String, sensor: Memo<Option<SensorReport>>) -> impl IntoView {
+fn SensorRows(name: String, sensor: Memo<Option<SensorReport>>) -> impl IntoView {
     let text = move |value: Option<&SensorValue>| value.map_or_else(|| "—".to_owned(), sensor_value_text);
     let kind = move || sensor.with(|s| s.as_ref().map(|s| s.kind.clone()).unwrap_or_default());
     let rate_title = move || {
@@ -78,26 +76,31 @@ fn SensorRow(name: String, sensor: Memo<Option<SensorReport>>) -> impl IntoView 
     };
     let sensor_attr = name.clone();
     view! {
-        <tr
+        <tbody
             class="sensor-row"
             data-testid="sensor-row"
             data-sensor=sensor_attr
             data-kind=kind
             data-time=move || sensor.with(|s| s.as_ref().and_then(|s| s.time).map(|t| t.to_string()).unwrap_or_default())
         >
-            <th scope="row" title=rate_title>
-                <span class="sensor-name">{name}</span>
-                <span class="sensor-kind">{kind}</span>
-            </th>
-            <td class="readout sensor-value" data-testid="sensor-measured">
-                {move || sensor.with(|s| text(s.as_ref().and_then(|s| s.measured.as_ref())))}
-            </td>
-            <td class="readout sensor-value is-truth" data-testid="sensor-truth">
-                {move || sensor.with(|s| text(s.as_ref().and_then(|s| s.truth.as_ref())))}
-            </td>
-            <td class="readout sensor-time">
-                {move || sensor.with(|s| s.as_ref().and_then(|s| s.time).map_or_else(|| "—".to_owned(), seconds_text))}
-            </td>
-        </tr>
+            <tr class="sensor-title">
+                <th scope="rowgroup" colspan="2" title=rate_title>
+                    <span class="sensor-name">{name}</span>
+                    " "
+                    <span class="sensor-kind">{kind}</span>
+                </th>
+                <td class="readout sensor-time">
+                    {move || sensor.with(|s| s.as_ref().and_then(|s| s.time).map_or_else(|| "—".to_owned(), seconds_text))}
+                </td>
+            </tr>
+            <tr class="sensor-values">
+                <td class="readout sensor-value" data-testid="sensor-measured">
+                    {move || sensor.with(|s| text(s.as_ref().and_then(|s| s.measured.as_ref())))}
+                </td>
+                <td class="readout sensor-value is-truth" colspan="2" data-testid="sensor-truth">
+                    {move || sensor.with(|s| text(s.as_ref().and_then(|s| s.truth.as_ref())))}
+                </td>
+            </tr>
+        </tbody>
     }
 }
