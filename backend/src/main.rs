@@ -9,10 +9,10 @@ use anyhow::Context;
 use clap::{Parser, Subcommand};
 use rand::Rng;
 use tracing_subscriber::EnvFilter;
-use vlab_backend::lab::{LabConfig, LabHandle, Labs};
-use vlab_backend::net::{self, AppState};
+use vlab_backend::lab::Labs;
+use vlab_backend::net::{self, AppState, classroom};
 use vlab_backend::scene::demo_scene;
-use vlab_backend::store::{LabRecord, Store};
+use vlab_backend::store::{LabRecord, LabScene, Store};
 
 /// VLab: a browser-based, multiuser virtual robotics lab.
 #[derive(Parser)]
@@ -55,6 +55,10 @@ struct ServeArgs {
     /// Start the demo lab paused instead of running.
     #[arg(long)]
     paused: bool,
+    /// Let anybody create a lab (and become its instructor); otherwise creating a lab
+    /// needs the server's key, the demo lab's instructor token.
+    #[arg(long)]
+    open_labs: bool,
 }
 
 #[tokio::main]
@@ -71,22 +75,32 @@ async fn serve(args: ServeArgs) -> anyhow::Result<()> {
     let store = Store::open(&args.db)?;
     let demo = demo_record(&store, args.instructor_token, args.seed)?;
     let labs = Labs::default();
-    labs.insert(LabHandle::open(LabConfig {
-        id: demo.id.clone(),
-        name: demo.name.clone(),
-        scene: demo_scene(demo.seed),
-        instructor_token: demo.instructor_token.clone(),
-        start_running: !args.paused,
-        seed: demo.seed,
-    })?);
+    let students = |lab: &str| -> anyhow::Result<Vec<(u32, String, String)>> {
+        Ok(store.sessions(lab)?.into_iter().map(|s| (s.user, s.name, s.token)).collect())
+    };
+    labs.insert(classroom::open_lab(&demo, demo_scene(demo.seed), !args.paused, students("demo")?)?);
+    let state = AppState {
+        scenes_dir: args.scenes_dir,
+        assets_dir: args.assets_dir,
+        server_key: Some(demo.instructor_token.clone()),
+        open_labs: args.open_labs,
+        ..AppState::new(labs, args.web_dir.clone())
+    };
+    // The labs instructors created before the last stop, as they were set up.
+    for record in store.open_labs()?.into_iter().filter(|record| record.id != "demo") {
+        let opened = match classroom::build_scene(&state, &record.scene, record.seed).await {
+            Ok(scene) => classroom::open_lab(&record, scene, true, students(&record.id)?).map_err(|e| e.to_string()),
+            Err(e) => Err(e.to_string()),
+        };
+        match opened {
+            Ok(lab) => state.labs.insert(lab),
+            Err(e) => tracing::error!(lab = %record.id, error = %e, "a stored lab could not be opened again"),
+        }
+    }
+    let state = Arc::new(AppState { store: Some(std::sync::Mutex::new(store)), ..state });
     if !args.web_dir.join("index.html").exists() {
         tracing::warn!(web_dir = %args.web_dir.display(), "the browser app is not built: run `cargo xtask web`");
     }
-    let state = Arc::new(AppState {
-        scenes_dir: args.scenes_dir,
-        assets_dir: args.assets_dir,
-        ..AppState::new(labs, args.web_dir)
-    });
     let listener =
         tokio::net::TcpListener::bind(args.addr).await.with_context(|| format!("cannot listen on {}", args.addr))?;
     let addr = listener.local_addr()?;
@@ -94,6 +108,8 @@ async fn serve(args: ServeArgs) -> anyhow::Result<()> {
     println!("VLab is serving on http://{addr}");
     println!("  watch the demo lab:      http://{addr}/?lab=demo");
     println!("  instructor (time control): http://{addr}/?lab=demo&token={}", demo.instructor_token);
+    println!("  students join the demo lab with the code {}", demo.join_code);
+    println!("  create a lab: http://{addr}/?create (server key: the instructor token above)");
     net::serve(listener, Arc::clone(&state), async {
         let _ = tokio::signal::ctrl_c().await;
         tracing::info!("shutting down");
@@ -111,7 +127,21 @@ fn demo_record(store: &Store, token: Option<String>, seed: u64) -> anyhow::Resul
         .filter(|t| !t.trim().is_empty())
         .or_else(|| stored.as_ref().map(|lab| lab.instructor_token.clone()))
         .unwrap_or_else(|| format!("{:032x}", rand::rng().random::<u128>()));
-    let record = LabRecord { id: "demo".into(), name: "Demo lab".into(), instructor_token, seed };
+    let join_code = stored
+        .as_ref()
+        .map(|lab| lab.join_code.clone())
+        .filter(|code| !code.is_empty())
+        .unwrap_or_else(vlab_backend::lab::participants::new_join_code);
+    let settings_json = stored.map(|lab| lab.settings_json).unwrap_or_default();
+    let record = LabRecord {
+        id: "demo".into(),
+        name: "Demo lab".into(),
+        instructor_token,
+        seed,
+        join_code,
+        scene: LabScene::Demo,
+        settings_json,
+    };
     store.save_lab(&record)?;
     Ok(record)
 }

@@ -1,4 +1,5 @@
-//! What must survive a restart, in one SQLite file: the labs and their instructor tokens.
+//! What must survive a restart, in one SQLite file: the labs (their instructor tokens,
+//! join codes, scenes and settings) and the sessions of the students who joined them.
 //!
 //! SQLite through `rusqlite` (bundled): a classroom server gets persistence with no
 //! other service to install, and the file can be copied or inspected with standard
@@ -29,10 +30,10 @@ pub enum StoreError {
     },
 }
 
-const SCHEMA_VERSION: i64 = 1;
+const SCHEMA_VERSION: i64 = 2;
 
 /// A lab as stored.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct LabRecord {
     /// Its id.
     pub id: String,
@@ -42,6 +43,37 @@ pub struct LabRecord {
     pub instructor_token: String,
     /// The seed of its random generator.
     pub seed: u64,
+    /// The code students join with.
+    pub join_code: String,
+    /// Where its scene comes from.
+    pub scene: LabScene,
+    /// The instructor's settings, as JSON (`LabSettings`).
+    pub settings_json: String,
+}
+
+/// Where a lab's scene comes from, so a restart can build it again.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub enum LabScene {
+    /// The embedded demo yard.
+    #[default]
+    Demo,
+    /// A file of the scene library (`diffbot.vlab`).
+    Library(String),
+    /// Text uploaded when the lab was created.
+    Source(String),
+}
+
+/// A student's session in a lab.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SessionRecord {
+    /// The lab.
+    pub lab: String,
+    /// Their id in the lab.
+    pub user: u32,
+    /// Their display name.
+    pub name: String,
+    /// Their bearer token.
+    pub token: String,
 }
 
 /// The server's database.
@@ -96,35 +128,127 @@ impl Store {
                 )
                 .map_err(self.sqlite())?;
         }
+        if version < 2 {
+            self.connection
+                .execute_batch(
+                    "BEGIN;
+                     ALTER TABLE labs ADD COLUMN join_code TEXT NOT NULL DEFAULT '';
+                     ALTER TABLE labs ADD COLUMN scene_kind TEXT NOT NULL DEFAULT 'demo';
+                     ALTER TABLE labs ADD COLUMN scene_text TEXT NOT NULL DEFAULT '';
+                     ALTER TABLE labs ADD COLUMN settings TEXT NOT NULL DEFAULT '';
+                     ALTER TABLE labs ADD COLUMN closed INTEGER NOT NULL DEFAULT 0;
+                     CREATE TABLE IF NOT EXISTS sessions (
+                         lab     TEXT NOT NULL REFERENCES labs(id),
+                         user_id INTEGER NOT NULL,
+                         name    TEXT NOT NULL,
+                         token   TEXT NOT NULL,
+                         PRIMARY KEY (lab, user_id)
+                     );
+                     PRAGMA user_version = 2;
+                     COMMIT;",
+                )
+                .map_err(self.sqlite())?;
+        }
         Ok(())
+    }
+
+    /// Every lab that was not closed.
+    pub fn open_labs(&self) -> Result<Vec<LabRecord>, StoreError> {
+        let mut statement = self
+            .connection
+            .prepare(&format!("SELECT {LAB_COLUMNS} FROM labs WHERE closed = 0 ORDER BY created_at, id"))
+            .map_err(self.sqlite())?;
+        let rows = statement.query_map([], lab_of_row).map_err(self.sqlite())?;
+        rows.collect::<Result<Vec<_>, _>>().map_err(self.sqlite())
+    }
+
+    /// Marks a lab closed: it is not opened again at the next start.
+    pub fn close_lab(&self, id: &str) -> Result<(), StoreError> {
+        self.connection
+            .execute("UPDATE labs SET closed = 1 WHERE id = ?1", params![id])
+            .map(|_| ())
+            .map_err(self.sqlite())
+    }
+
+    /// Changes a lab's settings.
+    pub fn save_settings(&self, id: &str, settings_json: &str) -> Result<(), StoreError> {
+        self.connection
+            .execute("UPDATE labs SET settings = ?2 WHERE id = ?1", params![id, settings_json])
+            .map(|_| ())
+            .map_err(self.sqlite())
+    }
+
+    /// Stores a student's session.
+    pub fn save_session(&self, session: &SessionRecord) -> Result<(), StoreError> {
+        self.connection
+            .execute(
+                "INSERT OR REPLACE INTO sessions (lab, user_id, name, token) VALUES (?1, ?2, ?3, ?4)",
+                params![session.lab, session.user, session.name, session.token],
+            )
+            .map(|_| ())
+            .map_err(self.sqlite())
+    }
+
+    /// The sessions of a lab, by user id.
+    pub fn sessions(&self, lab: &str) -> Result<Vec<SessionRecord>, StoreError> {
+        let mut statement = self
+            .connection
+            .prepare("SELECT lab, user_id, name, token FROM sessions WHERE lab = ?1 ORDER BY user_id")
+            .map_err(self.sqlite())?;
+        let rows = statement
+            .query_map(params![lab], |row| {
+                Ok(SessionRecord { lab: row.get(0)?, user: row.get(1)?, name: row.get(2)?, token: row.get(3)? })
+            })
+            .map_err(self.sqlite())?;
+        rows.collect::<Result<Vec<_>, _>>().map_err(self.sqlite())
     }
 
     /// The lab with this id, if stored.
     pub fn lab(&self, id: &str) -> Result<Option<LabRecord>, StoreError> {
         self.connection
-            .query_row("SELECT id, name, instructor_token, seed FROM labs WHERE id = ?1", params![id], |row| {
-                Ok(LabRecord {
-                    id: row.get(0)?,
-                    name: row.get(1)?,
-                    instructor_token: row.get(2)?,
-                    seed: row.get::<_, i64>(3)? as u64,
-                })
-            })
+            .query_row(&format!("SELECT {LAB_COLUMNS} FROM labs WHERE id = ?1"), params![id], lab_of_row)
             .optional()
             .map_err(self.sqlite())
     }
 
-    /// Stores a lab, replacing any with the same id.
+    /// Stores a lab, replacing any with the same id (and opening it again if closed).
     pub fn save_lab(&self, lab: &LabRecord) -> Result<(), StoreError> {
+        let (kind, text) = match &lab.scene {
+            LabScene::Demo => ("demo", ""),
+            LabScene::Library(name) => ("library", name.as_str()),
+            LabScene::Source(text) => ("source", text.as_str()),
+        };
         self.connection
             .execute(
-                "INSERT INTO labs (id, name, instructor_token, seed) VALUES (?1, ?2, ?3, ?4)
-                 ON CONFLICT(id) DO UPDATE SET name = ?2, instructor_token = ?3, seed = ?4",
-                params![lab.id, lab.name, lab.instructor_token, lab.seed as i64],
+                "INSERT INTO labs (id, name, instructor_token, seed, join_code, scene_kind, scene_text, settings, closed)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, 0)
+                 ON CONFLICT(id) DO UPDATE SET name = ?2, instructor_token = ?3, seed = ?4, join_code = ?5,
+                     scene_kind = ?6, scene_text = ?7, settings = ?8, closed = 0",
+                params![lab.id, lab.name, lab.instructor_token, lab.seed as i64, lab.join_code, kind, text, lab.settings_json],
             )
             .map(|_| ())
             .map_err(self.sqlite())
     }
+}
+
+const LAB_COLUMNS: &str = "id, name, instructor_token, seed, join_code, scene_kind, scene_text, settings";
+
+fn lab_of_row(row: &rusqlite::Row) -> rusqlite::Result<LabRecord> {
+    let text: String = row.get(6)?;
+    let scene = match row.get::<_, String>(5)?.as_str() {
+        "library" => LabScene::Library(text),
+        "source" => LabScene::Source(text),
+        _ => LabScene::Demo,
+    };
+    Ok(LabRecord {
+        id: row.get(0)?,
+        name: row.get(1)?,
+        instructor_token: row.get(2)?,
+        seed: row.get::<_, i64>(3)? as u64,
+        join_code: row.get(4)?,
+        scene,
+        settings_json: row.get(7)?,
+    })
 }
 
 #[cfg(test)]
@@ -137,8 +261,15 @@ mod tests {
         std::fs::create_dir_all(&dir).unwrap();
         let path = dir.join("test.db");
         let _ = std::fs::remove_file(&path);
-        let record =
-            LabRecord { id: "demo".into(), name: "Demo".into(), instructor_token: "t0k".into(), seed: u64::MAX };
+        let record = LabRecord {
+            id: "demo".into(),
+            name: "Demo".into(),
+            instructor_token: "t0k".into(),
+            seed: u64::MAX,
+            join_code: "ABCDEF".into(),
+            scene: LabScene::Library("diffbot.vlab".into()),
+            settings_json: "{}".into(),
+        };
         {
             let store = Store::open(&path).unwrap();
             assert_eq!(store.lab("demo").unwrap(), None);
@@ -148,7 +279,13 @@ mod tests {
         assert_eq!(store.lab("demo").unwrap(), Some(record.clone()));
         let renamed = LabRecord { name: "Renamed".into(), ..record };
         store.save_lab(&renamed).unwrap();
-        assert_eq!(store.lab("demo").unwrap(), Some(renamed));
+        assert_eq!(store.lab("demo").unwrap(), Some(renamed.clone()));
+        assert_eq!(store.open_labs().unwrap(), vec![renamed]);
+        store.close_lab("demo").unwrap();
+        assert!(store.open_labs().unwrap().is_empty());
+        let session = SessionRecord { lab: "demo".into(), user: 1, name: "Ana".into(), token: "s3cret".into() };
+        store.save_session(&session).unwrap();
+        assert_eq!(store.sessions("demo").unwrap(), vec![session]);
         std::fs::remove_dir_all(&dir).unwrap();
     }
 

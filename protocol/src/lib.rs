@@ -15,6 +15,7 @@
 //! A server that speaks another [`PROTOCOL_VERSION`] answers with
 //! [`ServerMsg::Error`] (code [`ErrorCode::ProtocolMismatch`]) and closes.
 
+mod classroom;
 mod control;
 mod frame;
 mod limits;
@@ -22,6 +23,10 @@ mod messages;
 mod robots;
 mod scene;
 
+pub use classroom::{
+    BroadcastRequest, CreateLabRequest, CreatedLab, JoinRequest, Joined, LabSettings, LabSettingsPatch, Participant,
+    UserId, clean_display_name,
+};
 pub use control::{ControlAction, LabMode, LabState, Rate, RateError, Role};
 pub use frame::{BodyPose, Frame, FrameDecodeError};
 pub use limits::*;

@@ -20,3 +20,12 @@ pub const MAX_KEYS_HELD: usize = 16;
 
 /// Longest key name, in bytes (`ARROWRIGHT`, `CONTROL`).
 pub const MAX_KEY_NAME_BYTES: usize = 16;
+
+/// Largest per-student robot quota an instructor may set.
+pub const MAX_ROBOT_QUOTA: u32 = 50;
+
+/// Longest broadcast notice, in characters.
+pub const MAX_NOTICE_CHARS: usize = 500;
+
+/// Most participants one lab admits.
+pub const MAX_PARTICIPANTS: usize = 200;

@@ -3,7 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::{ControlAction, LabState, RobotReport, Role, SceneSnapshot};
+use crate::{ControlAction, LabSettings, LabState, Participant, RobotReport, Role, SceneSnapshot};
 
 /// Server → client, as JSON text. Binary messages are [`crate::Frame`]s.
 ///
@@ -23,6 +23,9 @@ pub enum ServerMsg {
         lab_name: String,
         /// Your role, decided from your token.
         role: Role,
+        /// Who you are in the lab (`None` for viewers without a session).
+        #[serde(default)]
+        you: Option<Participant>,
     },
     /// The whole scene: sent on join and whenever it changes.
     Snapshot(SceneSnapshot),
@@ -33,6 +36,21 @@ pub enum ServerMsg {
     /// then about ten times a second (wall clock) while the lab runs, and after every
     /// completed `step` command. Newest wins: a slow client skips reports, not steps.
     Robot(RobotReport),
+    /// Who is in the lab: sent on join and whenever somebody joins, connects,
+    /// disconnects or adds or removes a robot.
+    Presence {
+        /// Everybody who joined, the instructor first.
+        participants: Vec<Participant>,
+    },
+    /// The lab's settings: sent on join and when the instructor changes them.
+    Settings(LabSettings),
+    /// A message from the instructor to everybody in the lab.
+    Notice {
+        /// The sender's name.
+        from: String,
+        /// The message (plain text).
+        message: String,
+    },
     /// Answer to [`ClientMsg::Ping`].
     Pong {
         /// The client's nonce, echoed.
@@ -156,6 +174,9 @@ pub struct SceneUploadReply {
     pub warnings: Vec<SourceMessage>,
     /// Problems that did: positioned in the file.
     pub errors: Vec<SourceMessage>,
+    /// The robots it added (by name).
+    #[serde(default)]
+    pub robots: Vec<String>,
 }
 
 /// A lab as listed by `GET /api/labs` and `GET /api/labs/{lab}`.
@@ -174,6 +195,15 @@ pub struct LabSummary {
     pub robots: Vec<String>,
     /// Websocket connections watching it now.
     pub viewers: usize,
+    /// How many people joined it (the instructor included).
+    #[serde(default)]
+    pub participants: usize,
+    /// Its settings.
+    #[serde(default)]
+    pub settings: LabSettings,
+    /// The code students join with: shown to its instructor only.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub join_code: Option<String>,
 }
 
 #[cfg(test)]
@@ -201,6 +231,7 @@ mod tests {
                 lab: "demo".into(),
                 lab_name: "Demo lab".into(),
                 role: Role::Viewer,
+                you: None,
             },
             ServerMsg::Snapshot(SceneSnapshot {
                 epoch: 1,
@@ -228,6 +259,17 @@ mod tests {
             }),
             ServerMsg::State(state()),
             ServerMsg::Pong { nonce: 77 },
+            ServerMsg::Presence {
+                participants: vec![Participant {
+                    id: 1,
+                    name: "Ana".into(),
+                    role: Role::Student,
+                    online: true,
+                    robots: vec!["ana_bot".into()],
+                }],
+            },
+            ServerMsg::Settings(LabSettings::default()),
+            ServerMsg::Notice { from: "Instructor".into(), message: "5 minutes left".into() },
             ServerMsg::Error(ErrorBody {
                 code: ErrorCode::Forbidden,
                 message: "only the instructor controls time".into(),
@@ -276,6 +318,9 @@ mod tests {
             bodies: 40,
             robots: vec!["rover".into()],
             viewers: 2,
+            participants: 1,
+            settings: LabSettings::default(),
+            join_code: None,
         };
         let value = serde_json::to_value(&summary).unwrap();
         assert_eq!(value["step"], 9);

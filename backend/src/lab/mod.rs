@@ -8,6 +8,7 @@
 pub mod frames;
 pub mod hub;
 mod pacer;
+pub mod participants;
 mod runner;
 pub mod telemetry;
 pub mod wire;
@@ -18,13 +19,20 @@ use std::sync::{Arc, Mutex, RwLock};
 
 use serde_json::Value;
 use tokio::sync::{oneshot, watch};
-use vlab_protocol::{ControlAction, LabMode, LabState, LabSummary, Rate, RobotReport, Role};
+use vlab_protocol::{
+    ControlAction, LabMode, LabSettings, LabSettingsPatch, LabState, LabSummary, Participant, Rate, RobotReport, Role,
+    ServerMsg, UserId,
+};
 
 use crate::robot::{CommandError, KeysError, Robots};
 use crate::scene::{Inserted, Pose, SceneError, SceneModel};
 use crate::sim::World;
 
 pub use hub::Subscription;
+pub use participants::{Caller, JoinError};
+
+pub use crate::robot::Owner;
+use participants::Participants;
 
 /// A command to a lab's thread.
 pub enum LabCommand {
@@ -41,6 +49,8 @@ pub enum LabCommand {
         /// The elements, indices counting from 0 (as the scene interpreter made them);
         /// boxed to keep the other commands small.
         addition: Box<SceneModel>,
+        /// Who owns the robots it adds (`None`: the lab's own, as the scene has them).
+        owner: Option<Owner>,
         /// What was inserted, or why nothing was.
         reply: oneshot::Sender<Result<Inserted, SceneError>>,
     },
@@ -86,8 +96,10 @@ pub struct LabStatus {
     pub state: LabState,
     /// Number of rigid bodies.
     pub bodies: usize,
-    /// Robot names.
+    /// Robot names, in the scene's order.
     pub robots: Vec<String>,
+    /// Who owns which robot (robots of the lab's own scene have no owner).
+    pub owners: BTreeMap<String, UserId>,
 }
 
 /// Why a lab could not do what was asked.
@@ -126,8 +138,14 @@ pub struct LabConfig {
     pub instructor_token: String,
     /// Whether time runs as soon as it opens.
     pub start_running: bool,
-    /// Seed of the lab's random generator (scene `random`, later sensor noise).
+    /// Seed of the lab's random generator (scene `random`, sensor noise).
     pub seed: u64,
+    /// The code students join with.
+    pub join_code: String,
+    /// The instructor's settings.
+    pub settings: LabSettings,
+    /// Students who joined before a restart: id, display name, session token.
+    pub students: Vec<(UserId, String, String)>,
 }
 
 /// The rest of the server's view of one running lab.
@@ -135,7 +153,9 @@ pub struct LabHandle {
     id: String,
     name: String,
     seed: u64,
-    instructor_token: String,
+    participants: RwLock<Participants>,
+    settings: RwLock<LabSettings>,
+    closed: watch::Sender<bool>,
     commands: Mutex<mpsc::Sender<LabCommand>>,
     status: watch::Receiver<LabStatus>,
     hub: Arc<hub::Hub>,
@@ -147,7 +167,12 @@ impl LabHandle {
     /// Builds the lab's world and starts its thread. A scene that does not build
     /// starts nothing.
     pub fn open(config: LabConfig) -> Result<Arc<LabHandle>, LabError> {
-        let LabConfig { id, name, scene, instructor_token, start_running, seed } = config;
+        let LabConfig { id, name, scene, instructor_token, start_running, seed, join_code, settings, students } =
+            config;
+        let mut participants = Participants::new(instructor_token, participants::normalise_code(&join_code));
+        for (user, name, token) in students {
+            participants.restore(user, name, token);
+        }
         let mut world = World::build(&scene).map_err(|source| LabError::Scene { lab: id.clone(), source })?;
         let mut robots =
             Robots::configure(&scene, seed).map_err(|source| LabError::Scene { lab: id.clone(), source })?;
@@ -160,6 +185,7 @@ impl LabHandle {
             state: LabState { mode, rate: Rate::default(), step: 0, time: 0.0, dt_secs: scene.dt_secs, epoch: 0 },
             bodies: world.body_count(),
             robots: scene.robots.iter().map(|r| r.name.clone()).collect(),
+            owners: BTreeMap::new(),
         };
         let (status_tx, status_rx) = watch::channel(initial);
         let (command_tx, command_rx) = mpsc::channel();
@@ -178,7 +204,9 @@ impl LabHandle {
             id,
             name,
             seed,
-            instructor_token,
+            participants: RwLock::new(participants),
+            settings: RwLock::new(settings),
+            closed: watch::Sender::new(false),
             commands: Mutex::new(command_tx),
             status: status_rx,
             hub,
@@ -200,13 +228,116 @@ impl LabHandle {
     /// The role a bearer of `token` has here; `None` if the token means nothing here.
     /// No token at all makes a viewer.
     pub fn role_of(&self, token: Option<&str>) -> Option<Role> {
-        match token {
-            None | Some("") => Some(Role::Viewer),
-            Some(token) if constant_time_eq(token.as_bytes(), self.instructor_token.as_bytes()) => {
-                Some(Role::Instructor)
-            }
-            Some(_) => None,
+        self.caller(token).map(Caller::role)
+    }
+
+    /// Who a bearer of `token` is here; `None` if the token means nothing here.
+    pub fn caller(&self, token: Option<&str>) -> Option<Caller> {
+        self.participants.read().expect("participants lock").caller(token)
+    }
+
+    /// The code students join with.
+    pub fn join_code(&self) -> String {
+        self.participants.read().expect("participants lock").join_code().to_owned()
+    }
+
+    /// Admits a student; tells everybody; pauses the lab if the instructor asked for
+    /// that. Returns the student as the lab lists them and their session token.
+    pub async fn join(&self, code: &str, name: &str) -> Result<(Participant, String), JoinError> {
+        let (id, token) = self.participants.write().expect("participants lock").join(code, name)?;
+        if self.settings().pause_on_join && self.state().mode != LabMode::Paused {
+            // The join stands even if the lab's thread is gone; the pause is a courtesy.
+            let _ = self.control(ControlAction::Pause).await;
         }
+        self.broadcast_presence();
+        let me = self.participant(id).expect("just joined");
+        Ok((me, token))
+    }
+
+    /// A participant as the lab lists them.
+    pub fn participant(&self, id: UserId) -> Option<Participant> {
+        let owners = self.status.borrow().owners.clone();
+        self.participants.read().expect("participants lock").participant(id, |user| owned(&owners, user))
+    }
+
+    /// Everybody who joined, the instructor first.
+    pub fn participants(&self) -> Vec<Participant> {
+        let owners = self.status.borrow().owners.clone();
+        self.participants.read().expect("participants lock").list(|user| owned(&owners, user))
+    }
+
+    /// The display name of participant `id`.
+    pub fn name_of(&self, id: UserId) -> Option<String> {
+        self.participants.read().expect("participants lock").name_of(id)
+    }
+
+    /// Counts a page of `caller` as connected (viewers are not counted).
+    pub fn connected(&self, caller: Caller) {
+        if let Some(id) = caller.user() {
+            self.participants.write().expect("participants lock").connected(id);
+            self.broadcast_presence();
+        }
+    }
+
+    /// Counts a page of `caller` as gone.
+    pub fn disconnected(&self, caller: Caller) {
+        if let Some(id) = caller.user() {
+            self.participants.write().expect("participants lock").disconnected(id);
+            self.broadcast_presence();
+        }
+    }
+
+    /// Sends everybody the list of participants.
+    pub fn broadcast_presence(&self) {
+        self.hub.broadcast(&ServerMsg::Presence { participants: self.participants() });
+    }
+
+    /// The instructor's settings.
+    pub fn settings(&self) -> LabSettings {
+        *self.settings.read().expect("settings lock")
+    }
+
+    /// Changes some settings and tells everybody.
+    pub fn update_settings(&self, patch: LabSettingsPatch) -> Result<LabSettings, String> {
+        let settings = {
+            let mut settings = self.settings.write().expect("settings lock");
+            *settings = settings.patched(patch)?;
+            *settings
+        };
+        self.hub.broadcast(&ServerMsg::Settings(settings));
+        Ok(settings)
+    }
+
+    /// Sends a notice from `from` to everybody watching.
+    pub fn notice(&self, from: &str, message: &str) {
+        self.hub.broadcast(&ServerMsg::Notice { from: from.to_owned(), message: message.to_owned() });
+    }
+
+    /// The owner of robot `robot`, if a participant added it.
+    pub fn owner_of(&self, robot: &str) -> Option<UserId> {
+        self.status.borrow().owners.get(robot).copied()
+    }
+
+    /// Whether the lab has a robot called `robot`.
+    pub fn has_robot(&self, robot: &str) -> bool {
+        self.status.borrow().robots.iter().any(|r| r == robot)
+    }
+
+    /// How many robots participant `user` has in the lab.
+    pub fn robots_of(&self, user: UserId) -> usize {
+        self.status.borrow().owners.values().filter(|owner| **owner == user).count()
+    }
+
+    /// Closes the lab: its thread stops and every connection is told and closed.
+    pub fn close(&self) {
+        self.closed.send_replace(true);
+        self.shut_down();
+    }
+
+    /// Resolves when the lab is closed.
+    pub async fn wait_closed(&self) {
+        let mut closed = self.closed.subscribe();
+        let _ = closed.wait_for(|closed| *closed).await;
     }
 
     /// Sends a time-control command and waits until it took effect.
@@ -225,14 +356,19 @@ impl LabHandle {
         self.seed
     }
 
-    /// Inserts `addition` into the running lab between two steps; everybody watching
-    /// receives the new scene. All or nothing: on error the lab is unchanged.
-    pub async fn insert(&self, addition: SceneModel) -> Result<Result<Inserted, SceneError>, LabError> {
+    /// Inserts `addition` into the running lab between two steps, its robots owned by
+    /// `owner`; everybody watching receives the new scene. All or nothing: on error the
+    /// lab is unchanged.
+    pub async fn insert(
+        &self,
+        addition: SceneModel,
+        owner: Option<Owner>,
+    ) -> Result<Result<Inserted, SceneError>, LabError> {
         let (reply, answer) = oneshot::channel();
         self.commands
             .lock()
             .expect("command lock")
-            .send(LabCommand::Insert { addition: Box::new(addition), reply })
+            .send(LabCommand::Insert { addition: Box::new(addition), owner, reply })
             .map_err(|_| LabError::Unavailable(self.id.clone()))?;
         answer.await.map_err(|_| LabError::Unavailable(self.id.clone()))
     }
@@ -298,6 +434,9 @@ impl LabHandle {
             bodies: status.bodies,
             robots: status.robots,
             viewers: self.hub.viewer_count(),
+            participants: self.participants.read().expect("participants lock").count(),
+            settings: self.settings(),
+            join_code: None,
         }
     }
 
@@ -323,9 +462,9 @@ impl Drop for LabHandle {
     }
 }
 
-/// Compares secrets in time independent of where they differ.
-fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
-    a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+/// The robots `owners` says `user` owns.
+fn owned(owners: &BTreeMap<String, UserId>, user: UserId) -> Vec<String> {
+    owners.iter().filter(|(_, owner)| **owner == user).map(|(robot, _)| robot.clone()).collect()
 }
 
 /// The labs a server runs, by id.
@@ -353,6 +492,17 @@ impl Labs {
         self.by_id.read().expect("labs lock").values().cloned().collect()
     }
 
+    /// Takes a lab out of the registry (it keeps running until closed or dropped).
+    pub fn remove(&self, id: &str) -> Option<Arc<LabHandle>> {
+        self.by_id.write().expect("labs lock").remove(id)
+    }
+
+    /// The lab students join with `code`, if any.
+    pub fn by_join_code(&self, code: &str) -> Option<Arc<LabHandle>> {
+        let code = participants::normalise_code(code);
+        self.all().into_iter().find(|lab| lab.join_code() == code)
+    }
+
     /// Stops every lab (server shutdown).
     pub fn shut_down_all(&self) {
         for lab in self.all() {
@@ -374,6 +524,9 @@ mod tests {
             instructor_token: "secret".into(),
             start_running,
             seed: 1,
+            join_code: "ABCDEF".into(),
+            settings: LabSettings::default(),
+            students: vec![],
         })
         .unwrap()
     }
@@ -437,14 +590,14 @@ mod tests {
         let mut addition = SceneModel::empty();
         addition.bodies.push(demo_scene(1).bodies[5].clone());
         addition.bodies[0].name = "newcomer".into();
-        let inserted = lab.insert(addition.clone()).await.unwrap().unwrap();
+        let inserted = lab.insert(addition.clone(), None).await.unwrap().unwrap();
         assert_eq!(inserted.bodies, 1);
         let after = lab.summary();
         assert_eq!(after.bodies, before.bodies + 1);
         assert_eq!(after.state.step, 20, "inserting does not step");
         assert_eq!(after.state.epoch, before.state.epoch + 1);
         // The same name again: refused, nothing changes.
-        let refused = lab.insert(addition).await.unwrap();
+        let refused = lab.insert(addition, None).await.unwrap();
         assert_eq!(refused, Err(SceneError::NameTaken("newcomer".into())));
         assert_eq!(lab.summary().bodies, after.bodies);
         // A reset keeps what was inserted, back at its initial pose.
@@ -472,6 +625,9 @@ mod tests {
             instructor_token: "x".into(),
             start_running: true,
             seed: 1,
+            join_code: "ABCDEF".into(),
+            settings: LabSettings::default(),
+            students: vec![],
         });
         assert!(matches!(result, Err(LabError::Scene { .. })));
     }

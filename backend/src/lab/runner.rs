@@ -17,7 +17,7 @@ use super::hub::Hub;
 use super::pacer::Pacer;
 use super::telemetry::Telemetry;
 use super::{LabCommand, LabStatus, wire};
-use crate::robot::Robots;
+use crate::robot::{Owner, Robots};
 use crate::scene::{Inserted, SceneError, SceneModel};
 use crate::sim::World;
 
@@ -143,8 +143,8 @@ impl Runner {
     fn handle(&mut self, command: LabCommand) {
         match command {
             LabCommand::Control { action, reply } => self.control(action, reply),
-            LabCommand::Insert { addition, reply } => {
-                let _ = reply.send(self.insert(&addition));
+            LabCommand::Insert { addition, owner, reply } => {
+                let _ = reply.send(self.insert(&addition, owner));
             }
             LabCommand::Poses { reply } => {
                 let _ = reply.send((0..self.world.body_count()).map(|i| self.world.pose(i)).collect());
@@ -204,7 +204,7 @@ impl Runner {
 
     /// Adds `addition` to the model and the world, all or nothing, and sends everybody
     /// the new scene with the current poses.
-    fn insert(&mut self, addition: &SceneModel) -> Result<Inserted, SceneError> {
+    fn insert(&mut self, addition: &SceneModel, owner: Option<Owner>) -> Result<Inserted, SceneError> {
         let mut model = self.model.clone();
         let inserted = model.merge(addition)?;
         // Configure the new robots before the world changes: a device that cannot
@@ -215,7 +215,7 @@ impl Runner {
             self.world.set_gravity_y(model.gravity_y);
         }
         self.model = model;
-        self.robots.add(robots);
+        self.robots.add(robots, owner);
         let (step, time) = (self.step, self.time());
         self.robots.install(&mut self.world, step, time);
         self.publish_scene();
@@ -234,9 +234,11 @@ impl Runner {
         let snapshot = wire::snapshot(&self.model, &self.world, self.epoch);
         self.hub.publish_scene(wire::snapshot_json(&snapshot), keyframe);
         let (bodies, robots) = (self.world.body_count(), self.model.robots.iter().map(|r| r.name.clone()).collect());
+        let owners = self.robots.owners();
         self.status.send_modify(|status| {
             status.bodies = bodies;
             status.robots = robots;
+            status.owners = owners;
         });
     }
 
@@ -244,7 +246,9 @@ impl Runner {
         // The model was validated when the lab was created; building it again cannot
         // fail unless the machine is out of memory.
         self.world = World::build(&self.model).expect("a validated scene builds");
+        let owners = self.robots.take_owners();
         self.robots = Robots::configure(&self.model, self.seed).expect("a validated scene's robots configure");
+        self.robots.restore_owners(owners);
         self.robots.install(&mut self.world, 0, 0.0);
         self.step = 0;
         self.mode = LabMode::Paused;

@@ -5,7 +5,7 @@ use axum::http::header::AUTHORIZATION;
 use vlab_protocol::Role;
 
 use super::AppError;
-use crate::lab::LabHandle;
+use crate::lab::{Caller, LabHandle};
 
 /// The bearer token of a request, if any (`Authorization: Bearer <token>`).
 pub fn bearer_token(headers: &HeaderMap) -> Result<Option<&str>, AppError> {
@@ -23,6 +23,32 @@ pub fn bearer_token(headers: &HeaderMap) -> Result<Option<&str>, AppError> {
 pub fn role_in(lab: &LabHandle, headers: &HeaderMap) -> Result<Role, AppError> {
     let token = bearer_token(headers)?;
     lab.role_of(token).ok_or_else(|| AppError::Unauthorized(format!("this token is not valid in lab '{}'", lab.id())))
+}
+
+/// Who the caller is in `lab`; an unknown token is refused (401).
+pub fn caller_in(lab: &LabHandle, headers: &HeaderMap) -> Result<Caller, AppError> {
+    let token = bearer_token(headers)?;
+    lab.caller(token).ok_or_else(|| AppError::Unauthorized(format!("this token is not valid in lab '{}'", lab.id())))
+}
+
+/// Requires the instructor of `lab`, or the owner of `robot`. Returns the caller.
+pub fn require_owner_or_instructor(
+    lab: &LabHandle,
+    headers: &HeaderMap,
+    robot: &str,
+    what: &str,
+) -> Result<Caller, AppError> {
+    let caller = caller_in(lab, headers)?;
+    match caller {
+        Caller::Instructor => Ok(caller),
+        Caller::Student(id) if lab.owner_of(robot) == Some(id) => Ok(caller),
+        Caller::Student(_) => Err(AppError::Forbidden(format!(
+            "only the owner of '{robot}' or the instructor may {what}; it is not yours"
+        ))),
+        Caller::Viewer => Err(AppError::Unauthorized(format!(
+            "to {what} you need a session (join the lab with its code) and to own '{robot}'"
+        ))),
+    }
 }
 
 /// Requires the instructor of `lab`.

@@ -25,6 +25,20 @@ pub enum AppError {
     /// 422: readable, but an argument is out of range.
     #[error("{0}")]
     InvalidArgument(String),
+    /// 409: clashes with the lab's state.
+    #[error("{0}")]
+    Conflict(String),
+    /// 413: too large.
+    #[error("{0}")]
+    TooLarge(String),
+    /// 422 with positioned details (a scene with errors).
+    #[error("{message}")]
+    Scene {
+        /// A sentence.
+        message: String,
+        /// One `file:line:col: message` per error.
+        details: Vec<String>,
+    },
     /// 500: a fault of the server's own.
     #[error("{0}")]
     Internal(String),
@@ -42,6 +56,13 @@ impl AppError {
             AppError::Forbidden(_) => (StatusCode::FORBIDDEN, ErrorCode::Forbidden),
             AppError::BadRequest(_) => (StatusCode::BAD_REQUEST, ErrorCode::BadRequest),
             AppError::InvalidArgument(_) => (StatusCode::UNPROCESSABLE_ENTITY, ErrorCode::InvalidArgument),
+            AppError::Conflict(_) => (StatusCode::CONFLICT, ErrorCode::InvalidArgument),
+            AppError::TooLarge(_) => (StatusCode::PAYLOAD_TOO_LARGE, ErrorCode::BadRequest),
+            AppError::Scene { details, .. } => {
+                let body =
+                    ErrorBody { code: ErrorCode::InvalidArgument, message: self.to_string(), details: details.clone() };
+                return (StatusCode::UNPROCESSABLE_ENTITY, body);
+            }
             AppError::Internal(_) => (StatusCode::INTERNAL_SERVER_ERROR, ErrorCode::Internal),
             AppError::Lab(_) => (StatusCode::SERVICE_UNAVAILABLE, ErrorCode::LabUnavailable),
         };

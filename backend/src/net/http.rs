@@ -24,11 +24,6 @@ pub async fn list_labs(State(app): State<Arc<AppState>>) -> Json<Vec<LabSummary>
     Json(app.labs.all().iter().map(|lab| lab.summary()).collect())
 }
 
-/// `GET /api/labs/{lab}`.
-pub async fn get_lab(State(app): State<Arc<AppState>>, Path(lab): Path<String>) -> Result<Json<LabSummary>, AppError> {
-    Ok(Json(find_lab(&app, &lab)?.summary()))
-}
-
 /// `POST /api/labs/{lab}/control` (instructor only): answers with the clock's state once
 /// the command took effect (for `step`, once the steps are done).
 pub async fn control(

@@ -5,6 +5,7 @@
 //! requests, and forwards them to labs through [`crate::lab::LabHandle`].
 
 mod auth;
+pub mod classroom;
 mod error;
 mod http;
 mod robots;
@@ -38,6 +39,12 @@ pub struct AppState {
     pub assets_dir: PathBuf,
     /// Meshes uploaded with scenes, served by their lab.
     pub uploaded_assets: scene_upload::UploadedAssets,
+    /// The key that creates labs (the demo lab's instructor token).
+    pub server_key: Option<String>,
+    /// Whether anybody may create a lab (and become its instructor).
+    pub open_labs: bool,
+    /// Where labs and sessions are kept across restarts (`None`: in memory only).
+    pub store: Option<std::sync::Mutex<crate::store::Store>>,
 }
 
 impl AppState {
@@ -50,6 +57,9 @@ impl AppState {
             scenes_dir: scene_upload::default_dir("scenes"),
             assets_dir: scene_upload::default_dir("assets"),
             uploaded_assets: scene_upload::UploadedAssets::default(),
+            server_key: None,
+            open_labs: false,
+            store: None,
         }
     }
 }
@@ -64,8 +74,18 @@ pub fn app(state: Arc<AppState>) -> Router {
     let assets = ServeDir::new(&state.assets_dir);
     let api = Router::new()
         .route("/health", get(http::health))
-        .route("/labs", get(http::list_labs))
-        .route("/labs/{lab}", get(http::get_lab))
+        .route("/labs", get(http::list_labs).post(classroom::create_lab))
+        .route("/labs/{lab}", get(classroom::get_lab).delete(classroom::close_lab))
+        .route("/labs/{lab}/join", post(classroom::join_lab))
+        .route("/join", post(classroom::join_by_code))
+        .route("/scenes", get(classroom::list_scenes))
+        .route("/labs/{lab}/participants", get(classroom::participants))
+        .route("/labs/{lab}/settings", axum::routing::patch(classroom::update_settings))
+        .route("/labs/{lab}/broadcast", post(classroom::broadcast))
+        .route(
+            "/labs/{lab}/robots",
+            post(scene_upload::upload_robots).layer(DefaultBodyLimit::max(scene_upload::MAX_SCENE_UPLOAD_BYTES)),
+        )
         .route("/labs/{lab}/control", post(http::control))
         .route("/labs/{lab}/robots/{robot}", get(robots::get_robot))
         .route("/labs/{lab}/robots/{robot}/actuators", post(robots::command_actuators))

@@ -12,7 +12,7 @@ use axum::http::HeaderMap;
 use serde_json::Value;
 use vlab_protocol::RobotReport;
 
-use super::auth::require_instructor;
+use super::auth::require_owner_or_instructor;
 use super::http::find_lab;
 use super::{AppError, AppState};
 
@@ -35,7 +35,10 @@ pub async fn command_actuators(
     body: Bytes,
 ) -> Result<Json<RobotReport>, AppError> {
     let lab = find_lab(&app, &lab)?;
-    require_instructor(&lab, &headers, "drive robots by hand")?;
+    if !lab.has_robot(&robot) {
+        return Err(no_robot(lab.id(), &robot));
+    }
+    require_owner_or_instructor(&lab, &headers, &robot, "drive it by hand")?;
     let commands: BTreeMap<String, Value> = serde_json::from_slice(&body).map_err(|e| {
         AppError::BadRequest(format!(
             "not a set of actuator commands ({e}); expected e.g. {{\"left\": {{\"speed\": 5}}, \"arm\": {{\"position\": 0.5}}, \"drive\": {{\"v\": 0.2, \"omega\": 0}}}}"

@@ -1,6 +1,8 @@
-//! `POST /api/labs/{lab}/scene`: interpret an uploaded `.vlab` scene (plain text, or a
-//! multipart bundle with its included files) and insert it into the running lab,
-//! atomically. Errors come back positioned in the file; a failing upload inserts nothing.
+//! `POST /api/labs/{lab}/scene` (the instructor: anything) and `POST /api/labs/{lab}/robots`
+//! (a participant: robots only, within their quota, owned by them): interpret an uploaded
+//! `.vlab` file (plain text, or a multipart bundle with its included files) and insert
+//! it into the running lab, atomically. Errors come back positioned in the file; a
+//! failing upload inserts nothing.
 
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -13,10 +15,11 @@ use axum::http::header::CONTENT_TYPE;
 use axum::http::{HeaderMap, StatusCode};
 use vlab_protocol::{InsertedCounts, SceneUploadReply, SourceMessage};
 
-use super::auth::require_instructor;
+use super::auth::{caller_in, require_instructor};
 use super::http::find_lab;
 use super::{AppError, AppState};
-use crate::scene::{DirLoader, LoadError, Options, SceneError, SourceLoader, interpret};
+use crate::lab::{Caller, LabHandle, Owner};
+use crate::scene::{DirLoader, LoadError, Options, SceneError, SceneModel, SourceLoader, interpret};
 
 /// Largest upload (scene text and every file of a bundle together).
 pub const MAX_SCENE_UPLOAD_BYTES: usize = 4 * 1024 * 1024;
@@ -74,7 +77,39 @@ pub async fn upload_scene(
     let lab = find_lab(&app, &lab)?;
     require_instructor(&lab, &headers, "insert scenes")?;
     let bundle = read_bundle(&headers, request).await?;
+    interpret_and_insert(&app, &lab, bundle, None).await
+}
 
+/// `POST /api/labs/{lab}/robots`: a participant adds robots (a `.vlab` description
+/// holding robots and nothing else), owned by them. Refused while the instructor has
+/// locked uploads, and beyond the lab's per-student quota (the instructor has none).
+pub async fn upload_robots(
+    State(app): State<Arc<AppState>>,
+    Path(lab): Path<String>,
+    headers: HeaderMap,
+    request: Request,
+) -> Result<(StatusCode, Json<SceneUploadReply>), AppError> {
+    let lab = find_lab(&app, &lab)?;
+    let caller = caller_in(&lab, &headers)?;
+    let Some(user) = caller.user() else {
+        return Err(AppError::Unauthorized("adding a robot needs a session: join the lab with its code first".into()));
+    };
+    if caller == Caller::Student(user) && lab.settings().uploads_locked {
+        return Err(AppError::Forbidden("the instructor has locked uploads in this lab for now".into()));
+    }
+    let bundle = read_bundle(&headers, request).await?;
+    let owner = Owner { id: user, name: lab.name_of(user).unwrap_or_default() };
+    interpret_and_insert(&app, &lab, bundle, Some((owner, caller))).await
+}
+
+/// Interprets `bundle` with the lab's seed and inserts it; with an owner, only robots
+/// are accepted, within the owner's quota.
+async fn interpret_and_insert(
+    app: &AppState,
+    lab: &Arc<LabHandle>,
+    bundle: Bundle,
+    owner: Option<(Owner, Caller)>,
+) -> Result<(StatusCode, Json<SceneUploadReply>), AppError> {
     let library = DirLoader { scenes: app.scenes_dir.clone(), assets: Some(app.assets_dir.clone()) };
     let seed = lab.seed();
     let interpreted = {
@@ -129,12 +164,21 @@ pub async fn upload_scene(
         }
     }
     let mut reply = SceneUploadReply { log: interpretation.log, warnings, ..SceneUploadReply::default() };
-    match lab.insert(interpretation.model).await? {
+    let robots: Vec<String> = interpretation.model.robots.iter().map(|r| r.name.clone()).collect();
+    if let Some((owner, caller)) = &owner {
+        if let Err((status, message)) = robots_only(&interpretation.model, lab, owner, *caller) {
+            reply.errors.push(SourceMessage { file: bundle.main_name.clone(), line: 1, col: 1, message });
+            return Ok((status, Json(reply)));
+        }
+    }
+    match lab.insert(interpretation.model, owner.map(|(owner, _)| owner)).await? {
         Ok(inserted) => {
             app.uploaded_assets.add(lab.id(), served);
             reply.ok = true;
             reply.inserted =
                 InsertedCounts { bodies: inserted.bodies, joints: inserted.joints, robots: inserted.robots };
+            reply.robots = robots;
+            lab.broadcast_presence();
             tracing::info!(lab = %lab.id(), file = %bundle.main_name, ?reply.inserted, "scene inserted");
             Ok((StatusCode::OK, Json(reply)))
         }
@@ -147,6 +191,34 @@ pub async fn upload_scene(
             Ok((status, Json(reply)))
         }
     }
+}
+
+/// Checks a participant's upload: robots and nothing else, within their quota.
+fn robots_only(model: &SceneModel, lab: &LabHandle, owner: &Owner, caller: Caller) -> Result<(), (StatusCode, String)> {
+    let refuse = |message: String| Err((StatusCode::UNPROCESSABLE_ENTITY, message));
+    if model.robots.is_empty() {
+        return refuse("no robot in this file: a robot upload declares `robot name { body { ... } }`".into());
+    }
+    if model.environment.is_some() {
+        return refuse("a robot upload may not declare an environment (the lab has its own)".into());
+    }
+    if let Some(body) = model.bodies.iter().find(|b| b.robot.is_none()) {
+        return refuse(format!("a robot upload may only contain robots: '{}' is not part of one", body.name));
+    }
+    if let Some(device) = model.sensors.iter().chain(&model.actuators).find(|d| d.robot.is_none()) {
+        return refuse(format!("a robot upload may only contain robots: device '{}' is outside them", device.name));
+    }
+    let quota = lab.settings().robot_quota as usize;
+    let (have, adding) = (lab.robots_of(owner.id), model.robots.len());
+    if matches!(caller, Caller::Student(_)) && have + adding > quota {
+        return Err((
+            StatusCode::FORBIDDEN,
+            format!(
+                "you may have {quota} robot(s) in this lab; you have {have} and this adds {adding}: remove one first"
+            ),
+        ));
+    }
+    Ok(())
 }
 
 /// Points a lab-level error at the place in the upload it concerns: the first mention

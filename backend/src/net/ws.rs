@@ -15,12 +15,12 @@ use serde::Deserialize;
 use tokio::sync::{broadcast, mpsc};
 use vlab_protocol::{
     CLOSE_LAB_NOT_FOUND, CLOSE_PROTOCOL_MISMATCH, ClientMsg, ErrorBody, ErrorCode, MAX_CLIENT_TEXT_BYTES,
-    PROTOCOL_VERSION, Role, ServerMsg,
+    PROTOCOL_VERSION, ServerMsg,
 };
 
 use super::AppState;
-use crate::lab::LabHandle;
 use crate::lab::telemetry::Watcher;
+use crate::lab::{Caller, LabHandle};
 
 /// The handshake parameters of the websocket URL.
 #[derive(Deserialize)]
@@ -54,26 +54,28 @@ async fn session(mut socket: WebSocket, app: Arc<AppState>, lab_id: String, hand
         refuse(socket, ErrorCode::NotFound, format!("no lab '{lab_id}' on this server"), CLOSE_LAB_NOT_FOUND).await;
         return;
     };
-    let role = match lab.role_of(handshake.token.as_deref()) {
-        Some(role) => role,
+    let caller = match lab.caller(handshake.token.as_deref()) {
+        Some(caller) => caller,
         None => {
             let notice =
                 error(ErrorCode::Unauthorized, "this link's token is not valid in this lab: watching as a viewer");
             if send_json(&mut socket, &notice).await.is_err() {
                 return;
             }
-            Role::Viewer
+            Caller::Viewer
         }
     };
-    tracing::info!(lab = %lab_id, ?role, "viewer connected");
-    if let Err(reason) = serve(socket, &lab, role).await {
+    tracing::info!(lab = %lab_id, ?caller, "viewer connected");
+    lab.connected(caller);
+    if let Err(reason) = serve(socket, &lab, caller).await {
         tracing::debug!(lab = %lab_id, %reason, "viewer connection ended");
     }
+    lab.disconnected(caller);
     tracing::info!(lab = %lab_id, "viewer disconnected");
 }
 
 /// The connection's main loop; returns why it ended.
-async fn serve(socket: WebSocket, lab: &Arc<LabHandle>, role: Role) -> Result<(), String> {
+async fn serve(socket: WebSocket, lab: &Arc<LabHandle>, caller: Caller) -> Result<(), String> {
     let subscription = lab.subscribe();
     let (mut sink, mut stream) = socket.split();
     let hello = ServerMsg::Hello {
@@ -81,7 +83,8 @@ async fn serve(socket: WebSocket, lab: &Arc<LabHandle>, role: Role) -> Result<()
         server_version: env!("CARGO_PKG_VERSION").into(),
         lab: lab.id().into(),
         lab_name: lab.name().into(),
-        role,
+        role: caller.role(),
+        you: caller.user().and_then(|id| lab.participant(id)),
     };
     send(&mut sink, json_message(&hello)).await?;
     // Snapshot first, then the clock, then the poses: the order a client draws in.
@@ -93,6 +96,8 @@ async fn serve(socket: WebSocket, lab: &Arc<LabHandle>, role: Role) -> Result<()
     if let Some(frame) = pending.frame {
         send(&mut sink, Message::Binary(frame.into_bytes())).await?;
     }
+    send(&mut sink, json_message(&ServerMsg::Settings(lab.settings()))).await?;
+    send(&mut sink, json_message(&ServerMsg::Presence { participants: lab.participants() })).await?;
 
     let mut events = subscription.events;
     let mut telemetry = lab.telemetry();
@@ -121,6 +126,13 @@ async fn serve(socket: WebSocket, lab: &Arc<LabHandle>, role: Role) -> Result<()
                 }
             },
             Some(reply) = replies.recv() => send(&mut sink, json_message(&reply)).await?,
+            () = lab.wait_closed() => {
+                let gone = error(ErrorCode::LabUnavailable, "the instructor closed this lab");
+                send(&mut sink, json_message(&gone)).await?;
+                let close = CloseFrame { code: CLOSE_LAB_NOT_FOUND, reason: Utf8Bytes::from("lab closed") };
+                send(&mut sink, Message::Close(Some(close))).await?;
+                return Ok(());
+            }
             Some(()) = telemetry.changed() => {
                 for report in telemetry.latest() {
                     send(&mut sink, Message::Text(Utf8Bytes::from(report.to_string()))).await?;
@@ -131,7 +143,7 @@ async fn serve(socket: WebSocket, lab: &Arc<LabHandle>, role: Role) -> Result<()
                 Some(Err(e)) => return Err(e.to_string()),
                 Some(Ok(Message::Close(_))) => return Ok(()),
                 Some(Ok(Message::Text(text))) => {
-                    if let Some(reply) = handle_client_text(text.as_str(), lab, role, &mut telemetry, &replies_tx) {
+                    if let Some(reply) = handle_client_text(text.as_str(), lab, caller, &mut telemetry, &replies_tx) {
                         send(&mut sink, json_message(&reply)).await?;
                     }
                 }
@@ -151,7 +163,7 @@ async fn serve(socket: WebSocket, lab: &Arc<LabHandle>, role: Role) -> Result<()
 fn handle_client_text(
     text: &str,
     lab: &Arc<LabHandle>,
-    role: Role,
+    caller: Caller,
     telemetry: &mut Watcher,
     replies: &mpsc::UnboundedSender<ServerMsg>,
 ) -> Option<ServerMsg> {
@@ -191,8 +203,18 @@ fn handle_client_text(
             None
         }
         ClientMsg::Keys { robot, keys } => {
-            if role != Role::Instructor {
-                return Some(error(ErrorCode::Forbidden, format!("only the driver of '{robot}' may send it keys")));
+            // The owner drives their robot; the instructor drives the lab's own robots.
+            let allowed = match (caller, lab.owner_of(&robot)) {
+                (Caller::Student(id), Some(owner)) => id == owner,
+                (Caller::Instructor, None) => true,
+                _ => false,
+            };
+            if !allowed {
+                let reason = match lab.owner_of(&robot) {
+                    Some(_) => format!("only the owner of '{robot}' drives it with the keyboard"),
+                    None => format!("'{robot}' belongs to the lab: only the instructor drives it"),
+                };
+                return Some(error(ErrorCode::Forbidden, reason));
             }
             let (lab, replies) = (Arc::clone(lab), replies.clone());
             tokio::spawn(async move {
@@ -209,7 +231,7 @@ fn handle_client_text(
             None
         }
         ClientMsg::Control { command } => {
-            if !role.may_control_time() {
+            if !caller.role().may_control_time() {
                 return Some(error(ErrorCode::Forbidden, "only the instructor controls time in this lab"));
             }
             if let Err(reason) = command.validate() {

@@ -16,13 +16,22 @@ pub mod wheels;
 use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::Value;
-use vlab_protocol::{MAX_KEY_NAME_BYTES, MAX_KEYS_HELD, ProgramState, ProgramStatus, RobotPose, RobotReport};
+use vlab_protocol::{MAX_KEY_NAME_BYTES, MAX_KEYS_HELD, ProgramState, ProgramStatus, RobotPose, RobotReport, UserId};
 
 use self::actuators::Actuator;
 pub use self::actuators::CommandError;
 use self::sensors::{Context, Sensor};
 use crate::scene::{SceneError, SceneModel};
 use crate::sim::World;
+
+/// Who added a robot: their id in the lab and display name.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Owner {
+    /// Their id in the lab.
+    pub id: UserId,
+    /// Their display name.
+    pub name: String,
+}
 
 /// One robot's live devices.
 pub struct Robot {
@@ -34,6 +43,7 @@ pub struct Robot {
     actuators: Vec<Actuator>,
     keys: BTreeSet<String>,
     program: ProgramStatus,
+    owner: Option<Owner>,
     installed: bool,
 }
 
@@ -68,6 +78,7 @@ impl Robot {
             actuators,
             keys: BTreeSet::new(),
             program,
+            owner: None,
             installed: false,
         })
     }
@@ -108,7 +119,7 @@ impl Robot {
             actuators: self.actuators.iter().map(|a| a.report(&self.actuators)).collect(),
             keys: self.keys.iter().cloned().collect(),
             program: self.program.clone(),
-            owner: None,
+            owner: self.owner.as_ref().map(|o| o.name.clone()),
         }
     }
 }
@@ -142,9 +153,26 @@ impl Robots {
         (first..model.robots.len()).map(|i| Robot::configure(model, i, self.lab_seed)).collect()
     }
 
-    /// Adds configured robots.
-    pub fn add(&mut self, robots: Vec<Robot>) {
-        self.robots.extend(robots);
+    /// Adds configured robots, owned by `owner` (`None`: the lab's own).
+    pub fn add(&mut self, robots: Vec<Robot>, owner: Option<Owner>) {
+        self.robots.extend(robots.into_iter().map(|robot| Robot { owner: owner.clone(), ..robot }));
+    }
+
+    /// Who owns which robot.
+    pub fn owners(&self) -> BTreeMap<String, UserId> {
+        self.robots.iter().filter_map(|r| r.owner.as_ref().map(|o| (r.name.clone(), o.id))).collect()
+    }
+
+    /// Takes every robot's owner away (before the robots are rebuilt).
+    pub fn take_owners(&mut self) -> BTreeMap<String, Owner> {
+        self.robots.iter_mut().filter_map(|r| r.owner.take().map(|o| (r.name.clone(), o))).collect()
+    }
+
+    /// Gives robots back the owners [`Robots::take_owners`] took.
+    pub fn restore_owners(&mut self, mut owners: BTreeMap<String, Owner>) {
+        for robot in &mut self.robots {
+            robot.owner = owners.remove(&robot.name);
+        }
     }
 
     /// Puts robots that are new to the world in place (servo limits, first commands)

@@ -46,6 +46,9 @@ impl TestServer {
                     instructor_token: TOKEN.into(),
                     start_running: running,
                     seed: 1,
+                    join_code: format!("{}CODE", id.to_uppercase()),
+                    settings: Default::default(),
+                    students: vec![],
                 })
                 .unwrap(),
             );

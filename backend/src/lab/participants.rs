@@ -1,0 +1,254 @@
+//! Who is in a lab: its instructor (by the lab's instructor token) and the students who
+//! joined with its code (each with a session token and a display name unique in the
+//! lab), and how many pages each has connected. Tokens decide roles; names are only
+//! for people to read.
+
+use std::collections::BTreeMap;
+
+use rand::Rng;
+use vlab_protocol::{MAX_PARTICIPANTS, Participant, Role, UserId, clean_display_name};
+
+/// The instructor's id in every lab.
+pub const INSTRUCTOR_ID: UserId = 0;
+
+/// Characters of join codes: no 0/O, 1/I/L, so a code read aloud or off a projector is
+/// typed right.
+const CODE_ALPHABET: &[u8] = b"ABCDEFGHJKMNPQRSTUVWXYZ23456789";
+
+/// Length of a join code: 31⁶ ≈ 887 million codes.
+const CODE_LENGTH: usize = 6;
+
+/// Who is calling, as the server decides from their token.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Caller {
+    /// The lab's instructor.
+    Instructor,
+    /// A student who joined, by id.
+    Student(UserId),
+    /// Anybody without a session: watches only.
+    Viewer,
+}
+
+impl Caller {
+    /// The protocol's role.
+    pub fn role(self) -> Role {
+        match self {
+            Caller::Instructor => Role::Instructor,
+            Caller::Student(_) => Role::Student,
+            Caller::Viewer => Role::Viewer,
+        }
+    }
+
+    /// The caller's id in the lab, if they have one.
+    pub fn user(self) -> Option<UserId> {
+        match self {
+            Caller::Instructor => Some(INSTRUCTOR_ID),
+            Caller::Student(id) => Some(id),
+            Caller::Viewer => None,
+        }
+    }
+}
+
+/// Why a join was refused.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum JoinError {
+    /// Not this lab's code.
+    #[error("that is not this lab's join code: check it with your instructor")]
+    WrongCode,
+    /// Empty, too long or unprintable.
+    #[error("a display name needs 1 to {max} printable characters", max = vlab_protocol::MAX_NAME_CHARS)]
+    BadName,
+    /// The lab is full.
+    #[error("this lab is full ({MAX_PARTICIPANTS} participants)")]
+    Full,
+}
+
+struct Person {
+    name: String,
+    token: String,
+}
+
+/// The people of one lab.
+pub struct Participants {
+    instructor_token: String,
+    join_code: String,
+    /// Students by id (ids count from 1 and are never reused).
+    students: BTreeMap<UserId, Person>,
+    next_id: UserId,
+    /// Open connections per participant.
+    online: BTreeMap<UserId, usize>,
+}
+
+impl Participants {
+    /// A lab with its instructor and join code and nobody else yet.
+    pub fn new(instructor_token: String, join_code: String) -> Participants {
+        Participants { instructor_token, join_code, students: BTreeMap::new(), next_id: 1, online: BTreeMap::new() }
+    }
+
+    /// Re-admits a student from a stored session (after a restart).
+    pub fn restore(&mut self, id: UserId, name: String, token: String) {
+        self.students.insert(id, Person { name, token });
+        self.next_id = self.next_id.max(id + 1);
+    }
+
+    /// The lab's join code.
+    pub fn join_code(&self) -> &str {
+        &self.join_code
+    }
+
+    /// Who a bearer of `token` is; `None` when the token means nothing here. No token
+    /// at all makes a viewer.
+    pub fn caller(&self, token: Option<&str>) -> Option<Caller> {
+        let token = match token {
+            None | Some("") => return Some(Caller::Viewer),
+            Some(token) => token,
+        };
+        if constant_time_eq(token.as_bytes(), self.instructor_token.as_bytes()) {
+            return Some(Caller::Instructor);
+        }
+        self.students
+            .iter()
+            .find(|(_, person)| constant_time_eq(token.as_bytes(), person.token.as_bytes()))
+            .map(|(id, _)| Caller::Student(*id))
+    }
+
+    /// Admits a student with the lab's `code` under `name` (made unique: "Ana (2)").
+    /// Returns their id and session token.
+    pub fn join(&mut self, code: &str, name: &str) -> Result<(UserId, String), JoinError> {
+        if normalise_code(code) != self.join_code {
+            return Err(JoinError::WrongCode);
+        }
+        let name = clean_display_name(name).ok_or(JoinError::BadName)?;
+        if self.students.len() >= MAX_PARTICIPANTS {
+            return Err(JoinError::Full);
+        }
+        let taken = |candidate: &str| {
+            candidate.eq_ignore_ascii_case("Instructor")
+                || self.students.values().any(|p| p.name.to_lowercase() == candidate.to_lowercase())
+        };
+        let mut unique = name.clone();
+        let mut n = 2;
+        while taken(&unique) {
+            unique = format!("{name} ({n})");
+            n += 1;
+        }
+        let id = self.next_id;
+        self.next_id += 1;
+        let token = new_token();
+        self.students.insert(id, Person { name: unique, token: token.clone() });
+        Ok((id, token))
+    }
+
+    /// A participant's display name.
+    pub fn name_of(&self, id: UserId) -> Option<String> {
+        if id == INSTRUCTOR_ID {
+            return Some("Instructor".into());
+        }
+        self.students.get(&id).map(|p| p.name.clone())
+    }
+
+    /// Counts a page of theirs as connected.
+    pub fn connected(&mut self, id: UserId) {
+        *self.online.entry(id).or_default() += 1;
+    }
+
+    /// Counts a page of theirs as gone.
+    pub fn disconnected(&mut self, id: UserId) {
+        if let Some(count) = self.online.get_mut(&id) {
+            *count -= 1;
+            if *count == 0 {
+                self.online.remove(&id);
+            }
+        }
+    }
+
+    /// How many people joined, the instructor included.
+    pub fn count(&self) -> usize {
+        self.students.len() + 1
+    }
+
+    /// Everybody, the instructor first, with the robots `owned_by` says they own.
+    pub fn list(&self, owned_by: impl Fn(UserId) -> Vec<String>) -> Vec<Participant> {
+        let view = |id: UserId, name: String, role: Role| Participant {
+            id,
+            name,
+            role,
+            online: self.online.contains_key(&id),
+            robots: owned_by(id),
+        };
+        std::iter::once(view(INSTRUCTOR_ID, "Instructor".into(), Role::Instructor))
+            .chain(self.students.iter().map(|(id, person)| view(*id, person.name.clone(), Role::Student)))
+            .collect()
+    }
+
+    /// One participant as [`Participants::list`] shows them.
+    pub fn participant(&self, id: UserId, owned_by: impl Fn(UserId) -> Vec<String>) -> Option<Participant> {
+        self.list(owned_by).into_iter().find(|p| p.id == id)
+    }
+}
+
+/// A join code as typed: upper-case, without spaces or dashes.
+pub fn normalise_code(code: &str) -> String {
+    code.chars().filter(|c| !c.is_whitespace() && *c != '-').flat_map(char::to_uppercase).collect()
+}
+
+/// A fresh join code.
+pub fn new_join_code() -> String {
+    let mut rng = rand::rng();
+    (0..CODE_LENGTH).map(|_| CODE_ALPHABET[rng.random_range(0..CODE_ALPHABET.len())] as char).collect()
+}
+
+/// A fresh secret token: 128 random bits in hex.
+pub fn new_token() -> String {
+    format!("{:032x}", rand::rng().random::<u128>())
+}
+
+/// Compares secrets in time independent of where they differ.
+fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn students_join_with_the_code_and_get_unique_names_and_their_own_tokens() {
+        let mut people = Participants::new("teach".into(), "K7MP3Q".into());
+        let (ana, ana_token) = people.join("k7m p3q", "Ana").unwrap();
+        let (ana2, ana2_token) = people.join("K7MP3Q", "  ana ").unwrap();
+        assert_ne!(ana_token, ana2_token);
+        assert_eq!(people.name_of(ana).as_deref(), Some("Ana"));
+        assert_eq!(people.name_of(ana2).as_deref(), Some("ana (2)"));
+        assert_eq!(people.caller(Some(&ana_token)), Some(Caller::Student(ana)));
+        assert_eq!(people.caller(Some("teach")), Some(Caller::Instructor));
+        assert_eq!(people.caller(None), Some(Caller::Viewer));
+        assert_eq!(people.caller(Some("nope")), None);
+        assert_eq!(people.join("WRONG1", "Bob"), Err(JoinError::WrongCode));
+        assert_eq!(people.join("K7MP3Q", " \t "), Err(JoinError::BadName));
+        let (_, _) = people.join("K7MP3Q", "instructor").unwrap();
+        assert_eq!(people.list(|_| vec![])[3].name, "instructor (2)", "nobody passes for the instructor");
+    }
+
+    #[test]
+    fn presence_counts_pages() {
+        let mut people = Participants::new("t".into(), "AAAAAA".into());
+        let (ana, _) = people.join("AAAAAA", "Ana").unwrap();
+        people.connected(ana);
+        people.connected(ana);
+        people.disconnected(ana);
+        assert!(people.list(|_| vec![])[1].online);
+        people.disconnected(ana);
+        assert!(!people.list(|_| vec![])[1].online);
+    }
+
+    #[test]
+    fn join_codes_use_an_unambiguous_alphabet() {
+        for _ in 0..100 {
+            let code = new_join_code();
+            assert_eq!(code.len(), 6);
+            assert!(code.bytes().all(|c| CODE_ALPHABET.contains(&c)), "{code}");
+            assert!(!code.contains(['0', 'O', '1', 'I', 'L']));
+        }
+    }
+}

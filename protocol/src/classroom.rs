@@ -1,0 +1,172 @@
+//! The classroom: creating and closing labs, joining one with its code, who is in a lab
+//! (presence), the instructor's lab settings and broadcast notices.
+
+use serde::{Deserialize, Serialize};
+
+use crate::Role;
+
+/// A participant's id within a lab (stable while the lab lives).
+pub type UserId = u32;
+
+/// Someone in a lab, as everybody sees them.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Participant {
+    /// Their id in the lab (0 is the instructor).
+    pub id: UserId,
+    /// Their display name, made unique in the lab ("Ana", "Ana (2)").
+    pub name: String,
+    /// Instructor or student.
+    pub role: Role,
+    /// Whether a page of theirs is connected now.
+    pub online: bool,
+    /// The robots they added.
+    pub robots: Vec<String>,
+}
+
+/// What the instructor decides for a lab.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LabSettings {
+    /// Students may not add robots while set.
+    pub uploads_locked: bool,
+    /// The lab pauses whenever a student joins.
+    pub pause_on_join: bool,
+    /// Most robots one student may have in the lab at once.
+    pub robot_quota: u32,
+}
+
+impl Default for LabSettings {
+    fn default() -> Self {
+        LabSettings { uploads_locked: false, pause_on_join: false, robot_quota: 3 }
+    }
+}
+
+/// A change of some settings: `PATCH /api/labs/{lab}/settings`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LabSettingsPatch {
+    /// See [`LabSettings::uploads_locked`].
+    pub uploads_locked: Option<bool>,
+    /// See [`LabSettings::pause_on_join`].
+    pub pause_on_join: Option<bool>,
+    /// See [`LabSettings::robot_quota`] (0..=[`crate::MAX_ROBOT_QUOTA`]).
+    pub robot_quota: Option<u32>,
+}
+
+impl LabSettings {
+    /// These settings with `patch` applied, or why the patch is refused.
+    pub fn patched(self, patch: LabSettingsPatch) -> Result<LabSettings, String> {
+        if let Some(quota) = patch.robot_quota
+            && quota > crate::MAX_ROBOT_QUOTA
+        {
+            return Err(format!("robot_quota must be between 0 and {}, got {quota}", crate::MAX_ROBOT_QUOTA));
+        }
+        Ok(LabSettings {
+            uploads_locked: patch.uploads_locked.unwrap_or(self.uploads_locked),
+            pause_on_join: patch.pause_on_join.unwrap_or(self.pause_on_join),
+            robot_quota: patch.robot_quota.unwrap_or(self.robot_quota),
+        })
+    }
+}
+
+/// `POST /api/labs`: a new lab from a scene of the library or from uploaded text.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CreateLabRequest {
+    /// Its display name.
+    pub name: String,
+    /// A scene of the server's library (`diffbot` or `diffbot.vlab`); the demo yard
+    /// when neither this nor `scene_source` is given.
+    #[serde(default)]
+    pub scene: Option<String>,
+    /// The text of a scene instead.
+    #[serde(default)]
+    pub scene_source: Option<String>,
+    /// The seed of its random generator (default 1).
+    #[serde(default)]
+    pub seed: Option<u64>,
+}
+
+/// The answer to `POST /api/labs`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CreatedLab {
+    /// The lab's id, used in URLs.
+    pub id: String,
+    /// Its display name.
+    pub name: String,
+    /// The code students type to join.
+    pub join_code: String,
+    /// The bearer token of its instructor (keep it secret).
+    pub instructor_token: String,
+    /// The instructor's page (path and query, relative to the server).
+    pub instructor_path: String,
+}
+
+/// `POST /api/labs/{lab}/join`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct JoinRequest {
+    /// The lab's join code (case and spaces do not matter).
+    pub join_code: String,
+    /// The name to show to the others.
+    pub name: String,
+}
+
+/// The answer to a join: a session in the lab.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Joined {
+    /// The lab's id.
+    pub lab: String,
+    /// The bearer token of this session (for the websocket and the API).
+    pub token: String,
+    /// Who the lab knows you as.
+    pub user: Participant,
+}
+
+/// `POST /api/labs/{lab}/broadcast`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BroadcastRequest {
+    /// The message, at most [`crate::MAX_NOTICE_CHARS`] characters.
+    pub message: String,
+}
+
+/// Makes a display name acceptable: trimmed, control characters removed, inner runs of
+/// whitespace collapsed; `None` when nothing is left or it is too long.
+pub fn clean_display_name(name: &str) -> Option<String> {
+    let cleaned: String = name
+        .split_whitespace()
+        .map(|word| word.chars().filter(|c| !c.is_control()).collect::<String>())
+        .filter(|word| !word.is_empty())
+        .collect::<Vec<_>>()
+        .join(" ");
+    let length = cleaned.chars().count();
+    (length > 0 && length <= crate::MAX_NAME_CHARS).then_some(cleaned)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_cleaned_and_bounded() {
+        assert_eq!(clean_display_name("  Ana \t Lopez\n").as_deref(), Some("Ana Lopez"));
+        assert_eq!(
+            clean_display_name("<b>Bob</b>").as_deref(),
+            Some("<b>Bob</b>"),
+            "kept as text, escaped where shown"
+        );
+        assert_eq!(clean_display_name("Zo\u{7}e").as_deref(), Some("Zoe"));
+        assert_eq!(clean_display_name("   "), None);
+        assert_eq!(clean_display_name(&"x".repeat(65)), None);
+    }
+
+    #[test]
+    fn settings_patches_apply_and_are_checked() {
+        let settings = LabSettings::default();
+        let patch: LabSettingsPatch = serde_json::from_str(r#"{"uploads_locked": true}"#).unwrap();
+        let patched = settings.patched(patch).unwrap();
+        assert!(patched.uploads_locked && !patched.pause_on_join && patched.robot_quota == 3);
+        assert!(settings.patched(LabSettingsPatch { robot_quota: Some(1000), ..Default::default() }).is_err());
+        assert!(serde_json::from_str::<LabSettingsPatch>(r#"{"locked": true}"#).is_err());
+    }
+}
