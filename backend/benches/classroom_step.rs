@@ -1,0 +1,102 @@
+//! `cargo bench -p vlab-backend` (or `cargo xtask bench`): a whole class in one lab,
+//! scenes/classroom.vlab (30 diffbots, each with a 180-beam lidar at 10 Hz, encoders,
+//! odometry and a bumper, and 200 props), every robot driving a circle. How long a
+//! step takes for the physics alone and with the robot phases around it (actuator
+//! commands before, sensors after), and the real-time factor each allows.
+//!
+//! Prints figures rather than asserting them: timings are for reading, not for tests.
+
+use std::collections::BTreeMap;
+use std::time::{Duration, Instant};
+
+use serde_json::json;
+use vlab_backend::robot::Robots;
+use vlab_backend::scene::{DirLoader, Options, interpret};
+use vlab_backend::sim::World;
+
+/// Seconds of simulation before timing: the props settle and the robots spin up.
+const WARM_UP_SECS: f64 = 1.0;
+/// Seconds of simulation timed.
+const TIMED_SECS: f64 = 10.0;
+
+fn main() {
+    let scenes = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../scenes");
+    let source = std::fs::read_to_string(scenes.join("classroom.vlab")).expect("scenes/classroom.vlab");
+    let loader = DirLoader { scenes, assets: None };
+    let model = interpret(&source, "classroom.vlab", &loader, &Options::default())
+        .unwrap_or_else(|e| panic!("classroom.vlab: {}", e[0]))
+        .model;
+    let dt = model.dt_secs;
+    let mut world = World::build(&model).expect("the classroom builds");
+    let mut robots = Robots::configure(&model, 1).expect("the classroom's robots configure");
+    robots.install(&mut world, 0, 0.0);
+    // Every robot drives a circle of radius 0.5 m (half of them clockwise) in its lane.
+    let names: Vec<String> = robots.all().iter().map(|r| r.name().to_owned()).collect();
+    for (i, name) in names.iter().enumerate() {
+        let omega = if i % 2 == 0 { 0.3 } else { -0.3 };
+        let commands = BTreeMap::from([("drive".to_owned(), json!({"v": 0.15, "omega": omega}))]);
+        robots.command(name, &commands).expect("a robot").expect("a drive command");
+    }
+    let sensors: usize = robots.all().iter().map(|r| r.sensors().len()).sum();
+    println!(
+        "VLab bench: classroom, {} bodies, {} joints, {} robots with {sensors} sensors, dt = 1/{:.0} s",
+        world.body_count(),
+        model.joints.len(),
+        names.len(),
+        1.0 / dt
+    );
+
+    let mut step = 0u64;
+    let mut one_step = |world: &mut World, robots: &mut Robots| -> [Duration; 3] {
+        let started = Instant::now();
+        robots.apply_actuators(world);
+        let commanded = Instant::now();
+        world.step();
+        let stepped = Instant::now();
+        step += 1;
+        robots.update_sensors(world, step, step as f64 * dt);
+        let sensed = Instant::now();
+        [commanded - started, stepped - commanded, sensed - stepped]
+    };
+    for _ in 0..(WARM_UP_SECS / dt) as usize {
+        one_step(&mut world, &mut robots);
+    }
+    let steps = (TIMED_SECS / dt) as usize;
+    let (mut actuators, mut physics, mut sensing, mut full) =
+        (Vec::with_capacity(steps), Vec::with_capacity(steps), Vec::with_capacity(steps), Vec::with_capacity(steps));
+    let wall = Instant::now();
+    for _ in 0..steps {
+        let [a, p, s] = one_step(&mut world, &mut robots);
+        actuators.push(a);
+        physics.push(p);
+        sensing.push(s);
+        full.push(a + p + s);
+    }
+    let wall = wall.elapsed();
+    println!("{steps} steps ({TIMED_SECS} s of simulation) after {WARM_UP_SECS} s of warm-up:");
+    report("  physics alone (World::step)      ", &mut physics, dt);
+    report("  actuators (commands → joints)    ", &mut actuators, dt);
+    report("  sensors (lidars at 10 Hz, ...)   ", &mut sensing, dt);
+    report("  physics + actuators + sensors    ", &mut full, dt);
+    println!(
+        "  wall time {:.2} s for {TIMED_SECS} s of simulation: {:.1}× real time",
+        wall.as_secs_f64(),
+        TIMED_SECS / wall.as_secs_f64()
+    );
+    let travelled = robots.report(&names[0], &world, step, step as f64 * dt).expect("a robot").pose.position;
+    println!("  (robot {} ended at {travelled:.2?})", names[0]);
+}
+
+fn report(label: &str, samples: &mut [Duration], dt: f64) {
+    samples.sort();
+    let micros = |d: Duration| d.as_secs_f64() * 1e6;
+    let mean = samples.iter().map(|d| micros(*d)).sum::<f64>() / samples.len() as f64;
+    let pick = |q: f64| micros(samples[((samples.len() - 1) as f64 * q) as usize]);
+    println!(
+        "{label}: mean {mean:8.1} µs, p50 {:8.1} µs, p99 {:8.1} µs, max {:8.1} µs → {:.1}× real time",
+        pick(0.5),
+        pick(0.99),
+        pick(1.0),
+        dt * 1e6 / mean
+    );
+}
