@@ -85,6 +85,31 @@ pub enum LabCommand {
         /// Done, or why not (`None`: no such robot).
         reply: oneshot::Sender<Option<Result<(), KeysError>>>,
     },
+    /// Take a robot out of the lab (its bodies, joints and devices); the others go on.
+    RemoveRobot {
+        /// The robot's name.
+        robot: String,
+        /// Whether there was such a robot.
+        reply: oneshot::Sender<bool>,
+    },
+    /// Put a robot back where and as it started (its counts and commands too).
+    ResetRobot {
+        /// The robot's name.
+        robot: String,
+        /// Whether there was such a robot.
+        reply: oneshot::Sender<bool>,
+    },
+    /// Move an object (a body by name, or a whole robot) to a place, at rest.
+    Move {
+        /// A body's or a robot's name.
+        name: String,
+        /// Where its (main) body goes, metres.
+        position: [f32; 3],
+        /// Its new heading (radians, counter-clockwise from above); `None` keeps it.
+        heading: Option<f32>,
+        /// Whether there was such an object.
+        reply: oneshot::Sender<bool>,
+    },
     /// Stop the thread.
     Shutdown,
 }
@@ -400,6 +425,32 @@ impl LabHandle {
     ) -> Result<Option<Result<RobotReport, CommandError>>, LabError> {
         let (reply, answer) = oneshot::channel();
         self.send(LabCommand::Actuate { robot: robot.to_owned(), commands, reply })?;
+        answer.await.map_err(|_| LabError::Unavailable(self.id.clone()))
+    }
+
+    /// Removes robot `robot` from the lab; `false` when there is no such robot.
+    pub async fn remove_robot(&self, robot: &str) -> Result<bool, LabError> {
+        let (reply, answer) = oneshot::channel();
+        self.send(LabCommand::RemoveRobot { robot: robot.to_owned(), reply })?;
+        let removed = answer.await.map_err(|_| LabError::Unavailable(self.id.clone()))?;
+        if removed {
+            self.broadcast_presence();
+        }
+        Ok(removed)
+    }
+
+    /// Puts robot `robot` back at its start; `false` when there is no such robot.
+    pub async fn reset_robot(&self, robot: &str) -> Result<bool, LabError> {
+        let (reply, answer) = oneshot::channel();
+        self.send(LabCommand::ResetRobot { robot: robot.to_owned(), reply })?;
+        answer.await.map_err(|_| LabError::Unavailable(self.id.clone()))
+    }
+
+    /// Moves body or robot `name` to `position` (turned to `heading`, if given), at
+    /// rest; `false` when there is no such object.
+    pub async fn move_object(&self, name: &str, position: [f32; 3], heading: Option<f32>) -> Result<bool, LabError> {
+        let (reply, answer) = oneshot::channel();
+        self.send(LabCommand::Move { name: name.to_owned(), position, heading, reply })?;
         answer.await.map_err(|_| LabError::Unavailable(self.id.clone()))
     }
 

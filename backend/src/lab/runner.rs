@@ -165,6 +165,15 @@ impl Runner {
                 let _ = reply.send(self.robots.set_keys(&robot, &keys));
                 self.publish_telemetry();
             }
+            LabCommand::RemoveRobot { robot, reply } => {
+                let _ = reply.send(self.remove_robot(&robot));
+            }
+            LabCommand::ResetRobot { robot, reply } => {
+                let _ = reply.send(self.reset_robot(&robot));
+            }
+            LabCommand::Move { name, position, heading, reply } => {
+                let _ = reply.send(self.move_object(&name, position, heading));
+            }
             LabCommand::Shutdown => unreachable!("the run loop handles shutdown"),
         }
     }
@@ -221,6 +230,66 @@ impl Runner {
         self.publish_scene();
         self.publish_state();
         Ok(inserted)
+    }
+
+    /// Takes a robot out: the world is rebuilt without it, every other body where and
+    /// as fast as it was, every other robot's devices carrying on; a new epoch.
+    fn remove_robot(&mut self, name: &str) -> bool {
+        let Some((model, moved)) = self.model.without_robot(name) else { return false };
+        let world = match self.world.rebuilt_without(&model, &moved) {
+            Ok(world) => world,
+            Err(error) => {
+                // Removing elements cannot make a buildable model unbuildable; if it
+                // did, the lab keeps the robot rather than break.
+                tracing::error!(%error, robot = name, "the lab without this robot does not build");
+                return false;
+            }
+        };
+        self.model = model;
+        self.world = world;
+        self.robots.remove(name, &moved, &mut self.world);
+        self.publish_scene();
+        self.publish_state();
+        true
+    }
+
+    /// Puts a robot's bodies back at their start poses, at rest, and its devices at
+    /// their start.
+    fn reset_robot(&mut self, name: &str) -> bool {
+        if !self.model.robots.iter().any(|r| r.name == name) {
+            return false;
+        }
+        for (index, body) in self.model.bodies.iter().enumerate() {
+            if body.robot.as_deref() == Some(name) {
+                self.world.set_body_state(index, &body.pose, [0.0; 3], [0.0; 3]);
+            }
+        }
+        let (step, time) = (self.step, self.time());
+        self.robots.restart(name, &self.model, &mut self.world, step, time);
+        self.publish_frame();
+        self.publish_telemetry();
+        true
+    }
+
+    /// Moves a body, or a robot as a whole, to `position` at rest.
+    fn move_object(&mut self, name: &str, position: [f32; 3], heading: Option<f32>) -> bool {
+        let (bodies, pivot): (Vec<usize>, usize) = match self.model.robots.iter().find(|r| r.name == name) {
+            Some(robot) => {
+                let mine =
+                    (0..self.model.bodies.len()).filter(|&i| self.model.bodies[i].robot.as_deref() == Some(name));
+                (mine.collect(), robot.main_body)
+            }
+            None => match self.model.body_index(name) {
+                Some(index) if !self.world.is_fixed(index) => (vec![index], index),
+                _ => return false,
+            },
+        };
+        let now = crate::robot::frame::heading(&self.world.pose(pivot)) as f32;
+        let turn = heading.map_or(0.0, |heading| heading - now);
+        self.world.move_rigidly(&bodies, pivot, position, turn);
+        self.publish_frame();
+        self.publish_telemetry();
+        true
     }
 
     /// A new epoch: the snapshot and keyframe of the world as it is now.

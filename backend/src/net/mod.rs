@@ -87,7 +87,9 @@ pub fn app(state: Arc<AppState>) -> Router {
             post(scene_upload::upload_robots).layer(DefaultBodyLimit::max(scene_upload::MAX_SCENE_UPLOAD_BYTES)),
         )
         .route("/labs/{lab}/control", post(http::control))
-        .route("/labs/{lab}/robots/{robot}", get(robots::get_robot))
+        .route("/labs/{lab}/robots/{robot}", get(robots::get_robot).delete(robots::remove_robot))
+        .route("/labs/{lab}/robots/{robot}/reset", post(robots::reset_robot))
+        .route("/labs/{lab}/objects/{name}/move", post(robots::move_object))
         .route("/labs/{lab}/robots/{robot}/actuators", post(robots::command_actuators))
         .route("/labs/{lab}/assets/{*path}", get(scene_upload::uploaded_asset))
         .route(

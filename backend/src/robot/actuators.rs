@@ -196,6 +196,20 @@ impl Actuator {
         (self.control, self.missing_for, self.dirty) = (saved.control, saved.missing_for, saved.dirty);
     }
 
+    /// Follows its joint to its new index after others were removed; its command goes
+    /// to the (rebuilt) world again before the next step.
+    pub fn renumber(&mut self, moved: &crate::scene::Renumbering) {
+        let renumbered = |joint: usize| moved.joints[joint].expect("a robot's joints stay with it");
+        match &mut self.control {
+            Control::Motor { joint, .. } | Control::Servo { joint, .. } => *joint = renumbered(*joint),
+            Control::Drive { .. } => {}
+        }
+        if let Some(tracker) = &mut self.tracker {
+            tracker.renumber(moved);
+        }
+        self.dirty = true;
+    }
+
     /// Sets the joint limits a servo declares (once, when the robot enters the world).
     pub fn install(&self, world: &mut World) {
         if let Control::Servo { joint, limits: Some((low, high)), .. } = self.control {

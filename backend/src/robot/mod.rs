@@ -21,7 +21,7 @@ use vlab_protocol::{MAX_KEY_NAME_BYTES, MAX_KEYS_HELD, ProgramState, ProgramStat
 use self::actuators::Actuator;
 pub use self::actuators::CommandError;
 use self::sensors::{Context, Sensor};
-use crate::scene::{SceneError, SceneModel};
+use crate::scene::{Renumbering, SceneError, SceneModel};
 use crate::sim::World;
 
 /// Who added a robot: their id in the lab and display name.
@@ -173,6 +173,39 @@ impl Robots {
         for robot in &mut self.robots {
             robot.owner = owners.remove(&robot.name);
         }
+    }
+
+    /// Takes robot `name` out (its model was removed with `SceneModel::without_robot`)
+    /// and follows the others to their new indices in the rebuilt world `world`: their
+    /// readings, counts and commands carry on.
+    pub fn remove(&mut self, name: &str, moved: &Renumbering, world: &mut World) {
+        self.robots.retain(|robot| robot.name != name);
+        for robot in &mut self.robots {
+            robot.index = moved.robots[robot.index as usize].expect("other robots stay") as u32;
+            robot.main_body = moved.bodies[robot.main_body].expect("other robots keep their bodies");
+            for sensor in &mut robot.sensors {
+                sensor.renumber(moved);
+            }
+            for actuator in &mut robot.actuators {
+                actuator.renumber(moved);
+                actuator.install(world);
+            }
+        }
+    }
+
+    /// Robot `name` as configured afresh from `model` (its start: counts, odometry and
+    /// commands as the scene declares them), keeping its owner and keys; installed at
+    /// `step` / `time`. `false` when there is no such robot.
+    pub fn restart(&mut self, name: &str, model: &SceneModel, world: &mut World, step: u64, time: f64) -> bool {
+        let Some(slot) = self.robots.iter().position(|r| r.name == name) else { return false };
+        let Some(index) = model.robots.iter().position(|r| r.name == name) else { return false };
+        let Ok(mut fresh) = Robot::configure(model, index, self.lab_seed) else { return false };
+        let old = &mut self.robots[slot];
+        fresh.owner = old.owner.take();
+        fresh.keys = std::mem::take(&mut old.keys);
+        self.robots[slot] = fresh;
+        self.install(world, step, time);
+        true
     }
 
     /// Puts robots that are new to the world in place (servo limits, first commands)

@@ -10,7 +10,7 @@ pub use demo::demo_scene;
 pub use vlab_scene::model::{
     BodyModel, DEFAULT_DT_SECS, DeviceModel, EnvironmentKind, EnvironmentModel, GroupModel, Inserted, JointKind,
     JointModel, Material, MeshRef, Motion, MotorModel, Mount, Palette, ParamValue, PartModel, Pose, ProgramRef,
-    ProjectFile, RobotModel, SceneError, SceneModel, Shape,
+    ProjectFile, Renumbering, RobotModel, SceneError, SceneModel, Shape,
 };
 pub use vlab_scene::{
     Budgets, DirLoader, Interpretation, LangError, LoadError, MapLoader, Options, SourceLoader, Warning, interpret,

@@ -126,6 +126,42 @@ impl World {
         Ok(())
     }
 
+    /// The world of `model` (this world's model with elements taken out, renumbered by
+    /// `moved`), every remaining body where and as fast as it is here.
+    pub fn rebuilt_without(&self, model: &SceneModel, moved: &scene::Renumbering) -> Result<World, SceneError> {
+        let mut world = World::build(model)?;
+        world.set_gravity_y(self.physics.gravity.y);
+        for (old, new) in moved.bodies.iter().enumerate() {
+            if let Some(new) = *new {
+                let (linear, angular) = self.velocities(old);
+                world.set_body_state(new, &self.pose(old), linear, angular);
+            }
+        }
+        Ok(world)
+    }
+
+    /// Puts body `index` at `pose` moving at the given velocities, and wakes it.
+    pub fn set_body_state(&mut self, index: BodyIndex, pose: &scene::Pose, linear: [f32; 3], angular: [f32; 3]) {
+        let body = &mut self.physics.bodies[self.bodies[index]];
+        body.set_position(to_pose(pose), true);
+        body.set_linvel(Vector::from_array(linear), true);
+        body.set_angvel(Vector::from_array(angular), true);
+        self.queries_stale = true;
+    }
+
+    /// Moves bodies `indices` rigidly, as one: the body `pivot` (one of them) ends at
+    /// `position`, turned by `turn` radians about the vertical; all of them stop.
+    pub fn move_rigidly(&mut self, indices: &[BodyIndex], pivot: BodyIndex, position: [f32; 3], turn: f32) {
+        let old_pivot = self.physics.bodies[self.bodies[pivot]].position().translation;
+        let delta = Pose::from_parts(Vector::from_array(position), Rotation::from_rotation_y(turn))
+            * Pose::from_translation(-old_pivot);
+        for &index in indices {
+            let moved = delta * *self.physics.bodies[self.bodies[index]].position();
+            let pose = from_pose(&moved);
+            self.set_body_state(index, &pose, [0.0; 3], [0.0; 3]);
+        }
+    }
+
     /// Changes gravity along Y (an environment inserted into an empty lab sets it).
     pub fn set_gravity_y(&mut self, gravity_y: f32) {
         self.physics.gravity = Vector::new(0.0, gravity_y, 0.0);

@@ -12,11 +12,13 @@ mod devices;
 mod materials;
 pub(crate) mod math;
 mod merge;
+mod remove;
 mod validate;
 
 pub use self::devices::{DeviceModel, Mount, ParamValue};
 pub use self::materials::{LibraryError, Palette};
 pub use self::merge::Inserted;
+pub use self::remove::Renumbering;
 pub use self::validate::SceneError;
 
 /// A rigid transform: where something is and how it is turned.

@@ -15,6 +15,11 @@ pub struct ContactProbe {
 }
 
 impl ContactProbe {
+    /// Follows its body to its new index after others were removed.
+    pub fn renumber(&mut self, moved: &crate::scene::Renumbering) {
+        self.body = moved.bodies[self.body].expect("a robot's bodies stay with it");
+    }
+
     /// A probe of `kind` on body `body`.
     pub fn new(kind: &str, body: usize) -> ContactProbe {
         ContactProbe { body, force: kind == "ForceResistance" }

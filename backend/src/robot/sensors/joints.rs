@@ -17,7 +17,7 @@ use crate::robot::frame::{ground, heading};
 use crate::robot::kinematics::{DiffDriveGeometry, Pose2, advance_arc, wrap_angle};
 use crate::robot::noise::NoiseModel;
 use crate::robot::wheels;
-use crate::scene::{DeviceModel, Mount, ParamValue, SceneError, SceneModel};
+use crate::scene::{DeviceModel, Mount, ParamValue, Renumbering, SceneError, SceneModel};
 use crate::sim::World;
 
 /// Follows one joint's coordinate step by step, counting whole turns.
@@ -38,6 +38,11 @@ impl JointTracker {
     /// A tracker of joint `joint`.
     pub fn new(joint: usize) -> JointTracker {
         JointTracker { joint, started: false, raw: 0.0, travelled: 0.0, velocity: 0.0, position: 0.0 }
+    }
+
+    /// Follows its joint to its new index after others were removed.
+    pub fn renumber(&mut self, moved: &Renumbering) {
+        self.joint = moved.joints[self.joint].expect("a robot's joints stay with it");
     }
 
     /// Reads the joint after a step.
@@ -70,6 +75,11 @@ impl JointProbe {
     pub fn new(device: &DeviceModel, joint: usize) -> JointProbe {
         let ticks_per_rev = (device.kind == "Encoder").then(|| device.num("ticks_per_rev").unwrap_or(256.0).max(1.0));
         JointProbe { tracker: JointTracker::new(joint), ticks_per_rev }
+    }
+
+    /// Follows its joint to its new index.
+    pub fn renumber(&mut self, moved: &Renumbering) {
+        self.tracker.renumber(moved);
     }
 
     /// Follows the joint every step; reads it when `due`.
@@ -178,6 +188,13 @@ impl OdometryProbe {
             wheels::geometry(&device.name, &left_info, &right_info, device.num("wheel_radius"), device.num("track"))?;
         let alphas = ["alpha1", "alpha2", "alpha3", "alpha4"].map(|a| device.num(a).unwrap_or(0.0).abs());
         Ok(OdometryProbe { main_body, left, right, geometry, alphas, pose: None })
+    }
+
+    /// Follows its body and wheels to their new indices.
+    pub fn renumber(&mut self, moved: &Renumbering) {
+        self.main_body = moved.bodies[self.main_body].expect("a robot's bodies stay with it");
+        self.left.tracker.renumber(moved);
+        self.right.tracker.renumber(moved);
     }
 
     /// Follows the wheels every step; integrates and reads when `due`.

@@ -124,6 +124,18 @@ impl Sensor {
         self.last.as_ref()
     }
 
+    /// Follows its body or joint to its new index after others were removed.
+    pub fn renumber(&mut self, moved: &crate::scene::Renumbering) {
+        match &mut self.probe {
+            Probe::Motion(probe) => probe.renumber(moved),
+            Probe::Ray(probe) => probe.renumber(moved),
+            Probe::Joint(probe) => probe.renumber(moved),
+            Probe::Odometry(probe) => probe.renumber(moved),
+            Probe::Contact(probe) => probe.renumber(moved),
+            Probe::Keyboard | Probe::Silent => {}
+        }
+    }
+
     /// After a physics step: keeps what must be followed every step (velocities, joint
     /// turns) and, when the sensor is due, takes a reading.
     pub fn update(&mut self, context: &Context, step: u64) {

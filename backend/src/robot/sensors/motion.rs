@@ -25,6 +25,11 @@ enum Quantity {
 }
 
 impl MotionProbe {
+    /// Follows its body to its new index after others were removed.
+    pub fn renumber(&mut self, moved: &crate::scene::Renumbering) {
+        self.body = moved.bodies[self.body].expect("a robot's bodies stay with it");
+    }
+
     /// A probe of `kind` on body `body`.
     pub fn new(kind: &str, body: usize) -> MotionProbe {
         let quantity = match kind {

@@ -34,6 +34,11 @@ pub struct RayProbe {
 }
 
 impl RayProbe {
+    /// Follows its body to its new index after others were removed.
+    pub fn renumber(&mut self, moved: &crate::scene::Renumbering) {
+        self.body = moved.bodies[self.body].expect("a robot's bodies stay with it");
+    }
+
     /// The probe `device` declares, on body `body`.
     pub fn new(device: &DeviceModel, body: usize) -> RayProbe {
         let max_range = device.num("range").unwrap_or(10.0).max(0.0);
