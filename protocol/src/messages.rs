@@ -337,6 +337,7 @@ mod tests {
             log: vec!["n = 3".into()],
             warnings: vec![],
             errors: vec![SourceMessage { file: "a.vlab".into(), line: 3, col: 7, message: "expected ';'".into() }],
+            robots: vec![],
         };
         let json = serde_json::to_value(&reply).unwrap();
         assert_eq!(json["errors"][0]["line"], 3);

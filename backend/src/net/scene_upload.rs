@@ -165,11 +165,11 @@ async fn interpret_and_insert(
     }
     let mut reply = SceneUploadReply { log: interpretation.log, warnings, ..SceneUploadReply::default() };
     let robots: Vec<String> = interpretation.model.robots.iter().map(|r| r.name.clone()).collect();
-    if let Some((owner, caller)) = &owner {
-        if let Err((status, message)) = robots_only(&interpretation.model, lab, owner, *caller) {
-            reply.errors.push(SourceMessage { file: bundle.main_name.clone(), line: 1, col: 1, message });
-            return Ok((status, Json(reply)));
-        }
+    if let Some((owner, caller)) = &owner
+        && let Err((status, message)) = robots_only(&interpretation.model, lab, owner, *caller)
+    {
+        reply.errors.push(SourceMessage { file: bundle.main_name.clone(), line: 1, col: 1, message });
+        return Ok((status, Json(reply)));
     }
     match lab.insert(interpretation.model, owner.map(|(owner, _)| owner)).await? {
         Ok(inserted) => {

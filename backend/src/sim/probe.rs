@@ -121,7 +121,7 @@ impl World {
         let sees = move |_: ColliderHandle, collider: &Collider| {
             let tag = ColliderTag::unpack(collider.user_data);
             let own = filter.ignore_robot.is_some() && tag.robot == filter.ignore_robot;
-            !own && !(filter.through_transparent && tag.transparent)
+            !(own || filter.through_transparent && tag.transparent)
         };
         if self.queries_stale {
             return self

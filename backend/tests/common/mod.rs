@@ -53,7 +53,10 @@ impl TestServer {
                 .unwrap(),
             );
         }
-        let state = Arc::new(AppState::new(labs, std::env::temp_dir().join("vlab-no-web-dir")));
+        let state = Arc::new(AppState {
+            server_key: Some(TOKEN.into()),
+            ..AppState::new(labs, std::env::temp_dir().join("vlab-no-web-dir"))
+        });
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let addr = listener.local_addr().unwrap();
         let (shutdown, stop) = tokio::sync::oneshot::channel::<()>();
@@ -136,7 +139,9 @@ impl Drop for TestServer {
     }
 }
 
-/// What a client received.
+/// What a client received. (Test-only: a few messages alive at a time, so boxing the
+/// large variant buys nothing.)
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug)]
 pub enum Received {
     Json(ServerMsg),
