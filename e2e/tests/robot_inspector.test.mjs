@@ -73,6 +73,7 @@ async function readPanel(page) {
         error: text(q('actuator-error', row)),
       })),
       driveToggle: q('btn-drive-keys')?.getAttribute('aria-pressed') ?? null,
+      heldOnPage: text(q('held-keys')),
       panelScrollTop: panel?.scrollTop ?? null,
       pageScroll: [document.scrollingElement.scrollTop, document.scrollingElement.scrollLeft],
     };

@@ -7,6 +7,8 @@
 //! whenever it changes, and emptied when driving stops, the page loses focus, the
 //! robot changes or the panel closes.
 
+use std::time::Duration;
+
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 use wasm_bindgen::closure::Closure;
@@ -15,6 +17,11 @@ use web_sys::{Event, HtmlElement, KeyboardEvent};
 use crate::inspector::{HeldKeys, KeyRoute, key_name, route_key};
 use crate::robot_client::send_keys;
 use crate::session::LabSession;
+
+/// How long after the last change the held set is sent once more. The server applies
+/// each `Keys` message in a task of its own, so two sent a few milliseconds apart may
+/// land in either order; repeating the settled set after a pause makes the newest win.
+const RESEND_SETTLED_KEYS_MS: u64 = 250;
 
 /// The window listeners of one mounted toggle; removed when dropped.
 struct Listeners {
@@ -46,11 +53,28 @@ pub fn KeyboardDrive() -> impl IntoView {
     // What was last sent, for the page to show (the report shows what the robot got).
     let held_names = RwSignal::new(Vec::<String>::new());
 
+    // Counts sends, so a repeat is skipped when a newer set went out meanwhile.
+    let sends = StoredValue::new(0_u64);
+    let send_settled = move |robot: String, names: Vec<String>| {
+        send_keys(session, robot.clone(), names.clone());
+        let this_send = sends.try_update_value(|n| {
+            *n += 1;
+            *n
+        });
+        set_timeout(
+            move || {
+                if sends.try_get_value() == this_send {
+                    send_keys(session, robot, names);
+                }
+            },
+            Duration::from_millis(RESEND_SETTLED_KEYS_MS),
+        );
+    };
     let send_held = move || {
         let names = held.with_value(HeldKeys::names);
         held_names.set(names.clone());
         if let Some(robot) = session.inspected.get_untracked() {
-            send_keys(session, robot, names);
+            send_settled(robot, names);
         }
     };
     // Lets every key go for `robot`: an empty set is sent even when nothing seemed held,
@@ -61,7 +85,7 @@ pub fn KeyboardDrive() -> impl IntoView {
         });
         held_names.set(Vec::new());
         if let Some(robot) = robot {
-            send_keys(session, robot, Vec::new());
+            send_settled(robot, Vec::new());
         }
     };
     let stop = move || {
@@ -153,8 +177,8 @@ pub fn KeyboardDrive() -> impl IntoView {
         if driving.get_untracked() {
             stop();
         } else {
+            // Nothing is held yet: the first key down sends the first set.
             driving.set(true);
-            send_held();
         }
         // Keys go to the page, not to this button (Space would press it again).
         if let Some(button) = event.current_target().and_then(|t| t.dyn_into::<HtmlElement>().ok()) {
