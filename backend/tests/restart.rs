@@ -1,0 +1,133 @@
+//! What a class keeps when the server restarts: the real `vlab` binary, stopped and
+//! started again on the same database. Labs created over HTTP come back with their
+//! join codes, settings and instructor tokens; students' sessions stay valid.
+
+use std::io::{BufRead, BufReader};
+use std::process::{Child, Command, Stdio};
+
+use serde_json::{Value, json};
+
+const KEY: &str = "restart-test-key";
+
+/// A running `vlab serve` and its address.
+struct Server {
+    child: Child,
+    base: String,
+}
+
+impl Server {
+    fn start(db: &std::path::Path) -> Server {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_vlab"))
+            .args(["serve", "--addr", "127.0.0.1:0", "--paused", "--instructor-token", KEY, "--db"])
+            .arg(db)
+            .env("RUST_LOG", "warn")
+            .stdout(Stdio::piped())
+            .spawn()
+            .expect("the vlab binary starts");
+        let stdout = child.stdout.take().unwrap();
+        let mut lines = BufReader::new(stdout).lines();
+        let base = loop {
+            let line = lines.next().expect("the server prints its address").unwrap();
+            if let Some(url) = line.strip_prefix("VLab is serving on ") {
+                break url.trim().to_owned();
+            }
+        };
+        // Keep reading its output so it never blocks on a full pipe.
+        std::thread::spawn(move || for _ in lines {});
+        Server { child, base }
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+async fn call(
+    http: &reqwest::Client,
+    method: reqwest::Method,
+    url: String,
+    token: Option<&str>,
+    body: Value,
+) -> (u16, Value) {
+    let mut request = http.request(method, url).json(&body);
+    if let Some(token) = token {
+        request = request.bearer_auth(token);
+    }
+    let response = request.send().await.unwrap();
+    let status = response.status().as_u16();
+    let text = response.text().await.unwrap();
+    (status, if text.is_empty() { Value::Null } else { serde_json::from_str(&text).unwrap() })
+}
+
+#[tokio::test]
+async fn labs_settings_and_sessions_survive_a_restart() {
+    let dir = std::env::temp_dir().join(format!("vlab-restart-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let db = dir.join("vlab.db");
+    let _ = std::fs::remove_file(&db);
+    let http = reqwest::Client::new();
+    use reqwest::Method;
+
+    let (lab, code, instructor, student) = {
+        let server = Server::start(&db);
+        let (status, created) = call(
+            &http,
+            Method::POST,
+            format!("{}/api/labs", server.base),
+            Some(KEY),
+            json!({ "name": "Robotics 2", "scene": "diffbot" }),
+        )
+        .await;
+        assert_eq!(status, 201, "{created}");
+        let lab = created["id"].as_str().unwrap().to_owned();
+        let code = created["join_code"].as_str().unwrap().to_owned();
+        let instructor = created["instructor_token"].as_str().unwrap().to_owned();
+        let (status, joined) = call(
+            &http,
+            Method::POST,
+            format!("{}/api/join", server.base),
+            None,
+            json!({ "join_code": code, "name": "Ana" }),
+        )
+        .await;
+        assert_eq!(status, 200, "{joined}");
+        let (status, _) = call(
+            &http,
+            Method::PATCH,
+            format!("{}/api/labs/{lab}/settings", server.base),
+            Some(&instructor),
+            json!({ "robot_quota": 2, "uploads_locked": true }),
+        )
+        .await;
+        assert_eq!(status, 200);
+        (lab, code, instructor, joined["token"].as_str().unwrap().to_owned())
+    };
+
+    let server = Server::start(&db);
+    let (status, summary) =
+        call(&http, Method::GET, format!("{}/api/labs/{lab}", server.base), Some(&instructor), Value::Null).await;
+    assert_eq!(status, 200, "the lab is back: {summary}");
+    assert_eq!(summary["join_code"], code.as_str(), "with its code, for its instructor");
+    assert_eq!(summary["settings"]["robot_quota"], 2);
+    assert_eq!(summary["settings"]["uploads_locked"], true);
+    assert_eq!(summary["robots"], json!(["diffbot"]), "and its scene");
+    let (_, people) =
+        call(&http, Method::GET, format!("{}/api/labs/{lab}/participants", server.base), None, Value::Null).await;
+    assert_eq!(people[1]["name"], "Ana");
+    // Ana's token still makes her Ana: uploads are locked for students, and she is told
+    // so (a stranger would be told their token is unknown).
+    let (status, reply) = call(
+        &http,
+        Method::DELETE,
+        format!("{}/api/labs/{lab}/robots/diffbot", server.base),
+        Some(&student),
+        Value::Null,
+    )
+    .await;
+    assert_eq!(status, 403, "known, but not the owner: {reply}");
+    drop(server);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
