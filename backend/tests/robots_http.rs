@@ -211,3 +211,26 @@ fn error_reply(received: &Received) -> Option<(ErrorCode, String)> {
         _ => None,
     }
 }
+
+#[tokio::test]
+async fn keys_arrive_in_the_order_sent_and_are_released_when_the_page_goes() {
+    let server = TestServer::start(false).await;
+    let mut instructor = server.connect("demo", Some(TOKEN)).await;
+    instructor.join_sequence().await;
+    for i in 0..30 {
+        let keys = if i % 2 == 0 { vec!["A".to_owned(), format!("K{i}")] } else { vec![] };
+        instructor.send(&ClientMsg::Keys { robot: "rover_green".into(), keys }).await;
+    }
+    instructor.send(&ClientMsg::Keys { robot: "rover_green".into(), keys: vec!["Z".into()] }).await;
+    // The pong comes after the server has read (and queued) every message before it.
+    instructor.send(&ClientMsg::Ping { nonce: 7 }).await;
+    instructor.until(|r| matches!(r, Received::Json(ServerMsg::Pong { nonce: 7 })).then_some(())).await;
+    assert_eq!(report(&server, "rover_green").await.keys, ["Z"], "the last keys sent win");
+
+    drop(instructor);
+    let deadline = std::time::Instant::now() + common::PATIENCE;
+    while !report(&server, "rover_green").await.keys.is_empty() {
+        assert!(std::time::Instant::now() < deadline, "the keys of a closed page were never released");
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+}

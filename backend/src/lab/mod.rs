@@ -367,13 +367,16 @@ impl LabHandle {
 
     /// Sends a time-control command and waits until it took effect.
     pub async fn control(&self, action: ControlAction) -> Result<LabState, LabError> {
-        let (reply, answer) = oneshot::channel();
-        self.commands
-            .lock()
-            .expect("command lock")
-            .send(LabCommand::Control { action, reply })
-            .map_err(|_| LabError::Unavailable(self.id.clone()))?;
+        let answer = self.send_control(action)?;
         answer.await.map_err(|_| LabError::Unavailable(self.id.clone()))
+    }
+
+    /// Queues a time-control command now (commands from one caller keep their order)
+    /// and gives the receiver of the resulting state, to await elsewhere.
+    pub fn send_control(&self, action: ControlAction) -> Result<oneshot::Receiver<LabState>, LabError> {
+        let (reply, answer) = oneshot::channel();
+        self.send(LabCommand::Control { action, reply })?;
+        Ok(answer)
     }
 
     /// The seed of the lab's random generator.
@@ -456,9 +459,20 @@ impl LabHandle {
 
     /// Sets the keys held for robot `robot`. `None` when the lab has no such robot.
     pub async fn set_keys(&self, robot: &str, keys: Vec<String>) -> Result<Option<Result<(), KeysError>>, LabError> {
+        let answer = self.send_keys(robot, keys)?;
+        answer.await.map_err(|_| LabError::Unavailable(self.id.clone()))
+    }
+
+    /// Queues new keys for robot `robot` now (one page's key changes keep their order)
+    /// and gives the receiver of the outcome.
+    pub fn send_keys(
+        &self,
+        robot: &str,
+        keys: Vec<String>,
+    ) -> Result<oneshot::Receiver<Option<Result<(), KeysError>>>, LabError> {
         let (reply, answer) = oneshot::channel();
         self.send(LabCommand::Keys { robot: robot.to_owned(), keys, reply })?;
-        answer.await.map_err(|_| LabError::Unavailable(self.id.clone()))
+        Ok(answer)
     }
 
     /// A view of the robot reports a connection asks for.

@@ -5,6 +5,7 @@
 //! concurrently. A slow client only delays itself: its frames are merged in its slot
 //! (see [`crate::lab::hub`]) and its events resynchronised if it lags.
 
+use std::collections::BTreeSet;
 use std::sync::Arc;
 
 use axum::extract::ws::{CloseFrame, Message, Utf8Bytes, WebSocket, WebSocketUpgrade};
@@ -67,15 +68,26 @@ async fn session(mut socket: WebSocket, app: Arc<AppState>, lab_id: String, hand
     };
     tracing::info!(lab = %lab_id, ?caller, "viewer connected");
     lab.connected(caller);
-    if let Err(reason) = serve(socket, &lab, caller).await {
+    let mut driving = BTreeSet::new();
+    if let Err(reason) = serve(socket, &lab, caller, &mut driving).await {
         tracing::debug!(lab = %lab_id, %reason, "viewer connection ended");
+    }
+    // A page that goes away lets go of the keys it held: a robot must not drive on
+    // because its owner closed the tab with a key down.
+    for robot in driving {
+        let _ = lab.set_keys(&robot, Vec::new()).await;
     }
     lab.disconnected(caller);
     tracing::info!(lab = %lab_id, "viewer disconnected");
 }
 
 /// The connection's main loop; returns why it ended.
-async fn serve(socket: WebSocket, lab: &Arc<LabHandle>, caller: Caller) -> Result<(), String> {
+async fn serve(
+    socket: WebSocket,
+    lab: &Arc<LabHandle>,
+    caller: Caller,
+    driving: &mut BTreeSet<String>,
+) -> Result<(), String> {
     let subscription = lab.subscribe();
     let (mut sink, mut stream) = socket.split();
     let hello = ServerMsg::Hello {
@@ -143,7 +155,7 @@ async fn serve(socket: WebSocket, lab: &Arc<LabHandle>, caller: Caller) -> Resul
                 Some(Err(e)) => return Err(e.to_string()),
                 Some(Ok(Message::Close(_))) => return Ok(()),
                 Some(Ok(Message::Text(text))) => {
-                    if let Some(reply) = handle_client_text(text.as_str(), lab, caller, &mut telemetry, &replies_tx) {
+                    if let Some(reply) = handle_client_text(text.as_str(), lab, caller, &mut telemetry, driving, &replies_tx) {
                         send(&mut sink, json_message(&reply)).await?;
                     }
                 }
@@ -165,6 +177,7 @@ fn handle_client_text(
     lab: &Arc<LabHandle>,
     caller: Caller,
     telemetry: &mut Watcher,
+    driving: &mut BTreeSet<String>,
     replies: &mpsc::UnboundedSender<ServerMsg>,
 ) -> Option<ServerMsg> {
     if text.len() > MAX_CLIENT_TEXT_BYTES {
@@ -216,13 +229,24 @@ fn handle_client_text(
                 };
                 return Some(error(ErrorCode::Forbidden, reason));
             }
-            let (lab, replies) = (Arc::clone(lab), replies.clone());
+            if keys.is_empty() {
+                driving.remove(&robot);
+            } else {
+                driving.insert(robot.clone());
+            }
+            // Queued here, in the order the page sent them; only the outcome is awaited
+            // elsewhere.
+            let answer = match lab.send_keys(&robot, keys) {
+                Ok(answer) => answer,
+                Err(e) => return Some(error(ErrorCode::LabUnavailable, e.to_string())),
+            };
+            let replies = replies.clone();
             tokio::spawn(async move {
-                let failure = match lab.set_keys(&robot, keys).await {
+                let failure = match answer.await {
                     Ok(Some(Ok(()))) => None,
                     Ok(Some(Err(e))) => Some(error(ErrorCode::InvalidArgument, e.to_string())),
                     Ok(None) => Some(no_robot(&robot)),
-                    Err(e) => Some(error(ErrorCode::LabUnavailable, e.to_string())),
+                    Err(_) => Some(error(ErrorCode::LabUnavailable, "the lab stopped")),
                 };
                 if let Some(failure) = failure {
                     let _ = replies.send(failure);
@@ -237,11 +261,16 @@ fn handle_client_text(
             if let Err(reason) = command.validate() {
                 return Some(error(ErrorCode::InvalidArgument, reason));
             }
-            let lab = Arc::clone(lab);
+            // Queued at once, so one page's commands reach the lab in the order sent;
+            // a `step N` may take a while, so its end is awaited in a task.
+            let answer = match lab.send_control(command) {
+                Ok(answer) => answer,
+                Err(e) => return Some(error(ErrorCode::LabUnavailable, e.to_string())),
+            };
             let replies = replies.clone();
             tokio::spawn(async move {
-                if let Err(e) = lab.control(command).await {
-                    let _ = replies.send(error(ErrorCode::LabUnavailable, e.to_string()));
+                if answer.await.is_err() {
+                    let _ = replies.send(error(ErrorCode::LabUnavailable, "the lab stopped"));
                 }
             });
             None
