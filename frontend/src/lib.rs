@@ -9,6 +9,7 @@
 //! (use `performance.now()`), and every callback handed to JS must outlive its use.
 
 pub mod asset_cache;
+pub mod classroom;
 pub mod clock;
 pub mod connection_state;
 pub mod inspector;

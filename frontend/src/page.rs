@@ -58,6 +58,54 @@ impl PageParams {
     }
 }
 
+/// What the page URL shows: the landing page (no lab named), the create page
+/// (`?create`), or a lab.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Route {
+    /// What VLab is, the open labs, the join form.
+    Landing,
+    /// The instructor's form that creates a lab.
+    Create,
+    /// A lab's live view.
+    Lab(PageParams),
+}
+
+impl Route {
+    /// Reads `location.search`: `?create` wins, then a non-empty `lab`, else the landing page.
+    pub fn from_query(search: &str) -> Route {
+        let mut has_lab = false;
+        for pair in search.trim_start_matches('?').split('&') {
+            let (key, value) = pair.split_once('=').unwrap_or((pair, ""));
+            match percent_decode(key).as_str() {
+                "create" => return Route::Create,
+                "lab" if !percent_decode(value).is_empty() => has_lab = true,
+                _ => {}
+            }
+        }
+        if has_lab { Route::Lab(PageParams::from_query(search)) } else { Route::Landing }
+    }
+}
+
+/// `?lab=<lab>[&token=<token>]`: the query of a lab's page.
+pub fn lab_query(lab: &str, token: Option<&str>) -> String {
+    let mut query = format!("?lab={}", percent_encode(lab));
+    if let Some(token) = token {
+        query.push_str("&token=");
+        query.push_str(&percent_encode(token));
+    }
+    query
+}
+
+/// `/api/labs/<lab>` and what hangs under it (`suffix` starts with `/`, or is empty).
+pub fn lab_api_path(lab: &str, suffix: &str) -> String {
+    format!("/api/labs/{}{suffix}", percent_encode(lab))
+}
+
+/// `/api/labs/<lab>/robots/<robot><suffix>`.
+pub fn robot_api_path(lab: &str, robot: &str, suffix: &str) -> String {
+    format!("/api/labs/{}/robots/{}{suffix}", percent_encode(lab), percent_encode(robot))
+}
+
 /// Decodes `%XX` escapes and `+` (a space in query strings); malformed escapes stay as they are.
 fn percent_decode(text: &str) -> String {
     let bytes = text.as_bytes();
@@ -130,6 +178,23 @@ mod tests {
             instructor.websocket_url(true, "vlab.example"),
             format!("wss://vlab.example/ws/labs/my%20lab?protocol={PROTOCOL_VERSION}&token=t%2Fk%2Bn")
         );
+    }
+
+    #[test]
+    fn routes_follow_the_query() {
+        assert_eq!(Route::from_query(""), Route::Landing);
+        assert_eq!(Route::from_query("?lab="), Route::Landing);
+        assert_eq!(Route::from_query("?token=abc"), Route::Landing);
+        assert_eq!(Route::from_query("?create"), Route::Create);
+        assert_eq!(Route::from_query("?lab=demo&create="), Route::Create);
+        assert_eq!(
+            Route::from_query("?lab=demo&token=t"),
+            Route::Lab(PageParams { lab: "demo".into(), token: Some("t".into()) })
+        );
+        assert_eq!(lab_query("my lab", Some("a+b")), "?lab=my%20lab&token=a%2Bb");
+        assert_eq!(lab_query("demo", None), "?lab=demo");
+        assert_eq!(lab_api_path("a b", "/settings"), "/api/labs/a%20b/settings");
+        assert_eq!(robot_api_path("demo", "bot/1", "/reset"), "/api/labs/demo/robots/bot%2F1/reset");
     }
 
     #[test]

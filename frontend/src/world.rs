@@ -133,6 +133,29 @@ impl World {
         Some(framed)
     }
 
+    /// Where `robot`'s main body (the first body carrying its name) is now; `None`
+    /// when the scene has no such robot.
+    pub fn robot_position(&self, robot: &str) -> Option<[f32; 3]> {
+        let snapshot = self.snapshot.as_ref()?;
+        let index = snapshot.bodies.iter().position(|body| body.robot.as_deref() == Some(robot))?;
+        self.poses.get(index).map(|pose| pose.position)
+    }
+
+    /// The floor's extent `[min_x, min_z, max_x, max_z]` (the fixed bodies' box) and
+    /// where every moving body stands (x, z): what a free spot for a new robot avoids.
+    pub fn floor_and_occupied(&self) -> Option<([f32; 4], Vec<[f32; 2]>)> {
+        let room = self.bounds_where(|body| body.fixed)?;
+        let snapshot = self.snapshot.as_ref()?;
+        let occupied = snapshot
+            .bodies
+            .iter()
+            .zip(&self.poses)
+            .filter(|(body, _)| !body.fixed)
+            .map(|(_, pose)| [pose.position[0], pose.position[2]])
+            .collect();
+        Some(([room.min[0], room.min[2], room.max[0], room.max[2]], occupied))
+    }
+
     fn bounds_where(&self, include: impl Fn(&BodyView) -> bool) -> Option<Aabb> {
         let snapshot = self.snapshot.as_ref()?;
         let mut bounds: Option<Aabb> = None;
@@ -191,6 +214,24 @@ mod tests {
     }
     use super::*;
     use vlab_protocol::{BodyId, BodyPose, Material, PartView};
+
+    #[test]
+    fn a_robot_is_found_by_its_first_body_and_moving_bodies_occupy_the_floor() {
+        let mut floor = body(0, Shape::Box { half_extents: [6.0, 0.05, 6.0] }, [6.0, 0.0, 6.0]);
+        floor.fixed = true;
+        let mut chassis = body(1, Shape::Sphere { radius: 0.1 }, [2.0, 0.1, 3.0]);
+        chassis.robot = Some("bot".into());
+        let mut wheel = body(2, Shape::Sphere { radius: 0.03 }, [2.0, 0.03, 3.2]);
+        wheel.robot = Some("bot".into());
+        let mut world = World::default();
+        assert_eq!(world.robot_position("bot"), None);
+        world.apply_snapshot(SceneSnapshot { epoch: 1, sky: [0, 0, 0], bodies: vec![floor, chassis, wheel] });
+        assert_eq!(world.robot_position("bot"), Some([2.0, 0.1, 3.0]));
+        assert_eq!(world.robot_position("other"), None);
+        let (area, occupied) = world.floor_and_occupied().unwrap();
+        assert_eq!(area, [0.0, 0.0, 12.0, 12.0]);
+        assert_eq!(occupied, vec![[2.0, 3.0], [2.0, 3.2]]);
+    }
 
     fn body(id: u32, shape: Shape, position: [f32; 3]) -> BodyView {
         BodyView {
