@@ -6,6 +6,7 @@
 //! must survive a restart. The browser app and test clients only ever see the types
 //! of `vlab-protocol`.
 
+pub mod controller;
 pub mod lab;
 pub mod net;
 pub mod robot;

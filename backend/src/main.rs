@@ -10,7 +10,7 @@ use clap::{Parser, Subcommand};
 use rand::Rng;
 use tracing_subscriber::EnvFilter;
 use vlab_backend::lab::Labs;
-use vlab_backend::net::{self, AppState, classroom};
+use vlab_backend::net::{self, AppState, classroom, scene_upload};
 use vlab_backend::scene::demo_scene;
 use vlab_backend::store::{LabRecord, LabScene, Store};
 
@@ -95,6 +95,14 @@ async fn serve(args: ServeArgs) -> anyhow::Result<()> {
         match opened {
             Ok(lab) => state.labs.insert(lab),
             Err(e) => tracing::error!(lab = %record.id, error = %e, "a stored lab could not be opened again"),
+        }
+    }
+    // What was uploaded into each lab (and removed from it), done again in order.
+    for lab in state.labs.all() {
+        for insertion in store.insertions(lab.id())? {
+            if let Err(e) = scene_upload::replay(&state, &lab, insertion).await {
+                tracing::error!(lab = %lab.id(), error = %e, "an upload kept from before could not be done again");
+            }
         }
     }
     let state = Arc::new(AppState { store: Some(std::sync::Mutex::new(store)), ..state });

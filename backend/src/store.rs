@@ -1,5 +1,7 @@
 //! What must survive a restart, in one SQLite file: the labs (their instructor tokens,
-//! join codes, scenes and settings) and the sessions of the students who joined them.
+//! join codes, scenes and settings), the sessions of the students who joined them, and
+//! every scene and robot uploaded into a lab (and every robot removed), in order, so a
+//! restart rebuilds each lab as it was set up.
 //!
 //! SQLite through `rusqlite` (bundled): a classroom server gets persistence with no
 //! other service to install, and the file can be copied or inspected with standard
@@ -30,7 +32,7 @@ pub enum StoreError {
     },
 }
 
-const SCHEMA_VERSION: i64 = 2;
+const SCHEMA_VERSION: i64 = 3;
 
 /// A lab as stored.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -61,6 +63,29 @@ pub enum LabScene {
     Library(String),
     /// Text uploaded when the lab was created.
     Source(String),
+}
+
+/// Something done to a lab's scene after it opened, kept to be done again at restart.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Insertion {
+    /// A scene or robots uploaded: the files as they came, and who owns the robots.
+    Upload {
+        /// The owner of the robots (`None`: the lab's own, from the instructor's scene).
+        owner: Option<(u32, String)>,
+        /// The main file's name.
+        main_name: String,
+        /// Its text.
+        main_text: String,
+        /// Included files, by name.
+        files: std::collections::BTreeMap<String, String>,
+        /// Meshes and textures, by name.
+        assets: std::collections::BTreeMap<String, Vec<u8>>,
+    },
+    /// A robot taken out.
+    Removal {
+        /// Its name.
+        robot: String,
+    },
 }
 
 /// A student's session in a lab.
@@ -149,7 +174,120 @@ impl Store {
                 )
                 .map_err(self.sqlite())?;
         }
+        if version < 3 {
+            self.connection
+                .execute_batch(
+                    "BEGIN;
+                     CREATE TABLE IF NOT EXISTS insertions (
+                         seq        INTEGER PRIMARY KEY AUTOINCREMENT,
+                         lab        TEXT NOT NULL,
+                         kind       TEXT NOT NULL,
+                         owner_id   INTEGER,
+                         owner_name TEXT,
+                         main_name  TEXT NOT NULL DEFAULT '',
+                         main_text  TEXT NOT NULL DEFAULT '',
+                         files      TEXT NOT NULL DEFAULT '{}',
+                         robot      TEXT NOT NULL DEFAULT ''
+                     );
+                     CREATE TABLE IF NOT EXISTS insertion_assets (
+                         seq   INTEGER NOT NULL REFERENCES insertions(seq),
+                         name  TEXT NOT NULL,
+                         bytes BLOB NOT NULL,
+                         PRIMARY KEY (seq, name)
+                     );
+                     PRAGMA user_version = 3;
+                     COMMIT;",
+                )
+                .map_err(self.sqlite())?;
+        }
         Ok(())
+    }
+
+    /// Appends what was done to lab `lab`'s scene.
+    pub fn record_insertion(&mut self, lab: &str, insertion: &Insertion) -> Result<(), StoreError> {
+        let path = self.path.clone();
+        let sqlite = move |source| StoreError::Sqlite { path: path.clone(), source };
+        let transaction = self.connection.transaction().map_err(&sqlite)?;
+        match insertion {
+            Insertion::Upload { owner, main_name, main_text, files, assets } => {
+                let files = serde_json::to_string(files).expect("file maps serialise");
+                transaction
+                    .execute(
+                        "INSERT INTO insertions (lab, kind, owner_id, owner_name, main_name, main_text, files)
+                         VALUES (?1, 'upload', ?2, ?3, ?4, ?5, ?6)",
+                        params![
+                            lab,
+                            owner.as_ref().map(|o| o.0),
+                            owner.as_ref().map(|o| &o.1),
+                            main_name,
+                            main_text,
+                            files
+                        ],
+                    )
+                    .map_err(&sqlite)?;
+                let seq = transaction.last_insert_rowid();
+                for (name, bytes) in assets {
+                    transaction
+                        .execute(
+                            "INSERT INTO insertion_assets (seq, name, bytes) VALUES (?1, ?2, ?3)",
+                            params![seq, name, bytes],
+                        )
+                        .map_err(&sqlite)?;
+                }
+            }
+            Insertion::Removal { robot } => {
+                transaction
+                    .execute(
+                        "INSERT INTO insertions (lab, kind, robot) VALUES (?1, 'removal', ?2)",
+                        params![lab, robot],
+                    )
+                    .map_err(&sqlite)?;
+            }
+        }
+        transaction.commit().map_err(&sqlite)
+    }
+
+    /// What was done to lab `lab`'s scene, in order.
+    pub fn insertions(&self, lab: &str) -> Result<Vec<Insertion>, StoreError> {
+        let mut statement = self
+            .connection
+            .prepare(
+                "SELECT seq, kind, owner_id, owner_name, main_name, main_text, files, robot
+                 FROM insertions WHERE lab = ?1 ORDER BY seq",
+            )
+            .map_err(self.sqlite())?;
+        type Row = (i64, String, Option<u32>, Option<String>, String, String, String, String);
+        let rows: Vec<Row> = statement
+            .query_map(params![lab], |r| {
+                Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?, r.get(5)?, r.get(6)?, r.get(7)?))
+            })
+            .map_err(self.sqlite())?
+            .collect::<Result<_, _>>()
+            .map_err(self.sqlite())?;
+        let mut assets = self
+            .connection
+            .prepare("SELECT name, bytes FROM insertion_assets WHERE seq = ?1")
+            .map_err(self.sqlite())?;
+        let mut insertions = Vec::new();
+        for (seq, kind, owner_id, owner_name, main_name, main_text, files, robot) in rows {
+            if kind == "removal" {
+                insertions.push(Insertion::Removal { robot });
+                continue;
+            }
+            let assets = assets
+                .query_map(params![seq], |r| Ok((r.get::<_, String>(0)?, r.get::<_, Vec<u8>>(1)?)))
+                .map_err(self.sqlite())?
+                .collect::<Result<_, _>>()
+                .map_err(self.sqlite())?;
+            insertions.push(Insertion::Upload {
+                owner: owner_id.zip(owner_name),
+                main_name,
+                main_text,
+                files: serde_json::from_str(&files).unwrap_or_default(),
+                assets,
+            });
+        }
+        Ok(insertions)
     }
 
     /// Every lab that was not closed.
@@ -286,6 +424,18 @@ mod tests {
         let session = SessionRecord { lab: "demo".into(), user: 1, name: "Ana".into(), token: "s3cret".into() };
         store.save_session(&session).unwrap();
         assert_eq!(store.sessions("demo").unwrap(), vec![session]);
+        let upload = Insertion::Upload {
+            owner: Some((1, "Ana".into())),
+            main_name: "bot.vlab".into(),
+            main_text: "robot r { body { b { shape box(1,1,1); } } }".into(),
+            files: [("inc.vlab".to_owned(), "// nothing".to_owned())].into(),
+            assets: [("wheel.obj".to_owned(), vec![0u8, 1, 2, 255])].into(),
+        };
+        let mut store = store;
+        store.record_insertion("demo", &upload).unwrap();
+        store.record_insertion("demo", &Insertion::Removal { robot: "r".into() }).unwrap();
+        assert_eq!(store.insertions("demo").unwrap(), vec![upload, Insertion::Removal { robot: "r".into() }]);
+        assert!(store.insertions("other").unwrap().is_empty());
         std::fs::remove_dir_all(&dir).unwrap();
     }
 

@@ -1,6 +1,7 @@
 //! What a class keeps when the server restarts: the real `vlab` binary, stopped and
 //! started again on the same database. Labs created over HTTP come back with their
-//! join codes, settings and instructor tokens; students' sessions stay valid.
+//! join codes, settings, instructor tokens, uploaded scenes and students' robots (and
+//! without the robots removed); students' sessions stay valid.
 
 use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, Stdio};
@@ -94,6 +95,35 @@ async fn labs_settings_and_sessions_survive_a_restart() {
         )
         .await;
         assert_eq!(status, 200, "{joined}");
+        let ana = joined["token"].as_str().unwrap().to_owned();
+        // Ana adds two robots, the instructor a crate; one of Ana's robots is removed.
+        for suffix in ["_ana", "_ana2"] {
+            let response = http
+                .post(format!("{}/api/labs/{lab}/robots", server.base))
+                .bearer_auth(&ana)
+                .body(format!("include \"diffbot_robot.vlab\"; call diffbot(\"{suffix}\", 1, 1, 0);"))
+                .send()
+                .await
+                .unwrap();
+            assert_eq!(response.status().as_u16(), 200, "{}", response.text().await.unwrap());
+        }
+        let response = http
+            .post(format!("{}/api/labs/{lab}/scene", server.base))
+            .bearer_auth(&instructor)
+            .body("crate_1 { shape box(0.2, 0.2, 0.2); pos(2, 0.5, 2); }")
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(response.status().as_u16(), 200);
+        let (status, _) = call(
+            &http,
+            Method::DELETE,
+            format!("{}/api/labs/{lab}/robots/diffbot_ana2", server.base),
+            Some(&ana),
+            Value::Null,
+        )
+        .await;
+        assert_eq!(status, 204);
         let (status, _) = call(
             &http,
             Method::PATCH,
@@ -113,7 +143,19 @@ async fn labs_settings_and_sessions_survive_a_restart() {
     assert_eq!(summary["join_code"], code.as_str(), "with its code, for its instructor");
     assert_eq!(summary["settings"]["robot_quota"], 2);
     assert_eq!(summary["settings"]["uploads_locked"], true);
-    assert_eq!(summary["robots"], json!(["diffbot"]), "and its scene");
+    assert_eq!(summary["robots"], json!(["diffbot", "diffbot_ana"]), "its scene, Ana's robot, not the removed one");
+    let (_, robot) =
+        call(&http, Method::GET, format!("{}/api/labs/{lab}/robots/diffbot_ana", server.base), None, Value::Null).await;
+    assert_eq!(robot["owner"], "Ana", "still hers");
+    let (status, _) = call(
+        &http,
+        Method::POST,
+        format!("{}/api/labs/{lab}/objects/crate_1/move", server.base),
+        Some(&instructor),
+        json!({"position": [3, 0.5, 3]}),
+    )
+    .await;
+    assert_eq!(status, 204, "the instructor's crate is back too");
     let (_, people) =
         call(&http, Method::GET, format!("{}/api/labs/{lab}/participants", server.base), None, Value::Null).await;
     assert_eq!(people[1]["name"], "Ana");

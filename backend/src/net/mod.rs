@@ -9,7 +9,7 @@ pub mod classroom;
 mod error;
 mod http;
 mod robots;
-mod scene_upload;
+pub mod scene_upload;
 mod ws;
 
 use std::path::PathBuf;

@@ -73,6 +73,12 @@ pub async fn remove_robot(
     if !lab.remove_robot(&robot).await? {
         return Err(no_robot(lab.id(), &robot));
     }
+    if let Some(store) = &app.store {
+        let removal = crate::store::Insertion::Removal { robot: robot.clone() };
+        if let Err(e) = store.lock().expect("store lock").record_insertion(lab.id(), &removal) {
+            tracing::error!(lab = %lab.id(), error = %e, "could not keep a removal for restarts");
+        }
+    }
     tracing::info!(lab = %lab.id(), %robot, "robot removed");
     Ok(StatusCode::NO_CONTENT)
 }

@@ -20,6 +20,7 @@ use super::http::find_lab;
 use super::{AppError, AppState};
 use crate::lab::{Caller, LabHandle, Owner};
 use crate::scene::{DirLoader, LoadError, Options, SceneError, SceneModel, SourceLoader, interpret};
+use crate::store::Insertion;
 
 /// Largest upload (scene text and every file of a bundle together).
 pub const MAX_SCENE_UPLOAD_BYTES: usize = 4 * 1024 * 1024;
@@ -77,7 +78,7 @@ pub async fn upload_scene(
     let lab = find_lab(&app, &lab)?;
     require_instructor(&lab, &headers, "insert scenes")?;
     let bundle = read_bundle(&headers, request).await?;
-    interpret_and_insert(&app, &lab, bundle, None).await
+    interpret_and_insert(&app, &lab, bundle, None, Keep::Record).await
 }
 
 /// `POST /api/labs/{lab}/robots`: a participant adds robots (a `.vlab` description
@@ -99,7 +100,40 @@ pub async fn upload_robots(
     }
     let bundle = read_bundle(&headers, request).await?;
     let owner = Owner { id: user, name: lab.name_of(user).unwrap_or_default() };
-    interpret_and_insert(&app, &lab, bundle, Some((owner, caller))).await
+    interpret_and_insert(&app, &lab, bundle, Some((owner, caller)), Keep::Record).await
+}
+
+/// Whether an insertion goes into the store (not when it is being replayed from it).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Keep {
+    Record,
+    Replay,
+}
+
+/// Does again, at start-up, an upload the store kept: the same files interpreted with
+/// the lab's seed, owned by the same participant. Returns why it failed, if it did.
+pub async fn replay(app: &AppState, lab: &Arc<LabHandle>, insertion: Insertion) -> Result<(), String> {
+    match insertion {
+        Insertion::Removal { robot } => match lab.remove_robot(&robot).await {
+            Ok(_) => Ok(()),
+            Err(e) => Err(e.to_string()),
+        },
+        Insertion::Upload { owner, main_name, main_text, files, assets } => {
+            let bundle = Bundle {
+                main_name,
+                main_text,
+                files: files.into_iter().collect(),
+                assets: assets.into_iter().map(|(name, bytes)| (name, Bytes::from(bytes))).collect(),
+            };
+            // Accepted once already: no quota or lock applies again.
+            let owner = owner.map(|(id, name)| (Owner { id, name }, Caller::Instructor));
+            match interpret_and_insert(app, lab, bundle, owner, Keep::Replay).await {
+                Ok((StatusCode::OK, _)) => Ok(()),
+                Ok((status, Json(reply))) => Err(format!("{status}: {:?}", reply.errors)),
+                Err(e) => Err(e.to_string()),
+            }
+        }
+    }
 }
 
 /// Interprets `bundle` with the lab's seed and inserts it; with an owner, only robots
@@ -109,6 +143,7 @@ async fn interpret_and_insert(
     lab: &Arc<LabHandle>,
     bundle: Bundle,
     owner: Option<(Owner, Caller)>,
+    keep: Keep,
 ) -> Result<(StatusCode, Json<SceneUploadReply>), AppError> {
     let library = DirLoader { scenes: app.scenes_dir.clone(), assets: Some(app.assets_dir.clone()) };
     let seed = lab.seed();
@@ -171,8 +206,23 @@ async fn interpret_and_insert(
         reply.errors.push(SourceMessage { file: bundle.main_name.clone(), line: 1, col: 1, message });
         return Ok((status, Json(reply)));
     }
-    match lab.insert(interpretation.model, owner.map(|(owner, _)| owner)).await? {
+    let owner = owner.map(|(owner, _)| owner);
+    let stored_owner = owner.as_ref().map(|o| (o.id, o.name.clone()));
+    match lab.insert(interpretation.model, owner).await? {
         Ok(inserted) => {
+            if let (Some(store), Keep::Record) = (&app.store, keep) {
+                let upload = Insertion::Upload {
+                    owner: stored_owner,
+                    main_name: bundle.main_name.clone(),
+                    main_text: bundle.main_text.clone(),
+                    files: bundle.files.iter().map(|(k, v)| (k.clone(), v.clone())).collect(),
+                    assets: bundle.assets.iter().map(|(k, v)| (k.clone(), v.to_vec())).collect(),
+                };
+                // Inserted is inserted: a store that fails now costs the restart, not the class.
+                if let Err(e) = store.lock().expect("store lock").record_insertion(lab.id(), &upload) {
+                    tracing::error!(lab = %lab.id(), error = %e, "could not keep an upload for restarts");
+                }
+            }
             app.uploaded_assets.add(lab.id(), served);
             reply.ok = true;
             reply.inserted =

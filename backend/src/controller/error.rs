@@ -1,0 +1,74 @@
+//! Why a program could not start or was stopped: each failure a student can meet, with a
+//! sentence they understand.
+
+use thiserror::Error;
+
+/// Why a robot program could not start, or stopped.
+#[derive(Clone, Debug, PartialEq, Eq, Error)]
+pub enum ProgramError {
+    /// No usable Python interpreter on the server.
+    #[error("cannot run Python programs on this server: {0}")]
+    NoInterpreter(String),
+    /// The sandbox cannot be enforced here: the program is refused rather than run
+    /// unconfined.
+    #[error("refused to start the program: the sandbox cannot be enforced on this server ({0})")]
+    SandboxUnavailable(String),
+    /// The program's files are not acceptable (names, sizes).
+    #[error("invalid program: {0}")]
+    InvalidProgram(String),
+    /// Starting the process failed (an operating-system error).
+    #[error("could not start the program: {0}")]
+    Start(String),
+    /// The program raised an exception it did not catch.
+    #[error("stopped: the program raised an exception\n{traceback}")]
+    Raised {
+        /// The traceback, limited to the program's own files, with line numbers.
+        traceback: String,
+    },
+    /// It used up its CPU time.
+    #[error("stopped: used more than {secs} s of CPU")]
+    CpuLimit {
+        /// The limit, seconds of CPU time.
+        secs: u64,
+    },
+    /// It asked for more memory than allowed.
+    #[error("stopped: ran out of memory (limit {mib} MiB)")]
+    OutOfMemory {
+        /// The limit, MiB of address space.
+        mib: u64,
+    },
+    /// It printed more than allowed in one control step.
+    #[error("stopped: printed more than {bytes} bytes")]
+    OutputFlood {
+        /// The limit, bytes per control step.
+        bytes: usize,
+    },
+    /// It did not answer a step in time (an endless loop, or too much work per step).
+    #[error("stopped: did not answer within {ms} ms")]
+    Timeout {
+        /// The budget, milliseconds.
+        ms: u128,
+    },
+    /// The process exited on its own with a failure code.
+    #[error("stopped: exited with code {code}")]
+    Exited {
+        /// The exit code.
+        code: i32,
+    },
+    /// The process was killed by a signal (a crash in C code, a stack overflow).
+    #[error("stopped: crashed ({signal})")]
+    Crashed {
+        /// The signal's name.
+        signal: String,
+    },
+    /// The program's main file ended (it returned instead of looping on `robot.step()`).
+    #[error("the program ended")]
+    Ended,
+    /// It wrote something that is not the protocol (for instance straight to its file
+    /// descriptor 1).
+    #[error("stopped: broke the lab protocol ({0})")]
+    Protocol(String),
+    /// The program was stopped by the lab: nothing more can be asked of it.
+    #[error("the program was stopped")]
+    Stopped,
+}

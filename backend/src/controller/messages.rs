@@ -1,0 +1,177 @@
+//! The lockstep protocol between the lab and a robot program: one JSON object per line,
+//! version [`PROTOCOL_VERSION`]. See the module documentation of [`crate::controller`]
+//! and `docs/programs.md` for the conversation.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+use vlab_protocol::{ActuatorCommand, ActuatorCommands, RobotReport, SensorValue};
+
+/// The version of the lab ↔ program protocol. A program that answers another version
+/// is refused.
+pub const PROTOCOL_VERSION: u32 = 1;
+
+/// A sensor or an actuator as the program is told about it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PartInfo {
+    /// Its name within the robot (`GPS1`, `Motor1`).
+    pub name: String,
+    /// Its catalogue type (`SimpleGPS`, `SimpleMotor`, `DiffDrive`, ...).
+    pub kind: String,
+}
+
+/// Lab → program.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum LabMsg {
+    /// The first message: who the program drives and how often it is asked.
+    Hello {
+        /// [`PROTOCOL_VERSION`].
+        version: u32,
+        /// The robot's name in the lab.
+        robot: String,
+        /// Its sensors, in declaration order.
+        sensors: Vec<PartInfo>,
+        /// Its actuators, in declaration order.
+        actuators: Vec<PartInfo>,
+        /// The physics step, seconds of simulation time.
+        dt: f64,
+        /// Physics steps per control step (the program is asked every this many steps).
+        control_period: u32,
+        /// The lab's step when the program starts.
+        step: u64,
+        /// The lab's simulation time then, seconds.
+        time: f64,
+        /// Seed of the program's `random` module (a run is repeatable).
+        seed: u64,
+    },
+    /// One control step: the post-step readings the program reacts to.
+    Step {
+        /// The lab's step after which the readings were taken.
+        step: u64,
+        /// Simulation time then, seconds.
+        time: f64,
+        /// Every sensor's measured value by name (`null` before its first reading).
+        sensors: BTreeMap<String, Option<SensorValue>>,
+    },
+    /// The end: `robot.step()` returns `False`; the program answers with `done`.
+    Stop,
+}
+
+/// Where a console line came from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ConsoleSource {
+    /// `print(...)` (the program's `sys.stdout`).
+    Print,
+    /// `robot.log(...)`.
+    Log,
+    /// The program's `sys.stderr` or anything written to its file descriptor 2.
+    Stderr,
+}
+
+/// One line of a program's console.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ConsoleLine {
+    /// Where it came from.
+    pub source: ConsoleSource,
+    /// The line, without its newline (cut at 1000 characters by the program's side).
+    pub text: String,
+}
+
+/// Program → lab.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum ProgramMsg {
+    /// The answer to `hello`: commands set before the first `robot.step()`.
+    Ready {
+        /// [`PROTOCOL_VERSION`] as the program speaks it.
+        version: u32,
+        /// Commands by actuator name.
+        #[serde(default)]
+        commands: BTreeMap<String, ActuatorCommand>,
+        /// Console lines not sent yet.
+        #[serde(default)]
+        output: Vec<ConsoleLine>,
+    },
+    /// The answer to `step`: commands set before calling `robot.step()` again.
+    Commands {
+        /// The step it answers.
+        step: u64,
+        /// Commands by actuator name (only those set during this control step).
+        #[serde(default)]
+        commands: BTreeMap<String, ActuatorCommand>,
+        /// Console lines not sent yet.
+        #[serde(default)]
+        output: Vec<ConsoleLine>,
+    },
+    /// Console lines sent early (a program that prints a lot flushes every 4 KiB).
+    Output {
+        /// The lines.
+        output: Vec<ConsoleLine>,
+    },
+    /// The program raised an exception it did not catch, and ends.
+    Error {
+        /// `exception`, or `memory` for a `MemoryError`.
+        kind: String,
+        /// The traceback, limited to the program's own files.
+        traceback: String,
+        /// Console lines not sent yet.
+        #[serde(default)]
+        output: Vec<ConsoleLine>,
+    },
+    /// The program ended: its main file returned, or it answered `stop`.
+    Done {
+        /// Console lines not sent yet.
+        #[serde(default)]
+        output: Vec<ConsoleLine>,
+    },
+}
+
+/// The readings of one control step, as the lab sends them.
+#[derive(Clone, Debug, PartialEq)]
+pub struct StepInput {
+    /// The lab's step after which the readings were taken.
+    pub step: u64,
+    /// Simulation time then, seconds.
+    pub time_secs: f64,
+    /// Every sensor's measured value by name (`None` before its first reading).
+    pub sensors: BTreeMap<String, Option<SensorValue>>,
+}
+
+impl StepInput {
+    /// The measured readings of a robot's report.
+    pub fn from_report(report: &RobotReport) -> StepInput {
+        StepInput {
+            step: report.step,
+            time_secs: report.time,
+            sensors: report.sensors.iter().map(|s| (s.name.clone(), s.measured.clone())).collect(),
+        }
+    }
+
+    pub(crate) fn to_message(&self) -> LabMsg {
+        LabMsg::Step { step: self.step, time: self.time_secs, sensors: self.sensors.clone() }
+    }
+}
+
+/// What a program answered for one control step.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Reply {
+    /// The step it answers (`None`: the answer to `hello`, before the first step).
+    pub step: Option<u64>,
+    /// Commands by actuator name, set during this control step: the lab applies them
+    /// in the next pre-step phase.
+    pub commands: BTreeMap<String, ActuatorCommand>,
+    /// Console lines printed or logged since the previous reply, in order.
+    pub console: Vec<ConsoleLine>,
+}
+
+impl Reply {
+    /// The commands in the shape `Robots::command` takes.
+    pub fn actuator_commands(&self) -> ActuatorCommands {
+        self.commands
+            .iter()
+            .map(|(name, command)| (name.clone(), serde_json::to_value(command).expect("commands serialise")))
+            .collect()
+    }
+}

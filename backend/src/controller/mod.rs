@@ -1,0 +1,97 @@
+//! Robot programs: students' Python controllers, each a sandboxed child process in
+//! lockstep with its lab.
+//!
+//! This module knows nothing of the lab's thread, the network or the physics world: the
+//! lab gives a program a robot's readings and gets commands back (`docs/programs.md`).
+//!
+//! # The protocol (version [`PROTOCOL_VERSION`])
+//! JSON, one object per line, over the child's stdin (lab → program) and stdout
+//! (program → lab):
+//!
+//! ```text
+//! lab:     {"type":"hello","version":1,"robot":"bot","sensors":[{"name":"GPS1","kind":"SimpleGPS"}],
+//!           "actuators":[{"name":"M1","kind":"SimpleMotor"}],"dt":0.004166,"control_period":5,
+//!           "step":0,"time":0.0,"seed":7}
+//! program: {"type":"ready","version":1,"commands":{"M1":{"speed":2.0}},"output":[...]}
+//! lab:     {"type":"step","step":5,"time":0.0208,"sensors":{"GPS1":{"type":"vector","values":[0,0,0]}}}
+//! program: {"type":"output","output":[{"source":"print","text":"..."}]}      (optional, any number)
+//! program: {"type":"commands","step":5,"commands":{"M1":{"speed":2.5}},"output":[...]}
+//! ...
+//! lab:     {"type":"stop"}
+//! program: {"type":"done","output":[...]}
+//! ```
+//! Sensor values are `vlab_protocol::SensorValue`'s JSON, commands
+//! `vlab_protocol::ActuatorCommand`'s (`{"speed"}`, `{"position"}`, `{"v","omega"}`).
+//! The program answers every `hello` and `step` exactly once: the commands it set
+//! before calling `robot.step()` again, which the lab applies in the next pre-step
+//! phase; the readings of a `step` are the post-step values. A program that raised
+//! says `{"type":"error","kind":"exception"|"memory","traceback":...}` and exits; one
+//! whose main file returned says `done`.
+//!
+//! # Running programs
+//! [`PythonProgram::start`] → [`PythonProgram::receive`] (the `ready`) → per control
+//! step [`PythonProgram::send_step`] to every program, then [`PythonProgram::receive`]
+//! from every program (they compute concurrently) → [`PythonProgram::stop`]. Each
+//! failure is a [`ProgramError`] whose message a student understands; the program is
+//! then dead and every other robot goes on.
+//!
+//! # The sandbox (Linux)
+//! See the `sandbox` module and `docs/programs.md`: Landlock (read-only: the
+//! interpreter, its libraries, the program's folder), seccomp in two stages (no sockets,
+//! no new processes, no exec after Python's own), no network or IPC namespace shared,
+//! no capabilities, rlimits. It fails closed: where it cannot be enforced, programs
+//! are refused with [`ProgramError::SandboxUnavailable`].
+
+use std::time::Duration;
+
+mod error;
+mod interpreter;
+mod messages;
+#[cfg(target_os = "linux")]
+mod program;
+#[cfg(target_os = "linux")]
+mod sandbox;
+
+pub use self::error::ProgramError;
+pub use self::interpreter::{Interpreter, PYTHON_ENV};
+pub use self::messages::{
+    ConsoleLine, ConsoleSource, LabMsg, PROTOCOL_VERSION, PartInfo, ProgramMsg, Reply, StepInput,
+};
+#[cfg(target_os = "linux")]
+pub use self::program::{
+    CONSOLE_HISTORY_LINES, MAX_PROGRAM_BYTES, MAX_PROGRAM_FILES, ProgramSpec, PythonProgram,
+};
+
+/// Budgets and caps of one program. The defaults suit a 50 Hz controller of a
+/// student's robot.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Limits {
+    /// Wall time a program has to answer one step (default 200 ms).
+    pub step_budget: Duration,
+    /// Wall time from the start to its first answer: imports and set-up (default 5 s).
+    pub startup_budget: Duration,
+    /// Wall time it has to end after `stop` before it is killed (default 200 ms).
+    pub stop_budget: Duration,
+    /// CPU seconds over its whole life (`RLIMIT_CPU`; default 600).
+    pub cpu_secs: u64,
+    /// Address space, MiB (`RLIMIT_AS`; default 512).
+    pub memory_mib: u64,
+    /// Open files (`RLIMIT_NOFILE`; default 64).
+    pub open_files: u64,
+    /// Console output in one control step, bytes (default 16 KiB).
+    pub output_bytes_per_step: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Limits {
+        Limits {
+            step_budget: Duration::from_millis(200),
+            startup_budget: Duration::from_secs(5),
+            stop_budget: Duration::from_millis(200),
+            cpu_secs: 600,
+            memory_mib: 512,
+            open_files: 64,
+            output_bytes_per_step: 16 * 1024,
+        }
+    }
+}

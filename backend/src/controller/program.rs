@@ -1,0 +1,687 @@
+//! [`PythonProgram`]: one robot's Python program, a sandboxed child process in lockstep
+//! with the lab.
+
+use std::collections::{BTreeMap, VecDeque};
+use std::io::{ErrorKind, Read, Write};
+use std::os::fd::AsFd;
+use std::os::unix::process::ExitStatusExt;
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStderr, ChildStdin, ChildStdout, ExitStatus};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::mpsc;
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use nix::fcntl::{FcntlArg, OFlag, fcntl};
+use nix::poll::{PollFd, PollFlags, PollTimeout, poll};
+use serde::Deserialize;
+
+use super::interpreter::Interpreter;
+use super::messages::{ConsoleLine, ConsoleSource, LabMsg, PROTOCOL_VERSION, PartInfo, ProgramMsg, Reply, StepInput};
+use super::sandbox::{self, Launch};
+use super::{Limits, ProgramError};
+
+/// The `vlab` module, written into every program's folder.
+const VLAB_PY: &str = include_str!("vlab.py");
+/// The trusted bootstrap, passed with `-c`.
+const BOOTSTRAP_PY: &str = include_str!("bootstrap.py");
+
+/// Console lines a program keeps for [`PythonProgram::console`].
+pub const CONSOLE_HISTORY_LINES: usize = 500;
+/// Most files in one program.
+pub const MAX_PROGRAM_FILES: usize = 32;
+/// Most bytes of source in one program.
+pub const MAX_PROGRAM_BYTES: usize = 1024 * 1024;
+/// Longest line of console output (bytes) once it reaches the lab; the program's side
+/// cuts at 1000 characters already.
+const MAX_CONSOLE_LINE_BYTES: usize = 4096;
+
+/// What to run, for which robot, under which limits.
+#[derive(Clone, Debug)]
+pub struct ProgramSpec {
+    /// The robot's name in the lab.
+    pub robot: String,
+    /// Its sensors (name and catalogue type), in declaration order.
+    pub sensors: Vec<PartInfo>,
+    /// Its actuators, in declaration order.
+    pub actuators: Vec<PartInfo>,
+    /// The physics step, seconds.
+    pub dt_secs: f64,
+    /// Physics steps per control step.
+    pub control_period: u32,
+    /// The lab's step when the program starts.
+    pub step: u64,
+    /// The lab's time then, seconds.
+    pub time_secs: f64,
+    /// Seed of the program's `random` module.
+    pub seed: u64,
+    /// The file that runs (one of `files`).
+    pub main: String,
+    /// The program's files by name (`main.py`, helper modules it imports).
+    pub files: BTreeMap<String, String>,
+    /// Budgets and caps.
+    pub limits: Limits,
+    /// Where the program's folder is made (default: the system's temporary folder).
+    pub work_dir: Option<PathBuf>,
+}
+
+impl ProgramSpec {
+    /// A program of one file, `main.py`, for robot `robot`, with default limits, a
+    /// physics step of 1/240 s and a control step of 50 Hz.
+    pub fn new(robot: &str, source: &str) -> ProgramSpec {
+        ProgramSpec {
+            robot: robot.into(),
+            sensors: Vec::new(),
+            actuators: Vec::new(),
+            dt_secs: 1.0 / 240.0,
+            control_period: 5,
+            step: 0,
+            time_secs: 0.0,
+            seed: 0,
+            main: "main.py".into(),
+            files: BTreeMap::from([("main.py".into(), source.into())]),
+            limits: Limits::default(),
+            work_dir: None,
+        }
+    }
+
+    /// Adds a sensor.
+    pub fn sensor(mut self, name: &str, kind: &str) -> ProgramSpec {
+        self.sensors.push(PartInfo { name: name.into(), kind: kind.into() });
+        self
+    }
+
+    /// Adds an actuator.
+    pub fn actuator(mut self, name: &str, kind: &str) -> ProgramSpec {
+        self.actuators.push(PartInfo { name: name.into(), kind: kind.into() });
+        self
+    }
+
+    fn check(&self) -> Result<(), ProgramError> {
+        let bad = |m: String| Err(ProgramError::InvalidProgram(m));
+        if self.files.len() > MAX_PROGRAM_FILES {
+            return bad(format!("more than {MAX_PROGRAM_FILES} files"));
+        }
+        if self.files.values().map(String::len).sum::<usize>() > MAX_PROGRAM_BYTES {
+            return bad(format!("more than {MAX_PROGRAM_BYTES} bytes of source"));
+        }
+        for name in self.files.keys() {
+            let stem = name.strip_suffix(".py").unwrap_or("");
+            let plain = !stem.is_empty()
+                && stem.len() <= 64
+                && stem.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+                && !stem.starts_with(|c: char| c.is_ascii_digit());
+            if !plain {
+                return bad(format!("file name {name:?}: use letters, digits and _ ending in .py"));
+            }
+            if name == "vlab.py" {
+                return bad("a file may not be called vlab.py (that is the robot API)".into());
+            }
+        }
+        if !self.files.contains_key(&self.main) {
+            return bad(format!("the main file {:?} is missing", self.main));
+        }
+        Ok(())
+    }
+}
+
+/// The folder of one program: its files and `vlab.py`, read-only to it, removed with it.
+struct ProgramFolder(PathBuf);
+
+impl ProgramFolder {
+    fn create(spec: &ProgramSpec) -> Result<ProgramFolder, ProgramError> {
+        static NEXT: AtomicU64 = AtomicU64::new(0);
+        let base = spec.work_dir.clone().unwrap_or_else(|| std::env::temp_dir().join("vlab-programs"));
+        let robot: String =
+            spec.robot.chars().map(|c| if c.is_ascii_alphanumeric() { c } else { '_' }).take(32).collect();
+        let path =
+            base.join(format!("{robot}-{}-{}", std::process::id(), NEXT.fetch_add(1, Ordering::Relaxed)));
+        let io = |e: std::io::Error| ProgramError::Start(format!("cannot prepare the program's folder: {e}"));
+        std::fs::create_dir_all(&path).map_err(io)?;
+        let folder = ProgramFolder(std::fs::canonicalize(&path).map_err(io)?);
+        std::fs::write(folder.0.join("vlab.py"), VLAB_PY).map_err(io)?;
+        for (name, source) in &spec.files {
+            std::fs::write(folder.0.join(name), source).map_err(io)?;
+        }
+        Ok(folder)
+    }
+}
+
+impl Drop for ProgramFolder {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// What the bootstrap says before the protocol starts.
+#[derive(Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+enum BootstrapMsg {
+    Sandboxed,
+    SandboxFailed { message: String },
+}
+
+/// What the lab waits for.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Awaiting {
+    Nothing,
+    Ready,
+    Commands(u64),
+}
+
+/// One robot's Python program, running in its sandbox in lockstep with the lab.
+///
+/// The lab sends it the readings of a control step ([`PythonProgram::send_step`]) and
+/// collects its answer ([`PythonProgram::receive`]) within the step budget; sending to
+/// every robot's program before collecting from any lets them all think at once.
+/// Any failure stops the program for good: the child is killed and reaped, and every
+/// later call returns the same error.
+///
+/// # Example
+/// ```no_run
+/// use vlab_backend::controller::{ProgramSpec, PythonProgram, StepInput};
+///
+/// let spec = ProgramSpec::new("bot", "from vlab import Robot\nrobot = Robot()\nwhile robot.step():\n    robot.actuator('M').set_speed(2)\n")
+///     .actuator("M", "SimpleMotor");
+/// let mut program = PythonProgram::start(spec)?;
+/// let first = program.receive()?; // commands set before the first step()
+/// let reply = program.exchange(&StepInput { step: 5, time_secs: 5.0 / 240.0, sensors: Default::default() })?;
+/// assert_eq!(reply.commands.len(), 1);
+/// program.stop();
+/// # Ok::<(), vlab_backend::controller::ProgramError>(())
+/// ```
+pub struct PythonProgram {
+    robot: String,
+    limits: Limits,
+    child: Child,
+    stdin: ChildStdin,
+    stdout: ChildStdout,
+    stderr: Option<ChildStderr>,
+    out_buf: Vec<u8>,
+    err_buf: Vec<u8>,
+    awaiting: Awaiting,
+    deadline: Instant,
+    budget: Duration,
+    output_bytes: usize,
+    pending: Vec<ConsoleLine>,
+    history: VecDeque<ConsoleLine>,
+    failed: Option<ProgramError>,
+    reaped: bool,
+    keepalive: Option<mpsc::Sender<()>>,
+    spawner: Option<JoinHandle<()>>,
+    _folder: ProgramFolder,
+}
+
+impl PythonProgram {
+    /// Starts the program in its sandbox and sends it the hello; the first
+    /// [`PythonProgram::receive`] collects its answer (the commands set before its
+    /// first `robot.step()`), within [`Limits::startup_budget`].
+    ///
+    /// Refuses with [`ProgramError::SandboxUnavailable`] when Landlock (ABI 3 or newer)
+    /// or seccomp cannot be enforced: a program never runs unconfined.
+    pub fn start(spec: ProgramSpec) -> Result<PythonProgram, ProgramError> {
+        spec.check()?;
+        let interpreter = Interpreter::system()?;
+        let folder = ProgramFolder::create(&spec)?;
+        let launch = Launch {
+            interpreter,
+            folder: folder.0.clone(),
+            args: vec![
+                "-I".into(),
+                "-S".into(),
+                "-B".into(),
+                "-X".into(),
+                "utf8".into(),
+                "-c".into(),
+                BOOTSTRAP_PY.into(),
+                folder.0.display().to_string(),
+                spec.main.clone(),
+            ],
+            thread_name: format!("program-{}", spec.robot),
+        };
+        let mut spawned = sandbox::spawn(launch, &spec.limits)?;
+        let (stdin, stdout, stderr) =
+            match (spawned.child.stdin.take(), spawned.child.stdout.take(), spawned.child.stderr.take()) {
+                (Some(i), Some(o), Some(e)) => (i, o, e),
+                _ => return Err(ProgramError::Start("the program's pipes are missing".into())),
+            };
+        let nonblocking = |fd: std::os::fd::BorrowedFd<'_>| fcntl(fd, FcntlArg::F_SETFL(OFlag::O_NONBLOCK));
+        let set = nonblocking(stdin.as_fd()).and(nonblocking(stdout.as_fd())).and(nonblocking(stderr.as_fd()));
+        let mut program = PythonProgram {
+            robot: spec.robot.clone(),
+            limits: spec.limits.clone(),
+            child: spawned.child,
+            stdin,
+            stdout,
+            stderr: Some(stderr),
+            out_buf: Vec::new(),
+            err_buf: Vec::new(),
+            awaiting: Awaiting::Nothing,
+            deadline: Instant::now() + spec.limits.startup_budget,
+            budget: spec.limits.startup_budget,
+            output_bytes: 0,
+            pending: Vec::new(),
+            history: VecDeque::new(),
+            failed: None,
+            reaped: false,
+            keepalive: Some(spawned.keepalive),
+            spawner: Some(spawned.thread),
+            _folder: folder,
+        };
+        if let Err(e) = set {
+            return Err(program.fail(ProgramError::Start(format!("cannot set up the program's pipes: {e}"))));
+        }
+        program.handshake(&spec)?;
+        Ok(program)
+    }
+
+    /// The sandbox's second stage, checked; then the hello.
+    fn handshake(&mut self, spec: &ProgramSpec) -> Result<(), ProgramError> {
+        let pid = self.child.id();
+        let stage2 = match sandbox::stage2_hex(pid) {
+            Ok(hex) => hex,
+            Err(e) => return Err(self.fail(ProgramError::SandboxUnavailable(e))),
+        };
+        let preamble = serde_json::json!({ "seccomp": stage2, "parent": std::process::id() });
+        self.write_line(&preamble.to_string())?;
+        let line = self.read_line()?;
+        match serde_json::from_slice::<BootstrapMsg>(&line) {
+            Ok(BootstrapMsg::Sandboxed) => {}
+            Ok(BootstrapMsg::SandboxFailed { message }) => {
+                return Err(self.fail(ProgramError::SandboxUnavailable(message)));
+            }
+            Err(e) => return Err(self.fail(ProgramError::Protocol(format!("unexpected start-up line: {e}")))),
+        }
+        if let Err(e) = sandbox::verify_confined(pid) {
+            return Err(self.fail(e));
+        }
+        let hello = LabMsg::Hello {
+            version: PROTOCOL_VERSION,
+            robot: spec.robot.clone(),
+            sensors: spec.sensors.clone(),
+            actuators: spec.actuators.clone(),
+            dt: spec.dt_secs,
+            control_period: spec.control_period,
+            step: spec.step,
+            time: spec.time_secs,
+            seed: spec.seed,
+        };
+        self.write_message(&hello)?;
+        self.awaiting = Awaiting::Ready;
+        self.output_bytes = 0;
+        Ok(())
+    }
+
+    /// The robot this program drives.
+    pub fn robot(&self) -> &str {
+        &self.robot
+    }
+
+    /// Why it stopped, once it has.
+    pub fn error(&self) -> Option<&ProgramError> {
+        self.failed.as_ref()
+    }
+
+    /// Its latest console lines (at most [`CONSOLE_HISTORY_LINES`]), oldest first,
+    /// including those printed before it failed.
+    pub fn console(&self) -> impl Iterator<Item = &ConsoleLine> {
+        self.history.iter()
+    }
+
+    /// Sends the readings of one control step; collect the answer with
+    /// [`PythonProgram::receive`] within [`Limits::step_budget`] from now.
+    pub fn send_step(&mut self, input: &StepInput) -> Result<(), ProgramError> {
+        if let Some(e) = &self.failed {
+            return Err(e.clone());
+        }
+        if self.awaiting != Awaiting::Nothing {
+            // The lab's mistake, not the program's: collect the previous answer first.
+            return Err(self.fail(ProgramError::Protocol("a step was sent before the previous answer".into())));
+        }
+        self.deadline = Instant::now() + self.limits.step_budget;
+        self.budget = self.limits.step_budget;
+        self.output_bytes = 0;
+        self.write_message(&input.to_message())?;
+        self.awaiting = Awaiting::Commands(input.step);
+        Ok(())
+    }
+
+    /// The answer to the hello or to the last step sent: waits at most until that
+    /// message's budget runs out, then stops the program.
+    pub fn receive(&mut self) -> Result<Reply, ProgramError> {
+        if let Some(e) = &self.failed {
+            return Err(e.clone());
+        }
+        loop {
+            let line = self.read_line()?;
+            let message: ProgramMsg = match serde_json::from_slice(&line) {
+                Ok(m) => m,
+                Err(e) => {
+                    let shown: String = String::from_utf8_lossy(&line).chars().take(80).collect();
+                    return Err(self.fail(ProgramError::Protocol(format!("{e} in {shown:?}"))));
+                }
+            };
+            match (message, self.awaiting) {
+                (ProgramMsg::Output { output }, _) => self.take_output(output)?,
+                (ProgramMsg::Ready { version, commands, output }, Awaiting::Ready) => {
+                    self.take_output(output)?;
+                    if version != PROTOCOL_VERSION {
+                        return Err(self.fail(ProgramError::Protocol(format!(
+                            "it speaks protocol version {version}, the lab {PROTOCOL_VERSION}"
+                        ))));
+                    }
+                    self.awaiting = Awaiting::Nothing;
+                    return Ok(Reply { step: None, commands, console: std::mem::take(&mut self.pending) });
+                }
+                (ProgramMsg::Commands { step, commands, output }, Awaiting::Commands(sent)) if step == sent => {
+                    self.take_output(output)?;
+                    self.awaiting = Awaiting::Nothing;
+                    return Ok(Reply { step: Some(step), commands, console: std::mem::take(&mut self.pending) });
+                }
+                (ProgramMsg::Error { kind, traceback, output }, _) => {
+                    self.take_output(output)?;
+                    let error = if kind == "memory" {
+                        ProgramError::OutOfMemory { mib: self.limits.memory_mib }
+                    } else {
+                        ProgramError::Raised { traceback }
+                    };
+                    return Err(self.fail(error));
+                }
+                (ProgramMsg::Done { output }, _) => {
+                    self.take_output(output)?;
+                    return Err(self.fail(ProgramError::Ended));
+                }
+                (other, awaiting) => {
+                    return Err(self.fail(ProgramError::Protocol(format!(
+                        "unexpected {other:?} while waiting for {awaiting:?}"
+                    ))));
+                }
+            }
+        }
+    }
+
+    /// [`PythonProgram::send_step`] then [`PythonProgram::receive`].
+    pub fn exchange(&mut self, input: &StepInput) -> Result<Reply, ProgramError> {
+        self.send_step(input)?;
+        self.receive()
+    }
+
+    /// Tells the program to stop (`robot.step()` returns `False`), gives it
+    /// [`Limits::stop_budget`] to finish, then kills it whatever it does. `Ok` when it
+    /// ended cleanly (its last console lines are in [`PythonProgram::console`]).
+    pub fn stop(&mut self) -> Result<(), ProgramError> {
+        if let Some(e) = &self.failed {
+            return if *e == ProgramError::Stopped || *e == ProgramError::Ended { Ok(()) } else { Err(e.clone()) };
+        }
+        self.deadline = Instant::now() + self.limits.stop_budget;
+        self.budget = self.limits.stop_budget;
+        self.output_bytes = 0;
+        let result = self.write_message(&LabMsg::Stop).and_then(|()| loop {
+            match self.receive() {
+                Ok(_) => {}
+                Err(ProgramError::Ended) => break Ok(()),
+                Err(e) => break Err(e),
+            }
+        });
+        self.failed = Some(ProgramError::Stopped);
+        self.kill_and_reap();
+        result
+    }
+
+    fn take_output(&mut self, lines: Vec<ConsoleLine>) -> Result<(), ProgramError> {
+        for mut line in lines {
+            if line.text.len() > MAX_CONSOLE_LINE_BYTES {
+                let mut cut = MAX_CONSOLE_LINE_BYTES;
+                while !line.text.is_char_boundary(cut) {
+                    cut -= 1;
+                }
+                line.text.truncate(cut);
+            }
+            self.count_output(line.text.len() + 1)?;
+            self.remember(line);
+        }
+        Ok(())
+    }
+
+    fn count_output(&mut self, bytes: usize) -> Result<(), ProgramError> {
+        self.output_bytes += bytes;
+        if self.output_bytes > self.limits.output_bytes_per_step {
+            return Err(self.fail(ProgramError::OutputFlood { bytes: self.limits.output_bytes_per_step }));
+        }
+        Ok(())
+    }
+
+    fn remember(&mut self, line: ConsoleLine) {
+        if self.history.len() == CONSOLE_HISTORY_LINES {
+            self.history.pop_front();
+        }
+        self.history.push_back(line.clone());
+        self.pending.push(line);
+    }
+
+    fn write_message(&mut self, message: &LabMsg) -> Result<(), ProgramError> {
+        let line = serde_json::to_string(message).expect("lab messages serialise");
+        self.write_line(&line)
+    }
+
+    /// Writes one line without ever blocking past the deadline.
+    fn write_line(&mut self, line: &str) -> Result<(), ProgramError> {
+        let mut bytes = Vec::with_capacity(line.len() + 1);
+        bytes.extend_from_slice(line.as_bytes());
+        bytes.push(b'\n');
+        let mut written = 0;
+        while written < bytes.len() {
+            match self.stdin.write(&bytes[written..]) {
+                Ok(n) => written += n,
+                Err(e) if e.kind() == ErrorKind::WouldBlock => {
+                    let Some(timeout) = self.poll_timeout() else {
+                        return Err(self.timed_out());
+                    };
+                    let mut fds = [PollFd::new(self.stdin.as_fd(), PollFlags::POLLOUT)];
+                    let _ = poll(&mut fds, timeout);
+                }
+                Err(e) if e.kind() == ErrorKind::Interrupted => {}
+                Err(_) => {
+                    // The other end is closed: the program has ended; say why.
+                    let error = self.exit_error();
+                    return Err(self.fail(error));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Reads one line from the program's stdout, draining its stderr meanwhile, until
+    /// the deadline.
+    fn read_line(&mut self) -> Result<Vec<u8>, ProgramError> {
+        let max_line = self.limits.output_bytes_per_step + 256 * 1024;
+        let mut chunk = vec![0u8; 64 * 1024];
+        loop {
+            if let Some(end) = self.out_buf.iter().position(|&b| b == b'\n') {
+                let mut line: Vec<u8> = self.out_buf.drain(..=end).collect();
+                line.pop();
+                return Ok(line);
+            }
+            if self.out_buf.len() > max_line {
+                return Err(self.fail(ProgramError::OutputFlood { bytes: self.limits.output_bytes_per_step }));
+            }
+            let Some(timeout) = self.poll_timeout() else {
+                return Err(self.timed_out());
+            };
+            let (out_ready, err_ready) = {
+                let mut fds = vec![PollFd::new(self.stdout.as_fd(), PollFlags::POLLIN)];
+                if let Some(stderr) = &self.stderr {
+                    fds.push(PollFd::new(stderr.as_fd(), PollFlags::POLLIN));
+                }
+                match poll(&mut fds, timeout) {
+                    Ok(0) => continue,
+                    Ok(_) => {
+                        let ready = |fd: &PollFd<'_>| fd.revents().is_some_and(|r| !r.is_empty());
+                        (ready(&fds[0]), fds.get(1).is_some_and(ready))
+                    }
+                    Err(nix::errno::Errno::EINTR) => continue,
+                    Err(e) => return Err(self.fail(ProgramError::Start(format!("poll failed: {e}")))),
+                }
+            };
+            if err_ready {
+                self.read_stderr(&mut chunk)?;
+            }
+            if out_ready {
+                match self.stdout.read(&mut chunk) {
+                    Ok(0) => {
+                        let error = self.exit_error();
+                        return Err(self.fail(error));
+                    }
+                    Ok(n) => self.out_buf.extend_from_slice(&chunk[..n]),
+                    Err(e) if matches!(e.kind(), ErrorKind::WouldBlock | ErrorKind::Interrupted) => {}
+                    Err(e) => return Err(self.fail(ProgramError::Start(format!("reading the program: {e}")))),
+                }
+            }
+        }
+    }
+
+    /// Takes what the program wrote to its stderr (fd 2) as console lines.
+    fn read_stderr(&mut self, chunk: &mut [u8]) -> Result<(), ProgramError> {
+        let Some(stderr) = self.stderr.as_mut() else { return Ok(()) };
+        match stderr.read(chunk) {
+            Ok(0) => {
+                self.stderr = None;
+                self.flush_stderr(true)
+            }
+            Ok(n) => {
+                self.err_buf.extend_from_slice(&chunk[..n]);
+                self.flush_stderr(false)
+            }
+            Err(_) => Ok(()),
+        }
+    }
+
+    fn flush_stderr(&mut self, all: bool) -> Result<(), ProgramError> {
+        let mut lines = Vec::new();
+        while let Some(end) = self.err_buf.iter().position(|&b| b == b'\n') {
+            let line: Vec<u8> = self.err_buf.drain(..=end).collect();
+            lines.push(line[..line.len() - 1].to_vec());
+        }
+        if self.err_buf.len() > MAX_CONSOLE_LINE_BYTES || (all && !self.err_buf.is_empty()) {
+            lines.push(std::mem::take(&mut self.err_buf));
+        }
+        let lines = lines
+            .into_iter()
+            .map(|l| ConsoleLine { source: ConsoleSource::Stderr, text: String::from_utf8_lossy(&l).into_owned() })
+            .collect();
+        self.take_output(lines)
+    }
+
+    /// Time left before the deadline, for `poll`; `None` once it has passed.
+    fn poll_timeout(&self) -> Option<PollTimeout> {
+        let left = self.deadline.checked_duration_since(Instant::now())?;
+        if left.is_zero() {
+            return None;
+        }
+        let ms = left.as_millis().max(1).min(i32::MAX as u128) as i32;
+        Some(PollTimeout::try_from(ms).unwrap_or(PollTimeout::MAX))
+    }
+
+    fn timed_out(&mut self) -> ProgramError {
+        self.fail(ProgramError::Timeout { ms: self.budget.as_millis() })
+    }
+
+    /// Why the program is gone, once its stdout closed or its stdin broke.
+    fn exit_error(&mut self) -> ProgramError {
+        let status = self.reap_within(Duration::from_millis(500));
+        while self.stderr.is_some() {
+            let mut chunk = vec![0u8; 64 * 1024];
+            if self.read_stderr(&mut chunk).is_err() {
+                break;
+            }
+            if let Some(stderr) = &self.stderr {
+                let mut fds = [PollFd::new(stderr.as_fd(), PollFlags::POLLIN)];
+                if !matches!(poll(&mut fds, PollTimeout::ZERO), Ok(n) if n > 0) {
+                    break;
+                }
+            }
+        }
+        let _ = self.flush_stderr(true);
+        match status {
+            Some(status) => self.classify(status),
+            None => ProgramError::Protocol("it closed its output but did not exit".into()),
+        }
+    }
+
+    fn classify(&self, status: ExitStatus) -> ProgramError {
+        if let Some(signal) = status.signal() {
+            return match signal {
+                libc::SIGXCPU | libc::SIGKILL => ProgramError::CpuLimit { secs: self.limits.cpu_secs },
+                libc::SIGSEGV => ProgramError::Crashed {
+                    signal: "segmentation fault: often a recursion too deep for the stack".into(),
+                },
+                libc::SIGXFSZ => ProgramError::Crashed { signal: "tried to write a file".into() },
+                other => ProgramError::Crashed { signal: signal_name(other) },
+            };
+        }
+        match status.code() {
+            Some(0) => ProgramError::Ended,
+            Some(70) => ProgramError::SandboxUnavailable("the bootstrap could not confine the program".into()),
+            Some(code) => ProgramError::Exited { code },
+            None => ProgramError::Crashed { signal: "unknown".into() },
+        }
+    }
+
+    /// Waits up to `grace` for the child to exit, then kills it; `None` if even that
+    /// did not reap it.
+    fn reap_within(&mut self, grace: Duration) -> Option<ExitStatus> {
+        let until = Instant::now() + grace;
+        loop {
+            match self.child.try_wait() {
+                Ok(Some(status)) => {
+                    self.reaped = true;
+                    return Some(status);
+                }
+                Ok(None) if Instant::now() < until => std::thread::sleep(Duration::from_millis(1)),
+                Ok(None) => {
+                    self.kill_and_reap();
+                    return None;
+                }
+                Err(_) => return None,
+            }
+        }
+    }
+
+    /// Stops the program for good with `error` (kept for later calls) and returns it.
+    fn fail(&mut self, error: ProgramError) -> ProgramError {
+        self.failed = Some(error.clone());
+        self.kill_and_reap();
+        error
+    }
+
+    fn kill_and_reap(&mut self) {
+        if !self.reaped {
+            let pgid = nix::unistd::Pid::from_raw(self.child.id() as i32);
+            let _ = nix::sys::signal::killpg(pgid, nix::sys::signal::Signal::SIGKILL);
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+            self.reaped = true;
+        }
+        self.awaiting = Awaiting::Nothing;
+        // The spawner thread may end now: the child is gone.
+        self.keepalive = None;
+        if let Some(thread) = self.spawner.take() {
+            let _ = thread.join();
+        }
+    }
+
+    /// The program's folder (for tests and diagnostics).
+    pub fn folder(&self) -> &Path {
+        &self._folder.0
+    }
+}
+
+impl Drop for PythonProgram {
+    fn drop(&mut self) {
+        self.kill_and_reap();
+    }
+}
+
+fn signal_name(signal: i32) -> String {
+    nix::sys::signal::Signal::try_from(signal).map(|s| s.as_str().to_string()).unwrap_or_else(|_| format!("signal {signal}"))
+}

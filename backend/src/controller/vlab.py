@@ -1,0 +1,389 @@
+"""The robot API of VLab: what a robot program sees.
+
+A program drives one robot of a lab. The lab runs it in lockstep: each call of
+``robot.step()`` hands the lab the commands set since the previous call, lets the
+simulation advance by one control step, and returns once the new readings are in::
+
+    from vlab import Robot
+
+    robot = Robot()
+    while robot.step():                 # False once the lab stops the program
+        x, y, z = robot.sensor("GPS1").value()
+        robot.log(f"x = {x:.2f}")
+        robot.actuator("Motor1").set_speed(5.0)
+
+Commands set before ``step()`` are applied in that step's pre-step phase; readings
+seen after ``step()`` returns are the post-step values. The program reacts to the
+simulation clock (``robot.time()``), never to wall time. ``print`` reaches the
+robot's console like ``robot.log``.
+"""
+
+import json as _json
+import math as _math
+
+__all__ = ["Robot", "Sensor", "Actuator", "VlabError"]
+
+PROTOCOL_VERSION = 1
+_MAX_LINE_CHARS = 1000
+_FLUSH_BYTES = 4096
+
+
+class VlabError(Exception):
+    """A robot API call that cannot work: an unknown name, a command the part does
+    not understand, or a reading it does not have."""
+
+
+class _Link:
+    """The lab at the other end of the pipe (internal: set up by the lab's bootstrap)."""
+
+    def __init__(self, reader, writer, hello):
+        self._reader = reader
+        self._writer = writer
+        self.hello = hello
+        self.step = hello.get("step", 0)
+        self.time = hello.get("time", 0.0)
+        self.readings = {}
+        self.commands = {}
+        self.output = []
+        self._output_bytes = 0
+        self.answered_hello = False
+        self.answering = None
+        self.stopped = False
+
+    def send(self, message):
+        data = _json.dumps(message, allow_nan=False, separators=(",", ":")) + "\n"
+        self._writer.write(data.encode("utf-8"))
+        self._writer.flush()
+
+    def add_output(self, source, text):
+        if len(text) > _MAX_LINE_CHARS:
+            text = text[: _MAX_LINE_CHARS - 1] + "\u2026"
+        self.output.append({"source": source, "text": text})
+        self._output_bytes += len(text) + 1
+        if self._output_bytes >= _FLUSH_BYTES:
+            self.flush_output()
+
+    def flush_output(self):
+        if self.output:
+            lines, self.output, self._output_bytes = self.output, [], 0
+            self.send({"type": "output", "output": lines})
+
+    def take_output(self):
+        lines, self.output, self._output_bytes = self.output, [], 0
+        return lines
+
+    def exchange(self):
+        """Answers the last message with the commands set since, then waits for the
+        next one. Returns False on stop."""
+        if self.stopped:
+            return False
+        _flush_consoles()
+        commands, self.commands = self.commands, {}
+        if not self.answered_hello:
+            self.answered_hello = True
+            self.send({"type": "ready", "version": PROTOCOL_VERSION, "commands": commands,
+                       "output": self.take_output()})
+        else:
+            self.send({"type": "commands", "step": self.answering, "commands": commands,
+                       "output": self.take_output()})
+        line = self._reader.readline()
+        if not line:
+            self.stopped = True
+            return False
+        message = _json.loads(line)
+        kind = message.get("type")
+        if kind == "step":
+            self.step = message["step"]
+            self.time = message["time"]
+            self.readings = message.get("sensors", {})
+            self.answering = self.step
+            return True
+        self.stopped = True
+        return False
+
+
+_link = None
+
+
+def _connect(reader, writer, hello):
+    """Called once by the lab's bootstrap before the program runs."""
+    global _link
+    _link = _Link(reader, writer, hello)
+    return _link
+
+
+class _Console:
+    """A text stream that turns writes into console lines (``print`` goes here)."""
+
+    def __init__(self, source):
+        self._source = source
+        self._partial = ""
+        self.encoding = "utf-8"
+        self.errors = "replace"
+
+    def write(self, text):
+        text = str(text)
+        if _link is None:
+            return len(text)
+        parts = (self._partial + text).split("\n")
+        self._partial = parts.pop()
+        for line in parts:
+            _link.add_output(self._source, line)
+        if len(self._partial) > _MAX_LINE_CHARS:
+            _link.add_output(self._source, self._partial)
+            self._partial = ""
+        return len(text)
+
+    def flush(self):
+        pass
+
+    def finish(self):
+        """Sends a last line that has no newline yet."""
+        if self._partial and _link is not None:
+            _link.add_output(self._source, self._partial)
+        self._partial = ""
+
+    def isatty(self):
+        return False
+
+    def writable(self):
+        return True
+
+
+_consoles = []
+
+
+def _flush_consoles():
+    for console in _consoles:
+        console.finish()
+
+
+def _number(value, what):
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        raise VlabError(f"{what} must be a number, not {value!r}") from None
+    if not _math.isfinite(number):
+        raise VlabError(f"{what} must be a finite number, not {value!r}")
+    return number
+
+
+class Sensor:
+    """One sensor of the robot, by its scene name. Its accessors read the measured
+    value of the latest control step (``None`` before the sensor's first reading)."""
+
+    def __init__(self, name, kind):
+        self.name = name
+        self.kind = kind
+
+    def __repr__(self):
+        return f"Sensor({self.name!r}, {self.kind})"
+
+    def reading(self):
+        """The raw reading: a dict with a ``type`` (``scalar``, ``vector``, ``scan``,
+        ``keys``, ``ticks``, ``joint``, ``pose2d``, ``contact``) and its fields, or
+        ``None`` before the first reading."""
+        return _link.readings.get(self.name) if _link else None
+
+    def _expect(self, accessor, *types):
+        reading = self.reading()
+        if reading is None:
+            return None
+        if reading.get("type") not in types:
+            raise VlabError(
+                f"sensor {self.name!r} ({self.kind}) has no {accessor}(); "
+                f"it reads a {reading.get('type')} value: use value()")
+        return reading
+
+    def value(self, key=None):
+        """The sensor's value, shaped by what it measures:
+
+        - one number (Compass, LaserDistance, Sonar, Infrared, Touch): a float;
+        - three numbers (SimpleGPS, accelerometer, Gyro): a tuple ``(x, y, z)``;
+        - a scan (Lidar): the list of ranges, metres;
+        - an encoder: its ticks (int);
+        - a joint state: its position;
+        - odometry: a tuple ``(x, y, theta)``;
+        - a contact sensor: 1 while touching, else 0;
+        - a keyboard: ``value("I")`` is 1 while key ``I`` is held, else 0; ``value()``
+          is the tuple of keys held.
+
+        ``None`` before the sensor's first reading (0 for a keyboard key).
+        """
+        reading = self.reading()
+        kind = reading.get("type") if reading else None
+        if key is not None:
+            if reading is None and self.kind == "Keyboard":
+                return 0
+            if kind != "keys":
+                raise VlabError(f"sensor {self.name!r} ({self.kind}) is not a keyboard: use value()")
+            return 1 if str(key).upper() in reading.get("keys", []) else 0
+        if reading is None:
+            return None
+        if kind == "scalar":
+            return reading["value"]
+        if kind == "vector":
+            return tuple(reading["values"])
+        if kind == "scan":
+            return list(reading["ranges"])
+        if kind == "keys":
+            return tuple(reading["keys"])
+        if kind == "ticks":
+            return reading["ticks"]
+        if kind == "joint":
+            return reading["position"]
+        if kind == "pose2d":
+            return (reading["x"], reading["y"], reading["theta"])
+        if kind == "contact":
+            return 1 if reading["touching"] else 0
+        return reading
+
+    def ranges(self):
+        """A scan's distances, metres (``max_range()`` where nothing was hit)."""
+        reading = self._expect("ranges", "scan")
+        return None if reading is None else list(reading["ranges"])
+
+    def angles(self):
+        """A scan's beam angles, radians counter-clockwise from the forward axis."""
+        reading = self._expect("angles", "scan")
+        if reading is None:
+            return None
+        return [reading["angle_min"] + i * reading["angle_step"] for i in range(len(reading["ranges"]))]
+
+    def max_range(self):
+        """A scan's longest distance, metres."""
+        reading = self._expect("max_range", "scan")
+        return None if reading is None else reading["max_range"]
+
+    def ticks(self):
+        """An encoder's cumulative signed ticks."""
+        reading = self._expect("ticks", "ticks")
+        return None if reading is None else reading["ticks"]
+
+    def angle(self):
+        """An encoder's angle turned since the start, radians."""
+        reading = self._expect("angle", "ticks")
+        return None if reading is None else reading["angle"]
+
+    def velocity(self):
+        """A joint state's rate (rad/s or m/s)."""
+        reading = self._expect("velocity", "joint")
+        return None if reading is None else reading["velocity"]
+
+    def keys(self):
+        """A keyboard's held keys (upper-case names: ``I``, ``ARROWUP``, ``SPACE``)."""
+        reading = self._expect("keys", "keys")
+        return () if reading is None else tuple(reading["keys"])
+
+    def force(self):
+        """A contact sensor's total force on its body, world frame, newtons."""
+        reading = self._expect("force", "contact")
+        return None if reading is None else tuple(reading["force"])
+
+    def point(self):
+        """A contact sensor's contact point, world frame (``None`` when not touching)."""
+        reading = self._expect("point", "contact")
+        if reading is None or reading.get("point") is None:
+            return None
+        return tuple(reading["point"])
+
+
+class Actuator:
+    """One actuator of the robot, by its scene name. A command holds until changed;
+    it reaches the simulation at the next ``robot.step()``."""
+
+    def __init__(self, name, kind):
+        self.name = name
+        self.kind = kind
+
+    def __repr__(self):
+        return f"Actuator({self.name!r}, {self.kind})"
+
+    def _check(self, method, *kinds):
+        if self.kind not in kinds:
+            hint = {"SimpleMotor": "set_speed(speed)", "SimpleServo": "set_position(angle)",
+                    "DiffDrive": "set(v, omega)"}.get(self.kind, "another command")
+            raise VlabError(f"actuator {self.name!r} is a {self.kind}: use {hint}, not {method}()")
+
+    def set_speed(self, speed):
+        """A motor's target velocity: rad/s on a hinge, m/s on a slider."""
+        self._check("set_speed", "SimpleMotor")
+        _link.commands[self.name] = {"speed": _number(speed, "the speed")}
+
+    def set_position(self, position):
+        """A servo's target position: rad on a hinge, m on a slider."""
+        self._check("set_position", "SimpleServo")
+        _link.commands[self.name] = {"position": _number(position, "the position")}
+
+    def set(self, v, omega):
+        """A differential drive's forward speed ``v`` (m/s) and turn rate ``omega``
+        (rad/s, counter-clockwise seen from above)."""
+        self._check("set", "DiffDrive")
+        _link.commands[self.name] = {"v": _number(v, "v"), "omega": _number(omega, "omega")}
+
+
+class Robot:
+    """The robot this program drives. Create one (``robot = Robot()``) and loop on
+    ``robot.step()``."""
+
+    def __init__(self):
+        if _link is None:
+            raise VlabError("Robot() only works inside a VLab lab: run the program from the lab")
+        hello = _link.hello
+        self.name = hello["robot"]
+        self._sensors = {s["name"]: Sensor(s["name"], s["kind"]) for s in hello.get("sensors", [])}
+        self._actuators = {a["name"]: Actuator(a["name"], a["kind"]) for a in hello.get("actuators", [])}
+
+    def __repr__(self):
+        return f"Robot({self.name!r})"
+
+    def step(self):
+        """Sends the commands set since the last call, waits for the next control step
+        and returns True with its readings; False once the lab stops the program."""
+        return _link.exchange()
+
+    def sensor(self, name):
+        """The sensor called ``name`` (as the scene names it)."""
+        try:
+            return self._sensors[name]
+        except KeyError:
+            raise VlabError(_missing("sensor", name, self.name, self._sensors)) from None
+
+    def actuator(self, name):
+        """The actuator called ``name`` (as the scene names it)."""
+        try:
+            return self._actuators[name]
+        except KeyError:
+            raise VlabError(_missing("actuator", name, self.name, self._actuators)) from None
+
+    def sensors(self):
+        """Names of the robot's sensors, in the scene's order."""
+        return list(self._sensors)
+
+    def actuators(self):
+        """Names of the robot's actuators, in the scene's order."""
+        return list(self._actuators)
+
+    def time(self):
+        """Simulation time of the latest readings, seconds."""
+        return _link.time
+
+    def step_count(self):
+        """The lab's step number of the latest readings."""
+        return _link.step
+
+    def dt(self):
+        """Simulation time between two control steps, seconds."""
+        return _link.hello["dt"] * _link.hello["control_period"]
+
+    def log(self, *values, sep=" "):
+        """Writes one line to the robot's console (like ``print``)."""
+        for line in sep.join(str(v) for v in values).split("\n"):
+            _link.add_output("log", line)
+
+
+def _missing(what, name, robot, parts):
+    if parts:
+        known = ", ".join(f"{p.name} ({p.kind})" for p in parts.values())
+        return f"robot {robot!r} has no {what} called {name!r}; its {what}s are: {known}"
+    return f"robot {robot!r} has no {what} called {name!r}; it has no {what}s"
