@@ -1,25 +1,50 @@
-//! The root component: reads the page URL, creates the lab session, starts the websocket client, lays out the page.
+//! The root component: reads the page URL and shows the landing page, the create page, or a lab (session, websocket client, layout).
 
 use leptos::prelude::*;
 
-use crate::components::{ErrorBanner, LabCanvas, RobotPanel, SceneEditor, Toolbar};
-use crate::page::PageParams;
+use crate::api_client::stored_session;
+use crate::components::{
+    ClassPanel, CreateLabPage, ErrorBanner, LabCanvas, LandingPage, NoticeBanner, RobotDraft, RobotPanel, RobotUpload,
+    RobotUploadOpen, SceneEditor, Toolbar,
+};
+use crate::page::{PageParams, Route};
 use crate::scene_client::SceneDraft;
 use crate::session::LabSession;
 
-/// The whole page: toolbar on top, the 3D view filling the rest (the banner over its top
-/// edge), the scene editor beside it when the instructor opens it, and the robot panel
-/// at the right edge.
+/// The page the URL asks for.
 #[component]
 pub fn App() -> impl IntoView {
+    let search = window().location().search().unwrap_or_default();
+    match Route::from_query(&search) {
+        Route::Landing => view! { <LandingPage /> }.into_any(),
+        Route::Create => view! { <CreateLabPage /> }.into_any(),
+        Route::Lab(params) => view! { <LabPage params=params /> }.into_any(),
+    }
+}
+
+/// A lab: toolbar on top, the class panel at the left edge, the 3D view filling the rest
+/// (the banners over its top edge), the scene editor or the robot upload beside it when
+/// opened, and the robot panel at the right edge.
+#[component]
+fn LabPage(mut params: PageParams) -> impl IntoView {
     let location = window().location();
-    let params = PageParams::from_query(&location.search().unwrap_or_default());
     let host = location.host().unwrap_or_default();
     let secure = location.protocol().is_ok_and(|p| p == "https:");
     let title = format!("{} · VLab", params.lab);
+    // A link without a token is this browser's session in the lab, if it joined it:
+    // a reload, a bookmark or a new tab stays the same person with the same robots.
+    if params.token.is_none()
+        && let Some(session) = stored_session(&params.lab)
+    {
+        params.token = Some(session.token);
+    }
 
     let draft = SceneDraft::new(&params.lab);
     provide_context(draft);
+    let robot_draft = RobotDraft::new();
+    provide_context(robot_draft);
+    let upload_open = RobotUploadOpen(RwSignal::new(false));
+    provide_context(upload_open);
     let session = LabSession::new(params, host);
     provide_context(session);
     crate::ws_client::start(session, secure);
@@ -29,18 +54,34 @@ pub fn App() -> impl IntoView {
         let name = session.lab_name.get();
         document().set_title(&name.map_or_else(|| title.clone(), |name| format!("{name} · VLab")));
     });
+    // One editor beside the view at a time.
+    Effect::new(move |_| {
+        if upload_open.0.get() {
+            draft.open.set(false);
+        }
+    });
+    Effect::new(move |_| {
+        if draft.open.get() {
+            upload_open.0.set(false);
+        }
+    });
 
     view! {
         <div class="app">
             <Toolbar />
             <div class="workspace">
+                <ClassPanel />
                 <main class="stage">
                     <LabCanvas />
                     <ErrorBanner />
+                    <NoticeBanner />
                 </main>
                 // Instructor only: the server refuses uploads from anyone else anyway.
                 <Show when=move || draft.open.get() && session.is_instructor()>
                     <SceneEditor />
+                </Show>
+                <Show when=move || upload_open.0.get() && session.you.with(Option::is_some)>
+                    <RobotUpload />
                 </Show>
                 <RobotPanel />
             </div>

@@ -24,6 +24,8 @@ pub mod vlab_syntax;
 pub mod world;
 
 #[cfg(target_arch = "wasm32")]
+mod api_client;
+#[cfg(target_arch = "wasm32")]
 mod app;
 #[cfg(target_arch = "wasm32")]
 mod components;

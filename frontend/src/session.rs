@@ -5,7 +5,7 @@
 //! signal: frames arrive tens of times a second and the render loop polls it anyway.
 
 use leptos::prelude::*;
-use vlab_protocol::{ClientMsg, ControlAction, LabState, RobotReport, Role};
+use vlab_protocol::{ClientMsg, ControlAction, LabSettings, LabState, Participant, RobotReport, Role};
 use web_sys::WebSocket;
 
 use crate::clock::Clock;
@@ -46,6 +46,27 @@ pub struct LabSession {
     pub world: StoredValue<World>,
     /// The open socket, if any.
     pub socket: StoredValue<Option<WebSocket>, LocalStorage>,
+    /// Who this page is in the lab (from Hello; `None` for a viewer).
+    pub you: RwSignal<Option<Participant>>,
+    /// Everybody who joined the lab, the instructor first (from Presence).
+    pub participants: RwSignal<Vec<Participant>>,
+    /// The lab's settings (from Settings).
+    pub settings: RwSignal<Option<LabSettings>>,
+    /// Notices from the instructor not dismissed yet, oldest first.
+    pub notices: RwSignal<Vec<Notice>>,
+    /// The robot the camera follows, if any.
+    pub follow: RwSignal<Option<String>>,
+}
+
+/// A message from the instructor, as shown in the banner.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Notice {
+    /// Counts notices on this page (the banner's key).
+    pub id: u64,
+    /// The sender's name.
+    pub from: String,
+    /// The message, plain text.
+    pub message: String,
 }
 
 impl LabSession {
@@ -67,12 +88,43 @@ impl LabSession {
             robot_report: RwSignal::new(None),
             world: StoredValue::new(World::default()),
             socket: StoredValue::new_local(None),
+            you: RwSignal::new(None),
+            participants: RwSignal::new(Vec::new()),
+            settings: RwSignal::new(None),
+            notices: RwSignal::new(Vec::new()),
+            follow: RwSignal::new(None),
         }
     }
 
     /// Whether this connection may use the time controls (reactive).
     pub fn is_instructor(&self) -> bool {
         self.role.get().is_some_and(Role::may_control_time)
+    }
+
+    /// Whether this page may drive `robot` with the keyboard (reactive): see
+    /// [`crate::classroom::may_drive`].
+    pub fn may_drive(&self, robot: &str) -> bool {
+        let role = self.role.get();
+        self.you
+            .with(|you| self.participants.with(|people| crate::classroom::may_drive(robot, role, you.as_ref(), people)))
+    }
+
+    /// Whether this page may reset or remove `robot` (reactive).
+    pub fn may_manage(&self, robot: &str) -> bool {
+        let role = self.role.get();
+        self.you.with(|you| {
+            self.participants.with(|people| crate::classroom::may_manage(robot, role, you.as_ref(), people))
+        })
+    }
+
+    /// The session's bearer token (the page URL's, or the one stored for this lab).
+    pub fn token(&self) -> Option<String> {
+        self.params.with_value(|p| p.token.clone())
+    }
+
+    /// The lab's id.
+    pub fn lab_id(&self) -> String {
+        self.params.with_value(|p| p.lab.clone())
     }
 
     /// Whether messages can be sent now (reactive).

@@ -18,7 +18,10 @@ use crate::clock::Clock;
 use crate::connection_state::{ConnectionState, INCOMPATIBLE_NOTICE, not_found_notice, unreachable_notice};
 use crate::inspector::robot_names;
 use crate::reconnect::{Backoff, CloseAction, HEALTHY_CONNECTION_MS};
-use crate::session::LabSession;
+use crate::session::{LabSession, Notice};
+
+/// Notices kept on screen at once.
+const MAX_NOTICES_SHOWN: usize = 3;
 use crate::world::FrameOutcome;
 
 /// Starts connecting; the client then lives as long as the page.
@@ -197,13 +200,14 @@ fn set_clock(client: &Rc<RefCell<Client>>, reading: Clock) {
 fn on_server_message(client: &Rc<RefCell<Client>>, message: ServerMsg) {
     let session = client.borrow().session;
     match message {
-        ServerMsg::Hello { protocol, lab_name, role, .. } => {
+        ServerMsg::Hello { protocol, lab_name, role, you, .. } => {
             if protocol != PROTOCOL_VERSION {
                 give_up_incompatible(client);
                 return;
             }
             session.lab_name.set(Some(lab_name));
             session.role.set(Some(role));
+            session.you.set(you);
         }
         ServerMsg::Snapshot(snapshot) => {
             let bodies = snapshot.bodies.len();
@@ -211,6 +215,9 @@ fn on_server_message(client: &Rc<RefCell<Client>>, message: ServerMsg) {
             // A robot gone from the scene cannot be inspected any more.
             if session.inspected.get_untracked().is_some_and(|robot| !robots.contains(&robot)) {
                 session.inspect(None);
+            }
+            if session.follow.get_untracked().is_some_and(|robot| !robots.contains(&robot)) {
+                session.follow.set(None);
             }
             session.robots.set(robots);
             session.world.update_value(|world| world.apply_snapshot(snapshot));
@@ -226,6 +233,14 @@ fn on_server_message(client: &Rc<RefCell<Client>>, message: ServerMsg) {
                 give_up_incompatible(client);
                 return;
             }
+            if error.code == ErrorCode::Unauthorized {
+                // The token this page holds means nothing in this lab (any more): do not
+                // offer it again from storage.
+                let (lab, token) = session.params.with_value(|p| (p.lab.clone(), p.token.clone()));
+                if let Some(token) = token {
+                    crate::api_client::forget_session(&lab, &token);
+                }
+            }
             let mut text = error.message;
             if !error.details.is_empty() {
                 text = format!("{text} ({})", error.details.join("; "));
@@ -238,8 +253,25 @@ fn on_server_message(client: &Rc<RefCell<Client>>, message: ServerMsg) {
                 session.robot_report.set(Some(report));
             }
         }
-        // Presence, settings and notices are shown by the classroom views.
-        ServerMsg::Presence { .. } | ServerMsg::Settings(_) | ServerMsg::Notice { .. } => {}
+        ServerMsg::Presence { participants } => {
+            // Our own entry is the freshest word on our robots and whether we are online.
+            if let Some(me) =
+                session.you.get_untracked().and_then(|me| participants.iter().find(|p| p.id == me.id).cloned())
+            {
+                session.you.set(Some(me));
+            }
+            session.participants.set(participants);
+        }
+        ServerMsg::Settings(settings) => session.settings.set(Some(settings)),
+        ServerMsg::Notice { from, message } => {
+            session.notices.update(|notices| {
+                let id = notices.last().map_or(0, |n| n.id + 1);
+                notices.push(Notice { id, from, message });
+                // The banner shows the latest few; older ones are history.
+                let excess = notices.len().saturating_sub(MAX_NOTICES_SHOWN);
+                notices.drain(..excess);
+            });
+        }
         ServerMsg::Pong { .. } => {}
     }
 }

@@ -44,7 +44,7 @@ pub fn LabCanvas() -> impl IntoView {
         if render_loop.with_value(Option::is_some) {
             return;
         }
-        match RenderLoop::start(canvas, ViewInputs { world: session.world, camera }) {
+        match RenderLoop::start(canvas, ViewInputs { world: session.world, camera, follow: session.follow }) {
             Ok(running) => render_loop.set_value(Some(running)),
             Err(error) => view_error.set(Some(error)),
         }
@@ -121,7 +121,11 @@ pub fn LabCanvas() -> impl IntoView {
                 on:pointerup=on_pointer_end
                 on:pointercancel=on_pointer_end
                 on:wheel=on_wheel
-                on:dblclick=move |_| camera.update_value(ViewCamera::reframe)
+                data-follow=move || session.follow.get().unwrap_or_default()
+                on:dblclick=move |_| {
+                    session.follow.set(None);
+                    camera.update_value(ViewCamera::reframe);
+                }
                 on:contextmenu=|event| event.prevent_default()
             ></canvas>
             <Show when=move || view_error.get().is_some()>

@@ -1,15 +1,22 @@
-//! The page's components, one per file: toolbar pieces, the error banner, the 3D canvas, the scene editor, the robot panel.
+//! The page's components, one per file: the landing and create pages; in a lab the toolbar pieces, the error and notice banners, the 3D canvas, the scene editor, the class panel (people, instructor tools), the robot upload and the robot panel.
 
 mod actuator_list;
+mod class_panel;
 mod clock_readout;
 mod code_editor;
 mod connection_status;
+mod create_lab;
 mod error_banner;
+mod instructor_tools;
 mod keyboard_drive;
 mod lab_canvas;
+mod landing;
+mod notice_banner;
+mod robot_actions;
 mod robot_list;
 mod robot_panel;
 mod robot_report_view;
+mod robot_upload;
 mod scan_plot_view;
 mod scene_editor;
 mod scene_result;
@@ -18,14 +25,21 @@ mod time_controls;
 mod toolbar;
 
 pub use actuator_list::ActuatorList;
+pub use class_panel::{ClassPanel, RobotUploadOpen};
 pub use clock_readout::ClockReadout;
 pub use connection_status::ConnectionStatus;
+pub use create_lab::CreateLabPage;
 pub use error_banner::ErrorBanner;
+pub use instructor_tools::InstructorTools;
 pub use keyboard_drive::KeyboardDrive;
 pub use lab_canvas::LabCanvas;
+pub use landing::LandingPage;
+pub use notice_banner::NoticeBanner;
+pub use robot_actions::RobotActions;
 pub use robot_list::RobotList;
 pub use robot_panel::RobotPanel;
 pub use robot_report_view::RobotReportView;
+pub use robot_upload::{RobotDraft, RobotUpload};
 pub use scan_plot_view::ScanPlotView;
 pub use scene_editor::SceneEditor;
 pub use sensor_table::SensorTable;

@@ -54,6 +54,8 @@ pub struct ViewInputs {
     pub world: StoredValue<World>,
     /// The camera the pointer handlers move.
     pub camera: StoredValue<ViewCamera>,
+    /// The robot whose main body the camera's target tracks every frame, if any.
+    pub follow: RwSignal<Option<String>>,
 }
 
 /// A running render loop; [`RenderLoop::stop`] cancels the pending animation frame.
@@ -144,6 +146,15 @@ impl LoopState {
         };
         if self.scene_seen.get().0 != scene_generation {
             self.scene_seen.set((scene_generation, now_ms));
+        }
+        // Following a robot: the orbit pivots on its main body, wherever it drives.
+        if let Some(robot) = self.inputs.follow.try_get_untracked().flatten()
+            && let Some(position) = self.inputs.world.try_with_value(|world| world.robot_position(&robot)).flatten()
+        {
+            self.inputs.camera.try_update_value(|camera| {
+                camera.orbit.target = position;
+                camera.user_moved = true;
+            });
         }
         // A snapshot's poses may be stale (the server's first frame brings the live
         // ones): frame the scene on that frame, or after a short wait without one.
