@@ -1,4 +1,4 @@
-//! The instructor's "Drive with keyboard" toggle: while on, the keys held on the page go to the inspected robot's Keyboard sensors.
+//! The "Drive with keyboard" toggle (the robot's owner; the instructor for the lab's own robots): while on, the keys held on the page go to the inspected robot's Keyboard sensors.
 //!
 //! Listens on the window in the capture phase, so a driving key is claimed before
 //! anything else sees it: no scrolling, no button activated by Space, no shortcut.
@@ -44,7 +44,7 @@ impl Drop for Listeners {
     }
 }
 
-/// The toggle and what is held now. Render it for the instructor only.
+/// The toggle and what is held now; enabled for the robots this page may drive.
 #[component]
 pub fn KeyboardDrive() -> impl IntoView {
     let session = expect_context::<LabSession>();
@@ -105,7 +105,8 @@ pub fn KeyboardDrive() -> impl IntoView {
         {
             release_all(Some(previous));
         }
-        if current.is_none() {
+        // No robot, or one this page may not drive: driving stops.
+        if !current.as_ref().is_some_and(|robot| session.may_drive(robot)) {
             driving.set(false);
         }
         current
@@ -185,7 +186,8 @@ pub fn KeyboardDrive() -> impl IntoView {
             let _ = button.blur();
         }
     };
-    let can_drive = move || session.is_connected() && session.inspected.with(Option::is_some);
+    let can_drive =
+        move || session.is_connected() && session.inspected.get().is_some_and(|robot| session.may_drive(&robot));
 
     view! {
         <div class="keyboard-drive" class:is-driving=move || driving.get()>

@@ -1,12 +1,14 @@
 //! The "Robots" side panel: the lab's robots to pick from and the picked one's live report; collapsible to a narrow strip.
 //!
-//! Everyone may inspect; manual commands and keyboard driving are shown to the
-//! instructor only (the server enforces it anyway). The socket is subscribed to the
+//! Everyone may inspect and follow a robot with the camera; keyboard driving shows to
+//! the robot's owner (and to the instructor for the lab's own robots), reset and
+//! remove to its owner and the instructor; manual commands to the instructor (the
+//! server enforces all of it anyway). The socket is subscribed to the
 //! picked robot only while the panel is open.
 
 use leptos::prelude::*;
 
-use super::{KeyboardDrive, RobotList, RobotReportView};
+use super::{KeyboardDrive, RobotActions, RobotList, RobotReportView};
 use crate::robot_client::keep_subscribed;
 use crate::session::LabSession;
 
@@ -56,7 +58,9 @@ pub fn RobotPanel() -> impl IntoView {
                     ></button>
                 </header>
                 <RobotList />
-                <Show when=move || session.is_instructor()>
+                <RobotActions />
+                // Mounted for anybody who may drive some robot; it enables itself per robot.
+                <Show when=move || session.is_instructor() || session.you.with(Option::is_some)>
                     <KeyboardDrive />
                 </Show>
                 <Show
