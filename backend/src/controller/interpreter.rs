@@ -85,11 +85,7 @@ impl Interpreter {
             .output()
             .map_err(|e| format!("cannot run {}: {e}", python.display()))?;
         if !output.status.success() {
-            return Err(format!(
-                "{} failed: {}",
-                python.display(),
-                String::from_utf8_lossy(&output.stderr).trim()
-            ));
+            return Err(format!("{} failed: {}", python.display(), String::from_utf8_lossy(&output.stderr).trim()));
         }
         let mut found: Interpreter = serde_json::from_slice(&output.stdout)
             .map_err(|e| format!("{} answered unexpectedly: {e}", python.display()))?;
@@ -103,8 +99,6 @@ impl Interpreter {
 
     /// The dynamic loader among its libraries (`ld-linux-*.so`), if it is dynamic.
     pub fn loader(&self) -> Option<&PathBuf> {
-        self.libs
-            .iter()
-            .find(|lib| lib.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.starts_with("ld-")))
+        self.libs.iter().find(|lib| lib.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.starts_with("ld-")))
     }
 }

@@ -58,9 +58,7 @@ pub use self::messages::{
     ConsoleLine, ConsoleSource, LabMsg, PROTOCOL_VERSION, PartInfo, ProgramMsg, Reply, StepInput,
 };
 #[cfg(target_os = "linux")]
-pub use self::program::{
-    CONSOLE_HISTORY_LINES, MAX_PROGRAM_BYTES, MAX_PROGRAM_FILES, ProgramSpec, PythonProgram,
-};
+pub use self::program::{CONSOLE_HISTORY_LINES, MAX_PROGRAM_BYTES, MAX_PROGRAM_FILES, ProgramSpec, PythonProgram};
 
 /// Budgets and caps of one program. The defaults suit a 50 Hz controller of a
 /// student's robot.

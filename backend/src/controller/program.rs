@@ -134,8 +134,7 @@ impl ProgramFolder {
         let base = spec.work_dir.clone().unwrap_or_else(|| std::env::temp_dir().join("vlab-programs"));
         let robot: String =
             spec.robot.chars().map(|c| if c.is_ascii_alphanumeric() { c } else { '_' }).take(32).collect();
-        let path =
-            base.join(format!("{robot}-{}-{}", std::process::id(), NEXT.fetch_add(1, Ordering::Relaxed)));
+        let path = base.join(format!("{robot}-{}-{}", std::process::id(), NEXT.fetch_add(1, Ordering::Relaxed)));
         let io = |e: std::io::Error| ProgramError::Start(format!("cannot prepare the program's folder: {e}"));
         std::fs::create_dir_all(&path).map_err(io)?;
         let folder = ProgramFolder(std::fs::canonicalize(&path).map_err(io)?);
@@ -392,9 +391,8 @@ impl PythonProgram {
                     return Err(self.fail(ProgramError::Ended));
                 }
                 (other, awaiting) => {
-                    return Err(self.fail(ProgramError::Protocol(format!(
-                        "unexpected {other:?} while waiting for {awaiting:?}"
-                    ))));
+                    return Err(self
+                        .fail(ProgramError::Protocol(format!("unexpected {other:?} while waiting for {awaiting:?}"))));
                 }
             }
         }
@@ -416,11 +414,13 @@ impl PythonProgram {
         self.deadline = Instant::now() + self.limits.stop_budget;
         self.budget = self.limits.stop_budget;
         self.output_bytes = 0;
-        let result = self.write_message(&LabMsg::Stop).and_then(|()| loop {
-            match self.receive() {
-                Ok(_) => {}
-                Err(ProgramError::Ended) => break Ok(()),
-                Err(e) => break Err(e),
+        let result = self.write_message(&LabMsg::Stop).and_then(|()| {
+            loop {
+                match self.receive() {
+                    Ok(_) => {}
+                    Err(ProgramError::Ended) => break Ok(()),
+                    Err(e) => break Err(e),
+                }
             }
         });
         self.failed = Some(ProgramError::Stopped);
@@ -683,5 +683,7 @@ impl Drop for PythonProgram {
 }
 
 fn signal_name(signal: i32) -> String {
-    nix::sys::signal::Signal::try_from(signal).map(|s| s.as_str().to_string()).unwrap_or_else(|_| format!("signal {signal}"))
+    nix::sys::signal::Signal::try_from(signal)
+        .map(|s| s.as_str().to_string())
+        .unwrap_or_else(|_| format!("signal {signal}"))
 }

@@ -13,6 +13,7 @@
 //! then checks `/proc/<pid>/status` shows every filter in place before it goes on.
 
 use std::collections::BTreeMap;
+use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::mpsc;
@@ -24,8 +25,7 @@ use landlock::{
 };
 use rustix::process::{Pid, Resource, Rlimit, prlimit};
 use seccompiler::{
-    BpfProgram, SeccompAction, SeccompCmpArgLen, SeccompCmpOp, SeccompCondition, SeccompFilter, SeccompRule,
-    TargetArch,
+    BpfProgram, SeccompAction, SeccompCmpArgLen, SeccompCmpOp, SeccompCondition, SeccompFilter, SeccompRule, TargetArch,
 };
 
 use super::interpreter::Interpreter;
@@ -139,7 +139,10 @@ fn restrict_files(python: &Interpreter, folder: &Path) -> Result<(), ProgramErro
     ];
     readable.extend(python.libs.iter().cloned());
     readable.extend(
-        ["/etc/ld.so.cache", "/etc/localtime", "/usr/lib/locale/C.utf8"].iter().map(PathBuf::from).filter(|p| p.exists()),
+        ["/etc/ld.so.cache", "/etc/localtime", "/usr/lib/locale/C.utf8"]
+            .iter()
+            .map(PathBuf::from)
+            .filter(|p| p.exists()),
     );
     let status = Ruleset::default()
         .set_compatibility(CompatLevel::HardRequirement)
@@ -288,7 +291,10 @@ fn stage1_filters() -> Result<Vec<BpfProgram>, String> {
     // prlimit64 may read limits (new == NULL), never set them.
     rules.insert(
         libc::SYS_prlimit64,
-        vec![SeccompRule::new(vec![cond(2, SeccompCmpArgLen::Qword, SeccompCmpOp::Ne, 0)?]).map_err(|e| e.to_string())?],
+        vec![
+            SeccompRule::new(vec![cond(2, SeccompCmpArgLen::Qword, SeccompCmpOp::Ne, 0)?])
+                .map_err(|e| e.to_string())?,
+        ],
     );
     let mut clone3 = Rules::new();
     clone3.insert(libc::SYS_clone3, vec![]);
@@ -340,7 +346,9 @@ pub(crate) fn verify_confined(pid: u32) -> Result<(), ProgramError> {
     let status = std::fs::read_to_string(format!("/proc/{pid}/status"))
         .map_err(|e| ProgramError::SandboxUnavailable(format!("cannot check the program's confinement: {e}")))?;
     let field = |name: &str| {
-        status.lines().find_map(|l| l.strip_prefix(name).and_then(|v| v.strip_prefix(':')).map(|v| v.trim().to_string()))
+        status
+            .lines()
+            .find_map(|l| l.strip_prefix(name).and_then(|v| v.strip_prefix(':')).map(|v| v.trim().to_string()))
     };
     let seccomp = field("Seccomp");
     let filters: u32 = field("Seccomp_filters").and_then(|v| v.parse().ok()).unwrap_or(0);
