@@ -34,8 +34,8 @@ export const slug = (text) =>
 
 /**
  * Runs `body({server, openPage, artifactName})` against a fresh server and browser, then
- * tears both down. `openPage('instructor' | 'viewer', {name, lab = 'demo', waitConnected = true})`
- * opens a lab's page in a new browser context (its own cookies and storage: another
+ * tears both down. `openPage('instructor' | 'viewer', {name, lab = 'demo', waitConnected = true, url})`
+ * opens a lab's page (or `url`, e.g. the landing page) in a new browser context (its own cookies and storage: another
  * person) and waits until it has connected. Uncaught errors in a page fail the test, and so
  * do errors logged to a page's console unless `allowConsoleErrors` (tests that break the
  * connection on purpose: the browser itself logs the failed websocket).
@@ -52,7 +52,7 @@ export async function withLab(t, body, { allowConsoleErrors = false } = {}) {
   try {
     browser = await launchBrowser();
 
-    const openPage = async (role, { name = role, waitConnected = true, lab = 'demo' } = {}) => {
+    const openPage = async (role, { name = role, waitConnected = true, lab = 'demo', url } = {}) => {
       const context = await browser.newContext({ viewport: VIEWPORT });
       context.setDefaultTimeout(DEFAULT_TIMEOUT_MS);
       const page = await context.newPage();
@@ -60,8 +60,7 @@ export async function withLab(t, body, { allowConsoleErrors = false } = {}) {
       opened.push(entry);
       page.on('console', (message) => entry.console.push(`[${message.type()}] ${message.text()}`));
       page.on('pageerror', (error) => entry.errors.push(String(error?.stack ?? error)));
-      const url = role === 'instructor' ? server.instructorUrl(lab) : server.viewerUrl(lab);
-      await page.goto(url);
+      await page.goto(url ?? (role === 'instructor' ? server.instructorUrl(lab) : server.viewerUrl(lab)));
       if (waitConnected) await waitForConnected(page, `the ${name} page`);
       return page;
     };

@@ -112,12 +112,13 @@ fn PeopleList() -> impl IntoView {
                                     title=if person.online { "online" } else { "not connected" }
                                 ></span>
                                 // A name is text from another person: shown as text, never as HTML.
-                                <span class="person-name">{person.name.clone()}</span>
+                                <span class="person-name" title=person.name.clone()>{person.name.clone()}</span>
+                            </div>
+                            <div class="person-badges">
+                                <span class=format!("badge role-{badge}")>{badge}</span>
                                 <Show when=is_you>
                                     <span class="badge is-you">"you"</span>
                                 </Show>
-                                <div class="spacer"></div>
-                                <span class=format!("badge role-{badge}")>{badge}</span>
                             </div>
                             {(!robots.is_empty())
                                 .then(|| {

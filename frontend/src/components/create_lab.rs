@@ -153,7 +153,7 @@ fn CreatedCard(lab: CreatedLab) -> impl IntoView {
             <p class="hint">{format!("at {origin}/")}</p>
             <label class="field">
                 <span>"Your instructor link (keep it to yourself: it gives the time controls)"</span>
-                <input class="input readout" readonly=true data-testid="instructor-link" prop:value=instructor_link />
+                <input class="input" readonly=true data-testid="instructor-link" prop:value=instructor_link />
             </label>
             <a class="btn btn-primary" data-testid="btn-open-lab" href=open>
                 "Open the lab"
