@@ -381,7 +381,7 @@ fn an_escape_attempt_is_blocked_everywhere() {
 import os, socket, subprocess, sys, ctypes
 tries = {
     "read /etc/shadow": lambda: open("/etc/shadow").read(),
-    "read /root": lambda: os.listdir(os.path.expanduser("~")),
+    "list /root": lambda: os.listdir("/root"),
     "write a file": lambda: open("escape.txt", "w").write("x"),
     "write /tmp": lambda: open("/tmp/escape.txt", "w").write("x"),
     "chmod": lambda: os.chmod("main.py", 0o777),
