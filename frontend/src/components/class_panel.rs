@@ -4,6 +4,7 @@ use leptos::prelude::*;
 use vlab_protocol::Participant;
 
 use super::InstructorTools;
+use super::side_panel::{PanelLabels, SidePanel};
 use crate::classroom::role_badge;
 use crate::session::LabSession;
 
@@ -21,61 +22,33 @@ pub fn ClassPanel() -> impl IntoView {
     // Viewers without a session cannot add robots: the server wants a session.
     let may_add = move || session.you.with(Option::is_some);
 
+    let labels = PanelLabels {
+        title: "People",
+        class: "class-panel",
+        toggle_testid: "btn-toggle-class-panel",
+        show_hint: "Show the people in the lab",
+        hide_hint: "Hide the people panel",
+        at_left: true,
+    };
     view! {
-        <aside
-            class="class-panel"
-            class:is-collapsed=move || !open.get()
-            data-testid="class-panel"
-            data-open=move || open.get().to_string()
-            aria-label="Class"
-        >
-            <Show
-                when=move || open.get()
-                fallback=move || {
-                    view! {
-                        <button
-                            class="robot-panel-tab"
-                            data-testid="btn-toggle-class-panel"
-                            title="Show the people in the lab"
-                            aria-expanded="false"
-                            on:click=move |_| open.set(true)
-                        >
-                            <span class="robot-panel-tab-text">"People " {people_count}</span>
-                        </button>
-                    }
-                }
-            >
-                <header class="panel-header">
-                    <h2>"People"</h2>
-                    <span class="robot-count">{people_count}</span>
-                    <div class="spacer"></div>
-                    <button
-                        class="panel-collapse is-left"
-                        data-testid="btn-toggle-class-panel"
-                        title="Hide the people panel"
-                        aria-label="Hide the people panel"
-                        aria-expanded="true"
-                        on:click=move |_| open.set(false)
-                    ></button>
-                </header>
-                <Show when=may_add>
-                    <button
-                        class="btn add-robot-button"
-                        class:is-active=move || upload_open.get()
-                        data-testid="btn-open-robot-upload"
-                        aria-pressed=move || upload_open.get().to_string()
-                        title="Add a robot of your own to the lab"
-                        on:click=move |_| upload_open.update(|open| *open = !*open)
-                    >
-                        "+ Add robot"
-                    </button>
-                </Show>
-                <PeopleList />
-                <Show when=move || session.is_instructor()>
-                    <InstructorTools />
-                </Show>
+        <SidePanel labels count=Signal::derive(people_count) open>
+            <Show when=may_add>
+                <button
+                    class="btn add-robot-button"
+                    class:is-active=move || upload_open.get()
+                    data-testid="btn-open-robot-upload"
+                    aria-pressed=move || upload_open.get().to_string()
+                    title="Add a robot of your own to the lab"
+                    on:click=move |_| upload_open.update(|open| *open = !*open)
+                >
+                    "+ Add robot"
+                </button>
             </Show>
-        </aside>
+            <PeopleList />
+            <Show when=move || session.is_instructor()>
+                <InstructorTools />
+            </Show>
+        </SidePanel>
     }
 }
 

@@ -21,6 +21,7 @@ mod scan_plot_view;
 mod scene_editor;
 mod scene_result;
 mod sensor_table;
+mod side_panel;
 mod time_controls;
 mod toolbar;
 

@@ -8,6 +8,7 @@
 
 use leptos::prelude::*;
 
+use super::side_panel::{PanelLabels, SidePanel};
 use super::{KeyboardDrive, RobotActions, RobotList, RobotReportView};
 use crate::robot_client::keep_subscribed;
 use crate::session::LabSession;
@@ -20,68 +21,40 @@ pub fn RobotPanel() -> impl IntoView {
     keep_subscribed(session, open.into());
     let robot_count = move || session.robots.with(Vec::len);
 
+    let labels = PanelLabels {
+        title: "Robots",
+        class: "robot-panel",
+        toggle_testid: "btn-toggle-robot-panel",
+        show_hint: "Show the robots and their sensors",
+        hide_hint: "Hide the robot panel",
+        at_left: false,
+    };
     view! {
-        <aside
-            class="robot-panel"
-            class:is-collapsed=move || !open.get()
-            data-testid="robot-panel"
-            data-open=move || open.get().to_string()
-            aria-label="Robots"
-        >
+        <SidePanel labels count=Signal::derive(robot_count) open>
+            <RobotList />
+            <RobotActions />
+            // Mounted for anybody who may drive some robot; it enables itself per robot.
+            <Show when=move || session.is_instructor() || session.you.with(Option::is_some)>
+                <KeyboardDrive />
+            </Show>
             <Show
-                when=move || open.get()
+                when=move || session.inspected.with(Option::is_some)
                 fallback=move || {
                     view! {
-                        <button
-                            class="robot-panel-tab"
-                            data-testid="btn-toggle-robot-panel"
-                            title="Show the robots and their sensors"
-                            aria-expanded="false"
-                            on:click=move |_| open.set(true)
-                        >
-                            <span class="robot-panel-tab-text">"Robots " {robot_count}</span>
-                        </button>
+                        <p class="robot-hint">
+                            {move || {
+                                if session.robots.with(Vec::is_empty) {
+                                    "No robots in this lab."
+                                } else {
+                                    "Pick a robot to see its sensors and actuators."
+                                }
+                            }}
+                        </p>
                     }
                 }
             >
-                <header class="panel-header">
-                    <h2>"Robots"</h2>
-                    <span class="robot-count">{robot_count}</span>
-                    <div class="spacer"></div>
-                    <button
-                        class="panel-collapse"
-                        data-testid="btn-toggle-robot-panel"
-                        title="Hide the robot panel"
-                        aria-label="Hide the robot panel"
-                        aria-expanded="true"
-                        on:click=move |_| open.set(false)
-                    ></button>
-                </header>
-                <RobotList />
-                <RobotActions />
-                // Mounted for anybody who may drive some robot; it enables itself per robot.
-                <Show when=move || session.is_instructor() || session.you.with(Option::is_some)>
-                    <KeyboardDrive />
-                </Show>
-                <Show
-                    when=move || session.inspected.with(Option::is_some)
-                    fallback=move || {
-                        view! {
-                            <p class="robot-hint">
-                                {move || {
-                                    if session.robots.with(Vec::is_empty) {
-                                        "No robots in this lab."
-                                    } else {
-                                        "Pick a robot to see its sensors and actuators."
-                                    }
-                                }}
-                            </p>
-                        }
-                    }
-                >
-                    <RobotReportView />
-                </Show>
+                <RobotReportView />
             </Show>
-        </aside>
+        </SidePanel>
     }
 }
