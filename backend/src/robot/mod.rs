@@ -56,7 +56,7 @@ impl Robot {
             .sensors
             .iter()
             .filter(mine)
-            .map(|device| Sensor::build(model, device, &robot.name, robot.main_body, lab_seed))
+            .map(|device| Sensor::build(model, device, (&robot.name, index as u32), robot.main_body, lab_seed))
             .collect::<Result<Vec<_>, _>>()?;
         let devices: Vec<_> = model.actuators.iter().filter(mine).collect();
         let mut actuators = devices.iter().map(|d| Actuator::build(d)).collect::<Result<Vec<_>, _>>()?;

@@ -71,12 +71,12 @@ pub struct Sensor {
 }
 
 impl Sensor {
-    /// The sensor of `device` (a sensor of robot `robot` in `model`), with its noise
-    /// generator seeded from `lab_seed`.
+    /// The sensor of `device` (a sensor of robot `robot`, number `robot_index`, in
+    /// `model`), with its noise generator seeded from `lab_seed`.
     pub fn build(
         model: &SceneModel,
         device: &DeviceModel,
-        robot: &str,
+        (robot, robot_index): (&str, u32),
         main_body: usize,
         lab_seed: u64,
     ) -> Result<Sensor, SceneError> {
@@ -101,7 +101,7 @@ impl Sensor {
         Ok(Sensor {
             name: device.name.clone(),
             kind: device.kind.clone(),
-            schedule: Schedule::new(device.num("rate")),
+            schedule: Schedule::staggered(device.num("rate"), robot_index),
             noise: NoiseModel::of(device),
             rng: sensor_rng(lab_seed, robot, &device.name),
             probe,
