@@ -6,6 +6,8 @@
 //!
 //! Prints figures rather than asserting them: timings are for reading, not for tests.
 
+mod common;
+
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
@@ -74,10 +76,10 @@ fn main() {
     }
     let wall = wall.elapsed();
     println!("{steps} steps ({TIMED_SECS} s of simulation) after {WARM_UP_SECS} s of warm-up:");
-    report("  physics alone (World::step)      ", &mut physics, dt);
-    report("  actuators (commands → joints)    ", &mut actuators, dt);
-    report("  sensors (lidars at 10 Hz, ...)   ", &mut sensing, dt);
-    report("  physics + actuators + sensors    ", &mut full, dt);
+    common::report_steps("  physics alone (World::step)      ", &mut physics, dt);
+    common::report_steps("  actuators (commands → joints)    ", &mut actuators, dt);
+    common::report_steps("  sensors (lidars at 10 Hz, ...)   ", &mut sensing, dt);
+    common::report_steps("  physics + actuators + sensors    ", &mut full, dt);
     println!(
         "  wall time {:.2} s for {TIMED_SECS} s of simulation: {:.1}× real time",
         wall.as_secs_f64(),
@@ -85,18 +87,4 @@ fn main() {
     );
     let travelled = robots.report(&names[0], &world, step, step as f64 * dt).expect("a robot").pose.position;
     println!("  (robot {} ended at {travelled:.2?})", names[0]);
-}
-
-fn report(label: &str, samples: &mut [Duration], dt: f64) {
-    samples.sort();
-    let micros = |d: Duration| d.as_secs_f64() * 1e6;
-    let mean = samples.iter().map(|d| micros(*d)).sum::<f64>() / samples.len() as f64;
-    let pick = |q: f64| micros(samples[((samples.len() - 1) as f64 * q) as usize]);
-    println!(
-        "{label}: mean {mean:8.1} µs, p50 {:8.1} µs, p99 {:8.1} µs, max {:8.1} µs → {:.1}× real time",
-        pick(0.5),
-        pick(0.99),
-        pick(1.0),
-        dt * 1e6 / mean
-    );
 }

@@ -7,6 +7,8 @@
 //! `cargo bench -p vlab-backend --bench controller_step` (add `-- --steps N` to change
 //! the 1000 measured steps).
 
+mod common;
+
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
@@ -92,16 +94,11 @@ while robot.step():
         program.stop().expect("a clean stop");
     }
 
-    let report = |label: &str, samples: &mut Vec<Duration>, divide: u32| {
-        samples.sort();
-        let us = |d: Duration| d.as_secs_f64() * 1e6 / f64::from(divide);
-        let mean = samples.iter().map(|d| us(*d)).sum::<f64>() / samples.len() as f64;
-        let at = |q: f64| us(samples[((samples.len() - 1) as f64 * q).round() as usize]);
+    let report = |label: &str, samples: &mut Vec<Duration>, per: u32| {
+        let s = common::summarize(samples, per);
         println!(
-            "controller_step: {label:<22} mean {mean:8.1} µs  p50 {:8.1} µs  p99 {:8.1} µs  max {:8.1} µs",
-            at(0.5),
-            at(0.99),
-            at(1.0)
+            "controller_step: {label:<22} mean {:8.1} µs  p50 {:8.1} µs  p99 {:8.1} µs  max {:8.1} µs",
+            s.mean, s.p50, s.p99, s.max
         );
     };
     println!("controller_step: {steps} control steps, {ROBOTS} programs, send to all then collect from all");

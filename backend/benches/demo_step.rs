@@ -3,7 +3,9 @@
 //!
 //! Prints figures rather than asserting them: timings are for reading, not for tests.
 
-use std::time::{Duration, Instant};
+mod common;
+
+use std::time::Instant;
 
 use vlab_backend::lab::frames::FrameBuilder;
 use vlab_backend::lab::hub::Hub;
@@ -65,8 +67,8 @@ fn main() {
             full.push(done - started);
         }
         println!("{phase}: {steps} steps");
-        report("  physics step", &mut physics, dt);
-        report("  full step   ", &mut full, dt);
+        common::report_steps("  physics step", &mut physics, dt);
+        common::report_steps("  full step   ", &mut full, dt);
         println!(
             "  frames (every {STEPS_PER_FRAME} steps, fan-out to {VIEWERS} viewers): {:.1} poses, binary {:.0} bytes, JSON {:.0} bytes ({:.1}× smaller)",
             poses as f64 / frame_count as f64,
@@ -77,18 +79,4 @@ fn main() {
         println!();
     }
     drop(viewers);
-}
-
-fn report(label: &str, samples: &mut [Duration], dt: f64) {
-    samples.sort();
-    let micros = |d: Duration| d.as_secs_f64() * 1e6;
-    let mean = samples.iter().map(|d| micros(*d)).sum::<f64>() / samples.len() as f64;
-    let pick = |q: f64| micros(samples[((samples.len() - 1) as f64 * q) as usize]);
-    println!(
-        "{label}: mean {mean:7.1} µs, p50 {:7.1} µs, p99 {:7.1} µs, max {:7.1} µs → {:.0}× real time",
-        pick(0.5),
-        pick(0.99),
-        pick(1.0),
-        dt * 1e6 / mean
-    );
 }
