@@ -170,6 +170,19 @@ pub struct LabState {
 mod tests {
     use super::*;
 
+    /// The clock travels both as JSON (State) and as raw f64 (binary frames); a page must
+    /// read the same time from either, so JSON floats must round-trip bit for bit.
+    #[test]
+    fn sim_time_round_trips_through_json_bit_for_bit() {
+        let dt = 1.0 / 240.0;
+        for step in (0..20_000u64).step_by(7).chain([3402]) {
+            let time = step as f64 * dt;
+            let text = serde_json::to_string(&time).unwrap();
+            let back: f64 = serde_json::from_str(&text).unwrap();
+            assert_eq!(back.to_bits(), time.to_bits(), "step {step}: {time} became {back} via {text}");
+        }
+    }
+
     #[test]
     fn control_actions_round_trip_through_json() {
         let actions = [
