@@ -51,6 +51,14 @@ pub enum ServerMsg {
         /// The message (plain text).
         message: String,
     },
+    /// New lines of a robot's console (its program's output and the lab's words about
+    /// it): sent to the robot's owner and the instructor only, as they come.
+    Console {
+        /// The robot.
+        robot: String,
+        /// The lines, oldest first.
+        lines: Vec<crate::ConsoleLine>,
+    },
     /// Answer to [`ClientMsg::Ping`].
     Pong {
         /// The client's nonce, echoed.
@@ -259,6 +267,15 @@ mod tests {
             }),
             ServerMsg::State(state()),
             ServerMsg::Pong { nonce: 77 },
+            ServerMsg::Console {
+                robot: "bot_ana".into(),
+                lines: vec![crate::ConsoleLine {
+                    step: 40,
+                    time: 40.0 / 240.0,
+                    source: crate::ConsoleSource::Print,
+                    text: "<b>x</b> = 1".into(),
+                }],
+            },
             ServerMsg::Presence {
                 participants: vec![Participant {
                     id: 1,

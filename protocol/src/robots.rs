@@ -30,6 +30,10 @@ pub struct RobotReport {
     pub program: ProgramStatus,
     /// Who added it (`None`: it came with the lab's scene).
     pub owner: Option<String>,
+    /// Its console's latest lines: only in `GET .../robots/{robot}` and only for its
+    /// owner and the instructor (absent elsewhere).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub console: Option<Vec<crate::ConsoleLine>>,
 }
 
 /// A pose as the HTTP API writes it: position and quaternion `[w, x, y, z]`.
@@ -205,6 +209,8 @@ pub enum ProgramState {
     None,
     /// A program is named but not running.
     Idle,
+    /// Being started (the lab's clock waits for it).
+    Starting,
     /// Running in lockstep with the lab.
     Running,
     /// Stopped by an error, a limit, or its owner.
@@ -270,6 +276,7 @@ mod tests {
             keys: vec!["I".into()],
             program: ProgramStatus { file: None, language: None, state: ProgramState::None, message: None },
             owner: None,
+            console: None,
         };
         let json = serde_json::to_string(&report).unwrap();
         assert_eq!(serde_json::from_str::<RobotReport>(&json).unwrap(), report);

@@ -5,6 +5,7 @@
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
+pub use vlab_protocol::ConsoleSource;
 use vlab_protocol::{ActuatorCommand, ActuatorCommands, RobotReport, SensorValue};
 
 /// The version of the lab ↔ program protocol. A program that answers another version
@@ -58,19 +59,8 @@ pub enum LabMsg {
     Stop,
 }
 
-/// Where a console line came from.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum ConsoleSource {
-    /// `print(...)` (the program's `sys.stdout`).
-    Print,
-    /// `robot.log(...)`.
-    Log,
-    /// The program's `sys.stderr` or anything written to its file descriptor 2.
-    Stderr,
-}
-
-/// One line of a program's console.
+/// One line of a program's console, as the program sent it (the lab stamps it with
+/// its clock to make a `vlab_protocol::ConsoleLine`).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ConsoleLine {
     /// Where it came from.

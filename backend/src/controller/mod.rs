@@ -60,6 +60,27 @@ pub use self::messages::{
 #[cfg(target_os = "linux")]
 pub use self::program::{CONSOLE_HISTORY_LINES, MAX_PROGRAM_BYTES, MAX_PROGRAM_FILES, ProgramSpec, PythonProgram};
 
+/// A running robot program, whatever its runtime: the lab's side of the lockstep.
+///
+/// Per control step the lab calls [`Controller::send_step`] on every program (the
+/// post-step readings), then [`Controller::receive`] from every program (commands for
+/// the next pre-step phase), so programs in their own processes compute concurrently.
+/// The first [`Controller::receive`] after starting answers for the commands set
+/// before the program's first step. Any error means the program is dead: it answers
+/// nothing more, and the lab goes on without it.
+pub trait Controller: Send {
+    /// The robot it drives.
+    fn robot(&self) -> &str;
+    /// Hands it the readings of one control step.
+    fn send_step(&mut self, input: &StepInput) -> Result<(), ProgramError>;
+    /// Its answer to the start or to the last step sent, within its budget.
+    fn receive(&mut self) -> Result<Reply, ProgramError>;
+    /// Ends it, whatever it is doing; `Ok` when it ended cleanly.
+    fn stop(&mut self) -> Result<(), ProgramError>;
+    /// Why it stopped, once it has.
+    fn error(&self) -> Option<&ProgramError>;
+}
+
 /// Budgets and caps of one program. The defaults suit a 50 Hz controller of a
 /// student's robot.
 #[derive(Clone, Debug, PartialEq)]

@@ -687,3 +687,25 @@ fn signal_name(signal: i32) -> String {
         .map(|s| s.as_str().to_string())
         .unwrap_or_else(|_| format!("signal {signal}"))
 }
+
+impl super::Controller for PythonProgram {
+    fn robot(&self) -> &str {
+        PythonProgram::robot(self)
+    }
+
+    fn send_step(&mut self, input: &StepInput) -> Result<(), ProgramError> {
+        PythonProgram::send_step(self, input)
+    }
+
+    fn receive(&mut self) -> Result<Reply, ProgramError> {
+        PythonProgram::receive(self)
+    }
+
+    fn stop(&mut self) -> Result<(), ProgramError> {
+        PythonProgram::stop(self)
+    }
+
+    fn error(&self) -> Option<&ProgramError> {
+        PythonProgram::error(self)
+    }
+}

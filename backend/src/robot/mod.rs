@@ -120,6 +120,7 @@ impl Robot {
             keys: self.keys.iter().cloned().collect(),
             program: self.program.clone(),
             owner: self.owner.as_ref().map(|o| o.name.clone()),
+            console: None,
         }
     }
 }

@@ -222,6 +222,7 @@ mod tests {
             keys: vec![],
             program: ProgramStatus { file: None, language: None, state: ProgramState::None, message: None },
             owner: None,
+            console: None,
         };
         let body = serde_json::to_string(&report).unwrap();
         assert_eq!(interpret_actuator_response(200, &body), CommandOutcome::Applied(Box::new(report)));

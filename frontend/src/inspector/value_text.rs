@@ -128,6 +128,7 @@ pub fn program_text(program: &ProgramStatus) -> String {
     let mut text = match program.state {
         ProgramState::None => "no program",
         ProgramState::Idle => "idle",
+        ProgramState::Starting => "starting",
         ProgramState::Running => "running",
         ProgramState::Stopped => "stopped",
     }
