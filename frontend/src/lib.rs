@@ -12,11 +12,14 @@ pub mod asset_cache;
 pub mod classroom;
 pub mod clock;
 pub mod connection_state;
+pub mod console_log;
 pub mod inspector;
 pub mod orbit_camera;
 pub mod page;
 pub mod pose_math;
 pub mod primitives;
+pub mod program_upload;
+pub mod python_syntax;
 pub mod quality;
 pub mod reconnect;
 pub mod scene_upload;
@@ -29,6 +32,8 @@ mod api_client;
 mod app;
 #[cfg(target_arch = "wasm32")]
 mod components;
+#[cfg(target_arch = "wasm32")]
+mod program_client;
 #[cfg(target_arch = "wasm32")]
 mod robot_client;
 #[cfg(target_arch = "wasm32")]

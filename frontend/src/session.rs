@@ -10,6 +10,7 @@ use web_sys::WebSocket;
 
 use crate::clock::Clock;
 use crate::connection_state::ConnectionState;
+use crate::console_log::ConsoleBuffer;
 use crate::page::PageParams;
 use crate::world::World;
 
@@ -56,6 +57,8 @@ pub struct LabSession {
     pub notices: RwSignal<Vec<Notice>>,
     /// The robot the camera follows, if any.
     pub follow: RwSignal<Option<String>>,
+    /// The inspected robot's console (its owner and the instructor receive it).
+    pub console: RwSignal<ConsoleBuffer>,
 }
 
 /// A message from the instructor, as shown in the banner.
@@ -93,6 +96,7 @@ impl LabSession {
             settings: RwSignal::new(None),
             notices: RwSignal::new(Vec::new()),
             follow: RwSignal::new(None),
+            console: RwSignal::new(ConsoleBuffer::default()),
         }
     }
 

@@ -22,6 +22,8 @@ pub enum TokenKind {
     String,
     /// `// ...` and `/* ... */`.
     Comment,
+    /// A Python decorator (`@property`); `.vlab` has none.
+    Decorator,
     /// Anything else: names, operators, punctuation, spaces.
     Plain,
 }
@@ -36,6 +38,7 @@ impl TokenKind {
             TokenKind::Number => Some("tok-num"),
             TokenKind::String => Some("tok-str"),
             TokenKind::Comment => Some("tok-com"),
+            TokenKind::Decorator => Some("tok-dec"),
             TokenKind::Plain => None,
         }
     }
@@ -259,9 +262,16 @@ fn number_end(bytes: &[u8], start: usize) -> usize {
 /// character than a text ending in a newline has lines for, so the overlay is exactly as
 /// tall as the textarea it sits under.
 pub fn highlight_html(text: &str) -> String {
+    tokens_html(text, &tokenize(text))
+}
+
+/// The overlay's HTML of `text` split into `tokens` (by any language's tokenizer, covering
+/// the whole text in order): escaped, coloured, and one character longer when the text
+/// ends in a newline (see [`highlight_html`]).
+pub fn tokens_html(text: &str, tokens: &[Token]) -> String {
     let mut html = String::with_capacity(text.len() * 2);
-    for token in tokenize(text) {
-        let part = &text[token.range];
+    for token in tokens {
+        let part = &text[token.range.clone()];
         match token.kind.css_class() {
             Some(class) => {
                 html.push_str("<span class=\"");

@@ -272,6 +272,10 @@ fn on_server_message(client: &Rc<RefCell<Client>>, message: ServerMsg) {
                 notices.drain(..excess);
             });
         }
+        ServerMsg::Console { robot, lines } => {
+            // Lines of a robot not on screen are not kept: its history comes with its report.
+            session.console.maybe_update(|console| console.push_live(&robot, lines));
+        }
         ServerMsg::Pong { .. } => {}
     }
 }

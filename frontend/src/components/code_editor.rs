@@ -1,14 +1,15 @@
-//! A small code editor for `.vlab` text: a plain textarea over a highlighted copy of its text, with a line-number gutter.
+//! A small code editor for `.vlab` and Python text: a plain textarea over a highlighted copy of its text, with a line-number gutter.
 //!
 //! The textarea keeps all the editing (caret, selection, undo, IME, copy-paste) and is
 //! drawn with transparent text; the `<pre>` under it shows the same text coloured by
-//! [`crate::vlab_syntax`]. Neither scrolls on its own: both grow with the text inside
+//! [`crate::vlab_syntax`] or [`crate::python_syntax`]. Neither scrolls on its own: both grow with the text inside
 //! one scrolling box, so they can never drift apart.
 
 use leptos::html::{Div, Textarea};
 use leptos::prelude::*;
 
-use crate::vlab_syntax::{highlight_html, line_count, longest_line_chars};
+use crate::program_upload::EditorSyntax;
+use crate::vlab_syntax::{line_count, longest_line_chars};
 
 /// Height of one line in pixels: the CSS `line-height` of `.code-editor` (keep them equal).
 pub const LINE_HEIGHT_PX: i32 = 20;
@@ -44,12 +45,25 @@ impl CodeEditorRefs {
 }
 
 /// The editor. `error_line` (1-based) gets a red marker; `on_submit` runs on Ctrl/⌘+Enter.
+/// `testid` names its hooks: `<testid>-source` (the textarea), `<testid>-error-line`.
 #[component]
 pub fn CodeEditor(
     text: RwSignal<String>,
     #[prop(into)] error_line: Signal<Option<u32>>,
     refs: CodeEditorRefs,
     on_submit: Callback<()>,
+    /// How the text is coloured.
+    #[prop(into, default = Signal::stored(EditorSyntax::Vlab))]
+    syntax: Signal<EditorSyntax>,
+    /// Prefix of the `data-testid`s.
+    #[prop(default = "scene")]
+    testid: &'static str,
+    /// The textarea's accessible name.
+    #[prop(default = "scene source (.vlab)")]
+    label: &'static str,
+    /// Shown while the text is empty.
+    #[prop(default = "// Write a scene to add, e.g.\ncrate1 { shape box(1,1,1); pos(2,0.5,2); }")]
+    placeholder: &'static str,
 ) -> impl IntoView {
     let lines = Memo::new(move |_| text.with(|text| line_count(text)));
     let gutter = move || {
@@ -79,7 +93,7 @@ pub fn CodeEditor(
                                 view! {
                                     <div
                                         class="code-error-line"
-                                        data-testid="scene-error-line"
+                                        data-testid=format!("{testid}-error-line")
                                         data-line=line.to_string()
                                         style:top=format!(
                                             "{}px",
@@ -89,16 +103,19 @@ pub fn CodeEditor(
                                 }
                             })
                     }}
-                    <pre class="code-highlight" aria-hidden="true" inner_html=move || text.with(|t| highlight_html(t))></pre>
+                    <pre class="code-highlight" aria-hidden="true" inner_html=move || {
+                            let syntax = syntax.get();
+                            text.with(|t| syntax.highlight_html(t))
+                        }></pre>
                     <textarea
                         class="code-input"
-                        data-testid="scene-source"
-                        aria-label="scene source (.vlab)"
+                        data-testid=format!("{testid}-source")
+                        aria-label=label
                         spellcheck="false"
                         autocomplete="off"
                         autocapitalize="off"
                         wrap="off"
-                        placeholder="// Write a scene to add, e.g.\ncrate1 { shape box(1,1,1); pos(2,0.5,2); }"
+                        placeholder=placeholder
                         node_ref=refs.input
                         prop:value=move || text.get()
                         on:input=move |event| text.set(event_target_value(&event))

@@ -1,4 +1,4 @@
-//! The page's components, one per file: the landing and create pages; in a lab the toolbar pieces, the error and notice banners, the 3D canvas, the scene editor, the class panel (people, instructor tools), the robot upload and the robot panel.
+//! The page's components, one per file: the landing and create pages; in a lab the toolbar pieces, the error and notice banners, the 3D canvas, the scene editor, the class panel (people, instructor tools), the robot upload (and program editor) and the robot panel with its console.
 
 mod actuator_list;
 mod class_panel;
@@ -13,6 +13,7 @@ mod lab_canvas;
 mod landing;
 mod notice_banner;
 mod robot_actions;
+mod robot_console;
 mod robot_list;
 mod robot_panel;
 mod robot_report_view;
@@ -37,6 +38,7 @@ pub use lab_canvas::LabCanvas;
 pub use landing::LandingPage;
 pub use notice_banner::NoticeBanner;
 pub use robot_actions::RobotActions;
+pub use robot_console::RobotConsole;
 pub use robot_list::RobotList;
 pub use robot_panel::RobotPanel;
 pub use robot_report_view::RobotReportView;

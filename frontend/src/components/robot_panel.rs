@@ -2,14 +2,15 @@
 //!
 //! Everyone may inspect and follow a robot with the camera; keyboard driving shows to
 //! the robot's owner (and to the instructor for the lab's own robots), reset and
-//! remove to its owner and the instructor; manual commands to the instructor (the
+//! remove and the program's console to its owner and the instructor; manual commands to the instructor (the
 //! server enforces all of it anyway). The socket is subscribed to the
 //! picked robot only while the panel is open.
 
 use leptos::prelude::*;
 
 use super::side_panel::{PanelLabels, SidePanel};
-use super::{KeyboardDrive, RobotActions, RobotList, RobotReportView};
+use super::{KeyboardDrive, RobotActions, RobotConsole, RobotList, RobotReportView};
+use crate::program_client::keep_console;
 use crate::robot_client::keep_subscribed;
 use crate::session::LabSession;
 
@@ -19,6 +20,8 @@ pub fn RobotPanel() -> impl IntoView {
     let session = expect_context::<LabSession>();
     let open = RwSignal::new(true);
     keep_subscribed(session, open.into());
+    keep_console(session, open.into());
+    let may_manage = move || session.inspected.get().is_some_and(|robot| session.may_manage(&robot));
     let robot_count = move || session.robots.with(Vec::len);
 
     let labels = PanelLabels {
@@ -33,6 +36,10 @@ pub fn RobotPanel() -> impl IntoView {
         <SidePanel labels count=Signal::derive(robot_count) open>
             <RobotList />
             <RobotActions />
+            // The program's console: its owner and the instructor (the server sends them its lines).
+            <Show when=may_manage>
+                <RobotConsole />
+            </Show>
             // Mounted for anybody who may drive some robot; it enables itself per robot.
             <Show when=move || session.is_instructor() || session.you.with(Option::is_some)>
                 <KeyboardDrive />

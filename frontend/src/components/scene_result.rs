@@ -14,6 +14,12 @@ pub fn SceneResult(
     #[prop(into)]
     in_editor: Callback<SourceMessage, bool>,
     jump: Callback<SourceMessage>,
+    /// What was uploaded, in "N errors in …".
+    #[prop(default = "the scene")]
+    subject: &'static str,
+    /// Shown before the first upload.
+    #[prop(default = "Ctrl+Enter or “Insert” adds the scene to the running lab.")]
+    hint: &'static str,
 ) -> impl IntoView {
     let messages = move |items: Vec<SourceMessage>, kind: &'static str| {
         items
@@ -40,9 +46,7 @@ pub fn SceneResult(
             .collect_view()
     };
     let body = move || match outcome.get() {
-        None => {
-            view! { <p class="result-hint">"Ctrl+Enter or “Insert” adds the scene to the running lab."</p> }.into_any()
-        }
+        None => view! { <p class="result-hint">{hint}</p> }.into_any(),
         Some(UploadOutcome::Inserted { counts, log, warnings }) => view! {
             <p class="result-summary is-ok">{inserted_summary(&counts)}</p>
             <ul class="result-list">{messages(warnings, "warning")}</ul>
@@ -52,7 +56,7 @@ pub fn SceneResult(
         Some(UploadOutcome::Rejected { errors, warnings, log }) => view! {
             <p class="result-summary is-bad">
                 {format!(
-                    "Not inserted: {} error{} in the scene. Nothing was added.",
+                    "Not inserted: {} error{} in {subject}. Nothing was added.",
                     errors.len(),
                     if errors.len() == 1 { "" } else { "s" },
                 )}
