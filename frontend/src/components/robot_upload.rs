@@ -551,7 +551,7 @@ pub fn RobotUpload() -> impl IntoView {
                 busy=draft.busy
                 in_editor=move |message: SourceMessage| line_in(&message, place_of(&message)).is_some()
                 jump=jump
-                subject="the robot"
+                subject="the robot's files"
                 hint="Ctrl+Enter or “Upload” adds the robot; its program starts at once."
             />
         </aside>
