@@ -1,7 +1,8 @@
 // A student's robot program, from the browser: the student joins by code, opens "Add
-// robot", looks at the example robots, writes a Python program. The first upload has a
-// syntax error: it is listed and marked at its line in the program editor, the caret
-// jumps there, and nothing is inserted (the API agrees). Fixed, the robot appears, its
+// robot", picks an example robot, loads a description and a .wasm module from files,
+// then writes a Python program. The first upload has a syntax error: it is listed and
+// marked at its line in the program editor, the caret jumps there, and nothing is
+// inserted (the API agrees). Fixed, the robot appears, its
 // console streams the program's printed lines with advancing steps, and the robot moves.
 // Then "Edit program" loads the program back; a version that raises is saved: the
 // console shows the traceback and the status says stopped while the lab's clock goes
@@ -27,7 +28,7 @@ const program = ({ colon = ':', raiseAt = null } = {}) =>
     `while robot.step()${colon}`,
     '    robot.actuator("drive").set(0.4, 0.3)',
     '    n += 1',
-    '    if n % 25 == 0:',
+    '    if n % 10 == 0:',
     '        print(f"tick {n} <b>t</b>={robot.time():.2f}")',
     ...(raiseAt === null ? [] : [`    if n == ${raiseAt}:`, '        raise RuntimeError("boom at tick " + str(n))']),
     '',
@@ -56,7 +57,7 @@ async function readProgramUi(page) {
       errors: all('scene-error').map((e) => e.textContent.trim()),
       programErrorLine: q('program-error-line')?.getAttribute('data-line') ?? null,
       descriptionErrorLine: q('scene-error-line')?.getAttribute('data-line') ?? null,
-      highlighted: document.querySelector('.robot-upload .code-highlight .tok-kw') !== null,
+      programHighlighted: source?.parentElement?.querySelector('.code-highlight .tok-kw') != null,
       console: q('robot-console') !== null,
       state: q('program-status')?.getAttribute('data-state') ?? null,
       headline: q('program-status')?.textContent?.trim() ?? null,
@@ -106,13 +107,32 @@ test('a student uploads a Python program, fixes its error, watches its console, 
     assert.ok(picked.description.includes(SUFFIX), `the description carries the name: ${picked.description}`);
     saveArtifact(artifactName('1-example.png'), await student.screenshot());
 
+    // A description and a program can come from files; a .wasm is shown, not edited.
+    await student.locator(byTestId('description-file')).setInputFiles({
+      name: 'mine.vlab', mimeType: 'text/plain', buffer: Buffer.from('// from a file\n'),
+    });
+    await waitUntil('the description file to load', () => readProgramUi(student), (p) => p.description === '// from a file\n');
+    await student.locator(byTestId('program-file')).setInputFiles({
+      name: 'bot.wasm', mimeType: 'application/wasm', buffer: Buffer.from([0, 0x61, 0x73, 0x6d, 1, 0, 0, 0]),
+    });
+    // Replacing the example's program asks first: say yes.
+    student.once('dialog', (dialog) => dialog.accept());
+    await waitUntil(
+      'the module to show as a binary',
+      () => student.locator(byTestId('program-binary')).textContent().catch(() => ''),
+      (text) => text.includes('WebAssembly module, 8 bytes'),
+    );
+    assert.equal(await student.locator(byTestId('program-name')).textContent(), 'bot.wasm');
+    await student.locator(byTestId('btn-program-to-python')).click();
+    await student.locator(byTestId('program-source')).waitFor();
+
     // Back to the course's diffbot, with a program of our own that has a syntax error.
     await student.locator(byTestId('robot-example')).selectOption('');
     await student.locator(byTestId('btn-robot-template')).click();
     const template = await readProgramUi(student);
     assert.match(template.description, new RegExp(`call diffbot\\("_${SUFFIX}"`), template.description);
     await student.locator(byTestId('program-source')).fill(BROKEN);
-    assert.ok((await readProgramUi(student)).highlighted, 'the program is highlighted as Python');
+    assert.ok((await readProgramUi(student)).programHighlighted, 'the program is highlighted as Python');
     await student.locator(byTestId('btn-upload-robot')).click();
     const refused = await waitUntil('the broken program to be refused', () => readProgramUi(student), (p) => ['rejected', 'failed'].includes(p.outcome));
     assert.equal(refused.outcome, 'rejected', `positioned errors: ${refused.result}`);
@@ -144,7 +164,7 @@ test('a student uploads a Python program, fixes its error, watches its console, 
     assert.match(printed[0].text, /^tick \d+ <b>t<\/b>=\d+\.\d\d$/, 'program output is shown as text');
     assert.ok(printed.every((l) => !l.bold), 'never as HTML');
     assert.ok(printed.at(-1).step > printed[0].step, `steps advance: ${printed.map((l) => l.step)}`);
-    assert.equal(running.state, 'running', running.headline);
+    assert.equal(running.state, 'running', `the program runs on: ${running.headline}\n${running.message ?? ''}`);
     const moved = await waitUntil(
       'the robot to move',
       async () => (await robotReport(server, token)).body,
@@ -164,7 +184,7 @@ test('a student uploads a Python program, fixes its error, watches its console, 
     await student.locator(byTestId('program-source')).fill(RAISING);
     await student.locator(byTestId('btn-save-program')).click();
     const saved = await waitUntil('the new program to be saved', () => readProgramUi(student), (p) => !['busy', 'none', null].includes(p.outcome));
-    assert.equal(saved.outcome, 'inserted', saved.result);
+    assert.equal(saved.outcome, 'saved', saved.result);
     const stopped = await waitUntil(
       'the console to show the traceback and the status stopped',
       () => readProgramUi(student),

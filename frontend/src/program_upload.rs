@@ -258,7 +258,10 @@ pub fn interpret_program_save(status: u16, body: &str) -> UploadOutcome {
         let reason = refusal_text(status, body);
         return UploadOutcome::Failed(format!("Not saved: {}.", reason.trim_end_matches('.')));
     }
-    interpret_response(status, body)
+    match interpret_response(status, body) {
+        UploadOutcome::Inserted { warnings, .. } => UploadOutcome::Saved { warnings },
+        other => other,
+    }
 }
 
 /// Reads the answer to `POST .../program/restart` or `.../program/stop`.
@@ -390,6 +393,8 @@ mod tests {
         assert_eq!(status.unwrap().state, vlab_protocol::ProgramState::Running);
         let saved = interpret_program_save(403, r#"{"error":{"code":"forbidden","message":"not your robot"}}"#);
         assert_eq!(saved, UploadOutcome::Failed("Not saved: Not your robot.".into()));
+        let ok = r#"{"ok":true,"inserted":{"bodies":0,"joints":0,"robots":0},"log":[],"warnings":[],"errors":[]}"#;
+        assert_eq!(interpret_program_save(200, ok), UploadOutcome::Saved { warnings: vec![] });
         let examples = interpret_examples(200, "[]");
         assert_eq!(examples, Ok(vec![]));
         assert!(interpret_examples(404, "").is_err());

@@ -30,15 +30,21 @@ pub enum UploadOutcome {
         /// `print_*` lines run before it stopped.
         log: Vec<String>,
     },
+    /// A robot's new program was accepted (nothing was inserted): it runs now.
+    Saved {
+        /// Problems that did not stop it.
+        warnings: Vec<SourceMessage>,
+    },
     /// No scene answer: the network, the token, the server. A sentence for the user.
     Failed(String),
 }
 
 impl UploadOutcome {
-    /// `"inserted"`, `"rejected"` or `"failed"` (the result area's `data-outcome`).
+    /// `"inserted"`, `"saved"`, `"rejected"` or `"failed"` (the result area's `data-outcome`).
     pub fn as_attr(&self) -> &'static str {
         match self {
             UploadOutcome::Inserted { .. } => "inserted",
+            UploadOutcome::Saved { .. } => "saved",
             UploadOutcome::Rejected { .. } => "rejected",
             UploadOutcome::Failed(_) => "failed",
         }

@@ -251,7 +251,7 @@ pub fn RobotUpload() -> impl IntoView {
                 _ => None,
             };
             draft.busy.set(false);
-            let done = matches!(outcome, UploadOutcome::Inserted { .. });
+            let done = matches!(outcome, UploadOutcome::Inserted { .. } | UploadOutcome::Saved { .. });
             draft.outcome.set(Some(outcome));
             if let Some(message) = first_error {
                 jump.run(message);

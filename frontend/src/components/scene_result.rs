@@ -53,6 +53,11 @@ pub fn SceneResult(
             {log_view(log)}
         }
         .into_any(),
+        Some(UploadOutcome::Saved { warnings }) => view! {
+            <p class="result-summary is-ok">"Saved: the new program runs now, from where the robot stands."</p>
+            <ul class="result-list">{messages(warnings, "warning")}</ul>
+        }
+        .into_any(),
         Some(UploadOutcome::Rejected { errors, warnings, log }) => view! {
             <p class="result-summary is-bad">
                 {format!(
