@@ -112,11 +112,11 @@ test('a student uploads a Python program, fixes its error, watches its console, 
       name: 'mine.vlab', mimeType: 'text/plain', buffer: Buffer.from('// from a file\n'),
     });
     await waitUntil('the description file to load', () => readProgramUi(student), (p) => p.description === '// from a file\n');
+    // Replacing the example's program asks first: say yes.
+    student.once('dialog', (dialog) => dialog.accept());
     await student.locator(byTestId('program-file')).setInputFiles({
       name: 'bot.wasm', mimeType: 'application/wasm', buffer: Buffer.from([0, 0x61, 0x73, 0x6d, 1, 0, 0, 0]),
     });
-    // Replacing the example's program asks first: say yes.
-    student.once('dialog', (dialog) => dialog.accept());
     await waitUntil(
       'the module to show as a binary',
       () => student.locator(byTestId('program-binary')).textContent().catch(() => ''),
