@@ -6,7 +6,7 @@
 // console streams the program's printed lines with advancing steps, and the robot moves.
 // Then "Edit program" loads the program back; a version that raises is saved: the
 // console shows the traceback and the status says stopped while the lab's clock goes
-// on; Restart runs it again.
+// on; Restart runs it again. The instructor sees the same console.
 
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
@@ -207,6 +207,18 @@ test('a student uploads a Python program, fixes its error, watches its console, 
     const api = (await robotReport(server, token)).body;
     assert.ok(['running', 'starting', 'stopped'].includes(api.program.state), JSON.stringify(api.program));
     saveArtifact(artifactName('5-restarted.png'), await student.screenshot());
+
+    // The instructor sees any robot's console: its history arrives with the robot's report.
+    const instructor = await openPage('instructor');
+    await instructor.locator(`${byTestId('robot-item')}[data-robot="${ROBOT}"]`).click();
+    const watched = await waitUntil(
+      "the instructor to see the student's console",
+      () => readProgramUi(instructor),
+      (p) => p.console && p.lines.some((l) => /boom at tick 150/.test(l.text)) && p.lines.some((l) => l.source === 'print'),
+    );
+    assert.ok(['running', 'starting', 'stopped'].includes(watched.state), watched.headline);
+    await instructor.locator(byTestId('robot-console')).scrollIntoViewIfNeeded();
+    saveArtifact(artifactName('6-instructor.png'), await instructor.screenshot());
 
     const unexpected = consoleErrors.filter((text) => !/status of (404|422)/.test(text));
     assert.deepEqual(unexpected, [], 'only the refused upload and the robot not found yet may show in the console');
