@@ -32,7 +32,7 @@ pub enum StoreError {
     },
 }
 
-const SCHEMA_VERSION: i64 = 3;
+const SCHEMA_VERSION: i64 = 4;
 
 /// A lab as stored.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -78,8 +78,21 @@ pub enum Insertion {
         main_text: String,
         /// Included files, by name.
         files: std::collections::BTreeMap<String, String>,
-        /// Meshes and textures, by name.
+        /// Meshes, textures and WebAssembly modules, by name.
         assets: std::collections::BTreeMap<String, Vec<u8>>,
+        /// The file sent as the form's `program` field, if any.
+        program: Option<String>,
+    },
+    /// A robot's program replaced.
+    Program {
+        /// The robot.
+        robot: String,
+        /// The program's main (or project) file.
+        program: String,
+        /// Text files, by name.
+        files: std::collections::BTreeMap<String, String>,
+        /// WebAssembly modules, by name.
+        binaries: std::collections::BTreeMap<String, Vec<u8>>,
     },
     /// A robot taken out.
     Removal {
@@ -200,6 +213,18 @@ impl Store {
                 )
                 .map_err(self.sqlite())?;
         }
+        if version < 4 {
+            // The program field of a robot upload; a 'program' row replaces a robot's
+            // program (its files in `files`, its modules in `insertion_assets`).
+            self.connection
+                .execute_batch(
+                    "BEGIN;
+                     ALTER TABLE insertions ADD COLUMN program TEXT;
+                     PRAGMA user_version = 4;
+                     COMMIT;",
+                )
+                .map_err(self.sqlite())?;
+        }
         Ok(())
     }
 
@@ -209,24 +234,44 @@ impl Store {
         let sqlite = move |source| StoreError::Sqlite { path: path.clone(), source };
         let transaction = self.connection.transaction().map_err(&sqlite)?;
         match insertion {
-            Insertion::Upload { owner, main_name, main_text, files, assets } => {
+            Insertion::Upload { owner, main_name, main_text, files, assets, program } => {
                 let files = serde_json::to_string(files).expect("file maps serialise");
                 transaction
                     .execute(
-                        "INSERT INTO insertions (lab, kind, owner_id, owner_name, main_name, main_text, files)
-                         VALUES (?1, 'upload', ?2, ?3, ?4, ?5, ?6)",
+                        "INSERT INTO insertions (lab, kind, owner_id, owner_name, main_name, main_text, files, program)
+                         VALUES (?1, 'upload', ?2, ?3, ?4, ?5, ?6, ?7)",
                         params![
                             lab,
                             owner.as_ref().map(|o| o.0),
                             owner.as_ref().map(|o| &o.1),
                             main_name,
                             main_text,
-                            files
+                            files,
+                            program
                         ],
                     )
                     .map_err(&sqlite)?;
                 let seq = transaction.last_insert_rowid();
                 for (name, bytes) in assets {
+                    transaction
+                        .execute(
+                            "INSERT INTO insertion_assets (seq, name, bytes) VALUES (?1, ?2, ?3)",
+                            params![seq, name, bytes],
+                        )
+                        .map_err(&sqlite)?;
+                }
+            }
+            Insertion::Program { robot, program, files, binaries } => {
+                let files = serde_json::to_string(files).expect("file maps serialise");
+                transaction
+                    .execute(
+                        "INSERT INTO insertions (lab, kind, robot, main_name, files)
+                         VALUES (?1, 'program', ?2, ?3, ?4)",
+                        params![lab, robot, program, files],
+                    )
+                    .map_err(&sqlite)?;
+                let seq = transaction.last_insert_rowid();
+                for (name, bytes) in binaries {
                     transaction
                         .execute(
                             "INSERT INTO insertion_assets (seq, name, bytes) VALUES (?1, ?2, ?3)",
@@ -252,14 +297,14 @@ impl Store {
         let mut statement = self
             .connection
             .prepare(
-                "SELECT seq, kind, owner_id, owner_name, main_name, main_text, files, robot
+                "SELECT seq, kind, owner_id, owner_name, main_name, main_text, files, robot, program
                  FROM insertions WHERE lab = ?1 ORDER BY seq",
             )
             .map_err(self.sqlite())?;
-        type Row = (i64, String, Option<u32>, Option<String>, String, String, String, String);
+        type Row = (i64, String, Option<u32>, Option<String>, String, String, String, String, Option<String>);
         let rows: Vec<Row> = statement
             .query_map(params![lab], |r| {
-                Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?, r.get(5)?, r.get(6)?, r.get(7)?))
+                Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?, r.get(5)?, r.get(6)?, r.get(7)?, r.get(8)?))
             })
             .map_err(self.sqlite())?
             .collect::<Result<_, _>>()
@@ -269,7 +314,7 @@ impl Store {
             .prepare("SELECT name, bytes FROM insertion_assets WHERE seq = ?1")
             .map_err(self.sqlite())?;
         let mut insertions = Vec::new();
-        for (seq, kind, owner_id, owner_name, main_name, main_text, files, robot) in rows {
+        for (seq, kind, owner_id, owner_name, main_name, main_text, files, robot, program) in rows {
             if kind == "removal" {
                 insertions.push(Insertion::Removal { robot });
                 continue;
@@ -279,12 +324,18 @@ impl Store {
                 .map_err(self.sqlite())?
                 .collect::<Result<_, _>>()
                 .map_err(self.sqlite())?;
+            let files = serde_json::from_str(&files).unwrap_or_default();
+            if kind == "program" {
+                insertions.push(Insertion::Program { robot, program: main_name, files, binaries: assets });
+                continue;
+            }
             insertions.push(Insertion::Upload {
                 owner: owner_id.zip(owner_name),
                 main_name,
                 main_text,
-                files: serde_json::from_str(&files).unwrap_or_default(),
+                files,
                 assets,
+                program,
             });
         }
         Ok(insertions)
@@ -430,11 +481,19 @@ mod tests {
             main_text: "robot r { body { b { shape box(1,1,1); } } }".into(),
             files: [("inc.vlab".to_owned(), "// nothing".to_owned())].into(),
             assets: [("wheel.obj".to_owned(), vec![0u8, 1, 2, 255])].into(),
+            program: Some("main.py".into()),
+        };
+        let replaced = Insertion::Program {
+            robot: "r".into(),
+            program: "bot.wasm".into(),
+            files: [("notes.py".to_owned(), "x = 1".to_owned())].into(),
+            binaries: [("bot.wasm".to_owned(), vec![0u8, 0x61, 0x73, 0x6d])].into(),
         };
         let mut store = store;
         store.record_insertion("demo", &upload).unwrap();
+        store.record_insertion("demo", &replaced).unwrap();
         store.record_insertion("demo", &Insertion::Removal { robot: "r".into() }).unwrap();
-        assert_eq!(store.insertions("demo").unwrap(), vec![upload, Insertion::Removal { robot: "r".into() }]);
+        assert_eq!(store.insertions("demo").unwrap(), vec![upload, replaced, Insertion::Removal { robot: "r".into() }]);
         assert!(store.insertions("other").unwrap().is_empty());
         std::fs::remove_dir_all(&dir).unwrap();
     }

@@ -46,6 +46,7 @@ use std::time::Duration;
 
 mod error;
 mod interpreter;
+mod launch;
 mod messages;
 #[cfg(target_os = "linux")]
 mod program;
@@ -54,6 +55,7 @@ mod sandbox;
 
 pub use self::error::ProgramError;
 pub use self::interpreter::{Interpreter, PYTHON_ENV};
+pub use self::launch::{CodeProblem, ProgramCode, RobotSide, check, control_period, launch};
 pub use self::messages::{
     ConsoleLine, ConsoleSource, LabMsg, PROTOCOL_VERSION, PartInfo, ProgramMsg, Reply, StepInput,
 };

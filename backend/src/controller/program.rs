@@ -496,6 +496,10 @@ impl PythonProgram {
     fn read_line(&mut self) -> Result<Vec<u8>, ProgramError> {
         let max_line = self.limits.output_bytes_per_step + 256 * 1024;
         let mut chunk = vec![0u8; 64 * 1024];
+        // Past the deadline the pipes get one more look without waiting: the lab may
+        // come to a program late (it collected a slower one first), and an answer that
+        // arrived in time must not count as a miss.
+        let mut last_look = false;
         loop {
             if let Some(end) = self.out_buf.iter().position(|&b| b == b'\n') {
                 let mut line: Vec<u8> = self.out_buf.drain(..=end).collect();
@@ -505,8 +509,13 @@ impl PythonProgram {
             if self.out_buf.len() > max_line {
                 return Err(self.fail(ProgramError::OutputFlood { bytes: self.limits.output_bytes_per_step }));
             }
-            let Some(timeout) = self.poll_timeout() else {
-                return Err(self.timed_out());
+            let timeout = match self.poll_timeout() {
+                Some(timeout) => timeout,
+                None if !last_look => {
+                    last_look = true;
+                    PollTimeout::ZERO
+                }
+                None => return Err(self.timed_out()),
             };
             let (out_ready, err_ready) = {
                 let mut fds = vec![PollFd::new(self.stdout.as_fd(), PollFlags::POLLIN)];
@@ -514,6 +523,7 @@ impl PythonProgram {
                     fds.push(PollFd::new(stderr.as_fd(), PollFlags::POLLIN));
                 }
                 match poll(&mut fds, timeout) {
+                    Ok(0) if last_look => return Err(self.timed_out()),
                     Ok(0) => continue,
                     Ok(_) => {
                         let ready = |fd: &PollFd<'_>| fd.revents().is_some_and(|r| !r.is_empty());
@@ -532,7 +542,10 @@ impl PythonProgram {
                         let error = self.exit_error();
                         return Err(self.fail(error));
                     }
-                    Ok(n) => self.out_buf.extend_from_slice(&chunk[..n]),
+                    Ok(n) => {
+                        self.out_buf.extend_from_slice(&chunk[..n]);
+                        last_look = false;
+                    }
                     Err(e) if matches!(e.kind(), ErrorKind::WouldBlock | ErrorKind::Interrupted) => {}
                     Err(e) => return Err(self.fail(ProgramError::Start(format!("reading the program: {e}")))),
                 }

@@ -9,6 +9,7 @@ pub mod frames;
 pub mod hub;
 mod pacer;
 pub mod participants;
+pub mod programs;
 mod runner;
 pub mod telemetry;
 pub mod wire;
@@ -18,18 +19,23 @@ use std::sync::mpsc;
 use std::sync::{Arc, Mutex, RwLock};
 
 use serde_json::Value;
-use tokio::sync::{oneshot, watch};
+use tokio::sync::{broadcast, oneshot, watch};
 use vlab_protocol::{
-    ControlAction, LabMode, LabSettings, LabSettingsPatch, LabState, LabSummary, Participant, Rate, RobotReport, Role,
-    ServerMsg, UserId,
+    ConsoleLine, ControlAction, LabMode, LabSettings, LabSettingsPatch, LabState, LabSummary, Participant,
+    ProgramStatus, Rate, RobotReport, Role, ServerMsg, UserId,
 };
 
+use crate::controller::ProgramCode;
 use crate::robot::{CommandError, KeysError, Robots};
 use crate::scene::{Inserted, Pose, SceneError, SceneModel};
 use crate::sim::World;
 
 pub use hub::Subscription;
 pub use participants::{Caller, JoinError};
+pub use programs::ConsoleEvent;
+
+/// How many console batches a connection may fall behind before it skips some.
+const CONSOLE_BACKLOG: usize = 256;
 
 pub use crate::robot::Owner;
 use participants::Participants;
@@ -51,8 +57,35 @@ pub enum LabCommand {
         addition: Box<SceneModel>,
         /// Who owns the robots it adds (`None`: the lab's own, as the scene has them).
         owner: Option<Owner>,
+        /// Programs to start for robots it adds, by robot name.
+        programs: BTreeMap<String, Arc<ProgramCode>>,
         /// What was inserted, or why nothing was.
         reply: oneshot::Sender<Result<Inserted, SceneError>>,
+    },
+    /// Replace a robot's program (or give it one) and start it.
+    SetProgram {
+        /// The robot's name.
+        robot: String,
+        /// The new program.
+        code: Arc<ProgramCode>,
+        /// Its status once starting (`None`: no such robot).
+        reply: oneshot::Sender<Option<ProgramStatus>>,
+    },
+    /// Restart or stop a robot's program.
+    ProgramAction {
+        /// The robot's name.
+        robot: String,
+        /// What to do.
+        action: ProgramAction,
+        /// Its status afterwards (`None`: no such robot, or it has no program).
+        reply: oneshot::Sender<Option<ProgramStatus>>,
+    },
+    /// A robot's program and its console's latest lines.
+    Program {
+        /// The robot's name.
+        robot: String,
+        /// `None`: no such robot, or it has no program.
+        reply: oneshot::Sender<Option<(Arc<ProgramCode>, Vec<ConsoleLine>)>>,
     },
     /// Report the true pose of every body (not the frame view, which skips changes
     /// too small to draw).
@@ -114,6 +147,15 @@ pub enum LabCommand {
     Shutdown,
 }
 
+/// What the owner or the instructor asks of a robot's program.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ProgramAction {
+    /// Start it again from its beginning (the robot stays where it is).
+    Restart,
+    /// Stop it; the robot keeps its last commands' targets at rest.
+    Stop,
+}
+
 /// What the lab's thread publishes for everybody else to read without asking it.
 #[derive(Clone, Debug)]
 pub struct LabStatus {
@@ -171,6 +213,8 @@ pub struct LabConfig {
     pub settings: LabSettings,
     /// Students who joined before a restart: id, display name, session token.
     pub students: Vec<(UserId, String, String)>,
+    /// Programs of the scene's own robots, by robot name, started when the lab opens.
+    pub programs: BTreeMap<String, Arc<ProgramCode>>,
 }
 
 /// The rest of the server's view of one running lab.
@@ -185,6 +229,7 @@ pub struct LabHandle {
     status: watch::Receiver<LabStatus>,
     hub: Arc<hub::Hub>,
     telemetry: Arc<telemetry::Telemetry>,
+    console: broadcast::Sender<Arc<ConsoleEvent>>,
     thread: Mutex<Option<std::thread::JoinHandle<()>>>,
 }
 
@@ -192,8 +237,18 @@ impl LabHandle {
     /// Builds the lab's world and starts its thread. A scene that does not build
     /// starts nothing.
     pub fn open(config: LabConfig) -> Result<Arc<LabHandle>, LabError> {
-        let LabConfig { id, name, scene, instructor_token, start_running, seed, join_code, settings, students } =
-            config;
+        let LabConfig {
+            id,
+            name,
+            scene,
+            instructor_token,
+            start_running,
+            seed,
+            join_code,
+            settings,
+            students,
+            programs,
+        } = config;
         let mut participants = Participants::new(instructor_token, participants::normalise_code(&join_code));
         for (user, name, token) in students {
             participants.restore(user, name, token);
@@ -215,9 +270,15 @@ impl LabHandle {
         let (status_tx, status_rx) = watch::channel(initial);
         let (command_tx, command_rx) = mpsc::channel();
         let telemetry = Arc::new(telemetry::Telemetry::default());
+        let (console, _) = broadcast::channel(CONSOLE_BACKLOG);
         let runner = runner::Runner::new(
-            runner::Parts { model: scene, world, robots, seed },
-            runner::Outlets { hub: Arc::clone(&hub), status: status_tx, telemetry: Arc::clone(&telemetry) },
+            runner::Parts { model: scene, world, robots, seed, programs },
+            runner::Outlets {
+                hub: Arc::clone(&hub),
+                status: status_tx,
+                telemetry: Arc::clone(&telemetry),
+                console: console.clone(),
+            },
             command_rx,
             mode,
         );
@@ -236,6 +297,7 @@ impl LabHandle {
             status: status_rx,
             hub,
             telemetry,
+            console,
             thread: Mutex::new(Some(thread)),
         }))
     }
@@ -391,12 +453,13 @@ impl LabHandle {
         &self,
         addition: SceneModel,
         owner: Option<Owner>,
+        programs: BTreeMap<String, Arc<ProgramCode>>,
     ) -> Result<Result<Inserted, SceneError>, LabError> {
         let (reply, answer) = oneshot::channel();
         self.commands
             .lock()
             .expect("command lock")
-            .send(LabCommand::Insert { addition: Box::new(addition), owner, reply })
+            .send(LabCommand::Insert { addition: Box::new(addition), owner, programs, reply })
             .map_err(|_| LabError::Unavailable(self.id.clone()))?;
         answer.await.map_err(|_| LabError::Unavailable(self.id.clone()))
     }
@@ -410,6 +473,34 @@ impl LabHandle {
             .send(LabCommand::Poses { reply })
             .map_err(|_| LabError::Unavailable(self.id.clone()))?;
         answer.await.map_err(|_| LabError::Unavailable(self.id.clone()))
+    }
+
+    /// Gives robot `robot` a new program (stopping its old one) and starts it; its
+    /// status, `None` when the lab has no such robot.
+    pub async fn set_program(&self, robot: &str, code: ProgramCode) -> Result<Option<ProgramStatus>, LabError> {
+        let (reply, answer) = oneshot::channel();
+        self.send(LabCommand::SetProgram { robot: robot.to_owned(), code: Arc::new(code), reply })?;
+        answer.await.map_err(|_| LabError::Unavailable(self.id.clone()))
+    }
+
+    /// Restarts or stops robot `robot`'s program; its status, `None` when the robot or
+    /// its program does not exist.
+    pub async fn program_action(&self, robot: &str, action: ProgramAction) -> Result<Option<ProgramStatus>, LabError> {
+        let (reply, answer) = oneshot::channel();
+        self.send(LabCommand::ProgramAction { robot: robot.to_owned(), action, reply })?;
+        answer.await.map_err(|_| LabError::Unavailable(self.id.clone()))
+    }
+
+    /// Robot `robot`'s program and its console's latest lines (`None`: no program).
+    pub async fn program(&self, robot: &str) -> Result<Option<(Arc<ProgramCode>, Vec<ConsoleLine>)>, LabError> {
+        let (reply, answer) = oneshot::channel();
+        self.send(LabCommand::Program { robot: robot.to_owned(), reply })?;
+        answer.await.map_err(|_| LabError::Unavailable(self.id.clone()))
+    }
+
+    /// New console lines of every robot, as they come (filter by owner before sending).
+    pub fn console(&self) -> broadcast::Receiver<Arc<ConsoleEvent>> {
+        self.console.subscribe()
     }
 
     /// Robot `robot`'s report now; `None` when the lab has no such robot.
@@ -592,6 +683,7 @@ mod tests {
             join_code: "ABCDEF".into(),
             settings: LabSettings::default(),
             students: vec![],
+            programs: BTreeMap::new(),
         })
         .unwrap()
     }
@@ -655,14 +747,14 @@ mod tests {
         let mut addition = SceneModel::empty();
         addition.bodies.push(demo_scene(1).bodies[5].clone());
         addition.bodies[0].name = "newcomer".into();
-        let inserted = lab.insert(addition.clone(), None).await.unwrap().unwrap();
+        let inserted = lab.insert(addition.clone(), None, BTreeMap::new()).await.unwrap().unwrap();
         assert_eq!(inserted.bodies, 1);
         let after = lab.summary();
         assert_eq!(after.bodies, before.bodies + 1);
         assert_eq!(after.state.step, 20, "inserting does not step");
         assert_eq!(after.state.epoch, before.state.epoch + 1);
         // The same name again: refused, nothing changes.
-        let refused = lab.insert(addition, None).await.unwrap();
+        let refused = lab.insert(addition, None, BTreeMap::new()).await.unwrap();
         assert_eq!(refused, Err(SceneError::NameTaken("newcomer".into())));
         assert_eq!(lab.summary().bodies, after.bodies);
         // A reset keeps what was inserted, back at its initial pose.
@@ -693,6 +785,7 @@ mod tests {
             join_code: "ABCDEF".into(),
             settings: LabSettings::default(),
             students: vec![],
+            programs: BTreeMap::new(),
         });
         assert!(matches!(result, Err(LabError::Scene { .. })));
     }

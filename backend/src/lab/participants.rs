@@ -30,6 +30,17 @@ pub enum Caller {
 }
 
 impl Caller {
+    /// Whether this caller reads the console of a robot owned by `owner` (`None`: the
+    /// lab's own robot): its owner and the instructor do; a program's output is its
+    /// author's business.
+    pub fn may_read_console(self, owner: Option<UserId>) -> bool {
+        match self {
+            Caller::Instructor => true,
+            Caller::Student(id) => owner == Some(id),
+            Caller::Viewer => false,
+        }
+    }
+
     /// The protocol's role.
     pub fn role(self) -> Role {
         match self {

@@ -1,9 +1,10 @@
 //! The lab's own thread: steps the world on a fixed step, obeys time-control commands,
 //! and publishes frames and state.
 //!
-//! Each step follows DESIGN.md's order: actuator commands reach the joints, the world
-//! steps, sensors read it; controllers join in as robots gain programs. Only this
-//! thread touches the physics world and the robots.
+//! Each step follows DESIGN.md's order: the programs' commands and those given by hand
+//! reach the joints, the world steps, sensors read it, and the robots' programs get
+//! the readings (see `programs`). Only this thread touches the physics world, the
+//! robots and their programs.
 
 use std::sync::Arc;
 use std::sync::mpsc::{Receiver, RecvTimeoutError};
@@ -12,11 +13,18 @@ use std::time::{Duration, Instant};
 use tokio::sync::{oneshot, watch};
 use vlab_protocol::{ControlAction, LabMode, LabState, Rate, ServerMsg};
 
+use std::collections::BTreeMap;
+
+use tokio::sync::broadcast;
+use vlab_protocol::{ProgramState, ProgramStatus};
+
 use super::frames::FrameBuilder;
 use super::hub::Hub;
 use super::pacer::Pacer;
+use super::programs::{ConsoleEvent, Programs};
 use super::telemetry::Telemetry;
-use super::{LabCommand, LabStatus, wire};
+use super::{LabCommand, LabStatus, ProgramAction, wire};
+use crate::controller::ProgramCode;
 use crate::robot::{Owner, Robots};
 use crate::scene::{Inserted, SceneError, SceneModel};
 use crate::sim::World;
@@ -30,6 +38,8 @@ const BATCH_BUDGET: Duration = Duration::from_millis(12);
 const MAX_BACKLOG: Duration = Duration::from_millis(250);
 /// Robot reports go out to the clients watching them at most this often (wall clock).
 const TELEMETRY_INTERVAL: Duration = Duration::from_millis(100);
+/// How often the lab looks whether the programs it waits for have started.
+const PROGRAM_START_POLL: Duration = Duration::from_millis(2);
 
 /// What the lab simulates: its scene, the world built from it and the robots in it.
 pub struct Parts {
@@ -41,6 +51,8 @@ pub struct Parts {
     pub robots: Robots,
     /// The seed of sensor noise (and of the scene's `random`).
     pub seed: u64,
+    /// Programs of the scene's own robots, by robot name.
+    pub programs: BTreeMap<String, Arc<ProgramCode>>,
 }
 
 /// Where the lab publishes what happens.
@@ -51,6 +63,8 @@ pub struct Outlets {
     pub status: watch::Sender<LabStatus>,
     /// Robot reports for the clients watching them.
     pub telemetry: Arc<Telemetry>,
+    /// Console lines of the robots' programs.
+    pub console: broadcast::Sender<Arc<ConsoleEvent>>,
 }
 
 /// A lab's simulation and clock, owned by its thread.
@@ -58,6 +72,7 @@ pub struct Runner {
     model: SceneModel,
     world: World,
     robots: Robots,
+    programs: Programs,
     seed: u64,
     frames: FrameBuilder,
     hub: Arc<Hub>,
@@ -79,14 +94,19 @@ pub struct Runner {
 impl Runner {
     /// A runner for an already-built world.
     pub fn new(parts: Parts, outlets: Outlets, commands: Receiver<LabCommand>, mode: LabMode) -> Runner {
-        let Parts { model, world, robots, seed } = parts;
+        let Parts { model, world, mut robots, seed, programs: scene_programs } = parts;
         let (frames, _) = FrameBuilder::start(&world, 0);
         let now = Instant::now();
+        let mut programs = Programs::new(seed, model.dt_secs, outlets.console);
+        for (robot, code) in scene_programs {
+            programs.start(&robot, &mut robots, code, model.dt_secs, 0);
+        }
         Runner {
             pacer: Pacer::new(model.dt_secs, 1.0, now, 0),
             model,
             world,
             robots,
+            programs,
             seed,
             frames,
             hub: outlets.hub,
@@ -129,6 +149,9 @@ impl Runner {
 
     /// How long to wait for a command before the next step is due (`None`: forever).
     fn wait_time(&self) -> Option<Duration> {
+        if self.programs.starting() {
+            return Some(PROGRAM_START_POLL);
+        }
         match (self.mode, self.rate) {
             (LabMode::Paused, _) => None,
             (LabMode::Stepping, _) | (LabMode::Running, Rate::Max) => Some(Duration::ZERO),
@@ -143,8 +166,32 @@ impl Runner {
     fn handle(&mut self, command: LabCommand) {
         match command {
             LabCommand::Control { action, reply } => self.control(action, reply),
-            LabCommand::Insert { addition, owner, reply } => {
-                let _ = reply.send(self.insert(&addition, owner));
+            LabCommand::Insert { addition, owner, programs, reply } => {
+                let inserted = self.insert(&addition, owner);
+                if inserted.is_ok() {
+                    for (robot, code) in programs {
+                        self.programs.start(&robot, &mut self.robots, code, self.model.dt_secs, self.step);
+                    }
+                    self.publish_telemetry();
+                }
+                let _ = reply.send(inserted);
+            }
+            LabCommand::SetProgram { robot, code, reply } => {
+                let started = self.programs.start(&robot, &mut self.robots, code, self.model.dt_secs, self.step);
+                let _ = reply.send(started.then(|| self.program_status(&robot)));
+                self.publish_telemetry();
+            }
+            LabCommand::ProgramAction { robot, action, reply } => {
+                let (dt, step) = (self.model.dt_secs, self.step);
+                let done = match action {
+                    ProgramAction::Restart => self.programs.restart(&robot, &mut self.robots, dt, step),
+                    ProgramAction::Stop => self.programs.stop(&robot, &mut self.robots, step, dt),
+                };
+                let _ = reply.send(done.then(|| self.program_status(&robot)));
+                self.publish_telemetry();
+            }
+            LabCommand::Program { robot, reply } => {
+                let _ = reply.send(self.programs.program(&robot));
             }
             LabCommand::Poses { reply } => {
                 let _ = reply.send((0..self.world.body_count()).map(|i| self.world.pose(i)).collect());
@@ -247,6 +294,7 @@ impl Runner {
         };
         self.model = model;
         self.world = world;
+        self.programs.remove(name);
         self.robots.remove(name, &moved, &mut self.world);
         self.publish_scene();
         self.publish_state();
@@ -266,6 +314,8 @@ impl Runner {
         }
         let (step, time) = (self.step, self.time());
         self.robots.restart(name, &self.model, &mut self.world, step, time);
+        // A robot back at its start runs its program from the start too.
+        self.programs.restart(name, &mut self.robots, self.model.dt_secs, step);
         self.publish_frame();
         self.publish_telemetry();
         true
@@ -320,12 +370,23 @@ impl Runner {
         self.robots.restore_owners(owners);
         self.robots.install(&mut self.world, 0, 0.0);
         self.step = 0;
+        // The same run again: every program starts over, at step 0, before time moves.
+        self.programs.restart_all(&mut self.robots, self.model.dt_secs, 0);
         self.mode = LabMode::Paused;
         self.publish_scene();
     }
 
     /// Steps as the mode asks, for at most one batch, then publishes.
     fn advance(&mut self) {
+        if self.programs.starting() {
+            let dt = self.model.dt_secs;
+            if self.programs.poll_started(&mut self.robots, self.step, dt) {
+                return;
+            }
+            // Time was held: carry on from now, not in a burst.
+            self.pacer.reanchor(Instant::now(), self.step);
+            self.publish_telemetry();
+        }
         let started = Instant::now();
         let deadline = started + BATCH_BUDGET;
         match (self.mode, self.rate) {
@@ -371,16 +432,28 @@ impl Runner {
         self.status.send_modify(|status| status.state = self.state());
     }
 
-    /// One physics step, in DESIGN.md's order: actuator commands (2), physics (3),
-    /// sensors (5). Controllers' pre- and post-step callbacks (1, 6) come with robot
-    /// programs; frames (4) are produced per batch, at most every `FRAME_INTERVAL`,
-    /// from the same post-step world the sensors read.
+    /// One physics step, in DESIGN.md's order: the programs' commands (1) and every
+    /// command reach the joints (2), physics (3), sensors (5), the programs get the
+    /// readings (6). Frames (4) are produced per batch, at most every
+    /// `FRAME_INTERVAL`, from the same post-step world the sensors read.
     fn step_once(&mut self) {
+        let dt = self.model.dt_secs;
+        self.programs.pre_step(&mut self.robots, self.step, dt);
         self.robots.apply_actuators(&mut self.world);
         self.world.step();
         self.step += 1;
         let time = self.time();
         self.robots.update_sensors(&self.world, self.step, time);
+        self.programs.post_step(&mut self.robots, self.step, dt);
+    }
+
+    fn program_status(&self, robot: &str) -> ProgramStatus {
+        self.robots.get(robot).map(|r| r.program().clone()).unwrap_or(ProgramStatus {
+            file: None,
+            language: None,
+            state: ProgramState::None,
+            message: None,
+        })
     }
 
     /// Sends the latest report of every robot somebody watches.

@@ -116,6 +116,7 @@ pub fn open_lab(
         join_code: record.join_code.clone(),
         settings,
         students,
+        programs: Default::default(),
     })
 }
 

@@ -8,6 +8,7 @@ mod auth;
 pub mod classroom;
 mod error;
 mod http;
+mod programs;
 mod robots;
 pub mod scene_upload;
 mod ws;
@@ -91,6 +92,14 @@ pub fn app(state: Arc<AppState>) -> Router {
         .route("/labs/{lab}/robots/{robot}/reset", post(robots::reset_robot))
         .route("/labs/{lab}/objects/{name}/move", post(robots::move_object))
         .route("/labs/{lab}/robots/{robot}/actuators", post(robots::command_actuators))
+        .route(
+            "/labs/{lab}/robots/{robot}/program",
+            get(programs::get_program)
+                .put(programs::put_program)
+                .layer(DefaultBodyLimit::max(scene_upload::MAX_SCENE_UPLOAD_BYTES)),
+        )
+        .route("/labs/{lab}/robots/{robot}/program/restart", post(programs::restart_program))
+        .route("/labs/{lab}/robots/{robot}/program/stop", post(programs::stop_program))
         .route("/labs/{lab}/assets/{*path}", get(scene_upload::uploaded_asset))
         .route(
             "/labs/{lab}/scene",

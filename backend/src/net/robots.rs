@@ -13,17 +13,26 @@ use axum::http::{HeaderMap, StatusCode};
 use serde_json::Value;
 use vlab_protocol::RobotReport;
 
-use super::auth::{require_instructor, require_owner_or_instructor};
+use super::auth::{bearer_token, require_instructor, require_owner_or_instructor};
 use super::http::find_lab;
 use super::{AppError, AppState};
+use crate::lab::Caller;
 
-/// `GET /api/labs/{lab}/robots/{robot}`: anybody in the lab sees every robot.
+/// `GET /api/labs/{lab}/robots/{robot}`: anybody in the lab sees every robot; its
+/// owner and the instructor also get its console's latest lines.
 pub async fn get_robot(
     State(app): State<Arc<AppState>>,
     Path((lab, robot)): Path<(String, String)>,
+    headers: HeaderMap,
 ) -> Result<Json<RobotReport>, AppError> {
     let lab = find_lab(&app, &lab)?;
-    lab.robot_report(&robot).await?.map(Json).ok_or_else(|| no_robot(lab.id(), &robot))
+    // Reading is open to anybody: a token of another lab only reads as a viewer.
+    let caller = lab.caller(bearer_token(&headers)?).unwrap_or(Caller::Viewer);
+    let mut report = lab.robot_report(&robot).await?.ok_or_else(|| no_robot(lab.id(), &robot))?;
+    if caller.may_read_console(lab.owner_of(&robot)) {
+        report.console = Some(lab.program(&robot).await?.map(|(_, lines)| lines).unwrap_or_default());
+    }
+    Ok(Json(report))
 }
 
 /// `POST /api/labs/{lab}/robots/{robot}/actuators` with `{"motor": {"speed": 6.0}, ...}`:

@@ -30,12 +30,70 @@ const PLAIN_UPLOAD_NAME: &str = "upload.vlab";
 /// File endings of the binary assets (meshes, textures) a bundle may carry.
 const ASSET_EXTENSIONS: [&str; 6] = [".obj", ".glb", ".gltf", ".png", ".jpg", ".jpeg"];
 
-/// An uploaded scene: its main file, the files it may include, and its meshes.
-struct Bundle {
-    main_name: String,
-    main_text: String,
+/// An uploaded scene: its main file, the files it may include, its meshes, and the
+/// robots' programs.
+pub struct Bundle {
+    /// The main `.vlab` file's name.
+    pub main_name: String,
+    /// Its text.
+    pub main_text: String,
+    /// Other text files by name: included `.vlab` files, Python sources, project files.
+    pub files: HashMap<String, String>,
+    /// Meshes and textures by name.
+    pub assets: HashMap<String, Bytes>,
+    /// WebAssembly modules by name.
+    pub binaries: HashMap<String, Bytes>,
+    /// The name of the file sent as the form's `program` field, if any.
+    pub program: Option<String>,
+}
+
+/// A form as read, before it is known what its main file is.
+pub struct Form {
+    main: Option<(String, String)>,
+    plain: bool,
     files: HashMap<String, String>,
     assets: HashMap<String, Bytes>,
+    binaries: HashMap<String, Bytes>,
+    /// The name of the file sent as the `program` field, if any.
+    pub program: Option<String>,
+}
+
+impl Form {
+    /// The name a plain-text body was given (`None` for a multipart form).
+    pub fn main_name_if_plain(&self) -> Option<String> {
+        if self.plain { self.main.as_ref().map(|(name, _)| name.clone()) } else { None }
+    }
+
+    /// The form as a program upload whose program is the file `program`.
+    pub fn into_bundle_with_program(mut self, program: String) -> Bundle {
+        if let Some((name, text)) = self.main.take() {
+            self.files.insert(name, text);
+        }
+        Bundle {
+            main_name: program.clone(),
+            main_text: String::new(),
+            files: self.files,
+            assets: self.assets,
+            binaries: self.binaries,
+            program: Some(program),
+        }
+    }
+
+    fn into_bundle(self) -> Result<Bundle, AppError> {
+        let (main_name, main_text) = self.main.ok_or_else(|| {
+            AppError::BadRequest(
+                "the form has no 'scene' (or 'description') field: put the main .vlab file in it".into(),
+            )
+        })?;
+        Ok(Bundle {
+            main_name,
+            main_text,
+            files: self.files,
+            assets: self.assets,
+            binaries: self.binaries,
+            program: self.program,
+        })
+    }
 }
 
 /// Resolves includes and meshes in the upload first, then in the server's library.
@@ -77,7 +135,7 @@ pub async fn upload_scene(
 ) -> Result<(StatusCode, Json<SceneUploadReply>), AppError> {
     let lab = find_lab(&app, &lab)?;
     require_instructor(&lab, &headers, "insert scenes")?;
-    let bundle = read_bundle(&headers, request).await?;
+    let bundle = read_form(&headers, request, PLAIN_UPLOAD_NAME).await?.into_bundle()?;
     interpret_and_insert(&app, &lab, bundle, None, Keep::Record).await
 }
 
@@ -98,7 +156,7 @@ pub async fn upload_robots(
     if caller == Caller::Student(user) && lab.settings().uploads_locked {
         return Err(AppError::Forbidden("the instructor has locked uploads in this lab for now".into()));
     }
-    let bundle = read_bundle(&headers, request).await?;
+    let bundle = read_form(&headers, request, PLAIN_UPLOAD_NAME).await?.into_bundle()?;
     let owner = Owner { id: user, name: lab.name_of(user).unwrap_or_default() };
     interpret_and_insert(&app, &lab, bundle, Some((owner, caller)), Keep::Record).await
 }
@@ -118,13 +176,27 @@ pub async fn replay(app: &AppState, lab: &Arc<LabHandle>, insertion: Insertion) 
             Ok(_) => Ok(()),
             Err(e) => Err(e.to_string()),
         },
-        Insertion::Upload { owner, main_name, main_text, files, assets } => {
+        Insertion::Program { robot, program, files, binaries } => {
+            let (_, binaries) = super::programs::split_stored(binaries);
             let bundle = Bundle {
-                main_name,
-                main_text,
+                main_name: program.clone(),
+                main_text: String::new(),
                 files: files.into_iter().collect(),
-                assets: assets.into_iter().map(|(name, bytes)| (name, Bytes::from(bytes))).collect(),
+                assets: HashMap::new(),
+                binaries,
+                program: Some(program.clone()),
             };
+            let library = DirLoader { scenes: app.scenes_dir.clone(), assets: None };
+            let code = super::programs::program_of_field_for_replay(&program, &bundle, &library)?;
+            match lab.set_program(&robot, code).await {
+                Ok(Some(_)) => Ok(()),
+                Ok(None) => Err(format!("no robot '{robot}' to give its program back")),
+                Err(e) => Err(e.to_string()),
+            }
+        }
+        Insertion::Upload { owner, main_name, main_text, files, assets, program } => {
+            let (assets, binaries) = super::programs::split_stored(assets);
+            let bundle = Bundle { main_name, main_text, files: files.into_iter().collect(), assets, binaries, program };
             // Accepted once already: no quota or lock applies again.
             let owner = owner.map(|(id, name)| (Owner { id, name }, Caller::Instructor));
             match interpret_and_insert(app, lab, bundle, owner, Keep::Replay).await {
@@ -206,9 +278,24 @@ async fn interpret_and_insert(
         reply.errors.push(SourceMessage { file: bundle.main_name.clone(), line: 1, col: 1, message });
         return Ok((status, Json(reply)));
     }
+    let programs = {
+        let library = DirLoader { scenes: app.scenes_dir.clone(), assets: None };
+        match super::programs::resolve(&interpretation.model, &bundle, &library) {
+            Ok(programs) => programs,
+            Err(errors) => {
+                reply.errors = errors;
+                return Ok((StatusCode::UNPROCESSABLE_ENTITY, Json(reply)));
+            }
+        }
+    };
+    if let Err(errors) = super::programs::check_all(&programs).await {
+        reply.errors = errors;
+        return Ok((StatusCode::UNPROCESSABLE_ENTITY, Json(reply)));
+    }
+    let programs = programs.into_iter().map(|(robot, code)| (robot, Arc::new(code))).collect();
     let owner = owner.map(|(owner, _)| owner);
     let stored_owner = owner.as_ref().map(|o| (o.id, o.name.clone()));
-    match lab.insert(interpretation.model, owner).await? {
+    match lab.insert(interpretation.model, owner, programs).await? {
         Ok(inserted) => {
             if let (Some(store), Keep::Record) = (&app.store, keep) {
                 let upload = Insertion::Upload {
@@ -216,7 +303,13 @@ async fn interpret_and_insert(
                     main_name: bundle.main_name.clone(),
                     main_text: bundle.main_text.clone(),
                     files: bundle.files.iter().map(|(k, v)| (k.clone(), v.clone())).collect(),
-                    assets: bundle.assets.iter().map(|(k, v)| (k.clone(), v.to_vec())).collect(),
+                    assets: bundle
+                        .assets
+                        .iter()
+                        .chain(&bundle.binaries)
+                        .map(|(k, v)| (k.clone(), v.to_vec()))
+                        .collect(),
+                    program: bundle.program.clone(),
                 };
                 // Inserted is inserted: a store that fails now costs the restart, not the class.
                 if let Err(e) = store.lock().expect("store lock").record_insertion(lab.id(), &upload) {
@@ -289,7 +382,7 @@ fn position_of(error: &SceneError, bundle: &Bundle) -> SourceMessage {
 }
 
 /// 1-based line and column (in characters) of the first whole-word occurrence.
-fn find_word(text: &str, word: &str) -> Option<(u32, u32)> {
+pub fn find_word(text: &str, word: &str) -> Option<(u32, u32)> {
     let is_word = |c: char| c.is_alphanumeric() || c == '_';
     for (line_index, line) in text.lines().enumerate() {
         let mut from = 0;
@@ -307,30 +400,35 @@ fn find_word(text: &str, word: &str) -> Option<(u32, u32)> {
     None
 }
 
-async fn read_bundle(headers: &HeaderMap, request: Request) -> Result<Bundle, AppError> {
+/// Reads an upload: a plain-text body (the main file, called `plain_name`) or a
+/// multipart form. In a form, `scene` or `description` is the main `.vlab` file,
+/// `program` a robot's program; any other part is a file under its own name: meshes,
+/// textures and `.wasm` modules as bytes, the rest as text.
+pub async fn read_form(headers: &HeaderMap, request: Request, plain_name: &str) -> Result<Form, AppError> {
     let is_multipart = headers
         .get(CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
         .is_some_and(|v| v.to_ascii_lowercase().starts_with("multipart/form-data"));
+    let mut form = Form {
+        main: None,
+        plain: !is_multipart,
+        files: HashMap::new(),
+        assets: HashMap::new(),
+        binaries: HashMap::new(),
+        program: None,
+    };
     if !is_multipart {
         let body = Bytes::from_request(request, &())
             .await
-            .map_err(|e| AppError::BadRequest(format!("could not read the scene: {e}")))?;
-        let text =
-            String::from_utf8(body.to_vec()).map_err(|_| AppError::BadRequest("the scene is not UTF-8 text".into()))?;
-        return Ok(Bundle {
-            main_name: PLAIN_UPLOAD_NAME.into(),
-            main_text: text,
-            files: HashMap::new(),
-            assets: HashMap::new(),
-        });
+            .map_err(|e| AppError::BadRequest(format!("could not read the upload: {e}")))?;
+        let text = String::from_utf8(body.to_vec())
+            .map_err(|_| AppError::BadRequest("the upload is not UTF-8 text".into()))?;
+        form.main = Some((plain_name.into(), text));
+        return Ok(form);
     }
     let mut multipart = Multipart::from_request(request, &())
         .await
         .map_err(|e| AppError::BadRequest(format!("not a readable multipart form: {e}")))?;
-    let mut main: Option<(String, String)> = None;
-    let mut files = HashMap::new();
-    let mut assets = HashMap::new();
     while let Some(field) = multipart
         .next_field()
         .await
@@ -338,32 +436,46 @@ async fn read_bundle(headers: &HeaderMap, request: Request) -> Result<Bundle, Ap
     {
         let field_name = field.name().unwrap_or_default().to_owned();
         let file_name = field.file_name().map(str::to_owned);
-        let name = file_name.clone().unwrap_or_else(|| field_name.clone());
-        if field_name != "scene" && ASSET_EXTENSIONS.iter().any(|ext| name.to_ascii_lowercase().ends_with(ext)) {
-            if name.starts_with('/') || name.split('/').any(|part| part == ".." || part.is_empty()) {
-                return Err(AppError::BadRequest(format!("'{name}' is not a plain relative file name")));
-            }
+        let is_main = field_name == "scene" || field_name == "description";
+        let name = match (&file_name, field_name.as_str()) {
+            (Some(file), _) => file.clone(),
+            (None, "program") => "main.py".to_owned(),
+            (None, _) => field_name.clone(),
+        };
+        if !is_main && (name.starts_with('/') || name.split('/').any(|part| part == ".." || part.is_empty())) {
+            return Err(AppError::BadRequest(format!("'{name}' is not a plain relative file name")));
+        }
+        let lower = name.to_ascii_lowercase();
+        let binary = lower.ends_with(".wasm");
+        if !is_main && (binary || ASSET_EXTENSIONS.iter().any(|ext| lower.ends_with(ext))) {
             let bytes = field
                 .bytes()
                 .await
                 .map_err(|e| AppError::BadRequest(format!("the part '{name}' could not be read: {e}")))?;
-            assets.insert(name, bytes);
+            if field_name == "program" {
+                form.program = Some(name.clone());
+            }
+            if binary {
+                form.binaries.insert(name, bytes)
+            } else {
+                form.assets.insert(name, bytes)
+            };
             continue;
         }
         let text = field
             .text()
             .await
             .map_err(|e| AppError::BadRequest(format!("the part '{field_name}' is not UTF-8 text: {e}")))?;
-        if field_name == "scene" {
-            main = Some((file_name.unwrap_or_else(|| PLAIN_UPLOAD_NAME.into()), text));
+        if is_main {
+            form.main = Some((file_name.unwrap_or_else(|| PLAIN_UPLOAD_NAME.into()), text));
         } else {
-            files.insert(name, text);
+            if field_name == "program" {
+                form.program = Some(name.clone());
+            }
+            form.files.insert(name, text);
         }
     }
-    let (main_name, main_text) = main.ok_or_else(|| {
-        AppError::BadRequest("the form has no 'scene' field: put the main .vlab file in a field named 'scene'".into())
-    })?;
-    Ok(Bundle { main_name, main_text, files, assets })
+    Ok(form)
 }
 
 /// Assets uploaded with scenes, per lab, kept in memory while the server runs.

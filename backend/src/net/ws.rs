@@ -112,6 +112,7 @@ async fn serve(
     send(&mut sink, json_message(&ServerMsg::Presence { participants: lab.participants() })).await?;
 
     let mut events = subscription.events;
+    let mut console = lab.console();
     let mut telemetry = lab.telemetry();
     // Replies to this client's own requests, produced by tasks that may wait on the lab.
     let (replies_tx, mut replies) = mpsc::unbounded_channel::<ServerMsg>();
@@ -138,6 +139,15 @@ async fn serve(
                 }
             },
             Some(reply) = replies.recv() => send(&mut sink, json_message(&reply)).await?,
+            event = console.recv() => match event {
+                Ok(event) if caller.may_read_console(event.owner) => {
+                    send(&mut sink, Message::Text(Utf8Bytes::from(event.json.to_string()))).await?;
+                }
+                // Not this caller's robot; or lines skipped by a slow page, which can
+                // read the console's latest lines again over HTTP.
+                Ok(_) | Err(broadcast::error::RecvError::Lagged(_)) => {}
+                Err(broadcast::error::RecvError::Closed) => return Ok(()),
+            },
             () = lab.wait_closed() => {
                 let gone = error(ErrorCode::LabUnavailable, "the instructor closed this lab");
                 send(&mut sink, json_message(&gone)).await?;

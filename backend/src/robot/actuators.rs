@@ -186,6 +186,11 @@ impl Actuator {
         &self.name
     }
 
+    /// Its catalogue type (`SimpleMotor`, `SimpleServo`, `DiffDrive`).
+    pub fn kind(&self) -> &str {
+        &self.kind
+    }
+
     /// Its command state, to put back with [`Actuator::restore`].
     pub fn snapshot(&self) -> SavedCommand {
         SavedCommand { control: self.control, missing_for: self.missing_for, dirty: self.dirty }

@@ -93,6 +93,21 @@ impl Robot {
         &self.sensors
     }
 
+    /// Its actuators.
+    pub fn actuators(&self) -> &[Actuator] {
+        &self.actuators
+    }
+
+    /// What its program is doing.
+    pub fn program(&self) -> &ProgramStatus {
+        &self.program
+    }
+
+    /// Who added it (`None`: the lab's own).
+    pub fn owner(&self) -> Option<&Owner> {
+        self.owner.as_ref()
+    }
+
     fn update_sensors(&mut self, world: &World, step: u64, time: f64) {
         let context = Context { world, robot: self.index, keys: &self.keys, time, dt: f64::from(world.dt()) };
         for sensor in &mut self.sensors {
@@ -237,6 +252,13 @@ impl Robots {
     pub fn update_sensors(&mut self, world: &World, step: u64, time: f64) {
         for robot in &mut self.robots {
             robot.update_sensors(world, step, time);
+        }
+    }
+
+    /// Sets what robot `name`'s program is doing, for its reports.
+    pub fn set_program(&mut self, name: &str, status: ProgramStatus) {
+        if let Some(robot) = self.robots.iter_mut().find(|r| r.name == name) {
+            robot.program = status;
         }
     }
 

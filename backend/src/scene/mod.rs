@@ -14,6 +14,7 @@ pub use vlab_scene::model::{
 };
 pub use vlab_scene::{
     Budgets, DirLoader, Interpretation, LangError, LoadError, MapLoader, Options, SourceLoader, Warning, interpret,
+    parse_project,
 };
 
 #[cfg(test)]

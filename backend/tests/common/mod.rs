@@ -49,6 +49,7 @@ impl TestServer {
                     join_code: format!("{}CODE", id.to_uppercase()),
                     settings: Default::default(),
                     students: vec![],
+                    programs: Default::default(),
                 })
                 .unwrap(),
             );
