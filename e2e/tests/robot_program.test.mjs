@@ -1,8 +1,7 @@
 // A student's robot program, from the browser: the student joins by code, opens "Add
-// robot", picks an example robot, loads a description and a .wasm module from files,
-// then writes a Python program. The first upload has a syntax error: it is listed and
-// marked at its line in the program editor, the caret jumps there, and nothing is
-// inserted (the API agrees). Fixed, the robot appears, its
+// robot" and writes a Python program for the course's diffbot. The first upload has a
+// syntax error: it is listed and marked at its line in the program editor, the caret
+// jumps there, and nothing is inserted (the API agrees). Fixed, the robot appears, its
 // console streams the program's printed lines with advancing steps, and the robot moves.
 // Then "Edit program" loads the program back; a version that raises is saved: the
 // console shows the traceback and the status says stopped while the lab's clock goes
@@ -11,10 +10,11 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
-import { saveArtifact, waitForConnected, withLab } from '../lib/harness.mjs';
+import { saveArtifact, withLab } from '../lib/harness.mjs';
 import { imageStats } from '../lib/png.mjs';
 import { waitUntil } from '../lib/poll.mjs';
-import { byTestId, readUi } from '../lib/ui.mjs';
+import { joinAsStudent, readProgramUi } from '../lib/student.mjs';
+import { byTestId } from '../lib/ui.mjs';
 
 const SUFFIX = 'prog';
 const ROBOT = `diffbot_${SUFFIX}`;
@@ -39,95 +39,17 @@ const BROKEN = program({ colon: '' });
 const FIXED = program();
 const RAISING = program({ raiseAt: 150 });
 
-/** What the Add-robot panel and the robot's console show now. */
-async function readProgramUi(page) {
-  return page.evaluate(() => {
-    const q = (id) => document.querySelector(`[data-testid="${id}"]`);
-    const all = (id) => [...document.querySelectorAll(`[data-testid="${id}"]`)];
-    const source = q('program-source');
-    return {
-      panelTitle: q('robot-upload-title')?.textContent?.trim() ?? null,
-      examples: all('robot-example').flatMap((s) => [...s.options].map((o) => o.value)),
-      description: q('scene-source')?.value ?? null,
-      program: source?.value ?? null,
-      programCaretLine: source ? source.value.slice(0, source.selectionStart).split('\n').length : null,
-      programFocused: source !== null && document.activeElement === source,
-      outcome: q('scene-result')?.getAttribute('data-outcome') ?? null,
-      result: q('scene-result')?.textContent?.trim() ?? null,
-      errors: all('scene-error').map((e) => e.textContent.trim()),
-      programErrorLine: q('program-error-line')?.getAttribute('data-line') ?? null,
-      descriptionErrorLine: q('scene-error-line')?.getAttribute('data-line') ?? null,
-      programHighlighted: source?.parentElement?.querySelector('.code-highlight .tok-kw') != null,
-      console: q('robot-console') !== null,
-      state: q('program-status')?.getAttribute('data-state') ?? null,
-      headline: q('program-status')?.textContent?.trim() ?? null,
-      message: q('program-message')?.textContent ?? null,
-      lines: all('console-line').map((line) => ({
-        step: Number(line.getAttribute('data-step')),
-        source: line.getAttribute('data-source'),
-        text: line.querySelector('.console-text')?.textContent ?? '',
-        bold: line.querySelector('b') !== null,
-      })),
-    };
-  });
-}
-
 const robotReport = async (server, token) =>
   server.request('GET', `/api/labs/demo/robots/${ROBOT}`, { token });
 
 test('a student uploads a Python program, fixes its error, watches its console, and restarts it', { timeout: 600_000 }, async (t) => {
   await withLab(t, async ({ server, openPage, artifactName }) => {
-    const lab = await server.request('GET', '/api/labs/demo', { token: server.token });
-    const code = lab.body.join_code;
-    assert.match(code ?? '', /^[A-Z0-9]+$/, JSON.stringify(lab.body));
+    const { page: student, token, consoleErrors } = await joinAsStudent(server, openPage, 'Programmer');
 
-    // Join by code.
-    const student = await openPage('viewer', { name: 'student', url: `${server.baseUrl}/`, waitConnected: false });
-    const consoleErrors = [];
-    student.on('console', (message) => message.type() === 'error' && consoleErrors.push(message.text()));
-    await student.locator(byTestId('join-code')).fill(code);
-    await student.locator(byTestId('join-name')).fill('Programmer');
-    await student.locator(byTestId('btn-join')).click();
-    await student.waitForURL(/[?&]lab=demo&token=/);
-    await waitForConnected(student, 'the student page');
-    await waitUntil('the student role', () => readUi(student), (u) => u.role === 'student' && u.bodies > 0);
-    const token = new URL(student.url()).searchParams.get('token');
-
-    // The form: the example robots from the server, a description and a program editor.
+    // The form: the course's diffbot, and a program of our own with a syntax error.
     await student.locator(byTestId('btn-open-robot-upload')).click();
     await student.locator(byTestId('robot-upload')).waitFor();
     await student.locator(byTestId('robot-suffix')).fill(SUFFIX);
-    const examples = await waitUntil('the example robots to be listed', () => readProgramUi(student), (p) => p.examples.length > 1);
-    const served = await server.request('GET', '/api/examples');
-    assert.equal(served.status, 200, JSON.stringify(served.body));
-    assert.deepEqual(examples.examples.slice(1), served.body.map((e) => e.id), 'the picker lists the server\'s examples');
-    await student.locator(byTestId('robot-example')).selectOption(served.body[0].id);
-    const picked = await waitUntil('the example to fill both editors', () => readProgramUi(student), (p) => (p.program ?? '').trim() !== '');
-    assert.ok(!/\{(suffix|x|z)\}/.test(picked.description), `placeholders are filled: ${picked.description}`);
-    assert.ok(picked.description.includes(SUFFIX), `the description carries the name: ${picked.description}`);
-    saveArtifact(artifactName('1-example.png'), await student.screenshot());
-
-    // A description and a program can come from files; a .wasm is shown, not edited.
-    await student.locator(byTestId('description-file')).setInputFiles({
-      name: 'mine.vlab', mimeType: 'text/plain', buffer: Buffer.from('// from a file\n'),
-    });
-    await waitUntil('the description file to load', () => readProgramUi(student), (p) => p.description === '// from a file\n');
-    // Replacing the example's program asks first: say yes.
-    student.once('dialog', (dialog) => dialog.accept());
-    await student.locator(byTestId('program-file')).setInputFiles({
-      name: 'bot.wasm', mimeType: 'application/wasm', buffer: Buffer.from([0, 0x61, 0x73, 0x6d, 1, 0, 0, 0]),
-    });
-    await waitUntil(
-      'the module to show as a binary',
-      () => student.locator(byTestId('program-binary')).textContent().catch(() => ''),
-      (text) => text.includes('WebAssembly module, 8 bytes'),
-    );
-    assert.equal(await student.locator(byTestId('program-name')).textContent(), 'bot.wasm');
-    await student.locator(byTestId('btn-program-to-python')).click();
-    await student.locator(byTestId('program-source')).waitFor();
-
-    // Back to the course's diffbot, with a program of our own that has a syntax error.
-    await student.locator(byTestId('robot-example')).selectOption('');
     await student.locator(byTestId('btn-robot-template')).click();
     const template = await readProgramUi(student);
     assert.match(template.description, new RegExp(`call diffbot\\("_${SUFFIX}"`), template.description);
@@ -146,7 +68,7 @@ test('a student uploads a Python program, fixes its error, watches its console, 
     await student.locator(byTestId('program-source')).evaluate((area) => area.setSelectionRange(0, 0));
     await student.locator(byTestId('scene-error')).first().click();
     assert.equal((await readProgramUi(student)).programCaretLine, 5, 'clicking the error jumps to its line');
-    saveArtifact(artifactName('2-syntax-error.png'), await student.screenshot());
+    saveArtifact(artifactName('1-syntax-error.png'), await student.screenshot());
 
     // Fixed: the robot is added, its program runs, its console streams.
     await student.locator(byTestId('program-source')).fill(FIXED);
@@ -173,7 +95,7 @@ test('a student uploads a Python program, fixes its error, watches its console, 
     assert.ok(Array.isArray(moved.console), 'its owner gets its console in the report');
     await student.locator(byTestId('robot-console')).scrollIntoViewIfNeeded();
     const runningShot = await student.screenshot();
-    saveArtifact(artifactName('3-running.png'), runningShot);
+    saveArtifact(artifactName('2-running.png'), runningShot);
     const stats = imageStats(runningShot);
     assert.ok(stats.distinctColours > 200 && stats.dominantShare < 0.6, `the page looks blank: ${JSON.stringify(stats)}`);
 
@@ -194,7 +116,7 @@ test('a student uploads a Python program, fixes its error, watches its console, 
     const stepAtStop = (await server.lab('demo')).step;
     await waitUntil("the lab's clock to go on", () => server.lab('demo'), (l) => l.step > stepAtStop + 100);
     await student.locator(byTestId('robot-console')).scrollIntoViewIfNeeded();
-    saveArtifact(artifactName('4-traceback.png'), await student.screenshot());
+    saveArtifact(artifactName('3-traceback.png'), await student.screenshot());
 
     // Restart: it runs again from the top (and prints again, at later steps).
     const lastStep = Math.max(...stopped.lines.map((l) => l.step));
@@ -206,7 +128,7 @@ test('a student uploads a Python program, fixes its error, watches its console, 
     );
     const api = (await robotReport(server, token)).body;
     assert.ok(['running', 'starting', 'stopped'].includes(api.program.state), JSON.stringify(api.program));
-    saveArtifact(artifactName('5-restarted.png'), await student.screenshot());
+    saveArtifact(artifactName('4-restarted.png'), await student.screenshot());
 
     // The instructor sees any robot's console: its history arrives with the robot's report.
     const instructor = await openPage('instructor');
@@ -218,7 +140,7 @@ test('a student uploads a Python program, fixes its error, watches its console, 
     );
     assert.ok(['running', 'starting', 'stopped'].includes(watched.state), watched.headline);
     await instructor.locator(byTestId('robot-console')).scrollIntoViewIfNeeded();
-    saveArtifact(artifactName('6-instructor.png'), await instructor.screenshot());
+    saveArtifact(artifactName('5-instructor.png'), await instructor.screenshot());
 
     const unexpected = consoleErrors.filter((text) => !/status of (404|422)/.test(text));
     assert.deepEqual(unexpected, [], 'only the refused upload and the robot not found yet may show in the console');
