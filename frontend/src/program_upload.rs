@@ -91,6 +91,10 @@ impl ProgramFile {
     /// `WebAssembly module, 1234 bytes`, `Python, 12 lines`, `project file`.
     pub fn summary(&self) -> String {
         match &self.body {
+            // A module loaded back from the server: its bytes are not sent back.
+            ProgramBody::Wasm(bytes) if bytes.is_empty() => {
+                "WebAssembly module (kept on the server: open a .wasm file to replace it)".to_owned()
+            }
             ProgramBody::Wasm(bytes) => format!("WebAssembly module, {} bytes", bytes.len()),
             ProgramBody::Text(text) => match Language::from_file_name(&self.name) {
                 Some(Language::Python) => {
@@ -345,6 +349,8 @@ mod tests {
         assert_eq!(python("a\nb\n").summary(), "Python, 2 lines");
         assert_eq!(python("a").summary(), "Python, 1 line");
         assert!(ProgramFile::empty().is_blank());
+        let kept = ProgramFile { name: "bot.wasm".into(), body: ProgramBody::Wasm(Vec::new()) };
+        assert!(kept.summary().contains("open a .wasm file"), "{}", kept.summary());
     }
 
     #[test]
