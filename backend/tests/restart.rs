@@ -173,3 +173,95 @@ async fn labs_settings_and_sessions_survive_a_restart() {
     drop(server);
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// A student's program, and the program that replaced it, come back with the robot.
+#[tokio::test]
+async fn robot_programs_survive_a_restart() {
+    let dir = std::env::temp_dir().join(format!("vlab-restart-programs-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let db = dir.join("vlab.db");
+    let _ = std::fs::remove_file(&db);
+    let http = reqwest::Client::new();
+    use reqwest::Method;
+    let first = "from vlab import Robot\nrobot = Robot()\nwhile robot.step():\n    print('first')\n";
+    let second =
+        "from vlab import Robot\nrobot = Robot()\nwhile robot.step():\n    print('second', robot.step_count())\n";
+
+    let (lab, instructor) = {
+        let server = Server::start(&db);
+        let (status, created) =
+            call(&http, Method::POST, format!("{}/api/labs", server.base), Some(KEY), json!({ "name": "P" })).await;
+        assert_eq!(status, 201, "{created}");
+        let lab = created["id"].as_str().unwrap().to_owned();
+        let instructor = created["instructor_token"].as_str().unwrap().to_owned();
+        let code = created["join_code"].as_str().unwrap();
+        let (_, joined) = call(
+            &http,
+            Method::POST,
+            format!("{}/api/join", server.base),
+            None,
+            json!({ "join_code": code, "name": "Ana" }),
+        )
+        .await;
+        let ana = joined["token"].as_str().unwrap().to_owned();
+        let form = reqwest::multipart::Form::new()
+            .part(
+                "description",
+                reqwest::multipart::Part::text("include \"diffbot_robot.vlab\"; call diffbot(\"_ana\", 3, 3, 0);")
+                    .file_name("robot.vlab"),
+            )
+            .part("program", reqwest::multipart::Part::text(first).file_name("main.py"));
+        let response = http
+            .post(format!("{}/api/labs/{lab}/robots", server.base))
+            .bearer_auth(&ana)
+            .multipart(form)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(response.status().as_u16(), 200, "{}", response.text().await.unwrap());
+        let response = http
+            .put(format!("{}/api/labs/{lab}/robots/diffbot_ana/program", server.base))
+            .bearer_auth(&ana)
+            .body(second)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(response.status().as_u16(), 200, "{}", response.text().await.unwrap());
+        (lab, instructor)
+    };
+
+    let server = Server::start(&db);
+    let (status, source) = call(
+        &http,
+        Method::GET,
+        format!("{}/api/labs/{lab}/robots/diffbot_ana/program", server.base),
+        Some(&instructor),
+        Value::Null,
+    )
+    .await;
+    assert_eq!(status, 200, "{source}");
+    assert_eq!(source["files"]["main.py"], second, "the replacement, not the first upload");
+    let (status, _) = call(
+        &http,
+        Method::POST,
+        format!("{}/api/labs/{lab}/control", server.base),
+        Some(&instructor),
+        json!({ "action": "step", "steps": 20 }),
+    )
+    .await;
+    assert_eq!(status, 200);
+    let (_, robot) = call(
+        &http,
+        Method::GET,
+        format!("{}/api/labs/{lab}/robots/diffbot_ana", server.base),
+        Some(&instructor),
+        Value::Null,
+    )
+    .await;
+    assert_eq!(robot["program"]["state"], "running", "{robot}");
+    let printed: Vec<&str> = robot["console"].as_array().unwrap().iter().filter_map(|l| l["text"].as_str()).collect();
+    assert!(printed.iter().any(|line| line.starts_with("second ")), "{printed:?}");
+    assert!(!printed.contains(&"first"), "{printed:?}");
+    drop(server);
+    std::fs::remove_dir_all(&dir).unwrap();
+}

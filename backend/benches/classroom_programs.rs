@@ -1,0 +1,128 @@
+//! `cargo bench -p vlab-backend --bench classroom_programs` (part of `cargo xtask bench`):
+//! the classroom of scenes/classroom.vlab (30 diffbots with 180-beam lidars, 200 props)
+//! with every robot driven by its own sandboxed Python program, as the lab runs them:
+//! the programs' commands in the pre-step phase, readings to all 30 and their answers
+//! in the post-step phase of every control step (50 Hz). How long a step takes with and
+//! without the programs, what the programs cost per control step and per robot, and
+//! the real-time factor.
+//!
+//! Prints figures rather than asserting them: timings are for reading, not for tests.
+
+mod common;
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use vlab_backend::controller::ProgramCode;
+use vlab_backend::lab::programs::Programs;
+use vlab_backend::robot::Robots;
+use vlab_backend::scene::{DirLoader, Options, interpret};
+use vlab_backend::sim::World;
+
+/// Seconds of simulation before timing: the props settle and the robots spin up.
+const WARM_UP_SECS: f64 = 1.0;
+/// Seconds of simulation timed.
+const TIMED_SECS: f64 = 10.0;
+
+/// Each robot wanders: ahead while the lidar's front sector is clear, turning away
+/// from the nearer side when it is not, and logs now and then.
+const WANDERER: &str = r#"
+from vlab import Robot
+
+robot = Robot()
+lidar, drive = robot.sensor("lidar"), robot.actuator("drive")
+while robot.step():
+    ranges = lidar.ranges() or [8.0] * 180
+    front = min(ranges[80:100])
+    left, right = min(ranges[100:180]), min(ranges[0:80])
+    if front < 0.4:
+        drive.set(0.0, 1.5 if left > right else -1.5)
+    else:
+        drive.set(0.15, 0.3 if left > right else -0.3)
+    if robot.step_count() % 500 == 0:
+        robot.log(f"t={robot.time():.1f} front={front:.2f}")
+"#;
+
+fn main() {
+    let scenes = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../scenes");
+    let source = std::fs::read_to_string(scenes.join("classroom.vlab")).expect("scenes/classroom.vlab");
+    let loader = DirLoader { scenes, assets: None };
+    let model = interpret(&source, "classroom.vlab", &loader, &Options::default())
+        .unwrap_or_else(|e| panic!("classroom.vlab: {}", e[0]))
+        .model;
+    let dt = model.dt_secs;
+    let mut world = World::build(&model).expect("the classroom builds");
+    let mut robots = Robots::configure(&model, 1).expect("the classroom's robots configure");
+    robots.install(&mut world, 0, 0.0);
+    let names: Vec<String> = robots.all().iter().map(|r| r.name().to_owned()).collect();
+    let (console, _) = tokio::sync::broadcast::channel(1024);
+    let mut programs = Programs::new(1, dt, console);
+    let code = Arc::new(ProgramCode::python("main.py", [("main.py".to_owned(), WANDERER.to_owned())].into()));
+    let started = Instant::now();
+    for name in &names {
+        programs.start(name, &mut robots, Arc::clone(&code), dt, 0);
+    }
+    while programs.poll_started(&mut robots, 0, dt) {
+        std::thread::sleep(Duration::from_millis(2));
+    }
+    let first = robots.all()[0].program().clone();
+    if first.state != vlab_protocol::ProgramState::Running {
+        println!("classroom_programs: not run: {}", first.message.unwrap_or_default());
+        return;
+    }
+    println!(
+        "VLab bench: classroom with programs, {} robots each running its own Python program, started in {:.0} ms",
+        names.len(),
+        started.elapsed().as_secs_f64() * 1e3
+    );
+
+    let mut step = 0u64;
+    let mut one_step = |world: &mut World, robots: &mut Robots, programs: &mut Programs| -> (u64, [Duration; 3]) {
+        let started = Instant::now();
+        programs.pre_step(robots, step, dt);
+        let commanded = Instant::now();
+        robots.apply_actuators(world);
+        world.step();
+        step += 1;
+        robots.update_sensors(world, step, step as f64 * dt);
+        let simulated = Instant::now();
+        programs.post_step(robots, step, dt);
+        let answered = Instant::now();
+        (step, [commanded - started, simulated - commanded, answered - simulated])
+    };
+    for _ in 0..(WARM_UP_SECS / dt) as usize {
+        one_step(&mut world, &mut robots, &mut programs);
+    }
+    let steps = (TIMED_SECS / dt) as usize;
+    let (mut simulation, mut exchanges, mut full) = (Vec::new(), Vec::new(), Vec::with_capacity(steps));
+    let wall = Instant::now();
+    for _ in 0..steps {
+        let (at, [pre, sim, post]) = one_step(&mut world, &mut robots, &mut programs);
+        simulation.push(sim);
+        if at.is_multiple_of(5) {
+            exchanges.push(pre + post);
+        }
+        full.push(pre + sim + post);
+    }
+    let wall = wall.elapsed();
+    let stopped = robots.all().iter().filter(|r| r.program().state != vlab_protocol::ProgramState::Running).count();
+    println!(
+        "{steps} steps ({TIMED_SECS} s of simulation) after {WARM_UP_SECS} s of warm-up, {stopped} programs stopped:"
+    );
+    common::report_steps("  physics + actuators + sensors        ", &mut simulation, dt);
+    common::report_steps("  + 30 programs (whole step)           ", &mut full, dt);
+    let per_robot = |samples: &mut Vec<Duration>| common::summarize(samples, names.len() as u32);
+    let exchange = common::summarize(&mut exchanges.clone(), 1);
+    let robot = per_robot(&mut exchanges);
+    println!(
+        "  programs per control step (50 Hz): mean {:.1} µs, p50 {:.1} µs, p99 {:.1} µs; per robot mean {:.1} µs, p50 {:.1} µs, p99 {:.1} µs",
+        exchange.mean, exchange.p50, exchange.p99, robot.mean, robot.p50, robot.p99
+    );
+    println!(
+        "  wall time {:.2} s for {TIMED_SECS} s of simulation: {:.1}× real time",
+        wall.as_secs_f64(),
+        TIMED_SECS / wall.as_secs_f64()
+    );
+    let pose = robots.report(&names[0], &world, 0, 0.0).expect("a robot").pose.position;
+    println!("  (robot {} ended at {pose:.2?})", names[0]);
+}
