@@ -109,7 +109,8 @@ pub fn RobotUpload() -> impl IntoView {
     let name_problem = RwSignal::new(None::<String>);
     let editing = move || draft.editing.get();
 
-    if draft.examples.with_untracked(Option::is_none) {
+    // Asked again at every opening until the server has answered with a list.
+    if draft.examples.with_untracked(|examples| !matches!(examples, Some(Ok(_)))) {
         leptos::task::spawn_local(async move {
             draft.examples.set(Some(load_examples().await));
         });
@@ -372,7 +373,7 @@ pub fn RobotUpload() -> impl IntoView {
             <Show when=move || editing().is_none()>
                 <div class="field-row">
                     <label for="robot-suffix">
-                        {move || if draft.example.with(String::is_empty) { "Name: diffbot_" } else { "Name: …_" }}
+                        {move || if draft.example.with(String::is_empty) { "Name: diffbot_" } else { "Name suffix:" }}
                     </label>
                     <input
                         id="robot-suffix"
