@@ -40,8 +40,14 @@ fn build_example() -> Result<Arc<[u8]>, String> {
         .map_err(|e| format!("cannot run cargo to build the example robot: {e}"))?;
     if !output.status.success() {
         let stderr = String::from_utf8_lossy(&output.stderr);
-        if stderr.contains("wasm32-unknown-unknown") && (stderr.contains("not installed") || stderr.contains("can't find crate for `core`") || stderr.contains("can't find crate for `std`")) {
-            return Err("the wasm32-unknown-unknown target is missing: `rustup target add wasm32-unknown-unknown`".into());
+        if stderr.contains("wasm32-unknown-unknown")
+            && (stderr.contains("not installed")
+                || stderr.contains("can't find crate for `core`")
+                || stderr.contains("can't find crate for `std`"))
+        {
+            return Err(
+                "the wasm32-unknown-unknown target is missing: `rustup target add wasm32-unknown-unknown`".into()
+            );
         }
         return Err(format!("building the example robot to wasm32 failed:\n{stderr}"));
     }
@@ -254,10 +260,12 @@ fn a_recursion_too_deep_is_stopped_by_the_stack_cap_alone() {
     let recursion = r#"
         (func $down (param i32) (result i32) (call $down (i32.add (local.get 0) (i32.const 1))))
         (func (export "pre_step") (drop (call $down (i32.const 0))))"#;
-    let expected = ProgramError::Trapped {
-        what: "the call stack overflowed (limit 512 KiB): often a recursion too deep".into(),
-    };
-    assert_eq!(expected.to_string(), "stopped: the module trapped: the call stack overflowed (limit 512 KiB): often a recursion too deep");
+    let expected =
+        ProgramError::Trapped { what: "the call stack overflowed (limit 512 KiB): often a recursion too deep".into() };
+    assert_eq!(
+        expected.to_string(),
+        "stopped: the module trapped: the call stack overflowed (limit 512 KiB): often a recursion too deep"
+    );
     contained(hostile(recursion), expected);
 }
 
@@ -346,11 +354,16 @@ fn modules_that_do_not_fit_the_robot_api_are_rejected_at_upload() {
             (func (export "pre_step")))"#,
     );
     assert!(wrong_type.starts_with("its imports do not match the robot API"), "{wrong_type}");
-    let wrong_export = rejected(r#"(module (func (export "vlab_abi_version") (result i32) (i32.const 1)) (func (export "pre_step") (param i32)))"#);
+    let wrong_export = rejected(
+        r#"(module (func (export "vlab_abi_version") (result i32) (i32.const 1)) (func (export "pre_step") (param i32)))"#,
+    );
     assert_eq!(wrong_export, "`pre_step` must take and return nothing");
 
     let garbage = check_module(b"print('hello')").unwrap_err();
-    assert_eq!(garbage.to_string(), "invalid program: not a WebAssembly module (a `.wasm` file starts with the bytes \\0asm)");
+    assert_eq!(
+        garbage.to_string(),
+        "invalid program: not a WebAssembly module (a `.wasm` file starts with the bytes \\0asm)"
+    );
     let truncated = check_module(b"\0asm\x01\0\0\0\x01\xff").unwrap_err();
     assert!(truncated.to_string().starts_with("invalid program: not a valid WebAssembly module"), "{truncated}");
     let future = wat_module(r#"(func (export "pre_step"))"#).to_vec();
@@ -360,7 +373,10 @@ fn modules_that_do_not_fit_the_robot_api_are_rejected_at_upload() {
 
 #[test]
 fn a_module_built_for_another_abi_version_does_not_start() {
-    let other = wat::parse_str(r#"(module (func (export "vlab_abi_version") (result i32) (i32.const 2)) (func (export "pre_step")))"#).unwrap();
+    let other = wat::parse_str(
+        r#"(module (func (export "vlab_abi_version") (result i32) (i32.const 2)) (func (export "pre_step")))"#,
+    )
+    .unwrap();
     let error = WasmProgram::start(WasmSpec::new("old", other)).err().expect("refused");
     assert_eq!(
         error.to_string(),

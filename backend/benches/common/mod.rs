@@ -38,3 +38,24 @@ pub fn report_steps(label: &str, samples: &mut [Duration], dt: f64) {
         dt * 1e6 / s.mean
     );
 }
+
+/// The example robot (`backend/robot-sdk/example`) built to wasm32, in a target folder
+/// of its own (`<target>/wasm-programs`) so the build never waits on the bench's lock.
+#[allow(dead_code)] // only the wasm bench runs a module
+pub fn example_robot_wasm() -> Vec<u8> {
+    let workspace = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("backend/ is in the workspace");
+    let target_root = match std::env::var_os("CARGO_TARGET_DIR") {
+        Some(dir) => workspace.join(dir),
+        None => workspace.join("target"),
+    };
+    let target_dir = target_root.join("wasm-programs");
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let status = std::process::Command::new(cargo)
+        .current_dir(workspace)
+        .args(["build", "-p", "vlab-example-bot", "--target", "wasm32-unknown-unknown", "--release", "--target-dir"])
+        .arg(&target_dir)
+        .status()
+        .expect("cargo runs");
+    assert!(status.success(), "building the example robot failed (is the wasm32-unknown-unknown target installed?)");
+    std::fs::read(target_dir.join("wasm32-unknown-unknown/release/vlab_example_bot.wasm")).expect("the module")
+}

@@ -158,9 +158,12 @@ impl Sensor {
     /// `None` before the first reading and for keyboards and scans.
     pub fn value(&self) -> Option<f64> {
         match ffi::reading_type(self.index) {
-            reading::SCALAR | reading::VECTOR | reading::TICKS | reading::JOINT | reading::POSE2D | reading::CONTACT => {
-                Some(ffi::reading_value(self.index, 0)).filter(|v| !v.is_nan())
-            }
+            reading::SCALAR
+            | reading::VECTOR
+            | reading::TICKS
+            | reading::JOINT
+            | reading::POSE2D
+            | reading::CONTACT => Some(ffi::reading_value(self.index, 0)).filter(|v| !v.is_nan()),
             _ => None,
         }
     }

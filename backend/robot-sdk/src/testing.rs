@@ -111,7 +111,10 @@ impl FakeLab {
 
     /// A keyboard's keys held.
     pub fn set_keys(&mut self, name: &str, keys: &[&str]) {
-        self.set(name, Reading { kind: reading::KEYS, values: vec![], keys: keys.iter().map(|k| k.to_string()).collect() });
+        self.set(
+            name,
+            Reading { kind: reading::KEYS, values: vec![], keys: keys.iter().map(|k| k.to_string()).collect() },
+        );
     }
 
     /// The commands set since the last call.
@@ -208,10 +211,8 @@ pub(crate) mod host {
         })
     }
     pub fn reading_value(index: i32, k: i32) -> f64 {
-        lab(|lab| {
-            reading_of(lab, index).and_then(|r| usize::try_from(k).ok().and_then(|k| r.values.get(k))).copied()
-        })
-        .unwrap_or(f64::NAN)
+        lab(|lab| reading_of(lab, index).and_then(|r| usize::try_from(k).ok().and_then(|k| r.values.get(k))).copied())
+            .unwrap_or(f64::NAN)
     }
     pub fn reading_read(index: i32, buf: &mut [f64]) -> i32 {
         lab(|lab| {
@@ -234,8 +235,9 @@ pub(crate) mod host {
         })
     }
     pub fn key_name(index: i32, k: i32, buf: &mut [u8]) -> i32 {
-        let key =
-            lab(|lab| reading_of(lab, index).and_then(|r| usize::try_from(k).ok().and_then(|k| r.keys.get(k))).cloned());
+        let key = lab(|lab| {
+            reading_of(lab, index).and_then(|r| usize::try_from(k).ok().and_then(|k| r.keys.get(k))).cloned()
+        });
         write(key, buf)
     }
     fn command(index: i32, kind: &str, values: &[f64], command: Command) -> i32 {

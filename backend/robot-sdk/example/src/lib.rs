@@ -105,7 +105,12 @@ mod tests {
 
     fn scan(ranges: Vec<f64>) -> Scan {
         // 9 beams from -90° to +90°, 22.5° apart: beam 4 straight ahead.
-        Scan { angle_min: -std::f64::consts::FRAC_PI_2, angle_step: std::f64::consts::PI / 8.0, max_range: 10.0, ranges }
+        Scan {
+            angle_min: -std::f64::consts::FRAC_PI_2,
+            angle_step: std::f64::consts::PI / 8.0,
+            max_range: 10.0,
+            ranges,
+        }
     }
 
     #[test]

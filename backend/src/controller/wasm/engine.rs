@@ -60,7 +60,10 @@ pub fn check_module(bytes: &[u8]) -> Result<(), ProgramError> {
 }
 
 /// The runtime for `limits` and `bytes` compiled and linked, ready to instantiate.
-pub(super) fn prepare(bytes: &[u8], limits: &WasmLimits) -> Result<(Arc<Runtime>, InstancePre<HostState>), ProgramError> {
+pub(super) fn prepare(
+    bytes: &[u8],
+    limits: &WasmLimits,
+) -> Result<(Arc<Runtime>, InstancePre<HostState>), ProgramError> {
     let invalid = |m: String| ProgramError::InvalidProgram(m);
     if bytes.len() > limits.module_bytes {
         return Err(invalid(format!("the module is larger than {} MiB", limits.module_bytes / (1024 * 1024))));
@@ -81,9 +84,10 @@ pub(super) fn prepare(bytes: &[u8], limits: &WasmLimits) -> Result<(Arc<Runtime>
     })?;
     check_imports(&module)?;
     check_exports(&module)?;
-    let pre = runtime.linker.instantiate_pre(&module).map_err(|e| {
-        invalid(format!("its imports do not match the robot API (version {ABI_VERSION}): {e}"))
-    })?;
+    let pre = runtime
+        .linker
+        .instantiate_pre(&module)
+        .map_err(|e| invalid(format!("its imports do not match the robot API (version {ABI_VERSION}): {e}")))?;
     let mut modules = runtime.modules.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
     if modules.len() == CACHED_MODULES {
         modules.remove(0);
@@ -118,7 +122,9 @@ fn check_exports(module: &Module) -> Result<(), ProgramError> {
     match func(EXPORT_ABI_VERSION)? {
         Some(ty) if no_arguments(&ty, 1) && ty.results().all(|r| matches!(r, ValType::I32)) => {}
         Some(_) => {
-            return Err(ProgramError::InvalidProgram(format!("`{EXPORT_ABI_VERSION}` must take nothing and return an i32")));
+            return Err(ProgramError::InvalidProgram(format!(
+                "`{EXPORT_ABI_VERSION}` must take nothing and return an i32"
+            )));
         }
         None => {
             return Err(ProgramError::InvalidProgram(format!(
@@ -128,7 +134,9 @@ fn check_exports(module: &Module) -> Result<(), ProgramError> {
     }
     match func(EXPORT_PRE_STEP)? {
         Some(ty) if no_arguments(&ty, 0) => {}
-        Some(_) => return Err(ProgramError::InvalidProgram(format!("`{EXPORT_PRE_STEP}` must take and return nothing"))),
+        Some(_) => {
+            return Err(ProgramError::InvalidProgram(format!("`{EXPORT_PRE_STEP}` must take and return nothing")));
+        }
         None => return Err(ProgramError::InvalidProgram(format!("the module does not export `{EXPORT_PRE_STEP}`"))),
     }
     for optional in [EXPORT_INIT, EXPORT_POST_STEP] {

@@ -147,7 +147,12 @@ impl HostState {
             ActuatorCommand::Drive { v, omega } => ("set_drive", "DiffDrive", vec![v, omega]),
         };
         if actuator.kind != kind {
-            let line = format!("actuator {:?} is a {}: use {}, not {method}", actuator.name, actuator.kind, hint(&actuator.kind));
+            let line = format!(
+                "actuator {:?} is a {}: use {}, not {method}",
+                actuator.name,
+                actuator.kind,
+                hint(&actuator.kind)
+            );
             self.say(ConsoleSource::Stderr, line)?;
             return Ok(Status::WrongKind as i32);
         }
@@ -275,22 +280,38 @@ pub(super) fn define(linker: &mut Linker<HostState>) -> wasmtime::Result<()> {
         let name = read_name(&caller, ptr, len, "actuator_find").map_err(stop)?;
         Ok(find(&caller.data().actuators, &name))
     })?;
-    linker.func_wrap(m, "sensor_name", move |mut caller: C<'_>, i: i32, ptr: i32, cap: i32| -> wasmtime::Result<i32> {
-        let text = part(&caller.data().sensors, i).map(|p| p.name.clone());
-        answer_string(&mut caller, text, ptr, cap, "sensor_name").map_err(stop)
-    })?;
-    linker.func_wrap(m, "sensor_kind", move |mut caller: C<'_>, i: i32, ptr: i32, cap: i32| -> wasmtime::Result<i32> {
-        let text = part(&caller.data().sensors, i).map(|p| p.kind.clone());
-        answer_string(&mut caller, text, ptr, cap, "sensor_kind").map_err(stop)
-    })?;
-    linker.func_wrap(m, "actuator_name", move |mut caller: C<'_>, i: i32, ptr: i32, cap: i32| -> wasmtime::Result<i32> {
-        let text = part(&caller.data().actuators, i).map(|p| p.name.clone());
-        answer_string(&mut caller, text, ptr, cap, "actuator_name").map_err(stop)
-    })?;
-    linker.func_wrap(m, "actuator_kind", move |mut caller: C<'_>, i: i32, ptr: i32, cap: i32| -> wasmtime::Result<i32> {
-        let text = part(&caller.data().actuators, i).map(|p| p.kind.clone());
-        answer_string(&mut caller, text, ptr, cap, "actuator_kind").map_err(stop)
-    })?;
+    linker.func_wrap(
+        m,
+        "sensor_name",
+        move |mut caller: C<'_>, i: i32, ptr: i32, cap: i32| -> wasmtime::Result<i32> {
+            let text = part(&caller.data().sensors, i).map(|p| p.name.clone());
+            answer_string(&mut caller, text, ptr, cap, "sensor_name").map_err(stop)
+        },
+    )?;
+    linker.func_wrap(
+        m,
+        "sensor_kind",
+        move |mut caller: C<'_>, i: i32, ptr: i32, cap: i32| -> wasmtime::Result<i32> {
+            let text = part(&caller.data().sensors, i).map(|p| p.kind.clone());
+            answer_string(&mut caller, text, ptr, cap, "sensor_kind").map_err(stop)
+        },
+    )?;
+    linker.func_wrap(
+        m,
+        "actuator_name",
+        move |mut caller: C<'_>, i: i32, ptr: i32, cap: i32| -> wasmtime::Result<i32> {
+            let text = part(&caller.data().actuators, i).map(|p| p.name.clone());
+            answer_string(&mut caller, text, ptr, cap, "actuator_name").map_err(stop)
+        },
+    )?;
+    linker.func_wrap(
+        m,
+        "actuator_kind",
+        move |mut caller: C<'_>, i: i32, ptr: i32, cap: i32| -> wasmtime::Result<i32> {
+            let text = part(&caller.data().actuators, i).map(|p| p.kind.clone());
+            answer_string(&mut caller, text, ptr, cap, "actuator_kind").map_err(stop)
+        },
+    )?;
 
     linker.func_wrap(m, "reading_type", |caller: C<'_>, i: i32| {
         caller.data().reading(i).map_or(Status::NoSuchPart as i32, |r| r.kind as i32)
@@ -302,15 +323,20 @@ pub(super) fn define(linker: &mut Linker<HostState>) -> wasmtime::Result<()> {
         let value = caller.data().reading(i).and_then(|r| usize::try_from(k).ok().and_then(|k| r.values.get(k)));
         value.copied().unwrap_or(f64::NAN)
     })?;
-    linker.func_wrap(m, "reading_read", move |mut caller: C<'_>, i: i32, ptr: i32, cap: i32| -> wasmtime::Result<i32> {
-        let Some(reading) = caller.data().reading(i) else { return Ok(Status::NoSuchPart as i32) };
-        let count = reading.values.len();
-        let cap = usize::try_from(cap).map_err(|_| stop(HostStop::BadPointer { function: "reading_read" }))?;
-        let bytes: Vec<u8> = reading.values.iter().take(cap).flat_map(|v| v.to_le_bytes()).collect();
-        let byte_cap = i32::try_from(bytes.len()).map_err(|_| stop(HostStop::BadPointer { function: "reading_read" }))?;
-        write_bytes(&mut caller, ptr, byte_cap, &bytes, "reading_read").map_err(stop)?;
-        Ok(count as i32)
-    })?;
+    linker.func_wrap(
+        m,
+        "reading_read",
+        move |mut caller: C<'_>, i: i32, ptr: i32, cap: i32| -> wasmtime::Result<i32> {
+            let Some(reading) = caller.data().reading(i) else { return Ok(Status::NoSuchPart as i32) };
+            let count = reading.values.len();
+            let cap = usize::try_from(cap).map_err(|_| stop(HostStop::BadPointer { function: "reading_read" }))?;
+            let bytes: Vec<u8> = reading.values.iter().take(cap).flat_map(|v| v.to_le_bytes()).collect();
+            let byte_cap =
+                i32::try_from(bytes.len()).map_err(|_| stop(HostStop::BadPointer { function: "reading_read" }))?;
+            write_bytes(&mut caller, ptr, byte_cap, &bytes, "reading_read").map_err(stop)?;
+            Ok(count as i32)
+        },
+    )?;
     linker.func_wrap(m, "key_held", move |caller: C<'_>, i: i32, ptr: i32, len: i32| -> wasmtime::Result<i32> {
         let key = read_name(&caller, ptr, len, "key_held").map_err(stop)?;
         let state = caller.data();
@@ -323,10 +349,15 @@ pub(super) fn define(linker: &mut Linker<HostState>) -> wasmtime::Result<()> {
             None => Status::WrongKind as i32,
         })
     })?;
-    linker.func_wrap(m, "key_name", move |mut caller: C<'_>, i: i32, k: i32, ptr: i32, cap: i32| -> wasmtime::Result<i32> {
-        let key = caller.data().reading(i).and_then(|r| usize::try_from(k).ok().and_then(|k| r.keys.get(k))).cloned();
-        answer_string(&mut caller, key, ptr, cap, "key_name").map_err(stop)
-    })?;
+    linker.func_wrap(
+        m,
+        "key_name",
+        move |mut caller: C<'_>, i: i32, k: i32, ptr: i32, cap: i32| -> wasmtime::Result<i32> {
+            let key =
+                caller.data().reading(i).and_then(|r| usize::try_from(k).ok().and_then(|k| r.keys.get(k))).cloned();
+            answer_string(&mut caller, key, ptr, cap, "key_name").map_err(stop)
+        },
+    )?;
 
     linker.func_wrap(m, "set_speed", move |mut caller: C<'_>, i: i32, speed: f64| -> wasmtime::Result<i32> {
         caller.data_mut().set_command(i, ActuatorCommand::Speed { speed }).map_err(stop)
@@ -334,9 +365,13 @@ pub(super) fn define(linker: &mut Linker<HostState>) -> wasmtime::Result<()> {
     linker.func_wrap(m, "set_position", move |mut caller: C<'_>, i: i32, position: f64| -> wasmtime::Result<i32> {
         caller.data_mut().set_command(i, ActuatorCommand::Position { position }).map_err(stop)
     })?;
-    linker.func_wrap(m, "set_drive", move |mut caller: C<'_>, i: i32, v: f64, omega: f64| -> wasmtime::Result<i32> {
-        caller.data_mut().set_command(i, ActuatorCommand::Drive { v, omega }).map_err(stop)
-    })?;
+    linker.func_wrap(
+        m,
+        "set_drive",
+        move |mut caller: C<'_>, i: i32, v: f64, omega: f64| -> wasmtime::Result<i32> {
+            caller.data_mut().set_command(i, ActuatorCommand::Drive { v, omega }).map_err(stop)
+        },
+    )?;
     Ok(())
 }
 

@@ -25,7 +25,9 @@ pub(super) fn program_error(error: &wasmtime::Error, fuel_budget: u64, limits: &
                 "the call stack overflowed (limit {} KiB): often a recursion too deep",
                 limits.stack_bytes / 1024
             ),
-            Trap::UnreachableCodeReached => "reached `unreachable`: an abort, or a panic not reported through `vlab.panic`".into(),
+            Trap::UnreachableCodeReached => {
+                "reached `unreachable`: an abort, or a panic not reported through `vlab.panic`".into()
+            }
             Trap::MemoryOutOfBounds => "read or wrote outside its memory".into(),
             Trap::IntegerDivisionByZero => "divided an integer by zero".into(),
             other => other.to_string(),
