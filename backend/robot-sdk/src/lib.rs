@@ -66,7 +66,9 @@ macro_rules! vlab_robot {
     ($program:ty, $make:expr) => {
         // Exporting the functions the lab calls is an unsafe attribute (two crates may
         // not export one name); these four names are the robot API's.
+        // Elsewhere than wasm32 nothing calls them: they exist to be compiled.
         #[allow(unsafe_code)]
+        #[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
         const _: () = {
             #[cfg_attr(target_arch = "wasm32", unsafe(export_name = "vlab_abi_version"))]
             extern "C" fn vlab_abi_version() -> i32 {

@@ -81,7 +81,7 @@ impl RobotProgram for BumperBot {
             self.front_m = Some(front);
             self.mode = mode;
         }
-        if robot.step_count() % REPORT_EVERY_STEPS == 0 {
+        if robot.step_count().is_multiple_of(REPORT_EVERY_STEPS) {
             log!("step {} t={:.3} front={:.2}", robot.step_count(), robot.time(), self.front_m.unwrap_or(f64::NAN));
         }
     }

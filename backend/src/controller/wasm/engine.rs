@@ -17,11 +17,14 @@ use crate::controller::ProgramError;
 /// Compiled modules kept per engine.
 const CACHED_MODULES: usize = 16;
 
-/// One engine and the linker of its imports.
+/// A module's bytes and its compiled, linked form.
+type CompiledModule = (Arc<[u8]>, InstancePre<HostState>);
+
+/// One engine, the linker of its imports, and the modules it compiled lately.
 pub(super) struct Runtime {
     pub engine: Engine,
     linker: Linker<HostState>,
-    modules: Mutex<Vec<(Arc<[u8]>, InstancePre<HostState>)>>,
+    modules: Mutex<Vec<CompiledModule>>,
 }
 
 /// The runtime for a stack cap (the cap is an engine setting: one engine per value

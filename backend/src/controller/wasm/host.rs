@@ -317,7 +317,7 @@ pub(super) fn define(linker: &mut Linker<HostState>) -> wasmtime::Result<()> {
         caller.data().reading(i).map_or(Status::NoSuchPart as i32, |r| r.kind as i32)
     })?;
     linker.func_wrap(m, "reading_len", |caller: C<'_>, i: i32| {
-        caller.data().reading(i).map_or(Status::NoSuchPart as i32, |r| r.len() as i32)
+        caller.data().reading(i).map_or(Status::NoSuchPart as i32, |r| r.reading_len() as i32)
     })?;
     linker.func_wrap(m, "reading_value", |caller: C<'_>, i: i32, k: i32| {
         let value = caller.data().reading(i).and_then(|r| usize::try_from(k).ok().and_then(|k| r.values.get(k)));

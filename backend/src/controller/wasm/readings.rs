@@ -46,7 +46,7 @@ impl Reading {
     }
 
     /// What `reading_len` answers: the number of values, or of keys held for a keyboard.
-    pub fn len(&self) -> usize {
+    pub fn reading_len(&self) -> usize {
         if self.kind == ReadingType::Keys { self.keys.len() } else { self.values.len() }
     }
 
@@ -66,13 +66,13 @@ mod tests {
         let reading = Reading::from_value(Some(&scan));
         assert_eq!(reading.kind, ReadingType::Scan);
         assert_eq!(reading.values, vec![-1.5, 0.5, 10.0, 1.0, 2.5]);
-        assert_eq!(reading.len(), 5);
+        assert_eq!(reading.reading_len(), 5);
     }
 
     #[test]
     fn no_reading_yet_has_no_values() {
         let reading = Reading::from_value(None);
-        assert_eq!((reading.kind, reading.len()), (ReadingType::None, 0));
+        assert_eq!((reading.kind, reading.reading_len()), (ReadingType::None, 0));
         assert_eq!(reading.key_held("I"), None);
     }
 
@@ -80,7 +80,7 @@ mod tests {
     fn keys_are_matched_whatever_their_case_and_counted() {
         let keys = SensorValue::Keys { keys: vec!["I".into(), "ARROWUP".into()] };
         let reading = Reading::from_value(Some(&keys));
-        assert_eq!(reading.len(), 2);
+        assert_eq!(reading.reading_len(), 2);
         assert_eq!(reading.key_held("i"), Some(true));
         assert_eq!(reading.key_held("ArrowUp"), Some(true));
         assert_eq!(reading.key_held("J"), Some(false));
