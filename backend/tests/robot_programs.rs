@@ -4,6 +4,7 @@
 //! every other robot go on; the same upload and seed giving the same run.
 
 mod common;
+mod example_wasm;
 
 use std::time::Duration;
 
@@ -396,4 +397,49 @@ while robot.step():
     }
     assert_eq!(runs[0], runs[1], "two runs of the same upload differ");
     assert_ne!(runs[0][0].0, runs[0][5].0, "the robot moved");
+}
+
+/// The SDK's example robot, built to WebAssembly, uploaded as a student would: it runs in
+/// the lab in lockstep, cruising until the fence is near, then turning away.
+#[tokio::test]
+async fn a_webassembly_program_uploaded_with_its_robot_drives_it() {
+    let module = example_wasm::example_module();
+    let server = serve_yard().await;
+    let ana = join(&server, "Ana").await;
+    let form = Form::new()
+        .part("description", Part::text(diffbot("ana", 9.0, 6.0)).file_name("robot.vlab"))
+        .part("program", Part::bytes(module.to_vec()).file_name("bumper.wasm"));
+    let response =
+        server.http.post(server.url("/api/labs/demo/robots")).bearer_auth(&ana).multipart(form).send().await.unwrap();
+    assert_eq!(response.status().as_u16(), 200, "{}", response.text().await.unwrap());
+    let start = settled(&server, "diffbot_ana").await;
+    assert_eq!(start["program"]["state"], "running", "{start}");
+    assert_eq!(start["program"]["language"], "WASM");
+    let x0 = start["pose"]["position"][0].as_f64().unwrap();
+    // Cruising at 0.3 m/s toward the fence at x = 12 (3 m away) for 12 s: it must turn
+    // before it gets there and never touch it.
+    let mut furthest = x0;
+    for _ in 0..48 {
+        server.control("demo", ControlAction::Step { steps: 60 }).await;
+        let report = robot(&server, "diffbot_ana", Some(&ana)).await;
+        assert_eq!(report["program"]["state"], "running", "{report}");
+        furthest = furthest.max(report["pose"]["position"][0].as_f64().unwrap());
+    }
+    let end = robot(&server, "diffbot_ana", Some(&ana)).await;
+    assert!(furthest - x0 > 0.5, "it cruised: {x0} → {furthest}");
+    assert!(furthest < 11.8, "it turned before the fence: {furthest}");
+    let turned = (end["pose"]["heading"].as_f64().unwrap()).abs();
+    assert!(turned > 0.5, "it turned away from the fence: heading {turned}");
+    assert!(console_text(&end).contains("[log]"), "its log reaches the console: {}", console_text(&end));
+
+    // A module that does not fit the robot API is refused before anything is inserted.
+    let form = Form::new()
+        .part("description", Part::text(diffbot("bad", 3.0, 6.0)).file_name("robot.vlab"))
+        .part("program", Part::bytes(b"\0asm\x01\0\0\0".to_vec()).file_name("empty.wasm"));
+    let response =
+        server.http.post(server.url("/api/labs/demo/robots")).bearer_auth(TOKEN).multipart(form).send().await.unwrap();
+    assert_eq!(response.status().as_u16(), 422);
+    let reply: Value = response.json().await.unwrap();
+    assert_eq!(reply["errors"][0]["file"], "empty.wasm", "{reply}");
+    assert!(reply["errors"][0]["message"].as_str().unwrap().contains("does not export"), "{reply}");
 }

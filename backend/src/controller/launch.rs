@@ -84,10 +84,31 @@ pub fn control_period(dt_secs: f64, hz: f64) -> u32 {
 pub fn launch(code: &ProgramCode, side: RobotSide) -> Result<Box<dyn Controller>, ProgramError> {
     match code.language {
         Language::Python => launch_python(code, side),
-        Language::Wasm => Err(ProgramError::InvalidProgram(
-            "WebAssembly programs cannot run on this server yet: upload a Python program".into(),
-        )),
+        Language::Wasm => launch_wasm(code, side),
     }
+}
+
+#[cfg(target_os = "linux")]
+fn launch_wasm(code: &ProgramCode, side: RobotSide) -> Result<Box<dyn Controller>, ProgramError> {
+    let module = code.module.clone().ok_or_else(|| ProgramError::InvalidProgram("the module is missing".into()))?;
+    let spec = super::WasmSpec {
+        robot: side.robot,
+        sensors: side.sensors,
+        actuators: side.actuators,
+        dt_secs: side.dt_secs,
+        control_period: side.control_period,
+        step: side.step,
+        time_secs: side.time_secs,
+        seed: side.seed,
+        module,
+        limits: super::WasmLimits::default(),
+    };
+    Ok(Box::new(super::WasmProgram::start(spec)?))
+}
+
+#[cfg(not(target_os = "linux"))]
+fn launch_wasm(_code: &ProgramCode, _side: RobotSide) -> Result<Box<dyn Controller>, ProgramError> {
+    Err(ProgramError::InvalidProgram("WebAssembly programs run on Linux servers only".into()))
 }
 
 #[cfg(target_os = "linux")]
@@ -120,13 +141,27 @@ fn launch_python(_code: &ProgramCode, _side: RobotSide) -> Result<Box<dyn Contro
 pub fn check(code: &ProgramCode) -> Result<(), Vec<CodeProblem>> {
     match code.language {
         Language::Python => check_python(code),
-        Language::Wasm => Err(vec![CodeProblem {
-            file: code.main.clone(),
-            line: 1,
-            col: 1,
-            message: "WebAssembly programs cannot run on this server yet: upload a Python program".into(),
-        }]),
+        Language::Wasm => check_wasm(code),
     }
+}
+
+/// A module is compiled and its imports and exports checked; its faults have no line, so
+/// they point at the module as a whole.
+#[cfg(target_os = "linux")]
+fn check_wasm(code: &ProgramCode) -> Result<(), Vec<CodeProblem>> {
+    let whole = |message: String| vec![CodeProblem { file: code.main.clone(), line: 1, col: 1, message }];
+    let Some(module) = &code.module else { return Err(whole("the module is missing".into())) };
+    super::check_module(module).map_err(|e| whole(e.to_string()))
+}
+
+#[cfg(not(target_os = "linux"))]
+fn check_wasm(code: &ProgramCode) -> Result<(), Vec<CodeProblem>> {
+    Err(vec![CodeProblem {
+        file: code.main.clone(),
+        line: 1,
+        col: 1,
+        message: "WebAssembly programs run on Linux servers only".into(),
+    }])
 }
 
 /// The main file of the syntax check; the name cannot clash with a student's file,
