@@ -73,6 +73,23 @@ pub struct RobotSide {
     pub seed: u64,
 }
 
+impl RobotSide {
+    /// Robot `robot` with no parts yet, a physics step of 1/240 s and a control step of
+    /// 50 Hz, starting at step 0 with seed 0.
+    pub fn new(robot: &str) -> RobotSide {
+        RobotSide {
+            robot: robot.into(),
+            sensors: Vec::new(),
+            actuators: Vec::new(),
+            dt_secs: 1.0 / 240.0,
+            control_period: 5,
+            step: 0,
+            time_secs: 0.0,
+            seed: 0,
+        }
+    }
+}
+
 /// Physics steps per control step for a controller at `hz` (of simulation time) in a
 /// lab stepping every `dt_secs`: at least one.
 pub fn control_period(dt_secs: f64, hz: f64) -> u32 {
@@ -91,18 +108,7 @@ pub fn launch(code: &ProgramCode, side: RobotSide) -> Result<Box<dyn Controller>
 #[cfg(target_os = "linux")]
 fn launch_wasm(code: &ProgramCode, side: RobotSide) -> Result<Box<dyn Controller>, ProgramError> {
     let module = code.module.clone().ok_or_else(|| ProgramError::InvalidProgram("the module is missing".into()))?;
-    let spec = super::WasmSpec {
-        robot: side.robot,
-        sensors: side.sensors,
-        actuators: side.actuators,
-        dt_secs: side.dt_secs,
-        control_period: side.control_period,
-        step: side.step,
-        time_secs: side.time_secs,
-        seed: side.seed,
-        module,
-        limits: super::WasmLimits::default(),
-    };
+    let spec = super::WasmSpec { side, module, limits: super::WasmLimits::default() };
     Ok(Box::new(super::WasmProgram::start(spec)?))
 }
 
@@ -114,14 +120,7 @@ fn launch_wasm(_code: &ProgramCode, _side: RobotSide) -> Result<Box<dyn Controll
 #[cfg(target_os = "linux")]
 fn launch_python(code: &ProgramCode, side: RobotSide) -> Result<Box<dyn Controller>, ProgramError> {
     let spec = super::ProgramSpec {
-        robot: side.robot,
-        sensors: side.sensors,
-        actuators: side.actuators,
-        dt_secs: side.dt_secs,
-        control_period: side.control_period,
-        step: side.step,
-        time_secs: side.time_secs,
-        seed: side.seed,
+        side,
         main: code.main.clone(),
         files: code.files.clone(),
         limits: Limits::default(),

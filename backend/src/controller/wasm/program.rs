@@ -68,14 +68,15 @@ impl WasmProgram {
     /// the first [`WasmProgram::receive`] runs `init` and the first `pre_step`.
     pub fn start(spec: WasmSpec) -> Result<WasmProgram, ProgramError> {
         let (runtime, pre) = engine::prepare(&spec.module, &spec.limits)?;
+        let side = spec.side;
         let state = HostState {
-            readings: spec.sensors.iter().map(|_| Reading::from_value(None)).collect(),
-            sensors: spec.sensors,
-            actuators: spec.actuators,
-            control_dt_secs: spec.dt_secs * f64::from(spec.control_period),
-            seed: spec.seed,
-            step: spec.step,
-            time_secs: spec.time_secs,
+            readings: side.sensors.iter().map(|_| Reading::from_value(None)).collect(),
+            sensors: side.sensors,
+            actuators: side.actuators,
+            control_dt_secs: side.dt_secs * f64::from(side.control_period),
+            seed: side.seed,
+            step: side.step,
+            time_secs: side.time_secs,
             commands: BTreeMap::new(),
             console: Vec::new(),
             output_bytes: 0,
@@ -107,7 +108,7 @@ impl WasmProgram {
             )));
         }
         Ok(WasmProgram {
-            robot: spec.robot,
+            robot: side.robot,
             limits,
             instance: Some(Instance { store, init, pre_step, post_step }),
             awaiting: Awaiting::Ready,
