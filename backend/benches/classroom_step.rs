@@ -13,7 +13,6 @@ use std::time::{Duration, Instant};
 
 use serde_json::json;
 use vlab_backend::robot::Robots;
-use vlab_backend::scene::{DirLoader, Options, interpret};
 use vlab_backend::sim::World;
 
 /// Seconds of simulation before timing: the props settle and the robots spin up.
@@ -22,12 +21,7 @@ const WARM_UP_SECS: f64 = 1.0;
 const TIMED_SECS: f64 = 10.0;
 
 fn main() {
-    let scenes = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../scenes");
-    let source = std::fs::read_to_string(scenes.join("classroom.vlab")).expect("scenes/classroom.vlab");
-    let loader = DirLoader { scenes, assets: None };
-    let model = interpret(&source, "classroom.vlab", &loader, &Options::default())
-        .unwrap_or_else(|e| panic!("classroom.vlab: {}", e[0]))
-        .model;
+    let model = common::classroom();
     let dt = model.dt_secs;
     let mut world = World::build(&model).expect("the classroom builds");
     let mut robots = Robots::configure(&model, 1).expect("the classroom's robots configure");

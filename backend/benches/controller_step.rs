@@ -10,11 +10,11 @@
 mod common;
 
 use std::collections::BTreeMap;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 #[cfg(target_os = "linux")]
 fn main() {
-    use vlab_backend::controller::{ProgramError, ProgramSpec, PythonProgram, StepInput};
+    use vlab_backend::controller::{ProgramError, ProgramSpec, PythonProgram};
     use vlab_protocol::SensorValue;
 
     const ROBOTS: usize = 30;
@@ -56,54 +56,14 @@ while robot.step():
     }
     println!("controller_step: {ROBOTS} programs started in {:.0} ms", started.elapsed().as_secs_f64() * 1e3);
 
-    let mut per_step = Vec::with_capacity(steps as usize);
-    for k in 0..WARM_UP + steps {
-        let step = (k + 1) * 5;
-        let inputs: Vec<StepInput> = (0..ROBOTS)
-            .map(|i| StepInput {
-                step,
-                time_secs: step as f64 / 240.0,
-                sensors: BTreeMap::from([
-                    ("GPS1".to_string(), Some(SensorValue::Vector { values: [i as f64, 0.05, k as f64 * 0.001] })),
-                    (
-                        "lidar".to_string(),
-                        Some(SensorValue::Scan {
-                            angle_min: -std::f64::consts::FRAC_PI_2,
-                            angle_step: std::f64::consts::PI / 179.0,
-                            max_range: 10.0,
-                            ranges: (0..180).map(|b| 1.0 + ((b + k as usize + i) % 50) as f32 * 0.1).collect(),
-                        }),
-                    ),
-                    ("kbd".to_string(), Some(SensorValue::Keys { keys: vec![] })),
-                ]),
-            })
-            .collect();
-        let t0 = Instant::now();
-        for (program, input) in programs.iter_mut().zip(&inputs) {
-            program.send_step(input).expect("sent");
-        }
-        for program in &mut programs {
-            let reply = program.receive().expect("answer");
-            assert!(reply.commands.contains_key("base"));
-        }
-        if k >= WARM_UP {
-            per_step.push(t0.elapsed());
-        }
-    }
-    for program in &mut programs {
-        program.stop().expect("a clean stop");
-    }
-
-    let report = |label: &str, samples: &mut Vec<Duration>, per: u32| {
-        let s = common::summarize(samples, per);
-        println!(
-            "controller_step: {label:<22} mean {:8.1} µs  p50 {:8.1} µs  p99 {:8.1} µs  max {:8.1} µs",
-            s.mean, s.p50, s.p99, s.max
-        );
-    };
-    println!("controller_step: {steps} control steps, {ROBOTS} programs, send to all then collect from all");
-    report("whole exchange/step", &mut per_step.clone(), 1);
-    report("per robot per step", &mut per_step, ROBOTS as u32);
+    let mut per_step = common::lockstep(&mut programs, WARM_UP, steps, "base", |k, i| {
+        BTreeMap::from([
+            ("GPS1".to_string(), Some(SensorValue::Vector { values: [i as f64, 0.05, k as f64 * 0.001] })),
+            ("lidar".to_string(), Some(common::moving_scan(k, i, 1.0))),
+            ("kbd".to_string(), Some(SensorValue::Keys { keys: vec![] })),
+        ])
+    });
+    common::report_exchange("controller_step", ROBOTS, &mut per_step);
 }
 
 #[cfg(not(target_os = "linux"))]

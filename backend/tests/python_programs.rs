@@ -447,7 +447,7 @@ fn helper_modules_in_its_folder_can_be_imported() {
 fn random_is_seeded_by_the_lab() {
     let run = |seed: u64| {
         let mut spec = spec("import random\nprint(random.random())\n");
-        spec.seed = seed;
+        spec.side.seed = seed;
         let (_, program) = failure(spec)?;
         Some(history(&program))
     };

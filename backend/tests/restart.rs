@@ -177,6 +177,18 @@ async fn labs_settings_and_sessions_survive_a_restart() {
 /// A student's program, and the program that replaced it, come back with the robot.
 #[tokio::test]
 async fn robot_programs_survive_a_restart() {
+    use vlab_backend::controller::{ProgramError, ProgramSpec, PythonProgram};
+    // Where programs cannot be confined they are refused (robot_programs.rs checks how).
+    match PythonProgram::start(ProgramSpec::new("probe", "from vlab import Robot\nRobot().step()\n")) {
+        Ok(mut probe) => {
+            let _ = probe.stop();
+        }
+        Err(ProgramError::SandboxUnavailable(reason)) => {
+            eprintln!("programs are refused on this machine: {reason}");
+            return;
+        }
+        Err(e) => panic!("a trivial program did not start: {e}"),
+    }
     let dir = std::env::temp_dir().join(format!("vlab-restart-programs-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let db = dir.join("vlab.db");

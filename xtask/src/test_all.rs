@@ -1,7 +1,9 @@
 //! `cargo xtask test`: every test of the project, on a fresh machine, in one command.
 //!
 //! Phases, in order:
-//! 1. `cargo test` of the workspace's native crates (protocol, backend, xtask);
+//! 1. `cargo test` of the workspace's native crates (protocol, backend, the robot SDK and
+//!    its example, xtask), after installing the wasm32 target the backend's tests build
+//!    the example robot's program for;
 //! 2. `cargo test -p vlab-frontend`: the browser crate's host-side unit tests;
 //! 3. the browser bundle (`crate::web::build_bundle`) into `dist/`;
 //! 4. Debian's Chromium (`/usr/bin/chromium`), installed with apt when missing;
@@ -34,7 +36,8 @@ pub fn run() -> Result<()> {
     let root = crate::workspace_root();
     let mut report = Report::default();
 
-    report.phase("cargo test (protocol, backend, xtask)", || {
+    report.phase("cargo test (protocol, backend, robot SDK, xtask)", || {
+        crate::web::ensure_wasm_target()?;
         crate::cargo(&["test", "--workspace", "--exclude", "vlab-frontend"])
     });
     report

@@ -42,8 +42,10 @@ pub fn build_bundle() -> Result<PathBuf> {
 }
 
 /// Installs the wasm target through rustup when it is missing. Without rustup (a
-/// distribution's rustc), the build below says clearly what is missing.
-fn ensure_wasm_target() -> Result<()> {
+/// distribution's rustc), the build below says clearly what is missing. The browser
+/// bundle needs it, and so do the backend's tests (they build the example robot's
+/// WebAssembly program).
+pub fn ensure_wasm_target() -> Result<()> {
     let Ok(output) = Command::new("rustup").args(["target", "list", "--installed"]).output() else {
         eprintln!("xtask: rustup not found; assuming the {WASM_TARGET} target is installed");
         return Ok(());

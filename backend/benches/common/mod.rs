@@ -38,3 +38,80 @@ pub fn report_steps(label: &str, samples: &mut [Duration], dt: f64) {
         dt * 1e6 / s.mean
     );
 }
+
+/// A 180-beam lidar scan over the half-plane ahead that changes with the step `k` and
+/// differs between robots `i`, its ranges from `nearest` metres up.
+#[allow(dead_code)] // only the controller benches feed programs
+pub fn moving_scan(k: u64, i: usize, nearest: f32) -> vlab_protocol::SensorValue {
+    vlab_protocol::SensorValue::Scan {
+        angle_min: -std::f64::consts::FRAC_PI_2,
+        angle_step: std::f64::consts::PI / 179.0,
+        max_range: 10.0,
+        ranges: (0..180).map(|b| nearest + ((b + k as usize + i) % 50) as f32 * 0.1).collect(),
+    }
+}
+
+/// The lab's lockstep over `programs` for `warm_up + steps` control steps (5 physics
+/// steps each at 1/240 s): every program gets its readings from `readings(k, i)`, then
+/// every answer is collected and must command `actuator`. Returns the wall time of each
+/// measured exchange; stops every program at the end.
+#[allow(dead_code)] // only the controller benches feed programs
+pub fn lockstep<C: vlab_backend::controller::Controller>(
+    programs: &mut [C],
+    warm_up: u64,
+    steps: u64,
+    actuator: &str,
+    readings: impl Fn(u64, usize) -> std::collections::BTreeMap<String, Option<vlab_protocol::SensorValue>>,
+) -> Vec<Duration> {
+    let mut per_step = Vec::with_capacity(steps as usize);
+    for k in 0..warm_up + steps {
+        let step = (k + 1) * 5;
+        let inputs: Vec<vlab_backend::controller::StepInput> = (0..programs.len())
+            .map(|i| vlab_backend::controller::StepInput {
+                step,
+                time_secs: step as f64 / 240.0,
+                sensors: readings(k, i),
+            })
+            .collect();
+        let started = std::time::Instant::now();
+        for (program, input) in programs.iter_mut().zip(&inputs) {
+            program.send_step(input).expect("sent");
+        }
+        for program in programs.iter_mut() {
+            let reply = program.receive().expect("answer");
+            assert!(reply.commands.contains_key(actuator), "every answer commands {actuator}");
+        }
+        if k >= warm_up {
+            per_step.push(started.elapsed());
+        }
+    }
+    for program in programs.iter_mut() {
+        program.stop().expect("a clean stop");
+    }
+    per_step
+}
+
+/// Prints the whole exchange per control step and per robot per step.
+#[allow(dead_code)] // only the controller benches feed programs
+pub fn report_exchange(bench: &str, robots: usize, per_step: &mut [Duration]) {
+    println!("{bench}: {} control steps, {robots} programs, send to all then collect from all", per_step.len());
+    for (label, per) in [("whole exchange/step", 1), ("per robot per step", robots as u32)] {
+        let s = summarize(per_step, per);
+        println!(
+            "{bench}: {label:<22} mean {:8.1} µs  p50 {:8.1} µs  p99 {:8.1} µs  max {:8.1} µs",
+            s.mean, s.p50, s.p99, s.max
+        );
+    }
+}
+
+/// scenes/classroom.vlab: 30 diffbots with 180-beam lidars and 200 props.
+#[allow(dead_code)] // only the classroom benches load it
+pub fn classroom() -> vlab_backend::scene::SceneModel {
+    use vlab_backend::scene::{DirLoader, Options, interpret};
+    let scenes = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../scenes");
+    let source = std::fs::read_to_string(scenes.join("classroom.vlab")).expect("scenes/classroom.vlab");
+    let loader = DirLoader { scenes, assets: None };
+    interpret(&source, "classroom.vlab", &loader, &Options::default())
+        .unwrap_or_else(|e| panic!("classroom.vlab: {}", e[0]))
+        .model
+}

@@ -68,6 +68,26 @@ pub enum ProgramError {
     /// descriptor 1).
     #[error("stopped: broke the lab protocol ({0})")]
     Protocol(String),
+    /// A WebAssembly program ran out of its instruction budget for one step (fuel).
+    #[error("stopped: used more than {instructions} instructions in one step (an endless loop?)")]
+    FuelExhausted {
+        /// The budget, WebAssembly instructions.
+        instructions: u64,
+    },
+    /// A WebAssembly program trapped: an `unreachable`, a stack overflow, a memory
+    /// access out of bounds, a division by zero.
+    #[error("stopped: the module trapped: {what}")]
+    Trapped {
+        /// What happened, in words.
+        what: String,
+    },
+    /// A WebAssembly program reported a panic (the Rust SDK does, with the panic's
+    /// message and location).
+    #[error("stopped: the program panicked: {message}")]
+    Panicked {
+        /// The panic message and its `file:line:column`.
+        message: String,
+    },
     /// The program was stopped by the lab: nothing more can be asked of it.
     #[error("the program was stopped")]
     Stopped,

@@ -73,6 +73,23 @@ pub struct RobotSide {
     pub seed: u64,
 }
 
+impl RobotSide {
+    /// Robot `robot` with no parts yet, a physics step of 1/240 s and a control step of
+    /// 50 Hz, starting at step 0 with seed 0.
+    pub fn new(robot: &str) -> RobotSide {
+        RobotSide {
+            robot: robot.into(),
+            sensors: Vec::new(),
+            actuators: Vec::new(),
+            dt_secs: 1.0 / 240.0,
+            control_period: 5,
+            step: 0,
+            time_secs: 0.0,
+            seed: 0,
+        }
+    }
+}
+
 /// Physics steps per control step for a controller at `hz` (of simulation time) in a
 /// lab stepping every `dt_secs`: at least one.
 pub fn control_period(dt_secs: f64, hz: f64) -> u32 {
@@ -84,23 +101,26 @@ pub fn control_period(dt_secs: f64, hz: f64) -> u32 {
 pub fn launch(code: &ProgramCode, side: RobotSide) -> Result<Box<dyn Controller>, ProgramError> {
     match code.language {
         Language::Python => launch_python(code, side),
-        Language::Wasm => Err(ProgramError::InvalidProgram(
-            "WebAssembly programs cannot run on this server yet: upload a Python program".into(),
-        )),
+        Language::Wasm => launch_wasm(code, side),
     }
+}
+
+#[cfg(target_os = "linux")]
+fn launch_wasm(code: &ProgramCode, side: RobotSide) -> Result<Box<dyn Controller>, ProgramError> {
+    let module = code.module.clone().ok_or_else(|| ProgramError::InvalidProgram("the module is missing".into()))?;
+    let spec = super::WasmSpec { side, module, limits: super::WasmLimits::default() };
+    Ok(Box::new(super::WasmProgram::start(spec)?))
+}
+
+#[cfg(not(target_os = "linux"))]
+fn launch_wasm(_code: &ProgramCode, _side: RobotSide) -> Result<Box<dyn Controller>, ProgramError> {
+    Err(ProgramError::InvalidProgram("WebAssembly programs run on Linux servers only".into()))
 }
 
 #[cfg(target_os = "linux")]
 fn launch_python(code: &ProgramCode, side: RobotSide) -> Result<Box<dyn Controller>, ProgramError> {
     let spec = super::ProgramSpec {
-        robot: side.robot,
-        sensors: side.sensors,
-        actuators: side.actuators,
-        dt_secs: side.dt_secs,
-        control_period: side.control_period,
-        step: side.step,
-        time_secs: side.time_secs,
-        seed: side.seed,
+        side,
         main: code.main.clone(),
         files: code.files.clone(),
         limits: Limits::default(),
@@ -120,13 +140,27 @@ fn launch_python(_code: &ProgramCode, _side: RobotSide) -> Result<Box<dyn Contro
 pub fn check(code: &ProgramCode) -> Result<(), Vec<CodeProblem>> {
     match code.language {
         Language::Python => check_python(code),
-        Language::Wasm => Err(vec![CodeProblem {
-            file: code.main.clone(),
-            line: 1,
-            col: 1,
-            message: "WebAssembly programs cannot run on this server yet: upload a Python program".into(),
-        }]),
+        Language::Wasm => check_wasm(code),
     }
+}
+
+/// A module is compiled and its imports and exports checked; its faults have no line, so
+/// they point at the module as a whole.
+#[cfg(target_os = "linux")]
+fn check_wasm(code: &ProgramCode) -> Result<(), Vec<CodeProblem>> {
+    let whole = |message: String| vec![CodeProblem { file: code.main.clone(), line: 1, col: 1, message }];
+    let Some(module) = &code.module else { return Err(whole("the module is missing".into())) };
+    super::check_module(module).map_err(|e| whole(e.to_string()))
+}
+
+#[cfg(not(target_os = "linux"))]
+fn check_wasm(code: &ProgramCode) -> Result<(), Vec<CodeProblem>> {
+    Err(vec![CodeProblem {
+        file: code.main.clone(),
+        line: 1,
+        col: 1,
+        message: "WebAssembly programs run on Linux servers only".into(),
+    }])
 }
 
 /// The main file of the syntax check; the name cannot clash with a student's file,

@@ -52,6 +52,7 @@ mod messages;
 mod program;
 #[cfg(target_os = "linux")]
 mod sandbox;
+mod wasm;
 
 pub use self::error::ProgramError;
 pub use self::interpreter::{Interpreter, PYTHON_ENV};
@@ -61,6 +62,7 @@ pub use self::messages::{
 };
 #[cfg(target_os = "linux")]
 pub use self::program::{CONSOLE_HISTORY_LINES, MAX_PROGRAM_BYTES, MAX_PROGRAM_FILES, ProgramSpec, PythonProgram};
+pub use self::wasm::{ABI_VERSION, WasmLimits, WasmProgram, WasmSpec, check_module};
 
 /// A running robot program, whatever its runtime: the lab's side of the lockstep.
 ///

@@ -16,6 +16,7 @@ use nix::fcntl::{FcntlArg, OFlag, fcntl};
 use nix::poll::{PollFd, PollFlags, PollTimeout, poll};
 use serde::Deserialize;
 
+use super::RobotSide;
 use super::interpreter::Interpreter;
 use super::messages::{ConsoleLine, ConsoleSource, LabMsg, PROTOCOL_VERSION, PartInfo, ProgramMsg, Reply, StepInput};
 use super::sandbox::{self, Launch};
@@ -39,22 +40,8 @@ const MAX_CONSOLE_LINE_BYTES: usize = 4096;
 /// What to run, for which robot, under which limits.
 #[derive(Clone, Debug)]
 pub struct ProgramSpec {
-    /// The robot's name in the lab.
-    pub robot: String,
-    /// Its sensors (name and catalogue type), in declaration order.
-    pub sensors: Vec<PartInfo>,
-    /// Its actuators, in declaration order.
-    pub actuators: Vec<PartInfo>,
-    /// The physics step, seconds.
-    pub dt_secs: f64,
-    /// Physics steps per control step.
-    pub control_period: u32,
-    /// The lab's step when the program starts.
-    pub step: u64,
-    /// The lab's time then, seconds.
-    pub time_secs: f64,
-    /// Seed of the program's `random` module.
-    pub seed: u64,
+    /// The robot it drives and the lab's clock (`seed` seeds the program's `random`).
+    pub side: RobotSide,
     /// The file that runs (one of `files`).
     pub main: String,
     /// The program's files by name (`main.py`, helper modules it imports).
@@ -70,14 +57,7 @@ impl ProgramSpec {
     /// physics step of 1/240 s and a control step of 50 Hz.
     pub fn new(robot: &str, source: &str) -> ProgramSpec {
         ProgramSpec {
-            robot: robot.into(),
-            sensors: Vec::new(),
-            actuators: Vec::new(),
-            dt_secs: 1.0 / 240.0,
-            control_period: 5,
-            step: 0,
-            time_secs: 0.0,
-            seed: 0,
+            side: RobotSide::new(robot),
             main: "main.py".into(),
             files: BTreeMap::from([("main.py".into(), source.into())]),
             limits: Limits::default(),
@@ -87,13 +67,13 @@ impl ProgramSpec {
 
     /// Adds a sensor.
     pub fn sensor(mut self, name: &str, kind: &str) -> ProgramSpec {
-        self.sensors.push(PartInfo { name: name.into(), kind: kind.into() });
+        self.side.sensors.push(PartInfo { name: name.into(), kind: kind.into() });
         self
     }
 
     /// Adds an actuator.
     pub fn actuator(mut self, name: &str, kind: &str) -> ProgramSpec {
-        self.actuators.push(PartInfo { name: name.into(), kind: kind.into() });
+        self.side.actuators.push(PartInfo { name: name.into(), kind: kind.into() });
         self
     }
 
@@ -133,7 +113,7 @@ impl ProgramFolder {
         static NEXT: AtomicU64 = AtomicU64::new(0);
         let base = spec.work_dir.clone().unwrap_or_else(|| std::env::temp_dir().join("vlab-programs"));
         let robot: String =
-            spec.robot.chars().map(|c| if c.is_ascii_alphanumeric() { c } else { '_' }).take(32).collect();
+            spec.side.robot.chars().map(|c| if c.is_ascii_alphanumeric() { c } else { '_' }).take(32).collect();
         let path = base.join(format!("{robot}-{}-{}", std::process::id(), NEXT.fetch_add(1, Ordering::Relaxed)));
         let io = |e: std::io::Error| ProgramError::Start(format!("cannot prepare the program's folder: {e}"));
         std::fs::create_dir_all(&path).map_err(io)?;
@@ -236,7 +216,7 @@ impl PythonProgram {
                 folder.0.display().to_string(),
                 spec.main.clone(),
             ],
-            thread_name: format!("program-{}", spec.robot),
+            thread_name: format!("program-{}", spec.side.robot),
         };
         let mut spawned = sandbox::spawn(launch, &spec.limits)?;
         let (stdin, stdout, stderr) =
@@ -247,7 +227,7 @@ impl PythonProgram {
         let nonblocking = |fd: std::os::fd::BorrowedFd<'_>| fcntl(fd, FcntlArg::F_SETFL(OFlag::O_NONBLOCK));
         let set = nonblocking(stdin.as_fd()).and(nonblocking(stdout.as_fd())).and(nonblocking(stderr.as_fd()));
         let mut program = PythonProgram {
-            robot: spec.robot.clone(),
+            robot: spec.side.robot.clone(),
             limits: spec.limits.clone(),
             child: spawned.child,
             stdin,
@@ -296,14 +276,14 @@ impl PythonProgram {
         }
         let hello = LabMsg::Hello {
             version: PROTOCOL_VERSION,
-            robot: spec.robot.clone(),
-            sensors: spec.sensors.clone(),
-            actuators: spec.actuators.clone(),
-            dt: spec.dt_secs,
-            control_period: spec.control_period,
-            step: spec.step,
-            time: spec.time_secs,
-            seed: spec.seed,
+            robot: spec.side.robot.clone(),
+            sensors: spec.side.sensors.clone(),
+            actuators: spec.side.actuators.clone(),
+            dt: spec.side.dt_secs,
+            control_period: spec.side.control_period,
+            step: spec.side.step,
+            time: spec.side.time_secs,
+            seed: spec.side.seed,
         };
         self.write_message(&hello)?;
         self.awaiting = Awaiting::Ready;

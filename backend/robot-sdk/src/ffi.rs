@@ -1,0 +1,136 @@
+//! The lab's functions as safe Rust: on `wasm32` the imports of module `vlab` (the one
+//! place in the SDK with `unsafe`), elsewhere the thread's [`crate::testing::FakeLab`].
+//! Names, types and codes are the ABI's (`docs/programs.md`).
+
+/// `reading_type` codes.
+pub mod reading {
+    pub const NONE: i32 = 0;
+    pub const SCALAR: i32 = 1;
+    pub const VECTOR: i32 = 2;
+    pub const SCAN: i32 = 3;
+    pub const KEYS: i32 = 4;
+    pub const TICKS: i32 = 5;
+    pub const JOINT: i32 = 6;
+    pub const POSE2D: i32 = 7;
+    pub const CONTACT: i32 = 8;
+}
+
+/// Status codes of the part-taking functions.
+pub mod status {
+    pub const OK: i32 = 0;
+    pub const NO_SUCH_PART: i32 = -1;
+    pub const WRONG_KIND: i32 = -2;
+    pub const NOT_FINITE: i32 = -3;
+}
+
+#[cfg(target_arch = "wasm32")]
+pub use self::imports::*;
+
+#[cfg(not(target_arch = "wasm32"))]
+pub use crate::testing::host::*;
+
+/// Calls a `(index, buf, cap) -> len` function until the buffer holds the whole string.
+pub fn read_string(mut call: impl FnMut(&mut [u8]) -> i32) -> Option<String> {
+    let mut buf = vec![0u8; 64];
+    loop {
+        let len = usize::try_from(call(&mut buf)).ok()?;
+        if len <= buf.len() {
+            buf.truncate(len);
+            return Some(String::from_utf8_lossy(&buf).into_owned());
+        }
+        buf.resize(len, 0);
+    }
+}
+
+#[cfg(target_arch = "wasm32")]
+#[allow(unsafe_code)] // the imports; every pointer passed is a live Rust slice
+mod imports {
+    mod raw {
+        #[link(wasm_import_module = "vlab")]
+        unsafe extern "C" {
+            pub unsafe fn log(ptr: *const u8, len: usize);
+            pub unsafe fn panic(ptr: *const u8, len: usize);
+            pub safe fn time() -> f64;
+            pub safe fn step_count() -> i64;
+            pub safe fn dt() -> f64;
+            pub safe fn seed() -> i64;
+            pub safe fn sensor_count() -> i32;
+            pub unsafe fn sensor_find(ptr: *const u8, len: usize) -> i32;
+            pub unsafe fn sensor_name(index: i32, ptr: *mut u8, cap: usize) -> i32;
+            pub unsafe fn sensor_kind(index: i32, ptr: *mut u8, cap: usize) -> i32;
+            pub safe fn actuator_count() -> i32;
+            pub unsafe fn actuator_find(ptr: *const u8, len: usize) -> i32;
+            pub unsafe fn actuator_name(index: i32, ptr: *mut u8, cap: usize) -> i32;
+            pub unsafe fn actuator_kind(index: i32, ptr: *mut u8, cap: usize) -> i32;
+            pub safe fn reading_type(index: i32) -> i32;
+            pub safe fn reading_len(index: i32) -> i32;
+            pub safe fn reading_value(index: i32, k: i32) -> f64;
+            pub unsafe fn reading_read(index: i32, ptr: *mut f64, cap: usize) -> i32;
+            pub unsafe fn key_held(index: i32, ptr: *const u8, len: usize) -> i32;
+            pub unsafe fn key_name(index: i32, k: i32, ptr: *mut u8, cap: usize) -> i32;
+            pub safe fn set_speed(index: i32, speed: f64) -> i32;
+            pub safe fn set_position(index: i32, position: f64) -> i32;
+            pub safe fn set_drive(index: i32, v: f64, omega: f64) -> i32;
+        }
+    }
+
+    pub use self::raw::{
+        actuator_count, dt, reading_len, reading_type, reading_value, seed, sensor_count, set_drive, set_position,
+        set_speed, step_count, time,
+    };
+
+    pub fn log(text: &str) {
+        // SAFETY: the lab reads `len` bytes at `ptr`, inside the string.
+        unsafe { raw::log(text.as_ptr(), text.len()) }
+    }
+
+    pub fn panic(text: &str) {
+        // SAFETY: as `log`; the lab stops the module in this call.
+        unsafe { raw::panic(text.as_ptr(), text.len()) }
+    }
+
+    pub fn sensor_find(name: &str) -> i32 {
+        // SAFETY: as `log`.
+        unsafe { raw::sensor_find(name.as_ptr(), name.len()) }
+    }
+
+    pub fn actuator_find(name: &str) -> i32 {
+        // SAFETY: as `log`.
+        unsafe { raw::actuator_find(name.as_ptr(), name.len()) }
+    }
+
+    pub fn sensor_name(index: i32, buf: &mut [u8]) -> i32 {
+        // SAFETY: the lab writes at most `cap` bytes at `ptr`, inside the buffer.
+        unsafe { raw::sensor_name(index, buf.as_mut_ptr(), buf.len()) }
+    }
+
+    pub fn sensor_kind(index: i32, buf: &mut [u8]) -> i32 {
+        // SAFETY: as `sensor_name`.
+        unsafe { raw::sensor_kind(index, buf.as_mut_ptr(), buf.len()) }
+    }
+
+    pub fn actuator_name(index: i32, buf: &mut [u8]) -> i32 {
+        // SAFETY: as `sensor_name`.
+        unsafe { raw::actuator_name(index, buf.as_mut_ptr(), buf.len()) }
+    }
+
+    pub fn actuator_kind(index: i32, buf: &mut [u8]) -> i32 {
+        // SAFETY: as `sensor_name`.
+        unsafe { raw::actuator_kind(index, buf.as_mut_ptr(), buf.len()) }
+    }
+
+    pub fn reading_read(index: i32, buf: &mut [f64]) -> i32 {
+        // SAFETY: the lab writes at most `cap` numbers at `ptr`, inside the buffer.
+        unsafe { raw::reading_read(index, buf.as_mut_ptr(), buf.len()) }
+    }
+
+    pub fn key_held(index: i32, key: &str) -> i32 {
+        // SAFETY: as `log`.
+        unsafe { raw::key_held(index, key.as_ptr(), key.len()) }
+    }
+
+    pub fn key_name(index: i32, k: i32, buf: &mut [u8]) -> i32 {
+        // SAFETY: as `sensor_name`.
+        unsafe { raw::key_name(index, k, buf.as_mut_ptr(), buf.len()) }
+    }
+}

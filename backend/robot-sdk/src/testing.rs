@@ -1,0 +1,339 @@
+//! [`FakeLab`]: the lab's side of the robot API inside the test's own thread (host
+//! targets only), so a program's logic unit-tests without WebAssembly: give it parts
+//! and readings, call the program, read the commands and console lines it produced.
+//!
+//! It answers as the lab does (same codes, same kind checks) but is no substitute for
+//! the lab's own tests of the real imports.
+
+use std::cell::RefCell;
+use std::collections::BTreeMap;
+
+use crate::ffi::{reading, status};
+use crate::{Robot, RobotProgram};
+
+/// A command as the lab would receive it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Command {
+    /// `set_speed`.
+    Speed(f64),
+    /// `set_position`.
+    Position(f64),
+    /// `set(v, omega)`.
+    Drive {
+        /// Forward speed.
+        v: f64,
+        /// Turn rate.
+        omega: f64,
+    },
+}
+
+#[derive(Clone, Debug, Default)]
+struct Reading {
+    kind: i32,
+    values: Vec<f64>,
+    keys: Vec<String>,
+}
+
+/// A lab in a test: one robot's parts, their readings, the clock; what the program did.
+#[derive(Clone, Debug, Default)]
+pub struct FakeLab {
+    sensors: Vec<(String, String)>,
+    actuators: Vec<(String, String)>,
+    readings: Vec<Reading>,
+    /// Step and time of the readings.
+    pub step: u64,
+    /// Seconds.
+    pub time_secs: f64,
+    /// Seconds per control step.
+    pub dt_secs: f64,
+    /// The seed handed to the program.
+    pub seed: u64,
+    /// Commands set since [`FakeLab::take_commands`].
+    commands: BTreeMap<String, Command>,
+    /// Console lines logged.
+    console: Vec<String>,
+}
+
+thread_local! {
+    static LAB: RefCell<FakeLab> = RefCell::new(FakeLab::default());
+}
+
+impl FakeLab {
+    /// A robot without parts, at step 0, 50 Hz.
+    pub fn new() -> FakeLab {
+        FakeLab { dt_secs: 0.02, ..FakeLab::default() }
+    }
+
+    /// Adds a sensor.
+    pub fn sensor(mut self, name: &str, kind: &str) -> FakeLab {
+        self.sensors.push((name.into(), kind.into()));
+        self.readings.push(Reading::default());
+        self
+    }
+
+    /// Adds an actuator.
+    pub fn actuator(mut self, name: &str, kind: &str) -> FakeLab {
+        self.actuators.push((name.into(), kind.into()));
+        self
+    }
+
+    /// Makes this the lab of the current thread (what the program's calls reach).
+    pub fn install(self) {
+        LAB.with(|lab| *lab.borrow_mut() = self);
+    }
+
+    /// Runs `change` on the current thread's lab.
+    pub fn with<R>(change: impl FnOnce(&mut FakeLab) -> R) -> R {
+        LAB.with(|lab| change(&mut lab.borrow_mut()))
+    }
+
+    fn set(&mut self, name: &str, reading: Reading) {
+        let index = self.sensors.iter().position(|(n, _)| n == name).unwrap_or_else(|| panic!("no sensor {name:?}"));
+        self.readings[index] = reading;
+    }
+
+    /// A one-number reading.
+    pub fn set_scalar(&mut self, name: &str, value: f64) {
+        self.set(name, Reading { kind: reading::SCALAR, values: vec![value], keys: vec![] });
+    }
+
+    /// A three-number reading.
+    pub fn set_vector(&mut self, name: &str, values: [f64; 3]) {
+        self.set(name, Reading { kind: reading::VECTOR, values: values.to_vec(), keys: vec![] });
+    }
+
+    /// A scan.
+    pub fn set_scan(&mut self, name: &str, angle_min: f64, angle_step: f64, max_range: f64, ranges: &[f64]) {
+        let mut values = vec![angle_min, angle_step, max_range];
+        values.extend_from_slice(ranges);
+        self.set(name, Reading { kind: reading::SCAN, values, keys: vec![] });
+    }
+
+    /// A keyboard's keys held.
+    pub fn set_keys(&mut self, name: &str, keys: &[&str]) {
+        self.set(
+            name,
+            Reading { kind: reading::KEYS, values: vec![], keys: keys.iter().map(|k| k.to_string()).collect() },
+        );
+    }
+
+    /// The commands set since the last call.
+    pub fn take_commands(&mut self) -> BTreeMap<String, Command> {
+        std::mem::take(&mut self.commands)
+    }
+
+    /// The console lines logged since the last call.
+    pub fn take_console(&mut self) -> Vec<String> {
+        std::mem::take(&mut self.console)
+    }
+
+    /// Runs `program`'s `pre_step` against the current thread's lab.
+    pub fn pre_step(program: &mut impl RobotProgram) {
+        program.pre_step(&mut Robot::new());
+    }
+
+    /// Runs `program`'s `post_step` against the current thread's lab.
+    pub fn post_step(program: &mut impl RobotProgram) {
+        program.post_step(&mut Robot::new());
+    }
+}
+
+/// The imports of `crate::ffi`, answered by the thread's [`FakeLab`].
+pub(crate) mod host {
+    use super::*;
+
+    fn lab<R>(f: impl FnOnce(&mut FakeLab) -> R) -> R {
+        FakeLab::with(f)
+    }
+
+    fn reading_of(lab: &FakeLab, index: i32) -> Option<&Reading> {
+        usize::try_from(index).ok().and_then(|i| lab.readings.get(i))
+    }
+
+    fn write(text: Option<String>, buf: &mut [u8]) -> i32 {
+        let Some(text) = text else { return status::NO_SUCH_PART };
+        let n = text.len().min(buf.len());
+        buf[..n].copy_from_slice(&text.as_bytes()[..n]);
+        text.len() as i32
+    }
+
+    fn part(parts: &[(String, String)], index: i32) -> Option<&(String, String)> {
+        usize::try_from(index).ok().and_then(|i| parts.get(i))
+    }
+
+    pub fn log(text: &str) {
+        lab(|lab| lab.console.push(text.to_string()));
+    }
+    pub fn time() -> f64 {
+        lab(|lab| lab.time_secs)
+    }
+    pub fn step_count() -> i64 {
+        lab(|lab| lab.step as i64)
+    }
+    pub fn dt() -> f64 {
+        lab(|lab| lab.dt_secs)
+    }
+    pub fn seed() -> i64 {
+        lab(|lab| lab.seed as i64)
+    }
+    pub fn sensor_count() -> i32 {
+        lab(|lab| lab.sensors.len() as i32)
+    }
+    pub fn actuator_count() -> i32 {
+        lab(|lab| lab.actuators.len() as i32)
+    }
+    pub fn sensor_find(name: &str) -> i32 {
+        lab(|lab| lab.sensors.iter().position(|(n, _)| n == name).map_or(status::NO_SUCH_PART, |i| i as i32))
+    }
+    pub fn actuator_find(name: &str) -> i32 {
+        lab(|lab| lab.actuators.iter().position(|(n, _)| n == name).map_or(status::NO_SUCH_PART, |i| i as i32))
+    }
+    pub fn sensor_name(index: i32, buf: &mut [u8]) -> i32 {
+        write(lab(|lab| part(&lab.sensors, index).map(|p| p.0.clone())), buf)
+    }
+    pub fn sensor_kind(index: i32, buf: &mut [u8]) -> i32 {
+        write(lab(|lab| part(&lab.sensors, index).map(|p| p.1.clone())), buf)
+    }
+    pub fn actuator_name(index: i32, buf: &mut [u8]) -> i32 {
+        write(lab(|lab| part(&lab.actuators, index).map(|p| p.0.clone())), buf)
+    }
+    pub fn actuator_kind(index: i32, buf: &mut [u8]) -> i32 {
+        write(lab(|lab| part(&lab.actuators, index).map(|p| p.1.clone())), buf)
+    }
+    pub fn reading_type(index: i32) -> i32 {
+        lab(|lab| reading_of(lab, index).map_or(status::NO_SUCH_PART, |r| r.kind))
+    }
+    pub fn reading_len(index: i32) -> i32 {
+        lab(|lab| {
+            reading_of(lab, index).map_or(status::NO_SUCH_PART, |r| {
+                if r.kind == reading::KEYS { r.keys.len() as i32 } else { r.values.len() as i32 }
+            })
+        })
+    }
+    pub fn reading_value(index: i32, k: i32) -> f64 {
+        lab(|lab| reading_of(lab, index).and_then(|r| usize::try_from(k).ok().and_then(|k| r.values.get(k))).copied())
+            .unwrap_or(f64::NAN)
+    }
+    pub fn reading_read(index: i32, buf: &mut [f64]) -> i32 {
+        lab(|lab| {
+            let Some(r) = reading_of(lab, index) else { return status::NO_SUCH_PART };
+            let n = r.values.len().min(buf.len());
+            buf[..n].copy_from_slice(&r.values[..n]);
+            r.values.len() as i32
+        })
+    }
+    pub fn key_held(index: i32, key: &str) -> i32 {
+        lab(|lab| {
+            let (Some(r), Some((_, kind))) = (reading_of(lab, index), part(&lab.sensors, index)) else {
+                return status::NO_SUCH_PART;
+            };
+            match r.kind {
+                reading::KEYS => i32::from(r.keys.iter().any(|k| k.eq_ignore_ascii_case(key))),
+                reading::NONE if kind == "Keyboard" => 0,
+                _ => status::WRONG_KIND,
+            }
+        })
+    }
+    pub fn key_name(index: i32, k: i32, buf: &mut [u8]) -> i32 {
+        let key = lab(|lab| {
+            reading_of(lab, index).and_then(|r| usize::try_from(k).ok().and_then(|k| r.keys.get(k))).cloned()
+        });
+        write(key, buf)
+    }
+    fn command(index: i32, kind: &str, values: &[f64], command: Command) -> i32 {
+        lab(|lab| {
+            let Some((name, actual)) = part(&lab.actuators, index).cloned() else { return status::NO_SUCH_PART };
+            if actual != kind {
+                return status::WRONG_KIND;
+            }
+            if !values.iter().all(|v| v.is_finite()) {
+                return status::NOT_FINITE;
+            }
+            lab.commands.insert(name, command);
+            status::OK
+        })
+    }
+    pub fn set_speed(index: i32, speed: f64) -> i32 {
+        command(index, "SimpleMotor", &[speed], Command::Speed(speed))
+    }
+    pub fn set_position(index: i32, position: f64) -> i32 {
+        command(index, "SimpleServo", &[position], Command::Position(position))
+    }
+    pub fn set_drive(index: i32, v: f64, omega: f64) -> i32 {
+        command(index, "DiffDrive", &[v, omega], Command::Drive { v, omega })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(Default)]
+    struct Echo {
+        steps: u32,
+    }
+
+    impl RobotProgram for Echo {
+        fn pre_step(&mut self, robot: &mut Robot) {
+            self.steps += 1;
+            let scan = robot.sensor("lidar").scan();
+            let held = robot.sensor("kbd").key("j");
+            let front = scan.as_ref().map_or(f64::INFINITY, |s| s.ranges.iter().copied().fold(f64::INFINITY, f64::min));
+            robot.actuator("base").set(front.min(1.0), if held { 1.0 } else { 0.0 });
+            crate::log!("step {} at {:.2} s", robot.step_count(), robot.time());
+        }
+    }
+
+    fn lab() -> FakeLab {
+        FakeLab::new().sensor("lidar", "Lidar").sensor("kbd", "Keyboard").actuator("base", "DiffDrive")
+    }
+
+    #[test]
+    fn readings_reach_the_program_and_commands_come_back() {
+        lab().install();
+        FakeLab::with(|lab| {
+            lab.set_scan("lidar", -1.0, 0.5, 10.0, &[3.0, 0.4, 5.0]);
+            lab.set_keys("kbd", &["J"]);
+            lab.step = 10;
+            lab.time_secs = 0.25;
+        });
+        let mut echo = Echo::default();
+        FakeLab::pre_step(&mut echo);
+        let (commands, console) = FakeLab::with(|lab| (lab.take_commands(), lab.take_console()));
+        assert_eq!(commands["base"], Command::Drive { v: 0.4, omega: 1.0 });
+        assert_eq!(console, vec!["step 10 at 0.25 s".to_string()]);
+    }
+
+    #[test]
+    fn a_keyboard_without_a_reading_holds_nothing_and_a_scan_is_none() {
+        lab().install();
+        let mut echo = Echo::default();
+        FakeLab::pre_step(&mut echo);
+        let commands = FakeLab::with(|lab| lab.take_commands());
+        assert_eq!(commands["base"], Command::Drive { v: 1.0, omega: 0.0 });
+    }
+
+    #[test]
+    fn a_missing_part_names_the_parts_the_robot_has() {
+        lab().install();
+        let error = std::panic::catch_unwind(|| Robot::new().sensor("sonar")).unwrap_err();
+        let message = error.downcast_ref::<String>().unwrap();
+        assert_eq!(message, "no sensor \"sonar\": this robot has lidar (Lidar), kbd (Keyboard)");
+    }
+
+    #[test]
+    fn a_command_of_the_wrong_kind_panics_with_the_right_one() {
+        lab().install();
+        let error = std::panic::catch_unwind(|| Robot::new().actuator("base").set_speed(1.0)).unwrap_err();
+        let message = error.downcast_ref::<String>().unwrap();
+        assert_eq!(message, "actuator \"base\" is a DiffDrive: use set(v, omega), not set_speed()");
+        assert!(FakeLab::with(|lab| lab.take_commands()).is_empty());
+    }
+
+    #[test]
+    fn long_names_are_read_whole() {
+        let long = "a_sensor_with_a_name_much_longer_than_sixty_four_bytes_to_force_a_second_read";
+        FakeLab::new().sensor(long, "Compass").install();
+        assert_eq!(Robot::new().sensors(), vec![long.to_string()]);
+    }
+}

@@ -1,0 +1,91 @@
+//! The robot API as a WebAssembly module sees it, version [`ABI_VERSION`]: the names of
+//! the imports the lab provides and of the exports it calls, and the codes they use.
+//! `docs/programs.md` ("WebAssembly programs") is the table students read; the SDK
+//! crate `vlab-robot-sdk` mirrors these numbers.
+
+/// The version of the WebAssembly robot API. A module says which one it was built for
+/// with its `vlab_abi_version` export; another number is refused at start.
+pub const ABI_VERSION: i32 = 1;
+
+/// The import module every host function lives in.
+pub const IMPORT_MODULE: &str = "vlab";
+
+/// The export naming the ABI version the module was built for: `() -> i32`, required.
+pub const EXPORT_ABI_VERSION: &str = "vlab_abi_version";
+/// Called once before the first `pre_step`: `() -> ()`, optional.
+pub const EXPORT_INIT: &str = "init";
+/// Called before every control step's physics; sets commands: `() -> ()`, required.
+pub const EXPORT_PRE_STEP: &str = "pre_step";
+/// Called with every control step's fresh readings: `() -> ()`, optional.
+pub const EXPORT_POST_STEP: &str = "post_step";
+/// The module's linear memory, through which strings and buffers pass; optional (a
+/// module without one cannot use the pointer-taking imports).
+pub const EXPORT_MEMORY: &str = "memory";
+
+/// Every import the lab provides (module [`IMPORT_MODULE`]), by name.
+pub const IMPORTS: &[&str] = &[
+    "log",
+    "panic",
+    "time",
+    "step_count",
+    "dt",
+    "seed",
+    "sensor_count",
+    "sensor_find",
+    "sensor_name",
+    "sensor_kind",
+    "actuator_count",
+    "actuator_find",
+    "actuator_name",
+    "actuator_kind",
+    "reading_type",
+    "reading_len",
+    "reading_value",
+    "reading_read",
+    "key_held",
+    "key_name",
+    "set_speed",
+    "set_position",
+    "set_drive",
+];
+
+/// What `reading_type` answers: the shape of a sensor's latest reading, and so the
+/// layout of its values (see [`super::readings`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(i32)]
+pub enum ReadingType {
+    /// No reading yet (before the sensor's first measurement).
+    None = 0,
+    /// `[value]`.
+    Scalar = 1,
+    /// `[x, y, z]`.
+    Vector = 2,
+    /// `[angle_min, angle_step, max_range, range_0, range_1, ...]`.
+    Scan = 3,
+    /// No values; the keys held through `key_held` / `key_name`.
+    Keys = 4,
+    /// `[ticks, angle]`.
+    Ticks = 5,
+    /// `[position, velocity]`.
+    Joint = 6,
+    /// `[x, y, theta]`.
+    Pose2d = 7,
+    /// `[touching (0 or 1), force_x, force_y, force_z, point_x, point_y, point_z]`, the
+    /// point NaN when nothing touches.
+    Contact = 8,
+}
+
+/// What the part-taking imports answer when they cannot do what was asked (0 is
+/// success; counts and lengths are never negative).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(i32)]
+pub enum Status {
+    /// Done.
+    Ok = 0,
+    /// No sensor or actuator has that index (or name).
+    NoSuchPart = -1,
+    /// The part is of another kind (`set_speed` on a `DiffDrive`, `key_held` on a GPS).
+    WrongKind = -2,
+    /// A command value is NaN or infinite.
+    NotFinite = -3,
+}

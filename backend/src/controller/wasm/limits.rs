@@ -1,0 +1,41 @@
+//! [`WasmLimits`]: the budgets and caps of one WebAssembly program.
+
+/// Budgets and caps of one WebAssembly program. The defaults let a 50 Hz controller do
+/// a lot of work per step (a scan of thousands of beams, a small planner) while an
+/// endless loop is stopped within a few tens of milliseconds.
+///
+/// CPU is counted in *fuel*, about one unit per WebAssembly instruction, not in wall
+/// time: the same program on the same readings is stopped at the same instruction on
+/// any machine under any load, so a containment is repeatable.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct WasmLimits {
+    /// Instructions one control step may run: `post_step` with the readings and the
+    /// next `pre_step` together (default 50 million).
+    pub fuel_per_step: u64,
+    /// Instructions from the start to the first answer: the module's start function,
+    /// `init` and the first `pre_step` (default 200 million).
+    pub fuel_at_start: u64,
+    /// Linear memory (and tables) the module may hold, bytes (default 64 MiB).
+    pub memory_bytes: usize,
+    /// WebAssembly call stack, bytes (default 512 KiB). It is taken from the calling
+    /// thread's own stack, so it must stay well below that (2 MiB for Rust threads).
+    pub stack_bytes: usize,
+    /// Console output in one control step, bytes (default 16 KiB, as for Python).
+    pub output_bytes_per_step: usize,
+    /// Largest module accepted, bytes (default 8 MiB): compiling is the one cost fuel
+    /// does not count.
+    pub module_bytes: usize,
+}
+
+impl Default for WasmLimits {
+    fn default() -> WasmLimits {
+        WasmLimits {
+            fuel_per_step: 50_000_000,
+            fuel_at_start: 200_000_000,
+            memory_bytes: 64 * 1024 * 1024,
+            stack_bytes: 512 * 1024,
+            output_bytes_per_step: 16 * 1024,
+            module_bytes: 8 * 1024 * 1024,
+        }
+    }
+}
