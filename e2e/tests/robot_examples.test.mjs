@@ -31,7 +31,7 @@ test('a student starts from an example robot, or from files, and uploads the exa
     await student.locator(byTestId('robot-example')).selectOption(example.id);
     const picked = await waitUntil('the example to fill both editors', () => readProgramUi(student), (p) => (p.program ?? '').trim() !== '');
     assert.ok(!/\{(suffix|x|z)\}/.test(picked.description), `placeholders are filled: ${picked.description}`);
-    assert.ok(picked.description.includes(SUFFIX), `the description carries the name: ${picked.description}`);
+    assert.ok(picked.description.includes(`"_${SUFFIX}"`), `the description carries the name's suffix: ${picked.description}`);
     assert.equal(picked.program, example.program.files[example.program.main], 'the editor holds the example program');
     assert.ok(picked.programHighlighted, 'highlighted as Python');
     assert.equal(await student.locator(byTestId('robot-example-summary')).textContent(), example.summary);
@@ -62,8 +62,8 @@ test('a student starts from an example robot, or from files, and uploads the exa
     await student.locator(byTestId('btn-upload-robot')).click();
     const added = await waitUntil('the upload to finish', () => readProgramUi(student), (p) => !['busy', 'none', null].includes(p.outcome));
     assert.equal(added.outcome, 'inserted', added.result);
-    const robots = (await server.lab('demo')).robots.filter((name) => name.includes(SUFFIX));
-    assert.equal(robots.length, 1, `one robot named after the student: ${robots}`);
+    const robots = (await server.lab('demo')).robots.filter((name) => name.endsWith(`_${SUFFIX}`));
+    assert.equal(robots.length, 1, `one robot named <model>_${SUFFIX}: ${robots}`);
     const report = await waitUntil(
       'its program to start',
       async () => (await server.request('GET', `/api/labs/demo/robots/${robots[0]}`, { token })).body,

@@ -208,11 +208,13 @@ pub fn sort_program_files(files: Vec<(String, Vec<u8>)>) -> PickedProgram {
     picked
 }
 
-/// An example's description with its placeholders filled: `{suffix}` with the student's
-/// name suffix, `{x}` and `{z}` with the start spot (metres, at most two decimals).
+/// An example's description with its placeholders filled: `{suffix}` with the robot
+/// name's suffix and its underscore (the student's `ana` gives `_ana`, so that
+/// `call diffbot("{suffix}", …)` names `diffbot_ana`, as the server's examples expect),
+/// `{x}` and `{z}` with the start spot (metres, at most two decimals).
 pub fn fill_placeholders(template: &str, suffix: &str, spot: [f32; 2]) -> String {
     let [x, z] = spot.map(coordinate_text);
-    template.replace("{suffix}", suffix).replace("{x}", &x).replace("{z}", &z)
+    template.replace("{suffix}", &format!("_{suffix}")).replace("{x}", &x).replace("{z}", &z)
 }
 
 /// `1.5`, `-2`, `0.25`: a coordinate as the template writes it.
@@ -370,7 +372,7 @@ mod tests {
 
     #[test]
     fn placeholders_take_the_suffix_and_the_spot() {
-        let template = "call tankbot(\"_{suffix}\", {x}, {z}, 0); // {x}";
+        let template = "call tankbot(\"{suffix}\", {x}, {z}, 0); // {x}";
         assert_eq!(fill_placeholders(template, "ana", [1.5, -2.004]), "call tankbot(\"_ana\", 1.5, -2, 0); // 1.5");
         assert_eq!(coordinate_text(-0.001), "0");
         assert_eq!(coordinate_text(0.25), "0.25");
