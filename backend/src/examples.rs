@@ -236,7 +236,9 @@ mod tests {
     #[test]
     fn each_malformed_folder_says_what_is_wrong() {
         let dir = TempDir::new("errors");
-        let cases: [(&str, Vec<(&str, &str)>, &str); 5] = [
+        // (folder, its files, what the error says)
+        type Case<'a> = (&'a str, Vec<(&'a str, &'a str)>, &'a str);
+        let cases: [Case; 5] = [
             ("no_main", vec![("robot.vlab", ROBOT), ("about.json", ABOUT)], "cannot read main.py"),
             ("no_robot", vec![("about.json", ABOUT), ("main.py", MAIN)], "cannot read robot.vlab"),
             ("bad_json", vec![("robot.vlab", ROBOT), ("about.json", "{"), ("main.py", MAIN)], "about.json is not"),
@@ -247,7 +249,11 @@ mod tests {
             ),
             (
                 "no_z",
-                vec![("robot.vlab", "call diffbot(\"{suffix}\", {x}, 3, 0);"), ("about.json", ABOUT), ("main.py", MAIN)],
+                vec![
+                    ("robot.vlab", "call diffbot(\"{suffix}\", {x}, 3, 0);"),
+                    ("about.json", ABOUT),
+                    ("main.py", MAIN),
+                ],
                 "robot.vlab has no {z}",
             ),
         ];
