@@ -3,10 +3,11 @@
 //! Data flows one way: [`scene`] (what a lab contains, as data) → [`sim`] (the physics
 //! world built from it) → [`lab`] (one shared session: its clock, its thread, its
 //! fan-out to viewers) → [`net`] (HTTP routes and websockets). [`store`] keeps what
-//! must survive a restart. The browser app and test clients only ever see the types
-//! of `vlab-protocol`.
+//! must survive a restart; [`examples`] reads the example robots teachers hand out.
+//! The browser app and test clients only ever see the types of `vlab-protocol`.
 
 pub mod controller;
+pub mod examples;
 pub mod lab;
 pub mod net;
 pub mod robot;

@@ -56,8 +56,9 @@ fn every_scene_file_interprets_builds_and_steps() {
 fn the_robot_scenes_load_cleanly_with_their_robots() {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../scenes");
     let loader = DirLoader { scenes: dir.clone(), assets: None };
-    let expected: [(&str, &[&str]); 6] = [
+    let expected: [(&str, &[&str]); 7] = [
         ("tankbot.vlab", &["tankbot"]),
+        ("tankbot_robot.vlab", &[]),
         ("diffbot.vlab", &["diffbot"]),
         ("diffbot_robot.vlab", &[]),
         ("skidsteer.vlab", &["skidsteer"]),

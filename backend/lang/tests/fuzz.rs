@@ -10,10 +10,15 @@ use rand_chacha::ChaCha8Rng;
 use rand_chacha::rand_core::{RngCore, SeedableRng};
 use vlab_scene::{Budgets, MapLoader, Options, interpret};
 
-const SCENES: [&str; 3] = [
+/// The tank robot's function file, which tankbot.vlab includes.
+const TANKBOT_ROBOT: &str = include_str!("../../../scenes/tankbot_robot.vlab");
+
+const SCENES: [&str; 4] = [
     include_str!("../../../scenes/pyramid.vlab"),
     include_str!("../../../scenes/cart.vlab"),
     include_str!("../../../scenes/tankbot.vlab"),
+    // The robot function itself, called: its body is mutated too, not only the call.
+    concat!(include_str!("../../../scenes/tankbot_robot.vlab"), "call tankbot(\"_a\", 2, 3, 0.5);\n"),
 ];
 
 const WORDS: &[&str] = &[
@@ -124,6 +129,7 @@ fn loader() -> MapLoader {
         .with_file("a.vlab", "num from_a = 1; include \"b.vlab\";")
         .with_file("b.vlab", "a_box { shape box(1,1,1); }")
         .with_file("tankbot.rprj", "TYPE:RHAI\nSRC:t.rhai")
+        .with_file("tankbot_robot.vlab", TANKBOT_ROBOT)
 }
 
 /// Runs one input; true if it produced a model.

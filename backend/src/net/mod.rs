@@ -7,6 +7,7 @@
 mod auth;
 pub mod classroom;
 mod error;
+mod examples;
 mod http;
 mod programs;
 mod robots;
@@ -80,6 +81,7 @@ pub fn app(state: Arc<AppState>) -> Router {
         .route("/labs/{lab}/join", post(classroom::join_lab))
         .route("/join", post(classroom::join_by_code))
         .route("/scenes", get(classroom::list_scenes))
+        .route("/examples", get(examples::list_examples))
         .route("/labs/{lab}/participants", get(classroom::participants))
         .route("/labs/{lab}/settings", axum::routing::patch(classroom::update_settings))
         .route("/labs/{lab}/broadcast", post(classroom::broadcast))
