@@ -89,7 +89,9 @@ pub trait Controller: Send {
 /// student's robot.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Limits {
-    /// Wall time a program has to answer one step (default 200 ms).
+    /// Wall time a program has to answer one step (default 500 ms: generous for a busy
+    /// machine, where a slow answer is load, not a runaway program; an endless loop costs
+    /// the lab this much once, then it is stopped).
     pub step_budget: Duration,
     /// Wall time from the start to its first answer: imports and set-up (default 5 s).
     pub startup_budget: Duration,
@@ -108,7 +110,7 @@ pub struct Limits {
 impl Default for Limits {
     fn default() -> Limits {
         Limits {
-            step_budget: Duration::from_millis(200),
+            step_budget: Duration::from_millis(500),
             startup_budget: Duration::from_secs(5),
             stop_budget: Duration::from_millis(200),
             cpu_secs: 600,
