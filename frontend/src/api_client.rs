@@ -44,7 +44,13 @@ async fn send(
         init.set_body(&JsValue::from_str(body));
     }
     init.set_headers(&headers);
-    let request = Request::new_with_str_and_init(path, &init)?;
+    fetch_text(path, &init).await
+}
+
+/// Sends `init` to `path` and reads the answer: its status and its text. Every request
+/// of the app goes through here.
+pub(crate) async fn fetch_text(path: &str, init: &RequestInit) -> Result<(u16, String), JsValue> {
+    let request = Request::new_with_str_and_init(path, init)?;
     let response: Response = JsFuture::from(window().fetch_with_request(&request)).await?.dyn_into()?;
     let status = response.status();
     let body = JsFuture::from(response.text()?).await?.as_string().unwrap_or_default();

@@ -9,7 +9,7 @@ use leptos::prelude::*;
 use vlab_protocol::{ExampleRobot, RobotReport};
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
-use web_sys::{Blob, BlobPropertyBag, FileList, FormData, Headers, Request, RequestInit, Response};
+use web_sys::{Blob, BlobPropertyBag, FileList, FormData, Headers, RequestInit};
 
 use crate::api_client::request;
 use crate::console_log::ConsoleBuffer;
@@ -49,11 +49,7 @@ async fn send(method: &str, path: &str, token: Option<&str>, parts: &[Part]) -> 
     init.set_method(method);
     init.set_body(&form);
     init.set_headers(&headers);
-    let request = Request::new_with_str_and_init(path, &init)?;
-    let response: Response = JsFuture::from(window().fetch_with_request(&request)).await?.dyn_into()?;
-    let status = response.status();
-    let body = JsFuture::from(response.text()?).await?.as_string().unwrap_or_default();
-    Ok((status, body))
+    crate::api_client::fetch_text(path, &init).await
 }
 
 fn blob(content: &JsValue, mime: &str) -> Result<Blob, JsValue> {

@@ -7,7 +7,7 @@
 use leptos::prelude::*;
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
-use web_sys::{Blob, BlobPropertyBag, FileList, FormData, Headers, Request, RequestInit, Response};
+use web_sys::{Blob, BlobPropertyBag, FileList, FormData, Headers, RequestInit};
 
 use crate::scene_upload::{
     DEFAULT_MAIN_NAME, PickedFile, UploadOutcome, draft_storage_key, interpret_response, network_failure,
@@ -126,11 +126,7 @@ async fn post(
         init.set_body(&form);
     }
     init.set_headers(&headers);
-    let request = Request::new_with_str_and_init(path, &init)?;
-    let response: Response = JsFuture::from(window().fetch_with_request(&request)).await?.dyn_into()?;
-    let status = response.status();
-    let body = JsFuture::from(response.text()?).await?.as_string().unwrap_or_default();
-    Ok((status, body))
+    crate::api_client::fetch_text(path, &init).await
 }
 
 fn text_blob(text: &str) -> Result<Blob, JsValue> {
