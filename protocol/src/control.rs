@@ -17,9 +17,9 @@ pub enum Role {
 }
 
 impl Role {
-    /// Whether this role may change the lab's time.
+    /// Whether this role may change the lab's time (the permission table's rule).
     pub fn may_control_time(self) -> bool {
-        matches!(self, Role::Instructor)
+        crate::permissions::Action::ControlTime.allows(crate::permissions::Standing::in_lab(self))
     }
 }
 

@@ -20,6 +20,7 @@ mod control;
 mod frame;
 mod limits;
 mod messages;
+pub mod permissions;
 mod programs;
 mod robots;
 mod scene;
@@ -34,6 +35,7 @@ pub use limits::*;
 pub use messages::{
     ClientMsg, ErrorBody, ErrorCode, InsertedCounts, LabSummary, SceneUploadReply, ServerMsg, SourceMessage,
 };
+pub use permissions::INSTRUCTOR_ID;
 pub use programs::{ConsoleLine, ConsoleSource, ExampleRobot, Language, ProgramSource};
 pub use robots::{
     ActuatorCommand, ActuatorCommands, ActuatorReport, JointReading, ProgramState, ProgramStatus, RobotPose,

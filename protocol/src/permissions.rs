@@ -1,0 +1,332 @@
+//! Who may do what in a lab: the one permission table.
+//!
+//! The server enforces it on every HTTP request and websocket message; the page asks it
+//! which controls to show. Nothing else decides a permission: a rule changed here
+//! changes for HTTP, the websocket and the page at once.
+//!
+//! A caller's [`Standing`] depends on the thing acted on: the instructor acting on a
+//! robot a student owns stands as [`Standing::Instructor`], but on a robot of the lab's
+//! own (from its scene, or one the instructor added) as [`Standing::Owner`].
+//!
+//! # Example
+//! ```
+//! use vlab_protocol::permissions::{Action, Standing};
+//! use vlab_protocol::{Role, INSTRUCTOR_ID};
+//!
+//! // The instructor drives the robot they added with the keyboard...
+//! let own = Standing::toward_robot(Role::Instructor, Some(INSTRUCTOR_ID), Some(INSTRUCTOR_ID));
+//! assert!(Action::SendKeys.allows(own));
+//! // ...but not a student's robot, which its owner is driving.
+//! let supervising = Standing::toward_robot(Role::Instructor, Some(INSTRUCTOR_ID), Some(7));
+//! assert!(!Action::SendKeys.allows(supervising));
+//! assert!(Action::ResetRobot.allows(supervising));
+//! ```
+
+use serde::{Deserialize, Serialize};
+
+use crate::{Role, UserId};
+
+/// The instructor's participant id in every lab; robots they add are owned by it.
+pub const INSTRUCTOR_ID: UserId = 0;
+
+/// Something a caller may ask of a lab or of one of its robots.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Action {
+    /// Watch the lab: its scene, clock, people and every robot's report.
+    Watch,
+    /// Pause, resume, step, change the rate, reset.
+    ControlTime,
+    /// Lock uploads, pause on join, set the robot quota.
+    ChangeSettings,
+    /// Send everybody a notice.
+    SendNotice,
+    /// Close the lab for everybody.
+    CloseLab,
+    /// Read the lab's join code.
+    SeeJoinCode,
+    /// Insert a scene (bodies, robots, environment) into the lab.
+    InsertScene,
+    /// Move any object, or a whole robot, as supervisor.
+    MoveObject,
+    /// Add robots of one's own (within the lab's quota and lock).
+    AddRobot,
+    /// Command a robot's actuators by hand.
+    DriveRobot,
+    /// Hold keys for a robot's keyboard sensors.
+    SendKeys,
+    /// Put a robot back at its start.
+    ResetRobot,
+    /// Take a robot out of the lab.
+    RemoveRobot,
+    /// Read a robot program's console.
+    ReadConsole,
+    /// Read a robot program's files back (to edit them).
+    ReadProgram,
+    /// Replace a robot's program.
+    ReplaceProgram,
+    /// Restart or stop a robot's program.
+    RunProgram,
+}
+
+/// Whether an action concerns the whole lab or one robot.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Scope {
+    /// The lab as a whole: nobody stands as an owner.
+    Lab,
+    /// One robot: its owner stands as [`Standing::Owner`].
+    Robot,
+}
+
+/// Who a caller is to what they act on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Standing {
+    /// The lab's instructor: on the lab, or on a robot a student owns.
+    Instructor,
+    /// Owns the robot acted on: the student who added it, or the instructor for the
+    /// lab's own robots (the scene's, and those the instructor added).
+    Owner,
+    /// A student: on the lab, or on a robot that is not theirs.
+    Student,
+    /// Nobody the lab knows: no session.
+    Anonymous,
+}
+
+impl Standing {
+    /// Every standing, in the table's column order.
+    pub const ALL: [Standing; 4] = [Standing::Instructor, Standing::Owner, Standing::Student, Standing::Anonymous];
+
+    /// A caller's standing toward the lab as a whole.
+    pub fn in_lab(role: Role) -> Standing {
+        match role {
+            Role::Instructor => Standing::Instructor,
+            Role::Student => Standing::Student,
+            Role::Viewer => Standing::Anonymous,
+        }
+    }
+
+    /// A caller's standing toward a robot owned by `owner` (`None`: the lab's own, from
+    /// its scene); `me` is the caller's participant id.
+    pub fn toward_robot(role: Role, me: Option<UserId>, owner: Option<UserId>) -> Standing {
+        match role {
+            Role::Viewer => Standing::Anonymous,
+            Role::Instructor => match owner {
+                None | Some(INSTRUCTOR_ID) => Standing::Owner,
+                Some(_) => Standing::Instructor,
+            },
+            Role::Student if me.is_some() && owner == me => Standing::Owner,
+            Role::Student => Standing::Student,
+        }
+    }
+
+    /// A short name, as the permission table in the docs writes it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Standing::Instructor => "instructor",
+            Standing::Owner => "owner",
+            Standing::Student => "student",
+            Standing::Anonymous => "anonymous",
+        }
+    }
+}
+
+/// The table: for each action, whether each standing may take it, in the column order
+/// of [`Standing::ALL`] (instructor, owner, student, anonymous).
+const TABLE: [(Action, [bool; 4]); 17] = [
+    //                         instr  owner  student anon
+    (Action::Watch, [true, true, true, true]),
+    (Action::ControlTime, [true, false, false, false]),
+    (Action::ChangeSettings, [true, false, false, false]),
+    (Action::SendNotice, [true, false, false, false]),
+    (Action::CloseLab, [true, false, false, false]),
+    (Action::SeeJoinCode, [true, false, false, false]),
+    (Action::InsertScene, [true, false, false, false]),
+    (Action::MoveObject, [true, false, false, false]),
+    (Action::AddRobot, [true, false, true, false]),
+    (Action::DriveRobot, [true, true, false, false]),
+    // One driver at a time: the owner holds the keys (the instructor is the owner of
+    // the lab's own robots); the instructor still drives any robot through actuators.
+    (Action::SendKeys, [false, true, false, false]),
+    (Action::ResetRobot, [true, true, false, false]),
+    (Action::RemoveRobot, [true, true, false, false]),
+    (Action::ReadConsole, [true, true, false, false]),
+    (Action::ReadProgram, [true, true, false, false]),
+    (Action::ReplaceProgram, [true, true, false, false]),
+    (Action::RunProgram, [true, true, false, false]),
+];
+
+/// Why an action was refused: what the caller is missing.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Denial {
+    /// No session: the action needs the caller to join the lab (HTTP 401).
+    NeedsSession,
+    /// No session: the action needs the instructor's token (HTTP 401).
+    NeedsInstructorToken,
+    /// A student asked for what only the instructor may do (HTTP 403).
+    InstructorOnly,
+    /// The robot is somebody else's (HTTP 403).
+    NotTheOwner,
+    /// Only the robot's owner may (the instructor on a student's robot) (HTTP 403).
+    OwnerOnly,
+}
+
+impl Denial {
+    /// Whether the caller lacks credentials (401) rather than rights (403).
+    pub fn is_unauthenticated(self) -> bool {
+        matches!(self, Denial::NeedsSession | Denial::NeedsInstructorToken)
+    }
+
+    /// The sentence a caller reads: `action` on `robot` (if the action concerns one).
+    pub fn explain(self, action: Action, robot: Option<&str>) -> String {
+        let what = action.describe();
+        let robot = robot.unwrap_or("this robot");
+        match self {
+            Denial::NeedsSession if action.scope() == Scope::Robot => {
+                format!("to {what} you need a session (join the lab with its code) and to own '{robot}'")
+            }
+            Denial::NeedsSession => format!("to {what} you need a session: join the lab with its code first"),
+            Denial::NeedsInstructorToken => {
+                format!("to {what} you need the instructor's token (Authorization: Bearer <token>)")
+            }
+            Denial::InstructorOnly => format!("only the instructor of this lab may {what}"),
+            Denial::NotTheOwner => {
+                format!("only the owner of '{robot}' or the instructor may {what}; it is not yours")
+            }
+            Denial::OwnerOnly => format!("only the owner of '{robot}' may {what}"),
+        }
+    }
+}
+
+impl Action {
+    /// Every action, in the table's order.
+    pub const ALL: [Action; 17] = {
+        let mut all = [Action::Watch; 17];
+        let mut i = 0;
+        while i < TABLE.len() {
+            all[i] = TABLE[i].0;
+            i += 1;
+        }
+        all
+    };
+
+    /// Whether it concerns the lab or one robot.
+    pub fn scope(self) -> Scope {
+        match self {
+            Action::Watch
+            | Action::ControlTime
+            | Action::ChangeSettings
+            | Action::SendNotice
+            | Action::CloseLab
+            | Action::SeeJoinCode
+            | Action::InsertScene
+            | Action::MoveObject
+            | Action::AddRobot => Scope::Lab,
+            Action::DriveRobot
+            | Action::SendKeys
+            | Action::ResetRobot
+            | Action::RemoveRobot
+            | Action::ReadConsole
+            | Action::ReadProgram
+            | Action::ReplaceProgram
+            | Action::RunProgram => Scope::Robot,
+        }
+    }
+
+    /// What it is, as the end of "only the instructor may …".
+    pub fn describe(self) -> &'static str {
+        match self {
+            Action::Watch => "watch the lab",
+            Action::ControlTime => "control time",
+            Action::ChangeSettings => "change the lab's settings",
+            Action::SendNotice => "send notices to the lab",
+            Action::CloseLab => "close the lab",
+            Action::SeeJoinCode => "read the join code",
+            Action::InsertScene => "insert scenes",
+            Action::MoveObject => "move objects",
+            Action::AddRobot => "add a robot",
+            Action::DriveRobot => "drive it by hand",
+            Action::SendKeys => "drive it with the keyboard",
+            Action::ResetRobot => "reset it",
+            Action::RemoveRobot => "remove it",
+            Action::ReadConsole => "read its console",
+            Action::ReadProgram => "read its program",
+            Action::ReplaceProgram => "replace its program",
+            Action::RunProgram => "restart or stop its program",
+        }
+    }
+
+    /// Whether a caller of this standing may take this action.
+    pub fn allows(self, standing: Standing) -> bool {
+        let column = Standing::ALL.iter().position(|s| *s == standing).expect("every standing has a column");
+        TABLE.iter().find(|(action, _)| *action == self).is_some_and(|(_, row)| row[column])
+    }
+
+    /// `Ok` when a caller of this standing may take this action, else what they lack.
+    pub fn check(self, standing: Standing) -> Result<(), Denial> {
+        if self.allows(standing) {
+            return Ok(());
+        }
+        let instructor_only = !self.allows(Standing::Owner) && !self.allows(Standing::Student);
+        Err(match standing {
+            Standing::Anonymous if instructor_only => Denial::NeedsInstructorToken,
+            Standing::Anonymous => Denial::NeedsSession,
+            Standing::Student if self.scope() == Scope::Robot => Denial::NotTheOwner,
+            Standing::Student => Denial::InstructorOnly,
+            Standing::Instructor => Denial::OwnerOnly,
+            // An owner is refused nothing but the lab's own business, which has no owner.
+            Standing::Owner => Denial::InstructorOnly,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_table_lists_every_action_once() {
+        for action in Action::ALL {
+            assert_eq!(TABLE.iter().filter(|(a, _)| *a == action).count(), 1, "{action:?}");
+        }
+        let mut seen = std::collections::HashSet::new();
+        assert!(Action::ALL.iter().all(|a| seen.insert(*a)));
+    }
+
+    #[test]
+    fn nobody_owns_the_lab_itself() {
+        for action in Action::ALL.into_iter().filter(|a| a.scope() == Scope::Lab) {
+            assert!(
+                !action.allows(Standing::Owner) || action == Action::Watch,
+                "{action:?}: an owner standing only exists toward a robot"
+            );
+        }
+    }
+
+    #[test]
+    fn standings_follow_ownership() {
+        use Role::*;
+        assert_eq!(Standing::toward_robot(Instructor, Some(0), None), Standing::Owner);
+        assert_eq!(Standing::toward_robot(Instructor, Some(0), Some(0)), Standing::Owner);
+        assert_eq!(Standing::toward_robot(Instructor, Some(0), Some(3)), Standing::Instructor);
+        assert_eq!(Standing::toward_robot(Student, Some(3), Some(3)), Standing::Owner);
+        assert_eq!(Standing::toward_robot(Student, Some(3), Some(4)), Standing::Student);
+        assert_eq!(Standing::toward_robot(Student, Some(3), None), Standing::Student);
+        assert_eq!(Standing::toward_robot(Student, Some(3), Some(0)), Standing::Student);
+        assert_eq!(Standing::toward_robot(Viewer, None, None), Standing::Anonymous);
+        assert_eq!(Standing::in_lab(Instructor), Standing::Instructor);
+    }
+
+    #[test]
+    fn denials_say_what_is_missing() {
+        assert_eq!(Action::ControlTime.check(Standing::Anonymous), Err(Denial::NeedsInstructorToken));
+        assert_eq!(Action::ControlTime.check(Standing::Student), Err(Denial::InstructorOnly));
+        assert_eq!(Action::AddRobot.check(Standing::Anonymous), Err(Denial::NeedsSession));
+        assert_eq!(Action::RemoveRobot.check(Standing::Student), Err(Denial::NotTheOwner));
+        assert_eq!(Action::SendKeys.check(Standing::Instructor), Err(Denial::OwnerOnly));
+        assert!(Denial::NeedsSession.is_unauthenticated());
+        assert!(!Denial::NotTheOwner.is_unauthenticated());
+        let sentence = Denial::NotTheOwner.explain(Action::ResetRobot, Some("bot"));
+        assert_eq!(sentence, "only the owner of 'bot' or the instructor may reset it; it is not yours");
+    }
+}
