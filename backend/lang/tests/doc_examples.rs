@@ -111,14 +111,10 @@ fn every_example_of_the_scene_language_page_does_what_the_page_says() {
     let path = root().join("docs/scene-language.md");
     let page = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     let blocks = blocks(&page);
-    let files = blocks
-        .iter()
-        .filter_map(|block| block.file_name().map(|name| (name.to_owned(), block.text.clone())))
-        .collect();
-    let loader = DocLoader {
-        files,
-        library: DirLoader { scenes: root().join("scenes"), assets: Some(root().join("assets")) },
-    };
+    let files =
+        blocks.iter().filter_map(|block| block.file_name().map(|name| (name.to_owned(), block.text.clone()))).collect();
+    let loader =
+        DocLoader { files, library: DirLoader { scenes: root().join("scenes"), assets: Some(root().join("assets")) } };
     let mut failures = Vec::new();
     let (mut examples, mut errors) = (0, 0);
     for (index, block) in blocks.iter().enumerate() {
@@ -157,8 +153,16 @@ fn every_example_of_the_scene_language_page_does_what_the_page_says() {
             failures.push(format!("docs/scene-language.md:{}: {problem}\n{}", block.line, block.text));
         }
     }
-    assert!(failures.is_empty(), "{} example(s) disagree with the interpreter:\n\n{}", failures.len(), failures.join("\n"));
-    assert!(examples >= 20 && errors >= 5, "only {examples} examples and {errors} error examples found: is the page complete?");
+    assert!(
+        failures.is_empty(),
+        "{} example(s) disagree with the interpreter:\n\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+    assert!(
+        examples >= 20 && errors >= 5,
+        "only {examples} examples and {errors} error examples found: is the page complete?"
+    );
 }
 
 #[test]
