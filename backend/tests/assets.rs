@@ -1,4 +1,4 @@
-//! Meshes and the material library end to end: the spec's cart resolves its
+//! Meshes and the material library end to end: the classic cart resolves its
 //! `wheel.mesh` to `assets/wheel.obj`, viewers get its URL and textures in the
 //! snapshot, and the server serves `assets/` at `/assets/` (and nothing outside it).
 

@@ -1,8 +1,9 @@
 //! The robots of `scenes/` in the physics: wheels on hinges, friction, a rolling
 //! caster, servos. Each test drives a robot through its actuators, as a person would
-//! by hand, and checks what its sensors saw against SENSORS.md's figures. The figures
-//! are computed here from the sensors' readings (a circle fitted to the GPS track, a
-//! speed from two GPS fixes), never from the robot code's own kinematics.
+//! by hand, and checks what its sensors saw against the reference figures of
+//! docs/sensors.md ("Differential drive: reference figures"). The figures are
+//! computed here from the sensors' readings (a circle fitted to the GPS track, a speed
+//! from two GPS fixes), never from the robot code's own kinematics.
 //!
 //! Everything runs in simulation time; nothing depends on wall time.
 
@@ -18,7 +19,8 @@ use vlab_backend::scene::{DirLoader, Options, SceneModel, interpret};
 use vlab_backend::sim::World;
 use vlab_protocol::{ActuatorCommand, ControlAction, RobotReport, SensorReport, SensorValue};
 
-/// A lab in miniature: a scene's world and robots, stepped in DESIGN.md's order.
+/// A lab in miniature: a scene's world and robots, stepped in a lab's order
+/// (docs/design.md, "The simulation loop").
 struct Lab {
     world: World,
     robots: Robots,
@@ -216,7 +218,7 @@ fn drive_a_circle(commands: Value) -> Circle {
     Circle { centre, radius, worst, omega }
 }
 
-/// SENSORS.md: ωR = 6, ωL = 4 rad/s with r = 0.03 m, ℓ = 0.2 m → v = 0.15 m/s,
+/// docs/sensors.md: ωR = 6, ωL = 4 rad/s with r = 0.03 m, ℓ = 0.2 m → v = 0.15 m/s,
 /// ω = 0.3 rad/s, a circle of radius 0.5 m whose centre is 0.5 m to the robot's left.
 ///
 /// Tolerances: ±10 % on the radius and the turn rate, 5 cm on the centre, 2 cm of

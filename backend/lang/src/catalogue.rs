@@ -1,5 +1,6 @@
-//! The sensor and actuator catalogue of SENSORS.md: type names, where each may be
-//! declared, and the parameters each takes with their types.
+//! The sensor and actuator catalogue: type names, where each may be declared, and the
+//! parameters each takes with their types and defaults (docs/sensors.md describes each
+//! device; docs/scene-language.md, "Sensors and actuators", how they are declared).
 
 /// Sensor or actuator.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -183,7 +184,7 @@ pub const CATALOGUE: &[DeviceSpec] = &[
     },
 ];
 
-/// SENSORS.md's default for a numeric parameter a scene left out, if it has one
+/// The default of a numeric parameter a scene left out, if it has one
 /// (angles in radians). What the runtimes use; the model keeps only what was written.
 pub fn default_value(device: &str, param: &str) -> Option<f64> {
     Some(match (device, param) {

@@ -679,7 +679,7 @@ impl Parser<'_, '_> {
     }
 
     /// `unary ('^' power)?`: right-associative, and looser than unary minus
-    /// (`-2^2` is 4, as the spec orders them).
+    /// (`-2^2` is 4, as docs/scene-language.md orders them).
     fn power(&mut self) -> PResult<Expr> {
         let base = self.unary()?;
         if !self.eat_sym("^") {

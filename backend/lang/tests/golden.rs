@@ -1,4 +1,4 @@
-//! Golden snapshots: the spec's examples (the pyramid, the cart) and a robot scene,
+//! Golden snapshots: the classic examples (the pyramid, the cart) and a robot scene,
 //! interpreted from `scenes/` and compared with the checked-in text of their model.
 //!
 //! The text is `vlab_scene::dump` (rounded numbers, one element per line). To accept

@@ -1,4 +1,5 @@
-//! Every construct of SCENE_LANGUAGE.md, one behaviour per test.
+//! Every construct of the scene language (docs/scene-language.md), one behaviour per
+//! test.
 
 mod common;
 

@@ -70,7 +70,8 @@ pub fn wrap_angle(angle: f64) -> f64 {
 
 #[cfg(test)]
 mod tests {
-    //! SENSORS.md's differential-drive checks: r = 0.03 m, ℓ = 0.2 m, ideal model.
+    //! The differential-drive reference figures of docs/sensors.md: r = 0.03 m,
+    //! ℓ = 0.2 m, ideal model.
     use super::*;
     use std::f64::consts::{FRAC_PI_2, TAU};
 

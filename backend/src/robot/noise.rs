@@ -1,5 +1,5 @@
-//! How a sensor's true value becomes its measured value (SENSORS.md's noise model), and
-//! when a sensor updates (its rate in simulation time).
+//! How a sensor's true value becomes its measured value (the noise model of
+//! docs/sensors.md), and when a sensor updates (its rate in simulation time).
 //!
 //! Each sensor draws from its own generator, seeded from the lab's seed and the
 //! sensor's robot and name, so one sensor's draws never depend on how many others
