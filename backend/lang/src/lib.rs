@@ -23,10 +23,12 @@
 //! crates to build (for wasm or on a small CI machine) and bounds its own nesting, so
 //! a hostile file cannot overflow the stack.
 //!
-//! # Choices where the spec is silent
+//! # Choices the language makes
+//! docs/scene-language.md describes the language for its users; these are the choices
+//! an implementation could make otherwise:
 //! - Precedence, loosest first: `||`, `&&`, comparisons (`== !=` also on strings and
 //!   booleans), `.` (concatenation), `+ -`, `* /`, `^` (right-associative), unary `-`
-//!   and `!` (so `-2^2` is 4, as the spec orders them).
+//!   and `!` (so `-2^2` is 4).
 //! - `.` joins strings only: numbers go through `string(x)`, which writes whole
 //!   numbers without decimals (`"box_" . string(3)` is `box_3`).
 //! - Ranges count up by 1 unless a step is given: `{5>0}` is empty, `{5>0|-1}` is
