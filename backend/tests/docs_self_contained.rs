@@ -1,20 +1,19 @@
-//! The repository explains itself: no source file, document or scene points a reader
-//! at design notes that are not in the repository. What those notes said lives in
-//! `docs/` (design.md, scene-language.md, sensors.md, programs.md, ...), in the
-//! project's own words.
+//! The repository explains itself: its sources, documents and scenes refer a reader only
+//! to documents it contains (`docs/design.md`, `docs/scene-language.md`,
+//! `docs/sensors.md`, ...). The names below are of documents it does not contain.
 //!
-//! The forbidden names are built from pieces, so this file does not match itself.
+//! They are built from pieces, so this file does not match itself.
 
 use std::path::{Path, PathBuf};
 
-/// Names of notes that are not part of the repository, and the path that led to them.
+/// Names of documents that are not part of the repository, and a path out of it.
 const FORBIDDEN: [&str; 7] = [
     concat!("DESIGN", ".md"),
     concat!("SENSORS", ".md"),
-    concat!("SCENE_LANGUAGE", ".md"),
+    concat!("SCENE_", "LANGUAGE", ".md"),
     concat!("STYLE", ".md"),
     concat!("SANDBOX", ".md"),
-    concat!("FRONTEND_BUILD", ".md"),
+    concat!("FRONTEND_", "BUILD", ".md"),
     concat!("../", "shared"),
 ];
 
@@ -47,7 +46,7 @@ fn text_files(root: &Path, dir: &Path, found: &mut Vec<PathBuf>) {
 }
 
 #[test]
-fn no_file_points_at_notes_outside_the_repository() {
+fn no_file_points_at_documents_outside_the_repository() {
     let root = workspace();
     let mut files = Vec::new();
     text_files(&root, &root, &mut files);
@@ -66,7 +65,7 @@ fn no_file_points_at_notes_outside_the_repository() {
     }
     assert!(
         hits.is_empty(),
-        "{} line(s) point at notes that are not in the repository; say it in docs/ (design.md, \
+        "{} line(s) point at documents that are not in the repository; say it in docs/ (design.md, \
          scene-language.md, sensors.md, ...) and point there instead:\n{}",
         hits.len(),
         hits.join("\n")
