@@ -74,6 +74,7 @@ pub mod catalogue;
 mod dump;
 mod error;
 mod interp;
+pub mod keywords;
 mod lexer;
 mod loader;
 pub mod model;
