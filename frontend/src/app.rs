@@ -2,14 +2,15 @@
 
 use leptos::prelude::*;
 
-use crate::api_client::stored_session;
-use crate::components::{
-    ClassPanel, CreateLabPage, ErrorBanner, LabCanvas, LandingPage, NoticeBanner, RobotDraft, RobotPanel, RobotUpload,
-    RobotUploadOpen, SceneEditor, Toolbar,
-};
+use crate::classroom::client::stored_session;
+use crate::classroom::{ClassPanel, CreateLabPage, LandingPage, NoticeBanner};
+use crate::connection::LabSession;
+use crate::inspector::RobotPanel;
 use crate::page::{PageParams, Route};
-use crate::scene_client::SceneDraft;
-use crate::session::LabSession;
+use crate::programs::{RobotDraft, RobotUpload, RobotUploadOpen};
+use crate::scene::{SceneDraft, SceneEditor};
+use crate::ui::{ErrorBanner, Toolbar};
+use crate::view3d::LabCanvas;
 
 /// The page the URL asks for.
 #[component]
@@ -47,7 +48,7 @@ fn LabPage(mut params: PageParams) -> impl IntoView {
     provide_context(upload_open);
     let session = LabSession::new(params, host);
     provide_context(session);
-    crate::ws_client::start(session, secure);
+    crate::connection::ws_client::start(session, secure);
 
     // The tab title follows the lab's display name once the server tells it.
     Effect::new(move |_| {

@@ -1,6 +1,6 @@
 //! Commands typed by hand: which inputs an actuator gets, reading them into an [`ActuatorCommand`], the request body, and what the server answered.
 //!
-//! The browser side (`fetch`) lives in `robot_client`; this is plain data, tested on the host.
+//! The browser side (`fetch`) lives in `inspector::client`; this is plain data, tested on the host.
 
 use vlab_protocol::{ActuatorCommand, ActuatorCommands, ErrorBody, RobotReport};
 

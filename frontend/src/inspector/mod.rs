@@ -1,7 +1,9 @@
-//! The robot inspector's pure logic: the robots a snapshot holds, how report values read, the lidar plot's geometry, the held-key set, and manual actuator commands.
+//! The robot inspector: the lab's robots to pick from, the picked one's live report (sensors, lidar plots, actuators), driving it by hand or with the keyboard.
 //!
-//! Plain data in, plain data out, tested on the host; the panel that shows them lives in
-//! `components/robot_*` and the `fetch` in `robot_client`.
+//! Pure, host-tested: the robots a snapshot holds, how report values read, the lidar
+//! plot's geometry, the held-key set, and manual actuator commands. Web only: `client`
+//! (subscribing the socket to the picked robot, sending keys, posting commands) and the
+//! Robots panel's components (`robot_panel` and what it holds).
 
 mod held_keys;
 mod manual_command;
@@ -9,12 +11,31 @@ mod robot_list;
 mod scan_plot;
 mod value_text;
 
+#[cfg(target_arch = "wasm32")]
+mod actuator_list;
+#[cfg(target_arch = "wasm32")]
+mod client;
+#[cfg(target_arch = "wasm32")]
+mod keyboard_drive;
+#[cfg(target_arch = "wasm32")]
+mod robot_list_view;
+#[cfg(target_arch = "wasm32")]
+mod robot_panel;
+#[cfg(target_arch = "wasm32")]
+mod robot_report_view;
+#[cfg(target_arch = "wasm32")]
+mod scan_plot_view;
+#[cfg(target_arch = "wasm32")]
+mod sensor_table;
+
 pub use self::held_keys::{HeldKeys, KeyRoute, key_name, route_key};
 pub use self::manual_command::{
     CommandField, CommandForm, CommandOutcome, actuators_body, initial_fields, interpret_actuator_response,
     network_failure, parse_command,
 };
 pub use self::robot_list::robot_names;
+#[cfg(target_arch = "wasm32")]
+pub(crate) use self::robot_panel::RobotPanel;
 pub use self::scan_plot::{ScanPlot, outer_radius, plot_scan};
 pub use self::value_text::{
     command_text, heading_text, joint_text, number_text, position_text, program_text, seconds_text, sensor_value_text,

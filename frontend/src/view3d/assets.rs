@@ -13,7 +13,7 @@ use three_d_asset::{Geometry, Model, TextureData, f16};
 use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
 
-use crate::asset_cache::{AssetCache, is_supported_mesh, srgb_to_linear};
+use crate::view3d::asset_cache::{AssetCache, is_supported_mesh, srgb_to_linear};
 
 /// The triangle meshes of one mesh file, in the file's own units and frame.
 pub type MeshAsset = Rc<Vec<CpuMesh>>;

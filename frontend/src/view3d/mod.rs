@@ -1,14 +1,33 @@
-//! The 3D view: draws the lab's world with three-d into the page's WebGL2 canvas, once per animation frame.
+//! The 3D view: the lab's world as the server streams it, drawn with three-d into the page's WebGL2 canvas, once per animation frame, from an orbit camera.
 //!
-//! [`assets`] fetches the meshes and textures the snapshot names. [`gl`] gets a three-d context from the canvas leptos created, [`renderer`] turns the
-//! world into lit meshes and draws them (lit by [`environment`]'s ambient light and a
-//! sun), [`render_loop`] drives it with `requestAnimationFrame`, keeps the canvas sized
-//! to its box and adapts the quality to the machine.
+//! Pure, host-tested: [`world`] (snapshot + frames → body poses), [`pose_math`],
+//! [`primitives`] (parts as unit primitives), [`orbit_camera`], [`quality`] (adaptive
+//! resolution and shadows), [`asset_cache`] (per-URL state of meshes and textures).
+//! Web only: `assets` fetches the meshes and textures the snapshot names, `gl` gets a
+//! three-d context from the canvas leptos created, `renderer` turns the world into lit
+//! meshes and draws them (lit by `environment`'s ambient light and a sun), `render_loop`
+//! drives it with `requestAnimationFrame`, keeps the canvas sized to its box and adapts
+//! the quality to the machine; `lab_canvas` is the component around it all.
 
+pub mod asset_cache;
+pub mod orbit_camera;
+pub mod pose_math;
+pub mod primitives;
+pub mod quality;
+pub mod world;
+
+#[cfg(target_arch = "wasm32")]
 mod assets;
+#[cfg(target_arch = "wasm32")]
 mod environment;
+#[cfg(target_arch = "wasm32")]
 mod gl;
+#[cfg(target_arch = "wasm32")]
+mod lab_canvas;
+#[cfg(target_arch = "wasm32")]
 mod render_loop;
+#[cfg(target_arch = "wasm32")]
 mod renderer;
 
-pub use render_loop::{RenderLoop, ViewCamera, ViewInputs};
+#[cfg(target_arch = "wasm32")]
+pub(crate) use self::lab_canvas::LabCanvas;

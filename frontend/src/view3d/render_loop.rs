@@ -14,9 +14,9 @@ use web_sys::HtmlCanvasElement;
 
 use super::gl::three_d_context;
 use super::renderer::Renderer;
-use crate::orbit_camera::OrbitCamera;
-use crate::quality::QualityGovernor;
-use crate::world::World;
+use crate::view3d::orbit_camera::OrbitCamera;
+use crate::view3d::quality::QualityGovernor;
+use crate::view3d::world::World;
 
 /// Longest time between two drawn frames, milliseconds, even when nothing changed:
 /// keeps the picture fresh if the GL context was disturbed, and `data-frames-drawn` alive.

@@ -8,11 +8,11 @@ use vlab_protocol::{PartView, Pose};
 
 use super::assets::Assets;
 use super::environment::ambient_light;
-use crate::asset_cache::TEXTURE_METRES;
-use crate::orbit_camera::OrbitCamera;
-use crate::pose_math::compose;
-use crate::primitives::{MeshData, PrimitiveKind, primitives, textured_box, unit_cylinder};
-use crate::world::{World, ceiling_height, hides_ceiling};
+use crate::view3d::asset_cache::TEXTURE_METRES;
+use crate::view3d::orbit_camera::OrbitCamera;
+use crate::view3d::pose_math::compose;
+use crate::view3d::primitives::{MeshData, PrimitiveKind, primitives, textured_box, unit_cylinder};
+use crate::view3d::world::{World, ceiling_height, hides_ceiling};
 
 /// Shadow map edge, texels: ~2 cm per texel over a 20 m room. 2048 looked no better
 /// and halved the frame rate under SwiftShader (the map is redrawn whenever bodies move).

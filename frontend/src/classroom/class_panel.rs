@@ -1,0 +1,125 @@
+//! The "Class" side panel at the left edge: who is in the lab (from Presence), the button that adds a robot, and for the instructor the join code and the lab's tools; collapsible to a narrow strip.
+
+use leptos::prelude::*;
+use vlab_protocol::Participant;
+
+use super::instructor_tools::InstructorTools;
+use crate::classroom::forms::role_badge;
+use crate::connection::LabSession;
+use crate::programs::RobotUploadOpen;
+use crate::ui::{PanelLabels, SidePanel};
+
+/// The panel; everybody sees the people, the tools show for the instructor only.
+#[component]
+pub fn ClassPanel() -> impl IntoView {
+    let session = expect_context::<LabSession>();
+    let upload_open = expect_context::<RobotUploadOpen>().0;
+    let open = RwSignal::new(true);
+    let people_count = move || session.participants.with(Vec::len);
+    // Viewers without a session cannot add robots: the server wants a session.
+    let may_add = move || session.you.with(Option::is_some);
+
+    let labels = PanelLabels {
+        title: "People",
+        class: "class-panel",
+        toggle_testid: "btn-toggle-class-panel",
+        show_hint: "Show the people in the lab",
+        hide_hint: "Hide the people panel",
+        at_left: true,
+    };
+    view! {
+        <SidePanel labels count=Signal::derive(people_count) open>
+            <Show when=may_add>
+                <button
+                    class="btn add-robot-button"
+                    class:is-active=move || upload_open.get()
+                    data-testid="btn-open-robot-upload"
+                    aria-pressed=move || upload_open.get().to_string()
+                    title="Add a robot of your own to the lab"
+                    on:click=move |_| upload_open.update(|open| *open = !*open)
+                >
+                    "+ Add robot"
+                </button>
+            </Show>
+            <PeopleList />
+            <Show when=move || session.is_instructor()>
+                <InstructorTools />
+            </Show>
+        </SidePanel>
+    }
+}
+
+/// Everybody who joined: name (as text), role badge, online dot, robots; "you" marked.
+#[component]
+fn PeopleList() -> impl IntoView {
+    let session = expect_context::<LabSession>();
+    view! {
+        <ul class="people-list" role="list" data-testid="people-list">
+            <For
+                each=move || session.participants.get()
+                key=|p: &Participant| (p.id, p.name.clone(), p.online, p.robots.clone())
+                let:person
+            >
+                {
+                    let id = person.id;
+                    let is_you = move || session.you.with(|you| you.as_ref().is_some_and(|you| you.id == id));
+                    let badge = role_badge(person.role);
+                    let robots = person.robots.clone();
+                    view! {
+                        <li
+                            class="person"
+                            class:is-you=is_you
+                            data-testid="person"
+                            data-name=person.name.clone()
+                            data-role=badge
+                            data-online=person.online.to_string()
+                            data-you=move || is_you().to_string()
+                        >
+                            <div class="person-line">
+                                <span
+                                    class="dot"
+                                    class:is-online=person.online
+                                    title=if person.online { "online" } else { "not connected" }
+                                ></span>
+                                // A name is text from another person: shown as text, never as HTML.
+                                <span class="person-name" title=person.name.clone()>{person.name.clone()}</span>
+                            </div>
+                            <div class="person-badges">
+                                <span class=format!("badge role-{badge}")>{badge}</span>
+                                <Show when=is_you>
+                                    <span class="badge is-you">"you"</span>
+                                </Show>
+                            </div>
+                            {(!robots.is_empty())
+                                .then(|| {
+                                    view! {
+                                        <ul class="person-robots" role="list">
+                                            {robots
+                                                .into_iter()
+                                                .map(|robot| {
+                                                    let pick = robot.clone();
+                                                    view! {
+                                                        <li>
+                                                            <button
+                                                                class="chip person-robot"
+                                                                data-testid="person-robot"
+                                                                data-robot=robot.clone()
+                                                                title=format!("Inspect {robot}")
+                                                                on:click=move |_| session.inspect(Some(pick.clone()))
+                                                            >
+                                                                {robot.clone()}
+                                                            </button>
+                                                        </li>
+                                                    }
+                                                })
+                                                .collect_view()}
+                                        </ul>
+                                    }
+                                })}
+                        </li>
+                    }
+                }
+            </For>
+        </ul>
+    }
+}

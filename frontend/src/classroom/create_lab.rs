@@ -1,0 +1,163 @@
+//! The create page (`?create`): the server key, a name and a scene of the library → a new lab, its join code shown large for a projector, the instructor's link.
+
+use leptos::prelude::*;
+use vlab_protocol::CreatedLab;
+
+use crate::classroom::client::request;
+use crate::classroom::forms::{DEMO_SCENE_CHOICE, LibraryScene, create_lab_body, interpret_create, refusal_text};
+
+/// The whole create page.
+#[component]
+pub fn CreateLabPage() -> impl IntoView {
+    document().set_title("Create a lab · VLab");
+    let key = RwSignal::new(String::new());
+    let name = RwSignal::new(String::new());
+    let scene = RwSignal::new(DEMO_SCENE_CHOICE.to_owned());
+    let scenes = RwSignal::new(Vec::<LibraryScene>::new());
+    let scenes_problem = RwSignal::new(None::<String>);
+    let busy = RwSignal::new(false);
+    let problem = RwSignal::new(None::<String>);
+    let created = RwSignal::new(None::<CreatedLab>);
+
+    leptos::task::spawn_local(async move {
+        match request("GET", "/api/scenes", None, None, false).await {
+            Ok((200, body)) => match serde_json::from_str::<Vec<LibraryScene>>(&body) {
+                Ok(list) => scenes.set(list),
+                Err(e) => scenes_problem.set(Some(format!("The scene library is unreadable: {e}"))),
+            },
+            Ok((status, body)) => scenes_problem.set(Some(refusal_text(status, &body))),
+            Err(message) => scenes_problem.set(Some(message)),
+        }
+    });
+
+    let submit = move |event: leptos::ev::SubmitEvent| {
+        event.prevent_default();
+        if busy.get_untracked() {
+            return;
+        }
+        let lab_name = name.get_untracked();
+        if vlab_protocol::clean_display_name(&lab_name).is_none() {
+            problem.set(Some("Give the lab a name (1 to 64 characters).".into()));
+            return;
+        }
+        let server_key = key.get_untracked().trim().to_owned();
+        let body = create_lab_body(&lab_name, &scene.get_untracked());
+        problem.set(None);
+        busy.set(true);
+        leptos::task::spawn_local(async move {
+            let token = (!server_key.is_empty()).then_some(server_key);
+            let outcome = match request("POST", "/api/labs", token.as_deref(), Some(&body), false).await {
+                Ok((status, text)) => interpret_create(status, &text),
+                Err(message) => Err(message),
+            };
+            busy.set(false);
+            match outcome {
+                Ok(lab) => created.set(Some(lab)),
+                Err(message) => problem.set(Some(message)),
+            }
+        });
+    };
+
+    view! {
+        <div class="page create" data-testid="create-page">
+            <header class="page-header">
+                <a class="brand" href="/">
+                    <span class="brand-mark">"V"</span>
+                    <span class="brand-name">"VLab"</span>
+                </a>
+                <p class="tagline">"Create a lab: a room of its own, with its own clock and join code."</p>
+            </header>
+            <main class="page-columns">
+                <Show
+                    when=move || created.with(Option::is_none)
+                    fallback=move || view! { <CreatedCard lab=created.get().expect("shown once created") /> }
+                >
+                    <section class="card">
+                        <h2>"New lab"</h2>
+                        <form class="create-form" on:submit=submit novalidate=true>
+                            <label class="field">
+                                <span>"Server key"</span>
+                                <input
+                                    class="input"
+                                    type="password"
+                                    data-testid="server-key"
+                                    autocomplete="off"
+                                    placeholder="the token the server printed for the demo lab"
+                                    prop:value=move || key.get()
+                                    on:input=move |event| key.set(event_target_value(&event))
+                                />
+                            </label>
+                            <label class="field">
+                                <span>"Lab name"</span>
+                                <input
+                                    class="input"
+                                    data-testid="lab-name-input"
+                                    maxlength="64"
+                                    placeholder="Physics 1, Tuesday"
+                                    prop:value=move || name.get()
+                                    on:input=move |event| name.set(event_target_value(&event))
+                                />
+                            </label>
+                            <label class="field">
+                                <span>"Scene"</span>
+                                <select
+                                    class="input"
+                                    data-testid="scene-select"
+                                    on:change=move |event| scene.set(event_target_value(&event))
+                                >
+                                    <option value=DEMO_SCENE_CHOICE selected=true>
+                                        "The demo yard (walls, props, three carts)"
+                                    </option>
+                                    <For each=move || scenes.get() key=|s| s.name.clone() let:library>
+                                        <option value=library.name.clone()>
+                                            {if library.about.is_empty() {
+                                                library.name.clone()
+                                            } else {
+                                                format!("{} — {}", library.name, library.about)
+                                            }}
+                                        </option>
+                                    </For>
+                                </select>
+                            </label>
+                            <Show when=move || scenes_problem.with(Option::is_some)>
+                                <p class="hint">{move || scenes_problem.get()}</p>
+                            </Show>
+                            <button class="btn btn-primary" type="submit" data-testid="btn-create-lab" disabled=move || busy.get()>
+                                {move || if busy.get() { "Creating…" } else { "Create" }}
+                            </button>
+                            <Show when=move || problem.with(Option::is_some)>
+                                <p class="form-error" role="alert" data-testid="create-error">{move || problem.get()}</p>
+                            </Show>
+                        </form>
+                        <p class="create-link">
+                            <a href="/">"← Back to the labs"</a>
+                        </p>
+                    </section>
+                </Show>
+            </main>
+        </div>
+    }
+}
+
+/// The new lab: its join code large, the instructor's link, the way in.
+#[component]
+fn CreatedCard(lab: CreatedLab) -> impl IntoView {
+    let origin = window().location().origin().unwrap_or_default();
+    let instructor_link = format!("{origin}{}", lab.instructor_path);
+    let open = lab.instructor_path.clone();
+    view! {
+        <section class="card created-card" data-testid="created-lab" data-lab=lab.id.clone()>
+            <h2>{format!("“{}” is open", lab.name)}</h2>
+            <p class="hint">"Students open this page, choose Join and type:"</p>
+            <div class="join-code-big" data-testid="created-join-code">{lab.join_code.clone()}</div>
+            <p class="hint">{format!("at {origin}/")}</p>
+            <label class="field">
+                <span>"Your instructor link (keep it to yourself: it gives the time controls)"</span>
+                <input class="input" readonly=true data-testid="instructor-link" prop:value=instructor_link />
+            </label>
+            <a class="btn btn-primary" data-testid="btn-open-lab" href=open>
+                "Open the lab"
+            </a>
+        </section>
+    }
+}

@@ -1,0 +1,187 @@
+//! The instructor's tools in the class panel: the join code, the lab's settings (lock uploads, pause on join, robot quota; shown as the server's Settings say), a notice to everybody, closing the lab.
+//!
+//! Render it for the instructor only; the server refuses every one of these to anybody
+//! else anyway. A refusal shows in the error banner.
+
+use leptos::prelude::*;
+use vlab_protocol::{LabSettings, LabSettingsPatch, LabSummary};
+
+use crate::classroom::client::request;
+use crate::classroom::forms::{broadcast_body, parse_quota, refusal_text};
+use crate::connection::LabSession;
+use crate::page::lab_api_path;
+
+/// The tools.
+#[component]
+pub fn InstructorTools() -> impl IntoView {
+    let session = expect_context::<LabSession>();
+    let lab = session.lab_id();
+    let join_code = RwSignal::new(None::<String>);
+    {
+        let path = lab_api_path(&lab, "");
+        let token = session.token();
+        leptos::task::spawn_local(async move {
+            if let Ok((200, body)) = request("GET", &path, token.as_deref(), None, false).await
+                && let Ok(summary) = serde_json::from_str::<LabSummary>(&body)
+            {
+                join_code.set(summary.join_code);
+            }
+        });
+    }
+
+    let patch = move |change: LabSettingsPatch| {
+        let path = lab_api_path(&session.lab_id(), "/settings");
+        let token = session.token();
+        let body = serde_json::to_string(&change).expect("a settings patch serialises");
+        leptos::task::spawn_local(async move {
+            match request("PATCH", &path, token.as_deref(), Some(&body), false).await {
+                Ok((200, text)) => {
+                    // The Settings message follows; the answer is the same, and sooner.
+                    if let Ok(settings) = serde_json::from_str::<LabSettings>(&text) {
+                        session.settings.set(Some(settings));
+                    }
+                }
+                Ok((status, text)) => session.error.set(Some(refusal_text(status, &text))),
+                Err(message) => session.error.set(Some(message)),
+            }
+        });
+    };
+    let setting = move |read: fn(&LabSettings) -> bool| move || session.settings.with(|s| s.as_ref().is_some_and(read));
+
+    let quota_text = RwSignal::new(String::new());
+    Effect::new(move |_| {
+        if let Some(settings) = session.settings.get() {
+            quota_text.set(settings.robot_quota.to_string());
+        }
+    });
+    let set_quota = move || match parse_quota(&quota_text.get_untracked()) {
+        Ok(quota) => patch(LabSettingsPatch { robot_quota: Some(quota), ..Default::default() }),
+        Err(message) => session.error.set(Some(message)),
+    };
+
+    let notice = RwSignal::new(String::new());
+    let sending = RwSignal::new(false);
+    let send_notice = move || {
+        let body = match broadcast_body(&notice.get_untracked()) {
+            Ok(body) => body,
+            Err(message) => {
+                session.error.set(Some(message));
+                return;
+            }
+        };
+        let path = lab_api_path(&session.lab_id(), "/broadcast");
+        let token = session.token();
+        sending.set(true);
+        leptos::task::spawn_local(async move {
+            match request("POST", &path, token.as_deref(), Some(&body), false).await {
+                Ok((status, _)) if (200..300).contains(&status) => notice.set(String::new()),
+                Ok((status, text)) => session.error.set(Some(refusal_text(status, &text))),
+                Err(message) => session.error.set(Some(message)),
+            }
+            sending.set(false);
+        });
+    };
+
+    let close_lab = move |_| {
+        let name = session.lab_name.get_untracked().unwrap_or_else(|| session.lab_id());
+        let sure = window()
+            .confirm_with_message(&format!(
+                "Close “{name}” for everybody? The simulation stops, every page is disconnected and students' robots are gone."
+            ))
+            .unwrap_or(false);
+        if !sure {
+            return;
+        }
+        let path = lab_api_path(&session.lab_id(), "");
+        let token = session.token();
+        leptos::task::spawn_local(async move {
+            match request("DELETE", &path, token.as_deref(), None, false).await {
+                Ok((status, _)) if (200..300).contains(&status) => {
+                    let _ = window().location().set_href("/");
+                }
+                Ok((status, text)) => session.error.set(Some(refusal_text(status, &text))),
+                Err(message) => session.error.set(Some(message)),
+            }
+        });
+    };
+
+    view! {
+        <section class="instructor-tools" data-testid="instructor-tools" aria-label="Instructor tools">
+            <h3>"Join code"</h3>
+            <div class="join-code" data-testid="join-code-shown" title="Students join at this server's front page with this code">
+                {move || join_code.get().unwrap_or_else(|| "…".to_owned())}
+            </div>
+            <h3>"Settings"</h3>
+            <label class="toggle">
+                <input
+                    type="checkbox"
+                    data-testid="toggle-uploads-locked"
+                    prop:checked=setting(|s| s.uploads_locked)
+                    on:change=move |event| {
+                        patch(LabSettingsPatch { uploads_locked: Some(event_target_checked(&event)), ..Default::default() })
+                    }
+                />
+                <span>"Lock uploads (students cannot add robots)"</span>
+            </label>
+            <label class="toggle">
+                <input
+                    type="checkbox"
+                    data-testid="toggle-pause-on-join"
+                    prop:checked=setting(|s| s.pause_on_join)
+                    on:change=move |event| {
+                        patch(LabSettingsPatch { pause_on_join: Some(event_target_checked(&event)), ..Default::default() })
+                    }
+                />
+                <span>"Pause when a student joins"</span>
+            </label>
+            <div class="field-row">
+                <label for="robot-quota">"Robots per student"</label>
+                <input
+                    id="robot-quota"
+                    class="input quota-input"
+                    type="number"
+                    min="0"
+                    max=vlab_protocol::MAX_ROBOT_QUOTA.to_string()
+                    data-testid="robot-quota"
+                    prop:value=move || quota_text.get()
+                    on:input=move |event| quota_text.set(event_target_value(&event))
+                    on:keydown=move |event: web_sys::KeyboardEvent| {
+                        if event.key() == "Enter" {
+                            set_quota();
+                        }
+                    }
+                />
+                <button class="btn btn-small" data-testid="btn-set-quota" on:click=move |_| set_quota()>
+                    "Set"
+                </button>
+            </div>
+            <h3>"Notice to everybody"</h3>
+            <div class="field-row">
+                <input
+                    class="input"
+                    data-testid="notice-input"
+                    maxlength=vlab_protocol::MAX_NOTICE_CHARS.to_string()
+                    placeholder="Five minutes left"
+                    prop:value=move || notice.get()
+                    on:input=move |event| notice.set(event_target_value(&event))
+                    on:keydown=move |event: web_sys::KeyboardEvent| {
+                        if event.key() == "Enter" {
+                            send_notice();
+                        }
+                    }
+                />
+                <button
+                    class="btn btn-small"
+                    data-testid="btn-send-notice"
+                    disabled=move || sending.get()
+                    on:click=move |_| send_notice()
+                >
+                    "Send"
+                </button>
+            </div>
+            <button class="btn btn-danger close-lab" data-testid="btn-close-lab" on:click=close_lab>
+                "Close the lab…"
+            </button>
+        </section>
+    }
+}

@@ -1,0 +1,35 @@
+//! The classroom around a lab: the landing and create pages, joining, the people panel, the instructor's tools and notices, what may be done to a robot, and the sessions this browser keeps.
+//!
+//! Pure, host-tested: [`forms`] (stored sessions; the join, create, lab-list, settings
+//! and notice requests and what their answers mean; the add-robot template and a free
+//! spot for it; who owns a robot and what this page may do to it). Web only: `client`
+//! (sessions in `localStorage`), the pages (`landing`, `create_lab`) and the lab's
+//! pieces (`class_panel`, `instructor_tools`, `notice_banner`, `robot_actions`).
+
+pub mod forms;
+
+#[cfg(target_arch = "wasm32")]
+mod class_panel;
+#[cfg(target_arch = "wasm32")]
+pub(crate) mod client;
+#[cfg(target_arch = "wasm32")]
+mod create_lab;
+#[cfg(target_arch = "wasm32")]
+mod instructor_tools;
+#[cfg(target_arch = "wasm32")]
+mod landing;
+#[cfg(target_arch = "wasm32")]
+mod notice_banner;
+#[cfg(target_arch = "wasm32")]
+mod robot_actions;
+
+#[cfg(target_arch = "wasm32")]
+pub(crate) use self::class_panel::ClassPanel;
+#[cfg(target_arch = "wasm32")]
+pub(crate) use self::create_lab::CreateLabPage;
+#[cfg(target_arch = "wasm32")]
+pub(crate) use self::landing::LandingPage;
+#[cfg(target_arch = "wasm32")]
+pub(crate) use self::notice_banner::NoticeBanner;
+#[cfg(target_arch = "wasm32")]
+pub(crate) use self::robot_actions::RobotActions;

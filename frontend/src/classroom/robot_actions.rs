@@ -1,0 +1,90 @@
+//! What can be done to the inspected robot beside watching it: follow it with the camera (anybody), put it back at its start or remove it (its owner and the instructor).
+
+use leptos::prelude::*;
+
+use crate::classroom::client::request;
+use crate::classroom::forms::{owner_of, refusal_text};
+use crate::connection::LabSession;
+use crate::page::robot_api_path;
+
+/// A row of buttons for `session.inspected`; nothing when no robot is picked.
+#[component]
+pub fn RobotActions() -> impl IntoView {
+    let session = expect_context::<LabSession>();
+    let busy = RwSignal::new(false);
+    let robot = move || session.inspected.get();
+    let owner = move || {
+        robot().and_then(|robot| session.participants.with(|people| owner_of(&robot, people).map(|p| p.name.clone())))
+    };
+    let may_manage = move || robot().is_some_and(|robot| session.may_manage(&robot));
+    let following = move || robot().is_some_and(|robot| session.follow.with(|f| f.as_ref() == Some(&robot)));
+
+    let act = move |method: &'static str, suffix: &'static str, what: &'static str| {
+        let Some(robot) = session.inspected.get_untracked() else { return };
+        if suffix.is_empty()
+            && !window()
+                .confirm_with_message(&format!("Remove {robot} from the lab? It is gone for everybody."))
+                .unwrap_or(false)
+        {
+            return;
+        }
+        let path = robot_api_path(&session.lab_id(), &robot, suffix);
+        let token = session.token();
+        busy.set(true);
+        leptos::task::spawn_local(async move {
+            match request(method, &path, token.as_deref(), None, false).await {
+                Ok((status, _)) if (200..300).contains(&status) => {}
+                Ok((status, text)) => {
+                    session.error.set(Some(format!("Could not {what} {robot}: {}", refusal_text(status, &text))))
+                }
+                Err(message) => session.error.set(Some(message)),
+            }
+            busy.set(false);
+        });
+    };
+
+    view! {
+        <Show when=move || robot().is_some()>
+            <div class="robot-actions" data-testid="robot-actions">
+                <span class="robot-owner" data-testid="robot-owner" title="who added it">
+                    {move || owner().map_or_else(|| "the lab's robot".to_owned(), |name| format!("owner: {name}"))}
+                </span>
+                <div class="robot-action-buttons">
+                    <button
+                        class="btn btn-small"
+                        class:is-active=following
+                        data-testid="btn-follow-robot"
+                        aria-pressed=move || following().to_string()
+                        title="Keep the camera on this robot wherever it goes (double-click the view to stop)"
+                        on:click=move |_| {
+                            let picked = session.inspected.get_untracked();
+                            session.follow.update(|f| *f = if *f == picked { None } else { picked });
+                        }
+                    >
+                        {move || if following() { "◎ Following" } else { "◎ Follow" }}
+                    </button>
+                    <Show when=may_manage>
+                        <button
+                            class="btn btn-small"
+                            data-testid="btn-reset-robot"
+                            disabled=move || busy.get()
+                            title="Back to where it started, at rest"
+                            on:click=move |_| act("POST", "/reset", "reset")
+                        >
+                            "↺ Reset"
+                        </button>
+                        <button
+                            class="btn btn-small btn-danger"
+                            data-testid="btn-remove-robot"
+                            disabled=move || busy.get()
+                            title="Take it out of the lab"
+                            on:click=move |_| act("DELETE", "", "remove")
+                        >
+                            "Remove"
+                        </button>
+                    </Show>
+                </div>
+            </div>
+        </Show>
+    }
+}

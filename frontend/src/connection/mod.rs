@@ -1,0 +1,31 @@
+//! Staying connected to one lab: the websocket client, the connection's state and reconnection, the session's reactive state, and the lab's clock.
+//!
+//! Pure, host-tested: [`state`] (what the page says about the connection), [`reconnect`]
+//! (the backoff and what each close code means), [`clock`] (step and sim time, newest
+//! wins). Web only: `session` (the signals every component reads), `ws_client` (the
+//! socket, which writes them), and the toolbar pieces that show them: the connection
+//! indicator, the clock readout and the time controls.
+
+pub mod clock;
+pub mod reconnect;
+pub mod state;
+
+#[cfg(target_arch = "wasm32")]
+mod clock_readout;
+#[cfg(target_arch = "wasm32")]
+mod indicator;
+#[cfg(target_arch = "wasm32")]
+pub(crate) mod session;
+#[cfg(target_arch = "wasm32")]
+mod time_controls;
+#[cfg(target_arch = "wasm32")]
+pub(crate) mod ws_client;
+
+#[cfg(target_arch = "wasm32")]
+pub(crate) use self::clock_readout::ClockReadout;
+#[cfg(target_arch = "wasm32")]
+pub(crate) use self::indicator::ConnectionStatus;
+#[cfg(target_arch = "wasm32")]
+pub(crate) use self::session::{LabSession, Notice};
+#[cfg(target_arch = "wasm32")]
+pub(crate) use self::time_controls::TimeControls;

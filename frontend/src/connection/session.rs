@@ -1,0 +1,167 @@
+//! The app's shared state for one lab: reactive signals the toolbar reads, the world the 3D view draws, and the way back to the server.
+//!
+//! The websocket client is the only writer of these; components read them and send
+//! commands through [`LabSession::control`]. The world is a plain stored value, not a
+//! signal: frames arrive tens of times a second and the render loop polls it anyway.
+
+use leptos::prelude::*;
+use vlab_protocol::{ClientMsg, ControlAction, LabSettings, LabState, Participant, RobotReport, Role};
+use web_sys::WebSocket;
+
+use crate::connection::clock::Clock;
+use crate::connection::state::ConnectionState;
+use crate::page::PageParams;
+use crate::programs::console_log::ConsoleBuffer;
+use crate::view3d::world::World;
+
+/// Handles to the lab's state; `Copy`, so every component and callback takes its own.
+#[derive(Clone, Copy)]
+pub struct LabSession {
+    /// What the page URL asked for.
+    pub params: StoredValue<PageParams>,
+    /// `host[:port]` of the server, for messages.
+    pub host: StoredValue<String>,
+    /// Where the websocket stands.
+    pub connection: RwSignal<ConnectionState>,
+    /// Why the connection is not working, when it is not; cleared once connected.
+    pub connection_notice: RwSignal<Option<String>>,
+    /// The last error the server (or a refused command) reported; the user dismisses it.
+    pub error: RwSignal<Option<String>>,
+    /// The role the server gave this connection (from Hello).
+    pub role: RwSignal<Option<Role>>,
+    /// The lab's display name (from Hello).
+    pub lab_name: RwSignal<Option<String>>,
+    /// The lab's clock state: mode, rate, epoch.
+    pub lab_state: RwSignal<Option<LabState>>,
+    /// Step and sim time of the newest State or Frame.
+    pub clock: RwSignal<Clock>,
+    /// Bodies in the current snapshot.
+    pub body_count: RwSignal<usize>,
+    /// Robots in the current snapshot, in scene order.
+    pub robots: RwSignal<Vec<String>>,
+    /// The robot the inspector shows; the socket is subscribed to it while the panel is open.
+    pub inspected: RwSignal<Option<String>>,
+    /// The newest report of the inspected robot (reports of any other robot are dropped).
+    pub robot_report: RwSignal<Option<RobotReport>>,
+    /// Snapshot and poses, read by the render loop every frame.
+    pub world: StoredValue<World>,
+    /// The open socket, if any.
+    pub socket: StoredValue<Option<WebSocket>, LocalStorage>,
+    /// Who this page is in the lab (from Hello; `None` for a viewer).
+    pub you: RwSignal<Option<Participant>>,
+    /// Everybody who joined the lab, the instructor first (from Presence).
+    pub participants: RwSignal<Vec<Participant>>,
+    /// The lab's settings (from Settings).
+    pub settings: RwSignal<Option<LabSettings>>,
+    /// Notices from the instructor not dismissed yet, oldest first.
+    pub notices: RwSignal<Vec<Notice>>,
+    /// The robot the camera follows, if any.
+    pub follow: RwSignal<Option<String>>,
+    /// The inspected robot's console (its owner and the instructor receive it).
+    pub console: RwSignal<ConsoleBuffer>,
+}
+
+/// A message from the instructor, as shown in the banner.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Notice {
+    /// Counts notices on this page (the banner's key).
+    pub id: u64,
+    /// The sender's name.
+    pub from: String,
+    /// The message, plain text.
+    pub message: String,
+}
+
+impl LabSession {
+    /// Fresh state for the lab the URL names.
+    pub fn new(params: PageParams, host: String) -> LabSession {
+        LabSession {
+            params: StoredValue::new(params),
+            host: StoredValue::new(host),
+            connection: RwSignal::new(ConnectionState::Connecting),
+            connection_notice: RwSignal::new(None),
+            error: RwSignal::new(None),
+            role: RwSignal::new(None),
+            lab_name: RwSignal::new(None),
+            lab_state: RwSignal::new(None),
+            clock: RwSignal::new(Clock::default()),
+            body_count: RwSignal::new(0),
+            robots: RwSignal::new(Vec::new()),
+            inspected: RwSignal::new(None),
+            robot_report: RwSignal::new(None),
+            world: StoredValue::new(World::default()),
+            socket: StoredValue::new_local(None),
+            you: RwSignal::new(None),
+            participants: RwSignal::new(Vec::new()),
+            settings: RwSignal::new(None),
+            notices: RwSignal::new(Vec::new()),
+            follow: RwSignal::new(None),
+            console: RwSignal::new(ConsoleBuffer::default()),
+        }
+    }
+
+    /// Whether this connection may use the time controls (reactive).
+    pub fn is_instructor(&self) -> bool {
+        self.role.get().is_some_and(Role::may_control_time)
+    }
+
+    /// Whether this page may drive `robot` with the keyboard (reactive): see
+    /// [`crate::classroom::forms::may_drive`].
+    pub fn may_drive(&self, robot: &str) -> bool {
+        let role = self.role.get();
+        self.you.with(|you| {
+            self.participants.with(|people| crate::classroom::forms::may_drive(robot, role, you.as_ref(), people))
+        })
+    }
+
+    /// Whether this page may reset or remove `robot` (reactive).
+    pub fn may_manage(&self, robot: &str) -> bool {
+        let role = self.role.get();
+        self.you.with(|you| {
+            self.participants.with(|people| crate::classroom::forms::may_manage(robot, role, you.as_ref(), people))
+        })
+    }
+
+    /// The session's bearer token (the page URL's, or the one stored for this lab).
+    pub fn token(&self) -> Option<String> {
+        self.params.with_value(|p| p.token.clone())
+    }
+
+    /// The lab's id.
+    pub fn lab_id(&self) -> String {
+        self.params.with_value(|p| p.lab.clone())
+    }
+
+    /// Whether messages can be sent now (reactive).
+    pub fn is_connected(&self) -> bool {
+        self.connection.get() == ConnectionState::Connected
+    }
+
+    /// Checks and sends a time-control command; a refusal shows in the error banner.
+    pub fn control(&self, command: ControlAction) {
+        if let Err(reason) = command.validate() {
+            self.error.set(Some(reason));
+            return;
+        }
+        if !self.send(&ClientMsg::Control { command }) {
+            self.error.set(Some("Not connected to the server: the command was not sent".into()));
+        }
+    }
+
+    /// Shows `robot` in the inspector (or nothing), dropping the previous robot's report.
+    pub fn inspect(&self, robot: Option<String>) {
+        if self.inspected.get_untracked() != robot {
+            self.robot_report.set(None);
+            self.inspected.set(robot);
+        }
+    }
+
+    /// Sends a message if the socket is open; `false` if it could not be sent.
+    pub fn send(&self, message: &ClientMsg) -> bool {
+        let Ok(json) = serde_json::to_string(message) else { return false };
+        // `try_`: a component being torn down (the page closing) may still say goodbye.
+        self.socket
+            .try_with_value(|socket| socket.as_ref().is_some_and(|socket| socket.send_with_str(&json).is_ok()))
+            .unwrap_or(false)
+    }
+}

@@ -1,0 +1,299 @@
+//! The websocket client: connects to the lab, turns server messages into session state, and reconnects with backoff.
+//!
+//! One socket at a time. The JS callbacks of a socket live in [`Handlers`], replaced on
+//! each attempt; an attempt is only started from a timer, never from inside a socket
+//! callback, so no callback is ever dropped while it runs.
+
+use std::cell::RefCell;
+use std::rc::Rc;
+use std::time::Duration;
+
+use leptos::prelude::*;
+use vlab_protocol::{ErrorCode, Frame, PROTOCOL_VERSION, ServerMsg};
+use wasm_bindgen::JsCast;
+use wasm_bindgen::closure::Closure;
+use web_sys::{BinaryType, CloseEvent, MessageEvent, WebSocket};
+
+use crate::connection::clock::Clock;
+use crate::connection::reconnect::{Backoff, CloseAction, HEALTHY_CONNECTION_MS};
+use crate::connection::state::{ConnectionState, INCOMPATIBLE_NOTICE, not_found_notice, unreachable_notice};
+use crate::connection::{LabSession, Notice};
+use crate::inspector::robot_names;
+
+/// Notices kept on screen at once.
+const MAX_NOTICES_SHOWN: usize = 3;
+use crate::view3d::world::FrameOutcome;
+
+/// Starts connecting; the client then lives as long as the page.
+pub fn start(session: LabSession, secure: bool) {
+    let client = Rc::new(RefCell::new(Client {
+        session,
+        secure,
+        backoff: Backoff::default(),
+        handlers: None,
+        opened_at_ms: None,
+        gave_up: false,
+        clock_fresh: true,
+    }));
+    connect(&client);
+}
+
+struct Client {
+    session: LabSession,
+    /// The page came over https: use wss.
+    secure: bool,
+    backoff: Backoff,
+    handlers: Option<Handlers>,
+    /// When the current attempt reached `open` (`performance.now()` ms), if it did.
+    opened_at_ms: Option<f64>,
+    /// Retrying cannot help (protocol mismatch, no such lab).
+    gave_up: bool,
+    /// A snapshot just arrived: the next clock reading is taken whatever its step (a
+    /// restarted server counts from 0 again in the same epoch).
+    clock_fresh: bool,
+}
+
+/// The JS callbacks of one socket, kept alive as long as it may call them.
+struct Handlers {
+    socket: WebSocket,
+    _on_open: Closure<dyn FnMut()>,
+    _on_message: Closure<dyn FnMut(MessageEvent)>,
+    _on_close: Closure<dyn FnMut(CloseEvent)>,
+}
+
+impl Drop for Handlers {
+    fn drop(&mut self) {
+        // A socket outliving its callbacks must not call into freed closures.
+        self.socket.set_onopen(None);
+        self.socket.set_onmessage(None);
+        self.socket.set_onclose(None);
+        let _ = self.socket.close();
+    }
+}
+
+fn connect(client: &Rc<RefCell<Client>>) {
+    let mut this = client.borrow_mut();
+    this.handlers = None;
+    this.opened_at_ms = None;
+    let session = this.session;
+    let url = session.params.with_value(|p| session.host.with_value(|host| p.websocket_url(this.secure, host)));
+    let socket = match WebSocket::new(&url) {
+        Ok(socket) => socket,
+        Err(error) => {
+            leptos::logging::warn!("cannot open a websocket to {url}: {error:?}");
+            drop(this);
+            on_closed(client, 1006);
+            return;
+        }
+    };
+    socket.set_binary_type(BinaryType::Arraybuffer);
+
+    let on_open = {
+        let client = client.clone();
+        Closure::<dyn FnMut()>::new(move || on_opened(&client))
+    };
+    let on_message = {
+        let client = client.clone();
+        Closure::<dyn FnMut(MessageEvent)>::new(move |event: MessageEvent| on_message(&client, event))
+    };
+    let on_close = {
+        let client = client.clone();
+        Closure::<dyn FnMut(CloseEvent)>::new(move |event: CloseEvent| on_closed(&client, event.code()))
+    };
+    socket.set_onopen(Some(on_open.as_ref().unchecked_ref()));
+    socket.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
+    socket.set_onclose(Some(on_close.as_ref().unchecked_ref()));
+    this.handlers = Some(Handlers { socket, _on_open: on_open, _on_message: on_message, _on_close: on_close });
+}
+
+fn on_opened(client: &Rc<RefCell<Client>>) {
+    let mut this = client.borrow_mut();
+    this.opened_at_ms = Some(now_ms());
+    let session = this.session;
+    let socket = this.handlers.as_ref().map(|h| h.socket.clone());
+    drop(this);
+    session.socket.set_value(socket);
+    session.connection.set(ConnectionState::Connected);
+    session.connection_notice.set(None);
+    // An error from an earlier connection no longer applies.
+    session.error.set(None);
+}
+
+fn on_closed(client: &Rc<RefCell<Client>>, code: u16) {
+    let mut this = client.borrow_mut();
+    let session = this.session;
+    session.socket.set_value(None);
+    if this.gave_up {
+        return;
+    }
+    match CloseAction::for_close_code(code) {
+        CloseAction::Incompatible => {
+            this.gave_up = true;
+            session.connection.set(ConnectionState::Incompatible);
+            session.connection_notice.set(Some(INCOMPATIBLE_NOTICE.to_owned()));
+        }
+        CloseAction::LabNotFound => {
+            this.gave_up = true;
+            session.connection.set(ConnectionState::NotFound);
+            let lab = session.params.with_value(|p| p.lab.clone());
+            session.connection_notice.set(Some(not_found_notice(&lab)));
+        }
+        CloseAction::Retry => {
+            // Only a connection that worked for a while earns a quick retry: a server
+            // that accepts and drops at once must not be hammered.
+            if this.opened_at_ms.is_some_and(|at| now_ms() - at >= HEALTHY_CONNECTION_MS) {
+                this.backoff.reset();
+            }
+            let delay_ms = this.backoff.next_delay_ms();
+            if this.opened_at_ms.is_some() {
+                // A working connection dropped: say so quietly, the retry is immediate-ish.
+                session.connection.set(ConnectionState::Reconnecting);
+            } else {
+                session.connection.set(ConnectionState::Unreachable);
+                let host = session.host.get_value();
+                session.connection_notice.set(Some(unreachable_notice(&host, delay_ms)));
+            }
+            let client = client.clone();
+            set_timeout(move || connect(&client), Duration::from_millis(u64::from(delay_ms)));
+        }
+    }
+}
+
+fn on_message(client: &Rc<RefCell<Client>>, event: MessageEvent) {
+    let data = event.data();
+    if let Some(text) = data.as_string() {
+        match serde_json::from_str::<ServerMsg>(&text) {
+            Ok(message) => on_server_message(client, message),
+            // A newer server may send messages this build does not know: skip them.
+            Err(error) => leptos::logging::warn!("ignoring a server message: {error}"),
+        }
+    } else if let Ok(buffer) = data.dyn_into::<js_sys::ArrayBuffer>() {
+        let bytes = js_sys::Uint8Array::new(&buffer).to_vec();
+        match Frame::decode(&bytes) {
+            Ok(frame) => on_frame(client, &frame),
+            Err(error) => leptos::logging::warn!("ignoring a frame: {error}"),
+        }
+    }
+}
+
+fn on_frame(client: &Rc<RefCell<Client>>, frame: &Frame) {
+    let session = client.borrow().session;
+    let outcome = session.world.try_update_value(|world| world.apply_frame(frame));
+    if outcome == Some(FrameOutcome::Applied) {
+        set_clock(client, Clock::from_frame(frame));
+    }
+}
+
+/// Moves the toolbar's clock to `reading` if it is the newest (see [`Clock::advance`]).
+fn set_clock(client: &Rc<RefCell<Client>>, reading: Clock) {
+    let mut this = client.borrow_mut();
+    let fresh = std::mem::take(&mut this.clock_fresh);
+    let session = this.session;
+    drop(this);
+    if fresh {
+        session.clock.set(reading);
+    } else {
+        session.clock.maybe_update(|clock| clock.advance(reading));
+    }
+}
+
+fn on_server_message(client: &Rc<RefCell<Client>>, message: ServerMsg) {
+    let session = client.borrow().session;
+    match message {
+        ServerMsg::Hello { protocol, lab_name, role, you, .. } => {
+            if protocol != PROTOCOL_VERSION {
+                give_up_incompatible(client);
+                return;
+            }
+            session.lab_name.set(Some(lab_name));
+            session.role.set(Some(role));
+            session.you.set(you);
+        }
+        ServerMsg::Snapshot(snapshot) => {
+            let bodies = snapshot.bodies.len();
+            let robots = robot_names(&snapshot);
+            // A robot gone from the scene cannot be inspected any more.
+            if session.inspected.get_untracked().is_some_and(|robot| !robots.contains(&robot)) {
+                session.inspect(None);
+            }
+            if session.follow.get_untracked().is_some_and(|robot| !robots.contains(&robot)) {
+                session.follow.set(None);
+            }
+            session.robots.set(robots);
+            session.world.update_value(|world| world.apply_snapshot(snapshot));
+            session.body_count.set(bodies);
+            client.borrow_mut().clock_fresh = true;
+        }
+        ServerMsg::State(state) => {
+            set_clock(client, Clock::from_state(&state));
+            session.lab_state.set(Some(state));
+        }
+        ServerMsg::Error(error) => {
+            if error.code == ErrorCode::ProtocolMismatch {
+                give_up_incompatible(client);
+                return;
+            }
+            if error.code == ErrorCode::Unauthorized {
+                // The token this page holds means nothing in this lab (any more): do not
+                // offer it again from storage.
+                let (lab, token) = session.params.with_value(|p| (p.lab.clone(), p.token.clone()));
+                if let Some(token) = token {
+                    crate::classroom::client::forget_session(&lab, &token);
+                }
+            }
+            let mut text = error.message;
+            if !error.details.is_empty() {
+                text = format!("{text} ({})", error.details.join("; "));
+            }
+            session.error.set(Some(text));
+        }
+        ServerMsg::Robot(report) => {
+            // A report in flight when the user picked another robot is dropped.
+            if session.inspected.with_untracked(|robot| robot.as_deref() == Some(report.name.as_str())) {
+                session.robot_report.set(Some(report));
+            }
+        }
+        ServerMsg::Presence { participants } => {
+            // Our own entry is the freshest word on our robots and whether we are online.
+            if let Some(me) =
+                session.you.get_untracked().and_then(|me| participants.iter().find(|p| p.id == me.id).cloned())
+            {
+                session.you.set(Some(me));
+            }
+            session.participants.set(participants);
+        }
+        ServerMsg::Settings(settings) => session.settings.set(Some(settings)),
+        ServerMsg::Notice { from, message } => {
+            session.notices.update(|notices| {
+                let id = notices.last().map_or(0, |n| n.id + 1);
+                notices.push(Notice { id, from, message });
+                // The banner shows the latest few; older ones are history.
+                let excess = notices.len().saturating_sub(MAX_NOTICES_SHOWN);
+                notices.drain(..excess);
+            });
+        }
+        ServerMsg::Console { robot, lines } => {
+            // Lines of a robot not on screen are not kept: its history comes with its report.
+            session.console.maybe_update(|console| console.push_live(&robot, lines));
+        }
+        ServerMsg::Pong { .. } => {}
+    }
+}
+
+/// The server speaks another protocol: stop, and tell the user to reload.
+fn give_up_incompatible(client: &Rc<RefCell<Client>>) {
+    let mut this = client.borrow_mut();
+    this.gave_up = true;
+    let session = this.session;
+    session.connection.set(ConnectionState::Incompatible);
+    session.connection_notice.set(Some(INCOMPATIBLE_NOTICE.to_owned()));
+    session.socket.set_value(None);
+    // Closing from inside the message callback is fine: the handlers stay alive in `this`.
+    if let Some(handlers) = &this.handlers {
+        let _ = handlers.socket.close();
+    }
+}
+
+fn now_ms() -> f64 {
+    window().performance().map_or(0.0, |p| p.now())
+}

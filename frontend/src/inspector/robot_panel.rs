@@ -1,0 +1,71 @@
+//! The "Robots" side panel: the lab's robots to pick from and the picked one's live report; collapsible to a narrow strip.
+//!
+//! Everyone may inspect and follow a robot with the camera; keyboard driving shows to
+//! the robot's owner (and to the instructor for the lab's own robots), reset and
+//! remove and the program's console to its owner and the instructor; manual commands to the instructor (the
+//! server enforces all of it anyway). The socket is subscribed to the
+//! picked robot only while the panel is open.
+
+use leptos::prelude::*;
+
+use super::client::keep_subscribed;
+use super::keyboard_drive::KeyboardDrive;
+use super::robot_list_view::RobotList;
+use super::robot_report_view::RobotReportView;
+use crate::classroom::RobotActions;
+use crate::connection::LabSession;
+use crate::programs::RobotConsole;
+use crate::programs::keep_console;
+use crate::ui::{PanelLabels, SidePanel};
+
+/// The panel at the right edge of the page.
+#[component]
+pub fn RobotPanel() -> impl IntoView {
+    let session = expect_context::<LabSession>();
+    let open = RwSignal::new(true);
+    keep_subscribed(session, open.into());
+    keep_console(session, open.into());
+    let may_manage = move || session.inspected.get().is_some_and(|robot| session.may_manage(&robot));
+    let robot_count = move || session.robots.with(Vec::len);
+
+    let labels = PanelLabels {
+        title: "Robots",
+        class: "robot-panel",
+        toggle_testid: "btn-toggle-robot-panel",
+        show_hint: "Show the robots and their sensors",
+        hide_hint: "Hide the robot panel",
+        at_left: false,
+    };
+    view! {
+        <SidePanel labels count=Signal::derive(robot_count) open>
+            <RobotList />
+            <RobotActions />
+            // The program's console: its owner and the instructor (the server sends them its lines).
+            <Show when=may_manage>
+                <RobotConsole />
+            </Show>
+            // Mounted for anybody who may drive some robot; it enables itself per robot.
+            <Show when=move || session.is_instructor() || session.you.with(Option::is_some)>
+                <KeyboardDrive />
+            </Show>
+            <Show
+                when=move || session.inspected.with(Option::is_some)
+                fallback=move || {
+                    view! {
+                        <p class="robot-hint">
+                            {move || {
+                                if session.robots.with(Vec::is_empty) {
+                                    "No robots in this lab."
+                                } else {
+                                    "Pick a robot to see its sensors and actuators."
+                                }
+                            }}
+                        </p>
+                    }
+                }
+            >
+                <RobotReportView />
+            </Show>
+        </SidePanel>
+    }
+}

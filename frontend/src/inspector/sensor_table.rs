@@ -1,0 +1,106 @@
+//! The inspected robot's sensors: name, type and the sim time of the reading, then the measured and the true value; then a plot of every lidar scan.
+//!
+//! Rows are keyed by sensor name and read their sensor through a memo, so a report
+//! arriving ten times a second updates text in place instead of rebuilding the table.
+
+use leptos::prelude::*;
+use vlab_protocol::{SensorReport, SensorValue};
+
+use super::scan_plot_view::ScanPlotView;
+use crate::connection::LabSession;
+use crate::inspector::{seconds_text, sensor_value_text};
+
+/// The sensors of `session.robot_report`.
+#[component]
+pub fn SensorTable() -> impl IntoView {
+    let session = expect_context::<LabSession>();
+    let report = session.robot_report;
+    let names = Memo::new(move |_| {
+        report.with(|r| r.as_ref().map(|r| r.sensors.iter().map(|s| s.name.clone()).collect::<Vec<_>>()))
+    });
+    let scans = Memo::new(move |_| {
+        report.with(|r| {
+            r.as_ref().map_or_else(Vec::new, |r| {
+                r.sensors
+                    .iter()
+                    .filter(|s| matches!(s.measured.as_ref().or(s.truth.as_ref()), Some(SensorValue::Scan { .. })))
+                    .map(|s| s.name.clone())
+                    .collect::<Vec<_>>()
+            })
+        })
+    });
+    let sensor = move |name: String| {
+        Memo::new(move |_| report.with(|r| r.as_ref().and_then(|r| r.sensors.iter().find(|s| s.name == name).cloned())))
+    };
+
+    view! {
+        <section class="robot-section">
+            <h4>"Sensors"</h4>
+            <Show
+                when=move || names.with(|n| n.as_ref().is_some_and(|n| !n.is_empty()))
+                fallback=|| view! { <p class="robot-hint">"No sensors."</p> }
+            >
+                <table class="sensor-table" data-testid="sensor-table">
+                    <thead>
+                        <tr>
+                            <th scope="col" title="what the robot's program reads (through the noise model)">"measured"</th>
+                            <th scope="col" title="what the world really was at that instant">"true"</th>
+                            <th scope="col" title="simulation time of the reading, seconds">"at (s)"</th>
+                        </tr>
+                    </thead>
+                    <For each=move || names.get().unwrap_or_default() key=|name| name.clone() let:name>
+                        <SensorRows name=name.clone() sensor=sensor(name) />
+                    </For>
+                </table>
+            </Show>
+            <div class="scan-plots">
+                <For each=move || scans.get() key=|name| name.clone() let:name>
+                    <ScanPlotView name=name.clone() sensor=sensor(name) />
+                </For>
+            </div>
+        </section>
+    }
+}
+
+/// One sensor: a title row (name, type, time of the reading), then its values across
+/// the panel's whole width (a scan or a pose needs it).
+#[component]
+fn SensorRows(name: String, sensor: Memo<Option<SensorReport>>) -> impl IntoView {
+    let text = move |value: Option<&SensorValue>| value.map_or_else(|| "—".to_owned(), sensor_value_text);
+    let kind = move || sensor.with(|s| s.as_ref().map(|s| s.kind.clone()).unwrap_or_default());
+    let rate_title = move || {
+        sensor.with(|s| match s.as_ref().and_then(|s| s.rate) {
+            Some(rate) => format!("{rate} updates per second of simulation time"),
+            None => "updates every step".to_owned(),
+        })
+    };
+    let sensor_attr = name.clone();
+    view! {
+        <tbody
+            class="sensor-row"
+            data-testid="sensor-row"
+            data-sensor=sensor_attr
+            data-kind=kind
+            data-time=move || sensor.with(|s| s.as_ref().and_then(|s| s.time).map(|t| t.to_string()).unwrap_or_default())
+        >
+            <tr class="sensor-title">
+                <th scope="rowgroup" colspan="2" title=rate_title>
+                    <span class="sensor-name">{name}</span>
+                    " "
+                    <span class="sensor-kind">{kind}</span>
+                </th>
+                <td class="readout sensor-time">
+                    {move || sensor.with(|s| s.as_ref().and_then(|s| s.time).map_or_else(|| "—".to_owned(), seconds_text))}
+                </td>
+            </tr>
+            <tr class="sensor-values">
+                <td class="readout sensor-value" data-testid="sensor-measured">
+                    {move || sensor.with(|s| text(s.as_ref().and_then(|s| s.measured.as_ref())))}
+                </td>
+                <td class="readout sensor-value is-truth" colspan="2" data-testid="sensor-truth">
+                    {move || sensor.with(|s| text(s.as_ref().and_then(|s| s.truth.as_ref())))}
+                </td>
+            </tr>
+        </tbody>
+    }
+}

@@ -1,0 +1,27 @@
+//! Robots of one's own and their programs: the add-robot form, the program editor, uploads, and the robot's console.
+//!
+//! Pure, host-tested: [`upload`] (a robot's files as multipart parts, example
+//! placeholders, which editor an error belongs to, what the answers mean),
+//! [`python_syntax`] (the program editor's highlighting), [`console_log`] (the console's
+//! lines: history merged with live ones, capped; how the program's status reads).
+//! Web only: `client` (uploads, picked files, the examples, the console's history),
+//! `robot_upload` (the add-robot form, which also edits a robot's program) and
+//! `robot_console` (status, live lines, Restart / Stop / Edit program).
+
+pub mod console_log;
+pub mod python_syntax;
+pub mod upload;
+
+#[cfg(target_arch = "wasm32")]
+mod client;
+#[cfg(target_arch = "wasm32")]
+mod robot_console;
+#[cfg(target_arch = "wasm32")]
+mod robot_upload;
+
+#[cfg(target_arch = "wasm32")]
+pub(crate) use self::client::keep_console;
+#[cfg(target_arch = "wasm32")]
+pub(crate) use self::robot_console::RobotConsole;
+#[cfg(target_arch = "wasm32")]
+pub(crate) use self::robot_upload::{RobotDraft, RobotUpload, RobotUploadOpen};

@@ -1,0 +1,176 @@
+//! The console of the inspected robot, for its owner and the instructor: the program's status (why it stopped, in full), its live output, and Restart / Stop / Edit program.
+//!
+//! Program output is shown through text nodes only, never as HTML. The lines come from
+//! `session.console` (history, then live `Console` messages; see `programs::client::keep_console`).
+
+use leptos::html::Div;
+use leptos::prelude::*;
+use vlab_protocol::{ProgramState, ProgramStatus};
+
+use super::robot_upload::{RobotDraft, RobotUploadOpen};
+use crate::classroom::client::request;
+use crate::connection::LabSession;
+use crate::page::robot_api_path;
+use crate::programs::console_log::{line_stamp, may_restart, may_stop, source_tag, state_word, status_headline};
+use crate::programs::upload::{ProgramFile, interpret_program_action, interpret_program_source, program_from_source};
+
+/// How close to the bottom (pixels) still counts as "reading the newest lines".
+const STICK_TO_BOTTOM_PX: i32 = 24;
+
+/// The console section of the robot panel; render it for a robot this page may manage.
+#[component]
+pub fn RobotConsole() -> impl IntoView {
+    let session = expect_context::<LabSession>();
+    let draft = expect_context::<RobotDraft>();
+    let upload_open = expect_context::<RobotUploadOpen>().0;
+    let busy = RwSignal::new(false);
+    let scroller = NodeRef::<Div>::new();
+    let stick = StoredValue::new(true);
+
+    let status = move || session.robot_report.with(|r| r.as_ref().map(|r| r.program.clone()));
+    let state = move || status().map_or(ProgramState::None, |s: ProgramStatus| s.state);
+    let message = move || status().and_then(|s| s.message).filter(|m| !m.trim().is_empty());
+
+    // Newest lines in view, unless the reader scrolled up to older ones.
+    Effect::new(move |_| {
+        session.console.track();
+        if !stick.get_value() {
+            return;
+        }
+        request_animation_frame(move || {
+            if let Some(element) = scroller.get_untracked() {
+                element.set_scroll_top(element.scroll_height());
+            }
+        });
+    });
+    let on_scroll = move |_| {
+        if let Some(element) = scroller.get_untracked() {
+            let from_bottom = element.scroll_height() - element.scroll_top() - element.client_height();
+            stick.set_value(from_bottom <= STICK_TO_BOTTOM_PX);
+        }
+    };
+
+    let act = move |what: &'static str| {
+        let Some(robot) = session.inspected.get_untracked() else { return };
+        let path = robot_api_path(&session.lab_id(), &robot, &format!("/program/{what}"));
+        let token = session.token();
+        busy.set(true);
+        leptos::task::spawn_local(async move {
+            let answer = request("POST", &path, token.as_deref(), None, false).await;
+            match answer.map(|(status, body)| interpret_program_action(status, &body)) {
+                Ok(Ok(status)) => session.robot_report.update(|report| {
+                    if let Some(report) = report.as_mut().filter(|r| r.name == robot) {
+                        report.program = status;
+                    }
+                }),
+                Ok(Err(reason)) | Err(reason) => {
+                    session.error.set(Some(format!("Could not {what} the program of {robot}: {reason}")))
+                }
+            }
+            busy.set(false);
+        });
+    };
+
+    let edit = move || {
+        let Some(robot) = session.inspected.get_untracked() else { return };
+        let path = robot_api_path(&session.lab_id(), &robot, "/program");
+        let token = session.token();
+        busy.set(true);
+        leptos::task::spawn_local(async move {
+            let answer = request("GET", &path, token.as_deref(), None, false).await;
+            busy.set(false);
+            let (program, helpers) = match answer.and_then(|(status, body)| interpret_program_source(status, &body)) {
+                Ok(Some(source)) => program_from_source(&source),
+                Ok(None) => (ProgramFile::empty(), Vec::new()),
+                Err(reason) => {
+                    session.error.set(Some(reason));
+                    return;
+                }
+            };
+            draft.set_program(program, helpers);
+            draft.note.set(None);
+            draft.outcome.set(None);
+            draft.editing.set(Some(robot));
+            upload_open.set(true);
+        });
+    };
+
+    let lines = move || {
+        session.console.with(|console| {
+            console
+                .lines()
+                .enumerate()
+                .map(|(i, line)| (console.dropped() + i as u64, line.clone()))
+                .collect::<Vec<_>>()
+        })
+    };
+
+    view! {
+        <section class="robot-console" data-testid="robot-console" aria-label="Program console">
+            <div class="console-status" data-testid="program-status" data-state=move || state_word(state())>
+                <span class=move || format!("program-dot is-{}", state_word(state()).replace(' ', "-"))></span>
+                <span class="console-headline">{move || status().map(|s| status_headline(&s)).unwrap_or_default()}</span>
+            </div>
+            <Show when=move || message().is_some()>
+                <pre class="console-message" data-testid="program-message">{message}</pre>
+            </Show>
+            <div class="robot-action-buttons">
+                <button
+                    class="btn btn-small"
+                    data-testid="btn-program-restart"
+                    disabled=move || busy.get() || !may_restart(state())
+                    title="Start the program again from the top, where the robot is now"
+                    on:click=move |_| act("restart")
+                >
+                    "⟳ Restart"
+                </button>
+                <button
+                    class="btn btn-small"
+                    data-testid="btn-program-stop"
+                    disabled=move || busy.get() || !may_stop(state())
+                    title="Stop the program (the robot's motors keep their last command until it is driven)"
+                    on:click=move |_| act("stop")
+                >
+                    "■ Stop"
+                </button>
+                <button
+                    class="btn btn-small"
+                    data-testid="btn-edit-program"
+                    disabled=move || busy.get()
+                    title="Open the robot's program in the editor, change it, and save it"
+                    on:click=move |_| edit()
+                >
+                    "✎ Edit program"
+                </button>
+            </div>
+            <div
+                class="console-lines"
+                data-testid="console-lines"
+                data-count=move || session.console.with(|c| c.len())
+                node_ref=scroller
+                on:scroll=on_scroll
+            >
+                <Show when=move || session.console.with(|c| c.dropped() > 0)>
+                    <div class="console-dropped">
+                        {move || format!("… {} older lines not shown", session.console.with(|c| c.dropped()))}
+                    </div>
+                </Show>
+                <Show when=move || session.console.with(|c| c.is_empty())>
+                    <div class="console-empty">"No output yet."</div>
+                </Show>
+                <For each=lines key=|(seq, _)| *seq let:entry>
+                    <div
+                        class=format!("console-line is-{}", source_tag(entry.1.source))
+                        data-testid="console-line"
+                        data-step=entry.1.step.to_string()
+                        data-source=source_tag(entry.1.source)
+                    >
+                        <span class="console-stamp">{line_stamp(&entry.1)}</span>
+                        <span class="console-tag">{source_tag(entry.1.source)}</span>
+                        <span class="console-text">{entry.1.text.clone()}</span>
+                    </div>
+                </For>
+            </div>
+        </section>
+    }
+}

@@ -1,0 +1,433 @@
+//! Robot programs in the browser, the pure part: the files a student sends (a `.vlab`
+//! description, a Python program or a WebAssembly module, helper modules), the multipart
+//! parts they become, the example robots and their placeholders, and what the server's
+//! answers mean.
+//!
+//! The `fetch` and the file reading live in `programs::client`; everything here is plain
+//! data, tested on the host.
+
+use vlab_protocol::{ExampleRobot, Language, ProgramSource, ProgramStatus, SourceMessage};
+
+use crate::classroom::forms::{error_body, refusal_text};
+use crate::scene::upload::{PickedFile, UploadOutcome, interpret_response};
+
+/// The file name the description is sent under (errors in it name this file).
+pub const DESCRIPTION_NAME: &str = "robot.vlab";
+/// The program's name when the student typed it rather than opening a file.
+pub const DEFAULT_PROGRAM_NAME: &str = "main.py";
+/// The example picker's choice meaning "no example: my own description".
+pub const NO_EXAMPLE: &str = "";
+
+/// Which highlighter an editor uses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EditorSyntax {
+    /// `.vlab` scenes and robot descriptions.
+    Vlab,
+    /// Python programs.
+    Python,
+    /// Anything else (a `.rprj` project file): plain, escaped text.
+    Plain,
+}
+
+impl EditorSyntax {
+    /// The highlighter for a file of this name.
+    pub fn for_file_name(name: &str) -> EditorSyntax {
+        let lower = name.to_ascii_lowercase();
+        if lower.ends_with(".py") {
+            EditorSyntax::Python
+        } else if lower.ends_with(".vlab") {
+            EditorSyntax::Vlab
+        } else {
+            EditorSyntax::Plain
+        }
+    }
+
+    /// The overlay's HTML of `text`.
+    pub fn highlight_html(self, text: &str) -> String {
+        match self {
+            EditorSyntax::Vlab => crate::scene::syntax::highlight_html(text),
+            EditorSyntax::Python => crate::programs::python_syntax::highlight_html(text),
+            EditorSyntax::Plain => {
+                let whole = [crate::scene::syntax::Token {
+                    kind: crate::scene::syntax::TokenKind::Plain,
+                    range: 0..text.len(),
+                }];
+                crate::scene::syntax::tokens_html(text, if text.is_empty() { &[] } else { &whole })
+            }
+        }
+    }
+}
+
+/// The program's main file as the editor holds it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ProgramBody {
+    /// Source text (Python, or a `.rprj` project file), edited in the editor.
+    Text(String),
+    /// A WebAssembly module: bytes, not editable.
+    Wasm(Vec<u8>),
+}
+
+/// The program's main file: its name and content.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ProgramFile {
+    /// File name, as sent (`main.py`, `bot.wasm`, `bot.rprj`).
+    pub name: String,
+    /// Its content.
+    pub body: ProgramBody,
+}
+
+impl ProgramFile {
+    /// An empty `main.py`.
+    pub fn empty() -> ProgramFile {
+        ProgramFile { name: DEFAULT_PROGRAM_NAME.to_owned(), body: ProgramBody::Text(String::new()) }
+    }
+
+    /// Whether there is nothing to send: no module and only blank text.
+    pub fn is_blank(&self) -> bool {
+        match &self.body {
+            ProgramBody::Text(text) => text.trim().is_empty(),
+            ProgramBody::Wasm(bytes) => bytes.is_empty(),
+        }
+    }
+
+    /// `WebAssembly module, 1234 bytes`, `Python, 12 lines`, `project file`.
+    pub fn summary(&self) -> String {
+        match &self.body {
+            // A module loaded back from the server: its bytes are not sent back.
+            ProgramBody::Wasm(bytes) if bytes.is_empty() => {
+                "WebAssembly module (kept on the server: open a .wasm file to replace it)".to_owned()
+            }
+            ProgramBody::Wasm(bytes) => format!("WebAssembly module, {} bytes", bytes.len()),
+            ProgramBody::Text(text) => match Language::from_file_name(&self.name) {
+                Some(Language::Python) => {
+                    let lines = text.lines().count();
+                    format!("Python, {lines} line{}", if lines == 1 { "" } else { "s" })
+                }
+                _ => "project file".to_owned(),
+            },
+        }
+    }
+}
+
+/// What a multipart part carries.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum PartBody {
+    /// UTF-8 text (`text/plain`).
+    Text(String),
+    /// Binary (`application/wasm`).
+    Wasm(Vec<u8>),
+}
+
+/// One part of a `multipart/form-data` upload: the form field, the file name, the content.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Part {
+    /// The form field (`description`, `program`, or a helper's own name).
+    pub field: String,
+    /// The file name sent with it.
+    pub filename: String,
+    /// The content.
+    pub body: PartBody,
+}
+
+fn text_part(field: &str, filename: &str, text: &str) -> Part {
+    Part { field: field.to_owned(), filename: filename.to_owned(), body: PartBody::Text(text.to_owned()) }
+}
+
+/// The program's parts: `program` (the main file), then each helper under its own name.
+pub fn program_parts(program: &ProgramFile, helpers: &[PickedFile]) -> Vec<Part> {
+    let main = Part {
+        field: "program".to_owned(),
+        filename: program.name.clone(),
+        body: match &program.body {
+            ProgramBody::Text(text) => PartBody::Text(text.clone()),
+            ProgramBody::Wasm(bytes) => PartBody::Wasm(bytes.clone()),
+        },
+    };
+    let mut parts = vec![main];
+    parts.extend(
+        helpers.iter().filter(|helper| helper.name != program.name).map(|h| text_part(&h.name, &h.name, &h.text)),
+    );
+    parts
+}
+
+/// The parts of `POST /api/labs/{lab}/robots`: the description, and the program with its
+/// helpers unless the program is blank (a robot driven by hand).
+pub fn robot_upload_parts(description: &str, program: &ProgramFile, helpers: &[PickedFile]) -> Vec<Part> {
+    let mut parts = vec![text_part("description", DESCRIPTION_NAME, description)];
+    if !program.is_blank() {
+        parts.extend(program_parts(program, helpers));
+    }
+    parts
+}
+
+/// How picked program files are used: the main file (a project file first, then a
+/// module, then `main.py`, then the first Python file) and the helpers beside it.
+/// Files that are neither are left out, by name.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PickedProgram {
+    /// The new main file, if one was picked.
+    pub main: Option<ProgramFile>,
+    /// Python helpers to send along.
+    pub helpers: Vec<PickedFile>,
+    /// Names of files that are not programs.
+    pub ignored: Vec<String>,
+}
+
+/// Sorts files picked in the program's "Open" input (name and bytes each).
+pub fn sort_program_files(files: Vec<(String, Vec<u8>)>) -> PickedProgram {
+    let kind = |name: &str| {
+        let lower = name.to_ascii_lowercase();
+        if lower.ends_with(".rprj") {
+            0
+        } else if lower.ends_with(".wasm") {
+            1
+        } else if lower == DEFAULT_PROGRAM_NAME {
+            2
+        } else if lower.ends_with(".py") {
+            3
+        } else {
+            4
+        }
+    };
+    let main_index = files
+        .iter()
+        .enumerate()
+        .filter(|(_, (name, _))| kind(name) < 4)
+        .min_by_key(|(index, (name, _))| (kind(name), *index))
+        .map(|(index, _)| index);
+    let mut picked = PickedProgram { main: None, helpers: Vec::new(), ignored: Vec::new() };
+    for (index, (name, bytes)) in files.into_iter().enumerate() {
+        let text = || String::from_utf8_lossy(&bytes).into_owned();
+        if Some(index) == main_index {
+            let body = if kind(&name) == 1 { ProgramBody::Wasm(bytes.clone()) } else { ProgramBody::Text(text()) };
+            picked.main = Some(ProgramFile { name, body });
+        } else if kind(&name) == 2 || kind(&name) == 3 {
+            picked.helpers.push(PickedFile { text: text(), name });
+        } else {
+            picked.ignored.push(name);
+        }
+    }
+    picked
+}
+
+/// An example's description with its placeholders filled: `{suffix}` with the robot
+/// name's suffix and its underscore (the student's `ana` gives `_ana`, so that
+/// `call diffbot("{suffix}", …)` names `diffbot_ana`, as the server's examples expect),
+/// `{x}` and `{z}` with the start spot (metres, at most two decimals).
+pub fn fill_placeholders(template: &str, suffix: &str, spot: [f32; 2]) -> String {
+    let [x, z] = spot.map(coordinate_text);
+    template.replace("{suffix}", &format!("_{suffix}")).replace("{x}", &x).replace("{z}", &z)
+}
+
+/// `1.5`, `-2`, `0.25`: a coordinate as the template writes it.
+pub fn coordinate_text(value: f32) -> String {
+    let rounded = f64::from((value * 100.0).round() / 100.0);
+    let text = format!("{rounded:.2}");
+    let text = text.trim_end_matches('0').trim_end_matches('.');
+    if text == "-0" { "0".to_owned() } else { text.to_owned() }
+}
+
+/// The example's program as the editor holds it: its main file and the other files as helpers.
+pub fn program_from_source(source: &ProgramSource) -> (ProgramFile, Vec<PickedFile>) {
+    let body = match source.language {
+        // The module itself is not sent back: the editor shows an empty module until a new one is opened.
+        Language::Wasm => ProgramBody::Wasm(Vec::new()),
+        Language::Python => ProgramBody::Text(source.files.get(&source.main).cloned().unwrap_or_default()),
+    };
+    let helpers = source
+        .files
+        .iter()
+        .filter(|(name, _)| **name != source.main)
+        .map(|(name, text)| PickedFile { name: name.clone(), text: text.clone() })
+        .collect();
+    (ProgramFile { name: source.main.clone(), body }, helpers)
+}
+
+/// Reads `GET /api/examples`.
+pub fn interpret_examples(status: u16, body: &str) -> Result<Vec<ExampleRobot>, String> {
+    if status != 200 {
+        return Err(format!("No example robots: {}", refusal_text(status, body)));
+    }
+    serde_json::from_str(body).map_err(|e| format!("The example robots are unreadable: {e}"))
+}
+
+/// Reads `GET .../robots/{robot}/program`: the source, `None` when the robot has none yet.
+pub fn interpret_program_source(status: u16, body: &str) -> Result<Option<ProgramSource>, String> {
+    match status {
+        200 => serde_json::from_str(body).map(Some).map_err(|e| format!("The program is unreadable: {e}")),
+        404 => Ok(None),
+        _ => Err(format!("Could not load the program: {}", refusal_text(status, body))),
+    }
+}
+
+/// Reads the answer to `PUT .../program` (a new program for a robot already in the lab).
+pub fn interpret_program_save(status: u16, body: &str) -> UploadOutcome {
+    if error_body(body).is_some() {
+        let reason = refusal_text(status, body);
+        return UploadOutcome::Failed(format!("Not saved: {}.", reason.trim_end_matches('.')));
+    }
+    match interpret_response(status, body) {
+        UploadOutcome::Inserted { warnings, .. } => UploadOutcome::Saved { warnings },
+        other => other,
+    }
+}
+
+/// Reads the answer to `POST .../program/restart` or `.../program/stop`.
+pub fn interpret_program_action(status: u16, body: &str) -> Result<ProgramStatus, String> {
+    if (200..300).contains(&status) {
+        return serde_json::from_str(body).map_err(|e| format!("The program's state is unreadable: {e}"));
+    }
+    Err(refusal_text(status, body))
+}
+
+/// Which editor a message of an upload is about.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ErrorPlace {
+    /// The description editor.
+    Description,
+    /// The program editor.
+    Program,
+    /// A helper file or a module: not in an editor.
+    Elsewhere,
+}
+
+/// Where `message` belongs: the program's own name (and any Python or project file not
+/// sent as a helper) is the program editor's; a helper's name is elsewhere; anything
+/// else (`robot.vlab`, a scene the description includes) is the description's.
+pub fn error_place(message: &SourceMessage, program: &ProgramFile, helpers: &[PickedFile]) -> ErrorPlace {
+    let file = message.file.as_str();
+    if helpers.iter().any(|helper| helper.name == file) {
+        return ErrorPlace::Elsewhere;
+    }
+    let program_like = file == program.name
+        || Language::from_file_name(file).is_some()
+        || file.to_ascii_lowercase().ends_with(".rprj");
+    if !program_like {
+        return ErrorPlace::Description;
+    }
+    match program.body {
+        ProgramBody::Text(_) => ErrorPlace::Program,
+        ProgramBody::Wasm(_) => ErrorPlace::Elsewhere,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeMap;
+
+    use super::*;
+
+    fn python(text: &str) -> ProgramFile {
+        ProgramFile { name: "main.py".into(), body: ProgramBody::Text(text.into()) }
+    }
+
+    fn helper(name: &str, text: &str) -> PickedFile {
+        PickedFile { name: name.into(), text: text.into() }
+    }
+
+    #[test]
+    fn a_robot_upload_sends_the_description_then_the_program_and_its_helpers() {
+        let parts = robot_upload_parts("call diffbot();", &python("print(1)"), &[helper("util.py", "X = 1")]);
+        assert_eq!(
+            parts,
+            [
+                text_part("description", "robot.vlab", "call diffbot();"),
+                text_part("program", "main.py", "print(1)"),
+                text_part("util.py", "util.py", "X = 1"),
+            ]
+        );
+        assert_eq!(
+            robot_upload_parts("d", &python("  \n"), &[helper("util.py", "")]),
+            [text_part("description", "robot.vlab", "d")],
+            "a blank program: a robot driven by hand"
+        );
+        let wasm = ProgramFile { name: "bot.wasm".into(), body: ProgramBody::Wasm(vec![0, 97, 115, 109]) };
+        assert_eq!(program_parts(&wasm, &[])[0].body, PartBody::Wasm(vec![0, 97, 115, 109]));
+        assert_eq!(program_parts(&python("x"), &[helper("main.py", "old")]).len(), 1, "never the main file twice");
+    }
+
+    #[test]
+    fn summaries_say_what_the_program_is() {
+        let wasm = ProgramFile { name: "bot.wasm".into(), body: ProgramBody::Wasm(vec![0; 1234]) };
+        assert_eq!(wasm.summary(), "WebAssembly module, 1234 bytes");
+        assert_eq!(python("a\nb\n").summary(), "Python, 2 lines");
+        assert_eq!(python("a").summary(), "Python, 1 line");
+        assert!(ProgramFile::empty().is_blank());
+        let kept = ProgramFile { name: "bot.wasm".into(), body: ProgramBody::Wasm(Vec::new()) };
+        assert!(kept.summary().contains("open a .wasm file"), "{}", kept.summary());
+    }
+
+    #[test]
+    fn picked_files_choose_a_main_file_and_helpers() {
+        let file = |name: &str, text: &str| (name.to_owned(), text.as_bytes().to_vec());
+        let picked = sort_program_files(vec![file("util.py", "U"), file("main.py", "M"), file("notes.txt", "n")]);
+        assert_eq!(picked.main, Some(python("M")));
+        assert_eq!(picked.helpers, [helper("util.py", "U")]);
+        assert_eq!(picked.ignored, ["notes.txt"]);
+        let picked = sort_program_files(vec![file("a.py", "A"), file("bot.wasm", "\0asm")]);
+        assert_eq!(picked.main.unwrap().body, ProgramBody::Wasm(b"\0asm".to_vec()));
+        assert_eq!(picked.helpers, [helper("a.py", "A")]);
+        let picked = sort_program_files(vec![file("drive.py", "D")]);
+        assert_eq!(picked.main.unwrap().name, "drive.py", "a lone Python file is the main file");
+        assert_eq!(sort_program_files(vec![file("x.txt", "")]).main, None);
+    }
+
+    #[test]
+    fn placeholders_take_the_suffix_and_the_spot() {
+        let template = "call tankbot(\"{suffix}\", {x}, {z}, 0); // {x}";
+        assert_eq!(fill_placeholders(template, "ana", [1.5, -2.004]), "call tankbot(\"_ana\", 1.5, -2, 0); // 1.5");
+        assert_eq!(coordinate_text(-0.001), "0");
+        assert_eq!(coordinate_text(0.25), "0.25");
+    }
+
+    #[test]
+    fn a_program_source_fills_the_editor() {
+        let mut files = BTreeMap::new();
+        files.insert("main.py".to_owned(), "import util".to_owned());
+        files.insert("util.py".to_owned(), "X = 1".to_owned());
+        let source = ProgramSource { language: Language::Python, main: "main.py".into(), files };
+        let (main, helpers) = program_from_source(&source);
+        assert_eq!(main, python("import util"));
+        assert_eq!(helpers, [helper("util.py", "X = 1")]);
+    }
+
+    #[test]
+    fn answers_read_as_sources_statuses_and_sentences() {
+        assert_eq!(interpret_program_source(404, r#"{"error":{"code":"not_found","message":"no program"}}"#), Ok(None));
+        let source = interpret_program_source(200, r#"{"language":"PYTHON","main":"main.py","files":{"main.py":"x"}}"#);
+        assert_eq!(source.unwrap().unwrap().main, "main.py");
+        let denied = interpret_program_action(403, r#"{"error":{"code":"forbidden","message":"not your robot"}}"#);
+        assert_eq!(denied, Err("Not your robot".into()));
+        let status =
+            interpret_program_action(200, r#"{"file":"main.py","language":"PYTHON","state":"running","message":null}"#);
+        assert_eq!(status.unwrap().state, vlab_protocol::ProgramState::Running);
+        let saved = interpret_program_save(403, r#"{"error":{"code":"forbidden","message":"not your robot"}}"#);
+        assert_eq!(saved, UploadOutcome::Failed("Not saved: Not your robot.".into()));
+        let ok = r#"{"ok":true,"inserted":{"bodies":0,"joints":0,"robots":0},"log":[],"warnings":[],"errors":[]}"#;
+        assert_eq!(interpret_program_save(200, ok), UploadOutcome::Saved { warnings: vec![] });
+        let examples = interpret_examples(200, "[]");
+        assert_eq!(examples, Ok(vec![]));
+        assert!(interpret_examples(404, "").is_err());
+    }
+
+    #[test]
+    fn messages_go_to_the_editor_of_their_file() {
+        let message = |file: &str| SourceMessage { file: file.into(), line: 3, col: 1, message: "x".into() };
+        let program = python("");
+        let helpers = [helper("util.py", "")];
+        assert_eq!(error_place(&message("main.py"), &program, &helpers), ErrorPlace::Program);
+        assert_eq!(error_place(&message("util.py"), &program, &helpers), ErrorPlace::Elsewhere);
+        assert_eq!(error_place(&message("robot.vlab"), &program, &helpers), ErrorPlace::Description);
+        assert_eq!(error_place(&message("diffbot_robot.vlab"), &program, &helpers), ErrorPlace::Description);
+        let wasm = ProgramFile { name: "bot.wasm".into(), body: ProgramBody::Wasm(vec![1]) };
+        assert_eq!(error_place(&message("bot.wasm"), &wasm, &[]), ErrorPlace::Elsewhere);
+    }
+
+    #[test]
+    fn editors_pick_their_highlighter_by_file_name() {
+        assert_eq!(EditorSyntax::for_file_name("MAIN.PY"), EditorSyntax::Python);
+        assert_eq!(EditorSyntax::for_file_name("robot.vlab"), EditorSyntax::Vlab);
+        assert_eq!(EditorSyntax::Plain.highlight_html("TYPE:<x>"), "TYPE:&lt;x&gt;");
+        assert_eq!(EditorSyntax::Plain.highlight_html(""), " ");
+    }
+}

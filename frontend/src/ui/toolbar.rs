@@ -1,0 +1,59 @@
+//! The top bar: brand, lab, connection, role, clock; for the instructor, time controls and the scene editor button.
+
+use leptos::prelude::*;
+use vlab_protocol::Role;
+
+use crate::connection::LabSession;
+use crate::connection::{ClockReadout, ConnectionStatus, TimeControls};
+use crate::scene::SceneDraft;
+
+/// The dark bar across the top of the page.
+#[component]
+pub fn Toolbar() -> impl IntoView {
+    let session = expect_context::<LabSession>();
+    let draft = expect_context::<SceneDraft>();
+    let lab_id = session.params.with_value(|p| p.lab.clone());
+    let lab_title = {
+        let lab_id = lab_id.clone();
+        move || session.lab_name.get().unwrap_or_else(|| lab_id.clone())
+    };
+    let role_text = move || {
+        session.role.get().map_or("", |role| match role {
+            Role::Instructor => "instructor",
+            Role::Student => "student",
+            Role::Viewer => "viewer",
+        })
+    };
+
+    view! {
+        <header class="toolbar">
+            <div class="brand" title="VLab: the virtual robotics lab">
+                <span class="brand-mark">"V"</span>
+                <span class="brand-name">"VLab"</span>
+            </div>
+            <div class="lab-title" title=format!("lab id: {lab_id}")>
+                <span class="lab-name" data-testid="lab-name">{lab_title}</span>
+            </div>
+            <ConnectionStatus />
+            <div class="chip role-chip" class:is-instructor=move || session.is_instructor()>
+                <span class="chip-label">"role"</span>
+                <span class="role" data-testid="role">{role_text}</span>
+            </div>
+            <div class="spacer"></div>
+            <ClockReadout />
+            <Show when=move || session.is_instructor()>
+                <TimeControls />
+                <button
+                    class="btn open-scene-editor"
+                    class:is-active=move || draft.open.get()
+                    data-testid="btn-open-scene-editor"
+                    aria-pressed=move || draft.open.get().to_string()
+                    title="Add to scene: write or load a .vlab scene and insert it into the running lab"
+                    on:click=move |_| draft.open.update(|open| *open = !*open)
+                >
+                    "+ Scene"
+                </button>
+            </Show>
+        </header>
+    }
+}
