@@ -7,12 +7,10 @@ use std::sync::Arc;
 
 use anyhow::Context;
 use clap::{Parser, Subcommand};
-use rand::Rng;
 use tracing_subscriber::EnvFilter;
-use vlab_backend::lab::Labs;
-use vlab_backend::net::{self, AppState, classroom, scene_upload};
-use vlab_backend::scene::demo_scene;
-use vlab_backend::store::{LabRecord, LabScene, Store};
+use vlab_backend::classroom::{Classroom, ClassroomConfig, DemoLab, Library};
+use vlab_backend::net::{self, AppState};
+use vlab_backend::store::Store;
 
 /// VLab: a browser-based, multiuser virtual robotics lab.
 #[derive(Parser)]
@@ -73,39 +71,24 @@ async fn main() -> anyhow::Result<()> {
 
 async fn serve(args: ServeArgs) -> anyhow::Result<()> {
     let store = Store::open(&args.db)?;
-    let demo = demo_record(&store, args.instructor_token, args.seed)?;
-    let labs = Labs::default();
-    let students = |lab: &str| -> anyhow::Result<Vec<(u32, String, String)>> {
-        Ok(store.sessions(lab)?.into_iter().map(|s| (s.user, s.name, s.token)).collect())
-    };
-    labs.insert(classroom::open_lab(&demo, demo_scene(demo.seed), !args.paused, students("demo")?)?);
-    let state = AppState {
-        scenes_dir: args.scenes_dir,
-        assets_dir: args.assets_dir,
-        server_key: Some(demo.instructor_token.clone()),
+    let mut classroom = Classroom::new(ClassroomConfig {
+        library: Library { scenes_dir: args.scenes_dir, assets_dir: args.assets_dir },
+        server_key: None,
         open_labs: args.open_labs,
-        ..AppState::new(labs, args.web_dir.clone())
-    };
-    // The labs instructors created before the last stop, as they were set up.
-    for record in store.open_labs()?.into_iter().filter(|record| record.id != "demo") {
-        let opened = match classroom::build_scene(&state, &record.scene, record.seed).await {
-            Ok(scene) => classroom::open_lab(&record, scene, true, students(&record.id)?).map_err(|e| e.to_string()),
-            Err(e) => Err(e.to_string()),
-        };
-        match opened {
-            Ok(lab) => state.labs.insert(lab),
-            Err(e) => tracing::error!(lab = %record.id, error = %e, "a stored lab could not be opened again"),
-        }
+        store: Some(store),
+    });
+    let demo = classroom.open_demo(DemoLab {
+        instructor_token: args.instructor_token,
+        seed: args.seed,
+        start_running: !args.paused,
+    })?;
+    // The demo lab's instructor token is the server's key: it creates labs.
+    classroom.set_server_key(demo.instructor_token.clone());
+    let failed = classroom.restore().await?;
+    if failed > 0 {
+        tracing::warn!(failed, "some uploads kept from before could not be done again (see the errors above)");
     }
-    // What was uploaded into each lab (and removed from it), done again in order.
-    for lab in state.labs.all() {
-        for insertion in store.insertions(lab.id())? {
-            if let Err(e) = scene_upload::replay(&state, &lab, insertion).await {
-                tracing::error!(lab = %lab.id(), error = %e, "an upload kept from before could not be done again");
-            }
-        }
-    }
-    let state = Arc::new(AppState { store: Some(std::sync::Mutex::new(store)), ..state });
+    let state = Arc::new(AppState { classroom, web_dir: args.web_dir.clone() });
     if !args.web_dir.join("index.html").exists() {
         tracing::warn!(web_dir = %args.web_dir.display(), "the browser app is not built: run `cargo xtask web`");
     }
@@ -123,33 +106,6 @@ async fn serve(args: ServeArgs) -> anyhow::Result<()> {
         tracing::info!("shutting down");
     })
     .await?;
-    state.labs.shut_down_all();
+    state.classroom.shut_down();
     Ok(())
-}
-
-/// The demo lab's record: the token given on the command line wins and is stored; else
-/// the stored one is kept (instructor links survive restarts); else a new one is made.
-fn demo_record(store: &Store, token: Option<String>, seed: u64) -> anyhow::Result<LabRecord> {
-    let stored = store.lab("demo")?;
-    let instructor_token = token
-        .filter(|t| !t.trim().is_empty())
-        .or_else(|| stored.as_ref().map(|lab| lab.instructor_token.clone()))
-        .unwrap_or_else(|| format!("{:032x}", rand::rng().random::<u128>()));
-    let join_code = stored
-        .as_ref()
-        .map(|lab| lab.join_code.clone())
-        .filter(|code| !code.is_empty())
-        .unwrap_or_else(vlab_backend::lab::participants::new_join_code);
-    let settings_json = stored.map(|lab| lab.settings_json).unwrap_or_default();
-    let record = LabRecord {
-        id: "demo".into(),
-        name: "Demo lab".into(),
-        instructor_token,
-        seed,
-        join_code,
-        scene: LabScene::Demo,
-        settings_json,
-    };
-    store.save_lab(&record)?;
-    Ok(record)
 }

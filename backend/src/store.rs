@@ -228,12 +228,13 @@ impl Store {
         Ok(())
     }
 
-    /// Appends what was done to lab `lab`'s scene.
-    pub fn record_insertion(&mut self, lab: &str, insertion: &Insertion) -> Result<(), StoreError> {
+    /// Appends what was done to lab `lab`'s scene; returns its sequence number (to
+    /// [`Store::forget_insertion`] it if the lab refuses it after all).
+    pub fn record_insertion(&mut self, lab: &str, insertion: &Insertion) -> Result<i64, StoreError> {
         let path = self.path.clone();
         let sqlite = move |source| StoreError::Sqlite { path: path.clone(), source };
         let transaction = self.connection.transaction().map_err(&sqlite)?;
-        match insertion {
+        let seq = match insertion {
             Insertion::Upload { owner, main_name, main_text, files, assets, program } => {
                 let files = serde_json::to_string(files).expect("file maps serialise");
                 transaction
@@ -260,6 +261,7 @@ impl Store {
                         )
                         .map_err(&sqlite)?;
                 }
+                seq
             }
             Insertion::Program { robot, program, files, binaries } => {
                 let files = serde_json::to_string(files).expect("file maps serialise");
@@ -279,6 +281,7 @@ impl Store {
                         )
                         .map_err(&sqlite)?;
                 }
+                seq
             }
             Insertion::Removal { robot } => {
                 transaction
@@ -287,8 +290,20 @@ impl Store {
                         params![lab, robot],
                     )
                     .map_err(&sqlite)?;
+                transaction.last_insert_rowid()
             }
-        }
+        };
+        transaction.commit().map_err(&sqlite)?;
+        Ok(seq)
+    }
+
+    /// Takes back insertion `seq` (kept before the lab was asked, and refused by it).
+    pub fn forget_insertion(&mut self, seq: i64) -> Result<(), StoreError> {
+        let path = self.path.clone();
+        let sqlite = move |source| StoreError::Sqlite { path: path.clone(), source };
+        let transaction = self.connection.transaction().map_err(&sqlite)?;
+        transaction.execute("DELETE FROM insertion_assets WHERE seq = ?1", params![seq]).map_err(&sqlite)?;
+        transaction.execute("DELETE FROM insertions WHERE seq = ?1", params![seq]).map_err(&sqlite)?;
         transaction.commit().map_err(&sqlite)
     }
 

@@ -6,18 +6,37 @@
 use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, Stdio};
 
+use std::sync::Arc;
+
 use serde_json::{Value, json};
+use vlab_backend::classroom::{Classroom, ClassroomConfig, DemoLab};
+use vlab_backend::net::{self, AppState};
+use vlab_backend::store::Store;
 
 const KEY: &str = "restart-test-key";
 
-/// A running `vlab serve` and its address.
-struct Server {
-    child: Child,
-    base: String,
+/// A server on a database: the real `vlab` binary (stopped with SIGKILL, as a crash or
+/// a pulled plug would), or the same classroom restored in this process.
+enum Server {
+    Binary { child: Child, base: String },
+    InProcess { shutdown: Option<tokio::sync::oneshot::Sender<()>>, state: Arc<AppState>, base: String },
+}
+
+#[derive(Clone, Copy, Debug)]
+enum Kind {
+    Binary,
+    InProcess,
 }
 
 impl Server {
-    fn start(db: &std::path::Path) -> Server {
+    async fn start(db: &std::path::Path, kind: Kind) -> Server {
+        match kind {
+            Kind::Binary => Server::start_binary(db),
+            Kind::InProcess => Server::start_in_process(db).await,
+        }
+    }
+
+    fn start_binary(db: &std::path::Path) -> Server {
         let mut child = Command::new(env!("CARGO_BIN_EXE_vlab"))
             .args(["serve", "--addr", "127.0.0.1:0", "--paused", "--instructor-token", KEY, "--db"])
             .arg(db)
@@ -35,14 +54,54 @@ impl Server {
         };
         // Keep reading its output so it never blocks on a full pipe.
         std::thread::spawn(move || for _ in lines {});
-        Server { child, base }
+        Server::Binary { child, base }
+    }
+
+    /// What `vlab serve` does at start-up, in this process: the classroom opens the
+    /// store, the demo lab, and restores every other lab with its uploads.
+    async fn start_in_process(db: &std::path::Path) -> Server {
+        let store = Store::open(db).unwrap();
+        let mut classroom = Classroom::new(ClassroomConfig { store: Some(store), ..ClassroomConfig::default() });
+        let demo =
+            classroom.open_demo(DemoLab { instructor_token: Some(KEY.into()), seed: 1, start_running: false }).unwrap();
+        classroom.set_server_key(demo.instructor_token);
+        assert_eq!(classroom.restore().await.unwrap(), 0, "every kept upload is done again");
+        let state = Arc::new(AppState { classroom, web_dir: std::env::temp_dir().join("vlab-no-web-dir") });
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let base = format!("http://{}", listener.local_addr().unwrap());
+        let (shutdown, stop) = tokio::sync::oneshot::channel::<()>();
+        let served = Arc::clone(&state);
+        tokio::spawn(async move {
+            net::serve(listener, served, async {
+                let _ = stop.await;
+            })
+            .await
+            .unwrap();
+        });
+        Server::InProcess { shutdown: Some(shutdown), state, base }
+    }
+
+    fn base(&self) -> &str {
+        match self {
+            Server::Binary { base, .. } | Server::InProcess { base, .. } => base,
+        }
     }
 }
 
 impl Drop for Server {
     fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
+        match self {
+            Server::Binary { child, .. } => {
+                let _ = child.kill();
+                let _ = child.wait();
+            }
+            Server::InProcess { shutdown, state, .. } => {
+                if let Some(shutdown) = shutdown.take() {
+                    let _ = shutdown.send(());
+                }
+                state.classroom.shut_down();
+            }
+        }
     }
 }
 
@@ -64,8 +123,17 @@ async fn call(
 }
 
 #[tokio::test]
-async fn labs_settings_and_sessions_survive_a_restart() {
-    let dir = std::env::temp_dir().join(format!("vlab-restart-{}", std::process::id()));
+async fn labs_settings_and_sessions_survive_a_killed_server() {
+    labs_settings_and_sessions_survive(Kind::Binary).await;
+}
+
+#[tokio::test]
+async fn labs_settings_and_sessions_survive_a_restart_in_process() {
+    labs_settings_and_sessions_survive(Kind::InProcess).await;
+}
+
+async fn labs_settings_and_sessions_survive(kind: Kind) {
+    let dir = std::env::temp_dir().join(format!("vlab-restart-{kind:?}-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let db = dir.join("vlab.db");
     let _ = std::fs::remove_file(&db);
@@ -73,11 +141,11 @@ async fn labs_settings_and_sessions_survive_a_restart() {
     use reqwest::Method;
 
     let (lab, code, instructor, student) = {
-        let server = Server::start(&db);
+        let server = Server::start(&db, kind).await;
         let (status, created) = call(
             &http,
             Method::POST,
-            format!("{}/api/labs", server.base),
+            format!("{}/api/labs", server.base()),
             Some(KEY),
             json!({ "name": "Robotics 2", "scene": "diffbot" }),
         )
@@ -89,7 +157,7 @@ async fn labs_settings_and_sessions_survive_a_restart() {
         let (status, joined) = call(
             &http,
             Method::POST,
-            format!("{}/api/join", server.base),
+            format!("{}/api/join", server.base()),
             None,
             json!({ "join_code": code, "name": "Ana" }),
         )
@@ -99,7 +167,7 @@ async fn labs_settings_and_sessions_survive_a_restart() {
         // Ana adds two robots, the instructor a crate; one of Ana's robots is removed.
         for suffix in ["_ana", "_ana2"] {
             let response = http
-                .post(format!("{}/api/labs/{lab}/robots", server.base))
+                .post(format!("{}/api/labs/{lab}/robots", server.base()))
                 .bearer_auth(&ana)
                 .body(format!("include \"diffbot_robot.vlab\"; call diffbot(\"{suffix}\", 1, 1, 0);"))
                 .send()
@@ -108,7 +176,7 @@ async fn labs_settings_and_sessions_survive_a_restart() {
             assert_eq!(response.status().as_u16(), 200, "{}", response.text().await.unwrap());
         }
         let response = http
-            .post(format!("{}/api/labs/{lab}/scene", server.base))
+            .post(format!("{}/api/labs/{lab}/scene", server.base()))
             .bearer_auth(&instructor)
             .body("crate_1 { shape box(0.2, 0.2, 0.2); pos(2, 0.5, 2); }")
             .send()
@@ -118,7 +186,7 @@ async fn labs_settings_and_sessions_survive_a_restart() {
         let (status, _) = call(
             &http,
             Method::DELETE,
-            format!("{}/api/labs/{lab}/robots/diffbot_ana2", server.base),
+            format!("{}/api/labs/{lab}/robots/diffbot_ana2", server.base()),
             Some(&ana),
             Value::Null,
         )
@@ -127,7 +195,7 @@ async fn labs_settings_and_sessions_survive_a_restart() {
         let (status, _) = call(
             &http,
             Method::PATCH,
-            format!("{}/api/labs/{lab}/settings", server.base),
+            format!("{}/api/labs/{lab}/settings", server.base()),
             Some(&instructor),
             json!({ "robot_quota": 2, "uploads_locked": true }),
         )
@@ -136,35 +204,36 @@ async fn labs_settings_and_sessions_survive_a_restart() {
         (lab, code, instructor, joined["token"].as_str().unwrap().to_owned())
     };
 
-    let server = Server::start(&db);
+    let server = Server::start(&db, kind).await;
     let (status, summary) =
-        call(&http, Method::GET, format!("{}/api/labs/{lab}", server.base), Some(&instructor), Value::Null).await;
+        call(&http, Method::GET, format!("{}/api/labs/{lab}", server.base()), Some(&instructor), Value::Null).await;
     assert_eq!(status, 200, "the lab is back: {summary}");
     assert_eq!(summary["join_code"], code.as_str(), "with its code, for its instructor");
     assert_eq!(summary["settings"]["robot_quota"], 2);
     assert_eq!(summary["settings"]["uploads_locked"], true);
     assert_eq!(summary["robots"], json!(["diffbot", "diffbot_ana"]), "its scene, Ana's robot, not the removed one");
     let (_, robot) =
-        call(&http, Method::GET, format!("{}/api/labs/{lab}/robots/diffbot_ana", server.base), None, Value::Null).await;
+        call(&http, Method::GET, format!("{}/api/labs/{lab}/robots/diffbot_ana", server.base()), None, Value::Null)
+            .await;
     assert_eq!(robot["owner"], "Ana", "still hers");
     let (status, _) = call(
         &http,
         Method::POST,
-        format!("{}/api/labs/{lab}/objects/crate_1/move", server.base),
+        format!("{}/api/labs/{lab}/objects/crate_1/move", server.base()),
         Some(&instructor),
         json!({"position": [3, 0.5, 3]}),
     )
     .await;
     assert_eq!(status, 204, "the instructor's crate is back too");
     let (_, people) =
-        call(&http, Method::GET, format!("{}/api/labs/{lab}/participants", server.base), None, Value::Null).await;
+        call(&http, Method::GET, format!("{}/api/labs/{lab}/participants", server.base()), None, Value::Null).await;
     assert_eq!(people[1]["name"], "Ana");
     // Ana's token still makes her Ana: uploads are locked for students, and she is told
     // so (a stranger would be told their token is unknown).
     let (status, reply) = call(
         &http,
         Method::DELETE,
-        format!("{}/api/labs/{lab}/robots/diffbot", server.base),
+        format!("{}/api/labs/{lab}/robots/diffbot", server.base()),
         Some(&student),
         Value::Null,
     )
@@ -176,7 +245,16 @@ async fn labs_settings_and_sessions_survive_a_restart() {
 
 /// A student's program, and the program that replaced it, come back with the robot.
 #[tokio::test]
-async fn robot_programs_survive_a_restart() {
+async fn robot_programs_survive_a_killed_server() {
+    robot_programs_survive(Kind::Binary).await;
+}
+
+#[tokio::test]
+async fn robot_programs_survive_a_restart_in_process() {
+    robot_programs_survive(Kind::InProcess).await;
+}
+
+async fn robot_programs_survive(kind: Kind) {
     use vlab_backend::controller::{ProgramError, ProgramSpec, PythonProgram};
     // Where programs cannot be confined they are refused (robot_programs.rs checks how).
     match PythonProgram::start(ProgramSpec::new("probe", "from vlab import Robot\nRobot().step()\n")) {
@@ -189,7 +267,7 @@ async fn robot_programs_survive_a_restart() {
         }
         Err(e) => panic!("a trivial program did not start: {e}"),
     }
-    let dir = std::env::temp_dir().join(format!("vlab-restart-programs-{}", std::process::id()));
+    let dir = std::env::temp_dir().join(format!("vlab-restart-programs-{kind:?}-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let db = dir.join("vlab.db");
     let _ = std::fs::remove_file(&db);
@@ -200,9 +278,9 @@ async fn robot_programs_survive_a_restart() {
         "from vlab import Robot\nrobot = Robot()\nwhile robot.step():\n    print('second', robot.step_count())\n";
 
     let (lab, instructor) = {
-        let server = Server::start(&db);
+        let server = Server::start(&db, kind).await;
         let (status, created) =
-            call(&http, Method::POST, format!("{}/api/labs", server.base), Some(KEY), json!({ "name": "P" })).await;
+            call(&http, Method::POST, format!("{}/api/labs", server.base()), Some(KEY), json!({ "name": "P" })).await;
         assert_eq!(status, 201, "{created}");
         let lab = created["id"].as_str().unwrap().to_owned();
         let instructor = created["instructor_token"].as_str().unwrap().to_owned();
@@ -210,7 +288,7 @@ async fn robot_programs_survive_a_restart() {
         let (_, joined) = call(
             &http,
             Method::POST,
-            format!("{}/api/join", server.base),
+            format!("{}/api/join", server.base()),
             None,
             json!({ "join_code": code, "name": "Ana" }),
         )
@@ -224,7 +302,7 @@ async fn robot_programs_survive_a_restart() {
             )
             .part("program", reqwest::multipart::Part::text(first).file_name("main.py"));
         let response = http
-            .post(format!("{}/api/labs/{lab}/robots", server.base))
+            .post(format!("{}/api/labs/{lab}/robots", server.base()))
             .bearer_auth(&ana)
             .multipart(form)
             .send()
@@ -232,7 +310,7 @@ async fn robot_programs_survive_a_restart() {
             .unwrap();
         assert_eq!(response.status().as_u16(), 200, "{}", response.text().await.unwrap());
         let response = http
-            .put(format!("{}/api/labs/{lab}/robots/diffbot_ana/program", server.base))
+            .put(format!("{}/api/labs/{lab}/robots/diffbot_ana/program", server.base()))
             .bearer_auth(&ana)
             .body(second)
             .send()
@@ -242,11 +320,11 @@ async fn robot_programs_survive_a_restart() {
         (lab, instructor)
     };
 
-    let server = Server::start(&db);
+    let server = Server::start(&db, kind).await;
     let (status, source) = call(
         &http,
         Method::GET,
-        format!("{}/api/labs/{lab}/robots/diffbot_ana/program", server.base),
+        format!("{}/api/labs/{lab}/robots/diffbot_ana/program", server.base()),
         Some(&instructor),
         Value::Null,
     )
@@ -256,7 +334,7 @@ async fn robot_programs_survive_a_restart() {
     let (status, _) = call(
         &http,
         Method::POST,
-        format!("{}/api/labs/{lab}/control", server.base),
+        format!("{}/api/labs/{lab}/control", server.base()),
         Some(&instructor),
         json!({ "action": "step", "steps": 20 }),
     )
@@ -265,7 +343,7 @@ async fn robot_programs_survive_a_restart() {
     let (_, robot) = call(
         &http,
         Method::GET,
-        format!("{}/api/labs/{lab}/robots/diffbot_ana", server.base),
+        format!("{}/api/labs/{lab}/robots/diffbot_ana", server.base()),
         Some(&instructor),
         Value::Null,
     )

@@ -6,10 +6,10 @@
 use std::collections::BTreeMap;
 
 use rand::Rng;
+use vlab_protocol::permissions::{Action, Standing};
 use vlab_protocol::{MAX_PARTICIPANTS, Participant, Role, UserId, clean_display_name};
 
-/// The instructor's id in every lab.
-pub const INSTRUCTOR_ID: UserId = 0;
+pub use vlab_protocol::INSTRUCTOR_ID;
 
 /// Characters of join codes: no 0/O, 1/I/L, so a code read aloud or off a projector is
 /// typed right.
@@ -34,11 +34,17 @@ impl Caller {
     /// lab's own robot): its owner and the instructor do; a program's output is its
     /// author's business.
     pub fn may_read_console(self, owner: Option<UserId>) -> bool {
-        match self {
-            Caller::Instructor => true,
-            Caller::Student(id) => owner == Some(id),
-            Caller::Viewer => false,
-        }
+        Action::ReadConsole.allows(self.toward_robot(owner))
+    }
+
+    /// The caller's standing toward the lab as a whole (the permission table's column).
+    pub fn in_lab(self) -> Standing {
+        Standing::in_lab(self.role())
+    }
+
+    /// The caller's standing toward a robot owned by `owner` (`None`: the lab's own).
+    pub fn toward_robot(self, owner: Option<UserId>) -> Standing {
+        Standing::toward_robot(self.role(), self.user(), owner)
     }
 
     /// The protocol's role.
@@ -148,6 +154,12 @@ impl Participants {
         let token = new_token();
         self.students.insert(id, Person { name: unique, token: token.clone() });
         Ok((id, token))
+    }
+
+    /// Takes a student out of the roster (an admission that could not be kept).
+    pub fn forget(&mut self, id: UserId) {
+        self.students.remove(&id);
+        self.online.remove(&id);
     }
 
     /// A participant's display name.

@@ -2,7 +2,7 @@
 //! every control step, their consoles kept and streamed to owners, stopped with their
 //! robot. Only the lab's thread holds this.
 //!
-//! Order within a step (DESIGN.md): the commands a program answered at the end of the
+//! Order within a step (docs/design.md): the commands a program answered at the end of the
 //! previous control step reach the actuators in the pre-step phase; after the physics
 //! step and the sensors, every due program is sent its readings first and then every
 //! answer is collected, so programs in their own processes compute at the same time.
@@ -27,7 +27,7 @@ use crate::robot::{Robot, Robots};
 
 /// Console lines kept per robot, for those who open its console later.
 pub const CONSOLE_KEPT_LINES: usize = 200;
-/// How often programs run, in simulation time (SENSORS.md's default control rate).
+/// How often programs run, in simulation time (the default control rate, docs/programs.md).
 pub const CONTROL_HZ: f64 = 50.0;
 
 /// New console lines of one robot, for the connections allowed to see them.

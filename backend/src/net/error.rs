@@ -1,72 +1,89 @@
-//! One error type for every handler, rendered as DESIGN.md's JSON error body.
+//! One error type for every handler: a classroom error, or a request `net` could not
+//! read, rendered as `{"error":{"code","message","details"}}` with its status (a refused
+//! upload as its positioned reply instead).
 
 use axum::Json;
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use vlab_protocol::{ErrorBody, ErrorCode};
 
+use crate::classroom::{ClassroomError, RefusalKind};
 use crate::lab::LabError;
 
 /// An error a handler returns; the client gets a clear message, the log the details.
 #[derive(Debug, thiserror::Error)]
 pub enum AppError {
-    /// 404.
-    #[error("{0}")]
-    NotFound(String),
-    /// 401: no or unknown credentials.
-    #[error("{0}")]
-    Unauthorized(String),
-    /// 403: known caller, not allowed.
-    #[error("{0}")]
-    Forbidden(String),
-    /// 400: unreadable request.
+    /// 400: the request could not be read (malformed header, body or form).
     #[error("{0}")]
     BadRequest(String),
-    /// 422: readable, but an argument is out of range.
-    #[error("{0}")]
-    InvalidArgument(String),
-    /// 409: clashes with the lab's state.
-    #[error("{0}")]
-    Conflict(String),
-    /// 413: too large.
+    /// 413: larger than its limit.
     #[error("{0}")]
     TooLarge(String),
-    /// 422 with positioned details (a scene with errors).
-    #[error("{message}")]
-    Scene {
-        /// A sentence.
-        message: String,
-        /// One `file:line:col: message` per error.
-        details: Vec<String>,
-    },
+    /// 404: no such API endpoint.
+    #[error("{0}")]
+    NoEndpoint(String),
     /// 500: a fault of the server's own.
     #[error("{0}")]
     Internal(String),
-    /// 503: the lab's simulation stopped.
+    /// What the classroom answered.
     #[error(transparent)]
-    Lab(#[from] LabError),
+    Classroom(#[from] ClassroomError),
+}
+
+impl From<LabError> for AppError {
+    fn from(error: LabError) -> AppError {
+        AppError::Classroom(error.into())
+    }
 }
 
 impl AppError {
-    /// The status and wire body of this error.
+    /// The status and wire body of this error (websocket errors carry the same body).
     pub fn parts(&self) -> (StatusCode, ErrorBody) {
-        let (status, code) = match self {
-            AppError::NotFound(_) => (StatusCode::NOT_FOUND, ErrorCode::NotFound),
-            AppError::Unauthorized(_) => (StatusCode::UNAUTHORIZED, ErrorCode::Unauthorized),
-            AppError::Forbidden(_) => (StatusCode::FORBIDDEN, ErrorCode::Forbidden),
-            AppError::BadRequest(_) => (StatusCode::BAD_REQUEST, ErrorCode::BadRequest),
-            AppError::InvalidArgument(_) => (StatusCode::UNPROCESSABLE_ENTITY, ErrorCode::InvalidArgument),
-            AppError::Conflict(_) => (StatusCode::CONFLICT, ErrorCode::InvalidArgument),
-            AppError::TooLarge(_) => (StatusCode::PAYLOAD_TOO_LARGE, ErrorCode::BadRequest),
-            AppError::Scene { details, .. } => {
+        use ClassroomError as C;
+        let plain = |status: StatusCode, code: ErrorCode| (status, ErrorBody::new(code, self.to_string()));
+        let classroom = match self {
+            AppError::BadRequest(_) => return plain(StatusCode::BAD_REQUEST, ErrorCode::BadRequest),
+            AppError::TooLarge(_) => return plain(StatusCode::PAYLOAD_TOO_LARGE, ErrorCode::BadRequest),
+            AppError::NoEndpoint(_) => return plain(StatusCode::NOT_FOUND, ErrorCode::NotFound),
+            AppError::Internal(_) => return plain(StatusCode::INTERNAL_SERVER_ERROR, ErrorCode::Internal),
+            AppError::Classroom(error) => error,
+        };
+        match classroom {
+            C::NoLab(_) | C::NotFound(_) => plain(StatusCode::NOT_FOUND, ErrorCode::NotFound),
+            C::UnknownToken { .. } | C::NeedsServerKey(_) => plain(StatusCode::UNAUTHORIZED, ErrorCode::Unauthorized),
+            C::Denied { denial, .. } if denial.is_unauthenticated() => {
+                plain(StatusCode::UNAUTHORIZED, ErrorCode::Unauthorized)
+            }
+            C::Denied { .. } | C::Forbidden(_) => plain(StatusCode::FORBIDDEN, ErrorCode::Forbidden),
+            C::Unreadable(_) => plain(StatusCode::BAD_REQUEST, ErrorCode::BadRequest),
+            C::Invalid(_) => plain(StatusCode::UNPROCESSABLE_ENTITY, ErrorCode::InvalidArgument),
+            C::Conflict(_) => plain(StatusCode::CONFLICT, ErrorCode::InvalidArgument),
+            C::TooLarge(_) => plain(StatusCode::PAYLOAD_TOO_LARGE, ErrorCode::BadRequest),
+            C::Scene { details, .. } => {
                 let body =
                     ErrorBody { code: ErrorCode::InvalidArgument, message: self.to_string(), details: details.clone() };
-                return (StatusCode::UNPROCESSABLE_ENTITY, body);
+                (StatusCode::UNPROCESSABLE_ENTITY, body)
             }
-            AppError::Internal(_) => (StatusCode::INTERNAL_SERVER_ERROR, ErrorCode::Internal),
-            AppError::Lab(_) => (StatusCode::SERVICE_UNAVAILABLE, ErrorCode::LabUnavailable),
-        };
-        (status, ErrorBody::new(code, self.to_string()))
+            C::Upload(refusal) => match refusal.kind {
+                RefusalKind::Invalid => plain(StatusCode::UNPROCESSABLE_ENTITY, ErrorCode::InvalidArgument),
+                RefusalKind::Conflict => plain(StatusCode::CONFLICT, ErrorCode::InvalidArgument),
+                RefusalKind::OverQuota => plain(StatusCode::FORBIDDEN, ErrorCode::Forbidden),
+            },
+            C::Lab(error) => match error {
+                LabError::Unavailable(_) => plain(StatusCode::SERVICE_UNAVAILABLE, ErrorCode::LabUnavailable),
+                LabError::NoRobot { .. } | LabError::NoProgram { .. } | LabError::NoObject { .. } => {
+                    plain(StatusCode::NOT_FOUND, ErrorCode::NotFound)
+                }
+                LabError::Refused(_) => plain(StatusCode::CONFLICT, ErrorCode::InvalidArgument),
+                LabError::Command(_) | LabError::Keys(_) => {
+                    plain(StatusCode::UNPROCESSABLE_ENTITY, ErrorCode::InvalidArgument)
+                }
+                LabError::Scene { .. } | LabError::Thread { .. } => {
+                    plain(StatusCode::INTERNAL_SERVER_ERROR, ErrorCode::Internal)
+                }
+            },
+            C::Store(_) | C::Internal(_) => plain(StatusCode::INTERNAL_SERVER_ERROR, ErrorCode::Internal),
+        }
     }
 }
 
@@ -77,6 +94,10 @@ impl IntoResponse for AppError {
             tracing::error!(error = %self, "request failed");
         } else {
             tracing::debug!(error = %self, "request refused");
+        }
+        // A refused upload answers with its reply: the editor marks each error's line.
+        if let AppError::Classroom(ClassroomError::Upload(refusal)) = self {
+            return (status, Json(refusal.reply)).into_response();
         }
         (status, Json(serde_json::json!({ "error": body }))).into_response()
     }

@@ -13,7 +13,7 @@ use super::{AppError, AppState};
 /// teacher may add one while the server runs). Malformed folders are logged and left
 /// out.
 pub async fn list_examples(State(app): State<Arc<AppState>>) -> Result<Json<Vec<ExampleRobot>>, AppError> {
-    let scenes = app.scenes_dir.clone();
+    let scenes = app.classroom.library().scenes_dir.clone();
     tokio::task::spawn_blocking(move || crate::examples::load_examples(&scenes))
         .await
         .map(Json)

@@ -1,18 +1,16 @@
-//! JSON handlers of `/api` (DESIGN.md's HTTP surface) and the page shown when the
-//! browser app has not been built.
+//! The lab-wide JSON handlers of `/api` (health, the lab list, time control) and the
+//! page shown when the browser app has not been built.
 
 use std::sync::Arc;
 
 use axum::Json;
-use axum::body::Bytes;
-use axum::extract::{Path, State};
-use axum::http::{HeaderMap, StatusCode};
+use axum::extract::State;
+use axum::http::StatusCode;
 use axum::response::{Html, IntoResponse, Response};
 use vlab_protocol::{ControlAction, LabState, LabSummary};
 
-use super::auth::require_instructor;
+use super::extract::{InLab, JsonBody};
 use super::{AppError, AppState};
-use crate::lab::LabHandle;
 
 /// `GET /api/health`.
 pub async fn health() -> Json<serde_json::Value> {
@@ -21,31 +19,22 @@ pub async fn health() -> Json<serde_json::Value> {
 
 /// `GET /api/labs`.
 pub async fn list_labs(State(app): State<Arc<AppState>>) -> Json<Vec<LabSummary>> {
-    Json(app.labs.all().iter().map(|lab| lab.summary()).collect())
+    Json(app.classroom.summaries())
 }
 
-/// `POST /api/labs/{lab}/control` (instructor only): answers with the clock's state once
-/// the command took effect (for `step`, once the steps are done).
+/// `POST /api/labs/{lab}/control` (instructor): the clock's state once the command took
+/// effect (for `step`, once the steps are done).
 pub async fn control(
     State(app): State<Arc<AppState>>,
-    Path(lab): Path<String>,
-    headers: HeaderMap,
-    body: Bytes,
+    InLab { lab, caller }: InLab,
+    JsonBody(action): JsonBody<ControlAction>,
 ) -> Result<Json<LabState>, AppError> {
-    let lab = find_lab(&app, &lab)?;
-    require_instructor(&lab, &headers, "control time")?;
-    let action: ControlAction = serde_json::from_slice(&body).map_err(|e| {
-        AppError::BadRequest(format!(
-            "not a control command ({e}); expected e.g. {{\"action\":\"pause\"}}, {{\"action\":\"step\",\"steps\":10}} or {{\"action\":\"rate\",\"rate\":2}}"
-        ))
-    })?;
-    action.validate().map_err(AppError::InvalidArgument)?;
-    Ok(Json(lab.control(action).await?))
+    Ok(Json(app.classroom.control(&lab, caller, action).await?))
 }
 
 /// Any other `/api/...` path.
 pub async fn api_not_found() -> AppError {
-    AppError::NotFound("no such API endpoint; see DESIGN.md for the HTTP surface".into())
+    AppError::NoEndpoint("no such API endpoint; docs/design.md lists the HTTP surface".into())
 }
 
 /// `GET /`: the browser app, or an explanation when it has not been built.
@@ -64,9 +53,4 @@ pub async fn index(State(app): State<Arc<AppState>>) -> Response {
         )
             .into_response(),
     }
-}
-
-/// The lab with this id, or a 404 that names it.
-pub fn find_lab(app: &AppState, id: &str) -> Result<Arc<LabHandle>, AppError> {
-    app.labs.get(id).ok_or_else(|| AppError::NotFound(format!("no lab '{id}' on this server")))
 }

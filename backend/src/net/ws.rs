@@ -19,7 +19,8 @@ use vlab_protocol::{
     PROTOCOL_VERSION, ServerMsg,
 };
 
-use super::AppState;
+use super::{AppError, AppState};
+use crate::classroom::{Classroom, ClassroomError};
 use crate::lab::telemetry::Watcher;
 use crate::lab::{Caller, LabHandle};
 
@@ -51,13 +52,13 @@ async fn session(mut socket: WebSocket, app: Arc<AppState>, lab_id: String, hand
         refuse(socket, ErrorCode::ProtocolMismatch, message, CLOSE_PROTOCOL_MISMATCH).await;
         return;
     }
-    let Some(lab) = app.labs.get(&lab_id) else {
+    let Some(lab) = app.classroom.labs.get(&lab_id) else {
         refuse(socket, ErrorCode::NotFound, format!("no lab '{lab_id}' on this server"), CLOSE_LAB_NOT_FOUND).await;
         return;
     };
-    let caller = match lab.caller(handshake.token.as_deref()) {
-        Some(caller) => caller,
-        None => {
+    let caller = match app.classroom.caller(&lab, handshake.token.as_deref()) {
+        Ok(caller) => caller,
+        Err(_) => {
             let notice =
                 error(ErrorCode::Unauthorized, "this link's token is not valid in this lab: watching as a viewer");
             if send_json(&mut socket, &notice).await.is_err() {
@@ -69,7 +70,7 @@ async fn session(mut socket: WebSocket, app: Arc<AppState>, lab_id: String, hand
     tracing::info!(lab = %lab_id, ?caller, "viewer connected");
     lab.connected(caller);
     let mut driving = BTreeSet::new();
-    if let Err(reason) = serve(socket, &lab, caller, &mut driving).await {
+    if let Err(reason) = serve(socket, &app.classroom, &lab, caller, &mut driving).await {
         tracing::debug!(lab = %lab_id, %reason, "viewer connection ended");
     }
     // A page that goes away lets go of the keys it held: a robot must not drive on
@@ -84,6 +85,7 @@ async fn session(mut socket: WebSocket, app: Arc<AppState>, lab_id: String, hand
 /// The connection's main loop; returns why it ended.
 async fn serve(
     socket: WebSocket,
+    classroom: &Classroom,
     lab: &Arc<LabHandle>,
     caller: Caller,
     driving: &mut BTreeSet<String>,
@@ -165,7 +167,7 @@ async fn serve(
                 Some(Err(e)) => return Err(e.to_string()),
                 Some(Ok(Message::Close(_))) => return Ok(()),
                 Some(Ok(Message::Text(text))) => {
-                    if let Some(reply) = handle_client_text(text.as_str(), lab, caller, &mut telemetry, driving, &replies_tx) {
+                    if let Some(reply) = handle_client_text(text.as_str(), classroom, lab, caller, &mut telemetry, driving, &replies_tx) {
                         send(&mut sink, json_message(&reply)).await?;
                     }
                 }
@@ -179,11 +181,12 @@ async fn serve(
     }
 }
 
-/// Reads one client message. Answers at once with an error or a pong; time control
-/// runs in its own task (a `step N` may take a while) and replies through `replies`
-/// only if it fails: its effect reaches everybody as a `State` event.
+/// Reads one client message. Answers at once with an error or a pong; what waits on
+/// the lab runs in its own task (a `step N` may take a while) and replies through
+/// `replies` only if it fails: its effect reaches everybody as an event.
 fn handle_client_text(
     text: &str,
+    classroom: &Classroom,
     lab: &Arc<LabHandle>,
     caller: Caller,
     telemetry: &mut Watcher,
@@ -203,8 +206,8 @@ fn handle_client_text(
     match message {
         ClientMsg::Ping { nonce } => Some(ServerMsg::Pong { nonce }),
         ClientMsg::Subscribe { robot } => {
-            if !lab.summary().robots.contains(&robot) {
-                return Some(no_robot(&robot));
+            if let Err(refused) = classroom.may_watch(lab, caller, &robot) {
+                return Some(refusal(refused));
             }
             if let Err(e) = telemetry.watch(&robot) {
                 return Some(error(ErrorCode::InvalidArgument, e.to_string()));
@@ -213,9 +216,8 @@ fn handle_client_text(
             let (lab, replies) = (Arc::clone(lab), replies.clone());
             tokio::spawn(async move {
                 let reply = match lab.robot_report(&robot).await {
-                    Ok(Some(report)) => ServerMsg::Robot(report),
-                    Ok(None) => no_robot(&robot),
-                    Err(e) => error(ErrorCode::LabUnavailable, e.to_string()),
+                    Ok(report) => ServerMsg::Robot(report),
+                    Err(e) => refusal(e),
                 };
                 let _ = replies.send(reply);
             });
@@ -226,56 +228,31 @@ fn handle_client_text(
             None
         }
         ClientMsg::Keys { robot, keys } => {
-            // The owner drives their robot; the instructor drives the lab's own robots.
-            let allowed = match (caller, lab.owner_of(&robot)) {
-                (Caller::Student(id), Some(owner)) => id == owner,
-                (Caller::Instructor, None) => true,
-                _ => false,
+            let releasing = keys.is_empty();
+            // Queued here, in the order the page sent them; only the outcome is awaited
+            // elsewhere.
+            let answer = match classroom.queue_keys(lab, caller, &robot, keys) {
+                Ok(answer) => answer,
+                Err(refused) => return Some(refusal(refused)),
             };
-            if !allowed {
-                let reason = match lab.owner_of(&robot) {
-                    Some(_) => format!("only the owner of '{robot}' drives it with the keyboard"),
-                    None => format!("'{robot}' belongs to the lab: only the instructor drives it"),
-                };
-                return Some(error(ErrorCode::Forbidden, reason));
-            }
-            if keys.is_empty() {
+            if releasing {
                 driving.remove(&robot);
             } else {
                 driving.insert(robot.clone());
             }
-            // Queued here, in the order the page sent them; only the outcome is awaited
-            // elsewhere.
-            let answer = match lab.send_keys(&robot, keys) {
-                Ok(answer) => answer,
-                Err(e) => return Some(error(ErrorCode::LabUnavailable, e.to_string())),
-            };
-            let replies = replies.clone();
+            let (lab, replies) = (Arc::clone(lab), replies.clone());
             tokio::spawn(async move {
-                let failure = match answer.await {
-                    Ok(Some(Ok(()))) => None,
-                    Ok(Some(Err(e))) => Some(error(ErrorCode::InvalidArgument, e.to_string())),
-                    Ok(None) => Some(no_robot(&robot)),
-                    Err(_) => Some(error(ErrorCode::LabUnavailable, "the lab stopped")),
-                };
-                if let Some(failure) = failure {
-                    let _ = replies.send(failure);
+                if let Err(e) = lab.keys_outcome(&robot, answer).await {
+                    let _ = replies.send(refusal(e));
                 }
             });
             None
         }
         ClientMsg::Control { command } => {
-            if !caller.role().may_control_time() {
-                return Some(error(ErrorCode::Forbidden, "only the instructor controls time in this lab"));
-            }
-            if let Err(reason) = command.validate() {
-                return Some(error(ErrorCode::InvalidArgument, reason));
-            }
-            // Queued at once, so one page's commands reach the lab in the order sent;
-            // a `step N` may take a while, so its end is awaited in a task.
-            let answer = match lab.send_control(command) {
+            // Queued at once, so one page's commands reach the lab in the order sent.
+            let answer = match classroom.queue_control(lab, caller, command) {
                 Ok(answer) => answer,
-                Err(e) => return Some(error(ErrorCode::LabUnavailable, e.to_string())),
+                Err(refused) => return Some(refusal(refused)),
             };
             let replies = replies.clone();
             tokio::spawn(async move {
@@ -288,15 +265,17 @@ fn handle_client_text(
     }
 }
 
+/// A refusal as the websocket says it: the same code and message as over HTTP.
+fn refusal(refused: impl Into<ClassroomError>) -> ServerMsg {
+    let (_, body) = AppError::from(refused.into()).parts();
+    ServerMsg::Error(body)
+}
+
 async fn refuse(mut socket: WebSocket, code: ErrorCode, message: String, close_code: u16) {
     tracing::info!(%message, "websocket refused");
     let _ = send_json(&mut socket, &error(code, message.clone())).await;
     let reason: String = message.chars().take(100).collect(); // close reasons are limited to 123 bytes
     let _ = socket.send(Message::Close(Some(CloseFrame { code: close_code, reason: Utf8Bytes::from(reason) }))).await;
-}
-
-fn no_robot(robot: &str) -> ServerMsg {
-    error(ErrorCode::NotFound, format!("no robot '{robot}' in this lab"))
 }
 
 fn error(code: ErrorCode, message: impl Into<String>) -> ServerMsg {

@@ -11,7 +11,8 @@ use futures_util::{SinkExt, StreamExt};
 use tokio::net::TcpStream;
 use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::{MaybeTlsStream, WebSocketStream, connect_async};
-use vlab_backend::lab::{LabConfig, LabHandle, Labs};
+use vlab_backend::classroom::{Classroom, ClassroomConfig};
+use vlab_backend::lab::{LabConfig, LabHandle};
 use vlab_backend::net::{self, AppState};
 use vlab_backend::scene::{BodyModel, Motion, Palette, PartModel, Pose, SceneModel, Shape, demo_scene};
 use vlab_protocol::{ClientMsg, ControlAction, Frame, LabState, PROTOCOL_VERSION, ServerMsg};
@@ -36,9 +37,10 @@ impl TestServer {
     /// Serves `scene` as lab `demo`, plus the demo scene as lab `other` and a lab
     /// `empty` created without a scene.
     pub async fn start_with(scene: SceneModel, running: bool) -> TestServer {
-        let labs = Labs::default();
+        let classroom =
+            Classroom::new(ClassroomConfig { server_key: Some(TOKEN.into()), ..ClassroomConfig::default() });
         for (id, scene) in [("demo", scene), ("other", demo_scene(2)), ("empty", SceneModel::empty())] {
-            labs.insert(
+            classroom.labs.insert(
                 LabHandle::open(LabConfig {
                     id: id.into(),
                     name: format!("Lab {id}"),
@@ -54,10 +56,7 @@ impl TestServer {
                 .unwrap(),
             );
         }
-        let state = Arc::new(AppState {
-            server_key: Some(TOKEN.into()),
-            ..AppState::new(labs, std::env::temp_dir().join("vlab-no-web-dir"))
-        });
+        let state = Arc::new(AppState { classroom, web_dir: std::env::temp_dir().join("vlab-no-web-dir") });
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let addr = listener.local_addr().unwrap();
         let (shutdown, stop) = tokio::sync::oneshot::channel::<()>();
@@ -136,7 +135,7 @@ impl Drop for TestServer {
         if let Some(shutdown) = self.shutdown.take() {
             let _ = shutdown.send(());
         }
-        self.state.labs.shut_down_all();
+        self.state.classroom.shut_down();
     }
 }
 

@@ -1,0 +1,41 @@
+//! Who is calling and whether they may: tokens to callers, and the permission table of
+//! `vlab_protocol::permissions` applied to them. Every request of every kind passes
+//! here; nothing else decides a permission.
+
+use vlab_protocol::permissions::Action;
+
+use super::{Classroom, ClassroomError};
+use crate::lab::{Caller, LabError, LabHandle};
+
+impl Classroom {
+    /// Who the bearer of `token` is in `lab` (no token: a viewer). An unknown token is
+    /// refused rather than quietly read as a viewer, so a mistyped instructor token is
+    /// noticed.
+    pub fn caller(&self, lab: &LabHandle, token: Option<&str>) -> Result<Caller, ClassroomError> {
+        lab.caller(token).ok_or_else(|| ClassroomError::UnknownToken { lab: lab.id().to_owned() })
+    }
+
+    /// Who the bearer of `token` is, for reading only: a token of another lab reads as a
+    /// viewer.
+    pub fn reader(&self, lab: &LabHandle, token: Option<&str>) -> Caller {
+        lab.caller(token).unwrap_or(Caller::Viewer)
+    }
+}
+
+/// Whether `caller` may take `action` on the lab as a whole.
+pub fn authorize(caller: Caller, action: Action) -> Result<(), ClassroomError> {
+    action.check(caller.in_lab()).map_err(|denial| ClassroomError::Denied { action, denial, robot: None })
+}
+
+/// Whether `caller` may take `action` on robot `robot`, which must exist (404 first, so
+/// nobody learns a permission about a robot that is not there).
+pub fn authorize_on_robot(lab: &LabHandle, caller: Caller, action: Action, robot: &str) -> Result<(), ClassroomError> {
+    if !lab.has_robot(robot) {
+        return Err(LabError::NoRobot { lab: lab.id().to_owned(), robot: robot.to_owned() }.into());
+    }
+    action.check(caller.toward_robot(lab.owner_of(robot))).map_err(|denial| ClassroomError::Denied {
+        action,
+        denial,
+        robot: Some(robot.to_owned()),
+    })
+}

@@ -1,0 +1,299 @@
+//! Labs' lives: creating one (with the server key, or by anybody on a server with open
+//! labs), the demo lab, opening every stored lab again after a restart with what was
+//! uploaded into it, and closing one.
+
+use std::sync::Arc;
+
+use rand::Rng;
+use vlab_protocol::permissions::Action;
+use vlab_protocol::{CreateLabRequest, CreatedLab, LabSettings, LabSummary, clean_display_name};
+
+use super::access::authorize;
+use super::{Classroom, ClassroomError};
+use crate::lab::participants::{new_join_code, new_token};
+use crate::lab::{Caller, LabConfig, LabHandle};
+use crate::scene::{DirLoader, Options, SceneModel, demo_scene, interpret};
+use crate::store::{LabRecord, LabScene};
+
+/// Largest scene text a lab may be created from.
+pub const MAX_CREATE_SOURCE_BYTES: usize = 1024 * 1024;
+
+/// How the demo lab opens.
+pub struct DemoLab {
+    /// Its instructor token; `None` keeps the stored one, or makes one.
+    pub instructor_token: Option<String>,
+    /// Seed of its random generator.
+    pub seed: u64,
+    /// Whether its time runs from the start.
+    pub start_running: bool,
+}
+
+impl Classroom {
+    /// `POST /api/labs`: a new lab, running, with its own clock; kept before it is
+    /// announced.
+    pub async fn create_lab(&self, key: Option<&str>, request: CreateLabRequest) -> Result<CreatedLab, ClassroomError> {
+        if !self.open_labs {
+            let allowed = match (key, self.server_key.as_deref()) {
+                (Some(key), Some(server_key)) => constant_time_eq(key.as_bytes(), server_key.as_bytes()),
+                _ => false,
+            };
+            if !allowed {
+                return Err(ClassroomError::NeedsServerKey(match key {
+                    None => {
+                        "creating a lab needs the server's key (Authorization: Bearer <key>): the token the server printed for the demo lab"
+                    }
+                    Some(_) => {
+                        "that is not this server's key: creating labs needs the token the server printed for the demo lab"
+                    }
+                }));
+            }
+        }
+        let name = clean_display_name(&request.name).ok_or_else(|| {
+            ClassroomError::Invalid(format!("a lab needs a name of 1 to {} characters", vlab_protocol::MAX_NAME_CHARS))
+        })?;
+        let seed = request.seed.unwrap_or(1);
+        let scene = match (request.scene, request.scene_source) {
+            (Some(_), Some(_)) => {
+                return Err(ClassroomError::Invalid(
+                    "give either `scene` (a library name) or `scene_source`, not both".into(),
+                ));
+            }
+            (None, None) => LabScene::Demo,
+            (Some(file), None) => LabScene::Library(self.library_file(&file)?),
+            (None, Some(text)) if text.len() > MAX_CREATE_SOURCE_BYTES => {
+                return Err(ClassroomError::TooLarge(format!(
+                    "a lab's scene may be at most {MAX_CREATE_SOURCE_BYTES} bytes"
+                )));
+            }
+            (None, Some(text)) => LabScene::Source(text),
+        };
+        let model = self.build_scene(&scene, seed).await?;
+        let id = self.unique_id(&name);
+        let record = LabRecord {
+            id: id.clone(),
+            name: name.clone(),
+            instructor_token: new_token(),
+            seed,
+            join_code: new_join_code(),
+            scene,
+            settings_json: serde_json::to_string(&LabSettings::default()).expect("settings serialise"),
+        };
+        let lab = open_lab(&record, model, true, vec![]).map_err(|e| ClassroomError::Invalid(e.to_string()))?;
+        if let Err(e) = self.keep(|store| store.save_lab(&record)) {
+            lab.shut_down();
+            return Err(e);
+        }
+        self.labs.insert(lab);
+        tracing::info!(lab = %id, %name, "lab created");
+        let instructor_path = format!("/?lab={id}&token={}", record.instructor_token);
+        Ok(CreatedLab {
+            id,
+            name,
+            join_code: record.join_code,
+            instructor_token: record.instructor_token,
+            instructor_path,
+        })
+    }
+
+    /// Opens the demo lab `demo` (the embedded yard): the token given wins and is kept;
+    /// else the stored one is reused (instructor links survive restarts); else a new one
+    /// is made. Returns its record (token, join code).
+    pub fn open_demo(&self, demo: DemoLab) -> Result<LabRecord, ClassroomError> {
+        let stored = self.keep(|store| store.lab("demo"))?.flatten();
+        let instructor_token = demo
+            .instructor_token
+            .filter(|t| !t.trim().is_empty())
+            .or_else(|| stored.as_ref().map(|lab| lab.instructor_token.clone()))
+            .unwrap_or_else(|| format!("{:032x}", rand::rng().random::<u128>()));
+        let join_code = stored
+            .as_ref()
+            .map(|lab| lab.join_code.clone())
+            .filter(|code| !code.is_empty())
+            .unwrap_or_else(new_join_code);
+        let settings_json = stored.map(|lab| lab.settings_json).unwrap_or_default();
+        let record = LabRecord {
+            id: "demo".into(),
+            name: "Demo lab".into(),
+            instructor_token,
+            seed: demo.seed,
+            join_code,
+            scene: LabScene::Demo,
+            settings_json,
+        };
+        self.keep(|store| store.save_lab(&record))?;
+        let students = self.stored_students("demo")?;
+        self.labs.insert(open_lab(&record, demo_scene(record.seed), demo.start_running, students)?);
+        Ok(record)
+    }
+
+    /// Opens every stored lab (but the demo lab, opened by [`Classroom::open_demo`]) and
+    /// does again, in order, what was uploaded into each lab and removed from it. A lab
+    /// or an upload that cannot be restored is logged and skipped: the others come back.
+    /// Returns how many uploads could not be done again.
+    pub async fn restore(&self) -> Result<usize, ClassroomError> {
+        let records = self.keep(|store| store.open_labs())?.unwrap_or_default();
+        for record in records.into_iter().filter(|record| record.id != "demo") {
+            let opened = match self.build_scene(&record.scene, record.seed).await {
+                Ok(scene) => {
+                    self.stored_students(&record.id).and_then(|students| Ok(open_lab(&record, scene, true, students)?))
+                }
+                Err(e) => Err(e),
+            };
+            match opened {
+                Ok(lab) => self.labs.insert(lab),
+                Err(e) => tracing::error!(lab = %record.id, error = %e, "a stored lab could not be opened again"),
+            }
+        }
+        let mut failed = 0;
+        for lab in self.labs.all() {
+            for insertion in self.keep(|store| store.insertions(lab.id()))?.unwrap_or_default() {
+                if let Err(e) = self.replay(&lab, insertion).await {
+                    failed += 1;
+                    tracing::error!(lab = %lab.id(), error = %e, "an upload kept from before could not be done again");
+                }
+            }
+        }
+        Ok(failed)
+    }
+
+    /// `DELETE /api/labs/{lab}` (instructor): closed in the store first, then for
+    /// everybody watching.
+    pub async fn close_lab(&self, lab: &Arc<LabHandle>, caller: Caller) -> Result<(), ClassroomError> {
+        authorize(caller, Action::CloseLab)?;
+        self.keep(|store| store.close_lab(lab.id()))?;
+        self.labs.remove(lab.id());
+        self.assets.forget_lab(lab.id());
+        let closing = Arc::clone(lab);
+        tokio::task::spawn_blocking(move || closing.close())
+            .await
+            .map_err(|e| ClassroomError::Internal(format!("closing the lab failed: {e}")))?;
+        tracing::info!(lab = %lab.id(), "lab closed");
+        Ok(())
+    }
+
+    /// The lab as `GET /api/labs/{lab}` shows it to `caller` (the join code to those who
+    /// may read it).
+    pub fn summary(&self, lab: &LabHandle, caller: Caller) -> LabSummary {
+        let mut summary = lab.summary();
+        if authorize(caller, Action::SeeJoinCode).is_ok() {
+            summary.join_code = Some(lab.join_code());
+        }
+        summary
+    }
+
+    /// Every lab, as `GET /api/labs` lists them.
+    pub fn summaries(&self) -> Vec<LabSummary> {
+        self.labs.all().iter().map(|lab| lab.summary()).collect()
+    }
+
+    /// The scene library a lab can be created from: `{name, file, about}` per scene, the
+    /// first comment line of each file saying what it is.
+    pub fn scene_library(&self) -> Vec<serde_json::Value> {
+        let mut scenes = Vec::new();
+        if let Ok(entries) = std::fs::read_dir(&self.library.scenes_dir) {
+            for entry in entries.flatten() {
+                let file = entry.file_name().to_string_lossy().into_owned();
+                let Some(name) = file.strip_suffix(".vlab") else { continue };
+                let text = std::fs::read_to_string(entry.path()).unwrap_or_default();
+                let about = text.lines().next().and_then(|l| l.strip_prefix("//")).unwrap_or("").trim().to_owned();
+                scenes.push(serde_json::json!({ "name": name, "file": file, "about": about }));
+            }
+        }
+        scenes.sort_by(|a, b| a["name"].as_str().cmp(&b["name"].as_str()));
+        scenes
+    }
+
+    /// The scene model of a stored lab's scene.
+    async fn build_scene(&self, scene: &LabScene, seed: u64) -> Result<SceneModel, ClassroomError> {
+        let (name, text) = match scene {
+            LabScene::Demo => return Ok(demo_scene(seed)),
+            LabScene::Library(file) => {
+                let text = tokio::fs::read_to_string(self.library.scenes_dir.join(file))
+                    .await
+                    .map_err(|e| ClassroomError::NotFound(format!("cannot read scene '{file}': {e}")))?;
+                (file.clone(), text)
+            }
+            LabScene::Source(text) => ("lab.vlab".to_owned(), text.clone()),
+        };
+        let loader =
+            DirLoader { scenes: self.library.scenes_dir.clone(), assets: Some(self.library.assets_dir.clone()) };
+        let result = tokio::task::spawn_blocking(move || {
+            interpret(&text, &name, &loader, &Options { seed, ..Options::default() })
+        })
+        .await
+        .map_err(|e| ClassroomError::Internal(format!("the scene interpreter stopped: {e}")))?;
+        result.map(|interpretation| interpretation.model).map_err(|errors| ClassroomError::Scene {
+            message: "the lab's scene has errors: nothing was created".into(),
+            details: errors.iter().map(|e| e.to_string()).collect(),
+        })
+    }
+
+    /// Students who joined lab `lab` before: id, name, token.
+    fn stored_students(&self, lab: &str) -> Result<Vec<(u32, String, String)>, ClassroomError> {
+        let sessions = self.keep(|store| store.sessions(lab))?.unwrap_or_default();
+        Ok(sessions.into_iter().map(|s| (s.user, s.name, s.token)).collect())
+    }
+
+    /// `name` as a library file name (`diffbot` → `diffbot.vlab`), if the library has it.
+    fn library_file(&self, name: &str) -> Result<String, ClassroomError> {
+        let file = if name.ends_with(".vlab") { name.to_owned() } else { format!("{name}.vlab") };
+        let plain =
+            file.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.')) && !file.starts_with('.');
+        if !plain || !self.library.scenes_dir.join(&file).is_file() {
+            return Err(ClassroomError::NotFound(format!(
+                "no scene '{name}' in the library; GET /api/scenes lists them"
+            )));
+        }
+        Ok(file)
+    }
+
+    /// A URL-safe id from the lab's name, unique on this server (`physics-1-k7mp`).
+    fn unique_id(&self, name: &str) -> String {
+        let mut slug: String = name
+            .chars()
+            .map(|c| if c.is_ascii_alphanumeric() { c.to_ascii_lowercase() } else { '-' })
+            .collect::<String>()
+            .split('-')
+            .filter(|part| !part.is_empty())
+            .collect::<Vec<_>>()
+            .join("-");
+        slug.truncate(24);
+        if slug.is_empty() {
+            slug = "lab".into();
+        }
+        loop {
+            let suffix = new_join_code().to_ascii_lowercase();
+            let id = format!("{}-{}", slug.trim_end_matches('-'), &suffix[..4]);
+            if self.labs.get(&id).is_none() {
+                return id;
+            }
+        }
+    }
+}
+
+/// Opens a lab from its record and scene model.
+fn open_lab(
+    record: &LabRecord,
+    scene: SceneModel,
+    start_running: bool,
+    students: Vec<(u32, String, String)>,
+) -> Result<Arc<LabHandle>, crate::lab::LabError> {
+    let settings = serde_json::from_str(&record.settings_json).unwrap_or_default();
+    LabHandle::open(LabConfig {
+        id: record.id.clone(),
+        name: record.name.clone(),
+        scene,
+        instructor_token: record.instructor_token.clone(),
+        start_running,
+        seed: record.seed,
+        join_code: record.join_code.clone(),
+        settings,
+        students,
+        programs: Default::default(),
+    })
+}
+
+/// Compares secrets in time independent of where they differ.
+fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+}

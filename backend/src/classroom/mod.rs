@@ -1,0 +1,121 @@
+//! The classroom: the product's rules between the network and the labs.
+//!
+//! Who may do what (the permission table of `vlab_protocol::permissions`, applied to
+//! every request here and nowhere else), uploads from files to a running robot
+//! (interpret → resolve programs → check → persist → insert), lab creation, joining,
+//! settings, and restoring every lab after a restart. One policy for the store: a change
+//! is durable before it is acknowledged, and a change the store refuses is not made.
+//!
+//! `classroom` knows nothing of HTTP or websockets: `net` translates requests into calls
+//! here and results into responses. It reaches the simulation only through
+//! [`crate::lab::LabHandle`].
+
+mod access;
+mod error;
+mod labs;
+mod people;
+mod robots;
+pub mod upload;
+
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+
+pub use error::{ClassroomError, RefusalKind, UploadRefusal};
+pub use labs::DemoLab;
+pub use upload::{UploadFiles, UploadedAssets};
+
+use crate::lab::{LabHandle, Labs};
+use crate::store::{Store, StoreError};
+
+/// Where a classroom finds what scenes refer to.
+#[derive(Clone, Debug)]
+pub struct Library {
+    /// The scene library: labs are created from it and uploads include from it.
+    pub scenes_dir: PathBuf,
+    /// Meshes, textures and the material library.
+    pub assets_dir: PathBuf,
+}
+
+impl Default for Library {
+    /// The workspace's own `scenes/` and `assets/` folders.
+    fn default() -> Library {
+        let workspace = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/.."));
+        Library { scenes_dir: workspace.join("scenes"), assets_dir: workspace.join("assets") }
+    }
+}
+
+/// How a classroom is set up.
+#[derive(Default)]
+pub struct ClassroomConfig {
+    /// Scenes and assets.
+    pub library: Library,
+    /// The key that creates labs (the demo lab's instructor token); `None`: nobody can,
+    /// unless `open_labs`.
+    pub server_key: Option<String>,
+    /// Whether anybody may create a lab (and become its instructor).
+    pub open_labs: bool,
+    /// Where labs, sessions and uploads are kept (`None`: in memory only).
+    pub store: Option<Store>,
+}
+
+/// Every lab of a server and the rules that apply to them.
+pub struct Classroom {
+    /// The running labs.
+    pub labs: Labs,
+    library: Library,
+    assets: UploadedAssets,
+    server_key: Option<String>,
+    open_labs: bool,
+    store: Option<Mutex<Store>>,
+}
+
+impl Classroom {
+    /// A classroom with no lab open yet.
+    pub fn new(config: ClassroomConfig) -> Classroom {
+        Classroom {
+            labs: Labs::default(),
+            library: config.library,
+            assets: UploadedAssets::default(),
+            server_key: config.server_key,
+            open_labs: config.open_labs,
+            store: config.store.map(Mutex::new),
+        }
+    }
+
+    /// Where scenes and assets come from.
+    pub fn library(&self) -> &Library {
+        &self.library
+    }
+
+    /// The lab with this id.
+    pub fn lab(&self, id: &str) -> Result<Arc<LabHandle>, ClassroomError> {
+        self.labs.get(id).ok_or_else(|| ClassroomError::NoLab(format!("no lab '{id}' on this server")))
+    }
+
+    /// Runs `change` on the store, if there is one. The store's answer decides: an error
+    /// here means the caller must not (or must no longer) apply the change.
+    fn keep<T>(&self, change: impl FnOnce(&mut Store) -> Result<T, StoreError>) -> Result<Option<T>, ClassroomError> {
+        match &self.store {
+            None => Ok(None),
+            Some(store) => Ok(Some(change(&mut store.lock().expect("store lock"))?)),
+        }
+    }
+
+    /// Undoes a kept change whose effect could not be made; a failure is only logged (the
+    /// restart then finds a record it cannot apply, which it logs and skips).
+    fn unkeep(&self, lab: &str, what: &str, undo: impl FnOnce(&mut Store) -> Result<(), StoreError>) {
+        if let Err(e) = self.keep(undo) {
+            tracing::error!(%lab, error = %e, "could not take back a kept {what}");
+        }
+    }
+
+    /// Sets the key that creates labs.
+    pub fn set_server_key(&mut self, key: String) {
+        self.server_key = Some(key);
+    }
+
+    /// Stops every lab (server shutdown).
+    pub fn shut_down(&self) {
+        self.labs.shut_down_all();
+    }
+}

@@ -1,0 +1,103 @@
+//! People and time: joining a lab with its code, the instructor's settings, notices,
+//! and the lab's clock.
+
+use std::sync::Arc;
+
+use tokio::sync::oneshot;
+use vlab_protocol::permissions::Action;
+use vlab_protocol::{
+    ControlAction, JoinRequest, Joined, LabMode, LabSettings, LabSettingsPatch, LabState, MAX_NOTICE_CHARS,
+};
+
+use super::access::authorize;
+use super::{Classroom, ClassroomError};
+use crate::lab::{Caller, JoinError, LabHandle};
+use crate::store::SessionRecord;
+
+impl Classroom {
+    /// `POST /api/labs/{lab}/join`: a student joins with the code and a display name. The
+    /// session is kept before it is handed out; then everybody is told, and the lab is
+    /// paused if the instructor asked for that.
+    pub async fn join(&self, lab: &LabHandle, request: &JoinRequest) -> Result<Joined, ClassroomError> {
+        let (id, token) = lab.admit(&request.join_code, &request.name).map_err(|e| match e {
+            JoinError::WrongCode => ClassroomError::Forbidden(e.to_string()),
+            JoinError::BadName => ClassroomError::Invalid(e.to_string()),
+            JoinError::Full => ClassroomError::Conflict(e.to_string()),
+        })?;
+        let name = lab.name_of(id).unwrap_or_default();
+        let session = SessionRecord { lab: lab.id().into(), user: id, name, token: token.clone() };
+        if let Err(e) = self.keep(|store| store.save_session(&session)) {
+            lab.forget(id);
+            return Err(e);
+        }
+        if lab.settings().pause_on_join && lab.state().mode != LabMode::Paused {
+            // The join stands even if the lab's thread is gone; the pause is a courtesy.
+            let _ = lab.control(ControlAction::Pause).await;
+        }
+        lab.broadcast_presence();
+        let user = lab.participant(id).expect("just joined");
+        tracing::info!(lab = %lab.id(), user = id, "student joined");
+        Ok(Joined { lab: lab.id().into(), token, user })
+    }
+
+    /// `POST /api/join`: the same, finding the lab by its code.
+    pub async fn join_by_code(&self, request: &JoinRequest) -> Result<Joined, ClassroomError> {
+        let lab = self
+            .labs
+            .by_join_code(&request.join_code)
+            .ok_or_else(|| ClassroomError::NoLab("no lab has that join code: check it with your instructor".into()))?;
+        self.join(&lab, request).await
+    }
+
+    /// `PATCH /api/labs/{lab}/settings` (instructor): kept, then applied and announced.
+    pub fn update_settings(
+        &self,
+        lab: &LabHandle,
+        caller: Caller,
+        patch: LabSettingsPatch,
+    ) -> Result<LabSettings, ClassroomError> {
+        authorize(caller, Action::ChangeSettings)?;
+        let settings = lab.settings().patched(patch).map_err(ClassroomError::Invalid)?;
+        let json = serde_json::to_string(&settings).expect("settings serialise");
+        self.keep(|store| store.save_settings(lab.id(), &json))?;
+        lab.set_settings(settings);
+        Ok(settings)
+    }
+
+    /// `POST /api/labs/{lab}/broadcast` (instructor): a notice to everybody in the lab.
+    pub fn notice(&self, lab: &LabHandle, caller: Caller, message: &str) -> Result<(), ClassroomError> {
+        authorize(caller, Action::SendNotice)?;
+        let message = message.trim();
+        let length = message.chars().count();
+        if length == 0 || length > MAX_NOTICE_CHARS {
+            return Err(ClassroomError::Invalid(format!("a notice needs 1 to {MAX_NOTICE_CHARS} characters")));
+        }
+        lab.notice("Instructor", message);
+        Ok(())
+    }
+
+    /// Time control (instructor), checked and queued at once so one caller's commands
+    /// keep their order; the receiver gives the clock's state once it took effect (for
+    /// `step N`, once the steps are done).
+    pub fn queue_control(
+        &self,
+        lab: &Arc<LabHandle>,
+        caller: Caller,
+        action: ControlAction,
+    ) -> Result<oneshot::Receiver<LabState>, ClassroomError> {
+        authorize(caller, Action::ControlTime)?;
+        action.validate().map_err(ClassroomError::Invalid)?;
+        Ok(lab.send_control(action)?)
+    }
+
+    /// Time control, awaited: the clock's state once the command took effect.
+    pub async fn control(
+        &self,
+        lab: &Arc<LabHandle>,
+        caller: Caller,
+        action: ControlAction,
+    ) -> Result<LabState, ClassroomError> {
+        let answer = self.queue_control(lab, caller, action)?;
+        answer.await.map_err(|_| crate::lab::LabError::Unavailable(lab.id().to_owned()).into())
+    }
+}

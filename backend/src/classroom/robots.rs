@@ -1,0 +1,137 @@
+//! A lab's robots: inspecting, driving by hand or by keyboard, resetting, removing, and
+//! running their programs; and the instructor moving any object as supervisor.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use serde_json::Value;
+use tokio::sync::oneshot;
+use vlab_protocol::permissions::Action;
+use vlab_protocol::{ProgramSource, ProgramStatus, RobotReport};
+
+use super::access::{authorize, authorize_on_robot};
+use super::{Classroom, ClassroomError};
+use crate::lab::handle::KeysAnswer;
+use crate::lab::{Caller, LabHandle, ProgramAction};
+use crate::store::Insertion;
+
+impl Classroom {
+    /// A robot's report: anybody in the lab sees every robot; those who may read its
+    /// console also get the console's latest lines.
+    pub async fn robot_report(
+        &self,
+        lab: &LabHandle,
+        caller: Caller,
+        robot: &str,
+    ) -> Result<RobotReport, ClassroomError> {
+        authorize(caller, Action::Watch)?;
+        let mut report = lab.robot_report(robot).await?;
+        if authorize_on_robot(lab, caller, Action::ReadConsole, robot).is_ok() {
+            report.console = Some(match lab.program(robot).await {
+                Ok((_, lines)) => lines,
+                Err(crate::lab::LabError::NoProgram { .. }) => Vec::new(),
+                Err(e) => return Err(e.into()),
+            });
+        }
+        Ok(report)
+    }
+
+    /// Whether `caller` may watch robot `robot`'s reports (it must exist).
+    pub fn may_watch(&self, lab: &LabHandle, caller: Caller, robot: &str) -> Result<(), ClassroomError> {
+        authorize_on_robot(lab, caller, Action::Watch, robot)
+    }
+
+    /// Commands a robot's actuators by hand (owner or instructor), all or none.
+    pub async fn actuate(
+        &self,
+        lab: &LabHandle,
+        caller: Caller,
+        robot: &str,
+        commands: BTreeMap<String, Value>,
+    ) -> Result<RobotReport, ClassroomError> {
+        authorize_on_robot(lab, caller, Action::DriveRobot, robot)?;
+        if commands.is_empty() {
+            return Err(ClassroomError::Invalid("no actuator commands: name at least one actuator".into()));
+        }
+        Ok(lab.actuate(robot, commands).await?)
+    }
+
+    /// Keys held for a robot's keyboard sensors (its owner), queued at once so one
+    /// page's key changes keep their order.
+    pub fn queue_keys(
+        &self,
+        lab: &LabHandle,
+        caller: Caller,
+        robot: &str,
+        keys: Vec<String>,
+    ) -> Result<oneshot::Receiver<KeysAnswer>, ClassroomError> {
+        authorize_on_robot(lab, caller, Action::SendKeys, robot)?;
+        Ok(lab.send_keys(robot, keys)?)
+    }
+
+    /// Puts a robot back at its start (owner or instructor); its report afterwards.
+    pub async fn reset_robot(
+        &self,
+        lab: &LabHandle,
+        caller: Caller,
+        robot: &str,
+    ) -> Result<RobotReport, ClassroomError> {
+        authorize_on_robot(lab, caller, Action::ResetRobot, robot)?;
+        lab.reset_robot(robot).await?;
+        Ok(lab.robot_report(robot).await?)
+    }
+
+    /// Takes a robot out of the lab (owner or instructor): kept first, then done.
+    pub async fn remove_robot(&self, lab: &LabHandle, caller: Caller, robot: &str) -> Result<(), ClassroomError> {
+        authorize_on_robot(lab, caller, Action::RemoveRobot, robot)?;
+        let removal = Insertion::Removal { robot: robot.to_owned() };
+        let kept = self.keep(|store| store.record_insertion(lab.id(), &removal))?;
+        if let Err(e) = lab.remove_robot(robot).await {
+            if let Some(seq) = kept {
+                self.unkeep(lab.id(), "removal", |store| store.forget_insertion(seq));
+            }
+            return Err(e.into());
+        }
+        tracing::info!(lab = %lab.id(), %robot, "robot removed");
+        Ok(())
+    }
+
+    /// Moves a body or a whole robot (the instructor, as supervisor), at rest.
+    pub async fn move_object(
+        &self,
+        lab: &LabHandle,
+        caller: Caller,
+        name: &str,
+        position: [f32; 3],
+        heading: Option<f32>,
+    ) -> Result<(), ClassroomError> {
+        authorize(caller, Action::MoveObject)?;
+        if !position.iter().chain(heading.iter()).all(|v| v.is_finite()) {
+            return Err(ClassroomError::Invalid("position and heading must be finite numbers".into()));
+        }
+        Ok(lab.move_object(name, position, heading).await?)
+    }
+
+    /// A robot's program files, for its editor (owner or instructor).
+    pub async fn program_source(
+        &self,
+        lab: &LabHandle,
+        caller: Caller,
+        robot: &str,
+    ) -> Result<ProgramSource, ClassroomError> {
+        authorize_on_robot(lab, caller, Action::ReadProgram, robot)?;
+        Ok(lab.program(robot).await?.0.source())
+    }
+
+    /// Restarts or stops a robot's program (owner or instructor).
+    pub async fn run_program(
+        &self,
+        lab: &Arc<LabHandle>,
+        caller: Caller,
+        robot: &str,
+        action: ProgramAction,
+    ) -> Result<ProgramStatus, ClassroomError> {
+        authorize_on_robot(lab, caller, Action::RunProgram, robot)?;
+        Ok(lab.program_action(robot, action).await?)
+    }
+}

@@ -1,0 +1,353 @@
+//! Uploads, from files to running robots: a scene from the instructor (anything), robots
+//! from a participant (robots only, within their quota, owned by them), a robot's new
+//! program; and the same done again from the store after a restart.
+//!
+//! Every upload takes the same road: interpret (with the lab's seed) → check what the
+//! caller may add → resolve which file is which robot's program → check the programs →
+//! keep it in the store → insert into the lab, all or nothing. Anything wrong on the way
+//! is answered with positioned messages and changes nothing; a lab that refuses the
+//! insertion takes the kept record back with it.
+
+mod assets;
+mod interpret;
+pub mod programs;
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
+
+use bytes::Bytes;
+use vlab_protocol::permissions::Action;
+use vlab_protocol::{InsertedCounts, SceneUploadReply, SourceMessage};
+
+pub use assets::{UploadedAssets, content_type};
+
+use super::access::{authorize, authorize_on_robot};
+use super::{Classroom, ClassroomError, RefusalKind};
+use crate::lab::{Caller, LabError, LabHandle, Owner};
+use crate::scene::{DirLoader, SceneError, SceneModel};
+use crate::store::Insertion;
+
+/// Largest upload: the scene text and every file of a bundle together.
+pub const MAX_UPLOAD_BYTES: usize = 4 * 1024 * 1024;
+
+/// The files of an upload as they arrived, before it is known what they are for.
+#[derive(Default)]
+pub struct UploadFiles {
+    /// The main `.vlab` file (name, text): a form's `scene` or `description` field, or
+    /// a plain-text body.
+    pub main: Option<(String, String)>,
+    /// Whether the upload was a plain-text body rather than a form.
+    pub plain: bool,
+    /// Other text files by name: included `.vlab` files, Python sources, project files.
+    pub files: HashMap<String, String>,
+    /// Meshes and textures by name.
+    pub assets: HashMap<String, Bytes>,
+    /// WebAssembly modules by name.
+    pub binaries: HashMap<String, Bytes>,
+    /// The name of the file sent as the form's `program` field, if any.
+    pub program: Option<String>,
+}
+
+/// An upload whose main file is known.
+pub struct Bundle {
+    /// The main file's name.
+    pub main_name: String,
+    /// Its text (empty for a program on its own).
+    pub main_text: String,
+    /// Other text files by name.
+    pub files: HashMap<String, String>,
+    /// Meshes and textures by name.
+    pub assets: HashMap<String, Bytes>,
+    /// WebAssembly modules by name.
+    pub binaries: HashMap<String, Bytes>,
+    /// The file sent as the form's `program` field, if any.
+    pub program: Option<String>,
+}
+
+impl UploadFiles {
+    /// The upload as a scene: its main file is the `.vlab` description.
+    fn into_scene(self) -> Result<Bundle, ClassroomError> {
+        let (main_name, main_text) = self.main.ok_or_else(|| {
+            ClassroomError::Unreadable(
+                "the form has no 'scene' (or 'description') field: put the main .vlab file in it".into(),
+            )
+        })?;
+        Ok(Bundle {
+            main_name,
+            main_text,
+            files: self.files,
+            assets: self.assets,
+            binaries: self.binaries,
+            program: self.program,
+        })
+    }
+
+    /// The upload as a program on its own: the `program` file, or a plain-text body.
+    fn into_program(mut self) -> Result<Bundle, ClassroomError> {
+        let plain_name = if self.plain { self.main.as_ref().map(|(name, _)| name.clone()) } else { None };
+        let program = self.program.clone().or(plain_name).ok_or_else(|| {
+            ClassroomError::Unreadable(
+                "the form has no 'program' file: put the program in a field named 'program'".into(),
+            )
+        })?;
+        if let Some((name, text)) = self.main.take() {
+            self.files.insert(name, text);
+        }
+        Ok(Bundle {
+            main_name: program.clone(),
+            main_text: String::new(),
+            files: self.files,
+            assets: self.assets,
+            binaries: self.binaries,
+            program: Some(program),
+        })
+    }
+}
+
+/// Who adds robots, and whether their quota applies.
+struct Adder {
+    owner: Owner,
+    within_quota: bool,
+}
+
+/// Whether an upload is kept in the store (not when it is done again from it).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Keep {
+    Record,
+    Replay,
+}
+
+impl Classroom {
+    /// `POST /api/labs/{lab}/scene` (instructor): anything a scene may hold.
+    pub async fn upload_scene(
+        &self,
+        lab: &Arc<LabHandle>,
+        caller: Caller,
+        files: UploadFiles,
+    ) -> Result<SceneUploadReply, ClassroomError> {
+        authorize(caller, Action::InsertScene)?;
+        self.insert_upload(lab, files.into_scene()?, None, Keep::Record).await
+    }
+
+    /// `POST /api/labs/{lab}/robots` (a participant): robots and nothing else, owned by
+    /// the caller. Refused while the instructor has locked uploads, and beyond the lab's
+    /// per-student quota (the instructor has neither).
+    pub async fn upload_robots(
+        &self,
+        lab: &Arc<LabHandle>,
+        caller: Caller,
+        files: UploadFiles,
+    ) -> Result<SceneUploadReply, ClassroomError> {
+        authorize(caller, Action::AddRobot)?;
+        let Some(user) = caller.user() else { unreachable!("the permission table gives viewers no robots") };
+        let student = matches!(caller, Caller::Student(_));
+        if student && lab.settings().uploads_locked {
+            return Err(ClassroomError::Forbidden("the instructor has locked uploads in this lab for now".into()));
+        }
+        let adder =
+            Adder { owner: Owner { id: user, name: lab.name_of(user).unwrap_or_default() }, within_quota: student };
+        self.insert_upload(lab, files.into_scene()?, Some(adder), Keep::Record).await
+    }
+
+    /// `PUT /api/labs/{lab}/robots/{robot}/program` (owner or instructor): a new program,
+    /// checked first; the old one stops, the robot stays where it is.
+    pub async fn replace_program(
+        &self,
+        lab: &Arc<LabHandle>,
+        caller: Caller,
+        robot: &str,
+        files: UploadFiles,
+    ) -> Result<SceneUploadReply, ClassroomError> {
+        authorize_on_robot(lab, caller, Action::ReplaceProgram, robot)?;
+        let bundle = files.into_program()?;
+        let refuse = |errors: Vec<SourceMessage>| {
+            let reply = SceneUploadReply { errors, robots: vec![robot.to_owned()], ..SceneUploadReply::default() };
+            ClassroomError::upload(RefusalKind::Invalid, reply)
+        };
+        let field = bundle.main_name.clone();
+        let code =
+            programs::program_of_file(&field, &bundle, &self.program_library()).map_err(|error| refuse(vec![error]))?;
+        let checked = BTreeMap::from([(robot.to_owned(), code)]);
+        programs::check_all(&checked).await.map_err(refuse)?;
+        let code = checked.into_values().next().expect("one program");
+        let replaced = Insertion::Program {
+            robot: robot.to_owned(),
+            program: field,
+            files: bundle.files.iter().map(|(k, v)| (k.clone(), v.clone())).collect(),
+            binaries: bundle.binaries.iter().map(|(k, v)| (k.clone(), v.to_vec())).collect(),
+        };
+        let kept = self.keep(|store| store.record_insertion(lab.id(), &replaced))?;
+        if let Err(e) = lab.set_program(robot, code).await {
+            if let Some(seq) = kept {
+                self.unkeep(lab.id(), "program", |store| store.forget_insertion(seq));
+            }
+            return Err(e.into());
+        }
+        tracing::info!(lab = %lab.id(), %robot, "program replaced");
+        Ok(SceneUploadReply { ok: true, robots: vec![robot.to_owned()], ..SceneUploadReply::default() })
+    }
+
+    /// Does again, at start-up, what the store kept: the same files interpreted with the
+    /// lab's seed, owned by the same participant (no quota or lock applies again).
+    pub(super) async fn replay(&self, lab: &Arc<LabHandle>, insertion: Insertion) -> Result<(), ClassroomError> {
+        match insertion {
+            Insertion::Removal { robot } => Ok(lab.remove_robot(&robot).await?),
+            Insertion::Program { robot, program, files, binaries } => {
+                let (_, binaries) = programs::split_stored(binaries);
+                let bundle = Bundle {
+                    main_name: program.clone(),
+                    main_text: String::new(),
+                    files: files.into_iter().collect(),
+                    assets: HashMap::new(),
+                    binaries,
+                    program: Some(program.clone()),
+                };
+                let code = programs::program_of_file(&program, &bundle, &self.program_library())
+                    .map_err(|e| ClassroomError::Invalid(format!("{}:{}: {}", e.file, e.line, e.message)))?;
+                lab.set_program(&robot, code).await?;
+                Ok(())
+            }
+            Insertion::Upload { owner, main_name, main_text, files, assets, program } => {
+                let (assets, binaries) = programs::split_stored(assets);
+                let bundle =
+                    Bundle { main_name, main_text, files: files.into_iter().collect(), assets, binaries, program };
+                let adder = owner.map(|(id, name)| Adder { owner: Owner { id, name }, within_quota: false });
+                self.insert_upload(lab, bundle, adder, Keep::Replay).await.map(|_| ())
+            }
+        }
+    }
+
+    /// The road every upload takes (see the module's doc).
+    async fn insert_upload(
+        &self,
+        lab: &Arc<LabHandle>,
+        bundle: Bundle,
+        adder: Option<Adder>,
+        keep: Keep,
+    ) -> Result<SceneUploadReply, ClassroomError> {
+        let library =
+            DirLoader { scenes: self.library.scenes_dir.clone(), assets: Some(self.library.assets_dir.clone()) };
+        let bundle = Arc::new(bundle);
+        let invalid = |errors: Vec<SourceMessage>, reply: &SceneUploadReply| {
+            let reply = SceneUploadReply { errors, ..reply.clone() };
+            ClassroomError::upload(RefusalKind::Invalid, reply)
+        };
+        let mut interpretation = interpret::run(Arc::clone(&bundle), library, lab.seed())
+            .await
+            .map_err(|errors| invalid(errors, &SceneUploadReply::default()))?;
+        let served = self.serve_uploaded_meshes(lab, &mut interpretation.model, &bundle);
+        let mut reply = SceneUploadReply {
+            log: std::mem::take(&mut interpretation.log),
+            warnings: interpret::warnings(&interpretation),
+            ..SceneUploadReply::default()
+        };
+        let model = interpretation.model;
+        if let Some(adder) = &adder
+            && let Err((kind, message)) = robots_only(&model, lab, adder)
+        {
+            let error = SourceMessage { file: bundle.main_name.clone(), line: 1, col: 1, message };
+            return Err(ClassroomError::upload(kind, SceneUploadReply { errors: vec![error], ..reply }));
+        }
+        let programs = programs::resolve(&model, &bundle, &self.program_library()).map_err(|e| invalid(e, &reply))?;
+        programs::check_all(&programs).await.map_err(|e| invalid(e, &reply))?;
+        let programs = programs.into_iter().map(|(robot, code)| (robot, Arc::new(code))).collect();
+        let robots: Vec<String> = model.robots.iter().map(|r| r.name.clone()).collect();
+        let kept = match keep {
+            Keep::Replay => None,
+            Keep::Record => {
+                let upload = Insertion::Upload {
+                    owner: adder.as_ref().map(|a| (a.owner.id, a.owner.name.clone())),
+                    main_name: bundle.main_name.clone(),
+                    main_text: bundle.main_text.clone(),
+                    files: bundle.files.iter().map(|(k, v)| (k.clone(), v.clone())).collect(),
+                    assets: bundle
+                        .assets
+                        .iter()
+                        .chain(&bundle.binaries)
+                        .map(|(k, v)| (k.clone(), v.to_vec()))
+                        .collect(),
+                    program: bundle.program.clone(),
+                };
+                self.keep(|store| store.record_insertion(lab.id(), &upload))?
+            }
+        };
+        let inserted = match lab.insert(model, adder.map(|a| a.owner), programs).await {
+            Ok(inserted) => inserted,
+            Err(error) => {
+                if let Some(seq) = kept {
+                    self.unkeep(lab.id(), "upload", |store| store.forget_insertion(seq));
+                }
+                let LabError::Refused(refusal) = error else { return Err(error.into()) };
+                let kind = match refusal {
+                    SceneError::NameTaken(_) | SceneError::EnvironmentAlreadySet => RefusalKind::Conflict,
+                    _ => RefusalKind::Invalid,
+                };
+                reply.errors.push(interpret::position_of(&refusal, &bundle));
+                return Err(ClassroomError::upload(kind, reply));
+            }
+        };
+        self.assets.add(lab.id(), served);
+        reply.ok = true;
+        reply.inserted = InsertedCounts { bodies: inserted.bodies, joints: inserted.joints, robots: inserted.robots };
+        reply.robots = robots;
+        lab.broadcast_presence();
+        tracing::info!(lab = %lab.id(), file = %bundle.main_name, ?reply.inserted, "scene inserted");
+        Ok(reply)
+    }
+
+    /// Points the meshes that came in the upload at the lab's own copy of them, served
+    /// at a path that names their content; returns what to serve once inserted.
+    fn serve_uploaded_meshes(&self, lab: &LabHandle, model: &mut SceneModel, bundle: &Bundle) -> Vec<(String, Bytes)> {
+        let mut served = Vec::new();
+        for part in model.bodies.iter_mut().flat_map(|b| b.parts.iter_mut()) {
+            let Some(mesh) = part.mesh.as_mut() else { continue };
+            let Some(name) = mesh.resolved.clone() else { continue };
+            if let Some(bytes) = bundle.assets.get(&name) {
+                let path = assets::served_path(&name, bytes);
+                mesh.resolved = Some(format!("/api/labs/{}/assets/{path}", lab.id()));
+                served.push((path, bytes.clone()));
+            }
+        }
+        served
+    }
+
+    /// An asset uploaded with one of lab `lab`'s scenes.
+    pub fn uploaded_asset(&self, lab: &str, path: &str) -> Result<Bytes, ClassroomError> {
+        self.assets
+            .get(lab, path)
+            .ok_or_else(|| ClassroomError::NotFound(format!("no uploaded asset '{path}' in lab '{lab}'")))
+    }
+
+    /// Where programs' files not in the upload are looked for: the scene library.
+    fn program_library(&self) -> DirLoader {
+        DirLoader { scenes: self.library.scenes_dir.clone(), assets: None }
+    }
+}
+
+/// A participant's upload: robots and nothing else, within their quota.
+fn robots_only(model: &SceneModel, lab: &LabHandle, adder: &Adder) -> Result<(), (RefusalKind, String)> {
+    let refuse = |message: String| Err((RefusalKind::Invalid, message));
+    if model.robots.is_empty() {
+        return refuse("no robot in this file: a robot upload declares `robot name { body { ... } }`".into());
+    }
+    if model.environment.is_some() {
+        return refuse("a robot upload may not declare an environment (the lab has its own)".into());
+    }
+    if let Some(body) = model.bodies.iter().find(|b| b.robot.is_none()) {
+        return refuse(format!("a robot upload may only contain robots: '{}' is not part of one", body.name));
+    }
+    if let Some(device) = model.sensors.iter().chain(&model.actuators).find(|d| d.robot.is_none()) {
+        return refuse(format!("a robot upload may only contain robots: device '{}' is outside them", device.name));
+    }
+    let quota = lab.settings().robot_quota as usize;
+    let (have, adding) = (lab.robots_of(adder.owner.id), model.robots.len());
+    if adder.within_quota && have + adding > quota {
+        return Err((
+            RefusalKind::OverQuota,
+            format!(
+                "you may have {quota} robot(s) in this lab; you have {have} and this adds {adding}: remove one first"
+            ),
+        ));
+    }
+    Ok(())
+}

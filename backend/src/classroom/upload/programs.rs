@@ -1,0 +1,180 @@
+//! Which uploaded file is which robot's program, and checking them before anything
+//! changes. A project file (`.rprj`) is parsed once: by the scene interpreter when a
+//! robot names it with `code`, here only when it arrives on its own (the form's
+//! `program` field for a robot that names none, or a replacement).
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
+
+use bytes::Bytes;
+use vlab_protocol::{Language, SourceMessage};
+
+use super::Bundle;
+use super::interpret::find_word;
+use crate::controller::{self, CodeProblem, ProgramCode};
+use crate::scene::{SceneModel, SourceLoader, parse_project};
+
+/// The programs an upload brings, by robot name. A robot whose description names its
+/// program (`code "bot.py"`, `code "bot.rprj"`) gets that one, from the upload or else
+/// the scene library. The form's `program` file goes to the robot that names it, or,
+/// when no robot names it, to the one robot that names no program.
+pub fn resolve(
+    model: &SceneModel,
+    bundle: &Bundle,
+    library: &dyn SourceLoader,
+) -> Result<BTreeMap<String, ProgramCode>, Vec<SourceMessage>> {
+    let mut programs = BTreeMap::new();
+    let mut errors = Vec::new();
+    let mut unnamed = Vec::new();
+    for robot in &model.robots {
+        let Some(reference) = &robot.program else {
+            unnamed.push(robot.name.as_str());
+            continue;
+        };
+        let at = |message: String| {
+            let (line, col) = find_word(&bundle.main_text, &reference.file).unwrap_or((1, 1));
+            SourceMessage { file: bundle.main_name.clone(), line, col, message }
+        };
+        let code = if is_project(&reference.file) {
+            // The scene interpreter read the project file if it could; a project that is
+            // not here at all leaves the robot without a program, as it warned.
+            let Some(project) = &reference.project else { continue };
+            match Language::from_project_type(&project.language) {
+                None => Err(at(format!(
+                    "'{}' asks for TYPE:{}, which this server does not run: use PYTHON or WASM",
+                    reference.file, project.language
+                ))),
+                Some(language) => assemble(language, &project.sources, bundle, library).map_err(at),
+            }
+        } else {
+            match Language::from_file_name(&reference.file) {
+                None => Err(at(format!(
+                    "robot '{}' names the program '{}': use a .py file, a .wasm module or a .rprj project",
+                    robot.name, reference.file
+                ))),
+                Some(language) => {
+                    assemble(language, std::slice::from_ref(&reference.file), bundle, library).map_err(at)
+                }
+            }
+        };
+        match code {
+            Ok(code) => {
+                programs.insert(robot.name.clone(), code);
+            }
+            Err(error) => errors.push(error),
+        }
+    }
+    let named_by_a_robot = |field: &str| {
+        model.robots.iter().filter_map(|robot| robot.program.as_ref()).any(|reference| reference.file == field)
+    };
+    if let Some(field) = bundle.program.as_deref().filter(|field| !named_by_a_robot(field)) {
+        let whole = |message: String| SourceMessage { file: field.to_owned(), line: 1, col: 1, message };
+        match unnamed.as_slice() {
+            [robot] => match program_of_file(field, bundle, library) {
+                Ok(code) => {
+                    programs.insert((*robot).to_owned(), code);
+                }
+                Err(error) => errors.push(error),
+            },
+            [] => errors.push(whole(format!(
+                "the program '{field}' has no robot to run: every robot of the description names its own with `code`, and none names '{field}'"
+            ))),
+            several => errors.push(whole(format!(
+                "the program '{field}' could go to any of {}: name each robot's program with `code \"file\"`",
+                several.join(", ")
+            ))),
+        }
+    }
+    if errors.is_empty() { Ok(programs) } else { Err(errors) }
+}
+
+/// The program that file `field` of the upload stands for: a main file, or a project
+/// file naming the sources.
+pub fn program_of_file(field: &str, bundle: &Bundle, library: &dyn SourceLoader) -> Result<ProgramCode, SourceMessage> {
+    let whole = |line: u32, message: String| SourceMessage { file: field.to_owned(), line, col: 1, message };
+    if is_project(field) {
+        let text = bundle.files.get(field).ok_or_else(|| whole(1, "the project file is not text".into()))?;
+        let project = parse_project(text).map_err(|(line, message)| whole(line, message))?;
+        let language = Language::from_project_type(&project.language).ok_or_else(|| {
+            whole(1, format!("TYPE:{} is not a language this server runs: use PYTHON or WASM", project.language))
+        })?;
+        return assemble(language, &project.sources, bundle, library).map_err(|m| whole(1, m));
+    }
+    let language = Language::from_file_name(field).ok_or_else(|| {
+        whole(1, format!("'{field}' is not a program: upload a .py file, a .wasm module or a .rprj project file"))
+    })?;
+    assemble(language, &[field.to_owned()], bundle, library).map_err(|m| whole(1, m))
+}
+
+fn is_project(file: &str) -> bool {
+    file.to_ascii_lowercase().ends_with(".rprj")
+}
+
+/// A program of `language` whose first source is its main file: Python takes every
+/// `.py` file of the upload along, so a program can import its helpers.
+fn assemble(
+    language: Language,
+    sources: &[String],
+    bundle: &Bundle,
+    library: &dyn SourceLoader,
+) -> Result<ProgramCode, String> {
+    let main = sources.first().ok_or("the project names no SRC file")?;
+    match language {
+        Language::Wasm => match bundle.binaries.get(main) {
+            Some(bytes) => Ok(ProgramCode::wasm(main, Arc::from(bytes.as_ref()))),
+            None => Err(format!("the module '{main}' was not uploaded with the robot")),
+        },
+        Language::Python => {
+            let mut files: BTreeMap<String, String> = bundle
+                .files
+                .iter()
+                .filter(|(name, _)| name.to_ascii_lowercase().ends_with(".py"))
+                .map(|(name, text)| (name.clone(), text.clone()))
+                .collect();
+            for source in sources {
+                if !files.contains_key(source) {
+                    let text = library
+                        .load(source)
+                        .map_err(|_| format!("the program file '{source}' was not uploaded with the robot"))?;
+                    files.insert(source.clone(), text);
+                }
+            }
+            Ok(ProgramCode::python(main, files))
+        }
+    }
+}
+
+/// Checks every program (off the async threads: a syntax check runs the interpreter).
+pub async fn check_all(programs: &BTreeMap<String, ProgramCode>) -> Result<(), Vec<SourceMessage>> {
+    let programs: Vec<ProgramCode> = programs.values().cloned().collect();
+    let problems = tokio::task::spawn_blocking(move || {
+        programs.iter().filter_map(|code| controller::check(code).err()).flatten().collect::<Vec<CodeProblem>>()
+    })
+    .await
+    .unwrap_or_else(|e| {
+        vec![CodeProblem { file: String::new(), line: 1, col: 1, message: format!("the check stopped: {e}") }]
+    });
+    if problems.is_empty() {
+        Ok(())
+    } else {
+        Err(problems
+            .into_iter()
+            .map(|p| SourceMessage { file: p.file, line: p.line, col: p.col, message: p.message })
+            .collect())
+    }
+}
+
+/// Files of a stored upload back in the shape the resolver reads: meshes and textures,
+/// then WebAssembly modules.
+pub fn split_stored(assets: BTreeMap<String, Vec<u8>>) -> (HashMap<String, Bytes>, HashMap<String, Bytes>) {
+    let mut meshes = HashMap::new();
+    let mut binaries = HashMap::new();
+    for (name, bytes) in assets {
+        if name.to_ascii_lowercase().ends_with(".wasm") {
+            binaries.insert(name, Bytes::from(bytes));
+        } else {
+            meshes.insert(name, Bytes::from(bytes));
+        }
+    }
+    (meshes, binaries)
+}

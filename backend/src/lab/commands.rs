@@ -1,0 +1,129 @@
+//! The commands the rest of the server sends a lab's thread, each with the channel its
+//! answer comes back on.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use serde_json::Value;
+use tokio::sync::oneshot;
+use vlab_protocol::{ConsoleLine, ControlAction, LabState, ProgramStatus, RobotReport};
+
+use crate::controller::ProgramCode;
+use crate::robot::{CommandError, KeysError, Owner};
+use crate::scene::{Inserted, Pose, SceneError, SceneModel};
+
+/// A command to a lab's thread.
+pub enum LabCommand {
+    /// Change the clock; the reply carries the state once the command took effect (for
+    /// `step N`: once the N steps are done, or when another command interrupts them).
+    Control {
+        /// What to do.
+        action: ControlAction,
+        /// Where to send the resulting state.
+        reply: oneshot::Sender<LabState>,
+    },
+    /// Insert more elements between two steps, all or nothing.
+    Insert {
+        /// The elements, indices counting from 0 (as the scene interpreter made them);
+        /// boxed to keep the other commands small.
+        addition: Box<SceneModel>,
+        /// Who owns the robots it adds (`None`: the lab's own, as the scene has them).
+        owner: Option<Owner>,
+        /// Programs to start for robots it adds, by robot name.
+        programs: BTreeMap<String, Arc<ProgramCode>>,
+        /// What was inserted, or why nothing was.
+        reply: oneshot::Sender<Result<Inserted, SceneError>>,
+    },
+    /// Replace a robot's program (or give it one) and start it.
+    SetProgram {
+        /// The robot's name.
+        robot: String,
+        /// The new program.
+        code: Arc<ProgramCode>,
+        /// Its status once starting (`None`: no such robot).
+        reply: oneshot::Sender<Option<ProgramStatus>>,
+    },
+    /// Restart or stop a robot's program.
+    ProgramAction {
+        /// The robot's name.
+        robot: String,
+        /// What to do.
+        action: ProgramAction,
+        /// Its status afterwards (`None`: no such robot, or it has no program).
+        reply: oneshot::Sender<Option<ProgramStatus>>,
+    },
+    /// A robot's program and its console's latest lines.
+    Program {
+        /// The robot's name.
+        robot: String,
+        /// `None`: no such robot, or it has no program.
+        reply: oneshot::Sender<Option<(Arc<ProgramCode>, Vec<ConsoleLine>)>>,
+    },
+    /// Report the true pose of every body (not the frame view, which skips changes
+    /// too small to draw).
+    Poses {
+        /// Where to send them, indexed like the scene's bodies.
+        reply: oneshot::Sender<Vec<Pose>>,
+    },
+    /// Report a robot now (`None`: no such robot).
+    Robot {
+        /// The robot's name.
+        robot: String,
+        /// Where to send the report.
+        reply: oneshot::Sender<Option<RobotReport>>,
+    },
+    /// Command a robot's actuators by hand, all or nothing; they act from the next step.
+    Actuate {
+        /// The robot's name.
+        robot: String,
+        /// By actuator name, as JSON (`{"speed": 6.0}`, ...).
+        commands: BTreeMap<String, Value>,
+        /// The robot's report once applied, or why nothing was (`None`: no such robot).
+        reply: oneshot::Sender<Option<Result<RobotReport, CommandError>>>,
+    },
+    /// Set the keys held for a robot's keyboard sensors.
+    Keys {
+        /// The robot's name.
+        robot: String,
+        /// Upper-case key names.
+        keys: Vec<String>,
+        /// Done, or why not (`None`: no such robot).
+        reply: oneshot::Sender<Option<Result<(), KeysError>>>,
+    },
+    /// Take a robot out of the lab (its bodies, joints and devices); the others go on.
+    RemoveRobot {
+        /// The robot's name.
+        robot: String,
+        /// Whether there was such a robot.
+        reply: oneshot::Sender<bool>,
+    },
+    /// Put a robot back where and as it started (its counts and commands too).
+    ResetRobot {
+        /// The robot's name.
+        robot: String,
+        /// Whether there was such a robot.
+        reply: oneshot::Sender<bool>,
+    },
+    /// Move an object (a body by name, or a whole robot) to a place, at rest.
+    Move {
+        /// A body's or a robot's name.
+        name: String,
+        /// Where its (main) body goes, metres.
+        position: [f32; 3],
+        /// Its new heading (radians, counter-clockwise from above); `None` keeps it.
+        heading: Option<f32>,
+        /// Whether there was such an object.
+        reply: oneshot::Sender<bool>,
+    },
+    /// Stop the thread.
+    Shutdown,
+}
+
+/// What the owner or the instructor asks of a robot's program.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ProgramAction {
+    /// Start it again from its beginning (the robot stays where it is).
+    Restart,
+    /// Stop it; the robot keeps its last commands' targets at rest.
+    Stop,
+}

@@ -1,0 +1,59 @@
+//! Why a lab could not do what was asked: one flat enum for every request.
+
+use crate::robot::{CommandError, KeysError};
+use crate::scene::SceneError;
+
+/// Why a lab could not do what was asked.
+#[derive(Debug, thiserror::Error)]
+pub enum LabError {
+    /// The lab's thread has stopped (closed lab, or a crash that was logged).
+    #[error("lab '{0}' is not running")]
+    Unavailable(String),
+    /// The scene could not be built.
+    #[error("the scene of lab '{lab}' is invalid: {source}")]
+    Scene {
+        /// The lab.
+        lab: String,
+        /// What is wrong with it.
+        source: SceneError,
+    },
+    /// The OS refused to start the lab's thread.
+    #[error("could not start the thread of lab '{lab}': {source}")]
+    Thread {
+        /// The lab.
+        lab: String,
+        /// The OS error.
+        source: std::io::Error,
+    },
+    /// The lab has no robot of that name.
+    #[error("no robot '{robot}' in lab '{lab}'")]
+    NoRobot {
+        /// The lab.
+        lab: String,
+        /// The name asked for.
+        robot: String,
+    },
+    /// The robot runs no program.
+    #[error("robot '{robot}' has no program: upload one first")]
+    NoProgram {
+        /// The robot.
+        robot: String,
+    },
+    /// Nothing movable has that name (a robot, or a body that is not static).
+    #[error("no movable object '{name}' in lab '{lab}' (a robot, or a body that is not static)")]
+    NoObject {
+        /// The lab.
+        lab: String,
+        /// The name asked for.
+        name: String,
+    },
+    /// The insertion was refused; the lab is unchanged.
+    #[error(transparent)]
+    Refused(SceneError),
+    /// Actuator commands were refused; none was applied.
+    #[error(transparent)]
+    Command(#[from] CommandError),
+    /// Keys were refused.
+    #[error(transparent)]
+    Keys(#[from] KeysError),
+}

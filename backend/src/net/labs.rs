@@ -1,0 +1,86 @@
+//! The classroom over HTTP: creating, reading and closing labs, the scene library,
+//! joining with a code, participants, settings and notices.
+
+use std::sync::Arc;
+
+use axum::Json;
+use axum::extract::{Path, State};
+use axum::http::StatusCode;
+use vlab_protocol::{
+    BroadcastRequest, CreateLabRequest, CreatedLab, JoinRequest, Joined, LabSettings, LabSettingsPatch, LabSummary,
+    Participant,
+};
+
+use super::extract::{Bearer, InLab, JsonBody};
+use super::{AppError, AppState};
+
+/// `POST /api/labs` (the server key, unless labs are open): 201 with the new lab's id,
+/// join code and instructor token.
+pub async fn create_lab(
+    State(app): State<Arc<AppState>>,
+    Bearer(key): Bearer,
+    JsonBody(request): JsonBody<CreateLabRequest>,
+) -> Result<(StatusCode, Json<CreatedLab>), AppError> {
+    Ok((StatusCode::CREATED, Json(app.classroom.create_lab(key.as_deref(), request).await?)))
+}
+
+/// `GET /api/labs/{lab}`: the join code too, for the instructor.
+pub async fn get_lab(State(app): State<Arc<AppState>>, InLab { lab, caller }: InLab) -> Json<LabSummary> {
+    Json(app.classroom.summary(&lab, caller))
+}
+
+/// `DELETE /api/labs/{lab}` (instructor): closes the lab for everybody.
+pub async fn close_lab(State(app): State<Arc<AppState>>, InLab { lab, caller }: InLab) -> Result<StatusCode, AppError> {
+    app.classroom.close_lab(&lab, caller).await?;
+    Ok(StatusCode::NO_CONTENT)
+}
+
+/// `GET /api/scenes`: the scene library a lab can be created from.
+pub async fn list_scenes(State(app): State<Arc<AppState>>) -> Json<Vec<serde_json::Value>> {
+    Json(app.classroom.scene_library())
+}
+
+/// `POST /api/labs/{lab}/join`: a student joins with the code and a display name.
+pub async fn join_lab(
+    State(app): State<Arc<AppState>>,
+    Path(lab): Path<String>,
+    JsonBody(request): JsonBody<JoinRequest>,
+) -> Result<Json<Joined>, AppError> {
+    let lab = app.classroom.lab(&lab)?;
+    Ok(Json(app.classroom.join(&lab, &request).await?))
+}
+
+/// `POST /api/join`: the same, finding the lab by its code.
+pub async fn join_by_code(
+    State(app): State<Arc<AppState>>,
+    JsonBody(request): JsonBody<JoinRequest>,
+) -> Result<Json<Joined>, AppError> {
+    Ok(Json(app.classroom.join_by_code(&request).await?))
+}
+
+/// `GET /api/labs/{lab}/participants`.
+pub async fn participants(
+    State(app): State<Arc<AppState>>,
+    Path(lab): Path<String>,
+) -> Result<Json<Vec<Participant>>, AppError> {
+    Ok(Json(app.classroom.lab(&lab)?.participants()))
+}
+
+/// `PATCH /api/labs/{lab}/settings` (instructor).
+pub async fn update_settings(
+    State(app): State<Arc<AppState>>,
+    InLab { lab, caller }: InLab,
+    JsonBody(patch): JsonBody<LabSettingsPatch>,
+) -> Result<Json<LabSettings>, AppError> {
+    Ok(Json(app.classroom.update_settings(&lab, caller, patch)?))
+}
+
+/// `POST /api/labs/{lab}/broadcast` (instructor): a notice to everybody in the lab.
+pub async fn broadcast(
+    State(app): State<Arc<AppState>>,
+    InLab { lab, caller }: InLab,
+    JsonBody(request): JsonBody<BroadcastRequest>,
+) -> Result<StatusCode, AppError> {
+    app.classroom.notice(&lab, caller, &request.message)?;
+    Ok(StatusCode::NO_CONTENT)
+}

@@ -1,0 +1,122 @@
+//! Uploads over HTTP: reading a plain-text body or a multipart form into files (which
+//! is which is the classroom's business), the scene and robot upload routes, and the
+//! assets uploads brought.
+
+use std::sync::Arc;
+
+use axum::Json;
+use axum::body::Bytes;
+use axum::extract::{FromRequest, Multipart, Path, Request, State};
+use axum::http::header::CONTENT_TYPE;
+use axum::response::{IntoResponse, Response};
+use vlab_protocol::SceneUploadReply;
+
+use super::extract::InLab;
+use super::{AppError, AppState};
+use crate::classroom::UploadFiles;
+use crate::classroom::upload::content_type;
+
+/// Name given to a scene uploaded as a plain-text body.
+const PLAIN_UPLOAD_NAME: &str = "upload.vlab";
+
+/// File endings of the binary files (meshes, textures, WebAssembly modules) a form may
+/// carry; every other file is text.
+const BINARY_EXTENSIONS: [&str; 7] = [".obj", ".glb", ".gltf", ".png", ".jpg", ".jpeg", ".wasm"];
+
+/// `POST /api/labs/{lab}/scene` (instructor): 200 with the counts when inserted; 422
+/// with positioned errors when the files are wrong; 409 when they clash with the lab.
+pub async fn upload_scene(
+    State(app): State<Arc<AppState>>,
+    InLab { lab, caller }: InLab,
+    request: Request,
+) -> Result<Json<SceneUploadReply>, AppError> {
+    let files = read_upload(request, PLAIN_UPLOAD_NAME).await?;
+    Ok(Json(app.classroom.upload_scene(&lab, caller, files).await?))
+}
+
+/// `POST /api/labs/{lab}/robots` (a participant): robots owned by the caller.
+pub async fn upload_robots(
+    State(app): State<Arc<AppState>>,
+    InLab { lab, caller }: InLab,
+    request: Request,
+) -> Result<Json<SceneUploadReply>, AppError> {
+    let files = read_upload(request, PLAIN_UPLOAD_NAME).await?;
+    Ok(Json(app.classroom.upload_robots(&lab, caller, files).await?))
+}
+
+/// `GET /api/labs/{lab}/assets/{*path}`: an asset uploaded with one of the lab's scenes.
+pub async fn uploaded_asset(
+    State(app): State<Arc<AppState>>,
+    Path((lab, path)): Path<(String, String)>,
+) -> Result<Response, AppError> {
+    let bytes = app.classroom.uploaded_asset(&lab, &path)?;
+    Ok(([(CONTENT_TYPE, content_type(&path))], bytes).into_response())
+}
+
+/// Reads an upload: a plain-text body (the main file, called `plain_name`) or a
+/// multipart form. In a form, `scene` or `description` is the main `.vlab` file,
+/// `program` a robot's program (`main.py` when it has no file name); any other part is
+/// a file under its own name: meshes, textures and `.wasm` modules as bytes, the rest as
+/// text.
+pub async fn read_upload(request: Request, plain_name: &str) -> Result<UploadFiles, AppError> {
+    let is_multipart = request
+        .headers()
+        .get(CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.to_ascii_lowercase().starts_with("multipart/form-data"));
+    if !is_multipart {
+        let body = Bytes::from_request(request, &())
+            .await
+            .map_err(|e| AppError::BadRequest(format!("could not read the upload: {e}")))?;
+        let text = String::from_utf8(body.to_vec())
+            .map_err(|_| AppError::BadRequest("the upload is not UTF-8 text".into()))?;
+        return Ok(UploadFiles { main: Some((plain_name.into(), text)), plain: true, ..UploadFiles::default() });
+    }
+    let mut files = UploadFiles::default();
+    let mut multipart = Multipart::from_request(request, &())
+        .await
+        .map_err(|e| AppError::BadRequest(format!("not a readable multipart form: {e}")))?;
+    while let Some(field) = multipart
+        .next_field()
+        .await
+        .map_err(|e| AppError::BadRequest(format!("a part of the form could not be read: {e}")))?
+    {
+        let field_name = field.name().unwrap_or_default().to_owned();
+        let file_name = field.file_name().map(str::to_owned);
+        let is_main = field_name == "scene" || field_name == "description";
+        let name = match (&file_name, field_name.as_str()) {
+            (Some(file), _) => file.clone(),
+            (None, "program") => "main.py".to_owned(),
+            (None, _) => field_name.clone(),
+        };
+        if !is_main && (name.starts_with('/') || name.split('/').any(|part| part == ".." || part.is_empty())) {
+            return Err(AppError::BadRequest(format!("'{name}' is not a plain relative file name")));
+        }
+        if field_name == "program" {
+            files.program = Some(name.clone());
+        }
+        let lower = name.to_ascii_lowercase();
+        if !is_main && BINARY_EXTENSIONS.iter().any(|ext| lower.ends_with(ext)) {
+            let bytes = field
+                .bytes()
+                .await
+                .map_err(|e| AppError::BadRequest(format!("the part '{name}' could not be read: {e}")))?;
+            if lower.ends_with(".wasm") {
+                files.binaries.insert(name, bytes);
+            } else {
+                files.assets.insert(name, bytes);
+            }
+            continue;
+        }
+        let text = field
+            .text()
+            .await
+            .map_err(|e| AppError::BadRequest(format!("the part '{field_name}' is not UTF-8 text: {e}")))?;
+        if is_main {
+            files.main = Some((file_name.unwrap_or_else(|| PLAIN_UPLOAD_NAME.into()), text));
+        } else {
+            files.files.insert(name, text);
+        }
+    }
+    Ok(files)
+}
