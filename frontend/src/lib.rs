@@ -15,6 +15,7 @@
 //! `wasm32`, where the constraints are: one thread, no files, no `std` time (use
 //! `performance.now()`), and every callback handed to JS must outlive its use.
 
+pub mod api;
 pub mod classroom;
 pub mod connection;
 pub mod inspector;

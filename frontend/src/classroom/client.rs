@@ -1,72 +1,69 @@
-//! The classroom's HTTP calls and stored sessions, the browser part: a JSON `fetch` with an optional bearer token, and the sessions kept per lab in `localStorage`.
+//! The classroom, the browser part: its requests (the labs, joining, creating, the lab's settings, notices, closing it, resetting and removing robots) and the sessions kept per lab in `localStorage`.
 //!
-//! What answers mean is decided in [`crate::classroom`] (host-tested); this file only
-//! moves bytes. A request that gets no answer becomes an `Err` sentence, never a panic.
+//! What answers mean is decided in [`super::forms`] (host-tested) and worded by
+//! [`crate::api::error_sentence`]; this file only names the requests.
 
-use leptos::prelude::*;
-use wasm_bindgen::{JsCast, JsValue};
-use wasm_bindgen_futures::JsFuture;
-use web_sys::{Headers, Request, RequestInit, Response};
+use serde::de::IgnoredAny;
+use vlab_protocol::{CreatedLab, JoinRequest, Joined, LabSettings, LabSettingsPatch, LabSummary};
 
-use crate::classroom::forms::{SESSION_KEY_PREFIX, StoredSession, session_storage_key};
+use super::forms::{LibraryScene, SESSION_KEY_PREFIX, StoredSession, session_storage_key};
+use crate::api::{ApiError, Body, fetch_json};
+use crate::page::{lab_api_path, robot_api_path};
+use crate::ui::browser::local_storage;
 
-/// Sends `method path` (same origin) with `body` (JSON, or plain text when `text`),
-/// the bearer `token` if any; the status and the body's text.
-pub async fn request(
-    method: &str,
-    path: &str,
+/// `GET /api/labs`: the open labs.
+pub async fn list_labs() -> Result<Vec<LabSummary>, ApiError> {
+    fetch_json("GET", "/api/labs", None, Body::Empty).await
+}
+
+/// `GET /api/scenes`: the scene library.
+pub async fn library_scenes() -> Result<Vec<LibraryScene>, ApiError> {
+    fetch_json("GET", "/api/scenes", None, Body::Empty).await
+}
+
+/// `POST /api/join`: a session in the lab of `join_code`, known as `name`.
+pub async fn join(join_code: &str, name: &str) -> Result<Joined, ApiError> {
+    let request = JoinRequest { join_code: join_code.trim().to_owned(), name: name.trim().to_owned() };
+    fetch_json("POST", "/api/join", None, Body::json(&request)).await
+}
+
+/// `POST /api/labs` with the server's key: a new lab (`body` from [`super::forms::create_lab_body`]).
+pub async fn create_lab(server_key: Option<&str>, body: String) -> Result<CreatedLab, ApiError> {
+    fetch_json("POST", "/api/labs", server_key, Body::Json(body)).await
+}
+
+/// `GET /api/labs/{lab}`: the lab as its instructor sees it (with its join code).
+pub async fn lab_summary(lab: &str, token: Option<&str>) -> Result<LabSummary, ApiError> {
+    fetch_json("GET", &lab_api_path(lab, ""), token, Body::Empty).await
+}
+
+/// `PATCH /api/labs/{lab}/settings`: the settings after the change.
+pub async fn change_settings(
+    lab: &str,
     token: Option<&str>,
-    body: Option<&str>,
-    text: bool,
-) -> Result<(u16, String), String> {
-    send(method, path, token, body, text).await.map_err(|error| {
-        let detail = js_error_text(&error);
-        format!("Could not reach the server ({detail}). Check the connection and try again.")
-    })
+    change: &LabSettingsPatch,
+) -> Result<LabSettings, ApiError> {
+    fetch_json("PATCH", &lab_api_path(lab, "/settings"), token, Body::json(change)).await
 }
 
-async fn send(
-    method: &str,
-    path: &str,
-    token: Option<&str>,
-    body: Option<&str>,
-    text: bool,
-) -> Result<(u16, String), JsValue> {
-    let headers = Headers::new()?;
-    if let Some(token) = token {
-        headers.set("Authorization", &format!("Bearer {token}"))?;
-    }
-    headers.set("Accept", "application/json")?;
-    let init = RequestInit::new();
-    init.set_method(method);
-    if let Some(body) = body {
-        headers.set("Content-Type", if text { "text/plain; charset=utf-8" } else { "application/json" })?;
-        init.set_body(&JsValue::from_str(body));
-    }
-    init.set_headers(&headers);
-    fetch_text(path, &init).await
+/// `POST /api/labs/{lab}/broadcast`: a notice to everybody (`body` from [`super::forms::broadcast_body`]).
+pub async fn broadcast(lab: &str, token: Option<&str>, body: String) -> Result<(), ApiError> {
+    fetch_json::<IgnoredAny>("POST", &lab_api_path(lab, "/broadcast"), token, Body::Json(body)).await.map(drop)
 }
 
-/// Sends `init` to `path` and reads the answer: its status and its text. Every request
-/// of the app goes through here.
-pub(crate) async fn fetch_text(path: &str, init: &RequestInit) -> Result<(u16, String), JsValue> {
-    let request = Request::new_with_str_and_init(path, init)?;
-    let response: Response = JsFuture::from(window().fetch_with_request(&request)).await?.dyn_into()?;
-    let status = response.status();
-    let body = JsFuture::from(response.text()?).await?.as_string().unwrap_or_default();
-    Ok((status, body))
+/// `DELETE /api/labs/{lab}`: closes the lab for everybody.
+pub async fn close_lab(lab: &str, token: Option<&str>) -> Result<(), ApiError> {
+    fetch_json::<IgnoredAny>("DELETE", &lab_api_path(lab, ""), token, Body::Empty).await.map(drop)
 }
 
-/// A readable sentence from a JS exception or rejection.
-fn js_error_text(error: &JsValue) -> String {
-    if let Some(error) = error.dyn_ref::<js_sys::Error>() {
-        return String::from(error.message());
-    }
-    error.as_string().unwrap_or_else(|| format!("{error:?}"))
+/// `POST .../robots/{robot}/reset`: the robot back at its start.
+pub async fn reset_robot(lab: &str, robot: &str, token: Option<&str>) -> Result<(), ApiError> {
+    fetch_json::<IgnoredAny>("POST", &robot_api_path(lab, robot, "/reset"), token, Body::Empty).await.map(drop)
 }
 
-fn local_storage() -> Option<web_sys::Storage> {
-    window().local_storage().ok().flatten()
+/// `DELETE .../robots/{robot}`: the robot out of the lab.
+pub async fn remove_robot(lab: &str, robot: &str, token: Option<&str>) -> Result<(), ApiError> {
+    fetch_json::<IgnoredAny>("DELETE", &robot_api_path(lab, robot, ""), token, Body::Empty).await.map(drop)
 }
 
 /// The session this browser holds in `lab`, if any.

@@ -3,8 +3,9 @@
 use leptos::prelude::*;
 use vlab_protocol::CreatedLab;
 
-use crate::classroom::client::request;
-use crate::classroom::forms::{DEMO_SCENE_CHOICE, LibraryScene, create_lab_body, interpret_create, refusal_text};
+use super::client::{create_lab, library_scenes};
+use super::forms::{DEMO_SCENE_CHOICE, LibraryScene, create_lab_body, interpret_create};
+use crate::api::error_sentence;
 
 /// The whole create page.
 #[component]
@@ -20,13 +21,9 @@ pub fn CreateLabPage() -> impl IntoView {
     let created = RwSignal::new(None::<CreatedLab>);
 
     leptos::task::spawn_local(async move {
-        match request("GET", "/api/scenes", None, None, false).await {
-            Ok((200, body)) => match serde_json::from_str::<Vec<LibraryScene>>(&body) {
-                Ok(list) => scenes.set(list),
-                Err(e) => scenes_problem.set(Some(format!("The scene library is unreadable: {e}"))),
-            },
-            Ok((status, body)) => scenes_problem.set(Some(refusal_text(status, &body))),
-            Err(message) => scenes_problem.set(Some(message)),
+        match library_scenes().await {
+            Ok(list) => scenes.set(list),
+            Err(error) => scenes_problem.set(Some(error_sentence(&error))),
         }
     });
 
@@ -46,10 +43,7 @@ pub fn CreateLabPage() -> impl IntoView {
         busy.set(true);
         leptos::task::spawn_local(async move {
             let token = (!server_key.is_empty()).then_some(server_key);
-            let outcome = match request("POST", "/api/labs", token.as_deref(), Some(&body), false).await {
-                Ok((status, text)) => interpret_create(status, &text),
-                Err(message) => Err(message),
-            };
+            let outcome = interpret_create(create_lab(token.as_deref(), body).await);
             busy.set(false);
             match outcome {
                 Ok(lab) => created.set(Some(lab)),

@@ -1,13 +1,13 @@
-//! The classroom, the pure part: who may do what to a robot, the stored session of a lab, what the server's classroom answers mean, the "add a robot" template and a free spot for it.
+//! The classroom, the pure part: the stored session of a lab, what the classroom's forms send and what the server's answers mean, who owns a robot.
 //!
 //! Plain data in, plain data out, tested on the host; the pages and panels that use it
 //! live beside it in `classroom/` (and the robot upload in `programs/`), the
 //! `localStorage` part in `classroom::client`.
 
 use serde::{Deserialize, Serialize};
-use vlab_protocol::{ErrorBody, LabMode, LabSummary, MAX_ROBOT_QUOTA, Participant, Rate, Role};
+use vlab_protocol::{CreatedLab, Joined, LabMode, LabSummary, MAX_ROBOT_QUOTA, Participant, Rate, Role};
 
-use crate::scene::upload::{UploadOutcome, interpret_response};
+use crate::api::{ApiError, error_sentence};
 
 /// `localStorage` key of the session a browser holds in `lab`.
 pub fn session_storage_key(lab: &str) -> String {
@@ -46,37 +46,6 @@ impl StoredSession {
     }
 }
 
-/// The `{"error": {...}}` body of a refused request, if that is what `body` is.
-pub fn error_body(body: &str) -> Option<ErrorBody> {
-    #[derive(Deserialize)]
-    struct Wrapped {
-        error: ErrorBody,
-    }
-    serde_json::from_str::<Wrapped>(body).ok().map(|w| w.error)
-}
-
-/// A sentence for a refused request: the server's reason when it gave one.
-pub fn refusal_text(status: u16, body: &str) -> String {
-    match error_body(body) {
-        Some(error) if !error.message.is_empty() => {
-            let mut text = capitalised(&error.message);
-            for detail in error.details {
-                text.push('\n');
-                text.push_str(&detail);
-            }
-            text
-        }
-        _ => {
-            let excerpt: String = body.trim().chars().take(160).collect();
-            if excerpt.is_empty() {
-                format!("The server answered HTTP {status}.")
-            } else {
-                format!("The server answered HTTP {status}: {excerpt}")
-            }
-        }
-    }
-}
-
 /// What a join attempt came to.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum JoinOutcome {
@@ -109,19 +78,20 @@ pub fn check_join_form(code: &str, name: &str) -> Option<JoinOutcome> {
 }
 
 /// Reads the answer to `POST /api/join`.
-pub fn interpret_join(status: u16, body: &str) -> JoinOutcome {
-    if status == 200
-        && let Ok(joined) = serde_json::from_str::<vlab_protocol::Joined>(body)
-    {
-        return JoinOutcome::Joined(StoredSession { lab: joined.lab, token: joined.token, name: joined.user.name });
-    }
-    let reason = error_body(body).map(|e| e.message).unwrap_or_default();
-    let (field, message) = match status {
-        403 | 404 => (
+pub fn interpret_join(answer: Result<Joined, ApiError>) -> JoinOutcome {
+    let error = match answer {
+        Ok(joined) => {
+            return JoinOutcome::Joined(StoredSession { lab: joined.lab, token: joined.token, name: joined.user.name });
+        }
+        Err(error) => error,
+    };
+    let reason = error.server_message().unwrap_or_default();
+    let (field, message) = match error.status() {
+        Some(403 | 404) => (
             "code",
             "No lab has that join code: check it with your instructor (letters and digits, like K7MP3Q).".to_owned(),
         ),
-        422 | 400 => (
+        Some(422 | 400) => (
             "name",
             format!(
                 "That name cannot be used: type 1 to {} characters{}",
@@ -129,22 +99,20 @@ pub fn interpret_join(status: u16, body: &str) -> JoinOutcome {
                 if reason.is_empty() { ".".to_owned() } else { format!(" ({reason}).") }
             ),
         ),
-        409 => ("other", format!("The lab is full: {reason}")),
-        _ => ("other", refusal_text(status, body)),
+        Some(409) => ("other", format!("The lab is full: {reason}")),
+        _ => ("other", error_sentence(&error)),
     };
     JoinOutcome::Refused { field, message }
 }
 
 /// Reads the answer to `POST /api/labs`: the created lab, or a sentence.
-pub fn interpret_create(status: u16, body: &str) -> Result<vlab_protocol::CreatedLab, String> {
-    if status == 201 || status == 200 {
-        return serde_json::from_str(body)
-            .map_err(|e| format!("The lab was created but its answer is unreadable: {e}"));
-    }
-    let reason = refusal_text(status, body);
-    Err(match status {
-        401 | 403 => format!("The server key is needed to create a lab: {reason}"),
-        _ => reason,
+pub fn interpret_create(answer: Result<CreatedLab, ApiError>) -> Result<CreatedLab, String> {
+    answer.map_err(|error| match error {
+        ApiError::Unreadable { reason, .. } => format!("The lab was created but its answer is unreadable: {reason}"),
+        error if matches!(error.status(), Some(401 | 403)) => {
+            format!("The server key is needed to create a lab: {}", error_sentence(&error))
+        }
+        error => error_sentence(&error),
     })
 }
 
@@ -163,14 +131,9 @@ pub struct LabLine {
     pub participants: usize,
 }
 
-/// The labs of `GET /api/labs`, in the server's order; `Err` with a sentence when the
-/// answer is not a list of labs.
-pub fn lab_lines(status: u16, body: &str) -> Result<Vec<LabLine>, String> {
-    if status != 200 {
-        return Err(refusal_text(status, body));
-    }
-    let labs: Vec<LabSummary> =
-        serde_json::from_str(body).map_err(|e| format!("The list of labs is unreadable: {e}"))?;
+/// The labs of `GET /api/labs`, in the server's order; `Err` with a sentence when there are none to show.
+pub fn lab_lines(answer: Result<Vec<LabSummary>, ApiError>) -> Result<Vec<LabLine>, String> {
+    let labs = answer.map_err(|error| error_sentence(&error))?;
     Ok(labs
         .into_iter()
         .map(|lab| LabLine {
@@ -254,118 +217,6 @@ pub fn role_badge(role: Role) -> &'static str {
     }
 }
 
-/// Longest robot-name suffix the form takes.
-pub const MAX_SUFFIX_CHARS: usize = 24;
-
-/// A robot-name suffix from what a student typed: lower case, spaces and dashes as
-/// `_`, only letters, digits and `_`; `Err` with a sentence when nothing usable is left.
-pub fn robot_suffix(typed: &str) -> Result<String, String> {
-    let suffix: String =
-        typed.trim().chars().map(|c| if c == ' ' || c == '-' { '_' } else { c.to_ascii_lowercase() }).collect();
-    if suffix.is_empty() {
-        return Err("Give your robot a name (letters, digits and _).".into());
-    }
-    if let Some(bad) = suffix.chars().find(|c| !(c.is_ascii_alphanumeric() || *c == '_')) {
-        return Err(format!("A robot's name takes letters, digits and _ only, not '{bad}'."));
-    }
-    if suffix.chars().count() > MAX_SUFFIX_CHARS {
-        return Err(format!("A robot's name is at most {MAX_SUFFIX_CHARS} characters."));
-    }
-    Ok(suffix)
-}
-
-/// A robot-name suffix from a display name: `"Ana López (2)"` → `"ana_l_pez_2"`.
-pub fn suffix_from_name(name: &str) -> String {
-    let mut suffix = String::new();
-    for c in name.chars() {
-        let c = c.to_ascii_lowercase();
-        if c.is_ascii_alphanumeric() {
-            suffix.push(c);
-        } else if !suffix.ends_with('_') && !suffix.is_empty() {
-            suffix.push('_');
-        }
-    }
-    let mut suffix: String = suffix.trim_end_matches('_').chars().take(MAX_SUFFIX_CHARS).collect();
-    if suffix.is_empty() {
-        suffix.push_str("mine");
-    }
-    suffix
-}
-
-/// The name of the robot the template creates.
-pub fn templated_robot_name(suffix: &str) -> String {
-    format!("diffbot_{suffix}")
-}
-
-/// The `.vlab` text of a course diffbot named `diffbot_<suffix>` at `spot` (x, z).
-pub fn robot_template(suffix: &str, spot: [f32; 2]) -> String {
-    let [x, z] = spot.map(|v| trim_number(f64::from((v * 100.0).round() / 100.0)));
-    format!(
-        "// Your robot: the course's differential-drive robot (scenes/diffbot_robot.vlab):\n\
-         // lidar, GPS, compass, encoders, odometry, bumper and a DiffDrive.\n\
-         // Change the name, the place (x, z, metres) or the heading (radians), then Upload.\n\
-         include \"diffbot_robot.vlab\";\n\
-         call diffbot(\"_{suffix}\", {x}, {z}, 0);\n"
-    )
-}
-
-/// Clearance, metres, a new robot wants from every moving body.
-pub const SPOT_CLEARANCE_M: f32 = 0.9;
-/// Distance kept from the edge of the floor, metres.
-const SPOT_MARGIN_M: f32 = 1.0;
-/// Spacing of the candidate spots, metres.
-const SPOT_GRID_M: f32 = 0.5;
-
-/// A place (x, z) on the floor `area` (`[min_x, min_z, max_x, max_z]`) away from the
-/// `occupied` points: the first grid spot, from the floor's low corner, clear by
-/// [`SPOT_CLEARANCE_M`]; failing that the clearest spot.
-pub fn free_spot(area: [f32; 4], occupied: &[[f32; 2]]) -> [f32; 2] {
-    let [min_x, min_z, max_x, max_z] = area;
-    let (lo_x, hi_x) = inset(min_x, max_x);
-    let (lo_z, hi_z) = inset(min_z, max_z);
-    let columns = ((hi_x - lo_x) / SPOT_GRID_M).floor().max(0.0) as usize;
-    let rows = ((hi_z - lo_z) / SPOT_GRID_M).floor().max(0.0) as usize;
-    let clearance = |spot: [f32; 2]| {
-        occupied.iter().map(|p| ((p[0] - spot[0]).powi(2) + (p[1] - spot[1]).powi(2)).sqrt()).fold(f32::MAX, f32::min)
-    };
-    let mut best = ([lo_x, lo_z], f32::MIN);
-    for row in 0..=rows {
-        for column in 0..=columns {
-            let spot = [lo_x + column as f32 * SPOT_GRID_M, lo_z + row as f32 * SPOT_GRID_M];
-            let clear = clearance(spot);
-            if clear >= SPOT_CLEARANCE_M {
-                return spot;
-            }
-            if clear > best.1 {
-                best = (spot, clear);
-            }
-        }
-    }
-    best.0
-}
-
-fn inset(min: f32, max: f32) -> (f32, f32) {
-    if max - min > 2.0 * SPOT_MARGIN_M {
-        (min + SPOT_MARGIN_M, max - SPOT_MARGIN_M)
-    } else {
-        ((min + max) * 0.5, (min + max) * 0.5)
-    }
-}
-
-/// Reads the answer to `POST /api/labs/{lab}/robots`: like a scene upload, with the
-/// refusals a student meets (no session, uploads locked, over the quota) said plainly.
-pub fn interpret_robot_upload(status: u16, body: &str) -> UploadOutcome {
-    if let Some(error) = error_body(body) {
-        let reason = capitalised(&error.message);
-        return UploadOutcome::Failed(match status {
-            401 => format!("Not in this lab: {reason}. Join it with its code first."),
-            403 => format!("Not added: {reason}."),
-            _ => format!("Not added: {reason}."),
-        });
-    }
-    interpret_response(status, body)
-}
-
 /// The quota field's text as a quota, or why not.
 pub fn parse_quota(text: &str) -> Result<u32, String> {
     match text.trim().parse::<u32>() {
@@ -385,17 +236,10 @@ pub fn broadcast_body(message: &str) -> Result<String, String> {
         .expect("a broadcast serialises"))
 }
 
-fn capitalised(text: &str) -> String {
-    let mut chars = text.chars();
-    match chars.next() {
-        Some(first) => first.to_uppercase().chain(chars).collect(),
-        None => String::new(),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::api::read_json;
 
     fn person(id: u32, name: &str, role: Role, robots: &[&str]) -> Participant {
         Participant {
@@ -434,20 +278,20 @@ mod tests {
     fn joins_read_as_sessions_or_as_what_to_fix() {
         let body = r#"{"lab":"demo","token":"t0k","user":{"id":3,"name":"Ana (2)","role":"student","online":false,"robots":[]}}"#;
         assert_eq!(
-            interpret_join(200, body),
+            interpret_join(read_json(200, body)),
             JoinOutcome::Joined(StoredSession { lab: "demo".into(), token: "t0k".into(), name: "Ana (2)".into() })
         );
         let wrong = r#"{"error":{"code":"not_found","message":"no lab has that join code"}}"#;
         assert!(
-            matches!(interpret_join(404, wrong), JoinOutcome::Refused { field: "code", message } if message.contains("join code"))
+            matches!(interpret_join(read_json(404, wrong)), JoinOutcome::Refused { field: "code", message } if message.contains("join code"))
         );
-        assert!(matches!(interpret_join(403, wrong), JoinOutcome::Refused { field: "code", .. }));
+        assert!(matches!(interpret_join(read_json(403, wrong)), JoinOutcome::Refused { field: "code", .. }));
         let bad_name = r#"{"error":{"code":"invalid_argument","message":"a name needs 1 to 64 characters"}}"#;
         assert!(
-            matches!(interpret_join(422, bad_name), JoinOutcome::Refused { field: "name", message } if message.contains("1 to 64"))
+            matches!(interpret_join(read_json(422, bad_name)), JoinOutcome::Refused { field: "name", message } if message.contains("1 to 64"))
         );
         assert!(
-            matches!(interpret_join(500, "oops"), JoinOutcome::Refused { field: "other", message } if message.contains("500"))
+            matches!(interpret_join(read_json(500, "oops")), JoinOutcome::Refused { field: "other", message } if message.contains("500"))
         );
         assert!(matches!(check_join_form(" ", "Ana"), Some(JoinOutcome::Refused { field: "code", .. })));
         assert!(matches!(check_join_form("K7", "  "), Some(JoinOutcome::Refused { field: "name", .. })));
@@ -465,60 +309,10 @@ mod tests {
     }
 
     #[test]
-    fn the_template_names_the_robot_and_places_it() {
-        let text = robot_template("ana", [2.0, 3.5]);
-        assert!(text.contains("include \"diffbot_robot.vlab\";"), "{text}");
-        assert!(text.contains("call diffbot(\"_ana\", 2, 3.5, 0);"), "{text}");
-        assert_eq!(templated_robot_name("ana"), "diffbot_ana");
-        assert_eq!(robot_suffix(" My Bot-2 ").unwrap(), "my_bot_2");
-        assert!(robot_suffix("").is_err());
-        assert!(robot_suffix("a\"b").unwrap_err().contains('"'));
-        assert!(robot_suffix(&"x".repeat(25)).is_err());
-        assert_eq!(suffix_from_name("Ana López (2)"), "ana_l_pez_2");
-        assert_eq!(suffix_from_name("  "), "mine");
-    }
-
-    #[test]
-    fn a_free_spot_keeps_clear_of_what_is_there() {
-        let area = [0.0, 0.0, 12.0, 12.0];
-        assert_eq!(free_spot(area, &[]), [1.0, 1.0]);
-        let spot = free_spot(area, &[[1.0, 1.0], [1.6, 1.2], [2.5, 1.0]]);
-        for p in [[1.0f32, 1.0], [1.6, 1.2], [2.5, 1.0]] {
-            let d = ((p[0] - spot[0]).powi(2) + (p[1] - spot[1]).powi(2)).sqrt();
-            assert!(d >= SPOT_CLEARANCE_M, "{spot:?} too close to {p:?}");
-        }
-        assert!(spot.iter().all(|v| (1.0..=11.0).contains(v)), "{spot:?}");
-        // A tiny floor: its middle.
-        assert_eq!(free_spot([0.0, 0.0, 1.0, 1.0], &[]), [0.5, 0.5]);
-        // Everything taken: the clearest spot still.
-        let crowded: Vec<[f32; 2]> =
-            (0..25).flat_map(|i| (0..25).map(move |j| [i as f32 * 0.5, j as f32 * 0.5])).collect();
-        let spot = free_spot(area, &crowded);
-        assert!(spot.iter().all(|v| (1.0..=11.0).contains(v)));
-    }
-
-    #[test]
-    fn robot_upload_refusals_are_said_plainly() {
-        let locked =
-            r#"{"error":{"code":"forbidden","message":"the instructor has locked uploads in this lab for now"}}"#;
-        assert_eq!(
-            interpret_robot_upload(403, locked),
-            UploadOutcome::Failed("Not added: The instructor has locked uploads in this lab for now.".into())
-        );
-        let quota = r#"{"ok":false,"inserted":{"bodies":0,"joints":0,"robots":0},"log":[],"warnings":[],
-            "errors":[{"file":"upload.vlab","line":1,"col":1,"message":"you may have 1 robot(s) in this lab"}]}"#;
-        assert!(
-            matches!(interpret_robot_upload(403, quota), UploadOutcome::Rejected { errors, .. } if errors[0].message.contains("1 robot"))
-        );
-        let anonymous = r#"{"error":{"code":"unauthorized","message":"adding a robot needs a session"}}"#;
-        assert!(matches!(interpret_robot_upload(401, anonymous), UploadOutcome::Failed(m) if m.contains("Join it")));
-    }
-
-    #[test]
     fn lab_lists_create_bodies_quotas_and_notices() {
         let body = r#"[{"id":"demo","name":"Demo lab","mode":"running","rate":1.0,"step":9,"time":0.04,
             "dt_secs":0.004166,"epoch":1,"bodies":40,"robots":["a","b"],"viewers":2,"participants":3}]"#;
-        let lines = lab_lines(200, body).unwrap();
+        let lines = lab_lines(read_json(200, body)).unwrap();
         assert_eq!(
             lines,
             vec![LabLine {
@@ -529,7 +323,7 @@ mod tests {
                 participants: 3
             }]
         );
-        assert!(lab_lines(500, "").is_err());
+        assert!(lab_lines(read_json(500, "")).is_err());
         assert_eq!(create_lab_body(" Physics 1 ", DEMO_SCENE_CHOICE), r#"{"name":"Physics 1"}"#);
         assert!(create_lab_body("P", "maze").contains(r#""scene":"maze""#));
         assert_eq!(parse_quota(" 2 "), Ok(2));
@@ -538,8 +332,8 @@ mod tests {
         assert!(broadcast_body("  ").is_err());
         let refused = r#"{"error":{"code":"unauthorized","message":"that is not this server's key"}}"#;
         assert_eq!(
-            interpret_create(401, refused).unwrap_err(),
-            "The server key is needed to create a lab: That is not this server's key"
+            interpret_create(read_json(401, refused)).unwrap_err(),
+            "The server key is needed to create a lab: That is not this server's key."
         );
         assert_eq!(mode_text(LabMode::Running, Rate::RealTime(0.5)), "running ×0.5");
         assert_eq!(mode_text(LabMode::Paused, Rate::Max), "paused");

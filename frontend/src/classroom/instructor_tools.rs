@@ -4,12 +4,12 @@
 //! else anyway. A refusal shows in the error banner.
 
 use leptos::prelude::*;
-use vlab_protocol::{LabSettings, LabSettingsPatch, LabSummary};
+use vlab_protocol::{LabSettings, LabSettingsPatch};
 
-use crate::classroom::client::request;
-use crate::classroom::forms::{broadcast_body, parse_quota, refusal_text};
+use super::client::{broadcast, change_settings, close_lab as close, lab_summary};
+use super::forms::{broadcast_body, parse_quota};
+use crate::api::error_sentence;
 use crate::connection::LabSession;
-use crate::page::lab_api_path;
 
 /// The tools.
 #[component]
@@ -18,31 +18,21 @@ pub fn InstructorTools() -> impl IntoView {
     let lab = session.lab_id();
     let join_code = RwSignal::new(None::<String>);
     {
-        let path = lab_api_path(&lab, "");
         let token = session.token();
         leptos::task::spawn_local(async move {
-            if let Ok((200, body)) = request("GET", &path, token.as_deref(), None, false).await
-                && let Ok(summary) = serde_json::from_str::<LabSummary>(&body)
-            {
+            if let Ok(summary) = lab_summary(&lab, token.as_deref()).await {
                 join_code.set(summary.join_code);
             }
         });
     }
 
     let patch = move |change: LabSettingsPatch| {
-        let path = lab_api_path(&session.lab_id(), "/settings");
-        let token = session.token();
-        let body = serde_json::to_string(&change).expect("a settings patch serialises");
+        let (lab, token) = (session.lab_id(), session.token());
         leptos::task::spawn_local(async move {
-            match request("PATCH", &path, token.as_deref(), Some(&body), false).await {
-                Ok((200, text)) => {
-                    // The Settings message follows; the answer is the same, and sooner.
-                    if let Ok(settings) = serde_json::from_str::<LabSettings>(&text) {
-                        session.settings.set(Some(settings));
-                    }
-                }
-                Ok((status, text)) => session.error.set(Some(refusal_text(status, &text))),
-                Err(message) => session.error.set(Some(message)),
+            match change_settings(&lab, token.as_deref(), &change).await {
+                // The Settings message follows; the answer is the same, and sooner.
+                Ok(settings) => session.settings.set(Some(settings)),
+                Err(error) => session.error.set(Some(error_sentence(&error))),
             }
         });
     };
@@ -69,14 +59,12 @@ pub fn InstructorTools() -> impl IntoView {
                 return;
             }
         };
-        let path = lab_api_path(&session.lab_id(), "/broadcast");
-        let token = session.token();
+        let (lab, token) = (session.lab_id(), session.token());
         sending.set(true);
         leptos::task::spawn_local(async move {
-            match request("POST", &path, token.as_deref(), Some(&body), false).await {
-                Ok((status, _)) if (200..300).contains(&status) => notice.set(String::new()),
-                Ok((status, text)) => session.error.set(Some(refusal_text(status, &text))),
-                Err(message) => session.error.set(Some(message)),
+            match broadcast(&lab, token.as_deref(), body).await {
+                Ok(()) => notice.set(String::new()),
+                Err(error) => session.error.set(Some(error_sentence(&error))),
             }
             sending.set(false);
         });
@@ -92,15 +80,13 @@ pub fn InstructorTools() -> impl IntoView {
         if !sure {
             return;
         }
-        let path = lab_api_path(&session.lab_id(), "");
-        let token = session.token();
+        let (lab, token) = (session.lab_id(), session.token());
         leptos::task::spawn_local(async move {
-            match request("DELETE", &path, token.as_deref(), None, false).await {
-                Ok((status, _)) if (200..300).contains(&status) => {
+            match close(&lab, token.as_deref()).await {
+                Ok(()) => {
                     let _ = window().location().set_href("/");
                 }
-                Ok((status, text)) => session.error.set(Some(refusal_text(status, &text))),
-                Err(message) => session.error.set(Some(message)),
+                Err(error) => session.error.set(Some(error_sentence(&error))),
             }
         });
     };

@@ -2,8 +2,8 @@
 
 use leptos::prelude::*;
 
-use crate::classroom::client::{request, store_session, stored_sessions};
-use crate::classroom::forms::{JoinOutcome, LabLine, check_join_form, interpret_join, lab_lines};
+use super::client::{join, list_labs, store_session, stored_sessions};
+use super::forms::{JoinOutcome, LabLine, check_join_form, interpret_join, lab_lines};
 use crate::page::lab_query;
 
 /// The whole landing page.
@@ -13,11 +13,7 @@ pub fn LandingPage() -> impl IntoView {
     let labs = RwSignal::new(None::<Result<Vec<LabLine>, String>>);
     let load_labs = move || {
         leptos::task::spawn_local(async move {
-            let lines = match request("GET", "/api/labs", None, None, false).await {
-                Ok((status, body)) => lab_lines(status, &body),
-                Err(message) => Err(message),
-            };
-            labs.set(Some(lines));
+            labs.set(Some(lab_lines(list_labs().await)));
         });
     };
     load_labs();
@@ -143,13 +139,8 @@ fn JoinForm() -> impl IntoView {
         }
         problem.set(None);
         busy.set(true);
-        let body = serde_json::json!({ "join_code": typed_code.trim(), "name": typed_name.trim() }).to_string();
         leptos::task::spawn_local(async move {
-            let outcome = match request("POST", "/api/join", None, Some(&body), false).await {
-                Ok((status, text)) => interpret_join(status, &text),
-                Err(message) => JoinOutcome::Refused { field: "other", message },
-            };
-            match outcome {
+            match interpret_join(join(&typed_code, &typed_name).await) {
                 JoinOutcome::Joined(session) => {
                     store_session(&session);
                     let _ = window().location().set_href(&format!("/{}", session.lab_query()));

@@ -1,10 +1,10 @@
 //! The classroom around a lab: the landing and create pages, joining, the people panel, the instructor's tools and notices, what may be done to a robot, and the sessions this browser keeps.
 //!
 //! Pure, host-tested: [`forms`] (stored sessions; the join, create, lab-list, settings
-//! and notice requests and what their answers mean; the add-robot template and a free
-//! spot for it; who owns a robot and what this page may do to it). Web only: `client`
-//! (sessions in `localStorage`), the pages (`landing`, `create_lab`) and the lab's
-//! pieces (`class_panel`, `instructor_tools`, `notice_banner`, `robot_actions`).
+//! and notice requests and what their answers mean; who owns a robot). Web only:
+//! `client` (the classroom's requests and the sessions in `localStorage`), the pages
+//! (`landing`, `create_lab`) and the lab's pieces (`class_panel`, `instructor_tools`,
+//! `notice_banner`, `robot_actions`).
 
 pub mod forms;
 

@@ -2,10 +2,10 @@
 
 use leptos::prelude::*;
 
-use crate::classroom::client::request;
-use crate::classroom::forms::{owner_of, refusal_text};
+use super::client::{remove_robot, reset_robot};
+use super::forms::owner_of;
+use crate::api::error_sentence;
 use crate::connection::LabSession;
-use crate::page::robot_api_path;
 
 /// A row of buttons for `session.inspected`; nothing when no robot is picked.
 #[component]
@@ -19,25 +19,26 @@ pub fn RobotActions() -> impl IntoView {
     let may_manage = move || robot().is_some_and(|robot| session.may_manage(&robot));
     let following = move || robot().is_some_and(|robot| session.follow.with(|f| f.as_ref() == Some(&robot)));
 
-    let act = move |method: &'static str, suffix: &'static str, what: &'static str| {
+    let act = move |what: &'static str| {
         let Some(robot) = session.inspected.get_untracked() else { return };
-        if suffix.is_empty()
+        let removing = what == "remove";
+        if removing
             && !window()
                 .confirm_with_message(&format!("Remove {robot} from the lab? It is gone for everybody."))
                 .unwrap_or(false)
         {
             return;
         }
-        let path = robot_api_path(&session.lab_id(), &robot, suffix);
-        let token = session.token();
+        let (lab, token) = (session.lab_id(), session.token());
         busy.set(true);
         leptos::task::spawn_local(async move {
-            match request(method, &path, token.as_deref(), None, false).await {
-                Ok((status, _)) if (200..300).contains(&status) => {}
-                Ok((status, text)) => {
-                    session.error.set(Some(format!("Could not {what} {robot}: {}", refusal_text(status, &text))))
-                }
-                Err(message) => session.error.set(Some(message)),
+            let done = if removing {
+                remove_robot(&lab, &robot, token.as_deref()).await
+            } else {
+                reset_robot(&lab, &robot, token.as_deref()).await
+            };
+            if let Err(error) = done {
+                session.error.set(Some(format!("Could not {what} {robot}: {}", error_sentence(&error))));
             }
             busy.set(false);
         });
@@ -69,7 +70,7 @@ pub fn RobotActions() -> impl IntoView {
                             data-testid="btn-reset-robot"
                             disabled=move || busy.get()
                             title="Back to where it started, at rest"
-                            on:click=move |_| act("POST", "/reset", "reset")
+                            on:click=move |_| act("reset")
                         >
                             "↺ Reset"
                         </button>
@@ -78,7 +79,7 @@ pub fn RobotActions() -> impl IntoView {
                             data-testid="btn-remove-robot"
                             disabled=move || busy.get()
                             title="Take it out of the lab"
-                            on:click=move |_| act("DELETE", "", "remove")
+                            on:click=move |_| act("remove")
                         >
                             "Remove"
                         </button>

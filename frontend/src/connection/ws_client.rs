@@ -241,11 +241,7 @@ fn on_server_message(client: &Rc<RefCell<Client>>, message: ServerMsg) {
                     crate::classroom::client::forget_session(&lab, &token);
                 }
             }
-            let mut text = error.message;
-            if !error.details.is_empty() {
-                text = format!("{text} ({})", error.details.join("; "));
-            }
-            session.error.set(Some(text));
+            session.error.set(Some(crate::api::body_sentence(&error)));
         }
         ServerMsg::Robot(report) => {
             // A report in flight when the user picked another robot is dropped.

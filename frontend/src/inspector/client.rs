@@ -1,17 +1,15 @@
-//! The robot inspector, the browser part: keeping the socket subscribed to the inspected robot, sending held keys, and the `fetch` of manual actuator commands.
+//! The robot inspector, the browser part: keeping the socket subscribed to the inspected robot, sending held keys, and the request of manual actuator commands.
 //!
 //! What answers mean is decided in [`crate::inspector`] (host-tested); this file only
-//! moves messages and bytes. A failed request becomes a [`CommandOutcome::Failed`]
+//! moves messages and requests. A failed request becomes a [`CommandOutcome::Failed`]
 //! sentence, never a panic.
 
 use leptos::prelude::*;
 use vlab_protocol::ClientMsg;
-use wasm_bindgen::{JsCast, JsValue};
-use wasm_bindgen_futures::JsFuture;
-use web_sys::{Headers, Request, RequestInit, Response};
 
+use super::{CommandOutcome, interpret_actuator_response};
+use crate::api::{Body, fetch_json};
 use crate::connection::LabSession;
-use crate::inspector::{CommandOutcome, interpret_actuator_response, network_failure};
 
 /// Keeps the socket subscribed to the inspected robot while `active` (the panel is open):
 /// unsubscribes from the previous robot when another is picked, and subscribes again
@@ -45,36 +43,7 @@ pub fn send_keys(session: LabSession, robot: String, keys: Vec<String>) {
     session.send(&ClientMsg::Keys { robot, keys });
 }
 
-/// Posts `body` (commands by actuator name) to `path` with the instructor's `token`.
+/// Posts `body` (commands by actuator name) to `path` with the session's `token`.
 pub async fn post_actuator_commands(path: String, token: Option<String>, body: String) -> CommandOutcome {
-    match post_json(&path, token.as_deref(), &body).await {
-        Ok((status, text)) => interpret_actuator_response(status, &text),
-        Err(error) => network_failure(&js_error_text(&error)),
-    }
-}
-
-async fn post_json(path: &str, token: Option<&str>, body: &str) -> Result<(u16, String), JsValue> {
-    let headers = Headers::new()?;
-    if let Some(token) = token {
-        headers.set("Authorization", &format!("Bearer {token}"))?;
-    }
-    headers.set("Accept", "application/json")?;
-    headers.set("Content-Type", "application/json")?;
-    let init = RequestInit::new();
-    init.set_method("POST");
-    init.set_body(&JsValue::from_str(body));
-    init.set_headers(&headers);
-    let request = Request::new_with_str_and_init(path, &init)?;
-    let response: Response = JsFuture::from(window().fetch_with_request(&request)).await?.dyn_into()?;
-    let status = response.status();
-    let text = JsFuture::from(response.text()?).await?.as_string().unwrap_or_default();
-    Ok((status, text))
-}
-
-/// A readable sentence from a JS exception or rejection.
-fn js_error_text(error: &JsValue) -> String {
-    if let Some(error) = error.dyn_ref::<js_sys::Error>() {
-        return String::from(error.message());
-    }
-    error.as_string().unwrap_or_else(|| format!("{error:?}"))
+    interpret_actuator_response(fetch_json("POST", &path, token.as_deref(), Body::Json(body)).await)
 }

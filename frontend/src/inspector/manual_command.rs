@@ -2,7 +2,9 @@
 //!
 //! The browser side (`fetch`) lives in `inspector::client`; this is plain data, tested on the host.
 
-use vlab_protocol::{ActuatorCommand, ActuatorCommands, ErrorBody, RobotReport};
+use vlab_protocol::{ActuatorCommand, ActuatorCommands, RobotReport};
+
+use crate::api::{ApiError, error_sentence};
 
 /// The inputs an actuator takes by hand.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -113,39 +115,12 @@ pub enum CommandOutcome {
     Failed(String),
 }
 
-/// Reads the server's answer to the actuators request: its HTTP status and body text.
-pub fn interpret_actuator_response(status: u16, body: &str) -> CommandOutcome {
-    if (200..300).contains(&status)
-        && let Ok(report) = serde_json::from_str::<RobotReport>(body)
-    {
-        return CommandOutcome::Applied(Box::new(report));
+/// Reads the server's answer to the actuators request.
+pub fn interpret_actuator_response(answer: Result<RobotReport, ApiError>) -> CommandOutcome {
+    match answer {
+        Ok(report) => CommandOutcome::Applied(Box::new(report)),
+        Err(error) => CommandOutcome::Failed(error_sentence(&error)),
     }
-    #[derive(serde::Deserialize)]
-    struct Wrapped {
-        error: ErrorBody,
-    }
-    if let Ok(Wrapped { error }) = serde_json::from_str::<Wrapped>(body) {
-        let mut message = match status {
-            401 => format!("Not signed in as the instructor: {}", error.message),
-            403 => format!("Not allowed: {}", error.message),
-            _ => error.message,
-        };
-        if !error.details.is_empty() {
-            message = format!("{message} ({})", error.details.join("; "));
-        }
-        return CommandOutcome::Failed(message);
-    }
-    let excerpt: String = body.trim().chars().take(200).collect();
-    CommandOutcome::Failed(if excerpt.is_empty() {
-        format!("The server answered HTTP {status} without a robot report: the command may not have been applied.")
-    } else {
-        format!("The server answered HTTP {status}: {excerpt}")
-    })
-}
-
-/// The request never got an answer (network down, server gone).
-pub fn network_failure(detail: &str) -> CommandOutcome {
-    CommandOutcome::Failed(format!("Could not reach the server: {detail}"))
 }
 
 #[cfg(test)]
@@ -153,6 +128,7 @@ mod tests {
     use vlab_protocol::{ProgramState, ProgramStatus, RobotPose};
 
     use super::*;
+    use crate::api::read_json;
 
     fn texts(values: &[&str]) -> Vec<String> {
         values.iter().map(|v| (*v).to_owned()).collect()
@@ -225,22 +201,21 @@ mod tests {
             console: None,
         };
         let body = serde_json::to_string(&report).unwrap();
-        assert_eq!(interpret_actuator_response(200, &body), CommandOutcome::Applied(Box::new(report)));
+        assert_eq!(interpret_actuator_response(read_json(200, &body)), CommandOutcome::Applied(Box::new(report)));
 
         let refused = r#"{"error":{"code":"invalid_argument","message":"no actuator 'x' on robot 'bot'","details":["actuators: left, right"]}}"#;
         assert_eq!(
-            interpret_actuator_response(422, refused),
-            CommandOutcome::Failed("no actuator 'x' on robot 'bot' (actuators: left, right)".into())
+            interpret_actuator_response(read_json(422, refused)),
+            CommandOutcome::Failed("No actuator 'x' on robot 'bot' (actuators: left, right).".into())
         );
         let forbidden = r#"{"error":{"code":"unauthorized","message":"no token"}}"#;
+        assert_eq!(interpret_actuator_response(read_json(401, forbidden)), CommandOutcome::Failed("No token.".into()));
         assert_eq!(
-            interpret_actuator_response(401, forbidden),
-            CommandOutcome::Failed("Not signed in as the instructor: no token".into())
-        );
-        assert_eq!(
-            interpret_actuator_response(502, "Bad Gateway"),
+            interpret_actuator_response(read_json(502, "Bad Gateway")),
             CommandOutcome::Failed("The server answered HTTP 502: Bad Gateway".into())
         );
-        assert!(matches!(interpret_actuator_response(500, ""), CommandOutcome::Failed(m) if m.contains("HTTP 500")));
+        assert!(
+            matches!(interpret_actuator_response(read_json(500, "")), CommandOutcome::Failed(m) if m.contains("HTTP 500"))
+        );
     }
 }

@@ -31,7 +31,7 @@ mod sensor_table;
 pub use self::held_keys::{HeldKeys, KeyRoute, key_name, route_key};
 pub use self::manual_command::{
     CommandField, CommandForm, CommandOutcome, actuators_body, initial_fields, interpret_actuator_response,
-    network_failure, parse_command,
+    parse_command,
 };
 pub use self::robot_list::robot_names;
 #[cfg(target_arch = "wasm32")]

@@ -1,81 +1,64 @@
-//! Robot programs, the browser part: multipart uploads (text and wasm parts), reading
-//! picked files as bytes, the example robots, and the console's history.
+//! Robot programs, the browser part: adding a robot, replacing, restarting and stopping its program, reading it back, the example robots, and the console's history.
 //!
-//! What answers mean is decided in [`crate::programs::upload`] and [`crate::programs::console_log`]
-//! (host-tested); this file only moves bytes. A request without an answer becomes an
-//! `Err` sentence, never a panic.
+//! What the requests are and what their answers mean are decided in [`super::upload`]
+//! and [`super::console_log`] (host-tested); this file only names the requests. A
+//! request without an answer becomes a sentence, never a panic.
 
 use leptos::prelude::*;
-use vlab_protocol::{ExampleRobot, RobotReport};
-use wasm_bindgen::{JsCast, JsValue};
-use wasm_bindgen_futures::JsFuture;
-use web_sys::{Blob, BlobPropertyBag, FileList, FormData, Headers, RequestInit};
+use vlab_protocol::{ExampleRobot, ProgramSource, ProgramStatus, RobotReport, SceneUploadReply};
 
-use crate::classroom::client::request;
+use super::console_log::ConsoleBuffer;
+use super::upload::{
+    ProgramFile, interpret_examples, interpret_program_action, interpret_program_save, interpret_program_source,
+    interpret_robot_upload, program_parts, robot_upload_body,
+};
+use crate::api::{Body, fetch_json, fetch_reply};
 use crate::connection::LabSession;
-use crate::page::robot_api_path;
-use crate::programs::console_log::ConsoleBuffer;
-use crate::programs::upload::{Part, PartBody, interpret_examples};
+use crate::page::{lab_api_path, robot_api_path};
+use crate::scene::upload::{PickedFile, UploadOutcome};
 
-/// Sends `parts` as `multipart/form-data` with `method` to `path` (same origin) and the
-/// bearer `token`; the status and the body's text.
-pub async fn send_parts(
-    method: &str,
-    path: &str,
+/// `POST /api/labs/{lab}/robots`: adds the robot `description` with its `program` and
+/// `helpers`; how it ended, and the robots it added.
+pub async fn add_robot(
+    lab: &str,
     token: Option<&str>,
-    parts: &[Part],
-) -> Result<(u16, String), String> {
-    send(method, path, token, parts).await.map_err(|error| {
-        format!("Could not reach the server ({}). Your text is kept; try again.", js_error_text(&error))
-    })
+    description: &str,
+    program: &ProgramFile,
+    helpers: &[PickedFile],
+) -> (UploadOutcome, Vec<String>) {
+    let body = robot_upload_body(description, program, helpers);
+    let answer = fetch_reply::<SceneUploadReply>("POST", &lab_api_path(lab, "/robots"), token, body).await;
+    let robots = answer.as_ref().map(|(_, reply)| reply.robots.clone()).unwrap_or_default();
+    (interpret_robot_upload(answer), robots)
 }
 
-async fn send(method: &str, path: &str, token: Option<&str>, parts: &[Part]) -> Result<(u16, String), JsValue> {
-    let headers = Headers::new()?;
-    if let Some(token) = token {
-        headers.set("Authorization", &format!("Bearer {token}"))?;
-    }
-    headers.set("Accept", "application/json")?;
-    // The browser writes the multipart boundary into Content-Type itself.
-    let form = FormData::new()?;
-    for part in parts {
-        let blob = match &part.body {
-            PartBody::Text(text) => blob(&JsValue::from_str(text), "text/plain")?,
-            PartBody::Wasm(bytes) => blob(&js_sys::Uint8Array::from(bytes.as_slice()).into(), "application/wasm")?,
-        };
-        form.append_with_blob_and_filename(&part.field, &blob, &part.filename)?;
-    }
-    let init = RequestInit::new();
-    init.set_method(method);
-    init.set_body(&form);
-    init.set_headers(&headers);
-    crate::classroom::client::fetch_text(path, &init).await
+/// `PUT .../robots/{robot}/program`: replaces the robot's program.
+pub async fn save_program(
+    lab: &str,
+    robot: &str,
+    token: Option<&str>,
+    program: &ProgramFile,
+    helpers: &[PickedFile],
+) -> UploadOutcome {
+    let body = Body::Parts(program_parts(program, helpers));
+    let path = robot_api_path(lab, robot, "/program");
+    interpret_program_save(fetch_reply::<SceneUploadReply>("PUT", &path, token, body).await)
 }
 
-fn blob(content: &JsValue, mime: &str) -> Result<Blob, JsValue> {
-    let options = BlobPropertyBag::new();
-    options.set_type(mime);
-    Blob::new_with_u8_array_sequence_and_options(&js_sys::Array::of1(content), &options)
+/// `GET .../robots/{robot}/program`: the program's files, `None` when it has none.
+pub async fn load_program(lab: &str, robot: &str, token: Option<&str>) -> Result<Option<ProgramSource>, String> {
+    interpret_program_source(fetch_json("GET", &robot_api_path(lab, robot, "/program"), token, Body::Empty).await)
 }
 
-/// Every picked file's name and bytes, in order.
-pub async fn read_file_bytes(files: FileList) -> Result<Vec<(String, Vec<u8>)>, String> {
-    let mut read = Vec::new();
-    for index in 0..files.length() {
-        let Some(file) = files.item(index) else { continue };
-        let name = file.name();
-        let buffer = JsFuture::from(file.array_buffer())
-            .await
-            .map_err(|error| format!("cannot read {name}: {}", js_error_text(&error)))?;
-        read.push((name, js_sys::Uint8Array::new(&buffer).to_vec()));
-    }
-    Ok(read)
+/// `POST .../robots/{robot}/program/{what}` (`restart` or `stop`): the program's state after it.
+pub async fn program_action(lab: &str, robot: &str, token: Option<&str>, what: &str) -> Result<ProgramStatus, String> {
+    let path = robot_api_path(lab, robot, &format!("/program/{what}"));
+    interpret_program_action(fetch_json("POST", &path, token, Body::Empty).await)
 }
 
 /// `GET /api/examples`.
 pub async fn load_examples() -> Result<Vec<ExampleRobot>, String> {
-    let (status, body) = request("GET", "/api/examples", None, None, false).await?;
-    interpret_examples(status, &body)
+    interpret_examples(fetch_json("GET", "/api/examples", None, Body::Empty).await)
 }
 
 /// Keeps `session.console` on the inspected robot while `active`: empties it when another
@@ -93,18 +76,11 @@ pub fn keep_console(session: LabSession, active: Signal<bool>) {
         let path = robot_api_path(&session.lab_id(), &robot, "");
         let token = session.token();
         leptos::task::spawn_local(async move {
-            let Ok((200, body)) = request("GET", &path, token.as_deref(), None, false).await else { return };
-            let Ok(report) = serde_json::from_str::<RobotReport>(&body) else { return };
+            let Ok(report) = fetch_json::<RobotReport>("GET", &path, token.as_deref(), Body::Empty).await else {
+                return;
+            };
             let history = report.console.unwrap_or_default();
             session.console.maybe_update(|console| console.load_history(&robot, history));
         });
     });
-}
-
-/// A readable sentence from a JS exception or rejection.
-fn js_error_text(error: &JsValue) -> String {
-    if let Some(error) = error.dyn_ref::<js_sys::Error>() {
-        return String::from(error.message());
-    }
-    error.as_string().unwrap_or_else(|| format!("{error:?}"))
 }

@@ -1,15 +1,17 @@
 //! Robots of one's own and their programs: the add-robot form, the program editor, uploads, and the robot's console.
 //!
-//! Pure, host-tested: [`upload`] (a robot's files as multipart parts, example
-//! placeholders, which editor an error belongs to, what the answers mean),
-//! [`python_syntax`] (the program editor's highlighting), [`console_log`] (the console's
-//! lines: history merged with live ones, capped; how the program's status reads).
-//! Web only: `client` (uploads, picked files, the examples, the console's history),
-//! `robot_upload` (the add-robot form, which also edits a robot's program) and
-//! `robot_console` (status, live lines, Restart / Stop / Edit program).
+//! Pure, host-tested: [`upload`] (a robot's files as a request, example placeholders,
+//! which editor an error belongs to, what the answers mean), [`template`] (the robot's
+//! name and the course robot at a free spot), [`python_syntax`] (the program editor's
+//! highlighting), [`console_log`] (the console's lines: history merged with live ones,
+//! capped; how the program's status reads). Web only: `client` (the program requests,
+//! the examples, the console's history), `robot_upload` (the add-robot form, which also
+//! edits a robot's program) and `robot_console` (status, live lines, Restart / Stop /
+//! Edit program).
 
 pub mod console_log;
 pub mod python_syntax;
+pub mod template;
 pub mod upload;
 
 #[cfg(target_arch = "wasm32")]

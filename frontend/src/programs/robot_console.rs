@@ -7,12 +7,11 @@ use leptos::html::Div;
 use leptos::prelude::*;
 use vlab_protocol::{ProgramState, ProgramStatus};
 
+use super::client::{load_program, program_action};
+use super::console_log::{line_stamp, may_restart, may_stop, source_tag, state_word, status_headline};
 use super::robot_upload::{RobotDraft, RobotUploadOpen};
-use crate::classroom::client::request;
+use super::upload::{ProgramFile, program_from_source};
 use crate::connection::LabSession;
-use crate::page::robot_api_path;
-use crate::programs::console_log::{line_stamp, may_restart, may_stop, source_tag, state_word, status_headline};
-use crate::programs::upload::{ProgramFile, interpret_program_action, interpret_program_source, program_from_source};
 
 /// How close to the bottom (pixels) still counts as "reading the newest lines".
 const STICK_TO_BOTTOM_PX: i32 = 24;
@@ -52,20 +51,16 @@ pub fn RobotConsole() -> impl IntoView {
 
     let act = move |what: &'static str| {
         let Some(robot) = session.inspected.get_untracked() else { return };
-        let path = robot_api_path(&session.lab_id(), &robot, &format!("/program/{what}"));
-        let token = session.token();
+        let (lab, token) = (session.lab_id(), session.token());
         busy.set(true);
         leptos::task::spawn_local(async move {
-            let answer = request("POST", &path, token.as_deref(), None, false).await;
-            match answer.map(|(status, body)| interpret_program_action(status, &body)) {
-                Ok(Ok(status)) => session.robot_report.update(|report| {
+            match program_action(&lab, &robot, token.as_deref(), what).await {
+                Ok(status) => session.robot_report.update(|report| {
                     if let Some(report) = report.as_mut().filter(|r| r.name == robot) {
                         report.program = status;
                     }
                 }),
-                Ok(Err(reason)) | Err(reason) => {
-                    session.error.set(Some(format!("Could not {what} the program of {robot}: {reason}")))
-                }
+                Err(reason) => session.error.set(Some(format!("Could not {what} the program of {robot}: {reason}"))),
             }
             busy.set(false);
         });
@@ -73,13 +68,12 @@ pub fn RobotConsole() -> impl IntoView {
 
     let edit = move || {
         let Some(robot) = session.inspected.get_untracked() else { return };
-        let path = robot_api_path(&session.lab_id(), &robot, "/program");
-        let token = session.token();
+        let (lab, token) = (session.lab_id(), session.token());
         busy.set(true);
         leptos::task::spawn_local(async move {
-            let answer = request("GET", &path, token.as_deref(), None, false).await;
+            let answer = load_program(&lab, &robot, token.as_deref()).await;
             busy.set(false);
-            let (program, helpers) = match answer.and_then(|(status, body)| interpret_program_source(status, &body)) {
+            let (program, helpers) = match answer {
                 Ok(Some(source)) => program_from_source(&source),
                 Ok(None) => (ProgramFile::empty(), Vec::new()),
                 Err(reason) => {

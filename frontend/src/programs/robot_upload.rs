@@ -13,17 +13,16 @@ use vlab_protocol::{ExampleRobot, SourceMessage};
 use wasm_bindgen::JsCast;
 use web_sys::HtmlInputElement;
 
-use crate::classroom::client::request;
-use crate::classroom::forms::{free_spot, interpret_robot_upload, robot_suffix, robot_template, suffix_from_name};
-use crate::connection::LabSession;
-use crate::page::{lab_api_path, robot_api_path};
-use crate::programs::client::{load_examples, read_file_bytes, send_parts};
-use crate::programs::upload::{
-    EditorSyntax, ErrorPlace, NO_EXAMPLE, ProgramBody, ProgramFile, error_place, fill_placeholders,
-    interpret_program_save, program_from_source, program_parts, robot_upload_parts, sort_program_files,
+use super::client::{add_robot, load_examples, save_program};
+use super::template::{free_spot, robot_suffix, robot_template, suffix_from_name};
+use super::upload::{
+    DEFAULT_PROGRAM_NAME, EditorSyntax, ErrorPlace, NO_EXAMPLE, ProgramBody, ProgramFile, error_place,
+    fill_placeholders, program_from_source, sort_program_files,
 };
+use crate::connection::LabSession;
 use crate::scene::SceneResult;
-use crate::scene::upload::{PickedFile, UploadOutcome, caret_offset_utf16, editor_line, network_failure};
+use crate::scene::upload::{PickedFile, UploadOutcome, caret_offset_utf16, editor_line};
+use crate::ui::browser::read_files;
 use crate::ui::{CodeEditor, CodeEditorRefs};
 
 /// Whether the "Add robot" panel is open: shared by the class panel's button and the panel.
@@ -67,7 +66,7 @@ impl RobotDraft {
             text: RwSignal::new(String::new()),
             example: RwSignal::new(NO_EXAMPLE.to_owned()),
             examples: RwSignal::new(None),
-            program_name: RwSignal::new(crate::programs::upload::DEFAULT_PROGRAM_NAME.to_owned()),
+            program_name: RwSignal::new(DEFAULT_PROGRAM_NAME.to_owned()),
             program_text: RwSignal::new(String::new()),
             program_wasm: RwSignal::new(None),
             helpers: RwSignal::new(Vec::new()),
@@ -224,29 +223,9 @@ pub fn RobotUpload() -> impl IntoView {
         }
         draft.busy.set(true);
         leptos::task::spawn_local(async move {
-            let (outcome, robots) = if let Some(robot) = &robot_edited {
-                let path = robot_api_path(&lab, robot, "/program");
-                match send_parts("PUT", &path, token.as_deref(), &program_parts(&program, &helpers)).await {
-                    Ok((status, body)) => (interpret_program_save(status, &body), Vec::new()),
-                    Err(message) => (network_failure(&message), Vec::new()),
-                }
-            } else {
-                let path = lab_api_path(&lab, "/robots");
-                // A robot without a program goes as plain text, the form every server takes.
-                let answer = if program.is_blank() {
-                    request("POST", &path, token.as_deref(), Some(&text), true).await
-                } else {
-                    send_parts("POST", &path, token.as_deref(), &robot_upload_parts(&text, &program, &helpers)).await
-                };
-                match answer {
-                    Ok((status, body)) => {
-                        let robots = serde_json::from_str::<vlab_protocol::SceneUploadReply>(&body)
-                            .map(|reply| reply.robots)
-                            .unwrap_or_default();
-                        (interpret_robot_upload(status, &body), robots)
-                    }
-                    Err(message) => (network_failure(&message), Vec::new()),
-                }
+            let (outcome, robots) = match &robot_edited {
+                Some(robot) => (save_program(&lab, robot, token.as_deref(), &program, &helpers).await, Vec::new()),
+                None => add_robot(&lab, token.as_deref(), &text, &program, &helpers).await,
             };
             let first_error = match &outcome {
                 UploadOutcome::Rejected { errors, .. } => {
@@ -271,7 +250,7 @@ pub fn RobotUpload() -> impl IntoView {
         let Some(input) = event.target().and_then(|t| t.dyn_into::<HtmlInputElement>().ok()) else { return };
         let Some(files) = input.files() else { return };
         leptos::task::spawn_local(async move {
-            match read_file_bytes(files).await {
+            match read_files(files).await {
                 Ok(read) => {
                     if let Some((_, bytes)) = read.into_iter().next() {
                         draft.text.set(String::from_utf8_lossy(&bytes).into_owned());
@@ -289,7 +268,7 @@ pub fn RobotUpload() -> impl IntoView {
         let Some(input) = event.target().and_then(|t| t.dyn_into::<HtmlInputElement>().ok()) else { return };
         let Some(files) = input.files() else { return };
         leptos::task::spawn_local(async move {
-            let read = match read_file_bytes(files).await {
+            let read = match read_files(files).await {
                 Ok(read) => read,
                 Err(message) => {
                     draft.outcome.set(Some(UploadOutcome::Failed(message)));
@@ -491,7 +470,7 @@ pub fn RobotUpload() -> impl IntoView {
                                 title="Write a Python program in the editor instead"
                                 on:click=move |_| {
                                     draft.program_wasm.set(None);
-                                    draft.program_name.set(crate::programs::upload::DEFAULT_PROGRAM_NAME.to_owned());
+                                    draft.program_name.set(DEFAULT_PROGRAM_NAME.to_owned());
                                 }
                             >
                                 "Write Python instead"

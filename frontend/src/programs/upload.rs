@@ -6,9 +6,9 @@
 //! The `fetch` and the file reading live in `programs::client`; everything here is plain
 //! data, tested on the host.
 
-use vlab_protocol::{ExampleRobot, Language, ProgramSource, ProgramStatus, SourceMessage};
+use vlab_protocol::{ExampleRobot, Language, ProgramSource, ProgramStatus, SceneUploadReply, SourceMessage};
 
-use crate::classroom::forms::{error_body, refusal_text};
+use crate::api::{ApiError, Body, Part, PartBody, error_sentence};
 use crate::scene::upload::{PickedFile, UploadOutcome, interpret_response};
 
 /// The file name the description is sent under (errors in it name this file).
@@ -109,30 +109,6 @@ impl ProgramFile {
     }
 }
 
-/// What a multipart part carries.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum PartBody {
-    /// UTF-8 text (`text/plain`).
-    Text(String),
-    /// Binary (`application/wasm`).
-    Wasm(Vec<u8>),
-}
-
-/// One part of a `multipart/form-data` upload: the form field, the file name, the content.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Part {
-    /// The form field (`description`, `program`, or a helper's own name).
-    pub field: String,
-    /// The file name sent with it.
-    pub filename: String,
-    /// The content.
-    pub body: PartBody,
-}
-
-fn text_part(field: &str, filename: &str, text: &str) -> Part {
-    Part { field: field.to_owned(), filename: filename.to_owned(), body: PartBody::Text(text.to_owned()) }
-}
-
 /// The program's parts: `program` (the main file), then each helper under its own name.
 pub fn program_parts(program: &ProgramFile, helpers: &[PickedFile]) -> Vec<Part> {
     let main = Part {
@@ -145,7 +121,7 @@ pub fn program_parts(program: &ProgramFile, helpers: &[PickedFile]) -> Vec<Part>
     };
     let mut parts = vec![main];
     parts.extend(
-        helpers.iter().filter(|helper| helper.name != program.name).map(|h| text_part(&h.name, &h.name, &h.text)),
+        helpers.iter().filter(|helper| helper.name != program.name).map(|h| Part::text(&h.name, &h.name, &h.text)),
     );
     parts
 }
@@ -153,11 +129,22 @@ pub fn program_parts(program: &ProgramFile, helpers: &[PickedFile]) -> Vec<Part>
 /// The parts of `POST /api/labs/{lab}/robots`: the description, and the program with its
 /// helpers unless the program is blank (a robot driven by hand).
 pub fn robot_upload_parts(description: &str, program: &ProgramFile, helpers: &[PickedFile]) -> Vec<Part> {
-    let mut parts = vec![text_part("description", DESCRIPTION_NAME, description)];
+    let mut parts = vec![Part::text("description", DESCRIPTION_NAME, description)];
     if !program.is_blank() {
         parts.extend(program_parts(program, helpers));
     }
     parts
+}
+
+/// The body of `POST /api/labs/{lab}/robots`: the description alone as plain text when
+/// the program is blank (the form every server takes), else the parts of
+/// [`robot_upload_parts`].
+pub fn robot_upload_body(description: &str, program: &ProgramFile, helpers: &[PickedFile]) -> Body {
+    if program.is_blank() {
+        Body::Text(description.to_owned())
+    } else {
+        Body::Parts(robot_upload_parts(description, program, helpers))
+    }
 }
 
 /// How picked program files are used: the main file (a project file first, then a
@@ -244,40 +231,45 @@ pub fn program_from_source(source: &ProgramSource) -> (ProgramFile, Vec<PickedFi
 }
 
 /// Reads `GET /api/examples`.
-pub fn interpret_examples(status: u16, body: &str) -> Result<Vec<ExampleRobot>, String> {
-    if status != 200 {
-        return Err(format!("No example robots: {}", refusal_text(status, body)));
-    }
-    serde_json::from_str(body).map_err(|e| format!("The example robots are unreadable: {e}"))
+pub fn interpret_examples(answer: Result<Vec<ExampleRobot>, ApiError>) -> Result<Vec<ExampleRobot>, String> {
+    answer.map_err(|error| format!("No example robots: {}", error_sentence(&error)))
 }
 
 /// Reads `GET .../robots/{robot}/program`: the source, `None` when the robot has none yet.
-pub fn interpret_program_source(status: u16, body: &str) -> Result<Option<ProgramSource>, String> {
-    match status {
-        200 => serde_json::from_str(body).map(Some).map_err(|e| format!("The program is unreadable: {e}")),
-        404 => Ok(None),
-        _ => Err(format!("Could not load the program: {}", refusal_text(status, body))),
+pub fn interpret_program_source(answer: Result<ProgramSource, ApiError>) -> Result<Option<ProgramSource>, String> {
+    match answer {
+        Ok(source) => Ok(Some(source)),
+        Err(error) if error.status() == Some(404) => Ok(None),
+        Err(error) => Err(format!("Could not load the program: {}", error_sentence(&error))),
+    }
+}
+
+/// Reads the answer to `POST /api/labs/{lab}/robots`: like a scene upload, with the
+/// refusals a student meets (no session, uploads locked, over the quota) said plainly.
+pub fn interpret_robot_upload(answer: Result<(u16, SceneUploadReply), ApiError>) -> UploadOutcome {
+    match answer {
+        Ok(reply) => interpret_response(Ok(reply)),
+        Err(error) if error.status() == Some(401) => {
+            UploadOutcome::Failed(format!("Not in this lab: {} Join it with its code first.", error_sentence(&error)))
+        }
+        Err(error) => UploadOutcome::Failed(format!("Not added: {}", error_sentence(&error))),
     }
 }
 
 /// Reads the answer to `PUT .../program` (a new program for a robot already in the lab).
-pub fn interpret_program_save(status: u16, body: &str) -> UploadOutcome {
-    if error_body(body).is_some() {
-        let reason = refusal_text(status, body);
-        return UploadOutcome::Failed(format!("Not saved: {}.", reason.trim_end_matches('.')));
-    }
-    match interpret_response(status, body) {
-        UploadOutcome::Inserted { warnings, .. } => UploadOutcome::Saved { warnings },
-        other => other,
+pub fn interpret_program_save(answer: Result<(u16, SceneUploadReply), ApiError>) -> UploadOutcome {
+    match answer {
+        Ok(reply) => match interpret_response(Ok(reply)) {
+            UploadOutcome::Inserted { warnings, .. } => UploadOutcome::Saved { warnings },
+            other => other,
+        },
+        Err(error) => UploadOutcome::Failed(format!("Not saved: {}", error_sentence(&error))),
     }
 }
 
 /// Reads the answer to `POST .../program/restart` or `.../program/stop`.
-pub fn interpret_program_action(status: u16, body: &str) -> Result<ProgramStatus, String> {
-    if (200..300).contains(&status) {
-        return serde_json::from_str(body).map_err(|e| format!("The program's state is unreadable: {e}"));
-    }
-    Err(refusal_text(status, body))
+pub fn interpret_program_action(answer: Result<ProgramStatus, ApiError>) -> Result<ProgramStatus, String> {
+    answer.map_err(|error| error_sentence(&error))
 }
 
 /// Which editor a message of an upload is about.
@@ -316,6 +308,7 @@ mod tests {
     use std::collections::BTreeMap;
 
     use super::*;
+    use crate::api::{read_json, read_reply};
 
     fn python(text: &str) -> ProgramFile {
         ProgramFile { name: "main.py".into(), body: ProgramBody::Text(text.into()) }
@@ -331,19 +324,28 @@ mod tests {
         assert_eq!(
             parts,
             [
-                text_part("description", "robot.vlab", "call diffbot();"),
-                text_part("program", "main.py", "print(1)"),
-                text_part("util.py", "util.py", "X = 1"),
+                Part::text("description", "robot.vlab", "call diffbot();"),
+                Part::text("program", "main.py", "print(1)"),
+                Part::text("util.py", "util.py", "X = 1"),
             ]
         );
         assert_eq!(
             robot_upload_parts("d", &python("  \n"), &[helper("util.py", "")]),
-            [text_part("description", "robot.vlab", "d")],
+            [Part::text("description", "robot.vlab", "d")],
             "a blank program: a robot driven by hand"
         );
         let wasm = ProgramFile { name: "bot.wasm".into(), body: ProgramBody::Wasm(vec![0, 97, 115, 109]) };
         assert_eq!(program_parts(&wasm, &[])[0].body, PartBody::Wasm(vec![0, 97, 115, 109]));
         assert_eq!(program_parts(&python("x"), &[helper("main.py", "old")]).len(), 1, "never the main file twice");
+    }
+
+    #[test]
+    fn a_robot_without_a_program_goes_as_plain_text() {
+        assert_eq!(robot_upload_body("d;", &ProgramFile::empty(), &[helper("util.py", "")]), Body::Text("d;".into()));
+        assert_eq!(
+            robot_upload_body("d;", &python("x"), &[]),
+            Body::Parts(vec![Part::text("description", "robot.vlab", "d;"), Part::text("program", "main.py", "x")])
+        );
     }
 
     #[test]
@@ -393,21 +395,50 @@ mod tests {
 
     #[test]
     fn answers_read_as_sources_statuses_and_sentences() {
-        assert_eq!(interpret_program_source(404, r#"{"error":{"code":"not_found","message":"no program"}}"#), Ok(None));
-        let source = interpret_program_source(200, r#"{"language":"PYTHON","main":"main.py","files":{"main.py":"x"}}"#);
+        assert_eq!(
+            interpret_program_source(read_json(404, r#"{"error":{"code":"not_found","message":"no program"}}"#)),
+            Ok(None)
+        );
+        let source = interpret_program_source(read_json(
+            200,
+            r#"{"language":"PYTHON","main":"main.py","files":{"main.py":"x"}}"#,
+        ));
         assert_eq!(source.unwrap().unwrap().main, "main.py");
-        let denied = interpret_program_action(403, r#"{"error":{"code":"forbidden","message":"not your robot"}}"#);
-        assert_eq!(denied, Err("Not your robot".into()));
-        let status =
-            interpret_program_action(200, r#"{"file":"main.py","language":"PYTHON","state":"running","message":null}"#);
+        let denied =
+            interpret_program_action(read_json(403, r#"{"error":{"code":"forbidden","message":"not your robot"}}"#));
+        assert_eq!(denied, Err("Not your robot.".into()));
+        let status = interpret_program_action(read_json(
+            200,
+            r#"{"file":"main.py","language":"PYTHON","state":"running","message":null}"#,
+        ));
         assert_eq!(status.unwrap().state, vlab_protocol::ProgramState::Running);
-        let saved = interpret_program_save(403, r#"{"error":{"code":"forbidden","message":"not your robot"}}"#);
+        let saved =
+            interpret_program_save(read_reply(403, r#"{"error":{"code":"forbidden","message":"not your robot"}}"#));
         assert_eq!(saved, UploadOutcome::Failed("Not saved: Not your robot.".into()));
         let ok = r#"{"ok":true,"inserted":{"bodies":0,"joints":0,"robots":0},"log":[],"warnings":[],"errors":[]}"#;
-        assert_eq!(interpret_program_save(200, ok), UploadOutcome::Saved { warnings: vec![] });
-        let examples = interpret_examples(200, "[]");
+        assert_eq!(interpret_program_save(read_reply(200, ok)), UploadOutcome::Saved { warnings: vec![] });
+        let examples = interpret_examples(read_json(200, "[]"));
         assert_eq!(examples, Ok(vec![]));
-        assert!(interpret_examples(404, "").is_err());
+        assert!(interpret_examples(read_json(404, "")).is_err());
+    }
+
+    #[test]
+    fn robot_upload_refusals_are_said_plainly() {
+        let locked =
+            r#"{"error":{"code":"forbidden","message":"the instructor has locked uploads in this lab for now"}}"#;
+        assert_eq!(
+            interpret_robot_upload(read_reply(403, locked)),
+            UploadOutcome::Failed("Not added: The instructor has locked uploads in this lab for now.".into())
+        );
+        let quota = r#"{"ok":false,"inserted":{"bodies":0,"joints":0,"robots":0},"log":[],"warnings":[],
+            "errors":[{"file":"upload.vlab","line":1,"col":1,"message":"you may have 1 robot(s) in this lab"}]}"#;
+        assert!(
+            matches!(interpret_robot_upload(read_reply(403, quota)), UploadOutcome::Rejected { errors, .. } if errors[0].message.contains("1 robot"))
+        );
+        let anonymous = r#"{"error":{"code":"unauthorized","message":"adding a robot needs a session"}}"#;
+        assert!(
+            matches!(interpret_robot_upload(read_reply(401, anonymous)), UploadOutcome::Failed(m) if m.contains("Join it"))
+        );
     }
 
     #[test]

@@ -3,7 +3,9 @@
 //! The browser side (`fetch`, files, `localStorage`) lives in `scene::client`; everything
 //! here is plain data in, plain data out, tested on the host.
 
-use vlab_protocol::{ErrorBody, InsertedCounts, SceneUploadReply, SourceMessage};
+use vlab_protocol::{InsertedCounts, SceneUploadReply, SourceMessage};
+
+use crate::api::{ApiError, Body, Part, error_sentence};
 
 /// The name the editor's text is sent under when it was not loaded from a file: the
 /// server's own name for a plain-text upload, so errors name the same file either way.
@@ -51,52 +53,39 @@ impl UploadOutcome {
     }
 }
 
-/// Reads the server's answer to `POST /api/labs/{lab}/scene`: its HTTP status and body text.
-pub fn interpret_response(status: u16, body: &str) -> UploadOutcome {
-    if let Ok(reply) = serde_json::from_str::<SceneUploadReply>(body) {
-        if reply.ok {
-            return UploadOutcome::Inserted { counts: reply.inserted, log: reply.log, warnings: reply.warnings };
-        }
-        if reply.errors.is_empty() {
-            return UploadOutcome::Failed(format!(
-                "The server refused the scene (HTTP {status}) without saying where: nothing was inserted."
-            ));
-        }
-        return UploadOutcome::Rejected { errors: reply.errors, warnings: reply.warnings, log: reply.log };
+/// The body of `POST /api/labs/{lab}/scene`: plain text when the editor's text goes
+/// alone under the default name, else `multipart/form-data` (the text in field `scene`
+/// under `main_name`, each include under its own name).
+pub fn scene_upload_body(main_name: &str, text: &str, includes: &[PickedFile]) -> Body {
+    if includes.is_empty() && main_name == DEFAULT_MAIN_NAME {
+        return Body::Text(text.to_owned());
     }
-    #[derive(serde::Deserialize)]
-    struct Wrapped {
-        error: ErrorBody,
-    }
-    if let Ok(Wrapped { error }) = serde_json::from_str::<Wrapped>(body) {
-        let mut message = match status {
-            401 => format!("Not signed in as the instructor: {}", error.message),
-            403 => format!("Only the instructor may add to the scene: {}", error.message),
-            404 => format!("No such lab: {}", error.message),
-            _ => error.message,
-        };
-        for detail in error.details {
-            message.push('\n');
-            message.push_str(&detail);
-        }
-        return UploadOutcome::Failed(message);
-    }
-    let excerpt: String = body.trim().chars().take(200).collect();
-    UploadOutcome::Failed(if excerpt.is_empty() {
-        format!("The server answered HTTP {status} with an empty body: the scene was probably not inserted.")
-    } else {
-        format!("The server answered HTTP {status} with something that is not a scene reply: {excerpt}")
-    })
+    let mut parts = vec![Part::text("scene", main_name, text)];
+    parts.extend(includes.iter().map(|file| Part::text(&file.name, &file.name, &file.text)));
+    Body::Parts(parts)
 }
 
-/// The sentence for an upload that never got an answer.
-pub fn network_failure(detail: &str) -> UploadOutcome {
-    let detail = detail.trim();
-    UploadOutcome::Failed(if detail.is_empty() {
-        "Could not reach the server: nothing was inserted. Your text is kept; try again.".to_owned()
-    } else {
-        format!("Could not reach the server ({detail}): nothing was inserted. Your text is kept; try again.")
-    })
+/// Reads the server's answer to `POST /api/labs/{lab}/scene`: a reply (with its HTTP
+/// status), or why there is none.
+pub fn interpret_response(answer: Result<(u16, SceneUploadReply), ApiError>) -> UploadOutcome {
+    let (status, reply) = match answer {
+        Ok(answer) => answer,
+        Err(error) => return upload_failed(&error),
+    };
+    if reply.ok {
+        return UploadOutcome::Inserted { counts: reply.inserted, log: reply.log, warnings: reply.warnings };
+    }
+    if reply.errors.is_empty() {
+        return UploadOutcome::Failed(format!(
+            "The server refused the scene (HTTP {status}) without saying where: nothing was inserted."
+        ));
+    }
+    UploadOutcome::Rejected { errors: reply.errors, warnings: reply.warnings, log: reply.log }
+}
+
+/// The outcome of an upload that got no reply: why, and that nothing is lost.
+pub fn upload_failed(error: &ApiError) -> UploadOutcome {
+    UploadOutcome::Failed(format!("{} Nothing was inserted; your text is kept.", error_sentence(error)))
 }
 
 /// `Inserted 3 bodies, 1 joint, 0 robots`.
@@ -200,6 +189,7 @@ pub fn included_names(text: &str) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::api::{PartBody, read_reply};
 
     fn message(file: &str, line: u32, col: u32, text: &str) -> SourceMessage {
         SourceMessage { file: file.into(), line, col, message: text.into() }
@@ -209,7 +199,7 @@ mod tests {
     fn a_successful_reply_reads_as_inserted() {
         let body = r#"{"ok":true,"inserted":{"bodies":3,"joints":1,"robots":0},"log":["n = 3"],
             "warnings":[{"file":"scene.vlab","line":2,"col":5,"message":"unknown material"}],"errors":[]}"#;
-        let outcome = interpret_response(200, body);
+        let outcome = interpret_response(read_reply(200, body));
         let UploadOutcome::Inserted { counts, log, warnings } = &outcome else { panic!("{outcome:?}") };
         assert_eq!(inserted_summary(counts), "Inserted 3 bodies, 1 joint, 0 robots");
         assert_eq!(log, &["n = 3"]);
@@ -222,7 +212,7 @@ mod tests {
         let body = r#"{"ok":false,"inserted":{"bodies":0,"joints":0,"robots":0},"log":[],"warnings":[],
             "errors":[{"file":"scene.vlab","line":3,"col":7,"message":"expected ';'"}]}"#;
         for status in [422, 409] {
-            let outcome = interpret_response(status, body);
+            let outcome = interpret_response(read_reply(status, body));
             assert_eq!(
                 outcome,
                 UploadOutcome::Rejected {
@@ -236,18 +226,23 @@ mod tests {
 
     #[test]
     fn api_errors_network_errors_and_garbage_read_as_sentences() {
-        let denied = interpret_response(403, r#"{"error":{"code":"forbidden","message":"instructor only"}}"#);
-        assert_eq!(denied, UploadOutcome::Failed("Only the instructor may add to the scene: instructor only".into()));
-        let UploadOutcome::Failed(text) = interpret_response(502, "<html>Bad gateway</html>") else { panic!() };
+        let denied =
+            interpret_response(read_reply(403, r#"{"error":{"code":"forbidden","message":"instructor only"}}"#));
+        assert_eq!(denied, UploadOutcome::Failed("Instructor only. Nothing was inserted; your text is kept.".into()));
+        let UploadOutcome::Failed(text) = interpret_response(read_reply(502, "<html>Bad gateway</html>")) else {
+            panic!()
+        };
         assert!(text.contains("HTTP 502") && text.contains("Bad gateway"), "{text}");
-        let UploadOutcome::Failed(text) = interpret_response(500, "") else { panic!() };
+        let UploadOutcome::Failed(text) = interpret_response(read_reply(500, "")) else { panic!() };
         assert!(text.contains("empty body"), "{text}");
-        let UploadOutcome::Failed(text) = network_failure("TypeError: Failed to fetch") else { panic!() };
+        let UploadOutcome::Failed(text) = upload_failed(&ApiError::Network("TypeError: Failed to fetch".into())) else {
+            panic!()
+        };
         assert!(text.contains("Could not reach the server") && text.contains("kept"), "{text}");
-        let UploadOutcome::Failed(text) = interpret_response(
+        let UploadOutcome::Failed(text) = interpret_response(read_reply(
             422,
             r#"{"ok":false,"inserted":{"bodies":0,"joints":0,"robots":0},"log":[],"warnings":[],"errors":[]}"#,
-        ) else {
+        )) else {
             panic!()
         };
         assert!(text.contains("HTTP 422"), "{text}");
@@ -302,6 +297,21 @@ mod tests {
         );
         assert_eq!(sort_picked_files("", &only), PickedRoles { main: Some(0), includes: vec![] });
         assert!(included_names("// include \"no.vlab\";").is_empty(), "commented out");
+    }
+
+    #[test]
+    fn a_scene_goes_as_text_alone_and_as_parts_with_its_files() {
+        assert_eq!(scene_upload_body(DEFAULT_MAIN_NAME, "a;", &[]), Body::Text("a;".into()));
+        let walls = PickedFile { name: "walls.vlab".into(), text: "w;".into() };
+        let Body::Parts(parts) = scene_upload_body(DEFAULT_MAIN_NAME, "a;", std::slice::from_ref(&walls)) else {
+            panic!()
+        };
+        assert_eq!(parts, [Part::text("scene", "upload.vlab", "a;"), Part::text("walls.vlab", "walls.vlab", "w;")]);
+        let Body::Parts(parts) = scene_upload_body("maze.vlab", "m;", &[]) else {
+            panic!("a named file goes as a file")
+        };
+        assert_eq!(parts[0].filename, "maze.vlab");
+        assert_eq!(parts[0].body, PartBody::Text("m;".into()));
     }
 
     #[test]

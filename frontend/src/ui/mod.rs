@@ -1,7 +1,8 @@
-//! Pieces of the page that several features share: the code editor, the side panels, the toolbar and the error banner.
+//! Pieces of the page that several features share: the code editor, the side panels, the toolbar, the error banner, and the browser's storage and file picking.
 //!
-//! All web only: each is a leptos component and knows nothing of what it frames.
+//! All web only: the components know nothing of what they frame.
 
+pub(crate) mod browser;
 mod code_editor;
 mod error_banner;
 mod side_panel;
