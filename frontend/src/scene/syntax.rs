@@ -2,7 +2,8 @@
 //!
 //! Not a parser: it never fails, whatever the text (half-typed strings and comments
 //! included), and it only tells keywords, built-in words, device and joint types,
-//! numbers, strings and comments apart. The server's interpreter is the judge of what a
+//! numbers, strings and comments apart. The words come from the language itself
+//! (`vlab_scene::keywords`, the catalogue's device types among them), never listed here. The server's interpreter is the judge of what a
 //! scene means; this only has to look right while typing.
 
 use std::ops::Range;
@@ -53,134 +54,19 @@ pub struct Token {
     pub range: Range<usize>,
 }
 
-/// Statement and declaration words (compared lower-case: keywords are case-insensitive).
-const KEYWORDS: &[&str] = &[
-    "include",
-    "if",
-    "else",
-    "for",
-    "in",
-    "function",
-    "return",
-    "call",
-    "num",
-    "string",
-    "boolean",
-    "void",
-    "true",
-    "false",
-    "environment",
-    "env",
-    "room",
-    "wallrect",
-    "static",
-    "composed",
-    "container",
-    "robot",
-    "body",
-    "code",
-    "id",
-    "print_str",
-    "print_num",
-    "print_bool",
-];
+/// Whether `word` is in `list`, ignoring case (the language does).
+fn listed(list: &[&str], word: &str) -> bool {
+    list.iter().any(|listed| listed.eq_ignore_ascii_case(word))
+}
 
-/// Properties, shapes, built-in functions and constants.
-const BUILTINS: &[&str] = &[
-    "shape",
-    "customgeom",
-    "sphere",
-    "box",
-    "cylinder",
-    "capsule",
-    "mesh",
-    "pos",
-    "position",
-    "quaternion",
-    "quat",
-    "rotation_axis",
-    "rot_axis",
-    "anchor",
-    "axis",
-    "axis2",
-    "density",
-    "material",
-    "friction",
-    "restitution",
-    "width",
-    "length",
-    "lenght",
-    "height",
-    "sky",
-    "ground",
-    "walls",
-    "ceiling",
-    "gravity",
-    "erp",
-    "cfm",
-    "sin",
-    "cos",
-    "sign",
-    "sqrt",
-    "log",
-    "log10",
-    "floor",
-    "ceil",
-    "round",
-    "mod",
-    "random",
-    "rnd",
-    "bool",
-    "pi",
-    "e",
-];
-
-/// Sensor and actuator types (SENSORS.md). Joint types are every `joint…` word.
-const DEVICES: &[&str] = &[
-    "simplegps",
-    "compass",
-    "laserdistance",
-    "simpleaccelerometer",
-    "keyboard",
-    "gyro",
-    "lidar",
-    "sonar",
-    "infrared",
-    "encoder",
-    "odometry",
-    "touch",
-    "forceresistance",
-    "jointstate",
-    "camera",
-    "depthcamera",
-    "radio",
-    "simplemotor",
-    "simpleservo",
-    "diffdrive",
-];
-
-/// Joint types of the language.
-const JOINTS: &[&str] = &[
-    "jointball",
-    "jointhinge",
-    "jointslider",
-    "jointuniversal",
-    "jointhinge2",
-    "jointfixed",
-    "jointpr",
-    "jointpu",
-    "jointpiston",
-];
-
-/// The kind of an identifier.
+/// The kind of an identifier, from the language's own lists ([`vlab_scene::keywords`]).
 fn word_kind(word: &str) -> TokenKind {
-    let lower = word.to_ascii_lowercase();
-    let lower = lower.as_str();
-    if KEYWORDS.contains(&lower) {
+    use vlab_scene::keywords::{CONSTANTS, DEVICE_TYPES, FUNCTIONS, JOINT_TYPES, KEYWORDS, PROPERTIES, SHAPES};
+    if listed(KEYWORDS, word) {
         TokenKind::Keyword
-    } else if DEVICES.contains(&lower) || JOINTS.contains(&lower) {
+    } else if listed(&DEVICE_TYPES, word) || listed(JOINT_TYPES, word) {
         TokenKind::Device
-    } else if BUILTINS.contains(&lower) {
+    } else if listed(PROPERTIES, word) || listed(SHAPES, word) || listed(FUNCTIONS, word) || listed(CONSTANTS, word) {
         TokenKind::Builtin
     } else {
         TokenKind::Plain
@@ -340,6 +226,22 @@ mod tests {
                 (Device, "SimpleMotor"),
             ]
         );
+    }
+
+    #[test]
+    fn every_catalogue_type_and_joint_type_is_highlighted() {
+        for device in vlab_scene::catalogue::CATALOGUE {
+            for spelling in [device.name.to_owned(), device.name.to_ascii_lowercase()] {
+                let text = format!("{spelling} sensor;");
+                assert_eq!(kinds(&text)[0], (TokenKind::Device, spelling.as_str()), "{spelling}");
+            }
+        }
+        for joint in vlab_scene::keywords::JOINT_TYPES {
+            assert_eq!(kinds(joint)[0].0, TokenKind::Device, "{joint}");
+        }
+        for function in ["atan2", "abs", "max", "sqrt"] {
+            assert_eq!(kinds(function)[0].0, TokenKind::Builtin, "{function}");
+        }
     }
 
     #[test]
