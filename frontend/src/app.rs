@@ -1,6 +1,7 @@
 //! The root component: reads the page URL and shows the landing page, the create page, or a lab (session, websocket client, layout).
 
 use leptos::prelude::*;
+use vlab_protocol::permissions::Action;
 
 use crate::classroom::client::stored_session;
 use crate::classroom::{ClassPanel, CreateLabPage, LandingPage, NoticeBanner};
@@ -77,11 +78,17 @@ fn LabPage(mut params: PageParams) -> impl IntoView {
                     <ErrorBanner />
                     <NoticeBanner />
                 </main>
-                // Instructor only: the server refuses uploads from anyone else anyway.
-                <Show when=move || draft.open.get() && session.is_instructor()>
+                // What the permission table allows (the server refuses the rest anyway).
+                <Show when=move || draft.open.get() && session.may(Action::InsertScene)>
                     <SceneEditor />
                 </Show>
-                <Show when=move || upload_open.0.get() && session.you.with(Option::is_some)>
+                <Show when=move || {
+                    upload_open.0.get()
+                        && match robot_draft.editing.get() {
+                            Some(robot) => session.may_on(Action::ReplaceProgram, &robot),
+                            None => session.may(Action::AddRobot),
+                        }
+                }>
                     <RobotUpload />
                 </Show>
                 <RobotPanel />

@@ -1,7 +1,8 @@
-//! The "Class" side panel at the left edge: who is in the lab (from Presence), the button that adds a robot, and for the instructor the join code and the lab's tools; collapsible to a narrow strip.
+//! The "Class" side panel at the left edge: who is in the lab (from Presence), the button that adds a robot, and for whoever may change the lab's settings (the instructor) the join code and the lab's tools; collapsible to a narrow strip.
 
 use leptos::prelude::*;
 use vlab_protocol::Participant;
+use vlab_protocol::permissions::Action;
 
 use super::instructor_tools::InstructorTools;
 use crate::classroom::forms::role_badge;
@@ -9,7 +10,7 @@ use crate::connection::LabSession;
 use crate::programs::RobotUploadOpen;
 use crate::ui::{PanelLabels, SidePanel};
 
-/// The panel; everybody sees the people, the tools show for the instructor only.
+/// The panel; everybody sees the people, the button and the tools show to whom the permission table allows them.
 #[component]
 pub fn ClassPanel() -> impl IntoView {
     let session = expect_context::<LabSession>();
@@ -17,7 +18,7 @@ pub fn ClassPanel() -> impl IntoView {
     let open = RwSignal::new(true);
     let people_count = move || session.participants.with(Vec::len);
     // Viewers without a session cannot add robots: the server wants a session.
-    let may_add = move || session.you.with(Option::is_some);
+    let may_add = move || session.may(Action::AddRobot);
 
     let labels = PanelLabels {
         title: "People",
@@ -42,7 +43,7 @@ pub fn ClassPanel() -> impl IntoView {
                 </button>
             </Show>
             <PeopleList />
-            <Show when=move || session.is_instructor()>
+            <Show when=move || session.may(Action::ChangeSettings)>
                 <InstructorTools />
             </Show>
         </SidePanel>

@@ -1,10 +1,14 @@
-//! The classroom, the pure part: the stored session of a lab, what the classroom's forms send and what the server's answers mean, who owns a robot.
+//! The classroom, the pure part: the stored session of a lab, what the classroom's forms send and what the server's answers mean, who owns a robot and where this page stands toward it.
+//!
+//! What a standing allows is the permission table's to say
+//! (`vlab_protocol::permissions`), never this page's: the controls ask it.
 //!
 //! Plain data in, plain data out, tested on the host; the pages and panels that use it
 //! live beside it in `classroom/` (and the robot upload in `programs/`), the
 //! `localStorage` part in `classroom::client`.
 
 use serde::{Deserialize, Serialize};
+use vlab_protocol::permissions::Standing;
 use vlab_protocol::{CreatedLab, Joined, LabMode, LabSummary, MAX_ROBOT_QUOTA, Participant, Rate, Role};
 
 use crate::api::{ApiError, error_sentence};
@@ -188,24 +192,37 @@ pub fn create_lab_body(name: &str, scene: &str) -> String {
     body.to_string()
 }
 
-/// Who owns `robot`: the participant whose robots list it.
+/// Who owns `robot`: the participant whose robots list it (the instructor, participant
+/// [`vlab_protocol::INSTRUCTOR_ID`], for the robots they added); nobody for the lab's
+/// own robots, from its scene.
 pub fn owner_of<'a>(robot: &str, participants: &'a [Participant]) -> Option<&'a Participant> {
     participants.iter().find(|p| p.robots.iter().any(|r| r == robot))
 }
 
-/// Whether this page may drive `robot` with the keyboard: its owner may, and the
-/// instructor may drive the robots nobody owns (the server decides the same way).
-pub fn may_drive(robot: &str, role: Option<Role>, you: Option<&Participant>, participants: &[Participant]) -> bool {
-    match owner_of(robot, participants) {
-        Some(owner) => you.is_some_and(|you| you.id == owner.id),
-        None => role == Some(Role::Instructor),
-    }
+/// This page's standing toward the lab, for the permission table: from the role the
+/// server gave it (none yet: it may do nothing but watch).
+pub fn standing_in_lab(role: Option<Role>) -> Standing {
+    role.map_or(Standing::Anonymous, Standing::in_lab)
 }
 
-/// Whether this page may reset or remove `robot`: its owner and the instructor may.
-pub fn may_manage(robot: &str, role: Option<Role>, you: Option<&Participant>, participants: &[Participant]) -> bool {
-    role == Some(Role::Instructor)
-        || owner_of(robot, participants).is_some_and(|owner| you.is_some_and(|you| you.id == owner.id))
+/// This page's standing toward `robot`, for the permission table: from its role, who
+/// it is (`you`) and the robot's owner in the presence list.
+pub fn standing_toward_robot(
+    robot: &str,
+    role: Option<Role>,
+    you: Option<&Participant>,
+    participants: &[Participant],
+) -> Standing {
+    let Some(role) = role else { return Standing::Anonymous };
+    Standing::toward_robot(role, you.map(|you| you.id), owner_of(robot, participants).map(|owner| owner.id))
+}
+
+/// This page's standing toward a robot of its own, were it to have one: whether a
+/// control that acts on one's own robots belongs on the page at all.
+pub fn standing_toward_own_robot(role: Option<Role>, you: Option<&Participant>) -> Standing {
+    let Some(role) = role else { return Standing::Anonymous };
+    let me = you.map(|you| you.id);
+    Standing::toward_robot(role, me, me)
 }
 
 /// The People panel's role badge.
@@ -253,25 +270,49 @@ mod tests {
 
     #[test]
     fn owners_drive_their_robots_and_the_instructor_the_lab_s_own() {
+        use vlab_protocol::INSTRUCTOR_ID;
+        use vlab_protocol::permissions::Action;
+
         let people = vec![
-            person(0, "Instructor", Role::Instructor, &["teacher_bot"]),
+            person(INSTRUCTOR_ID, "Instructor", Role::Instructor, &["teacher_bot"]),
             person(1, "Ana", Role::Student, &["diffbot_ana"]),
             person(2, "Bob", Role::Student, &[]),
         ];
+        let may = |action: Action, robot: &str, role: Role, you: Option<&Participant>| {
+            action.allows(standing_toward_robot(robot, Some(role), you, &people))
+        };
+        let may_drive = |robot: &str, role: Role, you: Option<&Participant>| may(Action::SendKeys, robot, role, you);
+        let may_manage = |robot: &str, role: Role, you: Option<&Participant>| {
+            let reset = may(Action::ResetRobot, robot, role, you);
+            assert_eq!(reset, may(Action::RemoveRobot, robot, role, you), "reset and remove go together");
+            reset
+        };
         let (teacher, ana, bob) = (&people[0], &people[1], &people[2]);
-        assert!(may_drive("diffbot_ana", Some(Role::Student), Some(ana), &people));
-        assert!(!may_drive("diffbot_ana", Some(Role::Student), Some(bob), &people));
-        assert!(!may_drive("diffbot_ana", Some(Role::Instructor), Some(teacher), &people), "not the instructor");
-        assert!(may_drive("rover_red", Some(Role::Instructor), Some(teacher), &people));
-        assert!(!may_drive("rover_red", Some(Role::Student), Some(ana), &people));
-        assert!(!may_drive("rover_red", Some(Role::Viewer), None, &people));
-        assert!(may_drive("teacher_bot", Some(Role::Instructor), Some(teacher), &people));
+        assert!(may_drive("diffbot_ana", Role::Student, Some(ana)));
+        assert!(!may_drive("diffbot_ana", Role::Student, Some(bob)));
+        assert!(!may_drive("diffbot_ana", Role::Instructor, Some(teacher)), "not the instructor");
+        assert!(may_drive("rover_red", Role::Instructor, Some(teacher)));
+        assert!(!may_drive("rover_red", Role::Student, Some(ana)));
+        assert!(!may_drive("rover_red", Role::Viewer, None));
+        assert!(may_drive("teacher_bot", Role::Instructor, Some(teacher)), "the instructor drives what they added");
+        assert!(!may_drive("teacher_bot", Role::Student, Some(ana)));
         // Reset and remove: owner or instructor.
-        assert!(may_manage("diffbot_ana", Some(Role::Instructor), Some(teacher), &people));
-        assert!(may_manage("diffbot_ana", Some(Role::Student), Some(ana), &people));
-        assert!(!may_manage("diffbot_ana", Some(Role::Student), Some(bob), &people));
-        assert!(!may_manage("rover_red", Some(Role::Student), Some(ana), &people));
+        assert!(may_manage("diffbot_ana", Role::Instructor, Some(teacher)));
+        assert!(may_manage("diffbot_ana", Role::Student, Some(ana)));
+        assert!(!may_manage("diffbot_ana", Role::Student, Some(bob)));
+        assert!(!may_manage("rover_red", Role::Student, Some(ana)));
         assert_eq!(owner_of("diffbot_ana", &people).map(|p| p.name.as_str()), Some("Ana"));
+        assert_eq!(owner_of("rover_red", &people), None, "the lab's own robot");
+        // Before the server said who this page is, it may do nothing but watch.
+        assert_eq!(standing_toward_robot("diffbot_ana", None, Some(ana), &people), Standing::Anonymous);
+        assert_eq!(standing_in_lab(None), Standing::Anonymous);
+        assert!(Action::ControlTime.allows(standing_in_lab(Some(Role::Instructor))));
+        assert!(!Action::ControlTime.allows(standing_in_lab(Some(Role::Student))));
+        // Keyboard driving belongs on the page of whoever may own a robot.
+        assert!(Action::SendKeys.allows(standing_toward_own_robot(Some(Role::Student), Some(ana))));
+        assert!(Action::SendKeys.allows(standing_toward_own_robot(Some(Role::Instructor), Some(teacher))));
+        assert!(!Action::SendKeys.allows(standing_toward_own_robot(Some(Role::Viewer), None)));
+        assert!(!Action::SendKeys.allows(standing_toward_own_robot(Some(Role::Student), None)));
     }
 
     #[test]

@@ -1,7 +1,9 @@
 //! The instructor's tools in the class panel: the join code, the lab's settings (lock uploads, pause on join, robot quota; shown as the server's Settings say), a notice to everybody, closing the lab.
 //!
-//! Render it for the instructor only; the server refuses every one of these to anybody
-//! else anyway. A refusal shows in the error banner.
+//! Render it for whoever the permission table lets change the lab's settings (the
+//! instructor, who alone may also see the join code, send notices and close the lab); the
+//! server refuses every one of these to anybody else anyway. A refusal shows in the error
+//! banner.
 
 use leptos::prelude::*;
 use vlab_protocol::{LabSettings, LabSettingsPatch};

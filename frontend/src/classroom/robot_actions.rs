@@ -1,6 +1,7 @@
-//! What can be done to the inspected robot beside watching it: follow it with the camera (anybody), put it back at its start or remove it (its owner and the instructor).
+//! What can be done to the inspected robot beside watching it: follow it with the camera (anybody), put it back at its start or remove it (as the permission table allows: its owner and the instructor).
 
 use leptos::prelude::*;
+use vlab_protocol::permissions::Action;
 
 use super::client::{remove_robot, reset_robot};
 use super::forms::owner_of;
@@ -16,7 +17,7 @@ pub fn RobotActions() -> impl IntoView {
     let owner = move || {
         robot().and_then(|robot| session.participants.with(|people| owner_of(&robot, people).map(|p| p.name.clone())))
     };
-    let may_manage = move || robot().is_some_and(|robot| session.may_manage(&robot));
+    let may = move |action: Action| robot().is_some_and(|robot| session.may_on(action, &robot));
     let following = move || robot().is_some_and(|robot| session.follow.with(|f| f.as_ref() == Some(&robot)));
 
     let act = move |what: &'static str| {
@@ -64,7 +65,7 @@ pub fn RobotActions() -> impl IntoView {
                     >
                         {move || if following() { "◎ Following" } else { "◎ Follow" }}
                     </button>
-                    <Show when=may_manage>
+                    <Show when=move || may(Action::ResetRobot)>
                         <button
                             class="btn btn-small"
                             data-testid="btn-reset-robot"
@@ -74,6 +75,8 @@ pub fn RobotActions() -> impl IntoView {
                         >
                             "↺ Reset"
                         </button>
+                    </Show>
+                    <Show when=move || may(Action::RemoveRobot)>
                         <button
                             class="btn btn-small btn-danger"
                             data-testid="btn-remove-robot"

@@ -1,13 +1,16 @@
 //! The app's shared state for one lab: reactive signals the toolbar reads, the world the 3D view draws, and the way back to the server.
 //!
-//! The websocket client is the only writer of these; components read them and send
-//! commands through [`LabSession::control`]. The world is a plain stored value, not a
+//! The websocket client is the only writer of these; components read them, send
+//! commands through [`LabSession::control`], and ask the permission table which controls
+//! to show through [`LabSession::may`] and [`LabSession::may_on`]. The world is a plain stored value, not a
 //! signal: frames arrive tens of times a second and the render loop polls it anyway.
 
 use leptos::prelude::*;
+use vlab_protocol::permissions::Action;
 use vlab_protocol::{ClientMsg, ControlAction, LabSettings, LabState, Participant, RobotReport, Role};
 use web_sys::WebSocket;
 
+use crate::classroom::forms::{standing_in_lab, standing_toward_own_robot, standing_toward_robot};
 use crate::connection::clock::Clock;
 use crate::connection::state::ConnectionState;
 use crate::page::PageParams;
@@ -100,26 +103,27 @@ impl LabSession {
         }
     }
 
-    /// Whether this connection may use the time controls (reactive).
-    pub fn is_instructor(&self) -> bool {
-        self.role.get().is_some_and(Role::may_control_time)
+    /// Whether this page may take `action` on the lab as a whole (reactive): the
+    /// permission table's answer for the role the server gave it.
+    pub fn may(&self, action: Action) -> bool {
+        action.allows(standing_in_lab(self.role.get()))
     }
 
-    /// Whether this page may drive `robot` with the keyboard (reactive): see
-    /// [`crate::classroom::forms::may_drive`].
-    pub fn may_drive(&self, robot: &str) -> bool {
+    /// Whether this page may take `action` on `robot` (reactive): the permission table's
+    /// answer for its standing toward the robot's owner in the presence list.
+    pub fn may_on(&self, action: Action, robot: &str) -> bool {
         let role = self.role.get();
-        self.you.with(|you| {
-            self.participants.with(|people| crate::classroom::forms::may_drive(robot, role, you.as_ref(), people))
-        })
+        let standing = self
+            .you
+            .with(|you| self.participants.with(|people| standing_toward_robot(robot, role, you.as_ref(), people)));
+        action.allows(standing)
     }
 
-    /// Whether this page may reset or remove `robot` (reactive).
-    pub fn may_manage(&self, robot: &str) -> bool {
+    /// Whether this page may take `action` on a robot of its own (reactive): whether a
+    /// control for it belongs on the page before any robot is picked.
+    pub fn may_on_own(&self, action: Action) -> bool {
         let role = self.role.get();
-        self.you.with(|you| {
-            self.participants.with(|people| crate::classroom::forms::may_manage(robot, role, you.as_ref(), people))
-        })
+        action.allows(self.you.with(|you| standing_toward_own_robot(role, you.as_ref())))
     }
 
     /// The session's bearer token (the page URL's, or the one stored for this lab).

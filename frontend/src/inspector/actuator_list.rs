@@ -1,10 +1,11 @@
-//! The inspected robot's actuators: type, command, joint state and a stalled badge; for the instructor, inputs that command each one by hand.
+//! The inspected robot's actuators: type, command, joint state and a stalled badge; for whoever may drive the robot by hand (the permission table's `DriveRobot`: its owner and the instructor), inputs that command each one.
 //!
 //! The inputs keep what was typed while reports stream in: they start at the command
 //! the actuator had when its row appeared and change only when the user types.
 
 use leptos::prelude::*;
 use vlab_protocol::ActuatorReport;
+use vlab_protocol::permissions::Action;
 
 use crate::connection::LabSession;
 use crate::inspector::client::post_actuator_commands;
@@ -42,7 +43,7 @@ pub fn ActuatorList() -> impl IntoView {
     }
 }
 
-/// One actuator; its manual inputs for the instructor.
+/// One actuator; its manual inputs for whoever may drive the robot by hand.
 #[component]
 fn ActuatorRow(name: String, actuator: Memo<Option<ActuatorReport>>) -> impl IntoView {
     let session = expect_context::<LabSession>();
@@ -73,7 +74,9 @@ fn ActuatorRow(name: String, actuator: Memo<Option<ActuatorReport>>) -> impl Int
             <Show when=move || joint().is_some()>
                 <div class="readout actuator-joint" title="what its joint does now">{joint}</div>
             </Show>
-            <Show when=move || session.is_instructor()>
+            <Show when=move || {
+                session.inspected.get().is_some_and(|robot| session.may_on(Action::DriveRobot, &robot))
+            }>
                 <ManualCommand name=form_name.clone() actuator=actuator />
             </Show>
         </li>

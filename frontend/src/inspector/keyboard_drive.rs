@@ -1,4 +1,4 @@
-//! The "Drive with keyboard" toggle (the robot's owner; the instructor for the lab's own robots): while on, the keys held on the page go to the inspected robot's Keyboard sensors.
+//! The "Drive with keyboard" toggle (whoever the permission table lets send keys: the robot's owner, the instructor for the lab's own robots and those they added): while on, the keys held on the page go to the inspected robot's Keyboard sensors.
 //!
 //! Listens on the window in the capture phase, so a driving key is claimed before
 //! anything else sees it: no scrolling, no button activated by Space, no shortcut.
@@ -10,6 +10,7 @@
 use std::time::Duration;
 
 use leptos::prelude::*;
+use vlab_protocol::permissions::Action;
 use wasm_bindgen::JsCast;
 use wasm_bindgen::closure::Closure;
 use web_sys::{Event, HtmlElement, KeyboardEvent};
@@ -106,7 +107,7 @@ pub fn KeyboardDrive() -> impl IntoView {
             release_all(Some(previous));
         }
         // No robot, or one this page may not drive: driving stops.
-        if !current.as_ref().is_some_and(|robot| session.may_drive(robot)) {
+        if !current.as_ref().is_some_and(|robot| session.may_on(Action::SendKeys, robot)) {
             driving.set(false);
         }
         current
@@ -186,8 +187,9 @@ pub fn KeyboardDrive() -> impl IntoView {
             let _ = button.blur();
         }
     };
-    let can_drive =
-        move || session.is_connected() && session.inspected.get().is_some_and(|robot| session.may_drive(&robot));
+    let can_drive = move || {
+        session.is_connected() && session.inspected.get().is_some_and(|robot| session.may_on(Action::SendKeys, &robot))
+    };
 
     view! {
         <div class="keyboard-drive" class:is-driving=move || driving.get()>

@@ -1,12 +1,14 @@
 //! The "Robots" side panel: the lab's robots to pick from and the picked one's live report; collapsible to a narrow strip.
 //!
-//! Everyone may inspect and follow a robot with the camera; keyboard driving shows to
-//! the robot's owner (and to the instructor for the lab's own robots), reset and
-//! remove and the program's console to its owner and the instructor; manual commands to the instructor (the
-//! server enforces all of it anyway). The socket is subscribed to the
-//! picked robot only while the panel is open.
+//! Everyone may inspect and follow a robot with the camera; every other control shows
+//! as the permission table (`vlab_protocol::permissions`) allows it toward the picked
+//! robot: keyboard driving to its owner (the instructor owns the lab's own robots and
+//! those they added), reset, remove, the program's console and manual commands to its
+//! owner and the instructor. The server enforces all of it anyway. The socket is
+//! subscribed to the picked robot only while the panel is open.
 
 use leptos::prelude::*;
+use vlab_protocol::permissions::Action;
 
 use super::client::keep_subscribed;
 use super::keyboard_drive::KeyboardDrive;
@@ -25,7 +27,8 @@ pub fn RobotPanel() -> impl IntoView {
     let open = RwSignal::new(true);
     keep_subscribed(session, open.into());
     keep_console(session, open.into());
-    let may_manage = move || session.inspected.get().is_some_and(|robot| session.may_manage(&robot));
+    let may_read_console =
+        move || session.inspected.get().is_some_and(|robot| session.may_on(Action::ReadConsole, &robot));
     let robot_count = move || session.robots.with(Vec::len);
 
     let labels = PanelLabels {
@@ -41,11 +44,11 @@ pub fn RobotPanel() -> impl IntoView {
             <RobotList />
             <RobotActions />
             // The program's console: its owner and the instructor (the server sends them its lines).
-            <Show when=may_manage>
+            <Show when=may_read_console>
                 <RobotConsole />
             </Show>
-            // Mounted for anybody who may drive some robot; it enables itself per robot.
-            <Show when=move || session.is_instructor() || session.you.with(Option::is_some)>
+            // Mounted for anybody who may drive a robot of their own; it enables itself per robot.
+            <Show when=move || session.may_on_own(Action::SendKeys)>
                 <KeyboardDrive />
             </Show>
             <Show

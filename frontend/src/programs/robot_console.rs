@@ -5,6 +5,7 @@
 
 use leptos::html::Div;
 use leptos::prelude::*;
+use vlab_protocol::permissions::Action;
 use vlab_protocol::{ProgramState, ProgramStatus};
 
 use super::client::{load_program, program_action};
@@ -16,7 +17,7 @@ use crate::connection::LabSession;
 /// How close to the bottom (pixels) still counts as "reading the newest lines".
 const STICK_TO_BOTTOM_PX: i32 = 24;
 
-/// The console section of the robot panel; render it for a robot this page may manage.
+/// The console section of the robot panel; render it for a robot whose console this page may read.
 #[component]
 pub fn RobotConsole() -> impl IntoView {
     let session = expect_context::<LabSession>();
@@ -29,6 +30,7 @@ pub fn RobotConsole() -> impl IntoView {
     let status = move || session.robot_report.with(|r| r.as_ref().map(|r| r.program.clone()));
     let state = move || status().map_or(ProgramState::None, |s: ProgramStatus| s.state);
     let message = move || status().and_then(|s| s.message).filter(|m| !m.trim().is_empty());
+    let may = move |action: Action| session.inspected.get().is_some_and(|robot| session.may_on(action, &robot));
 
     // Newest lines in view, unless the reader scrolled up to older ones.
     Effect::new(move |_| {
@@ -109,33 +111,38 @@ pub fn RobotConsole() -> impl IntoView {
                 <pre class="console-message" data-testid="program-message">{message}</pre>
             </Show>
             <div class="robot-action-buttons">
-                <button
-                    class="btn btn-small"
-                    data-testid="btn-program-restart"
-                    disabled=move || busy.get() || !may_restart(state())
-                    title="Start the program again from the top, where the robot is now"
-                    on:click=move |_| act("restart")
-                >
-                    "⟳ Restart"
-                </button>
-                <button
-                    class="btn btn-small"
-                    data-testid="btn-program-stop"
-                    disabled=move || busy.get() || !may_stop(state())
-                    title="Stop the program (the robot's motors keep their last command until it is driven)"
-                    on:click=move |_| act("stop")
-                >
-                    "■ Stop"
-                </button>
-                <button
-                    class="btn btn-small"
-                    data-testid="btn-edit-program"
-                    disabled=move || busy.get()
-                    title="Open the robot's program in the editor, change it, and save it"
-                    on:click=move |_| edit()
-                >
-                    "✎ Edit program"
-                </button>
+                <Show when=move || may(Action::RunProgram)>
+                    <button
+                        class="btn btn-small"
+                        data-testid="btn-program-restart"
+                        disabled=move || busy.get() || !may_restart(state())
+                        title="Start the program again from the top, where the robot is now"
+                        on:click=move |_| act("restart")
+                    >
+                        "⟳ Restart"
+                    </button>
+                    <button
+                        class="btn btn-small"
+                        data-testid="btn-program-stop"
+                        disabled=move || busy.get() || !may_stop(state())
+                        title="Stop the program (the robot's motors keep their last command until it is driven)"
+                        on:click=move |_| act("stop")
+                    >
+                        "■ Stop"
+                    </button>
+                </Show>
+                // Editing reads the program back, then replaces it.
+                <Show when=move || may(Action::ReadProgram) && may(Action::ReplaceProgram)>
+                    <button
+                        class="btn btn-small"
+                        data-testid="btn-edit-program"
+                        disabled=move || busy.get()
+                        title="Open the robot's program in the editor, change it, and save it"
+                        on:click=move |_| edit()
+                    >
+                        "✎ Edit program"
+                    </button>
+                </Show>
             </div>
             <div
                 class="console-lines"

@@ -9,6 +9,7 @@
 //! refused upload loses nothing.
 
 use leptos::prelude::*;
+use vlab_protocol::permissions::Action;
 use vlab_protocol::{ExampleRobot, SourceMessage};
 use wasm_bindgen::JsCast;
 use web_sys::HtmlInputElement;
@@ -110,6 +111,8 @@ pub fn RobotUpload() -> impl IntoView {
     let program_refs = CodeEditorRefs::new();
     let name_problem = RwSignal::new(None::<String>);
     let editing = move || draft.editing.get();
+    // The lock and the quota bind whoever adds robots without setting them (students).
+    let bound_by_settings = move || session.may(Action::AddRobot) && !session.may(Action::ChangeSettings);
 
     // Asked again at every opening until the server has answered with a list.
     if draft.examples.with_untracked(|examples| !matches!(examples, Some(Ok(_)))) {
@@ -418,7 +421,7 @@ pub fn RobotUpload() -> impl IntoView {
                     on_submit=upload
                 />
             </Show>
-            <Show when=move || session.settings.with(|s| s.is_some_and(|s| s.uploads_locked)) && !session.is_instructor()>
+            <Show when=move || session.settings.with(|s| s.is_some_and(|s| s.uploads_locked)) && bound_by_settings()>
                 <p class="form-error">"The instructor has locked uploads for now."</p>
             </Show>
             <div class="editor-heading">
@@ -496,7 +499,7 @@ pub fn RobotUpload() -> impl IntoView {
                         session
                             .settings
                             .get()
-                            .filter(|_| !session.is_instructor() && editing().is_none())
+                            .filter(|_| bound_by_settings() && editing().is_none())
                             .map(|s| format!("up to {} robot(s) each", s.robot_quota))
                             .unwrap_or_default()
                     }}

@@ -1,8 +1,10 @@
-//! The top bar: brand, lab, connection, role, clock; for the instructor, time controls and the scene editor button.
+//! The top bar: brand, lab, connection, role, clock; the time controls and the scene editor button for whoever the permission table lets control time and insert scenes (the instructor).
 
 use leptos::prelude::*;
 use vlab_protocol::Role;
+use vlab_protocol::permissions::Action;
 
+use crate::classroom::forms::role_badge;
 use crate::connection::LabSession;
 use crate::connection::{ClockReadout, ConnectionStatus, TimeControls};
 use crate::scene::SceneDraft;
@@ -17,13 +19,7 @@ pub fn Toolbar() -> impl IntoView {
         let lab_id = lab_id.clone();
         move || session.lab_name.get().unwrap_or_else(|| lab_id.clone())
     };
-    let role_text = move || {
-        session.role.get().map_or("", |role| match role {
-            Role::Instructor => "instructor",
-            Role::Student => "student",
-            Role::Viewer => "viewer",
-        })
-    };
+    let role_text = move || session.role.get().map_or("", role_badge);
 
     view! {
         <header class="toolbar">
@@ -35,14 +31,16 @@ pub fn Toolbar() -> impl IntoView {
                 <span class="lab-name" data-testid="lab-name">{lab_title}</span>
             </div>
             <ConnectionStatus />
-            <div class="chip role-chip" class:is-instructor=move || session.is_instructor()>
+            <div class="chip role-chip" class:is-instructor=move || session.role.get() == Some(Role::Instructor)>
                 <span class="chip-label">"role"</span>
                 <span class="role" data-testid="role">{role_text}</span>
             </div>
             <div class="spacer"></div>
             <ClockReadout />
-            <Show when=move || session.is_instructor()>
+            <Show when=move || session.may(Action::ControlTime)>
                 <TimeControls />
+            </Show>
+            <Show when=move || session.may(Action::InsertScene)>
                 <button
                     class="btn open-scene-editor"
                     class:is-active=move || draft.open.get()
