@@ -259,19 +259,28 @@ async fn the_permission_matrix_holds_over_the_websocket() {
     let mut other = connect(&server, Some(&bob)).await;
     let mut anonymous = connect(&server, None).await;
 
-    // Time control: the instructor only.
-    for client in [&mut owner, &mut other, &mut anonymous] {
+    // Time control: the instructor only. Refused as over HTTP: a student lacks the
+    // right (403), a caller without a session lacks credentials (401).
+    for (client, refusal) in [
+        (&mut owner, ErrorCode::Forbidden),
+        (&mut other, ErrorCode::Forbidden),
+        (&mut anonymous, ErrorCode::Unauthorized),
+    ] {
         client.send(&ClientMsg::Control { command: ControlAction::Pause }).await;
-        assert_eq!(client.until(error_code).await, ErrorCode::Forbidden);
+        assert_eq!(client.until(error_code).await, refusal);
     }
     instructor.send(&ClientMsg::Control { command: ControlAction::Step { steps: 3 } }).await;
     instructor.state_where(|s| s.step == 3).await;
 
     // Keys for Ana's robot: Ana only (not Bob, not anonymous, not even the instructor).
     let keys = ClientMsg::Keys { robot: "ana_bot".into(), keys: vec!["W".into()] };
-    for client in [&mut instructor, &mut other, &mut anonymous] {
+    for (client, refusal) in [
+        (&mut instructor, ErrorCode::Forbidden),
+        (&mut other, ErrorCode::Forbidden),
+        (&mut anonymous, ErrorCode::Unauthorized),
+    ] {
         client.send(&keys).await;
-        assert_eq!(client.until(error_code).await, ErrorCode::Forbidden);
+        assert_eq!(client.until(error_code).await, refusal);
     }
     owner.send(&ClientMsg::Subscribe { robot: "ana_bot".into() }).await;
     owner.send(&keys).await;

@@ -173,7 +173,7 @@ async fn keys_reach_the_keyboard_sensor_only_from_who_may_drive() {
     viewer.join_sequence().await;
     viewer.send(&ClientMsg::Keys { robot: "rover_red".into(), keys: vec!["I".into()] }).await;
     let (code, _) = viewer.until(error_reply).await;
-    assert_eq!(code, ErrorCode::Forbidden);
+    assert_eq!(code, ErrorCode::Unauthorized, "no session: refused as over HTTP");
 
     let mut instructor = server.connect("demo", Some(TOKEN)).await;
     instructor.join_sequence().await;

@@ -140,7 +140,7 @@ async fn malformed_and_forbidden_messages_get_errors_and_the_connection_goes_on(
     viewer.send_text(&"x".repeat(vlab_protocol::MAX_CLIENT_TEXT_BYTES + 1)).await;
     assert_eq!(viewer.until(error_code).await, ErrorCode::BadRequest);
     viewer.send(&ClientMsg::Control { command: ControlAction::Resume }).await;
-    assert_eq!(viewer.until(error_code).await, ErrorCode::Forbidden);
+    assert_eq!(viewer.until(error_code).await, ErrorCode::Unauthorized, "no session: refused as over HTTP");
     assert_eq!(server.lab_state("demo").await["mode"], "paused", "a viewer cannot start time");
 
     let mut instructor = server.connect("demo", Some(TOKEN)).await;

@@ -51,7 +51,7 @@ impl Classroom {
     ) -> Result<RobotReport, ClassroomError> {
         authorize_on_robot(lab, caller, Action::DriveRobot, robot)?;
         if commands.is_empty() {
-            return Err(ClassroomError::Invalid("no actuator commands: name at least one actuator".into()));
+            return Err(ClassroomError::Unreadable("no actuator commands: name at least one actuator".into()));
         }
         Ok(lab.actuate(robot, commands).await?)
     }

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use bytes::Bytes;
 use vlab_protocol::SourceMessage;
 
-use super::Bundle;
+use super::bundle::Bundle;
 use crate::scene::{DirLoader, Interpretation, LoadError, Options, SceneError, SourceLoader, interpret};
 
 /// Resolves includes and meshes in the upload first, then in the server's library.

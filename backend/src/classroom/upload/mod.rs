@@ -9,6 +9,7 @@
 //! insertion takes the kept record back with it.
 
 mod assets;
+mod bundle;
 mod interpret;
 pub mod programs;
 
@@ -20,6 +21,7 @@ use vlab_protocol::permissions::Action;
 use vlab_protocol::{InsertedCounts, SceneUploadReply, SourceMessage};
 
 pub use assets::{UploadedAssets, content_type};
+pub use bundle::{Bundle, UploadFiles};
 
 use super::access::{authorize, authorize_on_robot};
 use super::{Classroom, ClassroomError, RefusalKind};
@@ -29,80 +31,6 @@ use crate::store::Insertion;
 
 /// Largest upload: the scene text and every file of a bundle together.
 pub const MAX_UPLOAD_BYTES: usize = 4 * 1024 * 1024;
-
-/// The files of an upload as they arrived, before it is known what they are for.
-#[derive(Default)]
-pub struct UploadFiles {
-    /// The main `.vlab` file (name, text): a form's `scene` or `description` field, or
-    /// a plain-text body.
-    pub main: Option<(String, String)>,
-    /// Whether the upload was a plain-text body rather than a form.
-    pub plain: bool,
-    /// Other text files by name: included `.vlab` files, Python sources, project files.
-    pub files: HashMap<String, String>,
-    /// Meshes and textures by name.
-    pub assets: HashMap<String, Bytes>,
-    /// WebAssembly modules by name.
-    pub binaries: HashMap<String, Bytes>,
-    /// The name of the file sent as the form's `program` field, if any.
-    pub program: Option<String>,
-}
-
-/// An upload whose main file is known.
-pub struct Bundle {
-    /// The main file's name.
-    pub main_name: String,
-    /// Its text (empty for a program on its own).
-    pub main_text: String,
-    /// Other text files by name.
-    pub files: HashMap<String, String>,
-    /// Meshes and textures by name.
-    pub assets: HashMap<String, Bytes>,
-    /// WebAssembly modules by name.
-    pub binaries: HashMap<String, Bytes>,
-    /// The file sent as the form's `program` field, if any.
-    pub program: Option<String>,
-}
-
-impl UploadFiles {
-    /// The upload as a scene: its main file is the `.vlab` description.
-    fn into_scene(self) -> Result<Bundle, ClassroomError> {
-        let (main_name, main_text) = self.main.ok_or_else(|| {
-            ClassroomError::Unreadable(
-                "the form has no 'scene' (or 'description') field: put the main .vlab file in it".into(),
-            )
-        })?;
-        Ok(Bundle {
-            main_name,
-            main_text,
-            files: self.files,
-            assets: self.assets,
-            binaries: self.binaries,
-            program: self.program,
-        })
-    }
-
-    /// The upload as a program on its own: the `program` file, or a plain-text body.
-    fn into_program(mut self) -> Result<Bundle, ClassroomError> {
-        let plain_name = if self.plain { self.main.as_ref().map(|(name, _)| name.clone()) } else { None };
-        let program = self.program.clone().or(plain_name).ok_or_else(|| {
-            ClassroomError::Unreadable(
-                "the form has no 'program' file: put the program in a field named 'program'".into(),
-            )
-        })?;
-        if let Some((name, text)) = self.main.take() {
-            self.files.insert(name, text);
-        }
-        Ok(Bundle {
-            main_name: program.clone(),
-            main_text: String::new(),
-            files: self.files,
-            assets: self.assets,
-            binaries: self.binaries,
-            program: Some(program),
-        })
-    }
-}
 
 /// Who adds robots, and whether their quota applies.
 struct Adder {

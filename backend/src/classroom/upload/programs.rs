@@ -9,7 +9,7 @@ use std::sync::Arc;
 use bytes::Bytes;
 use vlab_protocol::{Language, SourceMessage};
 
-use super::Bundle;
+use super::bundle::Bundle;
 use super::interpret::find_word;
 use crate::controller::{self, CodeProblem, ProgramCode};
 use crate::scene::{SceneModel, SourceLoader, parse_project};
