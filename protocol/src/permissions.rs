@@ -271,7 +271,10 @@ impl Action {
         Err(match standing {
             Standing::Anonymous if instructor_only => Denial::NeedsInstructorToken,
             Standing::Anonymous => Denial::NeedsSession,
-            Standing::Student if self.scope() == Scope::Robot => Denial::NotTheOwner,
+            Standing::Student if self.scope() == Scope::Robot && self.allows(Standing::Instructor) => {
+                Denial::NotTheOwner
+            }
+            Standing::Student if self.scope() == Scope::Robot => Denial::OwnerOnly,
             Standing::Student => Denial::InstructorOnly,
             Standing::Instructor => Denial::OwnerOnly,
             // An owner is refused nothing but the lab's own business, which has no owner.
@@ -324,6 +327,8 @@ mod tests {
         assert_eq!(Action::AddRobot.check(Standing::Anonymous), Err(Denial::NeedsSession));
         assert_eq!(Action::RemoveRobot.check(Standing::Student), Err(Denial::NotTheOwner));
         assert_eq!(Action::SendKeys.check(Standing::Instructor), Err(Denial::OwnerOnly));
+        // Nobody but the owner holds the keys: a student is not told the instructor may.
+        assert_eq!(Action::SendKeys.check(Standing::Student), Err(Denial::OwnerOnly));
         assert!(Denial::NeedsSession.is_unauthenticated());
         assert!(!Denial::NotTheOwner.is_unauthenticated());
         let sentence = Denial::NotTheOwner.explain(Action::ResetRobot, Some("bot"));
