@@ -6,11 +6,11 @@
 use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, Stdio};
 
-use std::sync::Arc;
+mod common;
 
+use common::TestServer;
 use serde_json::{Value, json};
 use vlab_backend::classroom::{Classroom, ClassroomConfig, DemoLab};
-use vlab_backend::net::{self, AppState};
 use vlab_backend::store::Store;
 
 const KEY: &str = "restart-test-key";
@@ -19,7 +19,7 @@ const KEY: &str = "restart-test-key";
 /// a pulled plug would), or the same classroom restored in this process.
 enum Server {
     Binary { child: Child, base: String },
-    InProcess { shutdown: Option<tokio::sync::oneshot::Sender<()>>, state: Arc<AppState>, base: String },
+    InProcess { _serving: TestServer, base: String },
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -66,19 +66,8 @@ impl Server {
             classroom.open_demo(DemoLab { instructor_token: Some(KEY.into()), seed: 1, start_running: false }).unwrap();
         classroom.set_server_key(demo.instructor_token);
         assert_eq!(classroom.restore().await.unwrap(), 0, "every kept upload is done again");
-        let state = Arc::new(AppState { classroom, web_dir: std::env::temp_dir().join("vlab-no-web-dir") });
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let base = format!("http://{}", listener.local_addr().unwrap());
-        let (shutdown, stop) = tokio::sync::oneshot::channel::<()>();
-        let served = Arc::clone(&state);
-        tokio::spawn(async move {
-            net::serve(listener, served, async {
-                let _ = stop.await;
-            })
-            .await
-            .unwrap();
-        });
-        Server::InProcess { shutdown: Some(shutdown), state, base }
+        let server = TestServer::serve(classroom).await;
+        Server::InProcess { base: server.url(""), _serving: server }
     }
 
     fn base(&self) -> &str {
@@ -95,12 +84,8 @@ impl Drop for Server {
                 let _ = child.kill();
                 let _ = child.wait();
             }
-            Server::InProcess { shutdown, state, .. } => {
-                if let Some(shutdown) = shutdown.take() {
-                    let _ = shutdown.send(());
-                }
-                state.classroom.shut_down();
-            }
+            // Dropping the test server stops it and its labs.
+            Server::InProcess { .. } => {}
         }
     }
 }

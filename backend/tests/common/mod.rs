@@ -56,6 +56,11 @@ impl TestServer {
                 .unwrap(),
             );
         }
+        TestServer::serve(classroom).await
+    }
+
+    /// Serves `classroom` over real HTTP and websockets on a free port of 127.0.0.1.
+    pub async fn serve(classroom: Classroom) -> TestServer {
         let state = Arc::new(AppState { classroom, web_dir: std::env::temp_dir().join("vlab-no-web-dir") });
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let addr = listener.local_addr().unwrap();
