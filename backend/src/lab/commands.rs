@@ -8,9 +8,10 @@ use serde_json::Value;
 use tokio::sync::oneshot;
 use vlab_protocol::{ConsoleLine, ControlAction, LabState, ProgramStatus, RobotReport};
 
+use super::LabError;
 use crate::controller::ProgramCode;
 use crate::robot::{CommandError, KeysError, Owner};
-use crate::scene::{Inserted, Pose, SceneError, SceneModel};
+use crate::scene::{Inserted, Pose, SceneModel};
 
 /// A command to a lab's thread.
 pub enum LabCommand {
@@ -29,10 +30,14 @@ pub enum LabCommand {
         addition: Box<SceneModel>,
         /// Who owns the robots it adds (`None`: the lab's own, as the scene has them).
         owner: Option<Owner>,
+        /// How many robots the owner may have once it is inserted (`None`: no limit).
+        /// Checked on the lab's thread with the insertion, so uploads sent at once
+        /// cannot all pass a check made before any of them was inserted.
+        quota: Option<usize>,
         /// Programs to start for robots it adds, by robot name.
         programs: BTreeMap<String, Arc<ProgramCode>>,
         /// What was inserted, or why nothing was.
-        reply: oneshot::Sender<Result<Inserted, SceneError>>,
+        reply: oneshot::Sender<Result<Inserted, LabError>>,
     },
     /// Replace a robot's program (or give it one) and start it.
     SetProgram {

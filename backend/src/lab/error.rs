@@ -47,6 +47,16 @@ pub enum LabError {
         /// The name asked for.
         name: String,
     },
+    /// The insertion would take its owner past their robot quota; the lab is unchanged.
+    #[error("you may have {quota} robot(s) in this lab; you have {have} and this adds {adding}: remove one first")]
+    OverQuota {
+        /// Robots the owner may have.
+        quota: usize,
+        /// Robots they have.
+        have: usize,
+        /// Robots the insertion adds.
+        adding: usize,
+    },
     /// The insertion was refused; the lab is unchanged.
     #[error(transparent)]
     Refused(SceneError),

@@ -288,17 +288,19 @@ impl LabHandle {
     }
 
     /// Inserts `addition` into the running lab between two steps, its robots owned by
-    /// `owner`, and starts `programs` (by robot name); everybody watching receives the
-    /// new scene. All or nothing: when refused ([`LabError::Refused`]) the lab is
+    /// `owner` (who may have at most `quota` robots afterwards, if given), and starts
+    /// `programs` (by robot name); everybody watching receives the new scene. All or
+    /// nothing: when refused ([`LabError::Refused`], [`LabError::OverQuota`]) the lab is
     /// unchanged.
     pub async fn insert(
         &self,
         addition: SceneModel,
         owner: Option<Owner>,
+        quota: Option<usize>,
         programs: BTreeMap<String, Arc<ProgramCode>>,
     ) -> Result<Inserted, LabError> {
         let addition = Box::new(addition);
-        self.request(|reply| LabCommand::Insert { addition, owner, programs, reply }).await?.map_err(LabError::Refused)
+        self.request(|reply| LabCommand::Insert { addition, owner, quota, programs, reply }).await?
     }
 
     /// The true pose of every body now, indexed like the scene's bodies.
@@ -544,14 +546,14 @@ mod tests {
         let mut addition = SceneModel::empty();
         addition.bodies.push(demo_scene(1).bodies[5].clone());
         addition.bodies[0].name = "newcomer".into();
-        let inserted = lab.insert(addition.clone(), None, BTreeMap::new()).await.unwrap();
+        let inserted = lab.insert(addition.clone(), None, None, BTreeMap::new()).await.unwrap();
         assert_eq!(inserted.bodies, 1);
         let after = lab.summary();
         assert_eq!(after.bodies, before.bodies + 1);
         assert_eq!(after.state.step, 20, "inserting does not step");
         assert_eq!(after.state.epoch, before.state.epoch + 1);
         // The same name again: refused, nothing changes.
-        let refused = lab.insert(addition, None, BTreeMap::new()).await;
+        let refused = lab.insert(addition, None, None, BTreeMap::new()).await;
         assert!(matches!(refused, Err(LabError::Refused(SceneError::NameTaken(name))) if name == "newcomer"));
         assert_eq!(lab.summary().bodies, after.bodies);
         // A reset keeps what was inserted, back at its initial pose.

@@ -23,7 +23,7 @@ use super::hub::Hub;
 use super::pacer::Pacer;
 use super::programs::{ConsoleEvent, Programs};
 use super::telemetry::Telemetry;
-use super::{LabCommand, LabStatus, ProgramAction, wire};
+use super::{LabCommand, LabError, LabStatus, ProgramAction, wire};
 use crate::controller::ProgramCode;
 use crate::robot::{Owner, Robots};
 use crate::scene::{Inserted, SceneError, SceneModel};
@@ -166,8 +166,11 @@ impl Runner {
     fn handle(&mut self, command: LabCommand) {
         match command {
             LabCommand::Control { action, reply } => self.control(action, reply),
-            LabCommand::Insert { addition, owner, programs, reply } => {
-                let inserted = self.insert(&addition, owner);
+            LabCommand::Insert { addition, owner, quota, programs, reply } => {
+                let inserted = match self.over_quota(&addition, owner.as_ref(), quota) {
+                    Some(refusal) => Err(refusal),
+                    None => self.insert(&addition, owner).map_err(LabError::Refused),
+                };
                 if inserted.is_ok() {
                     for (robot, code) in programs {
                         self.programs.start(&robot, &mut self.robots, code, self.model.dt_secs, self.step);
@@ -256,6 +259,14 @@ impl Runner {
         if let Some(reply) = reply {
             let _ = reply.send(self.state());
         }
+    }
+
+    /// Why `addition` would take `owner` past `quota` robots, if it would.
+    fn over_quota(&self, addition: &SceneModel, owner: Option<&Owner>, quota: Option<usize>) -> Option<LabError> {
+        let (owner, quota) = (owner?, quota?);
+        let have = self.robots.owners().values().filter(|id| **id == owner.id).count();
+        let adding = addition.robots.len();
+        (have + adding > quota).then_some(LabError::OverQuota { quota, have, adding })
     }
 
     /// Adds `addition` to the model and the world, all or nothing, and sends everybody

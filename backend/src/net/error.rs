@@ -75,6 +75,7 @@ impl AppError {
                     plain(StatusCode::NOT_FOUND, ErrorCode::NotFound)
                 }
                 LabError::Refused(_) => plain(StatusCode::CONFLICT, ErrorCode::InvalidArgument),
+                LabError::OverQuota { .. } => plain(StatusCode::FORBIDDEN, ErrorCode::Forbidden),
                 LabError::Command(_) | LabError::Keys(_) => {
                     plain(StatusCode::UNPROCESSABLE_ENTITY, ErrorCode::InvalidArgument)
                 }

@@ -199,18 +199,28 @@ impl Classroom {
                 self.keep(|store| store.record_insertion(lab.id(), &upload))?
             }
         };
-        let inserted = match lab.insert(model, adder.map(|a| a.owner), programs).await {
+        let quota = adder.as_ref().filter(|a| a.within_quota).map(|_| lab.settings().robot_quota as usize);
+        let inserted = match lab.insert(model, adder.map(|a| a.owner), quota, programs).await {
             Ok(inserted) => inserted,
             Err(error) => {
                 if let Some(seq) = kept {
                     self.unkeep(lab.id(), "upload", |store| store.forget_insertion(seq));
                 }
-                let LabError::Refused(refusal) = error else { return Err(error.into()) };
-                let kind = match refusal {
-                    SceneError::NameTaken(_) | SceneError::EnvironmentAlreadySet => RefusalKind::Conflict,
-                    _ => RefusalKind::Invalid,
+                let (kind, error) = match error {
+                    LabError::Refused(refusal) => {
+                        let kind = match refusal {
+                            SceneError::NameTaken(_) | SceneError::EnvironmentAlreadySet => RefusalKind::Conflict,
+                            _ => RefusalKind::Invalid,
+                        };
+                        (kind, interpret::position_of(&refusal, &bundle))
+                    }
+                    over @ LabError::OverQuota { .. } => (
+                        RefusalKind::OverQuota,
+                        SourceMessage { file: bundle.main_name.clone(), line: 1, col: 1, message: over.to_string() },
+                    ),
+                    error => return Err(error.into()),
                 };
-                reply.errors.push(interpret::position_of(&refusal, &bundle));
+                reply.errors.push(error);
                 return Err(ClassroomError::upload(kind, reply));
             }
         };
@@ -267,15 +277,11 @@ fn robots_only(model: &SceneModel, lab: &LabHandle, adder: &Adder) -> Result<(),
     if let Some(device) = model.sensors.iter().chain(&model.actuators).find(|d| d.robot.is_none()) {
         return refuse(format!("a robot upload may only contain robots: device '{}' is outside them", device.name));
     }
+    // Told early, before programs are checked; the lab checks again as it inserts.
     let quota = lab.settings().robot_quota as usize;
     let (have, adding) = (lab.robots_of(adder.owner.id), model.robots.len());
     if adder.within_quota && have + adding > quota {
-        return Err((
-            RefusalKind::OverQuota,
-            format!(
-                "you may have {quota} robot(s) in this lab; you have {have} and this adds {adding}: remove one first"
-            ),
-        ));
+        return Err((RefusalKind::OverQuota, LabError::OverQuota { quota, have, adding }.to_string()));
     }
     Ok(())
 }
