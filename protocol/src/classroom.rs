@@ -135,7 +135,7 @@ pub struct BroadcastRequest {
 pub fn clean_display_name(name: &str) -> Option<String> {
     let cleaned: String = name
         .split_whitespace()
-        .map(|word| word.chars().filter(|c| !c.is_control()).collect::<String>())
+        .map(|word| word.chars().filter(|c| !c.is_control() && !is_invisible_format(*c)).collect::<String>())
         .filter(|word| !word.is_empty())
         .collect::<Vec<_>>()
         .join(" ");
@@ -143,9 +143,25 @@ pub fn clean_display_name(name: &str) -> Option<String> {
     (length > 0 && length <= crate::MAX_NAME_CHARS).then_some(cleaned)
 }
 
+/// Characters that change how the text around them is shown without being seen
+/// themselves: bidirectional overrides and isolates, zero-width characters. A name may
+/// not use them to look like another ("\u{202E}rotcurtsnI" shows as "Instructor").
+fn is_invisible_format(c: char) -> bool {
+    matches!(c, '\u{061C}' | '\u{200B}'..='\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2060}'..='\u{2064}' | '\u{2066}'..='\u{2069}' | '\u{FEFF}')
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_name_with_a_right_to_left_override_cannot_pass_for_the_instructor() {
+        // Shown by a browser as "Instructor" before; now the letters as typed.
+        assert_eq!(clean_display_name("\u{202E}rotcurtsnI").as_deref(), Some("rotcurtsnI"));
+        assert_eq!(clean_display_name("Ana\u{200B}\u{2066}").as_deref(), Some("Ana"));
+        assert_eq!(clean_display_name("\u{202E}\u{200F}"), None, "nothing visible is no name");
+        assert_eq!(clean_display_name("Zoë Ñandú 李").as_deref(), Some("Zoë Ñandú 李"), "letters of every script stay");
+    }
 
     #[test]
     fn names_are_cleaned_and_bounded() {
