@@ -88,7 +88,10 @@ impl SourceLoader for DirLoader {
     }
 
     fn asset_exists(&self, name: &str) -> Option<bool> {
-        self.assets.as_ref().map(|dir| dir.join(name).is_file())
+        // Only names inside the asset folder are looked up: `join` with an absolute
+        // name would look anywhere on the server.
+        let inside = resolve_path("", name).is_ok_and(|resolved| resolved == name);
+        self.assets.as_ref().map(|dir| inside && dir.join(name).is_file())
     }
 }
 

@@ -775,6 +775,17 @@ impl Interp<'_> {
                     ErrorKind::Value(format!("the mesh scale must be positive, got {scale}")),
                 ));
             }
+            // A mesh is a file of the asset library: a name that leaves it is refused
+            // before any loader is asked, so a scene cannot learn which server files
+            // exist, and no server path reaches the viewers.
+            let file = crate::loader::resolve_path("", &file).map_err(|_| {
+                LangError::new(
+                    spec.pos.clone(),
+                    ErrorKind::Value(format!(
+                        "the mesh '{file}' is not a file of the asset library: name one by a relative path such as \"wheel.obj\" (no '/', '\\' or ':' at the start, no '..' leaving the library)"
+                    )),
+                )
+            })?;
             let resolved = self.resolve_mesh(&file, pos);
             (None, Some(MeshRef { file, resolved, scale: scale as f32 }))
         } else {
