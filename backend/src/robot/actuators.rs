@@ -33,6 +33,14 @@ pub enum CommandError {
         /// Its actuators' names, comma-separated (or "none").
         known: String,
     },
+    /// A number out of the simulation's range.
+    #[error("'{actuator}': {reason}")]
+    OutOfRange {
+        /// The actuator.
+        actuator: String,
+        /// What is wrong.
+        reason: String,
+    },
     /// A command of the wrong shape for the actuator.
     #[error("'{actuator}' is a {kind}: send {expected}, not {got}")]
     WrongShape {
@@ -299,6 +307,16 @@ pub fn command(actuators: &mut [Actuator], index: usize, command: &Value) -> Res
         expected,
         got: command.to_string().chars().take(80).collect(),
     };
+    // A number past the limit is refused by name (not as a wrong shape): 1e300 is a
+    // number, but one the simulation's 32-bit floats would turn into infinity.
+    if let Some((name, value)) = command.as_object().into_iter().flatten().find_map(|(name, value)| {
+        value.as_f64().filter(|v| crate::scene::check_magnitude(name, *v).is_err()).map(|v| (name, v))
+    }) {
+        return Err(CommandError::OutOfRange {
+            actuator: actuator.name.clone(),
+            reason: crate::scene::check_magnitude(&format!("'{name}'"), value).unwrap_err(),
+        });
+    }
     let field = |name: &str| command.get(name).and_then(Value::as_f64).filter(|v| v.is_finite());
     let fields_only =
         |allowed: &[&str]| command.as_object().is_some_and(|o| o.keys().all(|k| allowed.contains(&k.as_str())));

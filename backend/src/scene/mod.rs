@@ -9,8 +9,8 @@ mod demo;
 pub use demo::demo_scene;
 pub use vlab_scene::model::{
     BodyModel, DEFAULT_DT_SECS, DeviceModel, EnvironmentKind, EnvironmentModel, GroupModel, Inserted, JointKind,
-    JointModel, Material, MeshRef, Motion, MotorModel, Mount, Palette, ParamValue, PartModel, Pose, ProgramRef,
-    ProjectFile, Renumbering, RobotModel, SceneError, SceneModel, Shape,
+    JointModel, MAX_MAGNITUDE, Material, MeshRef, Motion, MotorModel, Mount, Palette, ParamValue, PartModel, Pose,
+    ProgramRef, ProjectFile, Renumbering, RobotModel, SceneError, SceneModel, Shape, check_magnitude,
 };
 pub use vlab_scene::{
     Budgets, DirLoader, Interpretation, LangError, LoadError, MapLoader, Options, SourceLoader, Warning, interpret,

@@ -851,6 +851,8 @@ impl Interp<'_> {
         let mut v = [0.0f64; 4];
         for (slot, arg) in v.iter_mut().zip(args) {
             *slot = self.num(arg, &format!("a value of {}(...)", prop.name()))?;
+            crate::model::check_magnitude(&format!("a value of {}(...)", prop.name()), *slot)
+                .map_err(|message| LangError::new(pos.clone(), ErrorKind::Value(message)))?;
         }
         let xyz = [v[0] as f32, v[1] as f32, v[2] as f32];
         let rotation = match prop {
@@ -919,6 +921,8 @@ impl Interp<'_> {
             Type::Str => (0.0, self.string(value, &format!("the value of {}", prop.name()))?.to_string()),
             _ => (self.num(value, &format!("the value of {}", prop.name()))?, String::new()),
         };
+        crate::model::check_magnitude(prop.name(), num)
+            .map_err(|message| LangError::new(value.pos.clone(), ErrorKind::Value(message)))?;
         let positive = |what: &str| {
             if num > 0.0 {
                 Ok(num as f32)
@@ -1061,6 +1065,15 @@ impl Interp<'_> {
                     (_, other) => return Err(mismatch(other.ty().name())),
                 },
             };
+            let numbers = match &value {
+                ParamValue::Num(n) => std::slice::from_ref(n),
+                ParamValue::Nums(nums) => nums.as_slice(),
+                _ => &[],
+            };
+            for n in numbers {
+                crate::model::check_magnitude(&format!("'{}'", param.name), *n)
+                    .map_err(|message| LangError::new(param.pos.clone(), ErrorKind::Value(message)))?;
+            }
             if let ParamValue::Num(n) = value
                 && matches!(param.name.as_str(), "rate" | "range" | "fov" | "cone" | "wheel_radius" | "track")
                 && n <= 0.0

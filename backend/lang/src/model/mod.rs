@@ -349,6 +349,21 @@ pub struct SceneModel {
 /// The default physics step: 240 Hz, fine enough for wheeled robots and stacking.
 pub const DEFAULT_DT_SECS: f64 = 1.0 / 240.0;
 
+/// The largest magnitude of any number a scene or a command gives the simulation
+/// (positions, sizes, densities, forces, speeds, device parameters). Larger finite values
+/// would overflow the simulation's 32-bit floats to infinity: an immovable body, a robot
+/// frozen for good.
+pub const MAX_MAGNITUDE: f64 = 1.0e9;
+
+/// `Err` with a sentence when `value` is not finite or larger than [`MAX_MAGNITUDE`].
+pub fn check_magnitude(what: &str, value: f64) -> Result<(), String> {
+    if value.is_finite() && value.abs() <= MAX_MAGNITUDE {
+        Ok(())
+    } else {
+        Err(format!("{what} must be a number between -1e9 and 1e9, got {value:e}"))
+    }
+}
+
 impl SceneModel {
     /// An empty world with default physics.
     pub fn empty() -> SceneModel {
