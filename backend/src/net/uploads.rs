@@ -6,7 +6,9 @@ use std::sync::Arc;
 
 use axum::Json;
 use axum::body::Bytes;
+use axum::extract::multipart::MultipartError;
 use axum::extract::{FromRequest, Multipart, Path, Request, State};
+use axum::http::StatusCode;
 use axum::http::header::CONTENT_TYPE;
 use axum::response::{IntoResponse, Response};
 use vlab_protocol::SceneUploadReply;
@@ -65,9 +67,13 @@ pub async fn read_upload(request: Request, plain_name: &str) -> Result<UploadFil
         .and_then(|v| v.to_str().ok())
         .is_some_and(|v| v.to_ascii_lowercase().starts_with("multipart/form-data"));
     if !is_multipart {
-        let body = Bytes::from_request(request, &())
-            .await
-            .map_err(|e| AppError::BadRequest(format!("could not read the upload: {e}")))?;
+        let body = Bytes::from_request(request, &()).await.map_err(|e| {
+            if e.status() == StatusCode::PAYLOAD_TOO_LARGE {
+                too_large()
+            } else {
+                AppError::BadRequest(format!("could not read the upload: {e}"))
+            }
+        })?;
         let text = String::from_utf8(body.to_vec())
             .map_err(|_| AppError::BadRequest("the upload is not UTF-8 text".into()))?;
         return Ok(UploadFiles { main: Some((plain_name.into(), text)), plain: true, ..UploadFiles::default() });
@@ -76,10 +82,8 @@ pub async fn read_upload(request: Request, plain_name: &str) -> Result<UploadFil
     let mut multipart = Multipart::from_request(request, &())
         .await
         .map_err(|e| AppError::BadRequest(format!("not a readable multipart form: {e}")))?;
-    while let Some(field) = multipart
-        .next_field()
-        .await
-        .map_err(|e| AppError::BadRequest(format!("a part of the form could not be read: {e}")))?
+    while let Some(field) =
+        multipart.next_field().await.map_err(|e| unreadable(e, "a part of the form could not be read"))?
     {
         let field_name = field.name().unwrap_or_default().to_owned();
         let file_name = field.file_name().map(str::to_owned);
@@ -97,10 +101,8 @@ pub async fn read_upload(request: Request, plain_name: &str) -> Result<UploadFil
         }
         let lower = name.to_ascii_lowercase();
         if !is_main && BINARY_EXTENSIONS.iter().any(|ext| lower.ends_with(ext)) {
-            let bytes = field
-                .bytes()
-                .await
-                .map_err(|e| AppError::BadRequest(format!("the part '{name}' could not be read: {e}")))?;
+            let bytes =
+                field.bytes().await.map_err(|e| unreadable(e, &format!("the part '{name}' could not be read")))?;
             if lower.ends_with(".wasm") {
                 files.binaries.insert(name, bytes);
             } else {
@@ -108,10 +110,8 @@ pub async fn read_upload(request: Request, plain_name: &str) -> Result<UploadFil
             }
             continue;
         }
-        let text = field
-            .text()
-            .await
-            .map_err(|e| AppError::BadRequest(format!("the part '{field_name}' is not UTF-8 text: {e}")))?;
+        let text =
+            field.text().await.map_err(|e| unreadable(e, &format!("the part '{field_name}' is not UTF-8 text")))?;
         if is_main {
             files.main = Some((file_name.unwrap_or_else(|| PLAIN_UPLOAD_NAME.into()), text));
         } else {
@@ -119,4 +119,19 @@ pub async fn read_upload(request: Request, plain_name: &str) -> Result<UploadFil
         }
     }
     Ok(files)
+}
+
+/// A form that could not be read: too large (413, with the limit), or unreadable (400).
+fn unreadable(error: MultipartError, what: &str) -> AppError {
+    if error.status() == StatusCode::PAYLOAD_TOO_LARGE {
+        return too_large();
+    }
+    AppError::BadRequest(format!("{what}: {error}"))
+}
+
+fn too_large() -> AppError {
+    AppError::TooLarge(format!(
+        "the upload is larger than {} MiB, all files together: send fewer or smaller files",
+        crate::classroom::upload::MAX_UPLOAD_BYTES / (1024 * 1024)
+    ))
 }
