@@ -22,6 +22,14 @@ pub enum StoreError {
         /// SQLite's error.
         source: rusqlite::Error,
     },
+    /// The file's permissions could not be made private.
+    #[error("database {path}: cannot make it readable by this user only: {source}")]
+    Private {
+        /// The database file.
+        path: String,
+        /// The OS error.
+        source: std::io::Error,
+    },
     /// The file was written by a newer VLab.
     #[error("database {path} has schema version {found}; this build knows up to {SCHEMA_VERSION}")]
     TooNew {
@@ -126,6 +134,13 @@ impl Store {
         let display = path.display().to_string();
         let connection =
             Connection::open(path).map_err(|source| StoreError::Sqlite { path: display.clone(), source })?;
+        // Tokens and students' programs are in it: readable by the server's user only.
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600))
+                .map_err(|e| StoreError::Private { path: display.clone(), source: e })?;
+        }
         let store = Store { connection, path: display };
         store.migrate()?;
         Ok(store)

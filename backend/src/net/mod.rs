@@ -20,10 +20,12 @@ use std::sync::Arc;
 
 use axum::Router;
 use axum::extract::DefaultBodyLimit;
+use axum::http::{HeaderValue, header};
 use axum::routing::{get, post};
 use axum::serve::ListenerExt;
 use tokio::net::{TcpListener, TcpStream};
 use tower_http::services::{ServeDir, ServeFile};
+use tower_http::set_header::SetResponseHeaderLayer;
 use tower_http::trace::TraceLayer;
 
 use crate::classroom::Classroom;
@@ -79,7 +81,13 @@ pub fn app(state: Arc<AppState>) -> Router {
         .nest_service("/assets", assets)
         .route("/", get(http::index))
         .fallback_service(web)
-        .layer(TraceLayer::new_for_http())
+        // Logs name the path, never the query: a websocket's `?token=` stays out of them.
+        .layer(TraceLayer::new_for_http().make_span_with(|request: &axum::http::Request<_>| {
+            tracing::info_span!("request", method = %request.method(), path = %request.uri().path())
+        }))
+        // A page never tells another site where it came from (its address may carry a
+        // token).
+        .layer(SetResponseHeaderLayer::overriding(header::REFERRER_POLICY, HeaderValue::from_static("no-referrer")))
         .with_state(state)
 }
 
