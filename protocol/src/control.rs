@@ -101,9 +101,11 @@ impl<'de> Deserialize<'de> for Rate {
     }
 }
 
-/// A command to a lab's clock. On the wire: `{"action":"step","steps":10}`.
+/// A command to a lab's clock. On the wire: `{"action":"step","steps":10}`. A field the
+/// action does not take is refused (`{"action":"pause","steps":3}` is a mistake, not a
+/// pause).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "action", rename_all = "snake_case", deny_unknown_fields)]
+#[serde(tag = "action", rename_all = "snake_case", try_from = "ControlWire")]
 pub enum ControlAction {
     /// Stop advancing time.
     Pause,
@@ -121,6 +123,40 @@ pub enum ControlAction {
     },
     /// Rebuild the world from the lab's scene, at step 0, paused.
     Reset,
+}
+
+/// A control command as read, every field the actions take together, so that a field
+/// sent with an action that does not take it is seen (serde ignores fields beside a
+/// variant without any).
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ControlWire {
+    action: String,
+    #[serde(default)]
+    steps: Option<u32>,
+    #[serde(default)]
+    rate: Option<Rate>,
+}
+
+impl TryFrom<ControlWire> for ControlAction {
+    type Error = String;
+
+    fn try_from(wire: ControlWire) -> Result<ControlAction, String> {
+        let extra = |field: &str, action: &str| Err(format!("`{field}` does not go with the action \"{action}\""));
+        match (wire.action.as_str(), wire.steps, wire.rate) {
+            ("pause" | "resume" | "reset", Some(_), _) => extra("steps", &wire.action),
+            ("pause" | "resume" | "reset" | "step", _, Some(_)) => extra("rate", &wire.action),
+            ("rate", Some(_), _) => extra("steps", "rate"),
+            ("pause", None, None) => Ok(ControlAction::Pause),
+            ("resume", None, None) => Ok(ControlAction::Resume),
+            ("reset", None, None) => Ok(ControlAction::Reset),
+            ("step", Some(steps), None) => Ok(ControlAction::Step { steps }),
+            ("step", None, None) => Err("the action \"step\" needs `steps`".into()),
+            ("rate", None, Some(rate)) => Ok(ControlAction::Rate { rate }),
+            ("rate", None, None) => Err("the action \"rate\" needs `rate`".into()),
+            (other, _, _) => Err(format!("unknown action \"{other}\": expected pause, resume, step, rate or reset")),
+        }
+    }
 }
 
 impl ControlAction {
@@ -222,6 +258,21 @@ mod tests {
         ] {
             assert!(serde_json::from_str::<ControlAction>(bad).is_err(), "{bad} was accepted");
         }
+    }
+
+    #[test]
+    fn a_field_the_action_does_not_take_is_refused_not_ignored() {
+        // Before: `{"action":"pause","steps":3}` paused, the `steps` silently dropped.
+        for (bad, says) in [
+            (r#"{"action":"pause","steps":3}"#, "`steps` does not go with the action \"pause\""),
+            (r#"{"action":"reset","rate":2}"#, "`rate` does not go with the action \"reset\""),
+            (r#"{"action":"resume","colour":"red"}"#, "unknown field `colour`"),
+            (r#"{"action":"rate","steps":3,"rate":2}"#, "`steps` does not go with the action \"rate\""),
+        ] {
+            let error = serde_json::from_str::<ControlAction>(bad).unwrap_err().to_string();
+            assert!(error.contains(says), "{bad}: {error}");
+        }
+        assert_eq!(serde_json::from_str::<ControlAction>(r#"{"action":"pause"}"#).unwrap(), ControlAction::Pause);
     }
 
     #[test]
