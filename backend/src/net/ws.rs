@@ -39,7 +39,11 @@ pub async fn upgrade(
     Path(lab): Path<String>,
     Query(handshake): Query<Handshake>,
 ) -> Response {
-    ws.max_message_size(MAX_CLIENT_TEXT_BYTES * 4).on_upgrade(move |socket| session(socket, app, lab, handshake))
+    // Both caps: a message is refused past its size, and a single frame is refused from
+    // its header, before its payload is buffered (a 16 MB frame costs nothing).
+    ws.max_message_size(MAX_CLIENT_TEXT_BYTES * 4)
+        .max_frame_size(MAX_CLIENT_TEXT_BYTES * 4)
+        .on_upgrade(move |socket| session(socket, app, lab, handshake))
 }
 
 async fn session(mut socket: WebSocket, app: Arc<AppState>, lab_id: String, handshake: Handshake) {
