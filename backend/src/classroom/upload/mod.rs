@@ -32,6 +32,15 @@ use crate::store::Insertion;
 /// Largest upload: the scene text and every file of a bundle together.
 pub const MAX_UPLOAD_BYTES: usize = 4 * 1024 * 1024;
 
+/// The most elements one robot of a student may have: its bodies, their parts, the
+/// joints between them and its sensors and actuators, each counting one. The course's
+/// robots have 20 to 40; the limit keeps one student's robot from slowing the class.
+pub const MAX_ROBOT_ELEMENTS: usize = 300;
+
+/// The most rigid bodies a lab may hold, whoever inserts them: the whole class shares
+/// one world and one thread (the 30-robot classroom scene has 356).
+pub const MAX_LAB_BODIES: usize = 5_000;
+
 /// Who adds robots, and whether their quota applies.
 struct Adder {
     owner: Owner,
@@ -176,6 +185,13 @@ impl Classroom {
             let error = SourceMessage { file: bundle.main_name.clone(), line: 1, col: 1, message };
             return Err(ClassroomError::upload(kind, SceneUploadReply { errors: vec![error], ..reply }));
         }
+        if let Err(message) = room_for(&model, lab) {
+            let error = SourceMessage { file: bundle.main_name.clone(), line: 1, col: 1, message };
+            return Err(ClassroomError::upload(
+                RefusalKind::Invalid,
+                SceneUploadReply { errors: vec![error], ..reply },
+            ));
+        }
         let programs = programs::resolve(&model, &bundle, &self.program_library()).map_err(|e| invalid(e, &reply))?;
         programs::check_all(&programs).await.map_err(|e| invalid(e, &reply))?;
         let programs = programs.into_iter().map(|(robot, code)| (robot, Arc::new(code))).collect();
@@ -262,6 +278,27 @@ impl Classroom {
     }
 }
 
+/// How many elements robot `robot` of `model` has (see [`MAX_ROBOT_ELEMENTS`]).
+fn robot_elements(model: &SceneModel, robot: &str) -> usize {
+    let mine = |index: usize| model.bodies.get(index).is_some_and(|b| b.robot.as_deref() == Some(robot));
+    let bodies = model.bodies.iter().filter(|b| b.robot.as_deref() == Some(robot));
+    let bodies_and_parts: usize = bodies.map(|b| 1 + b.parts.len()).sum();
+    let joints = model.joints.iter().filter(|j| mine(j.body1) || mine(j.body2)).count();
+    let devices = model.sensors.iter().chain(&model.actuators).filter(|d| d.robot.as_deref() == Some(robot)).count();
+    bodies_and_parts + joints + devices
+}
+
+/// Whether the lab has room for `model`'s bodies (see [`MAX_LAB_BODIES`]).
+fn room_for(model: &SceneModel, lab: &LabHandle) -> Result<(), String> {
+    let (have, adding) = (lab.summary().bodies, model.bodies.len());
+    if have + adding > MAX_LAB_BODIES {
+        return Err(format!(
+            "this lab has {have} bodies and this adds {adding}: a lab holds at most {MAX_LAB_BODIES} (remove something first)"
+        ));
+    }
+    Ok(())
+}
+
 /// A participant's upload: robots and nothing else, within their quota.
 fn robots_only(model: &SceneModel, lab: &LabHandle, adder: &Adder) -> Result<(), (RefusalKind, String)> {
     let refuse = |message: String| Err((RefusalKind::Invalid, message));
@@ -276,6 +313,17 @@ fn robots_only(model: &SceneModel, lab: &LabHandle, adder: &Adder) -> Result<(),
     }
     if let Some(device) = model.sensors.iter().chain(&model.actuators).find(|d| d.robot.is_none()) {
         return refuse(format!("a robot upload may only contain robots: device '{}' is outside them", device.name));
+    }
+    if adder.within_quota
+        && let Some((robot, elements)) = model
+            .robots
+            .iter()
+            .map(|r| (r.name.as_str(), robot_elements(model, &r.name)))
+            .find(|(_, n)| *n > MAX_ROBOT_ELEMENTS)
+    {
+        return refuse(format!(
+            "robot '{robot}' has {elements} elements (bodies, parts, joints, sensors, actuators); a student's robot may have at most {MAX_ROBOT_ELEMENTS}"
+        ));
     }
     // Told early, before programs are checked; the lab checks again as it inserts.
     let quota = lab.settings().robot_quota as usize;
