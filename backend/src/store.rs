@@ -408,6 +408,36 @@ impl Store {
             .map_err(self.sqlite())
     }
 
+    /// Ends student `user`'s session in lab `lab` (the instructor removed them) and
+    /// records the removal of each of `robots`, theirs, all in one transaction. Returns
+    /// the removals' sequence numbers, in `robots`' order (to [`Store::forget_insertion`]
+    /// one the lab no longer needs).
+    pub fn remove_session(&mut self, lab: &str, user: u32, robots: &[String]) -> Result<Vec<i64>, StoreError> {
+        let path = self.path.clone();
+        let sqlite = move |source| StoreError::Sqlite { path: path.clone(), source };
+        let transaction = self.connection.transaction().map_err(&sqlite)?;
+        transaction
+            .execute("DELETE FROM sessions WHERE lab = ?1 AND user_id = ?2", params![lab, user])
+            .map_err(&sqlite)?;
+        let mut seqs = Vec::with_capacity(robots.len());
+        for robot in robots {
+            transaction
+                .execute("INSERT INTO insertions (lab, kind, robot) VALUES (?1, 'removal', ?2)", params![lab, robot])
+                .map_err(&sqlite)?;
+            seqs.push(transaction.last_insert_rowid());
+        }
+        transaction.commit().map_err(&sqlite)?;
+        Ok(seqs)
+    }
+
+    /// Changes a lab's join code.
+    pub fn save_join_code(&self, id: &str, join_code: &str) -> Result<(), StoreError> {
+        self.connection
+            .execute("UPDATE labs SET join_code = ?2 WHERE id = ?1", params![id, join_code])
+            .map(|_| ())
+            .map_err(self.sqlite())
+    }
+
     /// The sessions of a lab, by user id.
     pub fn sessions(&self, lab: &str) -> Result<Vec<SessionRecord>, StoreError> {
         let mut statement = self
@@ -505,6 +535,8 @@ mod tests {
         let session = SessionRecord { lab: "demo".into(), user: 1, name: "Ana".into(), token: "s3cret".into() };
         store.save_session(&session).unwrap();
         assert_eq!(store.sessions("demo").unwrap(), vec![session]);
+        store.save_join_code("demo", "NEWCOD").unwrap();
+        assert_eq!(store.lab("demo").unwrap().unwrap().join_code, "NEWCOD");
         let upload = Insertion::Upload {
             owner: Some((1, "Ana".into())),
             main_name: "bot.vlab".into(),
@@ -525,6 +557,11 @@ mod tests {
         store.record_insertion("demo", &Insertion::Removal { robot: "r".into() }).unwrap();
         assert_eq!(store.insertions("demo").unwrap(), vec![upload, replaced, Insertion::Removal { robot: "r".into() }]);
         assert!(store.insertions("other").unwrap().is_empty());
+        // Removing Ana: her session goes, and the removal of her robot is recorded.
+        let seqs = store.remove_session("demo", 1, &["r2".to_owned()]).unwrap();
+        assert_eq!(seqs.len(), 1);
+        assert!(store.sessions("demo").unwrap().is_empty());
+        assert_eq!(store.insertions("demo").unwrap().last(), Some(&Insertion::Removal { robot: "r2".into() }));
         std::fs::remove_dir_all(&dir).unwrap();
     }
 

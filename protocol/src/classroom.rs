@@ -32,11 +32,28 @@ pub struct LabSettings {
     pub pause_on_join: bool,
     /// Most robots one student may have in the lab at once.
     pub robot_quota: u32,
+    /// Most students who may be in the lab at once (the instructor is not counted): a
+    /// join past it is refused (409). 0 to [`crate::MAX_PARTICIPANTS`], the server's hard
+    /// ceiling, which is also the default; 0 lets nobody new in. Lowering it below the
+    /// students already in removes nobody. Settings kept before it existed read as the
+    /// default.
+    #[serde(default = "default_max_participants")]
+    pub max_participants: u32,
+}
+
+/// The default of [`LabSettings::max_participants`]: the server's ceiling.
+fn default_max_participants() -> u32 {
+    crate::MAX_PARTICIPANTS as u32
 }
 
 impl Default for LabSettings {
     fn default() -> Self {
-        LabSettings { uploads_locked: false, pause_on_join: false, robot_quota: 3 }
+        LabSettings {
+            uploads_locked: false,
+            pause_on_join: false,
+            robot_quota: 3,
+            max_participants: default_max_participants(),
+        }
     }
 }
 
@@ -50,6 +67,8 @@ pub struct LabSettingsPatch {
     pub pause_on_join: Option<bool>,
     /// See [`LabSettings::robot_quota`] (0..=[`crate::MAX_ROBOT_QUOTA`]).
     pub robot_quota: Option<u32>,
+    /// See [`LabSettings::max_participants`] (0..=[`crate::MAX_PARTICIPANTS`]).
+    pub max_participants: Option<u32>,
 }
 
 impl LabSettings {
@@ -60,10 +79,16 @@ impl LabSettings {
         {
             return Err(format!("robot_quota must be between 0 and {}, got {quota}", crate::MAX_ROBOT_QUOTA));
         }
+        if let Some(max) = patch.max_participants
+            && max as usize > crate::MAX_PARTICIPANTS
+        {
+            return Err(format!("max_participants must be between 0 and {}, got {max}", crate::MAX_PARTICIPANTS));
+        }
         Ok(LabSettings {
             uploads_locked: patch.uploads_locked.unwrap_or(self.uploads_locked),
             pause_on_join: patch.pause_on_join.unwrap_or(self.pause_on_join),
             robot_quota: patch.robot_quota.unwrap_or(self.robot_quota),
+            max_participants: patch.max_participants.unwrap_or(self.max_participants),
         })
     }
 }
@@ -120,6 +145,14 @@ pub struct Joined {
     pub token: String,
     /// Who the lab knows you as.
     pub user: Participant,
+}
+
+/// The answer to `POST /api/labs/{lab}/join-code`: the lab's new join code (the old one
+/// admits nobody from then on).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct JoinCode {
+    /// The code students type to join.
+    pub join_code: String,
 }
 
 /// `POST /api/labs/{lab}/broadcast`.
@@ -184,5 +217,18 @@ mod tests {
         assert!(patched.uploads_locked && !patched.pause_on_join && patched.robot_quota == 3);
         assert!(settings.patched(LabSettingsPatch { robot_quota: Some(1000), ..Default::default() }).is_err());
         assert!(serde_json::from_str::<LabSettingsPatch>(r#"{"locked": true}"#).is_err());
+        let capped = settings.patched(LabSettingsPatch { max_participants: Some(30), ..Default::default() }).unwrap();
+        assert_eq!(capped.max_participants, 30);
+        let over =
+            LabSettingsPatch { max_participants: Some(crate::MAX_PARTICIPANTS as u32 + 1), ..Default::default() };
+        assert!(settings.patched(over).is_err(), "the server's ceiling bounds the setting");
+    }
+
+    #[test]
+    fn settings_kept_before_the_participant_cap_read_with_its_default() {
+        let old: LabSettings =
+            serde_json::from_str(r#"{"uploads_locked":true,"pause_on_join":false,"robot_quota":2}"#).unwrap();
+        assert_eq!(old.max_participants as usize, crate::MAX_PARTICIPANTS);
+        assert!(old.uploads_locked);
     }
 }

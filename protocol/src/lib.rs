@@ -26,8 +26,8 @@ mod robots;
 mod scene;
 
 pub use classroom::{
-    BroadcastRequest, CreateLabRequest, CreatedLab, JoinRequest, Joined, LabSettings, LabSettingsPatch, Participant,
-    UserId, clean_display_name,
+    BroadcastRequest, CreateLabRequest, CreatedLab, JoinCode, JoinRequest, Joined, LabSettings, LabSettingsPatch,
+    Participant, UserId, clean_display_name,
 };
 pub use control::{ControlAction, LabMode, LabState, Rate, RateError, Role};
 pub use frame::{BodyPose, Frame, FrameDecodeError};

@@ -45,6 +45,10 @@ pub enum Action {
     CloseLab,
     /// Read the lab's join code.
     SeeJoinCode,
+    /// Replace the lab's join code with a new one (the old one stops admitting anybody).
+    ChangeJoinCode,
+    /// Take a student out of the lab: their session ends and their robots go with them.
+    RemoveParticipant,
     /// Insert a scene (bodies, robots, environment) into the lab.
     InsertScene,
     /// Move any object, or a whole robot, as supervisor.
@@ -133,7 +137,7 @@ impl Standing {
 
 /// The table: for each action, whether each standing may take it, in the column order
 /// of [`Standing::ALL`] (instructor, owner, student, anonymous).
-const TABLE: [(Action, [bool; 4]); 17] = [
+const TABLE: [(Action, [bool; 4]); 19] = [
     //                         instr  owner  student anon
     (Action::Watch, [true, true, true, true]),
     (Action::ControlTime, [true, false, false, false]),
@@ -141,6 +145,8 @@ const TABLE: [(Action, [bool; 4]); 17] = [
     (Action::SendNotice, [true, false, false, false]),
     (Action::CloseLab, [true, false, false, false]),
     (Action::SeeJoinCode, [true, false, false, false]),
+    (Action::ChangeJoinCode, [true, false, false, false]),
+    (Action::RemoveParticipant, [true, false, false, false]),
     (Action::InsertScene, [true, false, false, false]),
     (Action::MoveObject, [true, false, false, false]),
     (Action::AddRobot, [true, false, true, false]),
@@ -200,8 +206,8 @@ impl Denial {
 
 impl Action {
     /// Every action, in the table's order.
-    pub const ALL: [Action; 17] = {
-        let mut all = [Action::Watch; 17];
+    pub const ALL: [Action; 19] = {
+        let mut all = [Action::Watch; 19];
         let mut i = 0;
         while i < TABLE.len() {
             all[i] = TABLE[i].0;
@@ -219,6 +225,8 @@ impl Action {
             | Action::SendNotice
             | Action::CloseLab
             | Action::SeeJoinCode
+            | Action::ChangeJoinCode
+            | Action::RemoveParticipant
             | Action::InsertScene
             | Action::MoveObject
             | Action::AddRobot => Scope::Lab,
@@ -242,6 +250,8 @@ impl Action {
             Action::SendNotice => "send notices to the lab",
             Action::CloseLab => "close the lab",
             Action::SeeJoinCode => "read the join code",
+            Action::ChangeJoinCode => "change the join code",
+            Action::RemoveParticipant => "remove participants",
             Action::InsertScene => "insert scenes",
             Action::MoveObject => "move objects",
             Action::AddRobot => "add a robot",
@@ -324,6 +334,8 @@ mod tests {
     fn denials_say_what_is_missing() {
         assert_eq!(Action::ControlTime.check(Standing::Anonymous), Err(Denial::NeedsInstructorToken));
         assert_eq!(Action::ControlTime.check(Standing::Student), Err(Denial::InstructorOnly));
+        assert_eq!(Action::RemoveParticipant.check(Standing::Student), Err(Denial::InstructorOnly));
+        assert_eq!(Action::ChangeJoinCode.check(Standing::Anonymous), Err(Denial::NeedsInstructorToken));
         assert_eq!(Action::AddRobot.check(Standing::Anonymous), Err(Denial::NeedsSession));
         assert_eq!(Action::RemoveRobot.check(Standing::Student), Err(Denial::NotTheOwner));
         assert_eq!(Action::SendKeys.check(Standing::Instructor), Err(Denial::OwnerOnly));

@@ -1,17 +1,20 @@
-//! People and time: joining a lab with its code, the instructor's settings, notices,
-//! and the lab's clock.
+//! People and time: joining a lab with its code (within the lab's `max_participants`),
+//! the instructor removing a student and changing the join code, the instructor's
+//! settings, notices, and the lab's clock.
 
 use std::sync::Arc;
 
 use tokio::sync::oneshot;
 use vlab_protocol::permissions::Action;
 use vlab_protocol::{
-    ControlAction, JoinRequest, Joined, LabMode, LabSettings, LabSettingsPatch, LabState, MAX_NOTICE_CHARS,
+    ControlAction, INSTRUCTOR_ID, JoinCode, JoinRequest, Joined, LabMode, LabSettings, LabSettingsPatch, LabState,
+    MAX_NOTICE_CHARS, UserId,
 };
 
 use super::access::authorize;
 use super::{Classroom, ClassroomError};
-use crate::lab::{Caller, JoinError, LabHandle};
+use crate::lab::participants::new_join_code;
+use crate::lab::{Caller, JoinError, LabError, LabHandle};
 use crate::store::SessionRecord;
 
 impl Classroom {
@@ -22,7 +25,7 @@ impl Classroom {
         let (id, token) = lab.admit(&request.join_code, &request.name).map_err(|e| match e {
             JoinError::WrongCode => ClassroomError::Forbidden(e.to_string()),
             JoinError::BadName => ClassroomError::Invalid(e.to_string()),
-            JoinError::Full => ClassroomError::Conflict(e.to_string()),
+            JoinError::Full { .. } => ClassroomError::Conflict(e.to_string()),
         })?;
         let name = lab.name_of(id).unwrap_or_default();
         let session = SessionRecord { lab: lab.id().into(), user: id, name, token: token.clone() };
@@ -47,6 +50,67 @@ impl Classroom {
             .by_join_code(&request.join_code)
             .ok_or_else(|| ClassroomError::NoLab("no lab has that join code: check it with your instructor".into()))?;
         self.join(&lab, request).await
+    }
+
+    /// `DELETE /api/labs/{lab}/participants/{id}` (instructor): student `id` leaves the
+    /// lab. Their session's end and their robots' removals are kept first (one
+    /// transaction), then done: their token means nothing from then on (401), each page of
+    /// theirs is told and goes on as a viewer's, their robots are taken out, and everybody
+    /// gets the new presence.
+    pub async fn remove_participant(&self, lab: &LabHandle, caller: Caller, id: UserId) -> Result<(), ClassroomError> {
+        authorize(caller, Action::RemoveParticipant)?;
+        if id == INSTRUCTOR_ID {
+            return Err(ClassroomError::Invalid("the instructor cannot be removed from their own lab".into()));
+        }
+        if lab.name_of(id).is_none() {
+            return Err(ClassroomError::NotFound(format!("no participant {id} in lab '{}'", lab.id())));
+        }
+        let robots = lab.robots_owned_by(id);
+        let kept = self.keep(|store| store.remove_session(lab.id(), id, &robots))?;
+        if !lab.remove_participant(id) {
+            // Removed meanwhile by another request, which removes their robots too.
+            if let Some(seqs) = kept {
+                for seq in seqs {
+                    self.unkeep(lab.id(), "removal", |store| store.forget_insertion(seq));
+                }
+            }
+            return Err(ClassroomError::NotFound(format!("no participant {id} in lab '{}'", lab.id())));
+        }
+        for (i, robot) in robots.iter().enumerate() {
+            match lab.remove_robot(robot).await {
+                Ok(()) => {}
+                // Removed meanwhile (by the instructor): that removal is kept already.
+                Err(LabError::NoRobot { .. }) => {
+                    if let Some(seq) = kept.as_ref().and_then(|seqs| seqs.get(i).copied()) {
+                        self.unkeep(lab.id(), "removal", |store| store.forget_insertion(seq));
+                    }
+                }
+                Err(e) => return Err(e.into()),
+            }
+        }
+        // A robot of theirs whose upload was under way when they were removed.
+        for robot in lab.robots_owned_by(id) {
+            self.take_out(lab, &robot).await?;
+        }
+        lab.broadcast_presence();
+        tracing::info!(lab = %lab.id(), user = id, robots = robots.len(), "student removed");
+        Ok(())
+    }
+
+    /// `POST /api/labs/{lab}/join-code` (instructor): a new join code, kept, then in force:
+    /// the old code admits nobody from then on. Sessions of students who joined stay.
+    pub fn change_join_code(&self, lab: &LabHandle, caller: Caller) -> Result<JoinCode, ClassroomError> {
+        authorize(caller, Action::ChangeJoinCode)?;
+        let old = lab.join_code();
+        // Unlike the old one, and unlike every other lab's (`POST /api/join` finds a lab
+        // by its code).
+        let code = std::iter::repeat_with(new_join_code)
+            .find(|code| *code != old && self.labs.by_join_code(code).is_none())
+            .expect("an endless supply of codes");
+        self.keep(|store| store.save_join_code(lab.id(), &code))?;
+        lab.set_join_code(&code);
+        tracing::info!(lab = %lab.id(), "join code changed");
+        Ok(JoinCode { join_code: code })
     }
 
     /// `PATCH /api/labs/{lab}/settings` (instructor): kept, then applied and announced.

@@ -84,6 +84,12 @@ impl Classroom {
     /// Takes a robot out of the lab (owner or instructor): kept first, then done.
     pub async fn remove_robot(&self, lab: &LabHandle, caller: Caller, robot: &str) -> Result<(), ClassroomError> {
         authorize_on_robot(lab, caller, Action::RemoveRobot, robot)?;
+        self.take_out(lab, robot).await
+    }
+
+    /// Takes a robot out of the lab: the removal kept first, then done (taken back from
+    /// the store if the lab refuses it).
+    pub(super) async fn take_out(&self, lab: &LabHandle, robot: &str) -> Result<(), ClassroomError> {
         let removal = Insertion::Removal { robot: robot.to_owned() };
         let kept = self.keep(|store| store.record_insertion(lab.id(), &removal))?;
         if let Err(e) = lab.remove_robot(robot).await {

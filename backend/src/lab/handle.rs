@@ -74,6 +74,8 @@ pub struct LabHandle {
     participants: RwLock<Participants>,
     settings: RwLock<LabSettings>,
     closed: watch::Sender<bool>,
+    /// Counts students removed, so each page of theirs learns it at once.
+    removals: watch::Sender<u64>,
     commands: Mutex<mpsc::Sender<LabCommand>>,
     status: watch::Receiver<LabStatus>,
     hub: Arc<hub::Hub>,
@@ -142,6 +144,7 @@ impl LabHandle {
             participants: RwLock::new(participants),
             settings: RwLock::new(settings),
             closed: watch::Sender::new(false),
+            removals: watch::Sender::new(0),
             commands: Mutex::new(command_tx),
             status: status_rx,
             hub,
@@ -177,16 +180,39 @@ impl LabHandle {
         self.participants.read().expect("participants lock").join_code().to_owned()
     }
 
-    /// Admits a student with the lab's `code` under `name` (made unique) to the roster.
-    /// Returns their id and session token; nobody is told yet (see
-    /// [`LabHandle::broadcast_presence`]).
+    /// Replaces the code students join with; the old one admits nobody from now on.
+    pub fn set_join_code(&self, code: &str) {
+        self.participants.write().expect("participants lock").set_join_code(code);
+    }
+
+    /// Admits a student with the lab's `code` under `name` (made unique) to the roster,
+    /// within the settings' `max_participants`. Returns their id and session token;
+    /// nobody is told yet (see [`LabHandle::broadcast_presence`]).
     pub fn admit(&self, code: &str, name: &str) -> Result<(UserId, String), JoinError> {
-        self.participants.write().expect("participants lock").join(code, name)
+        let max = self.settings().max_participants as usize;
+        self.participants.write().expect("participants lock").join(code, name, max)
     }
 
     /// Takes back an admission that could not be kept.
     pub fn forget(&self, id: UserId) {
         self.participants.write().expect("participants lock").forget(id);
+    }
+
+    /// Takes student `id` out of the roster: their token means nothing from now on and
+    /// each page of theirs learns it ([`LabHandle::wait_removed`]). Their robots stay
+    /// until removed; nobody else is told yet. Whether they were in it.
+    pub fn remove_participant(&self, id: UserId) -> bool {
+        let removed = self.participants.write().expect("participants lock").forget(id);
+        if removed {
+            self.removals.send_modify(|count| *count += 1);
+        }
+        removed
+    }
+
+    /// Resolves once student `id` is no longer in the roster (removed by the instructor).
+    pub async fn wait_removed(&self, id: UserId) {
+        let mut removals = self.removals.subscribe();
+        let _ = removals.wait_for(|_| self.name_of(id).is_none()).await;
     }
 
     /// A participant as the lab lists them.
@@ -256,6 +282,11 @@ impl LabHandle {
     /// How many robots participant `user` has in the lab.
     pub fn robots_of(&self, user: UserId) -> usize {
         self.status.borrow().owners.values().filter(|owner| **owner == user).count()
+    }
+
+    /// The names of the robots participant `user` has in the lab.
+    pub fn robots_owned_by(&self, user: UserId) -> Vec<String> {
+        owned(&self.status.borrow().owners, user)
     }
 
     /// Closes the lab: its thread stops and every connection is told and closed.

@@ -75,9 +75,12 @@ pub enum JoinError {
     /// Empty, too long or unprintable.
     #[error("a display name needs 1 to {max} printable characters", max = vlab_protocol::MAX_NAME_CHARS)]
     BadName,
-    /// The lab is full.
-    #[error("this lab is full ({MAX_PARTICIPANTS} participants)")]
-    Full,
+    /// The lab has as many students as its instructor allows (`max_participants`).
+    #[error("this lab is full: it admits {max} students and has them all; ask your instructor")]
+    Full {
+        /// The lab's limit.
+        max: usize,
+    },
 }
 
 struct Person {
@@ -113,6 +116,11 @@ impl Participants {
         &self.join_code
     }
 
+    /// Replaces the join code: the old one admits nobody from now on.
+    pub fn set_join_code(&mut self, code: &str) {
+        self.join_code = normalise_code(code);
+    }
+
     /// Who a bearer of `token` is; `None` when the token means nothing here. No token
     /// at all makes a viewer.
     pub fn caller(&self, token: Option<&str>) -> Option<Caller> {
@@ -129,15 +137,17 @@ impl Participants {
             .map(|(id, _)| Caller::Student(*id))
     }
 
-    /// Admits a student with the lab's `code` under `name` (made unique: "Ana (2)").
-    /// Returns their id and session token.
-    pub fn join(&mut self, code: &str, name: &str) -> Result<(UserId, String), JoinError> {
+    /// Admits a student with the lab's `code` under `name` (made unique: "Ana (2)"),
+    /// while fewer than `max` students (at most [`MAX_PARTICIPANTS`]) are in. Returns
+    /// their id and session token.
+    pub fn join(&mut self, code: &str, name: &str, max: usize) -> Result<(UserId, String), JoinError> {
         if normalise_code(code) != self.join_code {
             return Err(JoinError::WrongCode);
         }
         let name = clean_display_name(name).ok_or(JoinError::BadName)?;
-        if self.students.len() >= MAX_PARTICIPANTS {
-            return Err(JoinError::Full);
+        let max = max.min(MAX_PARTICIPANTS);
+        if self.students.len() >= max {
+            return Err(JoinError::Full { max });
         }
         let taken = |candidate: &str| {
             candidate.eq_ignore_ascii_case("Instructor")
@@ -156,10 +166,12 @@ impl Participants {
         Ok((id, token))
     }
 
-    /// Takes a student out of the roster (an admission that could not be kept).
-    pub fn forget(&mut self, id: UserId) {
-        self.students.remove(&id);
+    /// Takes a student out of the roster (an admission that could not be kept, or a
+    /// student the instructor removed): their token means nothing from now on. Whether
+    /// they were in it.
+    pub fn forget(&mut self, id: UserId) -> bool {
         self.online.remove(&id);
+        self.students.remove(&id).is_some()
     }
 
     /// A participant's display name.
@@ -238,8 +250,8 @@ mod tests {
     #[test]
     fn students_join_with_the_code_and_get_unique_names_and_their_own_tokens() {
         let mut people = Participants::new("teach".into(), "K7MP3Q".into());
-        let (ana, ana_token) = people.join("k7m p3q", "Ana").unwrap();
-        let (ana2, ana2_token) = people.join("K7MP3Q", "  ana ").unwrap();
+        let (ana, ana_token) = people.join("k7m p3q", "Ana", MAX_PARTICIPANTS).unwrap();
+        let (ana2, ana2_token) = people.join("K7MP3Q", "  ana ", MAX_PARTICIPANTS).unwrap();
         assert_ne!(ana_token, ana2_token);
         assert_eq!(people.name_of(ana).as_deref(), Some("Ana"));
         assert_eq!(people.name_of(ana2).as_deref(), Some("ana (2)"));
@@ -247,22 +259,38 @@ mod tests {
         assert_eq!(people.caller(Some("teach")), Some(Caller::Instructor));
         assert_eq!(people.caller(None), Some(Caller::Viewer));
         assert_eq!(people.caller(Some("nope")), None);
-        assert_eq!(people.join("WRONG1", "Bob"), Err(JoinError::WrongCode));
-        assert_eq!(people.join("K7MP3Q", " \t "), Err(JoinError::BadName));
-        let (_, _) = people.join("K7MP3Q", "instructor").unwrap();
+        assert_eq!(people.join("WRONG1", "Bob", 9), Err(JoinError::WrongCode));
+        assert_eq!(people.join("K7MP3Q", " \t ", 9), Err(JoinError::BadName));
+        let (_, _) = people.join("K7MP3Q", "instructor", 9).unwrap();
         assert_eq!(people.list(|_| vec![])[3].name, "instructor (2)", "nobody passes for the instructor");
     }
 
     #[test]
     fn presence_counts_pages() {
         let mut people = Participants::new("t".into(), "AAAAAA".into());
-        let (ana, _) = people.join("AAAAAA", "Ana").unwrap();
+        let (ana, _) = people.join("AAAAAA", "Ana", 1).unwrap();
         people.connected(ana);
         people.connected(ana);
         people.disconnected(ana);
         assert!(people.list(|_| vec![])[1].online);
         people.disconnected(ana);
         assert!(!people.list(|_| vec![])[1].online);
+    }
+
+    #[test]
+    fn the_cap_admits_exactly_max_students_and_a_removal_or_a_new_code_takes_effect() {
+        let mut people = Participants::new("t".into(), "AAAAAA".into());
+        let (ana, ana_token) = people.join("AAAAAA", "Ana", 2).unwrap();
+        people.join("AAAAAA", "Bob", 2).unwrap();
+        assert_eq!(people.join("AAAAAA", "Cy", 2), Err(JoinError::Full { max: 2 }));
+        assert_eq!(people.join("AAAAAA", "Cy", 0), Err(JoinError::Full { max: 0 }), "0 lets nobody in");
+        assert!(people.forget(ana));
+        assert!(!people.forget(ana), "gone once");
+        assert_eq!(people.caller(Some(&ana_token)), None, "a removed student's token means nothing");
+        people.set_join_code("bbb-bbb");
+        assert_eq!(people.join("AAAAAA", "Cy", 2), Err(JoinError::WrongCode));
+        let (cy, _) = people.join("BBBBBB", "Cy", 2).unwrap();
+        assert!(cy > ana, "ids are not reused");
     }
 
     #[test]

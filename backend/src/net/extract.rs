@@ -124,7 +124,8 @@ impl Example for vlab_protocol::JoinRequest {
     const EXAMPLE: &'static str = r#"{"join_code": "K7MP3Q", "name": "Ana"}"#;
 }
 impl Example for vlab_protocol::LabSettingsPatch {
-    const EXAMPLE: &'static str = r#"{"uploads_locked": true, "pause_on_join": false, "robot_quota": 2}"#;
+    const EXAMPLE: &'static str =
+        r#"{"uploads_locked": true, "pause_on_join": false, "robot_quota": 2, "max_participants": 30}"#;
 }
 impl Example for vlab_protocol::BroadcastRequest {
     const EXAMPLE: &'static str = r#"{"message": "Five minutes left"}"#;

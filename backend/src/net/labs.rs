@@ -1,5 +1,6 @@
 //! The classroom over HTTP: creating, reading and closing labs, the scene library,
-//! joining with a code, participants, settings and notices.
+//! joining with a code, participants (and removing one), a new join code, settings and
+//! notices.
 
 use std::sync::Arc;
 
@@ -7,8 +8,8 @@ use axum::Json;
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use vlab_protocol::{
-    BroadcastRequest, CreateLabRequest, CreatedLab, JoinRequest, Joined, LabSettings, LabSettingsPatch, LabSummary,
-    Participant,
+    BroadcastRequest, CreateLabRequest, CreatedLab, JoinCode, JoinRequest, Joined, LabSettings, LabSettingsPatch,
+    LabSummary, Participant, UserId,
 };
 
 use super::extract::{Bearer, InLab, JsonBody};
@@ -64,6 +65,29 @@ pub async fn participants(
     Path(lab): Path<String>,
 ) -> Result<Json<Vec<Participant>>, AppError> {
     Ok(Json(app.classroom.lab(&lab)?.participants()))
+}
+
+/// `DELETE /api/labs/{lab}/participants/{id}` (instructor): the student leaves the lab,
+/// their robots with them.
+pub async fn remove_participant(
+    State(app): State<Arc<AppState>>,
+    InLab { lab, caller }: InLab,
+    Path((_, id)): Path<(String, String)>,
+) -> Result<StatusCode, AppError> {
+    let id: UserId = id
+        .parse()
+        .map_err(|_| AppError::BadRequest(format!("'{id}' is not a participant id: GET participants lists them")))?;
+    app.classroom.remove_participant(&lab, caller, id).await?;
+    Ok(StatusCode::NO_CONTENT)
+}
+
+/// `POST /api/labs/{lab}/join-code` (instructor): a new join code; the old one stops
+/// admitting anybody.
+pub async fn change_join_code(
+    State(app): State<Arc<AppState>>,
+    InLab { lab, caller }: InLab,
+) -> Result<Json<JoinCode>, AppError> {
+    Ok(Json(app.classroom.change_join_code(&lab, caller)?))
 }
 
 /// `PATCH /api/labs/{lab}/settings` (instructor).

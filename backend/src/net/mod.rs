@@ -58,6 +58,8 @@ pub fn app(state: Arc<AppState>) -> Router {
         .route("/scenes", get(labs::list_scenes))
         .route("/examples", get(examples::list_examples))
         .route("/labs/{lab}/participants", get(labs::participants))
+        .route("/labs/{lab}/participants/{id}", axum::routing::delete(labs::remove_participant))
+        .route("/labs/{lab}/join-code", post(labs::change_join_code))
         .route("/labs/{lab}/settings", axum::routing::patch(labs::update_settings))
         .route("/labs/{lab}/broadcast", post(labs::broadcast))
         .route("/labs/{lab}/robots", post(uploads::upload_robots).layer(DefaultBodyLimit::max(MAX_UPLOAD_BYTES)))

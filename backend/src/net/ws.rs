@@ -86,12 +86,13 @@ async fn session(mut socket: WebSocket, app: Arc<AppState>, lab_id: String, hand
     tracing::info!(lab = %lab_id, "viewer disconnected");
 }
 
-/// The connection's main loop; returns why it ended.
+/// The connection's main loop; returns why it ended. A student the instructor removes
+/// is told (an `Unauthorized` error) and goes on watching as a viewer.
 async fn serve(
     socket: WebSocket,
     classroom: &Classroom,
     lab: &Arc<LabHandle>,
-    caller: Caller,
+    mut caller: Caller,
     driving: &mut BTreeSet<String>,
 ) -> Result<(), String> {
     let subscription = lab.subscribe();
@@ -154,6 +155,13 @@ async fn serve(
                 Ok(_) | Err(broadcast::error::RecvError::Lagged(_)) => {}
                 Err(broadcast::error::RecvError::Closed) => return Ok(()),
             },
+            () = removed(lab, caller) => {
+                let notice = error(ErrorCode::Unauthorized, REMOVED);
+                send(&mut sink, json_message(&notice)).await?;
+                // Their robots are gone with them, and the keys they held.
+                driving.clear();
+                caller = Caller::Viewer;
+            }
             () = lab.wait_closed() => {
                 let gone = error(ErrorCode::LabUnavailable, "the instructor closed this lab");
                 send(&mut sink, json_message(&gone)).await?;
@@ -182,6 +190,18 @@ async fn serve(
                 Some(Ok(Message::Ping(_) | Message::Pong(_))) => {}
             },
         }
+    }
+}
+
+/// What a removed student's pages are told.
+const REMOVED: &str = "the instructor removed you from this lab: your session has ended and your robots were \
+     taken out; you are watching as a viewer (join again with the lab's code if your instructor lets you)";
+
+/// Resolves when `caller`, a student, is removed from the lab; never for anybody else.
+async fn removed(lab: &LabHandle, caller: Caller) {
+    match caller {
+        Caller::Student(id) => lab.wait_removed(id).await,
+        Caller::Instructor | Caller::Viewer => std::future::pending().await,
     }
 }
 
