@@ -26,7 +26,7 @@ use vlab_protocol::{ClientMsg, ControlAction, ErrorBody, ErrorCode, INSTRUCTOR_I
 /// the lab as a whole a student who owns robots stands as a student (the docs' "owner ✓"
 /// for adding a robot is a student adding one), so no lab action but watching lists it.
 #[rustfmt::skip]
-const EXPECTED: [(Action, [bool; 4]); 17] = [
+const EXPECTED: [(Action, [bool; 4]); 19] = [
     //                          instructor owner  student anonymous
     (Action::Watch,            [true,      true,  true,   true ]),
     (Action::ControlTime,      [true,      false, false,  false]),
@@ -34,6 +34,8 @@ const EXPECTED: [(Action, [bool; 4]); 17] = [
     (Action::SendNotice,       [true,      false, false,  false]),
     (Action::CloseLab,         [true,      false, false,  false]),
     (Action::SeeJoinCode,      [true,      false, false,  false]),
+    (Action::ChangeJoinCode,   [true,      false, false,  false]),
+    (Action::RemoveParticipant,[true,      false, false,  false]),
     (Action::InsertScene,      [true,      false, false,  false]),
     (Action::MoveObject,       [true,      false, false,  false]),
     (Action::AddRobot,         [true,      false, true,   false]),
@@ -435,6 +437,19 @@ async fn lab_actions_over_http(class: &Class, findings: &mut Findings) {
         let (status, body) =
             send(http.post(lab("/objects/rover_red/move")).json(&json!({ "position": position })), token).await;
         findings.http(cell(Action::MoveObject, "POST objects/rover_red/move"), status, &body);
+
+        // A participant to remove: a student who joins with the lab's code as it is now.
+        let (_, code) = send(http.get(lab("")), Some(TOKEN)).await;
+        let code = code["join_code"].as_str().unwrap().to_owned();
+        let (_, victim) = join(server, "demo", &code, &format!("Visitor {i}")).await;
+        let (status, body) = send(http.delete(lab(&format!("/participants/{victim}"))), token).await;
+        findings.http(cell(Action::RemoveParticipant, &format!("DELETE participants/{victim}")), status, &body);
+
+        let (status, body) = send(http.post(lab("/join-code")), token).await;
+        findings.http(cell(Action::ChangeJoinCode, "POST join-code"), status, &body);
+        if (200..300).contains(&status) {
+            assert_ne!(body["join_code"].as_str(), Some(code.as_str()), "a new code: {body}");
+        }
 
         let added = format!("added_{i}");
         let (status, body) =

@@ -340,3 +340,109 @@ async fn robot_programs_survive(kind: Kind) {
     drop(server);
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// A student the instructor removed stays removed (their token unknown, their robot
+/// gone), and the lab's new join code is the one that admits after a restart.
+#[tokio::test]
+async fn removals_and_a_new_join_code_survive_a_killed_server() {
+    removals_and_a_new_join_code_survive(Kind::Binary).await;
+}
+
+#[tokio::test]
+async fn removals_and_a_new_join_code_survive_a_restart_in_process() {
+    removals_and_a_new_join_code_survive(Kind::InProcess).await;
+}
+
+async fn removals_and_a_new_join_code_survive(kind: Kind) {
+    let dir = std::env::temp_dir().join(format!("vlab-restart-removals-{kind:?}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let db = dir.join("vlab.db");
+    let _ = std::fs::remove_file(&db);
+    let http = reqwest::Client::new();
+    use reqwest::Method;
+
+    let (lab, old_code, new_code, instructor, ana, bob) = {
+        let server = Server::start(&db, kind).await;
+        let base = server.base().to_owned();
+        let (status, created) =
+            call(&http, Method::POST, format!("{base}/api/labs"), Some(KEY), json!({ "name": "Doors" })).await;
+        assert_eq!(status, 201, "{created}");
+        let lab = created["id"].as_str().unwrap().to_owned();
+        let old_code = created["join_code"].as_str().unwrap().to_owned();
+        let instructor = created["instructor_token"].as_str().unwrap().to_owned();
+        let mut joined = Vec::new();
+        for name in ["Ana", "Bob"] {
+            let body = json!({ "join_code": old_code, "name": name });
+            let (status, reply) = call(&http, Method::POST, format!("{base}/api/join"), None, body).await;
+            assert_eq!(status, 200, "{reply}");
+            joined.push((reply["token"].as_str().unwrap().to_owned(), reply["user"]["id"].as_u64().unwrap()));
+        }
+        let [(ana, _), (bob, bob_id)] = <[_; 2]>::try_from(joined).unwrap();
+        for (token, name, x) in [(&ana, "ana_bot", 1.0), (&bob, "bob_bot", 3.0)] {
+            let response = http
+                .post(format!("{base}/api/labs/{lab}/robots"))
+                .bearer_auth(token)
+                .body(format!(
+                    "robot {name} {{ body {{ {name}_b {{ shape box(0.3, 0.1, 0.2); pos({x}, 0.2, 4); }} }} }}"
+                ))
+                .send()
+                .await
+                .unwrap();
+            assert_eq!(response.status().as_u16(), 200, "{}", response.text().await.unwrap());
+        }
+        let path = format!("{base}/api/labs/{lab}/participants/{bob_id}");
+        let (status, reply) = call(&http, Method::DELETE, path, Some(&instructor), Value::Null).await;
+        assert_eq!(status, 204, "{reply}");
+        let (status, changed) =
+            call(&http, Method::POST, format!("{base}/api/labs/{lab}/join-code"), Some(&instructor), Value::Null).await;
+        assert_eq!(status, 200, "{changed}");
+        let new_code = changed["join_code"].as_str().unwrap().to_owned();
+        let (status, settings) = call(
+            &http,
+            Method::PATCH,
+            format!("{base}/api/labs/{lab}/settings"),
+            Some(&instructor),
+            json!({ "max_participants": 2 }),
+        )
+        .await;
+        assert_eq!(status, 200, "{settings}");
+        (lab, old_code, new_code, instructor, ana, bob)
+    };
+
+    let server = Server::start(&db, kind).await;
+    let base = server.base().to_owned();
+    let (status, summary) =
+        call(&http, Method::GET, format!("{base}/api/labs/{lab}"), Some(&instructor), Value::Null).await;
+    assert_eq!(status, 200, "{summary}");
+    assert_eq!(summary["join_code"], new_code.as_str(), "the new code is kept");
+    assert_eq!(summary["settings"]["max_participants"], 2);
+    let robots = summary["robots"].as_array().unwrap();
+    assert!(
+        robots.contains(&json!("ana_bot")) && !robots.contains(&json!("bob_bot")),
+        "Bob's robot stays gone: {robots:?}"
+    );
+    let (_, people) = call(&http, Method::GET, format!("{base}/api/labs/{lab}/participants"), None, Value::Null).await;
+    let names: Vec<&str> = people.as_array().unwrap().iter().map(|p| p["name"].as_str().unwrap()).collect();
+    assert_eq!(names, ["Instructor", "Ana"], "Bob is not back");
+    let (status, _) = call(&http, Method::GET, format!("{base}/api/labs/{lab}"), Some(&bob), Value::Null).await;
+    assert_eq!(status, 401, "Bob's token stays unknown");
+    let (status, _) = call(&http, Method::GET, format!("{base}/api/labs/{lab}"), Some(&ana), Value::Null).await;
+    assert_eq!(status, 200, "Ana's session stays");
+    let join = |code: &str, name: &str| {
+        call(
+            &http,
+            Method::POST,
+            format!("{base}/api/labs/{lab}/join"),
+            None,
+            json!({ "join_code": code, "name": name }),
+        )
+    };
+    let (status, reply) = join(&old_code, "Cy").await;
+    assert_eq!(status, 403, "the old code stays refused: {reply}");
+    let (status, reply) = join(&new_code, "Cy").await;
+    assert_eq!(status, 200, "{reply}");
+    let (status, reply) = join(&new_code, "Dee").await;
+    assert_eq!(status, 409, "the cap is kept too: {reply}");
+    drop(server);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
