@@ -1,10 +1,12 @@
-//! The "Class" side panel at the left edge: who is in the lab (from Presence), the button that adds a robot, and for whoever may change the lab's settings (the instructor) the join code and the lab's tools; collapsible to a narrow strip.
+//! The "Class" side panel at the left edge: who is in the lab (from Presence; the instructor may remove a student), the button that adds a robot, and for whoever may change the lab's settings (the instructor) the join code and the lab's tools; collapsible to a narrow strip.
 
 use leptos::prelude::*;
-use vlab_protocol::Participant;
 use vlab_protocol::permissions::Action;
+use vlab_protocol::{Participant, Role, UserId};
 
+use super::client::remove_participant;
 use super::instructor_tools::InstructorTools;
+use crate::api::error_sentence;
 use crate::classroom::forms::role_badge;
 use crate::connection::LabSession;
 use crate::programs::RobotUploadOpen;
@@ -50,10 +52,36 @@ pub fn ClassPanel() -> impl IntoView {
     }
 }
 
-/// Everybody who joined: name (as text), role badge, online dot, robots; "you" marked.
+/// Everybody who joined: name (as text), role badge, online dot, robots; "you" marked;
+/// a "Remove" control on each student for whoever the permission table lets remove them.
 #[component]
 fn PeopleList() -> impl IntoView {
     let session = expect_context::<LabSession>();
+    let removing = RwSignal::new(None::<UserId>);
+    let remove = move |id: UserId, name: String, robots: usize| {
+        let robots = match robots {
+            0 => String::new(),
+            1 => " and their robot is taken out".to_owned(),
+            n => format!(" and their {n} robots are taken out"),
+        };
+        let sure = window()
+            .confirm_with_message(&format!(
+                "Remove {name} from the lab? Their session ends{robots}; they can only come back with the join code."
+            ))
+            .unwrap_or(false);
+        if !sure {
+            return;
+        }
+        let (lab, token) = (session.lab_id(), session.token());
+        removing.set(Some(id));
+        leptos::task::spawn_local(async move {
+            // Presence follows and takes them off the list.
+            if let Err(error) = remove_participant(&lab, id, token.as_deref()).await {
+                session.error.set(Some(format!("Could not remove {name}: {}", error_sentence(&error))));
+            }
+            removing.set(None);
+        });
+    };
     view! {
         <ul class="people-list" role="list" data-testid="people-list">
             <For
@@ -66,6 +94,9 @@ fn PeopleList() -> impl IntoView {
                     let is_you = move || session.you.with(|you| you.as_ref().is_some_and(|you| you.id == id));
                     let badge = role_badge(person.role);
                     let robots = person.robots.clone();
+                    let is_student = person.role == Role::Student;
+                    let removable = move || is_student && session.may(Action::RemoveParticipant);
+                    let (name, robot_count) = (person.name.clone(), person.robots.len());
                     view! {
                         <li
                             class="person"
@@ -89,6 +120,25 @@ fn PeopleList() -> impl IntoView {
                                 <span class=format!("badge role-{badge}")>{badge}</span>
                                 <Show when=is_you>
                                     <span class="badge is-you">"you"</span>
+                                </Show>
+                                <Show when=removable>
+                                    {
+                                        let name = name.clone();
+                                        view! {
+                                            <button
+                                                class="btn btn-small btn-danger person-remove"
+                                                data-testid="btn-remove-person"
+                                                disabled=move || removing.get() == Some(id)
+                                                title=format!("Remove {name} from the lab (their robots too)")
+                                                on:click={
+                                                    let name = name.clone();
+                                                    move |_| remove(id, name.clone(), robot_count)
+                                                }
+                                            >
+                                                "Remove"
+                                            </button>
+                                        }
+                                    }
                                 </Show>
                             </div>
                             {(!robots.is_empty())

@@ -1,10 +1,10 @@
-//! The classroom, the browser part: its requests (the labs, joining, creating, the lab's settings, notices, closing it, resetting and removing robots) and the sessions kept per lab in `localStorage`.
+//! The classroom, the browser part: its requests (the labs, joining, creating, the lab's settings, notices, a new join code, removing a participant, closing the lab, resetting and removing robots) and the sessions kept per lab in `localStorage`.
 //!
 //! What answers mean is decided in [`super::forms`] (host-tested) and worded by
 //! [`crate::api::error_sentence`]; this file only names the requests.
 
 use serde::de::IgnoredAny;
-use vlab_protocol::{CreatedLab, JoinRequest, Joined, LabSettings, LabSettingsPatch, LabSummary};
+use vlab_protocol::{CreatedLab, JoinCode, JoinRequest, Joined, LabSettings, LabSettingsPatch, LabSummary, UserId};
 
 use super::forms::{LibraryScene, SESSION_KEY_PREFIX, StoredSession, session_storage_key};
 use crate::api::{ApiError, Body, fetch_json};
@@ -49,6 +49,17 @@ pub async fn change_settings(
 /// `POST /api/labs/{lab}/broadcast`: a notice to everybody (`body` from [`super::forms::broadcast_body`]).
 pub async fn broadcast(lab: &str, token: Option<&str>, body: String) -> Result<(), ApiError> {
     fetch_json::<IgnoredAny>("POST", &lab_api_path(lab, "/broadcast"), token, Body::Json(body)).await.map(drop)
+}
+
+/// `POST /api/labs/{lab}/join-code`: a new join code (the old one stops admitting anybody).
+pub async fn new_join_code(lab: &str, token: Option<&str>) -> Result<JoinCode, ApiError> {
+    fetch_json("POST", &lab_api_path(lab, "/join-code"), token, Body::Empty).await
+}
+
+/// `DELETE /api/labs/{lab}/participants/{id}`: the student leaves the lab, their robots with them.
+pub async fn remove_participant(lab: &str, id: UserId, token: Option<&str>) -> Result<(), ApiError> {
+    let path = lab_api_path(lab, &format!("/participants/{id}"));
+    fetch_json::<IgnoredAny>("DELETE", &path, token, Body::Empty).await.map(drop)
 }
 
 /// `DELETE /api/labs/{lab}`: closes the lab for everybody.

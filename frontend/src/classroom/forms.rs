@@ -9,7 +9,9 @@
 
 use serde::{Deserialize, Serialize};
 use vlab_protocol::permissions::Standing;
-use vlab_protocol::{CreatedLab, Joined, LabMode, LabSummary, MAX_ROBOT_QUOTA, Participant, Rate, Role};
+use vlab_protocol::{
+    CreatedLab, Joined, LabMode, LabSummary, MAX_PARTICIPANTS, MAX_ROBOT_QUOTA, Participant, Rate, Role,
+};
 
 use crate::api::{ApiError, error_sentence};
 
@@ -242,6 +244,14 @@ pub fn parse_quota(text: &str) -> Result<u32, String> {
     }
 }
 
+/// The "students at most" field's text as a participant cap, or why not.
+pub fn parse_max_participants(text: &str) -> Result<u32, String> {
+    match text.trim().parse::<u32>() {
+        Ok(max) if max as usize <= MAX_PARTICIPANTS => Ok(max),
+        _ => Err(format!("The number of students is a whole number from 0 to {MAX_PARTICIPANTS}.")),
+    }
+}
+
 /// A broadcast's body, or why it cannot be sent.
 pub fn broadcast_body(message: &str) -> Result<String, String> {
     let message = message.trim();
@@ -368,6 +378,10 @@ mod tests {
         assert_eq!(create_lab_body(" Physics 1 ", DEMO_SCENE_CHOICE), r#"{"name":"Physics 1"}"#);
         assert!(create_lab_body("P", "maze").contains(r#""scene":"maze""#));
         assert_eq!(parse_quota(" 2 "), Ok(2));
+        assert_eq!(parse_max_participants(" 30 "), Ok(30));
+        assert_eq!(parse_max_participants("0"), Ok(0));
+        assert!(parse_max_participants(&(MAX_PARTICIPANTS + 1).to_string()).is_err());
+        assert!(parse_max_participants("ten").is_err());
         assert!(parse_quota("-1").is_err() && parse_quota(&(MAX_ROBOT_QUOTA + 1).to_string()).is_err());
         assert_eq!(broadcast_body(" hi ").unwrap(), r#"{"message":"hi"}"#);
         assert!(broadcast_body("  ").is_err());

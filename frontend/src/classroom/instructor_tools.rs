@@ -1,4 +1,4 @@
-//! The instructor's tools in the class panel: the join code, the lab's settings (lock uploads, pause on join, robot quota; shown as the server's Settings say), a notice to everybody, closing the lab.
+//! The instructor's tools in the class panel: the join code (and a new one, when the old one got out), the lab's settings (lock uploads, pause on join, robot quota, how many students may join; shown as the server's Settings say), a notice to everybody, closing the lab.
 //!
 //! Render it for whoever the permission table lets change the lab's settings (the
 //! instructor, who alone may also see the join code, send notices and close the lab); the
@@ -6,10 +6,11 @@
 //! banner.
 
 use leptos::prelude::*;
+use vlab_protocol::permissions::Action;
 use vlab_protocol::{LabSettings, LabSettingsPatch};
 
-use super::client::{broadcast, change_settings, close_lab as close, lab_summary};
-use super::forms::{broadcast_body, parse_quota};
+use super::client::{broadcast, change_settings, close_lab as close, lab_summary, new_join_code};
+use super::forms::{broadcast_body, parse_max_participants, parse_quota};
 use crate::api::error_sentence;
 use crate::connection::LabSession;
 
@@ -40,14 +41,43 @@ pub fn InstructorTools() -> impl IntoView {
     };
     let setting = move |read: fn(&LabSettings) -> bool| move || session.settings.with(|s| s.as_ref().is_some_and(read));
 
+    // A new code, for when the old one got out: asked first, since students who have not
+    // joined yet need the new one (those in the lab stay).
+    let renewing = RwSignal::new(false);
+    let renew_code = move |_| {
+        let sure = window()
+            .confirm_with_message(
+                "Give the lab a new join code? The current code stops working at once; students already in the lab stay.",
+            )
+            .unwrap_or(false);
+        if !sure {
+            return;
+        }
+        let (lab, token) = (session.lab_id(), session.token());
+        renewing.set(true);
+        leptos::task::spawn_local(async move {
+            match new_join_code(&lab, token.as_deref()).await {
+                Ok(code) => join_code.set(Some(code.join_code)),
+                Err(error) => session.error.set(Some(error_sentence(&error))),
+            }
+            renewing.set(false);
+        });
+    };
+
     let quota_text = RwSignal::new(String::new());
+    let max_text = RwSignal::new(String::new());
     Effect::new(move |_| {
         if let Some(settings) = session.settings.get() {
             quota_text.set(settings.robot_quota.to_string());
+            max_text.set(settings.max_participants.to_string());
         }
     });
     let set_quota = move || match parse_quota(&quota_text.get_untracked()) {
         Ok(quota) => patch(LabSettingsPatch { robot_quota: Some(quota), ..Default::default() }),
+        Err(message) => session.error.set(Some(message)),
+    };
+    let set_max = move || match parse_max_participants(&max_text.get_untracked()) {
+        Ok(max) => patch(LabSettingsPatch { max_participants: Some(max), ..Default::default() }),
         Err(message) => session.error.set(Some(message)),
     };
 
@@ -96,8 +126,21 @@ pub fn InstructorTools() -> impl IntoView {
     view! {
         <section class="instructor-tools" data-testid="instructor-tools" aria-label="Instructor tools">
             <h3>"Join code"</h3>
-            <div class="join-code" data-testid="join-code-shown" title="Students join at this server's front page with this code">
-                {move || join_code.get().unwrap_or_else(|| "…".to_owned())}
+            <div class="join-code-row">
+                <div class="join-code" data-testid="join-code-shown" title="Students join at this server's front page with this code">
+                    {move || join_code.get().unwrap_or_else(|| "…".to_owned())}
+                </div>
+                <Show when=move || session.may(Action::ChangeJoinCode)>
+                    <button
+                        class="btn btn-small"
+                        data-testid="btn-new-join-code"
+                        disabled=move || renewing.get()
+                        title="Replace the join code: the current one stops working (students already in stay)"
+                        on:click=renew_code
+                    >
+                        "New code"
+                    </button>
+                </Show>
             </div>
             <h3>"Settings"</h3>
             <label class="toggle">
@@ -140,6 +183,28 @@ pub fn InstructorTools() -> impl IntoView {
                     }
                 />
                 <button class="btn btn-small" data-testid="btn-set-quota" on:click=move |_| set_quota()>
+                    "Set"
+                </button>
+            </div>
+            <div class="field-row">
+                <label for="max-participants">"Students at most"</label>
+                <input
+                    id="max-participants"
+                    class="input quota-input"
+                    type="number"
+                    min="0"
+                    max=vlab_protocol::MAX_PARTICIPANTS.to_string()
+                    data-testid="max-participants"
+                    title="Joins past this number are refused; nobody already in is removed"
+                    prop:value=move || max_text.get()
+                    on:input=move |event| max_text.set(event_target_value(&event))
+                    on:keydown=move |event: web_sys::KeyboardEvent| {
+                        if event.key() == "Enter" {
+                            set_max();
+                        }
+                    }
+                />
+                <button class="btn btn-small" data-testid="btn-set-max-participants" on:click=move |_| set_max()>
                     "Set"
                 </button>
             </div>

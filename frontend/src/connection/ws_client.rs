@@ -235,11 +235,14 @@ fn on_server_message(client: &Rc<RefCell<Client>>, message: ServerMsg) {
             }
             if error.code == ErrorCode::Unauthorized {
                 // The token this page holds means nothing in this lab (any more): do not
-                // offer it again from storage.
+                // offer it again from storage. A removed student's page watches on as a
+                // viewer's, so its controls go with its session.
                 let (lab, token) = session.params.with_value(|p| (p.lab.clone(), p.token.clone()));
                 if let Some(token) = token {
                     crate::classroom::client::forget_session(&lab, &token);
                 }
+                session.role.set(Some(vlab_protocol::Role::Viewer));
+                session.you.set(None);
             }
             session.error.set(Some(crate::api::body_sentence(&error)));
         }
