@@ -113,6 +113,16 @@ async fn a_store_that_refuses_writes_changes_nothing_and_says_so() {
     let (status, reply) =
         call(&server, Method::PATCH, "/api/labs/demo/settings", Some(KEY), Some(json!({"robot_quota": 1}))).await;
     assert_eq!(status, 500, "{reply}");
+    // Removing Ana (her session and her robot's removal in one transaction) and a new
+    // join code: refused; Ana, her robot and the code stay.
+    let ana_id = joined["user"]["id"].as_u64().unwrap();
+    let path = format!("/api/labs/demo/participants/{ana_id}");
+    let (status, reply) = call(&server, Method::DELETE, &path, Some(KEY), None).await;
+    assert_eq!(status, 500, "{reply}");
+    let (status, reply) = call(&server, Method::GET, "/api/labs/demo", Some(&ana), None).await;
+    assert_eq!(status, 200, "Ana's token still works: {reply}");
+    let (status, reply) = call(&server, Method::POST, "/api/labs/demo/join-code", Some(KEY), None).await;
+    assert_eq!(status, 500, "{reply}");
     // A new lab: refused, and not listed.
     let (status, reply) = call(&server, Method::POST, "/api/labs", Some(KEY), Some(json!({"name": "Physics"}))).await;
     assert_eq!(status, 500, "{reply}");
@@ -121,6 +131,7 @@ async fn a_store_that_refuses_writes_changes_nothing_and_says_so() {
     let lab_after = call(&server, Method::GET, "/api/labs/demo", Some(KEY), None).await;
     assert_eq!(lab_after.1["robots"], lab_before.1["robots"], "no robot added, none removed");
     assert_eq!(lab_after.1["settings"], lab_before.1["settings"]);
+    assert_eq!(lab_after.1["join_code"], code.as_str(), "the code is unchanged");
     let (_, labs) = call(&server, Method::GET, "/api/labs", None, None).await;
     assert_eq!(labs.as_array().unwrap().len(), 1, "{labs}");
     drop(server);
