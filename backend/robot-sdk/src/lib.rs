@@ -6,7 +6,8 @@
 //! functions (module `vlab`); on any other target it talks to a [`testing::FakeLab`]
 //! instead, so a program's logic unit-tests on the host. A program gets no files, no
 //! network, no clock but [`Robot::time`] and no randomness but [`Robot::seed`]: the
-//! lab provides nothing else.
+//! lab provides nothing else. [`Robot::wait`] keeps the robot's commands for a while
+//! of simulation time, the program not called meanwhile.
 //!
 //! # Example
 //! ```

@@ -1,14 +1,19 @@
 //! [`RobotProgram`] and the one program a module runs: installed by `init`, called by
-//! `pre_step` and `post_step`.
+//! `pre_step` and `post_step`, except while it waits ([`Robot::wait`]).
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 
-use crate::Robot;
+use crate::{Robot, ffi};
+
+/// A wait ends at the first control step at or after the time asked; a time a
+/// millionth of a control step short of it counts (step · dt is not exact in floats).
+const TIME_TOLERANCE: f64 = 1e-6;
 
 /// A robot's program: the lab calls [`RobotProgram::pre_step`] before every control
 /// step (set commands there) and [`RobotProgram::post_step`] with every step's fresh
 /// readings. Keep state in `self`; build it with `Default` or a function given to
-/// [`crate::vlab_robot!`].
+/// [`crate::vlab_robot!`]. After [`Robot::wait`] neither is called until the wait is
+/// over; the robot keeps its commands meanwhile.
 pub trait RobotProgram {
     /// Before a control step's physics: read the latest readings, set commands.
     fn pre_step(&mut self, robot: &mut Robot);
@@ -23,6 +28,8 @@ pub trait RobotProgram {
 thread_local! {
     /// The program; a WebAssembly module has one thread.
     static PROGRAM: RefCell<Option<Box<dyn RobotProgram>>> = const { RefCell::new(None) };
+    /// Simulation time until which the program is not called ([`Robot::wait`]).
+    static WAKE_AT: Cell<Option<f64>> = const { Cell::new(None) };
 }
 
 /// The module's `init`: installs the panic hook (on wasm32) and the program.
@@ -39,14 +46,47 @@ pub fn init(program: Box<dyn RobotProgram>) {
     PROGRAM.with(|cell| *cell.borrow_mut() = Some(program));
 }
 
-/// The module's `pre_step`.
+/// The module's `pre_step`: the program's, unless it waits.
 pub fn pre_step() {
-    with_program(|program, robot| program.pre_step(robot));
+    if awake() {
+        with_program(|program, robot| program.pre_step(robot));
+    }
 }
 
-/// The module's `post_step`.
+/// The module's `post_step`: the program's, unless it waits.
 pub fn post_step() {
-    with_program(|program, robot| program.post_step(robot));
+    if awake() {
+        with_program(|program, robot| program.post_step(robot));
+    }
+}
+
+/// Whether the program is to be called now: it does not wait, or the lab's clock has
+/// reached the end of its wait (which is then over).
+pub(crate) fn awake() -> bool {
+    WAKE_AT.with(|wake| match wake.get() {
+        Some(at) if ffi::time() < at - ffi::dt() * TIME_TOLERANCE => false,
+        Some(_) => {
+            wake.set(None);
+            true
+        }
+        None => true,
+    })
+}
+
+/// Starts a wait of `seconds` from now, or from the end of a wait already asked for
+/// (two waits in one call add up).
+pub(crate) fn wait(seconds: f64) {
+    let now = ffi::time();
+    WAKE_AT.with(|wake| {
+        let from = wake.get().filter(|&at| at > now).unwrap_or(now);
+        wake.set(Some(from + seconds));
+    });
+}
+
+/// Forgets any wait (a new [`crate::testing::FakeLab`] starts a new program).
+#[cfg(not(target_arch = "wasm32"))]
+pub(crate) fn forget_wait() {
+    WAKE_AT.with(|wake| wake.set(None));
 }
 
 fn with_program(call: impl FnOnce(&mut dyn RobotProgram, &mut Robot)) {

@@ -113,6 +113,54 @@ impl Robot {
         ffi::dt()
     }
 
+    /// Keeps the commands set so far for `seconds` of simulation time: the lab steps on,
+    /// the robot keeps its commands, and the program's `pre_step` and `post_step` are
+    /// not called until the first control step at or after that time, where both run
+    /// again as usual (`post_step` with that step's readings, then `pre_step`).
+    ///
+    /// Commands set in this call, before or after `wait`, are sent as usual. A wait
+    /// asked for in `post_step` skips that step's `pre_step` too; two waits in one call
+    /// add up; `wait(0.0)` changes nothing. It is simulation time, so a wait is as long
+    /// on every run, on any machine, and stops while the lab is paused.
+    ///
+    /// ```
+    /// use vlab_robot_sdk::{Robot, RobotProgram};
+    ///
+    /// /// Drives 2 s, turns 1 s, stops.
+    /// #[derive(Default)]
+    /// struct Dance {
+    ///     leg: u32,
+    /// }
+    ///
+    /// impl RobotProgram for Dance {
+    ///     fn pre_step(&mut self, robot: &mut Robot) {
+    ///         let base = robot.actuator("base");
+    ///         match self.leg {
+    ///             0 => {
+    ///                 base.set(0.2, 0.0);
+    ///                 robot.wait(2.0); // called again 2 s later
+    ///             }
+    ///             1 => {
+    ///                 base.set(0.0, 1.0);
+    ///                 robot.wait(1.0);
+    ///             }
+    ///             _ => base.set(0.0, 0.0),
+    ///         }
+    ///         self.leg += 1;
+    ///     }
+    /// }
+    /// ```
+    ///
+    /// # Panics
+    /// When `seconds` is negative or not finite.
+    #[track_caller]
+    pub fn wait(&self, seconds: f64) {
+        if !(seconds.is_finite() && seconds >= 0.0) {
+            panic!("wait({seconds}): the time to wait must be a finite number of seconds, 0 or more");
+        }
+        crate::program::wait(seconds);
+    }
+
     /// A seed for the program's own random numbers: the same in every run of the lab.
     pub fn seed(&self) -> u64 {
         ffi::seed() as u64

@@ -1,6 +1,9 @@
 //! [`FakeLab`]: the lab's side of the robot API inside the test's own thread (host
 //! targets only), so a program's logic unit-tests without WebAssembly: give it parts
 //! and readings, call the program, read the commands and console lines it produced.
+//! [`FakeLab::advance`] moves its clock on a control step, and [`FakeLab::pre_step`]
+//! and [`FakeLab::post_step`] call the program as the lab does: not while it waits
+//! ([`Robot::wait`]).
 //!
 //! It answers as the lab does (same codes, same kind checks) but is no substitute for
 //! the lab's own tests of the real imports.
@@ -77,9 +80,18 @@ impl FakeLab {
         self
     }
 
-    /// Makes this the lab of the current thread (what the program's calls reach).
+    /// Makes this the lab of the current thread (what the program's calls reach), for
+    /// a program that starts now (without a wait).
     pub fn install(self) {
         LAB.with(|lab| *lab.borrow_mut() = self);
+        crate::program::forget_wait();
+    }
+
+    /// One control step later: `time_secs` moves on by `dt_secs` and `step` by one (a
+    /// test that wants the lab's own step numbers sets `step` itself).
+    pub fn advance(&mut self) {
+        self.step += 1;
+        self.time_secs += self.dt_secs;
     }
 
     /// Runs `change` on the current thread's lab.
@@ -127,14 +139,24 @@ impl FakeLab {
         std::mem::take(&mut self.console)
     }
 
-    /// Runs `program`'s `pre_step` against the current thread's lab.
-    pub fn pre_step(program: &mut impl RobotProgram) {
-        program.pre_step(&mut Robot::new());
+    /// Runs `program`'s `pre_step` against the current thread's lab, as the lab does:
+    /// not while it waits ([`Robot::wait`]). Returns whether it ran.
+    pub fn pre_step(program: &mut impl RobotProgram) -> bool {
+        let awake = crate::program::awake();
+        if awake {
+            program.pre_step(&mut Robot::new());
+        }
+        awake
     }
 
-    /// Runs `program`'s `post_step` against the current thread's lab.
-    pub fn post_step(program: &mut impl RobotProgram) {
-        program.post_step(&mut Robot::new());
+    /// Runs `program`'s `post_step` against the current thread's lab, as the lab does:
+    /// not while it waits. Returns whether it ran.
+    pub fn post_step(program: &mut impl RobotProgram) -> bool {
+        let awake = crate::program::awake();
+        if awake {
+            program.post_step(&mut Robot::new());
+        }
+        awake
     }
 }
 
@@ -328,6 +350,138 @@ mod tests {
         let message = error.downcast_ref::<String>().unwrap();
         assert_eq!(message, "actuator \"base\" is a DiffDrive: use set(v, omega), not set_speed()");
         assert!(FakeLab::with(|lab| lab.take_commands()).is_empty());
+    }
+
+    /// "Drive 2 s, turn 1 s, stop", written with waits.
+    #[derive(Default)]
+    struct Dance {
+        leg: u32,
+    }
+
+    impl RobotProgram for Dance {
+        fn pre_step(&mut self, robot: &mut Robot) {
+            let base = robot.actuator("base");
+            crate::log!("leg {} at {:.2} s", self.leg, robot.time());
+            match self.leg {
+                0 => {
+                    base.set(0.2, 0.0);
+                    robot.wait(2.0);
+                }
+                1 => {
+                    base.set(0.0, 1.0);
+                    robot.wait(1.0);
+                }
+                _ => base.set(0.0, 0.0),
+            }
+            self.leg += 1;
+        }
+    }
+
+    /// Runs `program` for `steps` control steps of a 50 Hz lab (post_step, then
+    /// pre_step, as the lab calls them) and returns, per step, its time and the
+    /// commands it sent.
+    fn run(program: &mut impl RobotProgram, steps: u32) -> Vec<(f64, BTreeMap<String, Command>)> {
+        let mut sent = Vec::new();
+        FakeLab::pre_step(program);
+        sent.push((0.0, FakeLab::with(|lab| lab.take_commands())));
+        for _ in 0..steps {
+            FakeLab::with(FakeLab::advance);
+            FakeLab::post_step(program);
+            FakeLab::pre_step(program);
+            sent.push(FakeLab::with(|lab| (lab.time_secs, lab.take_commands())));
+        }
+        sent
+    }
+
+    #[test]
+    fn a_wait_keeps_the_commands_and_skips_the_program_until_its_time() {
+        lab().install();
+        let mut dance = Dance::default();
+        let sent = run(&mut dance, 200);
+        let changes: Vec<(usize, Command)> =
+            sent.iter().enumerate().filter_map(|(i, (_, c))| c.get("base").map(|c| (i, *c))).collect();
+        // Called at 0 s, then not before 2.00 s (step 100), then not before 3.00 s.
+        assert_eq!(changes[0], (0, Command::Drive { v: 0.2, omega: 0.0 }));
+        assert_eq!(changes[1], (100, Command::Drive { v: 0.0, omega: 1.0 }));
+        assert_eq!(changes[2], (150, Command::Drive { v: 0.0, omega: 0.0 }));
+        assert_eq!(changes.len(), 2 + 51, "after its waits it is called every step: {changes:?}");
+        assert!((sent[100].0 - 2.0).abs() < 1e-9 && (sent[150].0 - 3.0).abs() < 1e-9);
+        let console = FakeLab::with(|lab| lab.take_console());
+        assert_eq!(console[..3], ["leg 0 at 0.00 s", "leg 1 at 2.00 s", "leg 2 at 3.00 s"]);
+    }
+
+    #[test]
+    fn the_same_program_sends_the_same_commands_at_the_same_times() {
+        lab().install();
+        let first = run(&mut Dance::default(), 200);
+        lab().install();
+        let second = run(&mut Dance::default(), 200);
+        assert_eq!(first, second);
+    }
+
+    /// Waits in `post_step` for `seconds`, counting the calls it gets.
+    struct Napper {
+        seconds: f64,
+        times: u32,
+        pre: u32,
+        post: u32,
+    }
+
+    impl RobotProgram for Napper {
+        fn pre_step(&mut self, _robot: &mut Robot) {
+            self.pre += 1;
+        }
+
+        fn post_step(&mut self, robot: &mut Robot) {
+            self.post += 1;
+            for _ in 0..self.times {
+                robot.wait(self.seconds);
+            }
+        }
+    }
+
+    #[test]
+    fn a_wait_in_post_step_skips_that_steps_pre_step_and_waits_add_up() {
+        lab().install();
+        // 0.05 s at 50 Hz is 2.5 control steps: it ends at the third.
+        let mut napper = Napper { seconds: 0.05, times: 1, pre: 0, post: 0 };
+        FakeLab::with(FakeLab::advance);
+        assert!(FakeLab::post_step(&mut napper));
+        assert!(!FakeLab::pre_step(&mut napper), "the same step's pre_step waits too");
+        let mut called = Vec::new();
+        for _ in 0..3 {
+            FakeLab::with(FakeLab::advance);
+            called.push(FakeLab::post_step(&mut napper));
+        }
+        assert_eq!(called, [false, false, true]);
+        assert_eq!((napper.pre, napper.post), (0, 2));
+
+        // Two waits of 0.04 s in one call: 0.08 s, four control steps.
+        lab().install();
+        let mut twice = Napper { seconds: 0.04, times: 2, pre: 0, post: 0 };
+        FakeLab::post_step(&mut twice);
+        let mut woke = 0;
+        while !FakeLab::pre_step(&mut twice) {
+            FakeLab::with(FakeLab::advance);
+            woke += 1;
+        }
+        assert_eq!(woke, 4);
+
+        // No wait at all: every call runs.
+        lab().install();
+        let mut awake = Napper { seconds: 0.0, times: 1, pre: 0, post: 0 };
+        assert!(FakeLab::post_step(&mut awake) && FakeLab::pre_step(&mut awake));
+    }
+
+    #[test]
+    fn a_negative_or_endless_wait_panics_and_waits_for_nothing() {
+        lab().install();
+        for seconds in [-1.0, f64::NAN, f64::INFINITY] {
+            let error = std::panic::catch_unwind(|| Robot::new().wait(seconds)).unwrap_err();
+            let message = error.downcast_ref::<String>().unwrap();
+            assert!(message.starts_with(&format!("wait({seconds}): the time to wait must be")), "{message}");
+        }
+        assert!(FakeLab::pre_step(&mut Echo::default()));
     }
 
     #[test]
