@@ -2,7 +2,8 @@
 # program's folder as its argument). Before any of the student's code runs it closes
 # inherited descriptors, asks for SIGKILL when the lab goes away, installs the second
 # seccomp stage the lab compiled (no fork, no exec, signals only to itself), says so,
-# reads the lab's hello, then runs the program's main file with `vlab` importable.
+# reads the lab's hello, puts the `time` module on the lab's clock, then runs the
+# program's main file with `vlab` importable.
 import os
 import sys
 
@@ -59,6 +60,10 @@ sys.dont_write_bytecode = True
 import vlab
 
 _link = vlab._connect(_stdin, _stdout, _hello)
+# The program's time is the lab's: time.sleep() waits in simulation time (answering
+# the lab's steps meanwhile, so a sleeping program never holds the lab up) and
+# time.time(), monotonic() and perf_counter() read the simulation clock.
+vlab._install_clock(__import__("time"))
 _out, _err = vlab._Console("print"), vlab._Console("stderr")
 vlab._consoles.extend([_out, _err])
 sys.stdout, sys.stderr = _out, _err

@@ -16,12 +16,26 @@ Commands set before ``step()`` are applied in that step's pre-step phase; readin
 seen after ``step()`` returns are the post-step values. The program reacts to the
 simulation clock (``robot.time()``), never to wall time. ``print`` reaches the
 robot's console like ``robot.log``.
+
+Time is the lab's: in a lab, ``time.sleep(s)`` keeps the commands set so far for
+``s`` seconds of simulation time (the same as ``robot.wait(s)``), and ``time.time()``,
+``time.monotonic()`` and ``time.perf_counter()`` (and their ``_ns`` forms) read the
+simulation clock, so ``time.time() == robot.time()``::
+
+    drive.set(0.2, 0.0)
+    time.sleep(2)                       # two seconds of driving, in the lab's time
+    drive.set(0.0, 0.0)
 """
 
+import _thread
 import json as _json
 import math as _math
 
 __all__ = ["Robot", "Sensor", "Actuator", "VlabError"]
+
+# A sleep wakes at the first control step at or after the time asked; times a
+# millionth of a control step short of it count (step * dt is not exact in floats).
+_TIME_TOLERANCE = 1e-6
 
 PROTOCOL_VERSION = 1
 _MAX_LINE_CHARS = 1000
@@ -49,6 +63,7 @@ class _Link:
         self.answered_hello = False
         self.answering = None
         self.stopped = False
+        self._tolerance = hello.get("dt", 0.0) * hello.get("control_period", 1) * _TIME_TOLERANCE
 
     def send(self, message):
         data = _json.dumps(message, allow_nan=False, separators=(",", ":")) + "\n"
@@ -87,29 +102,118 @@ class _Link:
             self.send({"type": "commands", "step": self.answering, "commands": commands,
                        "output": self.take_output()})
         line = self._reader.readline()
-        if not line:
-            self.stopped = True
-            return False
-        message = _json.loads(line)
-        kind = message.get("type")
-        if kind == "step":
+        message = _json.loads(line) if line else {}
+        if message.get("type") == "step":
             self.step = message["step"]
             self.time = message["time"]
             self.readings = message.get("sensors", {})
             self.answering = self.step
+            _wake_sleepers()
             return True
         self.stopped = True
+        _wake_sleepers()
         return False
+
+    def reached(self, target):
+        """Whether the simulation clock is at ``target`` (seconds) or past it."""
+        return self.time >= target - self._tolerance
+
+    def wait(self, seconds):
+        """Answers the lab's steps (the commands set so far, then none: the robot keeps
+        them) without returning to the program until ``seconds`` of simulation time
+        have passed. False once the lab stops the program."""
+        if _thread.get_ident() != _main_thread:
+            return _wait_in_thread(self.time + seconds)
+        target = self.time + seconds
+        while seconds > 0 and not self.reached(target):
+            if not self.exchange():
+                return False
+        return not self.stopped
 
 
 _link = None
+# The thread that talks to the lab: the one that ran the bootstrap.
+_main_thread = _thread.get_ident()
+# Other threads' sleeps: (wake-up time, a held lock released then), guarded by a lock.
+_sleepers = []
+_sleepers_lock = _thread.allocate_lock()
 
 
 def _connect(reader, writer, hello):
     """Called once by the lab's bootstrap before the program runs."""
-    global _link
+    global _link, _main_thread
     _link = _Link(reader, writer, hello)
+    _main_thread = _thread.get_ident()
     return _link
+
+
+def _wait_in_thread(target):
+    """A sleep in a thread of the program's own: only the main thread talks to the lab,
+    so this one waits until the main thread's steps bring the clock to ``target``."""
+    wake = _thread.allocate_lock()
+    wake.acquire()
+    with _sleepers_lock:
+        if _link.stopped or _link.reached(target):
+            return not _link.stopped
+        _sleepers.append((target, wake))
+    wake.acquire()
+    return not _link.stopped
+
+
+def _wake_sleepers():
+    if not _sleepers:
+        return
+    with _sleepers_lock:
+        waiting = []
+        for target, wake in _sleepers:
+            if _link.stopped or _link.reached(target):
+                wake.release()
+            else:
+                waiting.append((target, wake))
+        _sleepers[:] = waiting
+
+
+def _duration(seconds, what):
+    """``seconds`` as a float, checked as ``time.sleep`` checks its argument."""
+    if isinstance(seconds, (str, bytes, bytearray)) or not (
+            hasattr(type(seconds), "__float__") or hasattr(type(seconds), "__index__")):
+        raise TypeError(f"'{type(seconds).__name__}' object cannot be interpreted as an integer")
+    number = float(seconds)
+    if number != number:
+        raise ValueError("Invalid value NaN (not a number)")
+    if number < 0:
+        raise ValueError(f"{what} length must be non-negative")
+    if number == _math.inf:
+        raise ValueError(f"{what} length must be finite")
+    return number
+
+
+def _install_clock(clock):
+    """Makes ``clock`` (the ``time`` module) sleep and read in simulation time. Called
+    once by the lab's bootstrap before the program runs; ``time.process_time()``,
+    ``time.localtime()``, ``time.strftime()`` and ``datetime`` stay the wall's."""
+
+    def sleep(seconds):
+        """Waits ``seconds`` of the lab's simulation time: the robot keeps the commands
+        set so far, the lab steps on, and the program goes on at the first control step
+        at or after that time. Returns at once when the lab stops the program (then
+        ``robot.step()`` returns False)."""
+        seconds = _duration(seconds, "sleep")
+        _link.wait(seconds)
+
+    def now():
+        """Seconds of simulation time, as ``robot.time()`` (the time of the latest
+        readings; it does not move while the program computes)."""
+        return _link.time
+
+    def now_ns():
+        """Nanoseconds of simulation time, as ``robot.time()``."""
+        return int(round(_link.time * 1e9))
+
+    clock.sleep = sleep
+    for name in ("time", "monotonic", "perf_counter"):
+        setattr(clock, name, now)
+        setattr(clock, name + "_ns", now_ns)
 
 
 class _Console:
@@ -341,6 +445,24 @@ class Robot:
         """Sends the commands set since the last call, waits for the next control step
         and returns True with its readings; False once the lab stops the program."""
         return _link.exchange()
+
+    def wait(self, seconds):
+        """Keeps the commands set so far for ``seconds`` of simulation time, then
+        returns True with the readings of that moment; False once the lab stops the
+        program (as ``step()``)::
+
+            drive.set(0.2, 0.0)
+            robot.wait(2.0)             # drives for two seconds of the lab's time
+            drive.set(0.0, 1.0)
+            robot.wait(1.0)             # then turns for one
+
+        The lab steps on meanwhile (the program answers its control steps with the
+        same commands), so a wait never slows the lab, and it is as long on every run
+        and every machine. It ends at the first control step at or after the time
+        asked (``robot.dt()`` apart); ``wait(0)`` returns at once. ``time.sleep(s)``
+        does the same. A negative or non-finite ``seconds`` raises ``ValueError``.
+        """
+        return _link.wait(_duration(seconds, "wait"))
 
     def sensor(self, name):
         """The sensor called ``name`` (as the scene names it)."""

@@ -8,12 +8,13 @@
 # turning the other way every second time, and watch it explore the room.
 
 import math
+import time
 
 from vlab import Robot
 
 SPEED = 0.15        # forward speed, metres per second
 BACK_SPEED = 0.1    # backing speed, metres per second
-BACK_TIME = 1.5     # how long to back up, seconds
+BACK_TIME = 1.5     # how long to back up, seconds (of the lab's time)
 TURN = 2.0          # how far to turn after a bump, radians (2.0 is about 115 degrees)
 TURN_RATE = 1.5     # radians per second, counter-clockwise (to the left)
 TURN_TIME_MAX = 4.0 # give up turning after this long (something in the way)
@@ -55,11 +56,10 @@ while robot.step():
             bumps += 1
             what = "bump" if bumper.value() == 1 else "stuck (the bumper felt nothing)"
             robot.log(f"t={now:.1f} s: {what}, {bumps} so far: backing up")
-            state, since, mark = "back", now, None
-    elif state == "back":
-        drive.set(-BACK_SPEED, 0.0)
-        if now - since >= BACK_TIME:
-            state, since, turned = "turn", now, 0.0
+            drive.set(-BACK_SPEED, 0.0)
+            time.sleep(BACK_TIME)   # keeps backing up for BACK_TIME seconds, then goes on
+            heading = compass.value() or 0.0
+            state, since, turned, mark = "turn", robot.time(), 0.0, None
     elif state == "turn":
         drive.set(0.0, TURN_RATE)
         # Add up the small heading changes between steps (the compass jumps from
