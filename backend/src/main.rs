@@ -4,12 +4,15 @@
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::Arc;
+use std::time::Duration;
 
 use anyhow::Context;
+use clap::builder::TypedValueParser as _;
 use clap::{Parser, Subcommand};
 use tracing_subscriber::EnvFilter;
 use vlab_backend::classroom::{Classroom, ClassroomConfig, DemoLab, Library};
-use vlab_backend::net::{self, AppState};
+use vlab_backend::net::limits::{self, Rate};
+use vlab_backend::net::{self, AppState, Limits};
 use vlab_backend::store::Store;
 
 /// VLab: a browser-based, multiuser virtual robotics lab.
@@ -57,6 +60,35 @@ struct ServeArgs {
     /// needs the server's key, the demo lab's instructor token.
     #[arg(long)]
     open_labs: bool,
+    /// Most connections open at once, websockets included; past it a new connection is
+    /// answered 503 and closed (docs/operations.md).
+    #[arg(long, env = "VLAB_MAX_CONNECTIONS", default_value_t = limits::DEFAULT_MAX_CONNECTIONS,
+          value_parser = clap::value_parser!(u32).range(1..).map(|n| n as usize))]
+    max_connections: usize,
+    /// Most connections open at once from one client address (a whole class behind one
+    /// school address counts as one); past it 429.
+    #[arg(long, env = "VLAB_MAX_CONNECTIONS_PER_ADDRESS", default_value_t = limits::DEFAULT_MAX_CONNECTIONS_PER_ADDRESS,
+          value_parser = clap::value_parser!(u32).range(1..).map(|n| n as usize))]
+    max_connections_per_address: usize,
+    /// Seconds a connection has to send a request's headers (also how long an idle
+    /// kept-alive connection stays open).
+    #[arg(long, env = "VLAB_HEADER_TIMEOUT", default_value_t = limits::DEFAULT_HEADER_TIMEOUT.as_secs(),
+          value_parser = clap::value_parser!(u64).range(1..))]
+    header_timeout: u64,
+    /// Seconds a request's body (an upload) has to arrive once its headers did.
+    #[arg(long, env = "VLAB_BODY_TIMEOUT", default_value_t = limits::DEFAULT_BODY_TIMEOUT.as_secs(),
+          value_parser = clap::value_parser!(u64).range(1..))]
+    body_timeout: u64,
+    /// Joins per client address, right or wrong code, as `COUNT/PERIOD` (250/5min: a
+    /// burst of 250, then one every 1.2 s); past it 429.
+    #[arg(long, env = "VLAB_JOIN_RATE", default_value_t = limits::DEFAULT_JOIN_RATE)]
+    join_rate: Rate,
+    /// Uploads (robots, scenes, programs) per client address, as `COUNT/PERIOD`.
+    #[arg(long, env = "VLAB_UPLOAD_RATE", default_value_t = limits::DEFAULT_UPLOAD_RATE)]
+    upload_rate: Rate,
+    /// Time-control commands over HTTP per client address, as `COUNT/PERIOD`.
+    #[arg(long, env = "VLAB_CONTROL_RATE", default_value_t = limits::DEFAULT_CONTROL_RATE)]
+    control_rate: Rate,
 }
 
 #[tokio::main]
@@ -88,7 +120,17 @@ async fn serve(args: ServeArgs) -> anyhow::Result<()> {
     if failed > 0 {
         tracing::warn!(failed, "some uploads kept from before could not be done again (see the errors above)");
     }
-    let state = Arc::new(AppState { classroom, web_dir: args.web_dir.clone() });
+    let limits = Limits {
+        max_connections: args.max_connections,
+        max_connections_per_address: args.max_connections_per_address,
+        header_timeout: Duration::from_secs(args.header_timeout),
+        body_timeout: Duration::from_secs(args.body_timeout),
+        joins: args.join_rate,
+        uploads: args.upload_rate,
+        controls: args.control_rate,
+    };
+    limits::raise_open_files_limit(&limits);
+    let state = Arc::new(AppState { classroom, web_dir: args.web_dir.clone(), limits });
     if !args.web_dir.join("index.html").exists() {
         tracing::warn!(web_dir = %args.web_dir.display(), "the browser app is not built: run `cargo xtask web`");
     }

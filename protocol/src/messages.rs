@@ -122,6 +122,11 @@ pub enum ErrorCode {
     LabUnavailable,
     /// A fault on the server side.
     Internal,
+    /// Too many requests or connections from one address: try again after the
+    /// `Retry-After` the answer carries (docs/operations.md lists the limits).
+    TooManyRequests,
+    /// The server has as many connections as it takes: try again shortly.
+    ServerBusy,
 }
 
 /// The body of every error: `{"code": "...", "message": "...", "details": [...]}`.

@@ -4,6 +4,7 @@
 
 use axum::Json;
 use axum::http::StatusCode;
+use axum::http::header::RETRY_AFTER;
 use axum::response::{IntoResponse, Response};
 use vlab_protocol::{ErrorBody, ErrorCode};
 
@@ -25,6 +26,24 @@ pub enum AppError {
     /// 500: a fault of the server's own.
     #[error("{0}")]
     Internal(String),
+    /// 429: too many requests (or connections) from the caller's address; try again in
+    /// `retry_after` seconds (sent as `Retry-After`).
+    #[error("{message}")]
+    TooManyRequests {
+        /// What was refused and when to try again.
+        message: String,
+        /// Seconds to wait.
+        retry_after: u64,
+    },
+    /// 503: the server has as many connections as it takes; try again in `retry_after`
+    /// seconds (sent as `Retry-After`).
+    #[error("{message}")]
+    Busy {
+        /// What was refused.
+        message: String,
+        /// Seconds to wait.
+        retry_after: u64,
+    },
     /// What the classroom answered.
     #[error(transparent)]
     Classroom(#[from] ClassroomError),
@@ -46,6 +65,10 @@ impl AppError {
             AppError::TooLarge(_) => return plain(StatusCode::PAYLOAD_TOO_LARGE, ErrorCode::BadRequest),
             AppError::NoEndpoint(_) => return plain(StatusCode::NOT_FOUND, ErrorCode::NotFound),
             AppError::Internal(_) => return plain(StatusCode::INTERNAL_SERVER_ERROR, ErrorCode::Internal),
+            AppError::TooManyRequests { .. } => {
+                return plain(StatusCode::TOO_MANY_REQUESTS, ErrorCode::TooManyRequests);
+            }
+            AppError::Busy { .. } => return plain(StatusCode::SERVICE_UNAVAILABLE, ErrorCode::ServerBusy),
             AppError::Classroom(error) => error,
         };
         match classroom {
@@ -100,6 +123,10 @@ impl IntoResponse for AppError {
         if let AppError::Classroom(ClassroomError::Upload(refusal)) = self {
             return (status, Json(refusal.reply)).into_response();
         }
-        (status, Json(serde_json::json!({ "error": body }))).into_response()
+        let body = Json(serde_json::json!({ "error": body }));
+        if let AppError::TooManyRequests { retry_after, .. } | AppError::Busy { retry_after, .. } = self {
+            return (status, [(RETRY_AFTER, retry_after.to_string())], body).into_response();
+        }
+        (status, body).into_response()
     }
 }

@@ -95,8 +95,8 @@ pub trait Example {
 /// example of what was expected.
 pub struct JsonBody<T>(pub T);
 
-/// Largest JSON request body.
-const MAX_JSON_BYTES: usize = 1024 * 1024 + 4096;
+/// Largest JSON request body (defined with the other limits).
+use super::limits::MAX_JSON_BODY_BYTES as MAX_JSON_BYTES;
 
 impl<T: DeserializeOwned + Example, S: Send + Sync> FromRequest<S> for JsonBody<T> {
     type Rejection = AppError;

@@ -3,15 +3,20 @@
 //!
 //! `net` translates and decides nothing: it reads requests (the lab and caller from the
 //! path and token, JSON bodies, upload forms), calls the [`crate::classroom`] service,
-//! and turns its answers into responses. It holds no state of its own.
+//! and turns its answers into responses. It holds no state of its own beyond the counts
+//! that hold clients to the server's [`Limits`] (connections and request rates per
+//! address; docs/operations.md).
 
 mod error;
 mod examples;
 mod extract;
+mod guard;
 mod http;
 mod labs;
+pub mod limits;
 mod programs;
 mod robots;
+mod server;
 mod uploads;
 mod ws;
 
@@ -22,8 +27,7 @@ use axum::Router;
 use axum::extract::DefaultBodyLimit;
 use axum::http::{HeaderValue, header};
 use axum::routing::{get, post};
-use axum::serve::ListenerExt;
-use tokio::net::{TcpListener, TcpStream};
+use tokio::net::TcpListener;
 use tower_http::services::{ServeDir, ServeFile};
 use tower_http::set_header::SetResponseHeaderLayer;
 use tower_http::trace::TraceLayer;
@@ -32,6 +36,7 @@ use crate::classroom::Classroom;
 use crate::classroom::upload::MAX_UPLOAD_BYTES;
 
 pub use error::AppError;
+pub use limits::Limits;
 
 /// What every request handler can reach.
 pub struct AppState {
@@ -39,6 +44,8 @@ pub struct AppState {
     pub classroom: Classroom,
     /// Folder of the built browser app (index.html, JS, wasm).
     pub web_dir: PathBuf,
+    /// Connections, request rates and timeouts (docs/operations.md).
+    pub limits: Limits,
 }
 
 /// The whole HTTP surface: `/api/...`, `/ws/labs/{lab}`, `/assets/...` (meshes,
@@ -76,6 +83,12 @@ pub fn app(state: Arc<AppState>) -> Router {
         .route("/labs/{lab}/robots/{robot}/program/stop", post(programs::stop_program))
         .route("/labs/{lab}/assets/{*path}", get(uploads::uploaded_asset))
         .route("/labs/{lab}/scene", post(uploads::upload_scene).layer(DefaultBodyLimit::max(MAX_UPLOAD_BYTES)))
+        // Joins, uploads and time control: at most so many per client address (a route
+        // layer covers the routes above it: keep it after the last route).
+        .route_layer(axum::middleware::from_fn_with_state(
+            Arc::new(guard::RateLimits::new(&state.limits)),
+            guard::limit_rates,
+        ))
         .fallback(http::api_not_found);
     Router::new()
         .nest("/api", api)
@@ -90,30 +103,19 @@ pub fn app(state: Arc<AppState>) -> Router {
         // A page never tells another site where it came from (its address may carry a
         // token).
         .layer(SetResponseHeaderLayer::overriding(header::REFERRER_POLICY, HeaderValue::from_static("no-referrer")))
+        // A body must arrive within its bound (a websocket, once upgraded, has none).
+        .layer(axum::middleware::from_fn_with_state(state.limits.body_timeout, guard::body_deadline))
         .with_state(state)
 }
 
-/// Kernel send buffer per connection. Small on purpose: a viewer that reads slowly
-/// backs up into its merged frame slot within ~100 ms of frames instead of into
-/// megabytes of socket buffer, so it sees the present, not the past.
-const SEND_BUFFER_BYTES: usize = 64 * 1024;
-
-/// Serves `app(state)` on `listener` until `shutdown` completes.
+/// Serves `app(state)` on `listener` until `shutdown` completes, within
+/// `state.limits`: connections capped overall and per address, a header read timeout
+/// (see `server`).
 pub async fn serve(
     listener: TcpListener,
     state: Arc<AppState>,
     shutdown: impl std::future::Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
-    let listener = listener.tap_io(tune_connection);
-    axum::serve(listener, app(state)).with_graceful_shutdown(shutdown).await
-}
-
-fn tune_connection(tcp: &mut TcpStream) {
-    // Frames are small and latency matters more than packet count.
-    if let Err(e) = tcp.set_nodelay(true) {
-        tracing::debug!(error = %e, "could not set TCP_NODELAY");
-    }
-    if let Err(e) = socket2::SockRef::from(&*tcp).set_send_buffer_size(SEND_BUFFER_BYTES) {
-        tracing::debug!(error = %e, "could not set the send buffer size");
-    }
+    let limits = state.limits.clone();
+    server::serve(listener, app(state), limits, shutdown).await
 }

@@ -19,6 +19,7 @@ use vlab_protocol::{
     PROTOCOL_VERSION, ServerMsg,
 };
 
+use super::limits::MAX_WEBSOCKET_MESSAGE_BYTES;
 use super::{AppError, AppState};
 use crate::classroom::{Classroom, ClassroomError};
 use crate::lab::telemetry::Watcher;
@@ -41,8 +42,8 @@ pub async fn upgrade(
 ) -> Response {
     // Both caps: a message is refused past its size, and a single frame is refused from
     // its header, before its payload is buffered (a 16 MB frame costs nothing).
-    ws.max_message_size(MAX_CLIENT_TEXT_BYTES * 4)
-        .max_frame_size(MAX_CLIENT_TEXT_BYTES * 4)
+    ws.max_message_size(MAX_WEBSOCKET_MESSAGE_BYTES)
+        .max_frame_size(MAX_WEBSOCKET_MESSAGE_BYTES)
         .on_upgrade(move |socket| session(socket, app, lab, handshake))
 }
 

@@ -13,7 +13,7 @@ use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::{MaybeTlsStream, WebSocketStream, connect_async};
 use vlab_backend::classroom::{Classroom, ClassroomConfig};
 use vlab_backend::lab::{LabConfig, LabHandle};
-use vlab_backend::net::{self, AppState};
+use vlab_backend::net::{self, AppState, Limits};
 use vlab_backend::scene::{BodyModel, Motion, Palette, PartModel, Pose, SceneModel, Shape, demo_scene};
 use vlab_protocol::{ClientMsg, ControlAction, Frame, LabState, PROTOCOL_VERSION, ServerMsg};
 
@@ -37,31 +37,23 @@ impl TestServer {
     /// Serves `scene` as lab `demo`, plus the demo scene as lab `other` and a lab
     /// `empty` created without a scene.
     pub async fn start_with(scene: SceneModel, running: bool) -> TestServer {
-        let classroom =
-            Classroom::new(ClassroomConfig { server_key: Some(TOKEN.into()), ..ClassroomConfig::default() });
-        for (id, scene) in [("demo", scene), ("other", demo_scene(2)), ("empty", SceneModel::empty())] {
-            classroom.labs.insert(
-                LabHandle::open(LabConfig {
-                    id: id.into(),
-                    name: format!("Lab {id}"),
-                    scene,
-                    instructor_token: TOKEN.into(),
-                    start_running: running,
-                    seed: 1,
-                    join_code: format!("{}CODE", id.to_uppercase()),
-                    settings: Default::default(),
-                    students: vec![],
-                    programs: Default::default(),
-                })
-                .unwrap(),
-            );
-        }
-        TestServer::serve(classroom).await
+        TestServer::serve(three_labs(scene, running)).await
     }
 
-    /// Serves `classroom` over real HTTP and websockets on a free port of 127.0.0.1.
+    /// `start(running)`, within `limits` instead of the defaults.
+    pub async fn start_with_limits(running: bool, limits: Limits) -> TestServer {
+        TestServer::serve_with_limits(three_labs(demo_scene(1), running), limits).await
+    }
+
+    /// Serves `classroom` over real HTTP and websockets on a free port of 127.0.0.1,
+    /// within the default limits (those of `vlab serve`).
     pub async fn serve(classroom: Classroom) -> TestServer {
-        let state = Arc::new(AppState { classroom, web_dir: std::env::temp_dir().join("vlab-no-web-dir") });
+        TestServer::serve_with_limits(classroom, Limits::default()).await
+    }
+
+    /// Serves `classroom` on a free port of 127.0.0.1 within `limits`.
+    pub async fn serve_with_limits(classroom: Classroom, limits: Limits) -> TestServer {
+        let state = Arc::new(AppState { classroom, web_dir: std::env::temp_dir().join("vlab-no-web-dir"), limits });
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let addr = listener.local_addr().unwrap();
         let (shutdown, stop) = tokio::sync::oneshot::channel::<()>();
@@ -129,10 +121,49 @@ impl TestServer {
         Client { socket }
     }
 
+    /// A viewer's websocket from the local address `from` (any of 127.0.0.0/8, so that
+    /// a test can play several clients), or the server's refusal.
+    pub async fn try_connect_from(
+        &self,
+        from: std::net::IpAddr,
+        lab: &str,
+    ) -> Result<Client, tokio_tungstenite::tungstenite::Error> {
+        let socket = tokio::net::TcpSocket::new_v4().unwrap();
+        socket.bind(SocketAddr::new(from, 0)).unwrap();
+        let stream = socket.connect(self.addr).await.unwrap();
+        let url = format!("ws://{}/ws/labs/{lab}?protocol={PROTOCOL_VERSION}", self.addr);
+        let (socket, _) = tokio_tungstenite::client_async(url, MaybeTlsStream::Plain(stream)).await?;
+        Ok(Client { socket })
+    }
+
     pub async fn connect_raw(&self, path_and_query: &str) -> Client {
         let (socket, _) = connect_async(format!("ws://{}{path_and_query}", self.addr)).await.unwrap();
         Client { socket }
     }
+}
+
+/// `scene` as lab `demo`, the demo scene as lab `other` and a lab `empty` without a
+/// scene, each with the join code `{ID}CODE`.
+fn three_labs(scene: SceneModel, running: bool) -> Classroom {
+    let classroom = Classroom::new(ClassroomConfig { server_key: Some(TOKEN.into()), ..ClassroomConfig::default() });
+    for (id, scene) in [("demo", scene), ("other", demo_scene(2)), ("empty", SceneModel::empty())] {
+        classroom.labs.insert(
+            LabHandle::open(LabConfig {
+                id: id.into(),
+                name: format!("Lab {id}"),
+                scene,
+                instructor_token: TOKEN.into(),
+                start_running: running,
+                seed: 1,
+                join_code: format!("{}CODE", id.to_uppercase()),
+                settings: Default::default(),
+                students: vec![],
+                programs: Default::default(),
+            })
+            .unwrap(),
+        );
+    }
+    classroom
 }
 
 impl Drop for TestServer {
