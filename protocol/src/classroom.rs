@@ -39,6 +39,35 @@ pub struct LabSettings {
     /// default.
     #[serde(default = "default_max_participants")]
     pub max_participants: u32,
+    /// How the lab's clock and the robots' programs keep together while it runs at a
+    /// rate (`docs/programs.md`). Settings kept before it existed read as the default.
+    #[serde(default)]
+    pub sync: SyncMode,
+}
+
+/// How a lab's clock and its robots' programs keep together.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SyncMode {
+    /// The lab keeps its pace whatever the programs do: a program that has not answered
+    /// by its control step is late, and its robot keeps its last commands meanwhile.
+    /// Applies while the lab runs at a real-time rate; stepping and `max` are always
+    /// lockstep (there is no pace to keep).
+    #[default]
+    Realtime,
+    /// The lab waits for every program at every control step (up to a bound), so the
+    /// same scene, seed and uploads give the same run, step for step.
+    Lockstep,
+}
+
+impl SyncMode {
+    /// Its name in the API (`realtime`, `lockstep`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SyncMode::Realtime => "realtime",
+            SyncMode::Lockstep => "lockstep",
+        }
+    }
 }
 
 /// The default of [`LabSettings::max_participants`]: the server's ceiling.
@@ -53,6 +82,7 @@ impl Default for LabSettings {
             pause_on_join: false,
             robot_quota: 3,
             max_participants: default_max_participants(),
+            sync: SyncMode::Realtime,
         }
     }
 }
@@ -69,6 +99,8 @@ pub struct LabSettingsPatch {
     pub robot_quota: Option<u32>,
     /// See [`LabSettings::max_participants`] (0..=[`crate::MAX_PARTICIPANTS`]).
     pub max_participants: Option<u32>,
+    /// See [`LabSettings::sync`].
+    pub sync: Option<SyncMode>,
 }
 
 impl LabSettings {
@@ -89,6 +121,7 @@ impl LabSettings {
             pause_on_join: patch.pause_on_join.unwrap_or(self.pause_on_join),
             robot_quota: patch.robot_quota.unwrap_or(self.robot_quota),
             max_participants: patch.max_participants.unwrap_or(self.max_participants),
+            sync: patch.sync.unwrap_or(self.sync),
         })
     }
 }

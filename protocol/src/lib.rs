@@ -27,7 +27,7 @@ mod scene;
 
 pub use classroom::{
     BroadcastRequest, CreateLabRequest, CreatedLab, JoinCode, JoinRequest, Joined, LabSettings, LabSettingsPatch,
-    Participant, UserId, clean_display_name,
+    Participant, SyncMode, UserId, clean_display_name,
 };
 pub use control::{ControlAction, LabMode, LabState, Rate, RateError, Role};
 pub use frame::{BodyPose, Frame, FrameDecodeError};
@@ -38,7 +38,7 @@ pub use messages::{
 pub use permissions::INSTRUCTOR_ID;
 pub use programs::{ConsoleLine, ConsoleSource, ExampleRobot, Language, ProgramSource};
 pub use robots::{
-    ActuatorCommand, ActuatorCommands, ActuatorReport, JointReading, ProgramState, ProgramStatus, RobotPose,
+    ActuatorCommand, ActuatorCommands, ActuatorReport, JointReading, Lateness, ProgramState, ProgramStatus, RobotPose,
     RobotReport, SensorReport, SensorValue,
 };
 pub use scene::{BodyId, BodyView, Material, MeshView, PartView, Pose, SceneSnapshot, Shape};

@@ -199,6 +199,28 @@ pub struct ProgramStatus {
     pub state: ProgramState,
     /// A sentence for people (why it stopped, what is missing).
     pub message: Option<String>,
+    /// Set while the program needs more CPU per control step than its share, so it
+    /// answers late and its robot keeps older commands meanwhile.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub late: Option<Lateness>,
+}
+
+/// How far over its CPU share a running program is: the figures of the Robots panel's
+/// "late: 45 ms of CPU per 20 ms step" badge.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Lateness {
+    /// CPU time its latest answers took, per control step, milliseconds.
+    pub cpu_ms: f64,
+    /// Its share: the CPU it may use per control step, milliseconds (one control
+    /// period of simulation time).
+    pub share_ms: f64,
+}
+
+impl Lateness {
+    /// The badge's text: `late: 45 ms of CPU per 20 ms step`.
+    pub fn badge(&self) -> String {
+        format!("late: {:.0} ms of CPU per {:.0} ms step", self.cpu_ms, self.share_ms)
+    }
 }
 
 /// The life of a robot program.
@@ -209,9 +231,11 @@ pub enum ProgramState {
     None,
     /// A program is named but not running.
     Idle,
-    /// Being started (the lab's clock waits for it).
+    /// Being started: its robot holds still and the lab's clock goes on; it joins at
+    /// the first control step after it is ready.
     Starting,
-    /// Running in lockstep with the lab.
+    /// Running: it gets its robot's readings every control step and answers with
+    /// commands.
     Running,
     /// Stopped by an error, a limit, or its owner.
     Stopped,
@@ -274,7 +298,7 @@ mod tests {
                 stalled: false,
             }],
             keys: vec!["I".into()],
-            program: ProgramStatus { file: None, language: None, state: ProgramState::None, message: None },
+            program: ProgramStatus { file: None, language: None, state: ProgramState::None, message: None, late: None },
             owner: None,
             console: None,
         };

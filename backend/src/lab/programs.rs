@@ -280,6 +280,7 @@ impl Slot {
             language: Some(self.code.language.as_str().into()),
             state,
             message,
+            late: None,
         }
     }
 

@@ -464,6 +464,7 @@ impl Runner {
             language: None,
             state: ProgramState::None,
             message: None,
+            late: None,
         })
     }
 

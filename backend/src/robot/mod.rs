@@ -62,12 +62,13 @@ impl Robot {
         let mut actuators = devices.iter().map(|d| Actuator::build(d)).collect::<Result<Vec<_>, _>>()?;
         Actuator::resolve_drives(&mut actuators, &devices, model, robot.main_body)?;
         let program = match &robot.program {
-            None => ProgramStatus { file: None, language: None, state: ProgramState::None, message: None },
+            None => ProgramStatus { file: None, language: None, state: ProgramState::None, message: None, late: None },
             Some(program) => ProgramStatus {
                 file: Some(program.file.clone()),
                 language: program.project.as_ref().map(|p| p.language.clone()),
                 state: ProgramState::Idle,
                 message: Some("not running: drive it by hand through its actuators".into()),
+                late: None,
             },
         };
         Ok(Robot {

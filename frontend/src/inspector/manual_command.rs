@@ -196,7 +196,7 @@ mod tests {
             sensors: vec![],
             actuators: vec![],
             keys: vec![],
-            program: ProgramStatus { file: None, language: None, state: ProgramState::None, message: None },
+            program: ProgramStatus { file: None, language: None, state: ProgramState::None, message: None, late: None },
             owner: None,
             console: None,
         };

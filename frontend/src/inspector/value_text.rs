@@ -207,13 +207,14 @@ mod tests {
         assert_eq!(command_text(&ActuatorCommand::Speed { speed: 6.0 }), "speed 6.000");
         assert_eq!(command_text(&ActuatorCommand::Position { position: -0.5 }), "position -0.500");
         assert_eq!(command_text(&ActuatorCommand::Drive { v: 0.15, omega: 0.3 }), "v 0.150 m/s · ω 0.300 rad/s");
-        let idle = ProgramStatus { file: None, language: None, state: ProgramState::None, message: None };
+        let idle = ProgramStatus { file: None, language: None, state: ProgramState::None, message: None, late: None };
         assert_eq!(program_text(&idle), "no program");
         let running = ProgramStatus {
             file: Some("tankbot.rprj".into()),
             language: Some("PYTHON".into()),
             state: ProgramState::Running,
             message: None,
+            late: None,
         };
         assert_eq!(program_text(&running), "running · tankbot.rprj (PYTHON)");
     }

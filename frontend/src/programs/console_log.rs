@@ -199,9 +199,10 @@ mod tests {
             language: Some("PYTHON".into()),
             state: ProgramState::Stopped,
             message: Some("Traceback ...".into()),
+            late: None,
         };
         assert_eq!(status_headline(&status), "main.py (PYTHON): stopped");
-        let none = ProgramStatus { file: None, language: None, state: ProgramState::None, message: None };
+        let none = ProgramStatus { file: None, language: None, state: ProgramState::None, message: None, late: None };
         assert!(status_headline(&none).starts_with("No program"));
         assert!(may_restart(ProgramState::Stopped) && !may_restart(ProgramState::None));
         assert!(may_stop(ProgramState::Running) && !may_stop(ProgramState::Stopped));
