@@ -10,7 +10,7 @@
 use serde::{Deserialize, Serialize};
 use vlab_protocol::permissions::Standing;
 use vlab_protocol::{
-    CreatedLab, Joined, LabMode, LabSummary, MAX_PARTICIPANTS, MAX_ROBOT_QUOTA, Participant, Rate, Role,
+    CreatedLab, Joined, LabMode, LabSummary, MAX_PARTICIPANTS, MAX_ROBOT_QUOTA, Participant, Rate, Role, SyncMode,
 };
 
 use crate::api::{ApiError, error_sentence};
@@ -252,6 +252,18 @@ pub fn parse_max_participants(text: &str) -> Result<u32, String> {
     }
 }
 
+/// The instructor's "Programs" choice: each way the lab's clock and its programs keep
+/// together, with its words (the option's value is the mode's API name).
+pub const SYNC_CHOICES: [(SyncMode, &str); 2] = [
+    (SyncMode::Realtime, "real time (the lab keeps its pace)"),
+    (SyncMode::Lockstep, "lockstep (the lab waits for every program: repeatable runs)"),
+];
+
+/// The "Programs" choice's value (`realtime`, `lockstep`) as a sync mode.
+pub fn parse_sync(value: &str) -> Option<SyncMode> {
+    SYNC_CHOICES.iter().map(|(mode, _)| *mode).find(|mode| mode.as_str() == value)
+}
+
 /// A broadcast's body, or why it cannot be sent.
 pub fn broadcast_body(message: &str) -> Result<String, String> {
     let message = message.trim();
@@ -392,5 +404,18 @@ mod tests {
         );
         assert_eq!(mode_text(LabMode::Running, Rate::RealTime(0.5)), "running ×0.5");
         assert_eq!(mode_text(LabMode::Paused, Rate::Max), "paused");
+    }
+
+    #[test]
+    fn the_programs_choice_offers_each_sync_mode_once_and_reads_back() {
+        for (mode, words) in SYNC_CHOICES {
+            assert_eq!(parse_sync(mode.as_str()), Some(mode));
+            assert!(!words.is_empty());
+        }
+        assert_eq!(SYNC_CHOICES[0].0, SyncMode::default(), "the default comes first");
+        assert_eq!(parse_sync("lockstep"), Some(SyncMode::Lockstep));
+        assert_eq!(parse_sync("realtime"), Some(SyncMode::Realtime));
+        assert_eq!(parse_sync("fast"), None);
+        assert_eq!(parse_sync(""), None);
     }
 }

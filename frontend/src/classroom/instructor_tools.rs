@@ -1,4 +1,4 @@
-//! The instructor's tools in the class panel: the join code (and a new one, when the old one got out), the lab's settings (lock uploads, pause on join, robot quota, how many students may join; shown as the server's Settings say), a notice to everybody, closing the lab.
+//! The instructor's tools in the class panel: the join code (and a new one, when the old one got out), the lab's settings (lock uploads, pause on join, whether the lab keeps its pace or waits for every program, robot quota, how many students may join; shown as the server's Settings say), a notice to everybody, closing the lab.
 //!
 //! Render it for whoever the permission table lets change the lab's settings (the
 //! instructor, who alone may also see the join code, send notices and close the lab); the
@@ -10,7 +10,7 @@ use vlab_protocol::permissions::Action;
 use vlab_protocol::{LabSettings, LabSettingsPatch};
 
 use super::client::{broadcast, change_settings, close_lab as close, lab_summary, new_join_code};
-use super::forms::{broadcast_body, parse_max_participants, parse_quota};
+use super::forms::{SYNC_CHOICES, broadcast_body, parse_max_participants, parse_quota, parse_sync};
 use crate::api::error_sentence;
 use crate::connection::LabSession;
 
@@ -40,6 +40,7 @@ pub fn InstructorTools() -> impl IntoView {
         });
     };
     let setting = move |read: fn(&LabSettings) -> bool| move || session.settings.with(|s| s.as_ref().is_some_and(read));
+    let sync = move || session.settings.with(|s| s.as_ref().map(|s| s.sync));
 
     // A new code, for when the old one got out: asked first, since students who have not
     // joined yet need the new one (those in the lab stay).
@@ -165,6 +166,31 @@ pub fn InstructorTools() -> impl IntoView {
                 />
                 <span>"Pause when a student joins"</span>
             </label>
+            <div class="setting-choice">
+                <label for="sync-mode">"Programs"</label>
+                <select
+                    id="sync-mode"
+                    class="input"
+                    data-testid="sync-mode"
+                    title="Real time: the lab keeps its pace, and a program that answers late has its robot keep its last commands. Lockstep: the lab waits for every program at every control step, so the same scene and uploads give the same run. Stepping and max speed always wait."
+                    on:change=move |event| {
+                        if let Some(mode) = parse_sync(&event_target_value(&event)) {
+                            patch(LabSettingsPatch { sync: Some(mode), ..Default::default() });
+                        }
+                    }
+                >
+                    // Selection is set per option: a `value` set on the select before its
+                    // options exist would be lost.
+                    {SYNC_CHOICES
+                        .map(|(mode, words)| {
+                            view! {
+                                <option value=mode.as_str() prop:selected=move || sync() == Some(mode)>
+                                    {words}
+                                </option>
+                            }
+                        })}
+                </select>
+            </div>
             <div class="field-row">
                 <label for="robot-quota">"Robots per student"</label>
                 <input

@@ -1,6 +1,7 @@
 //! The robot inspector: the lab's robots to pick from, the picked one's live report (sensors, lidar plots, actuators), driving it by hand or with the keyboard.
 //!
-//! Pure, host-tested: the robots a snapshot holds, how report values read, the lidar
+//! Pure, host-tested: the robots a snapshot holds (and the late badge beside one whose
+//! program needs more CPU per control step than its share), how report values read, the lidar
 //! plot's geometry, the held-key set, and manual actuator commands. Web only: `client`
 //! (subscribing the socket to the picked robot, sending keys, posting commands) and the
 //! Robots panel's components (`robot_panel` and what it holds).
@@ -33,7 +34,7 @@ pub use self::manual_command::{
     CommandField, CommandForm, CommandOutcome, actuators_body, initial_fields, interpret_actuator_response,
     parse_command,
 };
-pub use self::robot_list::robot_names;
+pub use self::robot_list::{list_late_badge, robot_names};
 #[cfg(target_arch = "wasm32")]
 pub(crate) use self::robot_panel::RobotPanel;
 pub use self::scan_plot::{ScanPlot, outer_radius, plot_scan};

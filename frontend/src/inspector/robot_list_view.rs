@@ -1,10 +1,14 @@
-//! The lab's robots as buttons: picking one inspects it, picking it again lets go.
+//! The lab's robots as buttons: picking one inspects it, picking it again lets go; a warning badge beside the picked one while its program answers late.
 
 use leptos::prelude::*;
 
+use super::robot_list::list_late_badge;
 use crate::connection::LabSession;
+use crate::programs::console_log::LATE_TITLE;
 
-/// The robots of the scene as buttons; the picked one is pressed.
+/// The robots of the scene as buttons; the picked one is pressed, and marked late while
+/// its report says its program needs more CPU per control step than its share (only the
+/// picked robot's report reaches the page).
 #[component]
 pub fn RobotList() -> impl IntoView {
     let session = expect_context::<LabSession>();
@@ -23,8 +27,13 @@ pub fn RobotList() -> impl IntoView {
                             session.inspect(if again { None } else { Some(name.clone()) });
                         }
                     };
+                    // Reports come ten times a second: the badge changes only when its text does.
+                    let late = {
+                        let name = name.clone();
+                        Memo::new(move |_| session.robot_report.with(|report| list_late_badge(&name, report.as_ref())))
+                    };
                     view! {
-                        <li>
+                        <li class="robot-entry">
                             <button
                                 class="robot-item"
                                 class:is-picked=picked.clone()
@@ -36,6 +45,11 @@ pub fn RobotList() -> impl IntoView {
                             >
                                 {name.clone()}
                             </button>
+                            <Show when=move || late.with(Option::is_some)>
+                                <span class="badge is-late" data-testid="robot-late" data-robot=name.clone() title=LATE_TITLE>
+                                    {move || late.get().unwrap_or_default()}
+                                </span>
+                            </Show>
                         </li>
                     }
                 }

@@ -128,7 +128,7 @@ pub fn program_text(program: &ProgramStatus) -> String {
     let mut text = match program.state {
         ProgramState::None => "no program",
         ProgramState::Idle => "idle",
-        ProgramState::Starting => "starting",
+        ProgramState::Starting => "starting…",
         ProgramState::Running => "running",
         ProgramState::Stopped => "stopped",
     }
@@ -217,6 +217,8 @@ mod tests {
             late: None,
         };
         assert_eq!(program_text(&running), "running · tankbot.rprj (PYTHON)");
+        let starting = ProgramStatus { state: ProgramState::Starting, ..running };
+        assert_eq!(program_text(&starting), "starting… · tankbot.rprj (PYTHON)");
     }
 
     #[test]

@@ -1,6 +1,7 @@
 //! A robot's console in the browser, the pure part: the lines kept for the inspected robot
 //! (history from `GET .../robots/{robot}`, then live `Console` messages, merged without
-//! repeats and capped), and how a line and the program's status read.
+//! repeats and capped), and how a line and the program's status read (its headline, and
+//! the badge of a program that answers late).
 //!
 //! Program output is text: the panel shows it through text nodes, never as HTML.
 
@@ -106,7 +107,8 @@ pub fn line_stamp(line: &ConsoleLine) -> String {
     format!("#{} · {:.2} s", line.step, line.time)
 }
 
-/// A program state as a word: `running`, `stopped`, ….
+/// A program state as a key, for `data-state` and the status dot's class: `running`,
+/// `stopped`, ….
 pub fn state_word(state: ProgramState) -> &'static str {
     match state {
         ProgramState::None => "no program",
@@ -117,6 +119,15 @@ pub fn state_word(state: ProgramState) -> &'static str {
     }
 }
 
+/// A program state as people read it: `running`, `starting…` (its robot holds still
+/// meanwhile; the lab goes on), ….
+pub fn state_text(state: ProgramState) -> &'static str {
+    match state {
+        ProgramState::Starting => "starting…",
+        other => state_word(other),
+    }
+}
+
 /// The status line's headline: `main.py (PYTHON): running`, `no program: driven by hand`.
 pub fn status_headline(status: &ProgramStatus) -> String {
     if status.state == ProgramState::None {
@@ -124,8 +135,21 @@ pub fn status_headline(status: &ProgramStatus) -> String {
     }
     let file = status.file.as_deref().unwrap_or("program");
     match status.language.as_deref() {
-        Some(language) => format!("{file} ({language}): {}", state_word(status.state)),
-        None => format!("{file}: {}", state_word(status.state)),
+        Some(language) => format!("{file} ({language}): {}", state_text(status.state)),
+        None => format!("{file}: {}", state_text(status.state)),
+    }
+}
+
+/// The tooltip of the late badge: what it means and what to do about it.
+pub const LATE_TITLE: &str = "This program needs more CPU per control step than its share; its robot keeps its \
+    last commands until it answers. Do less work per step.";
+
+/// The badge of a running program that answers late: `late: 45 ms of CPU per 20 ms
+/// step`; `None` when it keeps up (or is not running, so a late figure means nothing).
+pub fn late_badge(status: &ProgramStatus) -> Option<String> {
+    match (status.state, status.late) {
+        (ProgramState::Running, Some(late)) => Some(late.badge()),
+        _ => None,
     }
 }
 
@@ -141,6 +165,8 @@ pub fn may_restart(state: ProgramState) -> bool {
 
 #[cfg(test)]
 mod tests {
+    use vlab_protocol::Lateness;
+
     use super::*;
 
     fn line(step: u64, text: &str) -> ConsoleLine {
@@ -206,5 +232,44 @@ mod tests {
         assert!(status_headline(&none).starts_with("No program"));
         assert!(may_restart(ProgramState::Stopped) && !may_restart(ProgramState::None));
         assert!(may_stop(ProgramState::Running) && !may_stop(ProgramState::Stopped));
+    }
+
+    #[test]
+    fn a_starting_program_reads_as_starting_and_keeps_its_key() {
+        let starting = ProgramStatus {
+            file: Some("main.py".into()),
+            language: Some("PYTHON".into()),
+            state: ProgramState::Starting,
+            message: None,
+            late: None,
+        };
+        assert_eq!(status_headline(&starting), "main.py (PYTHON): starting…");
+        assert!(!status_headline(&starting).contains("wait"));
+        // `data-state` and the dot's class stay plain words.
+        assert_eq!(state_word(ProgramState::Starting), "starting");
+        assert_eq!(state_text(ProgramState::Running), "running");
+    }
+
+    #[test]
+    fn only_a_running_program_that_answers_late_has_a_badge() {
+        let late = Lateness { cpu_ms: 45.2, share_ms: 20.0 };
+        let mut status = ProgramStatus {
+            file: Some("main.py".into()),
+            language: Some("PYTHON".into()),
+            state: ProgramState::Running,
+            message: None,
+            late: Some(late),
+        };
+        assert_eq!(late_badge(&status).as_deref(), Some("late: 45 ms of CPU per 20 ms step"));
+        status.state = ProgramState::Stopped;
+        assert_eq!(late_badge(&status), None);
+        status.state = ProgramState::Running;
+        status.late = None;
+        assert_eq!(late_badge(&status), None);
+        assert_eq!(
+            LATE_TITLE,
+            "This program needs more CPU per control step than its share; its robot keeps its last commands until \
+             it answers. Do less work per step."
+        );
     }
 }

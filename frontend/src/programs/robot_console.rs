@@ -1,4 +1,4 @@
-//! The console of the inspected robot, for its owner and the instructor: the program's status (why it stopped, in full), its live output, and Restart / Stop / Edit program.
+//! The console of the inspected robot, for its owner and the instructor: the program's status (why it stopped, in full; a warning badge while it answers late), its live output, and Restart / Stop / Edit program.
 //!
 //! Program output is shown through text nodes only, never as HTML. The lines come from
 //! `session.console` (history, then live `Console` messages; see `programs::client::keep_console`).
@@ -9,7 +9,9 @@ use vlab_protocol::permissions::Action;
 use vlab_protocol::{ProgramState, ProgramStatus};
 
 use super::client::{load_program, program_action};
-use super::console_log::{line_stamp, may_restart, may_stop, source_tag, state_word, status_headline};
+use super::console_log::{
+    LATE_TITLE, late_badge, line_stamp, may_restart, may_stop, source_tag, state_word, status_headline,
+};
 use super::robot_upload::{RobotDraft, RobotUploadOpen};
 use super::upload::{ProgramFile, program_from_source};
 use crate::connection::LabSession;
@@ -30,6 +32,8 @@ pub fn RobotConsole() -> impl IntoView {
     let status = move || session.robot_report.with(|r| r.as_ref().map(|r| r.program.clone()));
     let state = move || status().map_or(ProgramState::None, |s: ProgramStatus| s.state);
     let message = move || status().and_then(|s| s.message).filter(|m| !m.trim().is_empty());
+    // Reports come ten times a second: the badge changes only when its text does.
+    let late = Memo::new(move |_| session.robot_report.with(|r| r.as_ref().and_then(|r| late_badge(&r.program))));
     let may = move |action: Action| session.inspected.get().is_some_and(|robot| session.may_on(action, &robot));
 
     // Newest lines in view, unless the reader scrolled up to older ones.
@@ -106,6 +110,11 @@ pub fn RobotConsole() -> impl IntoView {
             <div class="console-status" data-testid="program-status" data-state=move || state_word(state())>
                 <span class=move || format!("program-dot is-{}", state_word(state()).replace(' ', "-"))></span>
                 <span class="console-headline">{move || status().map(|s| status_headline(&s)).unwrap_or_default()}</span>
+                <Show when=move || late.with(Option::is_some)>
+                    <span class="badge is-late" data-testid="program-late" title=LATE_TITLE>
+                        {move || late.get().unwrap_or_default()}
+                    </span>
+                </Show>
             </div>
             <Show when=move || message().is_some()>
                 <pre class="console-message" data-testid="program-message">{message}</pre>
