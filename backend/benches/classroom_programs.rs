@@ -1,10 +1,11 @@
 //! `cargo bench -p vlab-backend --bench classroom_programs` (part of `cargo xtask bench`):
 //! the classroom of scenes/classroom.vlab (30 diffbots with 180-beam lidars, 200 props)
-//! with every robot driven by its own sandboxed Python program, as the lab runs them:
-//! the programs' commands in the pre-step phase, readings to all 30 and their answers
-//! in the post-step phase of every control step (50 Hz). How long a step takes with and
-//! without the programs, what the programs cost per control step and per robot, and
-//! the real-time factor.
+//! with every robot driven by its own sandboxed Python program, as a lockstep lab runs
+//! them (every answer waited for): once with the exchange of earlier versions (readings
+//! out and answers in at the same control step, the lab's thread idle while programs
+//! compute) and once pipelined (answers collected one control step later, the physics
+//! stepping meanwhile). How long a step takes with and without the programs, what the
+//! exchange costs the lab's thread per control step, and the real-time factor of each.
 //!
 //! Prints figures rather than asserting them: timings are for reading, not for tests.
 
@@ -14,9 +15,10 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use vlab_backend::controller::ProgramCode;
-use vlab_backend::lab::programs::Programs;
+use vlab_backend::lab::programs::{Exchange, Programs, Tick};
 use vlab_backend::robot::Robots;
 use vlab_backend::sim::World;
+use vlab_protocol::SyncMode;
 
 /// Seconds of simulation before timing: the props settle and the robots spin up.
 const WARM_UP_SECS: f64 = 1.0;
@@ -43,6 +45,21 @@ while robot.step():
 "#;
 
 fn main() {
+    println!(
+        "VLab bench: classroom with programs, every robot of scenes/classroom.vlab running its own Python program"
+    );
+    // The exchange of earlier versions first (readings out and answers in at the same
+    // control step), then the pipelined one, in the same run on the same machine.
+    for (label, exchange) in [("same-step exchange (before)", Exchange::SameStep), ("pipelined exchange", Exchange::Pipelined)]
+    {
+        if !run(label, exchange) {
+            return;
+        }
+    }
+}
+
+/// Runs the classroom with `exchange` in lockstep; `false` when programs cannot run here.
+fn run(label: &str, exchange: Exchange) -> bool {
     let model = common::classroom();
     let dt = model.dt_secs;
     let mut world = World::build(&model).expect("the classroom builds");
@@ -50,7 +67,7 @@ fn main() {
     robots.install(&mut world, 0, 0.0);
     let names: Vec<String> = robots.all().iter().map(|r| r.name().to_owned()).collect();
     let (console, _) = tokio::sync::broadcast::channel(1024);
-    let mut programs = Programs::new(1, dt, console);
+    let mut programs = Programs::new(1, dt, console).with_exchange(exchange);
     let code = Arc::new(ProgramCode::python("main.py", [("main.py".to_owned(), WANDERER.to_owned())].into()));
     let started = Instant::now();
     for name in &names {
@@ -62,10 +79,10 @@ fn main() {
     let first = robots.all()[0].program().clone();
     if first.state != vlab_protocol::ProgramState::Running {
         println!("classroom_programs: not run: {}", first.message.unwrap_or_default());
-        return;
+        return false;
     }
     println!(
-        "VLab bench: classroom with programs, {} robots each running its own Python program, started in {:.0} ms",
+        "{label}: {} robots, programs started in {:.0} ms, lockstep (every answer waited for)",
         names.len(),
         started.elapsed().as_secs_f64() * 1e3
     );
@@ -80,7 +97,7 @@ fn main() {
         step += 1;
         robots.update_sensors(world, step, step as f64 * dt);
         let simulated = Instant::now();
-        programs.post_step(robots, step, dt);
+        programs.post_step(robots, Tick { step, dt_secs: dt, sync: SyncMode::Lockstep, wall_per_sim: 1.0 });
         let answered = Instant::now();
         (step, [commanded - started, simulated - commanded, answered - simulated])
     };
@@ -88,12 +105,13 @@ fn main() {
         one_step(&mut world, &mut robots, &mut programs);
     }
     let steps = (TIMED_SECS / dt) as usize;
+    let period = programs.control_period();
     let (mut simulation, mut exchanges, mut full) = (Vec::new(), Vec::new(), Vec::with_capacity(steps));
     let wall = Instant::now();
     for _ in 0..steps {
         let (at, [pre, sim, post]) = one_step(&mut world, &mut robots, &mut programs);
         simulation.push(sim);
-        if at.is_multiple_of(5) {
+        if at.is_multiple_of(period) {
             exchanges.push(pre + post);
         }
         full.push(pre + sim + post);
@@ -101,22 +119,23 @@ fn main() {
     let wall = wall.elapsed();
     let stopped = robots.all().iter().filter(|r| r.program().state != vlab_protocol::ProgramState::Running).count();
     println!(
-        "{steps} steps ({TIMED_SECS} s of simulation) after {WARM_UP_SECS} s of warm-up, {stopped} programs stopped:"
+        "  {steps} steps ({TIMED_SECS} s of simulation) after {WARM_UP_SECS} s of warm-up, {stopped} programs stopped:"
     );
     common::report_steps("  physics + actuators + sensors        ", &mut simulation, dt);
-    common::report_steps("  + 30 programs (whole step)           ", &mut full, dt);
+    common::report_steps("  + the programs (whole step)          ", &mut full, dt);
     let per_robot = |samples: &mut Vec<Duration>| common::summarize(samples, names.len() as u32);
     let exchange = common::summarize(&mut exchanges.clone(), 1);
     let robot = per_robot(&mut exchanges);
     println!(
-        "  programs per control step (50 Hz): mean {:.1} µs, p50 {:.1} µs, p99 {:.1} µs; per robot mean {:.1} µs, p50 {:.1} µs, p99 {:.1} µs",
-        exchange.mean, exchange.p50, exchange.p99, robot.mean, robot.p50, robot.p99
+        "  lab's thread in the exchange per control step: mean {:.1} µs, p50 {:.1} µs, p99 {:.1} µs; per robot mean {:.1} µs",
+        exchange.mean, exchange.p50, exchange.p99, robot.mean
     );
     println!(
-        "  wall time {:.2} s for {TIMED_SECS} s of simulation: {:.1}× real time",
+        "  {label}: wall time {:.2} s for {TIMED_SECS} s of simulation: {:.1}× real time",
         wall.as_secs_f64(),
         TIMED_SECS / wall.as_secs_f64()
     );
     let pose = robots.report(&names[0], &world, 0, 0.0).expect("a robot").pose.position;
     println!("  (robot {} ended at {pose:.2?})", names[0]);
+    true
 }

@@ -156,24 +156,26 @@ async fn drive_sleep_two_seconds_turn_changes_the_commands_at_the_control_step_a
     let forward = json!({ "v": 0.2, "omega": 0.0 });
     let turning = json!({ "v": 0.0, "omega": 1.0 });
 
-    // 2.00 s is step 480 (1/240 s steps), the 96th control step. Its answer (the turn)
-    // reaches the drive in the next step's pre-step phase, step 481.
-    assert_eq!(server.control("demo", ControlAction::Step { steps: 475 }).await.step, 475);
+    // 2.00 s is step 480 (1/240 s steps), the 96th control step. The program reads
+    // that step's readings, turns and prints; the lab collects the answer at the next
+    // control step, 485, and it reaches the drive in the pre-step phase of step 486
+    // (one control period of actuation delay).
+    assert_eq!(server.control("demo", ControlAction::Step { steps: 480 }).await.step, 480);
     let before = report(&server, "diffbot_ana").await;
     assert_eq!(drive_command(&before), forward);
-    assert_eq!(printed(&before), vec![], "asleep: nothing printed yet");
+    assert_eq!(printed(&before), vec![], "asleep, or its answer not collected yet: nothing printed");
 
     server.control("demo", ControlAction::Step { steps: 5 }).await;
-    let at_two = report(&server, "diffbot_ana").await;
-    assert_eq!(drive_command(&at_two), forward, "the turn is answered at step 480, applied at 481");
-    assert_eq!(printed(&at_two), vec![(480, 2.0, "turning at step 480 t=2.000 same clock: True".to_string())]);
+    let collected = report(&server, "diffbot_ana").await;
+    assert_eq!(drive_command(&collected), forward, "the turn is answered for step 480, applied at 486");
+    assert_eq!(printed(&collected), vec![(480, 2.0, "turning at step 480 t=2.000 same clock: True".to_string())]);
 
     server.control("demo", ControlAction::Step { steps: 1 }).await;
     assert_eq!(drive_command(&report(&server, "diffbot_ana").await), turning);
 
     server.control("demo", ControlAction::Step { steps: 239 }).await;
     let at_three = report(&server, "diffbot_ana").await;
-    assert_eq!(at_three["step"], 720);
+    assert_eq!(at_three["step"], 725);
     assert_eq!(drive_command(&at_three), turning);
     assert_eq!(printed(&at_three)[1], (720, 3.0, "stopping at step 720 t=3.000".to_string()));
     server.control("demo", ControlAction::Step { steps: 1 }).await;

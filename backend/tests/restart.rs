@@ -3,6 +3,7 @@
 //! join codes, settings, instructor tokens, uploaded scenes and students' robots (and
 //! without the robots removed); students' sessions stay valid.
 
+use std::time::Duration;
 use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, Stdio};
 
@@ -316,6 +317,17 @@ async fn robot_programs_survive(kind: Kind) {
     .await;
     assert_eq!(status, 200, "{source}");
     assert_eq!(source["files"]["main.py"], second, "the replacement, not the first upload");
+    // The lab's clock does not wait for a program to start: wait for it here.
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(20);
+    loop {
+        let robot_url = format!("{}/api/labs/{lab}/robots/diffbot_ana", server.base());
+        let (_, robot) = call(&http, Method::GET, robot_url, Some(&instructor), Value::Null).await;
+        if robot["program"]["state"] != "starting" {
+            break;
+        }
+        assert!(tokio::time::Instant::now() < deadline, "the program never started: {robot}");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
     let (status, _) = call(
         &http,
         Method::POST,

@@ -98,8 +98,8 @@ async fn robot(server: &TestServer, name: &str, token: Option<&str>) -> Value {
     report
 }
 
-/// Waits (paused lab: the clock holds while programs start) until `robot`'s program has
-/// left `starting`.
+/// Waits until `robot`'s program has left `starting` (the clock does not wait for it:
+/// the lab is paused here, so its robot is where it was).
 async fn settled(server: &TestServer, name: &str) -> Value {
     let deadline = tokio::time::Instant::now() + PATIENCE;
     loop {
@@ -150,8 +150,9 @@ async fn a_students_program_drives_their_robot_in_lockstep_and_only_they_read_it
     let moved = after["pose"]["position"][0].as_f64().unwrap() - x0;
     assert!((0.12..0.25).contains(&moved), "0.2 m/s for 1 s (minus the start-up) moved it {moved} m");
     let console = console_text(&after);
-    // The program sees the lab's clock: it printed on control steps, every 5 steps.
-    for step in [5, 10, 235, 240] {
+    // The program sees the lab's clock: it printed on control steps, every 5 steps;
+    // its answer to step 240's readings is collected at the next control step.
+    for step in [5, 10, 230, 235] {
         assert!(console.contains(&format!("[print] step {step} x=")), "step {step} missing from:\n{console}");
     }
     assert!(!console.contains("step 6 "), "{console}");
@@ -168,12 +169,12 @@ async fn a_students_program_drives_their_robot_in_lockstep_and_only_they_read_it
     let streamed = ana_ws
         .until(|received| match received {
             common::Received::Json(ServerMsg::Console { robot, lines }) if robot == "diffbot_ana" => {
-                lines.iter().find(|l| l.text.starts_with("step 240 ")).cloned()
+                lines.iter().find(|l| l.text.starts_with("step 235 ")).cloned()
             }
             _ => None,
         })
         .await;
-    assert_eq!(streamed.step, 240);
+    assert_eq!(streamed.step, 235);
     let bob_sees = robot(&server, "diffbot_ana", Some(&bob)).await;
     assert!(bob_sees.get("console").is_none(), "another student reads no console: {bob_sees}");
     assert_eq!(bob_sees["program"]["state"], "running", "but sees that it runs");
@@ -327,7 +328,7 @@ async fn hostile_programs_are_stopped_alone_while_the_lab_and_the_other_robots_g
     assert_eq!(healthy["program"]["state"], "running", "{healthy}");
     let moved = healthy["pose"]["position"][0].as_f64().unwrap() - healthy_start;
     assert!(moved > 0.12, "the healthy robot drove on: {moved} m");
-    assert!(console_text(&healthy).contains("step 240 "), "{}", console_text(&healthy));
+    assert!(console_text(&healthy).contains("step 235 "), "{}", console_text(&healthy));
 
     // The owner restarts a stopped program: it runs (and fails) again from its start.
     let (status, _) =

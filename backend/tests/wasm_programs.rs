@@ -1,7 +1,8 @@
 //! WebAssembly robot programs: the example robot (`backend/robot-sdk/example`, built to
 //! wasm32 with the SDK by this test) in lockstep with readings fed to it, and hostile
 //! modules written in WAT, each stopped alone with its reason while a healthy program
-//! beside it goes on answering.
+//! beside it goes on answering, both run directly and as the lab launches them (on a
+//! thread of their own, which never makes the lab wait).
 
 #[path = "example_wasm/mod.rs"]
 mod example_wasm;
@@ -11,7 +12,8 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use vlab_backend::controller::{
-    ConsoleSource, Controller, ProgramError, Reply, StepInput, WasmLimits, WasmProgram, WasmSpec, check_module,
+    ConsoleSource, Controller, ProgramCode, ProgramError, Reply, StepInput, WasmLimits, WasmProgram, WasmSpec,
+    check_module, launch,
 };
 use vlab_protocol::{ActuatorCommand, SensorValue};
 
@@ -132,15 +134,50 @@ fn wat_module(body: &str) -> Arc<[u8]> {
     wat::parse_str(text).expect("valid WAT").into()
 }
 
+/// The program's next answer, taken as a real-time lab takes it (never waiting, so a
+/// busy machine cannot turn a slow answer into a timeout): polled until it comes.
+fn answer(program: &mut dyn Controller) -> Result<Reply, ProgramError> {
+    let asked = Instant::now();
+    loop {
+        if let Some(reply) = program.try_receive()? {
+            return Ok(reply);
+        }
+        assert!(asked.elapsed() < Duration::from_secs(120), "{} never answered", program.robot());
+        std::thread::sleep(Duration::from_millis(1));
+    }
+}
+
+/// `spec` started as the lab starts a program: on a thread of its own.
+fn launched(spec: &WasmSpec) -> Result<Box<dyn Controller>, ProgramError> {
+    assert_eq!(spec.limits, WasmLimits::default(), "the lab launches modules with the default limits");
+    launch(&ProgramCode::wasm("program.wasm", spec.module.clone()), spec.side.clone())
+}
+
 /// Runs `hostile` beside the example robot for up to 10 control steps: it must stop
 /// with `expected`, alone, and the example must answer every step, before and after.
+/// Both run on the calling thread, and again as the lab launches them when `hostile`
+/// has the default limits.
 fn contained(hostile: WasmSpec, expected: ProgramError) {
-    let mut healthy: Box<dyn Controller> = Box::new(WasmProgram::start(example_spec("healthy")).unwrap());
-    let mut hostile: Box<dyn Controller> = Box::new(WasmProgram::start(hostile).expect("the hostile module starts"));
+    let direct = |spec: &WasmSpec| -> Result<Box<dyn Controller>, ProgramError> {
+        Ok(Box::new(WasmProgram::start(spec.clone())?))
+    };
+    contained_as(direct(&example_spec("healthy")).unwrap(), direct(&hostile), &expected);
+    if hostile.limits == WasmLimits::default() {
+        contained_as(launched(&example_spec("healthy")).unwrap(), launched(&hostile), &expected);
+    }
+}
+
+fn contained_as(
+    mut healthy: Box<dyn Controller>,
+    hostile: Result<Box<dyn Controller>, ProgramError>,
+    expected: &ProgramError,
+) {
+    let expected = expected.clone();
+    let mut hostile = hostile.expect("the hostile module starts");
     let started = Instant::now();
     let mut stopped = None;
-    assert_eq!(healthy.receive().unwrap().step, None);
-    if let Err(e) = hostile.receive() {
+    assert_eq!(answer(healthy.as_mut()).unwrap().step, None);
+    if let Err(e) = answer(hostile.as_mut()) {
         stopped = Some(e);
     }
     for k in 1..=10u64 {
@@ -151,9 +188,9 @@ fn contained(hostile: WasmSpec, expected: ProgramError) {
         {
             stopped = Some(e);
         }
-        assert_eq!(healthy.receive().unwrap().step, Some(k * 5), "the healthy program answers step {}", k * 5);
+        assert_eq!(answer(healthy.as_mut()).unwrap().step, Some(k * 5), "the healthy program answers step {}", k * 5);
         if stopped.is_none()
-            && let Err(e) = hostile.receive()
+            && let Err(e) = answer(hostile.as_mut())
         {
             stopped = Some(e);
         }
@@ -346,4 +383,106 @@ fn a_module_built_for_another_abi_version_does_not_start() {
         error.to_string(),
         "invalid program: the module was built for robot API version 2; this lab speaks version 1 (rebuild it with the current SDK)"
     );
+}
+
+/// A module whose `post_step` burns about 40 million of its 50 million instructions
+/// (5 million turns of an 8-instruction loop) and whose `pre_step` drives at 0.5 m/s.
+fn busy(robot: &str) -> WasmSpec {
+    let body = r#"
+        (func $burn (param $n i32) (local $i i32)
+            (loop $again
+                (local.set $i (i32.add (local.get $i) (i32.const 1)))
+                (br_if $again (i32.lt_u (local.get $i) (local.get $n)))))
+        (func (export "post_step") (call $burn (i32.const 5000000)))
+        (func (export "pre_step") (drop (call $set_drive (i32.const 0) (f64.const 0.5) (f64.const 0))))"#;
+    WasmSpec::new(robot, wat_module(body)).actuator("drive", "DiffDrive")
+}
+
+#[test]
+fn a_busy_module_thinks_on_its_own_thread_while_the_lab_goes_on() {
+    let mut program = launched(&busy("busy")).expect("it starts");
+    assert_eq!(answer(program.as_mut()).unwrap().step, None);
+    for k in 1..=3u64 {
+        // The readings are handed over and the lab has its hands free at once: the
+        // module is still burning its fuel, so there is no answer yet...
+        program.send_step(&input(k * 5, None)).expect("handed over");
+        assert_eq!(program.try_receive(), Ok(None), "no answer yet right after the readings of step {}", k * 5);
+        // ...until there is one.
+        let reply = answer(program.as_mut()).expect("the answer comes");
+        assert_eq!(reply.step, Some(k * 5));
+        assert_eq!(reply.commands["drive"], drive(0.5, 0.0));
+    }
+    // A step waited for the lockstep way gets its answer too.
+    program.send_step(&input(20, None)).unwrap();
+    assert_eq!(program.receive().unwrap().step, Some(20));
+    program.stop().expect("a clean stop");
+    assert_eq!(program.error(), Some(&ProgramError::Stopped));
+
+    // Run directly, the same module has computed by the time `send_step` returns.
+    let mut direct: Box<dyn Controller> = Box::new(WasmProgram::start(busy("direct")).unwrap());
+    assert_eq!(direct.try_receive().unwrap().map(|r| r.step), Some(None));
+    direct.send_step(&input(5, None)).unwrap();
+    assert_eq!(direct.try_receive().unwrap().map(|r| r.step), Some(Some(5)));
+}
+
+#[test]
+fn a_module_runs_on_a_named_thread_that_yields_to_the_lab() {
+    let mut program = launched(&busy("nice-bot")).expect("it starts");
+    answer(program.as_mut()).unwrap();
+    // Linux: /proc/self/task/<tid>/comm is the thread's name, and field 19 of its
+    // stat its niceness.
+    let tasks = std::fs::read_dir("/proc/self/task").expect("/proc");
+    let nice: Vec<i64> = tasks
+        .filter_map(|task| {
+            let dir = task.ok()?.path();
+            (std::fs::read_to_string(dir.join("comm")).ok()?.trim() == "wasm-nice-bot").then_some(())?;
+            let stat = std::fs::read_to_string(dir.join("stat")).ok()?;
+            let fields: Vec<&str> = stat[stat.rfind(')')? + 2..].split(' ').collect();
+            fields.get(19 - 3)?.parse().ok()
+        })
+        .collect();
+    assert_eq!(nice, [10], "one thread wasm-nice-bot, at nice 10");
+    program.stop().unwrap();
+}
+
+#[test]
+fn a_busy_module_s_cpu_time_is_its_thread_s_own() {
+    let mut program = launched(&busy("busy")).expect("it starts");
+    answer(program.as_mut()).unwrap();
+    let before = program.cpu_time().expect("the thread's clock is read");
+    for k in 1..=3u64 {
+        program.send_step(&input(k * 5, None)).unwrap();
+        answer(program.as_mut()).unwrap();
+    }
+    let after = program.cpu_time().expect("the thread's clock is read");
+    assert!(after > before, "three steps of 40 million instructions cost CPU: {before:?} then {after:?}");
+    program.stop().unwrap();
+    assert_eq!(program.cpu_time(), Some(program.cpu_time().unwrap()), "still readable once stopped");
+
+    // Run directly, a program has no clock of its own: its caller's counts the caller's work.
+    let direct = WasmProgram::start(busy("direct")).unwrap();
+    assert_eq!(Controller::cpu_time(&direct), None);
+}
+
+#[test]
+fn an_error_on_its_own_thread_sticks() {
+    let spec = hostile(&after_three_steps("unreachable"));
+    let expected = ProgramError::Trapped {
+        what: "reached `unreachable`: an abort, or a panic not reported through `vlab.panic`".into(),
+    };
+    let mut program = launched(&spec).expect("it starts");
+    assert_eq!(answer(program.as_mut()).unwrap().step, None);
+    for k in 1..=2u64 {
+        program.send_step(&input(k * 5, None)).unwrap();
+        assert_eq!(answer(program.as_mut()).unwrap().step, Some(k * 5));
+    }
+    program.send_step(&input(15, None)).unwrap();
+    assert_eq!(answer(program.as_mut()), Err(expected.clone()), "the fourth pre_step traps");
+    assert_eq!(program.error(), Some(&expected));
+    assert_eq!(program.send_step(&input(20, None)), Err(expected.clone()));
+    assert_eq!(program.try_receive(), Err(expected.clone()));
+    assert_eq!(program.receive(), Err(expected.clone()));
+    assert_eq!(program.stop(), Err(expected.clone()));
+    assert_eq!(program.error(), Some(&expected), "still the first error after everything else");
+    assert!(program.cpu_time().is_some());
 }

@@ -49,6 +49,27 @@ pub enum ProgramError {
         /// The budget, milliseconds.
         ms: u128,
     },
+    /// It needed far more CPU per control step than its share, for long (a real-time
+    /// lab would otherwise carry a robot that barely reacts).
+    #[error(
+        "stopped: used about {cpu_ms} ms of CPU per control step, far over its share of {share_ms} ms, for \
+         {for_secs} s of CPU; do less work in each step: compute once and reuse the result, or spread the work \
+         over several steps"
+    )]
+    CpuShare {
+        /// Its CPU per control step, milliseconds.
+        cpu_ms: u64,
+        /// Its share per control step, milliseconds.
+        share_ms: u64,
+        /// How long it was far over, seconds of its CPU time.
+        for_secs: u64,
+    },
+    /// It stopped answering without computing (blocked on something that never comes).
+    #[error("stopped: has not answered for {secs} s while using no CPU (is it waiting for something?)")]
+    Silent {
+        /// How long it was silent, seconds of wall time.
+        secs: u64,
+    },
     /// The process exited on its own with a failure code.
     #[error("stopped: exited with code {code}")]
     Exited {

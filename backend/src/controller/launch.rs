@@ -96,8 +96,9 @@ pub fn control_period(dt_secs: f64, hz: f64) -> u32 {
     ((1.0 / hz) / dt_secs).round().max(1.0) as u32
 }
 
-/// Starts `code` for the robot `side` describes. The first [`Controller::receive`]
-/// returns the commands it set before its first step.
+/// Starts `code` for the robot `side` describes: a Python program in its sandboxed
+/// process, a WebAssembly module on a thread of its own. The first
+/// [`Controller::receive`] returns the commands it set before its first step.
 pub fn launch(code: &ProgramCode, side: RobotSide) -> Result<Box<dyn Controller>, ProgramError> {
     match code.language {
         Language::Python => launch_python(code, side),
@@ -109,7 +110,8 @@ pub fn launch(code: &ProgramCode, side: RobotSide) -> Result<Box<dyn Controller>
 fn launch_wasm(code: &ProgramCode, side: RobotSide) -> Result<Box<dyn Controller>, ProgramError> {
     let module = code.module.clone().ok_or_else(|| ProgramError::InvalidProgram("the module is missing".into()))?;
     let spec = super::WasmSpec { side, module, limits: super::WasmLimits::default() };
-    Ok(Box::new(super::WasmProgram::start(spec)?))
+    // Compiled and instantiated here; run on a thread of its own from its first answer.
+    Ok(Box::new(super::wasm::WasmWorker::spawn(super::WasmProgram::start(spec)?)?))
 }
 
 #[cfg(not(target_os = "linux"))]

@@ -64,21 +64,30 @@ pub use self::messages::{
 pub use self::program::{CONSOLE_HISTORY_LINES, MAX_PROGRAM_BYTES, MAX_PROGRAM_FILES, ProgramSpec, PythonProgram};
 pub use self::wasm::{ABI_VERSION, WasmLimits, WasmProgram, WasmSpec, check_module};
 
-/// A running robot program, whatever its runtime: the lab's side of the lockstep.
+/// A running robot program, whatever its runtime: the lab's side of the exchange.
 ///
-/// Per control step the lab calls [`Controller::send_step`] on every program (the
-/// post-step readings), then [`Controller::receive`] from every program (commands for
-/// the next pre-step phase), so programs in their own processes compute concurrently.
-/// The first [`Controller::receive`] after starting answers for the commands set
-/// before the program's first step. Any error means the program is dead: it answers
-/// nothing more, and the lab goes on without it.
+/// Per control step the lab hands every program that has answered its last question
+/// the new readings ([`Controller::send_step`]) and goes on stepping; at the next
+/// control step it collects the answers, either waiting for them
+/// ([`Controller::receive`], lockstep) or taking those that have arrived
+/// ([`Controller::try_receive`], real time). Every program computes in its own process
+/// or thread, so they all think at once while the physics steps. The first answer
+/// after starting is for the commands set before the program's first step. Any error
+/// means the program is dead: it answers nothing more, and the lab goes on without it.
 pub trait Controller: Send {
     /// The robot it drives.
     fn robot(&self) -> &str;
-    /// Hands it the readings of one control step.
+    /// Hands it the readings of one control step, without waiting for it.
     fn send_step(&mut self, input: &StepInput) -> Result<(), ProgramError>;
-    /// Its answer to the start or to the last step sent, within its budget.
+    /// Its answer to the start or to the last step sent, waiting up to its step budget
+    /// ([`Limits::step_budget`]) for it.
     fn receive(&mut self) -> Result<Reply, ProgramError>;
+    /// Its answer to the start or to the last step sent if it has arrived; `None` when
+    /// it is still thinking. Never waits.
+    fn try_receive(&mut self) -> Result<Option<Reply>, ProgramError>;
+    /// The CPU time it has used since it started (its process's or its thread's own
+    /// clock, not wall time); `None` where that clock cannot be read.
+    fn cpu_time(&self) -> Option<Duration>;
     /// Ends it, whatever it is doing; `Ok` when it ended cleanly.
     fn stop(&mut self) -> Result<(), ProgramError>;
     /// Why it stopped, once it has.
@@ -89,9 +98,10 @@ pub trait Controller: Send {
 /// student's robot.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Limits {
-    /// Wall time a program has to answer one step (default 500 ms: generous for a busy
-    /// machine, where a slow answer is load, not a runaway program; an endless loop costs
-    /// the lab this much once, then it is stopped).
+    /// Wall time a lockstep lab waits for one answer (default 500 ms: generous for a
+    /// busy machine, where a slow answer is load, not a runaway program; an endless loop
+    /// costs a lockstep lab this much once, then it is stopped). A real-time lab never
+    /// waits; its rules for late programs are the lab's (`lab::programs`).
     pub step_budget: Duration,
     /// Wall time from the start to its first answer: imports and set-up (default 5 s).
     pub startup_budget: Duration,

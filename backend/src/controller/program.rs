@@ -146,6 +146,8 @@ enum Awaiting {
     Nothing,
     Ready,
     Commands(u64),
+    /// Its `done`, after `stop`.
+    Done,
 }
 
 /// One robot's Python program, running in its sandbox in lockstep with the lab.
@@ -263,7 +265,7 @@ impl PythonProgram {
         };
         let preamble = serde_json::json!({ "seccomp": stage2, "parent": std::process::id() });
         self.write_line(&preamble.to_string())?;
-        let line = self.read_line()?;
+        let line = self.read_line(true)?.expect("a patient read returns a line or an error");
         match serde_json::from_slice::<BootstrapMsg>(&line) {
             Ok(BootstrapMsg::Sandboxed) => {}
             Ok(BootstrapMsg::SandboxFailed { message }) => {
@@ -328,11 +330,39 @@ impl PythonProgram {
     /// The answer to the hello or to the last step sent: waits at most until that
     /// message's budget runs out, then stops the program.
     pub fn receive(&mut self) -> Result<Reply, ProgramError> {
+        self.answer(true).map(|reply| reply.expect("a patient read returns a line or an error"))
+    }
+
+    /// The answer to the hello or to the last step sent if it has arrived (`None`
+    /// while the program is still thinking), without waiting; console lines that came
+    /// meanwhile are kept for the answer.
+    pub fn try_receive(&mut self) -> Result<Option<Reply>, ProgramError> {
+        self.answer(false)
+    }
+
+    /// The CPU time the program's process has used since it started: its own clock,
+    /// whatever the load of the machine. `None` once it has been reaped.
+    pub fn cpu_time(&self) -> Option<Duration> {
+        if self.reaped {
+            return None;
+        }
+        let pid = nix::unistd::Pid::from_raw(self.child.id() as i32);
+        let clock = nix::time::clock_getcpuclockid(pid).ok()?;
+        let spent = nix::time::clock_gettime(clock).ok()?;
+        Some(Duration::from(spent))
+    }
+
+    /// Reads the program's messages until its answer; with `wait`, until the deadline,
+    /// else only what has already arrived.
+    fn answer(&mut self, wait: bool) -> Result<Option<Reply>, ProgramError> {
         if let Some(e) = &self.failed {
             return Err(e.clone());
         }
+        if self.awaiting == Awaiting::Nothing {
+            return Err(self.fail(ProgramError::Protocol("an answer was asked for before a step was sent".into())));
+        }
         loop {
-            let line = self.read_line()?;
+            let Some(line) = self.read_line(wait)? else { return Ok(None) };
             let message: ProgramMsg = match serde_json::from_slice(&line) {
                 Ok(m) => m,
                 Err(e) => {
@@ -350,12 +380,16 @@ impl PythonProgram {
                         ))));
                     }
                     self.awaiting = Awaiting::Nothing;
-                    return Ok(Reply { step: None, commands, console: std::mem::take(&mut self.pending) });
+                    return Ok(Some(Reply { step: None, commands, console: std::mem::take(&mut self.pending) }));
                 }
                 (ProgramMsg::Commands { step, commands, output }, Awaiting::Commands(sent)) if step == sent => {
                     self.take_output(output)?;
                     self.awaiting = Awaiting::Nothing;
-                    return Ok(Reply { step: Some(step), commands, console: std::mem::take(&mut self.pending) });
+                    return Ok(Some(Reply {
+                        step: Some(step),
+                        commands,
+                        console: std::mem::take(&mut self.pending),
+                    }));
                 }
                 (ProgramMsg::Error { kind, traceback, output }, _) => {
                     self.take_output(output)?;
@@ -394,6 +428,7 @@ impl PythonProgram {
         self.deadline = Instant::now() + self.limits.stop_budget;
         self.budget = self.limits.stop_budget;
         self.output_bytes = 0;
+        self.awaiting = Awaiting::Done;
         let result = self.write_message(&LabMsg::Stop).and_then(|()| {
             loop {
                 match self.receive() {
@@ -471,9 +506,10 @@ impl PythonProgram {
         Ok(())
     }
 
-    /// Reads one line from the program's stdout, draining its stderr meanwhile, until
-    /// the deadline.
-    fn read_line(&mut self) -> Result<Vec<u8>, ProgramError> {
+    /// Reads one line from the program's stdout, draining its stderr meanwhile: with
+    /// `wait`, until the deadline; without, only what has arrived (`None`: no whole
+    /// line yet).
+    fn read_line(&mut self, wait: bool) -> Result<Option<Vec<u8>>, ProgramError> {
         let max_line = self.limits.output_bytes_per_step + 256 * 1024;
         let mut chunk = vec![0u8; 64 * 1024];
         // Past the deadline the pipes get one more look without waiting: the lab may
@@ -484,12 +520,13 @@ impl PythonProgram {
             if let Some(end) = self.out_buf.iter().position(|&b| b == b'\n') {
                 let mut line: Vec<u8> = self.out_buf.drain(..=end).collect();
                 line.pop();
-                return Ok(line);
+                return Ok(Some(line));
             }
             if self.out_buf.len() > max_line {
                 return Err(self.fail(ProgramError::OutputFlood { bytes: self.limits.output_bytes_per_step }));
             }
             let timeout = match self.poll_timeout() {
+                _ if !wait => PollTimeout::ZERO,
                 Some(timeout) => timeout,
                 None if !last_look => {
                     last_look = true;
@@ -503,6 +540,7 @@ impl PythonProgram {
                     fds.push(PollFd::new(stderr.as_fd(), PollFlags::POLLIN));
                 }
                 match poll(&mut fds, timeout) {
+                    Ok(0) if !wait => return Ok(None),
                     Ok(0) if last_look => return Err(self.timed_out()),
                     Ok(0) => continue,
                     Ok(_) => {
@@ -692,6 +730,14 @@ impl super::Controller for PythonProgram {
 
     fn receive(&mut self) -> Result<Reply, ProgramError> {
         PythonProgram::receive(self)
+    }
+
+    fn try_receive(&mut self) -> Result<Option<Reply>, ProgramError> {
+        PythonProgram::try_receive(self)
+    }
+
+    fn cpu_time(&self) -> Option<Duration> {
+        PythonProgram::cpu_time(self)
     }
 
     fn stop(&mut self) -> Result<(), ProgramError> {

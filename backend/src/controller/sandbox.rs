@@ -94,6 +94,12 @@ pub(crate) fn spawn(launch: Launch, limits: &Limits) -> Result<Spawned, ProgramE
         let _ = child.wait();
         return Err(ProgramError::SandboxUnavailable(format!("cannot set resource limits: {e}")));
     }
+    // Programs yield the CPU to the lab's thread: on a busy machine the physics keeps
+    // its pace and programs share what is left. Without CAP_SYS_NICE the child cannot
+    // undo it.
+    if let Err(e) = rustix::process::setpriority_process(Some(pid_of(&child)), PROGRAM_NICENESS) {
+        tracing::debug!(error = %e, "could not lower a program's priority");
+    }
     Ok(Spawned { child, keepalive, thread })
 }
 
@@ -165,6 +171,14 @@ fn restrict_files(python: &Interpreter, folder: &Path) -> Result<(), ProgramErro
         }
         other => Err(refuse(format!("{other:?}"))),
     }
+}
+
+/// The niceness of every program's process (0 is the lab's; 19 the lowest priority).
+pub const PROGRAM_NICENESS: i32 = 10;
+
+/// The child's pid, as the process calls take it.
+fn pid_of(child: &std::process::Child) -> Pid {
+    Pid::from_raw(child.id() as i32).expect("a spawned child has a positive pid")
 }
 
 /// The rlimits of the child, set from the lab right after the spawn.

@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use serde_json::Value;
 use tokio::sync::oneshot;
-use vlab_protocol::{ConsoleLine, ControlAction, LabState, ProgramStatus, RobotReport};
+use vlab_protocol::{ConsoleLine, ControlAction, LabState, ProgramStatus, RobotReport, SyncMode};
 
 use super::LabError;
 use crate::controller::ProgramCode;
@@ -15,6 +15,11 @@ use crate::scene::{Inserted, Pose, SceneModel};
 
 /// A command to a lab's thread.
 pub enum LabCommand {
+    /// How the lab's clock and its programs keep together from now on.
+    Sync {
+        /// The instructor's choice.
+        sync: SyncMode,
+    },
     /// Change the clock; the reply carries the state once the command took effect (for
     /// `step N`: once the N steps are done, or when another command interrupts them).
     Control {

@@ -132,6 +132,7 @@ impl LabHandle {
             },
             command_rx,
             mode,
+            settings.sync,
         );
         let thread = std::thread::Builder::new()
             .name(format!("lab-{id}"))
@@ -260,7 +261,11 @@ impl LabHandle {
 
     /// Replaces the settings and tells everybody.
     pub fn set_settings(&self, settings: LabSettings) {
-        *self.settings.write().expect("settings lock") = settings;
+        let before = std::mem::replace(&mut *self.settings.write().expect("settings lock"), settings);
+        if before.sync != settings.sync {
+            // A lab whose thread is gone has no programs to keep together.
+            let _ = self.send(LabCommand::Sync { sync: settings.sync });
+        }
         self.hub.broadcast(&ServerMsg::Settings(settings));
     }
 

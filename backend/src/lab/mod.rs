@@ -7,6 +7,7 @@
 //! `lab` knows nothing of HTTP, of the store or of the classroom's rules.
 
 mod commands;
+pub mod cpu_meter;
 mod error;
 pub mod frames;
 pub mod handle;

@@ -1,25 +1,45 @@
-//! The robots' programs in one lab: started beside the lab's thread, asked in lockstep
-//! every control step, their consoles kept and streamed to owners, stopped with their
-//! robot. Only the lab's thread holds this.
+//! The robots' programs in one lab: started beside the lab's thread, asked every
+//! control step, judged on their CPU time, their consoles kept and streamed to owners,
+//! stopped with their robot. Only the lab's thread holds this.
 //!
-//! Order within a step (docs/design.md): the commands a program answered at the end of the
-//! previous control step reach the actuators in the pre-step phase; after the physics
-//! step and the sensors, every due program is sent its readings first and then every
-//! answer is collected, so programs in their own processes compute at the same time.
-//! Sending and collecting at the same step boundary means a pause never leaves a
-//! program waiting on a deadline.
+//! # The exchange (docs/programs.md)
+//! At each control step, after the physics and the sensors: first the answers to the
+//! previous control step's readings are collected, then every program that has
+//! answered gets the new readings, and the lab goes on stepping while they compute.
+//! An answer reaches the actuators in the pre-step phase after the control step that
+//! collected it: one control period of actuation delay, fixed, as on a real robot, and
+//! the programs use the other cores while the physics uses this one.
 //!
-//! While any program is starting, the lab's clock waits for it (up to its start-up
-//! budget): a program then always joins at the same step of a run, which keeps runs
-//! repeatable.
+//! How the collection waits is the lab's [`SyncMode`]:
+//! - real time: the lab takes the answers that have arrived and never waits; a late
+//!   program's robot keeps its last commands, and the program gets new readings once
+//!   it has answered;
+//! - lockstep: the lab waits for every answer (up to the program's step budget), so
+//!   every answer applies at the same step in every run.
+//!
+//! # Starting
+//! A program starts on a helper thread; meanwhile its robot holds still and the clock
+//! goes on. It joins at the first control step after it is ready. The step it joined
+//! at, counted from its start, is kept: when the lab is reset, a lockstep lab holds
+//! the program until that step (and waits for it there if it is slower this time), so
+//! the run after a reset repeats the one before.
+//!
+//! # CPU
+//! Each program's own CPU clock is read at every control step ([`CpuMeter`]): over its
+//! share (a control period's wall time at the lab's rate) it is *late*, which its owner
+//! sees in the console and on the robot's status; far over for long, it is stopped.
 
 use std::collections::{BTreeMap, VecDeque};
 use std::sync::Arc;
 use std::sync::mpsc::{self, Receiver, TryRecvError};
+use std::time::{Duration, Instant};
 
 use tokio::sync::broadcast;
-use vlab_protocol::{ActuatorCommands, ConsoleLine, ConsoleSource, ProgramState, ProgramStatus, ServerMsg, UserId};
+use vlab_protocol::{
+    ActuatorCommands, ConsoleLine, ConsoleSource, Lateness, ProgramState, ProgramStatus, ServerMsg, SyncMode, UserId,
+};
 
+use super::cpu_meter::{CpuMeter, CpuRules, Verdict};
 use crate::controller::{
     self, Controller, PartInfo, ProgramCode, ProgramError, Reply, RobotSide, StepInput, control_period,
 };
@@ -29,6 +49,9 @@ use crate::robot::{Robot, Robots};
 pub const CONSOLE_KEPT_LINES: usize = 200;
 /// How often programs run, in simulation time (the default control rate, docs/programs.md).
 pub const CONTROL_HZ: f64 = 50.0;
+/// A program in a real-time lab that has not answered for this long (wall time) while
+/// using no CPU (blocked, not computing) is stopped.
+pub const SILENCE_LIMIT: Duration = Duration::from_secs(10);
 
 /// New console lines of one robot, for the connections allowed to see them.
 #[derive(Debug)]
@@ -41,13 +64,37 @@ pub struct ConsoleEvent {
     pub json: Arc<str>,
 }
 
+/// When answers are collected relative to the readings they answer.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Exchange {
+    /// Readings of control step k out, answers collected at step k+1 (the lab's way).
+    #[default]
+    Pipelined,
+    /// Readings out and answers in at the same control step, the lab waiting for them
+    /// meanwhile: the exchange of earlier versions, kept to measure what pipelining
+    /// gains (`cargo xtask bench`).
+    SameStep,
+}
+
 /// A program started on a helper thread: running with its first answer, or why not.
 type Started = Result<(Box<dyn Controller>, Reply), ProgramError>;
 
 enum Life {
+    /// Starting on a helper thread; its robot holds still.
     Starting(Receiver<Started>),
-    Running(Box<dyn Controller>),
+    /// Started, with the commands it set before its first step; joins at the next
+    /// control step (or at its recorded join step, in a lockstep lab).
+    Ready(Box<dyn Controller>, Reply),
+    /// Exchanging readings and commands.
+    Running(Running),
     Stopped,
+}
+
+struct Running {
+    program: Box<dyn Controller>,
+    /// When the readings it is answering went out, and its CPU clock then.
+    asked: Option<(Instant, Option<Duration>)>,
+    meter: Option<CpuMeter>,
 }
 
 /// One robot's program.
@@ -55,11 +102,32 @@ struct Slot {
     code: Arc<ProgramCode>,
     owner: Option<UserId>,
     life: Life,
+    /// The step its program last started at.
+    started_at: u64,
+    /// Steps from its start to the control step it joined at, once it has: a reset
+    /// lockstep lab joins it there again.
+    join_after: Option<u64>,
+    /// Where a restarted program must join (lockstep, after a reset).
+    join_at: Option<u64>,
     /// Commands answered, for the next pre-step phase.
     commands: Option<ActuatorCommands>,
+    late: Option<Lateness>,
     console: VecDeque<ConsoleLine>,
     /// Lines not yet sent to the owner.
     unsent: Vec<ConsoleLine>,
+}
+
+/// The lab's clock, as the programs' rules need it at one control step.
+#[derive(Clone, Copy, Debug)]
+pub struct Tick {
+    /// The step just taken.
+    pub step: u64,
+    /// The physics step, seconds.
+    pub dt_secs: f64,
+    /// How the lab keeps together with its programs now.
+    pub sync: SyncMode,
+    /// Wall time per simulated second now (1 at 1×; the nominal 1 when not pacing).
+    pub wall_per_sim: f64,
 }
 
 /// Every program of a lab.
@@ -67,18 +135,60 @@ pub struct Programs {
     slots: BTreeMap<String, Slot>,
     seed: u64,
     period: u64,
+    /// One control period of simulation time: a program's CPU share per step at 1×.
+    nominal_share: Duration,
+    rules: CpuRules,
+    exchange: Exchange,
     console: broadcast::Sender<Arc<ConsoleEvent>>,
 }
 
 impl Programs {
     /// No programs yet, in a lab stepping every `dt_secs`.
     pub fn new(seed: u64, dt_secs: f64, console: broadcast::Sender<Arc<ConsoleEvent>>) -> Programs {
-        Programs { slots: BTreeMap::new(), seed, period: u64::from(control_period(dt_secs, CONTROL_HZ)), console }
+        let period = u64::from(control_period(dt_secs, CONTROL_HZ));
+        Programs {
+            slots: BTreeMap::new(),
+            seed,
+            period,
+            nominal_share: Duration::from_secs_f64(period as f64 * dt_secs),
+            rules: CpuRules::default(),
+            exchange: Exchange::default(),
+            console,
+        }
+    }
+
+    /// The same with other CPU rules (tests of the rules' edges).
+    pub fn with_rules(mut self, rules: CpuRules) -> Programs {
+        self.rules = rules;
+        self
+    }
+
+    /// The same with another exchange (the bench's baseline).
+    pub fn with_exchange(mut self, exchange: Exchange) -> Programs {
+        self.exchange = exchange;
+        self
+    }
+
+    /// Physics steps per control step.
+    pub fn control_period(&self) -> u64 {
+        self.period
     }
 
     /// Starts `code` for robot `name` (stopping a program it already runs) on a helper
-    /// thread; the lab's clock waits until it answers. `false` when there is no such robot.
+    /// thread; its robot holds still until it joins. `false` when there is no such robot.
     pub fn start(&mut self, name: &str, robots: &mut Robots, code: Arc<ProgramCode>, dt_secs: f64, step: u64) -> bool {
+        self.launch(name, robots, code, dt_secs, step, None)
+    }
+
+    fn launch(
+        &mut self,
+        name: &str,
+        robots: &mut Robots,
+        code: Arc<ProgramCode>,
+        dt_secs: f64,
+        step: u64,
+        join_after: Option<u64>,
+    ) -> bool {
         let Some(robot) = robots.get(name) else { return false };
         let side = RobotSide {
             robot: name.to_owned(),
@@ -113,13 +223,18 @@ impl Programs {
             code,
             owner,
             life: Life::Stopped,
+            started_at: step,
+            join_after,
+            join_at: join_after.map(|after| step + after),
             commands: None,
+            late: None,
             console: previous.as_ref().map(|p| p.console.clone()).unwrap_or_default(),
             unsent: Vec::new(),
         };
         if let Some(previous) = previous {
             stop_in_background(previous.life);
         }
+        robots.hold(name);
         match spawned {
             Ok(_) => {
                 slot.life = Life::Starting(started);
@@ -137,29 +252,21 @@ impl Programs {
         true
     }
 
-    /// Whether a program is still starting (the clock waits).
+    /// Whether a program is still starting.
     pub fn starting(&self) -> bool {
         self.slots.values().any(|s| matches!(s.life, Life::Starting(_)))
     }
 
-    /// Takes in the programs that finished starting; `true` while some still are.
+    /// Takes in the programs that finished starting, without waiting for any: they
+    /// join at the next control step. `true` while some are still starting.
     pub fn poll_started(&mut self, robots: &mut Robots, step: u64, dt_secs: f64) -> bool {
         let mut waiting = false;
         for (name, slot) in &mut self.slots {
             let Life::Starting(started) = &slot.life else { continue };
             match started.try_recv() {
                 Err(TryRecvError::Empty) => waiting = true,
-                Ok(Ok((program, first))) => {
-                    slot.life = Life::Running(program);
-                    slot.take_reply(first, step, dt_secs);
-                    slot.say(step, dt_secs, "running".into());
-                    robots.set_program(name, slot.status(ProgramState::Running, None));
-                }
-                Ok(Err(error)) => slot.stopped(name, robots, &error, step, dt_secs),
-                Err(TryRecvError::Disconnected) => {
-                    let error = ProgramError::Start("its start-up thread ended without an answer".into());
-                    slot.stopped(name, robots, &error, step, dt_secs);
-                }
+                Ok(result) => slot.started(name, robots, result, step, dt_secs),
+                Err(TryRecvError::Disconnected) => slot.start_thread_gone(name, robots, step, dt_secs),
             }
         }
         self.publish();
@@ -179,33 +286,29 @@ impl Programs {
         }
     }
 
-    /// The post-step phase: on a control step, every running program gets its robot's
-    /// readings, then every answer is collected.
-    pub fn post_step(&mut self, robots: &mut Robots, step: u64, dt_secs: f64) {
-        if !step.is_multiple_of(self.period) || self.slots.is_empty() {
+    /// The post-step phase: on a control step, programs that are ready join, answers
+    /// are collected, and every program that has answered gets the new readings (see
+    /// the module's documentation for the order and the waiting).
+    pub fn post_step(&mut self, robots: &mut Robots, tick: Tick) {
+        if !tick.step.is_multiple_of(self.period) || self.slots.is_empty() {
             return;
         }
-        let time_secs = step as f64 * dt_secs;
-        let mut asked = Vec::new();
+        let share = Duration::from_secs_f64(self.nominal_share.as_secs_f64() * tick.wall_per_sim);
+        let (rules, nominal) = (self.rules, self.nominal_share);
         for (name, slot) in &mut self.slots {
-            let Life::Running(program) = &mut slot.life else { continue };
-            let Some(robot) = robots.get(name) else { continue };
-            match program.send_step(&readings(robot, step, time_secs)) {
-                Ok(()) => asked.push(name.clone()),
-                Err(error) => slot.stopped(name, robots, &error, step, dt_secs),
+            slot.join(name, robots, tick, rules, nominal);
+            if self.exchange == Exchange::Pipelined {
+                slot.collect(name, robots, tick, share);
             }
+            slot.ask(name, robots, tick);
         }
-        for name in asked {
-            let slot = self.slots.get_mut(&name).expect("asked programs have slots");
-            let Life::Running(program) = &mut slot.life else { continue };
-            match program.receive() {
-                Ok(reply) => slot.take_reply(reply, step, dt_secs),
-                Err(error) => slot.stopped(&name, robots, &error, step, dt_secs),
+        if self.exchange == Exchange::SameStep {
+            for (name, slot) in &mut self.slots {
+                slot.collect(name, robots, tick, share);
             }
         }
         self.publish();
     }
-
     /// Stops robot `name`'s program by request; `false` when it has none.
     pub fn stop(&mut self, name: &str, robots: &mut Robots, step: u64, dt_secs: f64) -> bool {
         let Some(slot) = self.slots.get_mut(name) else { return false };
@@ -213,6 +316,7 @@ impl Programs {
         let was_running = !matches!(life, Life::Stopped);
         stop_in_background(life);
         slot.commands = None;
+        slot.late = None;
         if was_running {
             slot.say(step, dt_secs, "stopped by request".into());
         }
@@ -227,14 +331,22 @@ impl Programs {
         self.start(name, robots, code, dt_secs, step)
     }
 
-    /// Starts every program again (after the lab was reset).
+    /// Starts every program again (after the lab was reset), each to join as many
+    /// steps after its start as it did before, so a lockstep run repeats.
     pub fn restart_all(&mut self, robots: &mut Robots, dt_secs: f64, step: u64) {
-        let names: Vec<String> = self.slots.keys().cloned().collect();
-        for name in names {
-            if !self.restart(&name, robots, dt_secs, step) {
+        let again: Vec<(String, Arc<ProgramCode>, Option<u64>)> =
+            self.slots.iter().map(|(name, slot)| (name.clone(), Arc::clone(&slot.code), slot.join_after)).collect();
+        for (name, code, join_after) in again {
+            if !self.launch(&name, robots, code, dt_secs, step, join_after) {
                 self.remove(&name);
             }
         }
+    }
+
+    /// The step robot `name`'s program joined at, counted from its start (`None`
+    /// before it has joined).
+    pub fn joined_after(&self, name: &str) -> Option<u64> {
+        self.slots.get(name)?.join_after
     }
 
     /// Stops and forgets robot `name`'s program (the robot is being removed).
@@ -280,8 +392,146 @@ impl Slot {
             language: Some(self.code.language.as_str().into()),
             state,
             message,
-            late: None,
+            late: if state == ProgramState::Running { self.late } else { None },
         }
+    }
+
+    /// The start-up thread answered.
+    fn started(&mut self, name: &str, robots: &mut Robots, result: Started, step: u64, dt_secs: f64) {
+        match result {
+            Ok((program, first)) => {
+                self.life = Life::Ready(program, first);
+                self.say(step, dt_secs, "ready: joins at the next control step".into());
+                robots.set_program(name, self.status(ProgramState::Running, None));
+            }
+            Err(error) => self.stopped(name, robots, &error, step, dt_secs),
+        }
+    }
+
+    fn start_thread_gone(&mut self, name: &str, robots: &mut Robots, step: u64, dt_secs: f64) {
+        let error = ProgramError::Start("its start-up thread ended without an answer".into());
+        self.stopped(name, robots, &error, step, dt_secs);
+    }
+
+    /// A program that is ready joins at this control step, unless a lockstep lab
+    /// holds it for its recorded join step; a lockstep lab at that step waits for a
+    /// program still starting.
+    fn join(&mut self, name: &str, robots: &mut Robots, tick: Tick, rules: CpuRules, nominal: Duration) {
+        let replaying = tick.sync == SyncMode::Lockstep && self.join_at.is_some();
+        if replaying && self.join_at.is_some_and(|at| tick.step < at) {
+            return;
+        }
+        if let Life::Starting(started) = &self.life {
+            let result = if replaying {
+                started.recv().map_err(|_| TryRecvError::Disconnected)
+            } else {
+                started.try_recv()
+            };
+            match result {
+                Err(TryRecvError::Empty) => return,
+                Ok(result) => self.started(name, robots, result, tick.step, tick.dt_secs),
+                Err(TryRecvError::Disconnected) => self.start_thread_gone(name, robots, tick.step, tick.dt_secs),
+            }
+        }
+        let Life::Ready(..) = &self.life else { return };
+        let Life::Ready(program, first) = std::mem::replace(&mut self.life, Life::Stopped) else { unreachable!() };
+        let meter = program.cpu_time().map(|now| CpuMeter::new(rules, nominal, now));
+        self.life = Life::Running(Running { program, asked: None, meter });
+        let after = tick.step - self.started_at;
+        self.join_after = Some(after);
+        self.join_at = None;
+        self.take_reply(first, tick.step, tick.dt_secs);
+        self.say(tick.step, tick.dt_secs, format!("running from step {} ({after} steps after its start)", tick.step));
+        robots.set_program(name, self.status(ProgramState::Running, None));
+    }
+
+    /// Takes the answer to the readings out, if there is one: waiting for it in a
+    /// lockstep lab, taking it only if it has arrived in a real-time one. Then judges
+    /// the program's CPU time.
+    fn collect(&mut self, name: &str, robots: &mut Robots, tick: Tick, share: Duration) {
+        let Life::Running(running) = &mut self.life else { return };
+        let Some((asked_at, cpu_at_ask)) = running.asked else { return };
+        let answer = match tick.sync {
+            SyncMode::Lockstep => running.program.receive().map(Some),
+            SyncMode::Realtime => running.program.try_receive(),
+        };
+        let cpu_now = running.program.cpu_time();
+        let verdict = match (&answer, cpu_now, running.meter.as_mut()) {
+            (Ok(Some(_)), Some(now), Some(meter)) => Some(meter.answered(now, share)),
+            (Ok(None), Some(now), Some(meter)) => Some(meter.waiting(now, share)),
+            _ => None,
+        };
+        // Silent: no answer for long, and next to no CPU spent on one (a computing
+        // program, however starved of CPU, is the meter's to judge).
+        let waited = asked_at.elapsed();
+        let computed = match (cpu_at_ask, cpu_now) {
+            (Some(then), Some(now)) => now.saturating_sub(then),
+            _ => Duration::ZERO,
+        };
+        let silent = matches!(answer, Ok(None)) && waited >= SILENCE_LIMIT && computed < waited / 100;
+        match answer {
+            Ok(Some(reply)) => {
+                running.asked = None;
+                self.take_reply(reply, tick.step, tick.dt_secs);
+            }
+            Ok(None) if silent => {
+                let error = ProgramError::Silent { secs: SILENCE_LIMIT.as_secs() };
+                return self.stopped(name, robots, &error, tick.step, tick.dt_secs);
+            }
+            Ok(None) => {}
+            Err(error) => return self.stopped(name, robots, &error, tick.step, tick.dt_secs),
+        }
+        if let Some(verdict) = verdict {
+            self.judged(name, robots, verdict, tick);
+        }
+    }
+
+    /// Hands a running program that has answered the readings of this control step.
+    fn ask(&mut self, name: &str, robots: &mut Robots, tick: Tick) {
+        let Life::Running(running) = &mut self.life else { return };
+        if running.asked.is_some() {
+            return;
+        }
+        let Some(robot) = robots.get(name) else { return };
+        let time_secs = tick.step as f64 * tick.dt_secs;
+        match running.program.send_step(&readings(robot, tick.step, time_secs)) {
+            Ok(()) => running.asked = Some((Instant::now(), running.program.cpu_time())),
+            Err(error) => self.stopped(name, robots, &error, tick.step, tick.dt_secs),
+        }
+    }
+
+    /// What the CPU meter said: the status and console follow; far over, it stops.
+    fn judged(&mut self, name: &str, robots: &mut Robots, verdict: Verdict, tick: Tick) {
+        let (step, dt) = (tick.step, tick.dt_secs);
+        match verdict {
+            Verdict::OnTime => return,
+            Verdict::BecameLate(lateness) => {
+                self.late = Some(lateness);
+                self.say(
+                    step,
+                    dt,
+                    format!(
+                        "{}: this program needs more CPU per control step than its share, so its robot keeps \
+                         its last commands until it answers; do less work per step",
+                        lateness.badge()
+                    ),
+                );
+            }
+            Verdict::StillLate(lateness) => self.late = Some(lateness),
+            Verdict::OnTimeAgain => {
+                self.late = None;
+                self.say(step, dt, "on time again".into());
+            }
+            Verdict::FarOver { cpu_ms, share_ms, for_secs } => {
+                let error = ProgramError::CpuShare {
+                    cpu_ms: cpu_ms.round() as u64,
+                    share_ms: share_ms.round() as u64,
+                    for_secs: for_secs.round() as u64,
+                };
+                return self.stopped(name, robots, &error, step, dt);
+            }
+        }
+        robots.set_program(name, self.status(ProgramState::Running, None));
     }
 
     /// A line from the lab itself.
@@ -297,8 +547,11 @@ impl Slot {
         self.unsent.push(line);
     }
 
+    /// Keeps an answer's commands for the next pre-step phase; its console lines are
+    /// stamped with the step whose readings it answered (the program's own clock).
     fn take_reply(&mut self, reply: Reply, step: u64, dt_secs: f64) {
         self.commands = Some(reply.actuator_commands());
+        let step = reply.step.unwrap_or(step);
         for line in reply.console {
             self.push(ConsoleLine { step, time: step as f64 * dt_secs, source: line.source, text: line.text });
         }
@@ -309,6 +562,7 @@ impl Slot {
         let life = std::mem::replace(&mut self.life, Life::Stopped);
         stop_in_background(life);
         self.commands = None;
+        self.late = None;
         let message = error.to_string();
         tracing::info!(robot = name, %message, "a robot program stopped");
         self.say(step, dt_secs, message.clone());
@@ -329,7 +583,7 @@ fn readings(robot: &Robot, step: u64, time_secs: f64) -> StepInput {
 /// finish, and the lab has a class to run.
 fn stop_in_background(life: Life) {
     let program = match life {
-        Life::Running(program) => program,
+        Life::Running(Running { program, .. }) | Life::Ready(program, _) => program,
         // A program still starting is dropped with its channel; the start-up thread's
         // program is then dropped, which kills it.
         Life::Starting(_) | Life::Stopped => return,

@@ -11,7 +11,7 @@ use std::sync::mpsc::{Receiver, RecvTimeoutError};
 use std::time::{Duration, Instant};
 
 use tokio::sync::{oneshot, watch};
-use vlab_protocol::{ControlAction, LabMode, LabState, Rate, ServerMsg};
+use vlab_protocol::{ControlAction, LabMode, LabState, Rate, ServerMsg, SyncMode};
 
 use std::collections::BTreeMap;
 
@@ -21,7 +21,7 @@ use vlab_protocol::{ProgramState, ProgramStatus};
 use super::frames::FrameBuilder;
 use super::hub::Hub;
 use super::pacer::Pacer;
-use super::programs::{ConsoleEvent, Programs};
+use super::programs::{ConsoleEvent, Programs, Tick};
 use super::telemetry::Telemetry;
 use super::{LabCommand, LabError, LabStatus, ProgramAction, wire};
 use crate::controller::ProgramCode;
@@ -38,8 +38,9 @@ const BATCH_BUDGET: Duration = Duration::from_millis(12);
 const MAX_BACKLOG: Duration = Duration::from_millis(250);
 /// Robot reports go out to the clients watching them at most this often (wall clock).
 const TELEMETRY_INTERVAL: Duration = Duration::from_millis(100);
-/// How often the lab looks whether the programs it waits for have started.
-const PROGRAM_START_POLL: Duration = Duration::from_millis(2);
+/// How often a lab looks whether programs have started, to show it at once even while
+/// paused (the clock never waits for them).
+const PROGRAM_START_POLL: Duration = Duration::from_millis(20);
 
 /// What the lab simulates: its scene, the world built from it and the robots in it.
 pub struct Parts {
@@ -82,6 +83,8 @@ pub struct Runner {
     commands: Receiver<LabCommand>,
     mode: LabMode,
     rate: Rate,
+    /// The instructor's choice; applies while running at a rate.
+    sync: SyncMode,
     step: u64,
     epoch: u32,
     pacer: Pacer,
@@ -93,7 +96,13 @@ pub struct Runner {
 
 impl Runner {
     /// A runner for an already-built world.
-    pub fn new(parts: Parts, outlets: Outlets, commands: Receiver<LabCommand>, mode: LabMode) -> Runner {
+    pub fn new(
+        parts: Parts,
+        outlets: Outlets,
+        commands: Receiver<LabCommand>,
+        mode: LabMode,
+        sync: SyncMode,
+    ) -> Runner {
         let Parts { model, world, mut robots, seed, programs: scene_programs } = parts;
         let (frames, _) = FrameBuilder::start(&world, 0);
         let now = Instant::now();
@@ -116,6 +125,7 @@ impl Runner {
             commands,
             mode,
             rate: Rate::default(),
+            sync,
             step: 0,
             epoch: 0,
             last_frame_at: now,
@@ -149,22 +159,22 @@ impl Runner {
 
     /// How long to wait for a command before the next step is due (`None`: forever).
     fn wait_time(&self) -> Option<Duration> {
-        if self.programs.starting() {
-            return Some(PROGRAM_START_POLL);
-        }
+        let paused = if self.programs.starting() { Some(PROGRAM_START_POLL) } else { None };
         match (self.mode, self.rate) {
-            (LabMode::Paused, _) => None,
+            (LabMode::Paused, _) => paused,
             (LabMode::Stepping, _) | (LabMode::Running, Rate::Max) => Some(Duration::ZERO),
             (LabMode::Running, Rate::RealTime(_)) => {
                 let now = Instant::now();
                 let next_step = self.pacer.due_at(self.step + 1);
-                Some(next_step.saturating_duration_since(now).min(FRAME_INTERVAL))
+                let wait = next_step.saturating_duration_since(now).min(FRAME_INTERVAL);
+                Some(paused.map_or(wait, |poll| wait.min(poll)))
             }
         }
     }
 
     fn handle(&mut self, command: LabCommand) {
         match command {
+            LabCommand::Sync { sync } => self.sync = sync,
             LabCommand::Control { action, reply } => self.control(action, reply),
             LabCommand::Insert { addition, owner, quota, programs, reply } => {
                 let inserted = match self.over_quota(&addition, owner.as_ref(), quota) {
@@ -390,13 +400,11 @@ impl Runner {
     /// Steps as the mode asks, for at most one batch, then publishes.
     fn advance(&mut self) {
         if self.programs.starting() {
+            // The clock goes on; this only shows a program ready as soon as it is.
             let dt = self.model.dt_secs;
-            if self.programs.poll_started(&mut self.robots, self.step, dt) {
-                return;
+            if !self.programs.poll_started(&mut self.robots, self.step, dt) {
+                self.publish_telemetry();
             }
-            // Time was held: carry on from now, not in a burst.
-            self.pacer.reanchor(Instant::now(), self.step);
-            self.publish_telemetry();
         }
         let started = Instant::now();
         let deadline = started + BATCH_BUDGET;
@@ -455,7 +463,19 @@ impl Runner {
         self.step += 1;
         let time = self.time();
         self.robots.update_sensors(&self.world, self.step, time);
-        self.programs.post_step(&mut self.robots, self.step, dt);
+        let (sync, wall_per_sim) = self.sync_now();
+        let tick = Tick { step: self.step, dt_secs: dt, sync, wall_per_sim };
+        self.programs.post_step(&mut self.robots, tick);
+    }
+
+    /// How the lab keeps together with its programs now, and the wall time a simulated
+    /// second lasts: the instructor's choice while running at a rate; lockstep when
+    /// stepping or at `max`, where there is no pace to keep.
+    fn sync_now(&self) -> (SyncMode, f64) {
+        match (self.mode, self.rate) {
+            (LabMode::Running, Rate::RealTime(factor)) => (self.sync, 1.0 / factor),
+            _ => (SyncMode::Lockstep, 1.0),
+        }
     }
 
     fn program_status(&self, robot: &str) -> ProgramStatus {

@@ -355,6 +355,18 @@ pub fn command(actuators: &mut [Actuator], index: usize, command: &Value) -> Res
     Ok(())
 }
 
+/// Holds every actuator of a robot still: motors and drives at zero speed, servos
+/// where they aim now (a program about to start must not inherit the last one's motion).
+pub fn hold(actuators: &mut [Actuator]) {
+    for actuator in actuators {
+        match &mut actuator.control {
+            Control::Motor { .. } => set_speed(actuator, 0.0),
+            Control::Drive { v, omega, .. } => (*v, *omega) = (0.0, 0.0),
+            Control::Servo { .. } => {}
+        }
+    }
+}
+
 fn set_speed(actuator: &mut Actuator, new_speed: f64) {
     if let Control::Motor { speed, .. } = &mut actuator.control {
         *speed = new_speed;

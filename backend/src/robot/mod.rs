@@ -310,6 +310,14 @@ impl Robots {
         Some(Ok(()))
     }
 
+    /// Holds robot `name` still (its motors and drives at zero speed, its servos where
+    /// they aim) until it is commanded again.
+    pub fn hold(&mut self, name: &str) {
+        if let Some(robot) = self.robots.iter_mut().find(|r| r.name == name) {
+            actuators::hold(&mut robot.actuators);
+        }
+    }
+
     /// Sets the keys held for robot `name`'s keyboard sensors. `None` when there is
     /// no such robot.
     pub fn set_keys(&mut self, name: &str, keys: &[String]) -> Option<Result<(), KeysError>> {

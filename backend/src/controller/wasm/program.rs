@@ -1,5 +1,6 @@
-//! [`WasmProgram`]: one robot's WebAssembly program, run in the lab's own thread in
-//! lockstep with the lab, under a fuel budget and a memory cap.
+//! [`WasmProgram`]: one robot's WebAssembly program, run synchronously on the thread
+//! calling it, under a fuel budget and a memory cap. The lab runs it on a thread of its
+//! own, through `WasmWorker`.
 
 use std::collections::{BTreeMap, VecDeque};
 
@@ -30,11 +31,14 @@ struct Instance {
     post_step: Option<TypedFunc<(), ()>>,
 }
 
-/// One robot's WebAssembly program, in lockstep with the lab.
+/// One robot's WebAssembly program, run synchronously by whoever calls it.
 ///
 /// Unlike a Python program it runs inside the lab's process, on the calling thread:
 /// [`WasmProgram::send_step`] runs the module's `post_step` with the readings and
-/// [`WasmProgram::receive`] its `pre_step`, each within the fuel budget of the step.
+/// [`WasmProgram::receive`] its `pre_step`, each within the fuel budget of the step,
+/// so each call takes as long as the module computes (up to tens of milliseconds). The
+/// lab never calls it on its own thread: [`crate::controller::launch`] hands it to a
+/// `WasmWorker`, which runs it on a thread of its own and never makes the lab wait.
 /// Any failure (fuel, memory, a trap, a panic, too much output) stops it for good: its
 /// memory is freed, and every later call returns the same error.
 ///
@@ -121,6 +125,11 @@ impl WasmProgram {
     /// The robot this program drives.
     pub fn robot(&self) -> &str {
         &self.robot
+    }
+
+    /// Its budgets and caps.
+    pub(super) fn limits(&self) -> &WasmLimits {
+        &self.limits
     }
 
     /// Why it stopped, once it has.
@@ -254,6 +263,16 @@ impl crate::controller::Controller for WasmProgram {
 
     fn receive(&mut self) -> Result<Reply, ProgramError> {
         WasmProgram::receive(self)
+    }
+
+    /// Runs the module now, like [`WasmProgram::receive`]: the answer is always there.
+    fn try_receive(&mut self) -> Result<Option<Reply>, ProgramError> {
+        WasmProgram::receive(self).map(Some)
+    }
+
+    /// `None`: it runs on its caller's thread, whose clock counts the caller's work too.
+    fn cpu_time(&self) -> Option<std::time::Duration> {
+        None
     }
 
     fn stop(&mut self) -> Result<(), ProgramError> {
