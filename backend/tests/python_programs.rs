@@ -455,3 +455,59 @@ fn random_is_seeded_by_the_lab() {
     assert_eq!(a, b);
     assert_ne!(a, c);
 }
+
+/// A set of strings iterates in the same order in every run of a program with the same
+/// seed (Python randomises string hashes per process unless told otherwise), and the
+/// server's environment does not reach the program (only what the lab sets, and the
+/// UTF-8 locale Python sets itself).
+#[test]
+fn a_programs_string_hashes_repeat_with_its_seed() {
+    let source = "import os\nfrom vlab import Robot\nrobot = Robot()\n\
+                  print(list({'apple', 'banana', 'cherry', 'damson', 'elder', 'fig', 'grape'}))\n\
+                  print(sorted(k for k in os.environ if not k.startswith('PYTHON') and k != 'LC_CTYPE'))\nrobot.step()\n";
+    let run = |seed: u64| {
+        let mut spec = spec(source);
+        spec.side.seed = seed;
+        let mut program = start(spec)?;
+        let ready = program.receive().expect("ready");
+        program.stop().expect("a clean stop");
+        Some(texts(&ready.console))
+    };
+    let Some(first) = run(7) else { return };
+    assert_eq!(run(7).unwrap(), first, "same seed, same order");
+    assert_eq!(first[1], "[]", "no variable of the server's reaches the program");
+    let orders: std::collections::BTreeSet<String> = (0..6).map(|seed| run(seed).unwrap()[0].clone()).collect();
+    assert!(orders.len() > 1, "the seed chooses the order: {orders:?}");
+}
+
+/// Without waiting, the lab sees whether an answer has come; the program's own CPU
+/// clock counts what it computed, not the time it waited.
+#[test]
+fn try_receive_never_waits_and_cpu_time_counts_computing_only() {
+    let source = "from vlab import Robot\nrobot = Robot()\nwhile robot.step():\n\
+                  \x20   if robot.step_count() == 10:\n\
+                  \x20       n = 0\n\
+                  \x20       while n < 3_000_000:\n\
+                  \x20           n += 1\n";
+    let Some(mut program) = start(spec(source)) else { return };
+    program.receive().expect("ready");
+    let idle_before = program.cpu_time().expect("a running program's CPU clock reads");
+    program.send_step(&readings(5, 0.0, &[])).expect("sent");
+    let answer = loop {
+        if let Some(reply) = program.try_receive().expect("no error") {
+            break reply;
+        }
+        std::thread::sleep(Duration::from_millis(1));
+    };
+    assert_eq!(answer.step, Some(5));
+    std::thread::sleep(Duration::from_millis(300));
+    let idle = program.cpu_time().unwrap().saturating_sub(idle_before);
+    program.send_step(&readings(10, 0.0, &[])).expect("sent");
+    assert_eq!(program.try_receive().expect("no error"), None, "three million additions are not done at once");
+    let busy_before = program.cpu_time().unwrap();
+    let reply = program.receive().expect("the busy step's answer");
+    assert_eq!(reply.step, Some(10));
+    let busy = program.cpu_time().unwrap().saturating_sub(busy_before);
+    assert!(busy > idle * 2, "computing {busy:?} against waiting 300 ms {idle:?}");
+    program.stop().expect("a clean stop");
+}

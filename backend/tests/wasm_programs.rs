@@ -457,7 +457,7 @@ fn a_busy_module_s_cpu_time_is_its_thread_s_own() {
     let after = program.cpu_time().expect("the thread's clock is read");
     assert!(after > before, "three steps of 40 million instructions cost CPU: {before:?} then {after:?}");
     program.stop().unwrap();
-    assert_eq!(program.cpu_time(), Some(program.cpu_time().unwrap()), "still readable once stopped");
+    assert!(program.cpu_time().is_some_and(|spent| spent >= after), "still readable once stopped");
 
     // Run directly, a program has no clock of its own: its caller's counts the caller's work.
     let direct = WasmProgram::start(busy("direct")).unwrap();

@@ -207,8 +207,12 @@ impl PythonProgram {
         let launch = Launch {
             interpreter,
             folder: folder.0.clone(),
+            // Not -I: it would ignore PYTHONHASHSEED. The environment is the child's
+            // whole environment, so -s (no user site) and PYTHONSAFEPATH (no script
+            // folder on the path; the bootstrap adds the program's) give the same
+            // isolation.
             args: vec![
-                "-I".into(),
+                "-s".into(),
                 "-S".into(),
                 "-B".into(),
                 "-X".into(),
@@ -217,6 +221,12 @@ impl PythonProgram {
                 BOOTSTRAP_PY.into(),
                 folder.0.display().to_string(),
                 spec.main.clone(),
+            ],
+            // A fixed hash seed: iterating a set of strings goes in the same order
+            // in every run, so a lockstep run repeats.
+            env: vec![
+                ("PYTHONHASHSEED".into(), (spec.side.seed % 4_294_967_296).to_string()),
+                ("PYTHONSAFEPATH".into(), "1".into()),
             ],
             thread_name: format!("program-{}", spec.side.robot),
         };

@@ -50,6 +50,8 @@ pub(crate) struct Launch {
     pub interpreter: &'static Interpreter,
     pub folder: PathBuf,
     pub args: Vec<String>,
+    /// The child's whole environment (nothing of the server's is passed on).
+    pub env: Vec<(String, String)>,
     pub thread_name: String,
 }
 
@@ -66,6 +68,7 @@ pub(crate) fn spawn(launch: Launch, limits: &Limits) -> Result<Spawned, ProgramE
                 Command::new(&launch.interpreter.executable)
                     .args(&launch.args)
                     .env_clear()
+                    .envs(launch.env.iter().map(|(k, v)| (k.as_str(), v.as_str())))
                     .current_dir(&launch.folder)
                     .stdin(Stdio::piped())
                     .stdout(Stdio::piped())

@@ -1,0 +1,153 @@
+//! `cargo bench -p vlab-backend --bench hostile_classroom` (part of `cargo xtask bench`):
+//! does one student's program slow the class? The classroom of scenes/classroom.vlab
+//! runs at 1× while 25 of its robots get programs, as uploads would give them: 20
+//! wanderers and 5 hostile ones (a sleep of 0.3 s per step, a loop before the first
+//! step, over 100 ms of CPU per 21 ms step, a crash at start-up, a WebAssembly module
+//! that burns nearly all its fuel every step). The lab's real-time factor is printed
+//! second by second: before the programs, then with them in a real-time lab, then the
+//! same in a lockstep lab (which waits for every program, so hostile ones slow it).
+//!
+//! Prints figures rather than asserting them: timings are for reading, not for tests.
+
+mod common;
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use vlab_backend::controller::ProgramCode;
+use vlab_backend::lab::{LabConfig, LabHandle};
+use vlab_protocol::{LabSettings, ProgramState, SyncMode};
+
+/// Wall seconds measured with the programs.
+const MEASURED_SECS: u64 = 20;
+
+const WANDERER: &str = r#"
+from vlab import Robot
+
+robot = Robot()
+lidar, drive = robot.sensor("lidar"), robot.actuator("drive")
+while robot.step():
+    ranges = lidar.ranges() or [8.0] * 180
+    front = min(ranges[80:100])
+    left, right = min(ranges[100:180]), min(ranges[0:80])
+    if front < 0.4:
+        drive.set(0.0, 1.5 if left > right else -1.5)
+    else:
+        drive.set(0.15, 0.3 if left > right else -0.3)
+"#;
+
+const SLEEPER: &str = "import time\nfrom vlab import Robot\nrobot = Robot()\nrobot.actuator('drive').set(0.1, 0.0)\n\
+                       while robot.step():\n    time.sleep(0.3)\n";
+const LOOPS_FIRST: &str = "n = 0\nwhile True:\n    n += 1\n";
+const HOG: &str = "from vlab import Robot\nrobot = Robot()\nwhile robot.step():\n    for i in range(6_000_000):\n        pass\n";
+const CRASHES: &str = "from vlab import Robot\nraise RuntimeError('broken at start-up')\n";
+
+/// A module whose every step counts to 5.5 million, 8 instructions a count: about 44
+/// million of its 50 million instructions of fuel.
+fn fuel_burner() -> ProgramCode {
+    let text = r#"(module
+        (memory (export "memory") 1)
+        (func (export "vlab_abi_version") (result i32) (i32.const 1))
+        (func (export "pre_step") (local $i i32)
+            (loop $count
+                (local.set $i (i32.add (local.get $i) (i32.const 1)))
+                (br_if $count (i32.lt_u (local.get $i) (i32.const 5500000))))))"#;
+    ProgramCode::wasm("burner.wasm", wat::parse_str(text).expect("valid WAT").into())
+}
+
+fn python(source: &str) -> ProgramCode {
+    ProgramCode::python("main.py", [("main.py".to_owned(), source.to_owned())].into())
+}
+
+fn main() {
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("a runtime");
+    println!("VLab bench: hostile programs in the classroom at 1× (scenes/classroom.vlab, 30 robots)");
+    for sync in [SyncMode::Realtime, SyncMode::Lockstep] {
+        if !runtime.block_on(run(sync)) {
+            return;
+        }
+    }
+}
+
+/// One lab with `sync`; `false` when programs cannot run on this machine.
+async fn run(sync: SyncMode) -> bool {
+    let lab = LabHandle::open(LabConfig {
+        id: "bench".into(),
+        name: "bench".into(),
+        scene: common::classroom(),
+        instructor_token: "t".into(),
+        start_running: true,
+        seed: 1,
+        join_code: "BENCH1".into(),
+        settings: LabSettings { sync, ..LabSettings::default() },
+        students: Vec::new(),
+        programs: Default::default(),
+    })
+    .expect("the classroom opens");
+    let robots = lab.summary().robots;
+    println!("{} lab:", sync.as_str());
+    let before = measure(&lab, 3).await;
+    println!("  no programs:        {}", summary(&before));
+
+    let hostile: [(&str, ProgramCode); 5] = [
+        ("sleeps 0.3 s a step", python(SLEEPER)),
+        ("loops before its first step", python(LOOPS_FIRST)),
+        ("over 100 ms of CPU a step", python(HOG)),
+        ("crashes at start-up", python(CRASHES)),
+        ("burns its wasm fuel", fuel_burner()),
+    ];
+    let wanderer = python(WANDERER);
+    let mut roles = Vec::new();
+    for (i, robot) in robots.iter().take(25).enumerate() {
+        let (role, code) = match hostile.get(i) {
+            Some((role, code)) => (*role, code.clone()),
+            None => ("wanders", wanderer.clone()),
+        };
+        if let Err(e) = lab.set_program(robot, code).await {
+            println!("hostile_classroom: not run: {e}");
+            return false;
+        }
+        roles.push((robot.clone(), role));
+    }
+    let with = measure(&lab, MEASURED_SECS).await;
+    println!("  25 programs, 5 hostile: {}", summary(&with));
+    let per_second: Vec<String> = with.iter().map(|f| format!("{f:.2}")).collect();
+    println!("  second by second: {}", per_second.join(" "));
+    for (robot, role) in roles.iter().take(6) {
+        let report = lab.robot_report(robot).await.expect("a robot");
+        let program = report.program;
+        let state = match (program.state, program.late, program.message) {
+            (ProgramState::Running, Some(late), _) => format!("running, {}", late.badge()),
+            (ProgramState::Stopped, _, Some(why)) => why.lines().last().unwrap_or_default().to_owned(),
+            (other, _, _) => format!("{other:?}").to_lowercase(),
+        };
+        println!("  {robot} ({role}): {state}");
+    }
+    let wandering = roles.iter().skip(5).count();
+    println!("  (and {} more wanderers)", wandering - 1);
+    if let Some(python) = roles.first() {
+        let report = lab.robot_report(&python.0).await.expect("a robot");
+        println!("  the sleeper's robot is at x = {:.2} after {:.1} s", report.pose.position[0], report.time);
+    }
+    lab.close();
+    true
+}
+
+/// The real-time factor of each wall second for `secs` seconds.
+async fn measure(lab: &Arc<LabHandle>, secs: u64) -> Vec<f64> {
+    let mut factors = Vec::new();
+    let (mut wall, mut sim) = (Instant::now(), lab.state().time);
+    for _ in 0..secs {
+        tokio::time::sleep(Duration::from_secs(1)).await;
+        let (now, time) = (Instant::now(), lab.state().time);
+        factors.push((time - sim) / (now - wall).as_secs_f64());
+        (wall, sim) = (now, time);
+    }
+    factors
+}
+
+fn summary(factors: &[f64]) -> String {
+    let mean = factors.iter().sum::<f64>() / factors.len() as f64;
+    let min = factors.iter().copied().fold(f64::INFINITY, f64::min);
+    format!("real-time factor mean {mean:.3}, worst second {min:.3} ({} s)", factors.len())
+}
