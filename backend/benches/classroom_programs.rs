@@ -50,7 +50,8 @@ fn main() {
     );
     // The exchange of earlier versions first (readings out and answers in at the same
     // control step), then the pipelined one, in the same run on the same machine.
-    for (label, exchange) in [("same-step exchange (before)", Exchange::SameStep), ("pipelined exchange", Exchange::Pipelined)]
+    for (label, exchange) in
+        [("same-step exchange (before)", Exchange::SameStep), ("pipelined exchange", Exchange::Pipelined)]
     {
         if !run(label, exchange) {
             return;

@@ -39,7 +39,8 @@ while robot.step():
 const SLEEPER: &str = "import time\nfrom vlab import Robot\nrobot = Robot()\nrobot.actuator('drive').set(0.1, 0.0)\n\
                        while robot.step():\n    time.sleep(0.3)\n";
 const LOOPS_FIRST: &str = "n = 0\nwhile True:\n    n += 1\n";
-const HOG: &str = "from vlab import Robot\nrobot = Robot()\nwhile robot.step():\n    for i in range(6_000_000):\n        pass\n";
+const HOG: &str =
+    "from vlab import Robot\nrobot = Robot()\nwhile robot.step():\n    for i in range(6_000_000):\n        pass\n";
 const CRASHES: &str = "from vlab import Robot\nraise RuntimeError('broken at start-up')\n";
 
 /// A module whose every step counts to 5.5 million, 8 instructions a count: about 44

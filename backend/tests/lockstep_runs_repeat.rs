@@ -132,7 +132,7 @@ async fn a_reset_lockstep_lab_runs_again_step_for_step() {
         .unwrap()
         .iter()
         .filter_map(|l| l["text"].as_str().filter(|t| t.starts_with("running from step")).map(str::to_owned))
-        .last()
+        .next_back()
         .expect("the lab says when the program joined");
 
     // Reset: the program starts again at step 0 and joins where it joined before.
@@ -148,7 +148,7 @@ async fn a_reset_lockstep_lab_runs_again_step_for_step() {
         .unwrap()
         .iter()
         .filter_map(|l| l["text"].as_str().filter(|t| t.starts_with("running from step")).map(str::to_owned))
-        .last()
+        .next_back()
         .unwrap();
     assert_eq!(rejoined, joined, "the program joins at the same step after the reset");
 

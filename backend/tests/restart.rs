@@ -3,9 +3,9 @@
 //! join codes, settings, instructor tokens, uploaded scenes and students' robots (and
 //! without the robots removed); students' sessions stay valid.
 
-use std::time::Duration;
 use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, Stdio};
+use std::time::Duration;
 
 mod common;
 

@@ -395,11 +395,7 @@ impl PythonProgram {
                 (ProgramMsg::Commands { step, commands, output }, Awaiting::Commands(sent)) if step == sent => {
                     self.take_output(output)?;
                     self.awaiting = Awaiting::Nothing;
-                    return Ok(Some(Reply {
-                        step: Some(step),
-                        commands,
-                        console: std::mem::take(&mut self.pending),
-                    }));
+                    return Ok(Some(Reply { step: Some(step), commands, console: std::mem::take(&mut self.pending) }));
                 }
                 (ProgramMsg::Error { kind, traceback, output }, _) => {
                     self.take_output(output)?;

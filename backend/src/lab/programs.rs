@@ -422,11 +422,8 @@ impl Slot {
             return;
         }
         if let Life::Starting(started) = &self.life {
-            let result = if replaying {
-                started.recv().map_err(|_| TryRecvError::Disconnected)
-            } else {
-                started.try_recv()
-            };
+            let result =
+                if replaying { started.recv().map_err(|_| TryRecvError::Disconnected) } else { started.try_recv() };
             match result {
                 Err(TryRecvError::Empty) => return,
                 Ok(result) => self.started(name, robots, result, tick.step, tick.dt_secs),
