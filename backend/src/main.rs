@@ -103,6 +103,13 @@ async fn main() -> anyhow::Result<()> {
 
 async fn serve(args: ServeArgs) -> anyhow::Result<()> {
     let store = Store::open(&args.db)?;
+    #[cfg(target_os = "linux")]
+    {
+        let swept = vlab_backend::controller::sweep_program_folders(&vlab_backend::controller::default_programs_dir());
+        if swept > 0 {
+            tracing::info!(swept, "removed the folders of programs a previous server left behind");
+        }
+    }
     let mut classroom = Classroom::new(ClassroomConfig {
         library: Library { scenes_dir: args.scenes_dir, assets_dir: args.assets_dir },
         server_key: None,

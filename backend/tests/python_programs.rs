@@ -511,3 +511,90 @@ fn try_receive_never_waits_and_cpu_time_counts_computing_only() {
     assert!(busy > idle * 2, "computing {busy:?} against waiting 300 ms {idle:?}");
     program.stop().expect("a clean stop");
 }
+
+/// A thread bomb is stopped at the thread cap, whatever the stack size it asks for.
+#[test]
+fn a_thread_bomb_is_stopped_at_the_thread_cap() {
+    let source = "import threading, time\nfrom vlab import Robot\nrobot = Robot()\n\
+                  threading.stack_size(32768)\nblock = threading.Event()\n\
+                  while robot.step():\n\
+                  \x20   for _ in range(50):\n\
+                  \x20       threading.Thread(target=block.wait, daemon=True).start()\n";
+    let Some(mut program) = start(spec(source)) else { return };
+    program.receive().expect("ready");
+    let error = (1..=200)
+        .find_map(|k| program.exchange(&readings(5 * k, 0.0, &[])).err())
+        .expect("stopped within 200 steps (10,000 threads asked for)");
+    assert_eq!(error, ProgramError::TooManyThreads { limit: 64 });
+    assert_eq!(error.to_string(), "stopped: started more than 64 threads");
+    parent_unaffected();
+}
+
+/// A program cannot leave the process group the lab kills, start a session, undo the
+/// signal that kills it with its parent, or hold the server by a pidfd.
+#[test]
+fn a_program_cannot_outlive_the_lab_or_leave_its_process_group() {
+    let source = format!(
+        r#"
+import ctypes, os
+libc = ctypes.CDLL(None, use_errno=True)
+def call(result):
+    if result != 0:
+        raise OSError(ctypes.get_errno(), "refused")
+tries = {{
+    "setpgid": lambda: os.setpgid(0, 0),
+    "setsid": lambda: os.setsid(),
+    "clear PDEATHSIG": lambda: call(libc.prctl(1, 0, 0, 0, 0)),
+    "pidfd_open the lab": lambda: os.pidfd_open({lab}),
+    "sigqueue the lab": lambda: call(libc.sigqueue({lab}, 0, ctypes.c_void_p(0))),
+}}
+for name, attempt in tries.items():
+    try:
+        attempt()
+        print("ALLOWED", name)
+    except Exception as e:
+        print("blocked", name, type(e).__name__)
+"#,
+        lab = std::process::id()
+    );
+    let Some((error, program)) = failure(spec(&source)) else { return };
+    assert_eq!(error, ProgramError::Ended, "{}", history(&program));
+    let lines: Vec<String> = program.console().map(|l| l.text.clone()).collect();
+    assert_eq!(lines.len(), 5, "{lines:?}");
+    for line in &lines {
+        assert!(line.starts_with("blocked "), "{line}");
+    }
+    parent_unaffected();
+}
+
+/// A program's folder is private to the server's user while it runs and gone after;
+/// folders a dead server left behind are swept, those of live servers kept.
+#[test]
+fn program_folders_are_private_and_swept_after_a_crash() {
+    use std::os::unix::fs::PermissionsExt;
+    let Some(mut program) = start(spec("from vlab import Robot\nrobot = Robot()\nwhile robot.step():\n    pass\n"))
+    else {
+        return;
+    };
+    let folder = program.folder().to_path_buf();
+    let mode = |path: &std::path::Path| std::fs::metadata(path).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode(&folder), 0o700, "{}", folder.display());
+    assert_eq!(mode(folder.parent().unwrap()), 0o700);
+    program.receive().expect("ready");
+    program.stop().expect("a clean stop");
+    drop(program);
+    assert!(!folder.exists(), "removed with its program");
+
+    let base = std::env::temp_dir().join(format!("vlab-sweep-test-{}", std::process::id()));
+    // No process has pid 4194305 (above Linux's largest pid_max); this one is alive.
+    let dead = base.join("bot_ana-4194305-3");
+    let alive = base.join(format!("bot_bea-{}-1", std::process::id()));
+    let other = base.join("notes");
+    for dir in [&dead, &alive, &other] {
+        std::fs::create_dir_all(dir).unwrap();
+        std::fs::write(dir.join("main.py"), "pass\n").unwrap();
+    }
+    assert_eq!(vlab_backend::controller::sweep_program_folders(&base), 1);
+    assert!(!dead.exists() && alive.exists() && other.exists());
+    std::fs::remove_dir_all(&base).unwrap();
+}

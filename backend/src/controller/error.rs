@@ -37,6 +37,12 @@ pub enum ProgramError {
         /// The limit, MiB of address space.
         mib: u64,
     },
+    /// It started more threads than allowed.
+    #[error("stopped: started more than {limit} threads")]
+    TooManyThreads {
+        /// The limit, threads in its process.
+        limit: u32,
+    },
     /// It printed more than allowed in one control step.
     #[error("stopped: printed more than {bytes} bytes")]
     OutputFlood {

@@ -61,7 +61,10 @@ pub use self::messages::{
     ConsoleLine, ConsoleSource, LabMsg, PROTOCOL_VERSION, PartInfo, ProgramMsg, Reply, StepInput,
 };
 #[cfg(target_os = "linux")]
-pub use self::program::{CONSOLE_HISTORY_LINES, MAX_PROGRAM_BYTES, MAX_PROGRAM_FILES, ProgramSpec, PythonProgram};
+pub use self::program::{
+    CONSOLE_HISTORY_LINES, MAX_PROGRAM_BYTES, MAX_PROGRAM_FILES, ProgramSpec, PythonProgram, default_programs_dir,
+    sweep_program_folders,
+};
 pub use self::wasm::{ABI_VERSION, WasmLimits, WasmProgram, WasmSpec, check_module};
 
 /// A running robot program, whatever its runtime: the lab's side of the exchange.
@@ -115,6 +118,10 @@ pub struct Limits {
     pub open_files: u64,
     /// Console output in one control step, bytes (default 16 KiB).
     pub output_bytes_per_step: usize,
+    /// Threads in the program's process (default 64): a thread bomb is stopped before
+    /// it uses up the host's process ids. `RLIMIT_NPROC` cannot do it: it counts every
+    /// process of the server's user, and root is exempt from it.
+    pub max_threads: u32,
 }
 
 impl Default for Limits {
@@ -127,6 +134,7 @@ impl Default for Limits {
             memory_mib: 512,
             open_files: 64,
             output_bytes_per_step: 16 * 1024,
+            max_threads: 64,
         }
     }
 }

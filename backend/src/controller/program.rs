@@ -33,6 +33,9 @@ pub const CONSOLE_HISTORY_LINES: usize = 500;
 pub const MAX_PROGRAM_FILES: usize = 32;
 /// Most bytes of source in one program.
 pub const MAX_PROGRAM_BYTES: usize = 1024 * 1024;
+/// The program's threads are counted at every this many looks for its answer (about
+/// every 80 ms of simulation time at the default control rate).
+const THREAD_CHECK_EVERY: u64 = 4;
 /// Longest line of console output (bytes) once it reaches the lab; the program's side
 /// cuts at 1000 characters already.
 const MAX_CONSOLE_LINE_BYTES: usize = 4096;
@@ -48,7 +51,7 @@ pub struct ProgramSpec {
     pub files: BTreeMap<String, String>,
     /// Budgets and caps.
     pub limits: Limits,
-    /// Where the program's folder is made (default: the system's temporary folder).
+    /// Where the program's folder is made (default: [`default_programs_dir`]).
     pub work_dir: Option<PathBuf>,
 }
 
@@ -105,18 +108,57 @@ impl ProgramSpec {
     }
 }
 
-/// The folder of one program: its files and `vlab.py`, read-only to it, removed with it.
+/// Where programs' folders are made by default: `vlab-programs-<uid>` in the system's
+/// temporary folder, private to the server's user.
+pub fn default_programs_dir() -> PathBuf {
+    std::env::temp_dir().join(format!("vlab-programs-{}", rustix::process::geteuid().as_raw()))
+}
+
+/// Creates `dir` (and its parents) if needed, readable by the server's user only, and
+/// checks that it is that user's: a folder another user made first is refused.
+fn private_dir(dir: &Path) -> std::io::Result<()> {
+    use std::os::unix::fs::{MetadataExt, PermissionsExt};
+    std::fs::create_dir_all(dir)?;
+    let meta = std::fs::symlink_metadata(dir)?;
+    if !meta.is_dir() || meta.uid() != rustix::process::geteuid().as_raw() {
+        return Err(std::io::Error::other(format!("{} is not a folder of the server's user", dir.display())));
+    }
+    std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700))
+}
+
+/// Removes the folders that programs of a server no longer running left in `dir` (a
+/// crash, a kill): a folder is `<robot>-<pid>-<n>`, and its server is gone when no
+/// process `<pid>` exists. Returns how many were removed. Run at start-up.
+pub fn sweep_program_folders(dir: &Path) -> usize {
+    let Ok(entries) = std::fs::read_dir(dir) else { return 0 };
+    let mut removed = 0;
+    for entry in entries.flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let mut parts = name.rsplitn(3, '-');
+        let (Some(_), Some(pid), Some(_)) = (parts.next(), parts.next(), parts.next()) else { continue };
+        let Ok(pid) = pid.parse::<u32>() else { continue };
+        let alive = pid == std::process::id() || Path::new(&format!("/proc/{pid}")).exists();
+        if !alive && std::fs::remove_dir_all(entry.path()).is_ok() {
+            removed += 1;
+        }
+    }
+    removed
+}
+
+/// The folder of one program: its files and `vlab.py`, read-only to it, private to the
+/// server's user, removed with it.
 struct ProgramFolder(PathBuf);
 
 impl ProgramFolder {
     fn create(spec: &ProgramSpec) -> Result<ProgramFolder, ProgramError> {
         static NEXT: AtomicU64 = AtomicU64::new(0);
-        let base = spec.work_dir.clone().unwrap_or_else(|| std::env::temp_dir().join("vlab-programs"));
+        let base = spec.work_dir.clone().unwrap_or_else(default_programs_dir);
         let robot: String =
             spec.side.robot.chars().map(|c| if c.is_ascii_alphanumeric() { c } else { '_' }).take(32).collect();
         let path = base.join(format!("{robot}-{}-{}", std::process::id(), NEXT.fetch_add(1, Ordering::Relaxed)));
         let io = |e: std::io::Error| ProgramError::Start(format!("cannot prepare the program's folder: {e}"));
-        std::fs::create_dir_all(&path).map_err(io)?;
+        private_dir(&base).map_err(io)?;
+        private_dir(&path).map_err(io)?;
         let folder = ProgramFolder(std::fs::canonicalize(&path).map_err(io)?);
         std::fs::write(folder.0.join("vlab.py"), VLAB_PY).map_err(io)?;
         for (name, source) in &spec.files {
@@ -187,6 +229,8 @@ pub struct PythonProgram {
     pending: Vec<ConsoleLine>,
     history: VecDeque<ConsoleLine>,
     failed: Option<ProgramError>,
+    /// Looks for an answer so far (the thread count is checked every few).
+    looks: u64,
     reaped: bool,
     keepalive: Option<mpsc::Sender<()>>,
     spawner: Option<JoinHandle<()>>,
@@ -254,6 +298,7 @@ impl PythonProgram {
             pending: Vec::new(),
             history: VecDeque::new(),
             failed: None,
+            looks: 0,
             reaped: false,
             keepalive: Some(spawned.keepalive),
             spawner: Some(spawned.thread),
@@ -362,12 +407,31 @@ impl PythonProgram {
         Some(Duration::from(spent))
     }
 
+    /// Every [`THREAD_CHECK_EVERY`] looks, counts the threads of the program's process
+    /// (`/proc/<pid>/stat`, field 20) and stops it past [`Limits::max_threads`].
+    fn count_threads(&mut self) -> Result<(), ProgramError> {
+        self.looks = self.looks.wrapping_add(1);
+        if !self.looks.is_multiple_of(THREAD_CHECK_EVERY) {
+            return Ok(());
+        }
+        let Ok(stat) = std::fs::read_to_string(format!("/proc/{}/stat", self.child.id())) else { return Ok(()) };
+        // The command name (field 2) may hold spaces: count from after its ')'.
+        let threads = stat.rsplit_once(')').and_then(|(_, rest)| rest.split_whitespace().nth(17)?.parse::<u32>().ok());
+        match threads {
+            Some(n) if n > self.limits.max_threads => {
+                Err(self.fail(ProgramError::TooManyThreads { limit: self.limits.max_threads }))
+            }
+            _ => Ok(()),
+        }
+    }
+
     /// Reads the program's messages until its answer; with `wait`, until the deadline,
     /// else only what has already arrived.
     fn answer(&mut self, wait: bool) -> Result<Option<Reply>, ProgramError> {
         if let Some(e) = &self.failed {
             return Err(e.clone());
         }
+        self.count_threads()?;
         if self.awaiting == Awaiting::Nothing {
             return Err(self.fail(ProgramError::Protocol("an answer was asked for before a step was sent".into())));
         }

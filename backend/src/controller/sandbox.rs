@@ -320,7 +320,8 @@ fn stage1_filters() -> Result<Vec<BpfProgram>, String> {
 
 /// Stage 2 for the child `pid`, as hex of the raw BPF instructions (8 bytes each,
 /// native order) for the bootstrap's `prctl(PR_SET_SECCOMP)`: no new processes (clone
-/// only for threads), no exec, signals only to itself.
+/// only for threads), no exec, signals only to itself, no leaving its process group or
+/// its parent-death signal, no pidfds.
 pub(crate) fn stage2_hex(pid: u32) -> Result<String, String> {
     use SeccompCmpArgLen::{Dword, Qword};
     let rule = |conditions: Vec<SeccompCondition>| SeccompRule::new(conditions).map_err(|e| e.to_string());
@@ -342,6 +343,17 @@ pub(crate) fn stage2_hex(pid: u32) -> Result<String, String> {
     );
     rules.insert(libc::SYS_tkill, vec![rule(vec![cond(0, Dword, SeccompCmpOp::Ne, pid)?])?]);
     rules.insert(libc::SYS_tgkill, vec![rule(vec![cond(0, Dword, SeccompCmpOp::Ne, pid)?])?]);
+    rules.insert(libc::SYS_rt_sigqueueinfo, vec![rule(vec![cond(0, Dword, SeccompCmpOp::Ne, pid)?])?]);
+    rules.insert(libc::SYS_rt_tgsigqueueinfo, vec![rule(vec![cond(0, Dword, SeccompCmpOp::Ne, pid)?])?]);
+    // The program stays in the process group the lab kills, and dies with the lab: it
+    // may not leave the group, start a session, undo its parent-death signal, or hold
+    // another process by a pidfd.
+    for nr in
+        [libc::SYS_setpgid, libc::SYS_setsid, libc::SYS_pidfd_open, libc::SYS_pidfd_send_signal, libc::SYS_pidfd_getfd]
+    {
+        rules.insert(nr, vec![]);
+    }
+    rules.insert(libc::SYS_prctl, vec![rule(vec![cond(0, Dword, SeccompCmpOp::Eq, libc::PR_SET_PDEATHSIG as u64)?])?]);
     let program = compile(rules, libc::EPERM)?;
     let mut hex = String::with_capacity(program.len() * 16);
     for instruction in &program {
