@@ -20,10 +20,14 @@ export async function joinAsStudent(server, openPage, name) {
   await page.locator(byTestId('join-code')).fill(code);
   await page.locator(byTestId('join-name')).fill(name);
   await page.locator(byTestId('btn-join')).click();
-  await page.waitForURL(/[?&]lab=demo&token=/);
+  await page.waitForURL(/[?&]lab=demo/);
   await waitForConnected(page, 'the student page');
   await waitUntil('the student role', () => readUi(page), (u) => u.role === 'student' && u.bodies > 0);
-  return { page, token: new URL(page.url()).searchParams.get('token'), consoleErrors };
+  // The token leaves the address bar once the page has it; the tab keeps it.
+  await waitUntil('the token to leave the address bar', () => page.url(), (url) => !url.includes('token='));
+  const token = await page.evaluate(() => sessionStorage.getItem('vlab-link-token:demo'));
+  if (!token) throw new Error('the tab did not keep its link token');
+  return { page, token, consoleErrors };
 }
 
 /** What the Add-robot panel and the robot's console show now. */

@@ -78,9 +78,11 @@ test('a student joins by code, adds a robot while paused, and both pages agree',
 
     await student.locator(byTestId('join-code')).fill(code.toLowerCase());
     await student.locator(byTestId('btn-join')).click();
-    await student.waitForURL(/[?&]lab=demo&token=/);
+    await student.waitForURL(/[?&]lab=demo/);
     await waitForConnected(student, 'the student page');
     await waitUntil('the student page to show the student role', () => readUi(student), (u) => u.role === 'student');
+    // The token is not left in the address bar (a projector, a copied link).
+    await waitUntil('the token to leave the address bar', () => student.url(), (url) => !url.includes('token='));
     const stored = await student.evaluate(() => localStorage.getItem('vlab.session.demo'));
     assert.ok(stored && JSON.parse(stored).name === STUDENT, `the session is kept in localStorage: ${stored}`);
 

@@ -7,9 +7,10 @@ use crate::classroom::client::stored_session;
 use crate::classroom::{ClassPanel, CreateLabPage, LandingPage, NoticeBanner};
 use crate::connection::LabSession;
 use crate::inspector::RobotPanel;
-use crate::page::{PageParams, Route};
+use crate::page::{PageParams, Route, lab_query};
 use crate::programs::{RobotDraft, RobotUpload, RobotUploadOpen};
 use crate::scene::{SceneDraft, SceneEditor};
+use crate::ui::browser::{hide_link_token, link_token};
 use crate::ui::{ErrorBanner, Toolbar};
 use crate::view3d::LabCanvas;
 
@@ -33,12 +34,12 @@ fn LabPage(mut params: PageParams) -> impl IntoView {
     let host = location.host().unwrap_or_default();
     let secure = location.protocol().is_ok_and(|p| p == "https:");
     let title = format!("{} · VLab", params.lab);
-    // A link without a token is this browser's session in the lab, if it joined it:
-    // a reload, a bookmark or a new tab stays the same person with the same robots.
-    if params.token.is_none()
-        && let Some(session) = stored_session(&params.lab)
-    {
-        params.token = Some(session.token);
+    // A token in the link leaves the address bar at once (the tab keeps it); a link
+    // without one is this tab's earlier link, or this browser's session in the lab if
+    // it joined it: a reload, a bookmark or a new tab stays the same person.
+    match &params.token {
+        Some(token) => hide_link_token(&params.lab, token, &lab_query(&params.lab, None)),
+        None => params.token = link_token(&params.lab).or_else(|| stored_session(&params.lab).map(|s| s.token)),
     }
 
     let draft = SceneDraft::new(&params.lab);

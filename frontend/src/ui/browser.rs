@@ -1,4 +1,5 @@
-//! The browser's small services the features share: `localStorage`, and reading the files a user picked.
+//! The browser's small services the features share: `localStorage`, the tab's link
+//! token, and reading the files a user picked.
 
 use leptos::prelude::window;
 use wasm_bindgen_futures::JsFuture;
@@ -9,6 +10,28 @@ use crate::api::js_error_text;
 /// The page's `localStorage`, when the browser allows it.
 pub fn local_storage() -> Option<web_sys::Storage> {
     window().local_storage().ok().flatten()
+}
+
+/// The key under which a tab keeps the token its link carried, per lab.
+fn link_token_key(lab: &str) -> String {
+    format!("vlab-link-token:{lab}")
+}
+
+/// Takes the token out of the address bar (where a projector shows it and a copied
+/// link spreads it): the tab keeps it in its `sessionStorage`, so a reload stays the
+/// same person, and the address becomes `?lab=<lab>`.
+pub fn hide_link_token(lab: &str, token: &str, plain_query: &str) {
+    if let Some(storage) = window().session_storage().ok().flatten() {
+        let _ = storage.set_item(&link_token_key(lab), token);
+    }
+    if let Ok(history) = window().history() {
+        let _ = history.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(plain_query));
+    }
+}
+
+/// The token this tab's link carried for `lab` before it was taken out of the address bar.
+pub fn link_token(lab: &str) -> Option<String> {
+    window().session_storage().ok().flatten()?.get_item(&link_token_key(lab)).ok().flatten()
 }
 
 /// Every picked file's name and bytes, in order. A file that cannot be read is an error naming it.
