@@ -27,6 +27,16 @@ struct Cli {
 enum Command {
     /// Serve the labs over HTTP and websockets, starting with the demo lab `demo`.
     Serve(ServeArgs),
+    /// Print the demo lab's instructor link and the server's key, as kept in the
+    /// database (`vlab serve` prints them only on the first start).
+    Key(KeyArgs),
+}
+
+#[derive(clap::Args)]
+struct KeyArgs {
+    /// SQLite database file the server uses.
+    #[arg(long, default_value = "vlab.db")]
+    db: PathBuf,
 }
 
 #[derive(clap::Args)]
@@ -98,11 +108,26 @@ async fn main() -> anyhow::Result<()> {
         .init();
     match Cli::parse().command {
         Command::Serve(args) => serve(args).await,
+        Command::Key(args) => print_key(&args),
     }
+}
+
+/// `vlab key`: the operator's way back to the instructor link and the server key.
+fn print_key(args: &KeyArgs) -> anyhow::Result<()> {
+    let store = Store::open(&args.db)?;
+    let Some(demo) = store.lab("demo")? else {
+        anyhow::bail!("{} has no demo lab yet: start the server once with `vlab serve`", args.db.display());
+    };
+    println!("instructor link: /?lab=demo&token={}", demo.instructor_token);
+    println!("server key (creates labs): {}", demo.instructor_token);
+    Ok(())
 }
 
 async fn serve(args: ServeArgs) -> anyhow::Result<()> {
     let store = Store::open(&args.db)?;
+    // The key is shown once, when it is made: not on every start, where logs, a shared
+    // terminal or a projector would show it again and again.
+    let key_is_new = args.instructor_token.is_none() && store.lab("demo")?.is_none();
     #[cfg(target_os = "linux")]
     {
         let swept = vlab_backend::controller::sweep_program_folders(&vlab_backend::controller::default_programs_dir());
@@ -147,9 +172,15 @@ async fn serve(args: ServeArgs) -> anyhow::Result<()> {
     tracing::info!(%addr, "VLab is serving");
     println!("VLab is serving on http://{addr}");
     println!("  watch the demo lab:      http://{addr}/?lab=demo");
-    println!("  instructor (time control): http://{addr}/?lab=demo&token={}", demo.instructor_token);
+    if key_is_new {
+        println!("  instructor (time control): http://{addr}/?lab=demo&token={}", demo.instructor_token);
+        println!("  create a lab: http://{addr}/?create (server key: the instructor token above)");
+        println!("  (shown this once; `vlab key --db {}` shows them again)", args.db.display());
+    } else {
+        println!("  instructor link and server key: `vlab key --db {}`", args.db.display());
+        println!("  create a lab: http://{addr}/?create");
+    }
     println!("  students join the demo lab with the code {}", demo.join_code);
-    println!("  create a lab: http://{addr}/?create (server key: the instructor token above)");
     net::serve(listener, Arc::clone(&state), async {
         let _ = tokio::signal::ctrl_c().await;
         tracing::info!("shutting down");
