@@ -25,25 +25,6 @@ const WARM_UP_SECS: f64 = 1.0;
 /// Seconds of simulation timed.
 const TIMED_SECS: f64 = 10.0;
 
-/// Each robot wanders: ahead while the lidar's front sector is clear, turning away
-/// from the nearer side when it is not, and logs now and then.
-const WANDERER: &str = r#"
-from vlab import Robot
-
-robot = Robot()
-lidar, drive = robot.sensor("lidar"), robot.actuator("drive")
-while robot.step():
-    ranges = lidar.ranges() or [8.0] * 180
-    front = min(ranges[80:100])
-    left, right = min(ranges[100:180]), min(ranges[0:80])
-    if front < 0.4:
-        drive.set(0.0, 1.5 if left > right else -1.5)
-    else:
-        drive.set(0.15, 0.3 if left > right else -0.3)
-    if robot.step_count() % 500 == 0:
-        robot.log(f"t={robot.time():.1f} front={front:.2f}")
-"#;
-
 fn main() {
     println!(
         "VLab bench: classroom with programs, every robot of scenes/classroom.vlab running its own Python program"
@@ -69,7 +50,7 @@ fn run(label: &str, exchange: Exchange) -> bool {
     let names: Vec<String> = robots.all().iter().map(|r| r.name().to_owned()).collect();
     let (console, _) = tokio::sync::broadcast::channel(1024);
     let mut programs = Programs::new(1, dt, console).with_exchange(exchange);
-    let code = Arc::new(ProgramCode::python("main.py", [("main.py".to_owned(), WANDERER.to_owned())].into()));
+    let code = Arc::new(ProgramCode::python("main.py", [("main.py".to_owned(), common::WANDERER.to_owned())].into()));
     let started = Instant::now();
     for name in &names {
         programs.start(name, &mut robots, Arc::clone(&code), dt, 0);

@@ -21,21 +21,6 @@ use vlab_protocol::{LabSettings, ProgramState, SyncMode};
 /// Wall seconds measured with the programs.
 const MEASURED_SECS: u64 = 20;
 
-const WANDERER: &str = r#"
-from vlab import Robot
-
-robot = Robot()
-lidar, drive = robot.sensor("lidar"), robot.actuator("drive")
-while robot.step():
-    ranges = lidar.ranges() or [8.0] * 180
-    front = min(ranges[80:100])
-    left, right = min(ranges[100:180]), min(ranges[0:80])
-    if front < 0.4:
-        drive.set(0.0, 1.5 if left > right else -1.5)
-    else:
-        drive.set(0.15, 0.3 if left > right else -0.3)
-"#;
-
 const SLEEPER: &str = "import time\nfrom vlab import Robot\nrobot = Robot()\nrobot.actuator('drive').set(0.1, 0.0)\n\
                        while robot.step():\n    time.sleep(0.3)\n";
 const LOOPS_FIRST: &str = "n = 0\nwhile True:\n    n += 1\n";
@@ -97,7 +82,7 @@ async fn run(sync: SyncMode) -> bool {
         ("crashes at start-up", python(CRASHES)),
         ("burns its wasm fuel", fuel_burner()),
     ];
-    let wanderer = python(WANDERER);
+    let wanderer = python(common::WANDERER);
     let mut roles = Vec::new();
     for (i, robot) in robots.iter().take(25).enumerate() {
         let (role, code) = match hostile.get(i) {

@@ -23,6 +23,8 @@ struct Cli {
     command: Command,
 }
 
+// Parsed once at start-up: the size of the larger variant costs nothing.
+#[allow(clippy::large_enum_variant)]
 #[derive(Subcommand)]
 enum Command {
     /// Serve the labs over HTTP and websockets, starting with the demo lab `demo`.

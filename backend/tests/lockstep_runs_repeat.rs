@@ -8,11 +8,9 @@ mod common;
 
 use std::time::{Duration, Instant};
 
-use common::{PATIENCE, TOKEN, TestServer};
+use common::{PATIENCE, TOKEN, TestServer, python_runs_here, yard};
 use reqwest::multipart::{Form, Part};
 use serde_json::{Value, json};
-use vlab_backend::controller::{ProgramError, ProgramSpec, PythonProgram};
-use vlab_backend::scene::{MapLoader, Options, SceneModel, interpret};
 use vlab_protocol::ControlAction;
 
 /// The program's lines are compared up to this step.
@@ -37,25 +35,6 @@ while robot.step():
         near = min(lidar.ranges() or [0.0])
         print(f'{robot.step_count()} x={x!r} z={z!r} near={near!r} r={random.random()!r} {list(names)}')
 ";
-
-fn yard() -> SceneModel {
-    let source = "environment wallrect { width 12; length 12; height 0.5; gravity -9.81; }";
-    interpret(source, "yard.vlab", &MapLoader::new(), &Options::default()).unwrap().model
-}
-
-fn python_runs_here() -> bool {
-    match PythonProgram::start(ProgramSpec::new("probe", "from vlab import Robot\nRobot().step()\n")) {
-        Ok(mut program) => {
-            let _ = program.stop();
-            true
-        }
-        Err(ProgramError::SandboxUnavailable(reason)) => {
-            eprintln!("programs are refused on this machine: {reason}");
-            false
-        }
-        Err(e) => panic!("a trivial program did not start: {e}"),
-    }
-}
 
 async fn report(server: &TestServer) -> Value {
     let url = server.url("/api/labs/demo/robots/diffbot_ana");

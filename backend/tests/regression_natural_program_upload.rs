@@ -11,10 +11,9 @@
 
 mod common;
 
-use common::{TOKEN, TestServer};
+use common::{TOKEN, TestServer, python_runs_here};
 use reqwest::multipart::{Form, Part};
 use serde_json::{Value, json};
-use vlab_backend::controller::{ProgramError, ProgramSpec, PythonProgram};
 
 /// Prints its step each control step.
 const PROGRAM: &str = "\
@@ -44,21 +43,6 @@ fn robot(name: &str, x: f64, z: f64, code: Option<&str>) -> String {
 "#,
         z2 = z + 0.12
     )
-}
-
-/// Whether this machine can confine Python programs.
-fn python_runs_here() -> bool {
-    match PythonProgram::start(ProgramSpec::new("probe", "from vlab import Robot\nRobot().step()\n")) {
-        Ok(mut program) => {
-            let _ = program.stop();
-            true
-        }
-        Err(ProgramError::SandboxUnavailable(reason)) => {
-            eprintln!("Python programs are refused on this machine, as they must be: {reason}");
-            false
-        }
-        Err(e) => panic!("a trivial program did not start: {e}"),
-    }
 }
 
 async fn join(server: &TestServer, name: &str) -> String {

@@ -291,3 +291,27 @@ pub fn busy_scene() -> SceneModel {
     }
     scene
 }
+
+/// An empty fenced yard, 12 m × 12 m: room to drive and nothing else moving.
+pub fn yard() -> SceneModel {
+    use vlab_backend::scene::{MapLoader, Options, interpret};
+    let source = "environment wallrect { width 12; length 12; height 0.5; gravity -9.81; }";
+    interpret(source, "yard.vlab", &MapLoader::new(), &Options::default()).unwrap().model
+}
+
+/// Whether this machine can confine Python programs (where it cannot, the refusal is
+/// the clear one, and a test has nothing to run).
+pub fn python_runs_here() -> bool {
+    use vlab_backend::controller::{ProgramError, ProgramSpec, PythonProgram};
+    match PythonProgram::start(ProgramSpec::new("probe", "from vlab import Robot\nRobot().step()\n")) {
+        Ok(mut program) => {
+            let _ = program.stop();
+            true
+        }
+        Err(ProgramError::SandboxUnavailable(reason)) => {
+            eprintln!("Python programs are refused on this machine, as they must be: {reason}");
+            false
+        }
+        Err(e) => panic!("a trivial program did not start: {e}"),
+    }
+}
