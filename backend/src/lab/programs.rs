@@ -343,12 +343,6 @@ impl Programs {
         }
     }
 
-    /// The step robot `name`'s program joined at, counted from its start (`None`
-    /// before it has joined).
-    pub fn joined_after(&self, name: &str) -> Option<u64> {
-        self.slots.get(name)?.join_after
-    }
-
     /// Stops and forgets robot `name`'s program (the robot is being removed).
     pub fn remove(&mut self, name: &str) {
         if let Some(slot) = self.slots.remove(name) {
