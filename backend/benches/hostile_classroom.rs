@@ -16,6 +16,7 @@ use std::time::{Duration, Instant};
 
 use vlab_backend::controller::ProgramCode;
 use vlab_backend::lab::{LabConfig, LabHandle};
+use vlab_backend::secret::TokenDigest;
 use vlab_protocol::{LabSettings, ProgramState, SyncMode};
 
 /// Wall seconds measured with the programs.
@@ -61,7 +62,7 @@ async fn run(sync: SyncMode) -> bool {
         id: "bench".into(),
         name: "bench".into(),
         scene: common::classroom(),
-        instructor_token: "t".into(),
+        instructor: TokenDigest::of("t"),
         start_running: true,
         seed: 1,
         join_code: "BENCH1".into(),

@@ -5,8 +5,8 @@
 //! [`controller`] (robot programs) → [`lab`] (one shared session: its clock, its thread,
 //! its fan-out to viewers) → [`classroom`] (the product's rules: permissions, uploads,
 //! labs' lives, persistence policy) → [`net`] (HTTP routes and websockets, translation
-//! only). [`store`] keeps what must survive a restart; [`examples`] reads the example
-//! robots teachers hand out.
+//! only). [`store`] keeps what must survive a restart; [`secret`] mints tokens and keeps
+//! only their digests; [`examples`] reads the example robots teachers hand out.
 //! The browser app and test clients only ever see the types of `vlab-protocol`.
 
 pub mod classroom;
@@ -16,5 +16,6 @@ pub mod lab;
 pub mod net;
 pub mod robot;
 pub mod scene;
+pub mod secret;
 pub mod sim;
 pub mod store;

@@ -13,7 +13,7 @@ use tracing_subscriber::EnvFilter;
 use vlab_backend::classroom::{Classroom, ClassroomConfig, DemoLab, Library};
 use vlab_backend::net::limits::{self, Rate};
 use vlab_backend::net::{self, AppState, Limits};
-use vlab_backend::store::Store;
+use vlab_backend::store::{Store, key_file_of};
 
 /// VLab: a browser-based, multiuser virtual robotics lab.
 #[derive(Parser)]
@@ -29,8 +29,8 @@ struct Cli {
 enum Command {
     /// Serve the labs over HTTP and websockets, starting with the demo lab `demo`.
     Serve(ServeArgs),
-    /// Print the demo lab's instructor link and the server's key, as kept in the
-    /// database (`vlab serve` prints them only on the first start).
+    /// Print the demo lab's instructor link and the server's key, as kept in the key
+    /// file beside the database (`vlab serve` prints them only on the first start).
     Key(KeyArgs),
 }
 
@@ -114,22 +114,39 @@ async fn main() -> anyhow::Result<()> {
     }
 }
 
-/// `vlab key`: the operator's way back to the instructor link and the server key.
+/// `vlab key`: the operator's way back to the instructor link and the server key. The
+/// database keeps only the key's digest; the key itself is in the key file, checked
+/// against that digest.
 fn print_key(args: &KeyArgs) -> anyhow::Result<()> {
+    if !args.db.exists() {
+        anyhow::bail!("there is no database {} yet: start the server once with `vlab serve`", args.db.display());
+    }
     let store = Store::open(&args.db)?;
     let Some(demo) = store.lab("demo")? else {
         anyhow::bail!("{} has no demo lab yet: start the server once with `vlab serve`", args.db.display());
     };
-    println!("instructor link: /?lab=demo&token={}", demo.instructor_token);
-    println!("server key (creates labs): {}", demo.instructor_token);
+    let key_file = key_file_of(&args.db);
+    let Some(key) = store.server_key()? else {
+        anyhow::bail!(
+            "the key file {} is missing, and the database keeps only a digest of the key: \
+             set a new key with `vlab serve --instructor-token <new key>`",
+            key_file.display()
+        );
+    };
+    if !demo.instructor.matches(&key) {
+        anyhow::bail!(
+            "the key in {} is not the demo lab's token any more (the file was edited or copied from another \
+             server): set the key with `vlab serve --instructor-token <key>`",
+            key_file.display()
+        );
+    }
+    println!("instructor link: /?lab=demo&token={key}");
+    println!("server key (creates labs): {key}");
     Ok(())
 }
 
 async fn serve(args: ServeArgs) -> anyhow::Result<()> {
     let store = Store::open(&args.db)?;
-    // The key is shown once, when it is made: not on every start, where logs, a shared
-    // terminal or a projector would show it again and again.
-    let key_is_new = args.instructor_token.is_none() && store.lab("demo")?.is_none();
     #[cfg(target_os = "linux")]
     {
         let swept = vlab_backend::controller::sweep_program_folders(&vlab_backend::controller::default_programs_dir());
@@ -149,7 +166,7 @@ async fn serve(args: ServeArgs) -> anyhow::Result<()> {
         start_running: !args.paused,
     })?;
     // The demo lab's instructor token is the server's key: it creates labs.
-    classroom.set_server_key(demo.instructor_token.clone());
+    classroom.set_server_key(demo.record.instructor);
     let failed = classroom.restore().await?;
     if failed > 0 {
         tracing::warn!(failed, "some uploads kept from before could not be done again (see the errors above)");
@@ -174,15 +191,17 @@ async fn serve(args: ServeArgs) -> anyhow::Result<()> {
     tracing::info!(%addr, "VLab is serving");
     println!("VLab is serving on http://{addr}");
     println!("  watch the demo lab:      http://{addr}/?lab=demo");
-    if key_is_new {
-        println!("  instructor (time control): http://{addr}/?lab=demo&token={}", demo.instructor_token);
+    // The key is shown once, when it is made: not on every start, where logs, a shared
+    // terminal or a projector would show it again and again.
+    if let Some(token) = &demo.new_token {
+        println!("  instructor (time control): http://{addr}/?lab=demo&token={token}");
         println!("  create a lab: http://{addr}/?create (server key: the instructor token above)");
         println!("  (shown this once; `vlab key --db {}` shows them again)", args.db.display());
     } else {
         println!("  instructor link and server key: `vlab key --db {}`", args.db.display());
         println!("  create a lab: http://{addr}/?create");
     }
-    println!("  students join the demo lab with the code {}", demo.join_code);
+    println!("  students join the demo lab with the code {}", demo.record.join_code);
     net::serve(listener, Arc::clone(&state), async {
         let _ = tokio::signal::ctrl_c().await;
         tracing::info!("shutting down");

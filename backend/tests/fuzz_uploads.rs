@@ -32,6 +32,7 @@ use vlab_backend::lab::{LabConfig, LabHandle};
 use vlab_backend::net::limits::Rate as RequestRate;
 use vlab_backend::net::{self, AppState, Limits};
 use vlab_backend::scene::SceneModel;
+use vlab_backend::secret::TokenDigest;
 use vlab_protocol::SceneUploadReply;
 
 /// Cases when `VLAB_FUZZ_ITERATIONS` is not set: a few seconds in a debug build.
@@ -442,13 +443,14 @@ fn describe(case: &Case) -> String {
 // The server, in process.
 
 fn server() -> (Router, Arc<AppState>) {
-    let classroom = Classroom::new(ClassroomConfig { server_key: Some(TOKEN.into()), ..ClassroomConfig::default() });
+    let classroom =
+        Classroom::new(ClassroomConfig { server_key: Some(TokenDigest::of(TOKEN)), ..ClassroomConfig::default() });
     classroom.labs.insert(
         LabHandle::open(LabConfig {
             id: LAB.into(),
             name: "Fuzzed uploads".into(),
             scene: SceneModel::empty(),
-            instructor_token: TOKEN.into(),
+            instructor: TokenDigest::of(TOKEN),
             start_running: false,
             seed: 1,
             join_code: "FUZZCODE".into(),

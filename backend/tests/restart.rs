@@ -3,23 +3,22 @@
 //! join codes, settings, instructor tokens, uploaded scenes and students' robots (and
 //! without the robots removed); students' sessions stay valid.
 
-use std::io::{BufRead, BufReader};
-use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
 mod common;
 
 use common::TestServer;
+use common::binary::VlabProcess;
 use serde_json::{Value, json};
 use vlab_backend::classroom::{Classroom, ClassroomConfig, DemoLab};
 use vlab_backend::store::Store;
 
 const KEY: &str = "restart-test-key";
 
-/// A server on a database: the real `vlab` binary (stopped with SIGKILL, as a crash or
-/// a pulled plug would), or the same classroom restored in this process.
+/// A server on a database: the real `vlab` binary (stopped with SIGKILL when dropped),
+/// or the same classroom restored in this process (stopped when dropped).
 enum Server {
-    Binary { child: Child, base: String },
+    Binary(VlabProcess),
     InProcess { _serving: TestServer, base: String },
 }
 
@@ -38,24 +37,7 @@ impl Server {
     }
 
     fn start_binary(db: &std::path::Path) -> Server {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_vlab"))
-            .args(["serve", "--addr", "127.0.0.1:0", "--paused", "--instructor-token", KEY, "--db"])
-            .arg(db)
-            .env("RUST_LOG", "warn")
-            .stdout(Stdio::piped())
-            .spawn()
-            .expect("the vlab binary starts");
-        let stdout = child.stdout.take().unwrap();
-        let mut lines = BufReader::new(stdout).lines();
-        let base = loop {
-            let line = lines.next().expect("the server prints its address").unwrap();
-            if let Some(url) = line.strip_prefix("VLab is serving on ") {
-                break url.trim().to_owned();
-            }
-        };
-        // Keep reading its output so it never blocks on a full pipe.
-        std::thread::spawn(move || for _ in lines {});
-        Server::Binary { child, base }
+        Server::Binary(VlabProcess::start(db, &["--paused", "--instructor-token", KEY]))
     }
 
     /// What `vlab serve` does at start-up, in this process: the classroom opens the
@@ -65,7 +47,7 @@ impl Server {
         let mut classroom = Classroom::new(ClassroomConfig { store: Some(store), ..ClassroomConfig::default() });
         let demo =
             classroom.open_demo(DemoLab { instructor_token: Some(KEY.into()), seed: 1, start_running: false }).unwrap();
-        classroom.set_server_key(demo.instructor_token);
+        classroom.set_server_key(demo.record.instructor);
         assert_eq!(classroom.restore().await.unwrap(), 0, "every kept upload is done again");
         let server = TestServer::serve(classroom).await;
         Server::InProcess { base: server.url(""), _serving: server }
@@ -73,20 +55,8 @@ impl Server {
 
     fn base(&self) -> &str {
         match self {
-            Server::Binary { base, .. } | Server::InProcess { base, .. } => base,
-        }
-    }
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        match self {
-            Server::Binary { child, .. } => {
-                let _ = child.kill();
-                let _ = child.wait();
-            }
-            // Dropping the test server stops it and its labs.
-            Server::InProcess { .. } => {}
+            Server::Binary(process) => &process.base,
+            Server::InProcess { base, .. } => base,
         }
     }
 }

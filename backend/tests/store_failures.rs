@@ -21,7 +21,7 @@ async fn start(db: &Path) -> TestServer {
         Classroom::new(ClassroomConfig { store: Some(Store::open(db).unwrap()), ..ClassroomConfig::default() });
     let demo =
         classroom.open_demo(DemoLab { instructor_token: Some(KEY.into()), seed: 1, start_running: false }).unwrap();
-    classroom.set_server_key(demo.instructor_token);
+    classroom.set_server_key(demo.record.instructor);
     TestServer::serve(classroom).await
 }
 

@@ -81,6 +81,8 @@ pub enum RefusalKind {
     Conflict,
     /// Over the caller's quota: 403.
     OverQuota,
+    /// Over the caller's upload byte budget: 413.
+    OverBudget,
 }
 
 /// A refused upload: its kind and the positioned messages.

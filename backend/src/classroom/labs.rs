@@ -4,23 +4,32 @@
 
 use std::sync::Arc;
 
-use rand::Rng;
 use vlab_protocol::permissions::Action;
 use vlab_protocol::{CreateLabRequest, CreatedLab, LabSettings, LabSummary, clean_display_name};
 
 use super::access::authorize;
 use super::{Classroom, ClassroomError};
-use crate::lab::participants::{new_join_code, new_token};
+use crate::lab::participants::new_join_code;
 use crate::lab::{Caller, LabConfig, LabHandle};
 use crate::scene::{DirLoader, Options, SceneModel, demo_scene, interpret};
-use crate::store::{LabRecord, LabScene};
+use crate::secret::{TokenDigest, new_token};
+use crate::store::{Insertion, LabRecord, LabScene};
 
 /// Largest scene text a lab may be created from.
 pub const MAX_CREATE_SOURCE_BYTES: usize = 1024 * 1024;
 
+/// The demo lab, opened.
+pub struct OpenedDemo {
+    /// Its record (the digest of its token, its join code).
+    pub record: LabRecord,
+    /// Its instructor token, the server key, when it was made by this opening: shown
+    /// once.
+    pub new_token: Option<String>,
+}
+
 /// How the demo lab opens.
 pub struct DemoLab {
-    /// Its instructor token; `None` keeps the stored one, or makes one.
+    /// Its instructor token (the server key); `None` keeps the stored one, or makes one.
     pub instructor_token: Option<String>,
     /// Seed of its random generator.
     pub seed: u64,
@@ -33,8 +42,8 @@ impl Classroom {
     /// announced.
     pub async fn create_lab(&self, key: Option<&str>, request: CreateLabRequest) -> Result<CreatedLab, ClassroomError> {
         if !self.open_labs {
-            let allowed = match (key, self.server_key.as_deref()) {
-                (Some(key), Some(server_key)) => constant_time_eq(key.as_bytes(), server_key.as_bytes()),
+            let allowed = match (key, self.server_key) {
+                (Some(key), Some(server_key)) => server_key.matches(key),
                 _ => false,
             };
             if !allowed {
@@ -69,10 +78,11 @@ impl Classroom {
         };
         let model = self.build_scene(&scene, seed).await?;
         let id = self.unique_id(&name);
+        let instructor_token = new_token();
         let record = LabRecord {
             id: id.clone(),
             name: name.clone(),
-            instructor_token: new_token(),
+            instructor: TokenDigest::of(&instructor_token),
             seed,
             join_code: new_join_code(),
             scene,
@@ -85,26 +95,31 @@ impl Classroom {
         }
         self.labs.insert(lab);
         tracing::info!(lab = %id, %name, "lab created");
-        let instructor_path = format!("/?lab={id}&token={}", record.instructor_token);
-        Ok(CreatedLab {
-            id,
-            name,
-            join_code: record.join_code,
-            instructor_token: record.instructor_token,
-            instructor_path,
-        })
+        // The token leaves the server this once: only its digest is kept.
+        let instructor_path = format!("/?lab={id}&token={instructor_token}");
+        Ok(CreatedLab { id, name, join_code: record.join_code, instructor_token, instructor_path })
     }
 
-    /// Opens the demo lab `demo` (the embedded yard): the token given wins and is kept;
-    /// else the stored one is reused (instructor links survive restarts); else a new one
-    /// is made. Returns its record (token, join code).
-    pub fn open_demo(&self, demo: DemoLab) -> Result<LabRecord, ClassroomError> {
+    /// Opens the demo lab `demo` (the embedded yard). Its instructor token is the
+    /// server key: the token given wins and is kept; else the stored one is reused
+    /// (instructor links survive restarts); else a new one is made. A token given or
+    /// made is saved to the key file, where `vlab key` finds it. Returns the lab's
+    /// record and the token if it was made now (to show it this once).
+    pub fn open_demo(&self, demo: DemoLab) -> Result<OpenedDemo, ClassroomError> {
         let stored = self.keep(|store| store.lab("demo"))?.flatten();
-        let instructor_token = demo
-            .instructor_token
-            .filter(|t| !t.trim().is_empty())
-            .or_else(|| stored.as_ref().map(|lab| lab.instructor_token.clone()))
-            .unwrap_or_else(|| format!("{:032x}", rand::rng().random::<u128>()));
+        let given = demo.instructor_token.filter(|t| !t.trim().is_empty());
+        let (instructor, made) = match (given, &stored) {
+            (Some(token), _) => {
+                self.keep(|store| store.save_server_key(&token))?;
+                (TokenDigest::of(&token), None)
+            }
+            (None, Some(lab)) => (lab.instructor, None),
+            (None, None) => {
+                let token = new_token();
+                self.keep(|store| store.save_server_key(&token))?;
+                (TokenDigest::of(&token), Some(token))
+            }
+        };
         let join_code = stored
             .as_ref()
             .map(|lab| lab.join_code.clone())
@@ -114,7 +129,7 @@ impl Classroom {
         let record = LabRecord {
             id: "demo".into(),
             name: "Demo lab".into(),
-            instructor_token,
+            instructor,
             seed: demo.seed,
             join_code,
             scene: LabScene::Demo,
@@ -123,7 +138,7 @@ impl Classroom {
         self.keep(|store| store.save_lab(&record))?;
         let students = self.stored_students("demo")?;
         self.labs.insert(open_lab(&record, demo_scene(record.seed), demo.start_running, students)?);
-        Ok(record)
+        Ok(OpenedDemo { record, new_token: made })
     }
 
     /// Opens every stored lab (but the demo lab, opened by [`Classroom::open_demo`]) and
@@ -146,12 +161,22 @@ impl Classroom {
         }
         let mut failed = 0;
         for lab in self.labs.all() {
-            for insertion in self.keep(|store| store.insertions(lab.id()))?.unwrap_or_default() {
-                if let Err(e) = self.replay(&lab, insertion).await {
-                    failed += 1;
-                    tracing::error!(lab = %lab.id(), error = %e, "an upload kept from before could not be done again");
+            for (seq, insertion) in self.keep(|store| store.insertions(lab.id()))?.unwrap_or_default() {
+                let unsure = matches!(insertion, Insertion::Upload { only_robots: None, .. });
+                match self.replay(&lab, insertion).await {
+                    // Uploads kept before the store noted it learn it now, so the
+                    // compaction below can forget them once their robots are gone.
+                    Ok(Some(only_robots)) if unsure => {
+                        self.keep(|store| store.note_only_robots(seq, &only_robots))?;
+                    }
+                    Ok(_) => {}
+                    Err(e) => {
+                        failed += 1;
+                        tracing::error!(lab = %lab.id(), error = %e, "an upload kept from before could not be done again");
+                    }
                 }
             }
+            self.compact(lab.id());
         }
         Ok(failed)
     }
@@ -163,6 +188,7 @@ impl Classroom {
         self.keep(|store| store.close_lab(lab.id()))?;
         self.labs.remove(lab.id());
         self.assets.forget_lab(lab.id());
+        self.budget.forget_lab(lab.id());
         let closing = Arc::clone(lab);
         tokio::task::spawn_blocking(move || closing.close())
             .await
@@ -228,8 +254,8 @@ impl Classroom {
         })
     }
 
-    /// Students who joined lab `lab` before: id, name, token.
-    fn stored_students(&self, lab: &str) -> Result<Vec<(u32, String, String)>, ClassroomError> {
+    /// Students who joined lab `lab` before: id, name, token's digest.
+    fn stored_students(&self, lab: &str) -> Result<Vec<(u32, String, TokenDigest)>, ClassroomError> {
         let sessions = self.keep(|store| store.sessions(lab))?.unwrap_or_default();
         Ok(sessions.into_iter().map(|s| (s.user, s.name, s.token)).collect())
     }
@@ -276,14 +302,14 @@ fn open_lab(
     record: &LabRecord,
     scene: SceneModel,
     start_running: bool,
-    students: Vec<(u32, String, String)>,
+    students: Vec<(u32, String, TokenDigest)>,
 ) -> Result<Arc<LabHandle>, crate::lab::LabError> {
     let settings = serde_json::from_str(&record.settings_json).unwrap_or_default();
     LabHandle::open(LabConfig {
         id: record.id.clone(),
         name: record.name.clone(),
         scene,
-        instructor_token: record.instructor_token.clone(),
+        instructor: record.instructor,
         start_running,
         seed: record.seed,
         join_code: record.join_code.clone(),
@@ -291,9 +317,4 @@ fn open_lab(
         students,
         programs: Default::default(),
     })
-}
-
-/// Compares secrets in time independent of where they differ.
-fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
-    a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
 }

@@ -21,10 +21,11 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
 pub use error::{ClassroomError, RefusalKind, UploadRefusal};
-pub use labs::DemoLab;
-pub use upload::{UploadFiles, UploadedAssets};
+pub use labs::{DemoLab, OpenedDemo};
+pub use upload::{STUDENT_UPLOAD_BUDGET_BYTES, UploadBudget, UploadFiles, UploadedAssets};
 
 use crate::lab::{LabHandle, Labs};
+use crate::secret::TokenDigest;
 use crate::store::{Store, StoreError};
 
 /// Where a classroom finds what scenes refer to.
@@ -49,9 +50,9 @@ impl Default for Library {
 pub struct ClassroomConfig {
     /// Scenes and assets.
     pub library: Library,
-    /// The key that creates labs (the demo lab's instructor token); `None`: nobody can,
-    /// unless `open_labs`.
-    pub server_key: Option<String>,
+    /// The digest of the key that creates labs (the demo lab's instructor token);
+    /// `None`: nobody can, unless `open_labs`.
+    pub server_key: Option<TokenDigest>,
     /// Whether anybody may create a lab (and become its instructor).
     pub open_labs: bool,
     /// Where labs, sessions and uploads are kept (`None`: in memory only).
@@ -64,7 +65,8 @@ pub struct Classroom {
     pub labs: Labs,
     library: Library,
     assets: UploadedAssets,
-    server_key: Option<String>,
+    budget: UploadBudget,
+    server_key: Option<TokenDigest>,
     open_labs: bool,
     store: Option<Mutex<Store>>,
 }
@@ -76,6 +78,7 @@ impl Classroom {
             labs: Labs::default(),
             library: config.library,
             assets: UploadedAssets::default(),
+            budget: UploadBudget::default(),
             server_key: config.server_key,
             open_labs: config.open_labs,
             store: config.store.map(Mutex::new),
@@ -109,8 +112,29 @@ impl Classroom {
         }
     }
 
-    /// Sets the key that creates labs.
-    pub fn set_server_key(&mut self, key: String) {
+    /// Forgets what no longer matters in lab `lab`'s kept log (a robot's replaced
+    /// programs, robots removed with their uploads): the store holds what the lab holds,
+    /// not all that was ever uploaded. Only logged if it fails: the log is still right,
+    /// only longer.
+    fn compact(&self, lab: &str) {
+        match self.keep(|store| store.compact(lab)) {
+            Ok(Some(forgotten)) if forgotten > 0 => tracing::debug!(%lab, forgotten, "kept log compacted"),
+            Ok(_) => {}
+            Err(e) => tracing::warn!(%lab, error = %e, "could not compact the kept log"),
+        }
+    }
+
+    /// Robot `robot` (of `owner`) left lab `lab`: the assets only it used and the bytes
+    /// it cost its owner are freed.
+    fn robot_gone(&self, lab: &str, robot: &str, owner: Option<vlab_protocol::UserId>) {
+        self.assets.robot_removed(lab, robot);
+        if let Some(owner) = owner {
+            self.budget.robot_removed(lab, owner, robot);
+        }
+    }
+
+    /// Sets the key that creates labs (by its digest).
+    pub fn set_server_key(&mut self, key: TokenDigest) {
         self.server_key = Some(key);
     }
 

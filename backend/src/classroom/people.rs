@@ -15,6 +15,7 @@ use super::access::authorize;
 use super::{Classroom, ClassroomError};
 use crate::lab::participants::new_join_code;
 use crate::lab::{Caller, JoinError, LabError, LabHandle};
+use crate::secret::TokenDigest;
 use crate::store::SessionRecord;
 
 impl Classroom {
@@ -28,7 +29,7 @@ impl Classroom {
             JoinError::Full { .. } => ClassroomError::Conflict(e.to_string()),
         })?;
         let name = lab.name_of(id).unwrap_or_default();
-        let session = SessionRecord { lab: lab.id().into(), user: id, name, token: token.clone() };
+        let session = SessionRecord { lab: lab.id().into(), user: id, name, token: TokenDigest::of(&token) };
         if let Err(e) = self.keep(|store| store.save_session(&session)) {
             lab.forget(id);
             return Err(e);
@@ -78,7 +79,7 @@ impl Classroom {
         }
         for (i, robot) in robots.iter().enumerate() {
             match lab.remove_robot(robot).await {
-                Ok(()) => {}
+                Ok(()) => self.robot_gone(lab.id(), robot, Some(id)),
                 // Removed meanwhile (by the instructor): that removal is kept already.
                 Err(LabError::NoRobot { .. }) => {
                     if let Some(seq) = kept.as_ref().and_then(|seqs| seqs.get(i).copied()) {
@@ -92,6 +93,7 @@ impl Classroom {
         for robot in lab.robots_owned_by(id) {
             self.take_out(lab, &robot).await?;
         }
+        self.compact(lab.id());
         lab.broadcast_presence();
         tracing::info!(lab = %lab.id(), user = id, robots = robots.len(), "student removed");
         Ok(())

@@ -91,6 +91,7 @@ impl Classroom {
     /// the store if the lab refuses it).
     pub(super) async fn take_out(&self, lab: &LabHandle, robot: &str) -> Result<(), ClassroomError> {
         let removal = Insertion::Removal { robot: robot.to_owned() };
+        let owner = lab.owner_of(robot);
         let kept = self.keep(|store| store.record_insertion(lab.id(), &removal))?;
         if let Err(e) = lab.remove_robot(robot).await {
             if let Some(seq) = kept {
@@ -98,6 +99,8 @@ impl Classroom {
             }
             return Err(e.into());
         }
+        self.robot_gone(lab.id(), robot, owner);
+        self.compact(lab.id());
         tracing::info!(lab = %lab.id(), %robot, "robot removed");
         Ok(())
     }

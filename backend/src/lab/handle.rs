@@ -21,6 +21,7 @@ use super::{frames, hub, runner, telemetry, wire};
 use crate::controller::ProgramCode;
 use crate::robot::{KeysError, Owner, Robots};
 use crate::scene::{Inserted, Pose, SceneModel};
+use crate::secret::TokenDigest;
 use crate::sim::World;
 
 /// What the lab answers to keys: `None` when it has no such robot.
@@ -50,8 +51,8 @@ pub struct LabConfig {
     pub name: String,
     /// Its scene.
     pub scene: SceneModel,
-    /// The bearer token that makes a caller its instructor.
-    pub instructor_token: String,
+    /// The digest of the bearer token that makes a caller its instructor.
+    pub instructor: TokenDigest,
     /// Whether time runs as soon as it opens.
     pub start_running: bool,
     /// Seed of the lab's random generator (scene `random`, sensor noise).
@@ -60,8 +61,8 @@ pub struct LabConfig {
     pub join_code: String,
     /// The instructor's settings.
     pub settings: LabSettings,
-    /// Students who joined before a restart: id, display name, session token.
-    pub students: Vec<(UserId, String, String)>,
+    /// Students who joined before a restart: id, display name, session token's digest.
+    pub students: Vec<(UserId, String, TokenDigest)>,
     /// Programs of the scene's own robots, by robot name, started when the lab opens.
     pub programs: BTreeMap<String, Arc<ProgramCode>>,
 }
@@ -88,19 +89,9 @@ impl LabHandle {
     /// Builds the lab's world and starts its thread. A scene that does not build
     /// starts nothing.
     pub fn open(config: LabConfig) -> Result<Arc<LabHandle>, LabError> {
-        let LabConfig {
-            id,
-            name,
-            scene,
-            instructor_token,
-            start_running,
-            seed,
-            join_code,
-            settings,
-            students,
-            programs,
-        } = config;
-        let mut participants = Participants::new(instructor_token, participants::normalise_code(&join_code));
+        let LabConfig { id, name, scene, instructor, start_running, seed, join_code, settings, students, programs } =
+            config;
+        let mut participants = Participants::new(instructor, participants::normalise_code(&join_code));
         for (user, name, token) in students {
             participants.restore(user, name, token);
         }
@@ -512,7 +503,7 @@ mod tests {
             id: "t".into(),
             name: "Test".into(),
             scene: demo_scene(1),
-            instructor_token: "secret".into(),
+            instructor: TokenDigest::of("secret"),
             start_running,
             seed: 1,
             join_code: "ABCDEF".into(),
@@ -614,7 +605,7 @@ mod tests {
             id: "bad".into(),
             name: "Bad".into(),
             scene,
-            instructor_token: "x".into(),
+            instructor: TokenDigest::of("x"),
             start_running: true,
             seed: 1,
             join_code: "ABCDEF".into(),

@@ -9,6 +9,8 @@ use rand::Rng;
 use vlab_protocol::permissions::{Action, Standing};
 use vlab_protocol::{MAX_PARTICIPANTS, Participant, Role, UserId, clean_display_name};
 
+use crate::secret::{TokenDigest, new_token};
+
 pub use vlab_protocol::INSTRUCTOR_ID;
 
 /// Characters of join codes: no 0/O, 1/I/L, so a code read aloud or off a projector is
@@ -85,12 +87,12 @@ pub enum JoinError {
 
 struct Person {
     name: String,
-    token: String,
+    token: TokenDigest,
 }
 
 /// The people of one lab.
 pub struct Participants {
-    instructor_token: String,
+    instructor: TokenDigest,
     join_code: String,
     /// Students by id (ids count from 1 and are never reused).
     students: BTreeMap<UserId, Person>,
@@ -101,12 +103,12 @@ pub struct Participants {
 
 impl Participants {
     /// A lab with its instructor and join code and nobody else yet.
-    pub fn new(instructor_token: String, join_code: String) -> Participants {
-        Participants { instructor_token, join_code, students: BTreeMap::new(), next_id: 1, online: BTreeMap::new() }
+    pub fn new(instructor: TokenDigest, join_code: String) -> Participants {
+        Participants { instructor, join_code, students: BTreeMap::new(), next_id: 1, online: BTreeMap::new() }
     }
 
     /// Re-admits a student from a stored session (after a restart).
-    pub fn restore(&mut self, id: UserId, name: String, token: String) {
+    pub fn restore(&mut self, id: UserId, name: String, token: TokenDigest) {
         self.students.insert(id, Person { name, token });
         self.next_id = self.next_id.max(id + 1);
     }
@@ -128,13 +130,10 @@ impl Participants {
             None | Some("") => return Some(Caller::Viewer),
             Some(token) => token,
         };
-        if constant_time_eq(token.as_bytes(), self.instructor_token.as_bytes()) {
+        if self.instructor.matches(token) {
             return Some(Caller::Instructor);
         }
-        self.students
-            .iter()
-            .find(|(_, person)| constant_time_eq(token.as_bytes(), person.token.as_bytes()))
-            .map(|(id, _)| Caller::Student(*id))
+        self.students.iter().find(|(_, person)| person.token.matches(token)).map(|(id, _)| Caller::Student(*id))
     }
 
     /// Admits a student with the lab's `code` under `name` (made unique: "Ana (2)"),
@@ -162,7 +161,7 @@ impl Participants {
         let id = self.next_id;
         self.next_id += 1;
         let token = new_token();
-        self.students.insert(id, Person { name: unique, token: token.clone() });
+        self.students.insert(id, Person { name: unique, token: TokenDigest::of(&token) });
         Ok((id, token))
     }
 
@@ -233,23 +232,13 @@ pub fn new_join_code() -> String {
     (0..CODE_LENGTH).map(|_| CODE_ALPHABET[rng.random_range(0..CODE_ALPHABET.len())] as char).collect()
 }
 
-/// A fresh secret token: 128 random bits in hex.
-pub fn new_token() -> String {
-    format!("{:032x}", rand::rng().random::<u128>())
-}
-
-/// Compares secrets in time independent of where they differ.
-fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
-    a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
     fn students_join_with_the_code_and_get_unique_names_and_their_own_tokens() {
-        let mut people = Participants::new("teach".into(), "K7MP3Q".into());
+        let mut people = Participants::new(TokenDigest::of("teach"), "K7MP3Q".into());
         let (ana, ana_token) = people.join("k7m p3q", "Ana", MAX_PARTICIPANTS).unwrap();
         let (ana2, ana2_token) = people.join("K7MP3Q", "  ana ", MAX_PARTICIPANTS).unwrap();
         assert_ne!(ana_token, ana2_token);
@@ -267,7 +256,7 @@ mod tests {
 
     #[test]
     fn presence_counts_pages() {
-        let mut people = Participants::new("t".into(), "AAAAAA".into());
+        let mut people = Participants::new(TokenDigest::of("t"), "AAAAAA".into());
         let (ana, _) = people.join("AAAAAA", "Ana", 1).unwrap();
         people.connected(ana);
         people.connected(ana);
@@ -279,7 +268,7 @@ mod tests {
 
     #[test]
     fn the_cap_admits_exactly_max_students_and_a_removal_or_a_new_code_takes_effect() {
-        let mut people = Participants::new("t".into(), "AAAAAA".into());
+        let mut people = Participants::new(TokenDigest::of("t"), "AAAAAA".into());
         let (ana, ana_token) = people.join("AAAAAA", "Ana", 2).unwrap();
         people.join("AAAAAA", "Bob", 2).unwrap();
         assert_eq!(people.join("AAAAAA", "Cy", 2), Err(JoinError::Full { max: 2 }));

@@ -91,6 +91,7 @@ impl AppError {
                 RefusalKind::Invalid => plain(StatusCode::UNPROCESSABLE_ENTITY, ErrorCode::InvalidArgument),
                 RefusalKind::Conflict => plain(StatusCode::CONFLICT, ErrorCode::InvalidArgument),
                 RefusalKind::OverQuota => plain(StatusCode::FORBIDDEN, ErrorCode::Forbidden),
+                RefusalKind::OverBudget => plain(StatusCode::PAYLOAD_TOO_LARGE, ErrorCode::BadRequest),
             },
             C::Lab(error) => match error {
                 LabError::Unavailable(_) => plain(StatusCode::SERVICE_UNAVAILABLE, ErrorCode::LabUnavailable),

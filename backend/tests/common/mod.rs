@@ -3,6 +3,8 @@
 
 #![allow(dead_code, missing_docs)]
 
+pub mod binary;
+
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
@@ -15,6 +17,7 @@ use vlab_backend::classroom::{Classroom, ClassroomConfig};
 use vlab_backend::lab::{LabConfig, LabHandle};
 use vlab_backend::net::{self, AppState, Limits};
 use vlab_backend::scene::{BodyModel, Motion, Palette, PartModel, Pose, SceneModel, Shape, demo_scene};
+use vlab_backend::secret::TokenDigest;
 use vlab_protocol::{ClientMsg, ControlAction, Frame, LabState, PROTOCOL_VERSION, ServerMsg};
 
 pub const TOKEN: &str = "instructor-secret";
@@ -145,14 +148,15 @@ impl TestServer {
 /// `scene` as lab `demo`, the demo scene as lab `other` and a lab `empty` without a
 /// scene, each with the join code `{ID}CODE`.
 fn three_labs(scene: SceneModel, running: bool) -> Classroom {
-    let classroom = Classroom::new(ClassroomConfig { server_key: Some(TOKEN.into()), ..ClassroomConfig::default() });
+    let classroom =
+        Classroom::new(ClassroomConfig { server_key: Some(TokenDigest::of(TOKEN)), ..ClassroomConfig::default() });
     for (id, scene) in [("demo", scene), ("other", demo_scene(2)), ("empty", SceneModel::empty())] {
         classroom.labs.insert(
             LabHandle::open(LabConfig {
                 id: id.into(),
                 name: format!("Lab {id}"),
                 scene,
-                instructor_token: TOKEN.into(),
+                instructor: TokenDigest::of(TOKEN),
                 start_running: running,
                 seed: 1,
                 join_code: format!("{}CODE", id.to_uppercase()),

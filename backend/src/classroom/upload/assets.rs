@@ -1,29 +1,64 @@
 //! Meshes and textures that came with uploads, served by their lab at a path that names
-//! their content, kept in memory while the server runs (a restart brings them back by
-//! doing the uploads again).
+//! their content, kept in memory while something in the lab uses them (a restart brings
+//! them back by doing the uploads again): an asset of robots goes when the last of them
+//! is removed.
 
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
 
 use bytes::Bytes;
+
+/// What uses an uploaded asset.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum AssetUser {
+    /// A body of no robot (it stays as long as the lab).
+    Scene,
+    /// A body of this robot.
+    Robot(String),
+}
+
+struct Served {
+    bytes: Bytes,
+    users: BTreeSet<AssetUser>,
+}
 
 /// Assets uploaded with scenes, per lab.
 #[derive(Default)]
 pub struct UploadedAssets {
-    by_lab: std::sync::RwLock<HashMap<String, HashMap<String, Bytes>>>,
+    by_lab: std::sync::RwLock<HashMap<String, HashMap<String, Served>>>,
 }
 
 impl UploadedAssets {
-    /// Serves `assets` (path → bytes) in lab `lab`.
-    pub fn add(&self, lab: &str, assets: Vec<(String, Bytes)>) {
+    /// Serves `assets` (path, bytes, what uses it) in lab `lab`.
+    pub fn add(&self, lab: &str, assets: Vec<(String, Bytes, AssetUser)>) {
         if assets.is_empty() {
             return;
         }
-        self.by_lab.write().expect("assets lock").entry(lab.to_owned()).or_default().extend(assets);
+        let mut by_lab = self.by_lab.write().expect("assets lock");
+        let served = by_lab.entry(lab.to_owned()).or_default();
+        for (path, bytes, user) in assets {
+            served.entry(path).or_insert_with(|| Served { bytes, users: BTreeSet::new() }).users.insert(user);
+        }
     }
 
     /// The asset at `path` in lab `lab`.
     pub fn get(&self, lab: &str, path: &str) -> Option<Bytes> {
-        self.by_lab.read().expect("assets lock").get(lab)?.get(path).cloned()
+        self.by_lab.read().expect("assets lock").get(lab)?.get(path).map(|served| served.bytes.clone())
+    }
+
+    /// Robot `robot` left lab `lab`: the assets only it used go.
+    pub fn robot_removed(&self, lab: &str, robot: &str) {
+        let mut by_lab = self.by_lab.write().expect("assets lock");
+        let Some(served) = by_lab.get_mut(lab) else { return };
+        let user = AssetUser::Robot(robot.to_owned());
+        served.retain(|_, asset| {
+            asset.users.remove(&user);
+            !asset.users.is_empty()
+        });
+    }
+
+    /// Bytes served in lab `lab`, each asset once.
+    pub fn bytes_in(&self, lab: &str) -> usize {
+        self.by_lab.read().expect("assets lock").get(lab).map_or(0, |s| s.values().map(|a| a.bytes.len()).sum())
     }
 
     /// Drops every asset of a closed lab.
@@ -49,5 +84,25 @@ pub fn content_type(path: &str) -> &'static str {
         Some("glb") => "model/gltf-binary",
         Some("gltf") => "model/gltf+json",
         _ => "text/plain",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_asset_stays_while_something_uses_it() {
+        let assets = UploadedAssets::default();
+        let wheel = Bytes::from_static(b"wheel");
+        let robot = |name: &str| AssetUser::Robot(name.into());
+        assets.add("lab", vec![("w".into(), wheel.clone(), robot("a")), ("w".into(), wheel.clone(), robot("b"))]);
+        assets.add("lab", vec![("floor".into(), Bytes::from_static(b"floor"), AssetUser::Scene)]);
+        assets.robot_removed("lab", "a");
+        assert_eq!(assets.get("lab", "w"), Some(wheel), "b still uses it");
+        assets.robot_removed("lab", "b");
+        assert_eq!(assets.get("lab", "w"), None);
+        assets.robot_removed("lab", "floor");
+        assert_eq!(assets.bytes_in("lab"), 5, "the scene's stays");
     }
 }

@@ -41,6 +41,15 @@ pub struct Bundle {
     pub program: Option<String>,
 }
 
+impl Bundle {
+    /// Its bytes, as kept: every file's name and content.
+    pub fn size(&self) -> u64 {
+        let texts = self.files.iter().map(|(name, text)| name.len() + text.len());
+        let blobs = self.assets.iter().chain(&self.binaries).map(|(name, bytes)| name.len() + bytes.len());
+        (self.main_name.len() + self.main_text.len() + texts.sum::<usize>() + blobs.sum::<usize>()) as u64
+    }
+}
+
 impl UploadFiles {
     /// The upload as a scene: its main file is the `.vlab` description.
     pub(super) fn into_scene(self) -> Result<Bundle, ClassroomError> {

@@ -9,6 +9,7 @@
 //! insertion takes the kept record back with it.
 
 mod assets;
+mod budget;
 mod bundle;
 mod interpret;
 pub mod programs;
@@ -18,9 +19,10 @@ use std::sync::Arc;
 
 use bytes::Bytes;
 use vlab_protocol::permissions::Action;
-use vlab_protocol::{InsertedCounts, SceneUploadReply, SourceMessage};
+use vlab_protocol::{INSTRUCTOR_ID, InsertedCounts, SceneUploadReply, SourceMessage};
 
-pub use assets::{UploadedAssets, content_type};
+pub use assets::{AssetUser, UploadedAssets, content_type};
+pub use budget::{STUDENT_UPLOAD_BUDGET_BYTES, UploadBudget};
 pub use bundle::{Bundle, UploadFiles};
 
 use super::access::{authorize, authorize_on_robot};
@@ -63,7 +65,7 @@ impl Classroom {
         files: UploadFiles,
     ) -> Result<SceneUploadReply, ClassroomError> {
         authorize(caller, Action::InsertScene)?;
-        self.insert_upload(lab, files.into_scene()?, None, Keep::Record).await
+        self.insert_upload(lab, files.into_scene()?, None, Keep::Record).await.map(|(reply, _)| reply)
     }
 
     /// `POST /api/labs/{lab}/robots` (a participant): robots and nothing else, owned by
@@ -83,7 +85,7 @@ impl Classroom {
         }
         let adder =
             Adder { owner: Owner { id: user, name: lab.name_of(user).unwrap_or_default() }, within_quota: student };
-        self.insert_upload(lab, files.into_scene()?, Some(adder), Keep::Record).await
+        self.insert_upload(lab, files.into_scene()?, Some(adder), Keep::Record).await.map(|(reply, _)| reply)
     }
 
     /// `PUT /api/labs/{lab}/robots/{robot}/program` (owner or instructor): a new program,
@@ -107,6 +109,19 @@ impl Classroom {
         let checked = BTreeMap::from([(robot.to_owned(), code)]);
         programs::check_all(&checked).await.map_err(refuse)?;
         let code = checked.into_values().next().expect("one program");
+        let reservation = match lab.owner_of(robot).filter(|owner| *owner != INSTRUCTOR_ID) {
+            Some(owner) => {
+                let bytes = bundle.size();
+                let checked = matches!(caller, Caller::Student(_));
+                Some(self.budget.reserve(lab.id(), owner, bytes, checked).map_err(|over| {
+                    let error = SourceMessage { file: field.clone(), line: 1, col: 1, message: over.to_string() };
+                    let reply =
+                        SceneUploadReply { errors: vec![error], robots: vec![robot.to_owned()], ..Default::default() };
+                    ClassroomError::upload(RefusalKind::OverBudget, reply)
+                })?)
+            }
+            None => None,
+        };
         let replaced = Insertion::Program {
             robot: robot.to_owned(),
             program: field,
@@ -120,15 +135,29 @@ impl Classroom {
             }
             return Err(e.into());
         }
+        if let Some(reservation) = reservation {
+            reservation.keep_as_program(robot);
+        }
+        self.compact(lab.id());
         tracing::info!(lab = %lab.id(), %robot, "program replaced");
         Ok(SceneUploadReply { ok: true, robots: vec![robot.to_owned()], ..SceneUploadReply::default() })
     }
 
     /// Does again, at start-up, what the store kept: the same files interpreted with the
-    /// lab's seed, owned by the same participant (no quota or lock applies again).
-    pub(super) async fn replay(&self, lab: &Arc<LabHandle>, insertion: Insertion) -> Result<(), ClassroomError> {
+    /// lab's seed, owned by the same participant (no quota, budget or lock applies
+    /// again). For an upload, returns the robots it added if it added nothing else.
+    pub(super) async fn replay(
+        &self,
+        lab: &Arc<LabHandle>,
+        insertion: Insertion,
+    ) -> Result<Option<Vec<String>>, ClassroomError> {
         match insertion {
-            Insertion::Removal { robot } => Ok(lab.remove_robot(&robot).await?),
+            Insertion::Removal { robot } => {
+                let owner = lab.owner_of(&robot);
+                lab.remove_robot(&robot).await?;
+                self.robot_gone(lab.id(), &robot, owner);
+                Ok(None)
+            }
             Insertion::Program { robot, program, files, binaries } => {
                 let (_, binaries) = programs::split_stored(binaries);
                 let bundle = Bundle {
@@ -141,27 +170,35 @@ impl Classroom {
                 };
                 let code = programs::program_of_file(&program, &bundle, &self.program_library())
                     .map_err(|e| ClassroomError::Invalid(format!("{}:{}: {}", e.file, e.line, e.message)))?;
+                let reservation = lab
+                    .owner_of(&robot)
+                    .filter(|owner| *owner != INSTRUCTOR_ID)
+                    .map(|owner| self.budget.reserve(lab.id(), owner, bundle.size(), false));
                 lab.set_program(&robot, code).await?;
-                Ok(())
+                if let Some(Ok(reservation)) = reservation {
+                    reservation.keep_as_program(&robot);
+                }
+                Ok(None)
             }
-            Insertion::Upload { owner, main_name, main_text, files, assets, program } => {
+            Insertion::Upload { owner, main_name, main_text, files, assets, program, only_robots: _ } => {
                 let (assets, binaries) = programs::split_stored(assets);
                 let bundle =
                     Bundle { main_name, main_text, files: files.into_iter().collect(), assets, binaries, program };
                 let adder = owner.map(|(id, name)| Adder { owner: Owner { id, name }, within_quota: false });
-                self.insert_upload(lab, bundle, adder, Keep::Replay).await.map(|_| ())
+                self.insert_upload(lab, bundle, adder, Keep::Replay).await.map(|(_, only_robots)| only_robots)
             }
         }
     }
 
-    /// The road every upload takes (see the module's doc).
+    /// The road every upload takes (see the module's doc). Returns the reply and, if it
+    /// added robots and nothing else, their names.
     async fn insert_upload(
         &self,
         lab: &Arc<LabHandle>,
         bundle: Bundle,
         adder: Option<Adder>,
         keep: Keep,
-    ) -> Result<SceneUploadReply, ClassroomError> {
+    ) -> Result<(SceneUploadReply, Option<Vec<String>>), ClassroomError> {
         let library =
             DirLoader { scenes: self.library.scenes_dir.clone(), assets: Some(self.library.assets_dir.clone()) };
         let bundle = Arc::new(bundle);
@@ -196,6 +233,23 @@ impl Classroom {
         programs::check_all(&programs).await.map_err(|e| invalid(e, &reply))?;
         let programs = programs.into_iter().map(|(robot, code)| (robot, Arc::new(code))).collect();
         let robots: Vec<String> = model.robots.iter().map(|r| r.name.clone()).collect();
+        let only_robots = holds_only_robots(&model).then(|| robots.clone());
+        // A student's bytes: reserved now, so uploads sent at once cannot pass the
+        // budget together; given back if the upload fails from here on.
+        let reservation = match adder.as_ref().filter(|a| a.owner.id != INSTRUCTOR_ID && !robots.is_empty()) {
+            Some(adder) => {
+                let checked = adder.within_quota;
+                Some(self.budget.reserve(lab.id(), adder.owner.id, bundle.size(), checked).map_err(|over| {
+                    let error =
+                        SourceMessage { file: bundle.main_name.clone(), line: 1, col: 1, message: over.to_string() };
+                    ClassroomError::upload(
+                        RefusalKind::OverBudget,
+                        SceneUploadReply { errors: vec![error], ..reply.clone() },
+                    )
+                })?)
+            }
+            None => None,
+        };
         let kept = match keep {
             Keep::Replay => None,
             Keep::Record => {
@@ -211,6 +265,7 @@ impl Classroom {
                         .map(|(k, v)| (k.clone(), v.to_vec()))
                         .collect(),
                     program: bundle.program.clone(),
+                    only_robots: only_robots.clone(),
                 };
                 self.keep(|store| store.record_insertion(lab.id(), &upload))?
             }
@@ -241,25 +296,36 @@ impl Classroom {
             }
         };
         self.assets.add(lab.id(), served);
+        if let Some(reservation) = reservation {
+            reservation.keep_as_upload(&robots);
+        }
         reply.ok = true;
         reply.inserted = InsertedCounts { bodies: inserted.bodies, joints: inserted.joints, robots: inserted.robots };
         reply.robots = robots;
         lab.broadcast_presence();
         tracing::info!(lab = %lab.id(), file = %bundle.main_name, ?reply.inserted, "scene inserted");
-        Ok(reply)
+        Ok((reply, only_robots))
     }
 
     /// Points the meshes that came in the upload at the lab's own copy of them, served
     /// at a path that names their content; returns what to serve once inserted.
-    fn serve_uploaded_meshes(&self, lab: &LabHandle, model: &mut SceneModel, bundle: &Bundle) -> Vec<(String, Bytes)> {
+    fn serve_uploaded_meshes(
+        &self,
+        lab: &LabHandle,
+        model: &mut SceneModel,
+        bundle: &Bundle,
+    ) -> Vec<(String, Bytes, AssetUser)> {
         let mut served = Vec::new();
-        for part in model.bodies.iter_mut().flat_map(|b| b.parts.iter_mut()) {
-            let Some(mesh) = part.mesh.as_mut() else { continue };
-            let Some(name) = mesh.resolved.clone() else { continue };
-            if let Some(bytes) = bundle.assets.get(&name) {
-                let path = assets::served_path(&name, bytes);
-                mesh.resolved = Some(format!("/api/labs/{}/assets/{path}", lab.id()));
-                served.push((path, bytes.clone()));
+        for body in model.bodies.iter_mut() {
+            let user = body.robot.clone().map_or(AssetUser::Scene, AssetUser::Robot);
+            for part in body.parts.iter_mut() {
+                let Some(mesh) = part.mesh.as_mut() else { continue };
+                let Some(name) = mesh.resolved.clone() else { continue };
+                if let Some(bytes) = bundle.assets.get(&name) {
+                    let path = assets::served_path(&name, bytes);
+                    mesh.resolved = Some(format!("/api/labs/{}/assets/{path}", lab.id()));
+                    served.push((path, bytes.clone(), user.clone()));
+                }
             }
         }
         served
@@ -286,6 +352,14 @@ fn robot_elements(model: &SceneModel, robot: &str) -> usize {
     let joints = model.joints.iter().filter(|j| mine(j.body1) || mine(j.body2)).count();
     let devices = model.sensors.iter().chain(&model.actuators).filter(|d| d.robot.as_deref() == Some(robot)).count();
     bodies_and_parts + joints + devices
+}
+
+/// Whether `model` adds robots and nothing else (so removing them all undoes it).
+fn holds_only_robots(model: &SceneModel) -> bool {
+    !model.robots.is_empty()
+        && model.environment.is_none()
+        && model.bodies.iter().all(|b| b.robot.is_some())
+        && model.sensors.iter().chain(&model.actuators).all(|d| d.robot.is_some())
 }
 
 /// Whether the lab has room for `model`'s bodies (see [`MAX_LAB_BODIES`]).

@@ -1,15 +1,22 @@
-//! What must survive a restart, in one SQLite file: the labs (their instructor tokens,
-//! join codes, scenes and settings), the sessions of the students who joined them, and
-//! every scene and robot uploaded into a lab (and every robot removed), in order, so a
-//! restart rebuilds each lab as it was set up.
+//! What must survive a restart, in one SQLite file: the labs (the digests of their
+//! instructor tokens, join codes, scenes and settings), the sessions of the students
+//! who joined them (digests of their tokens), and what was uploaded into a lab and
+//! removed from it, in order and compacted, so a restart rebuilds each lab as it was.
+//! Beside it, in a file of its own, the server key, so the operator can print it again.
 //!
 //! SQLite through `rusqlite` (bundled): a classroom server gets persistence with no
 //! other service to install, and the file can be copied or inspected with standard
-//! tools. The schema version lives in `PRAGMA user_version`.
+//! tools. Neither it nor its backups hold a token anybody could use.
 
-use std::path::Path;
+mod compaction;
+mod insertions;
+mod schema;
+
+use std::path::{Path, PathBuf};
 
 use rusqlite::{Connection, OptionalExtension, params};
+
+use crate::secret::TokenDigest;
 
 /// Why the store failed.
 #[derive(Debug, thiserror::Error)]
@@ -30,6 +37,14 @@ pub enum StoreError {
         /// The OS error.
         source: std::io::Error,
     },
+    /// The key file could not be read or written.
+    #[error("key file {path}: {source}")]
+    KeyFile {
+        /// The key file.
+        path: String,
+        /// The OS error.
+        source: std::io::Error,
+    },
     /// The file was written by a newer VLab.
     #[error("database {path} has schema version {found}; this build knows up to {SCHEMA_VERSION}")]
     TooNew {
@@ -40,17 +55,17 @@ pub enum StoreError {
     },
 }
 
-const SCHEMA_VERSION: i64 = 4;
+const SCHEMA_VERSION: i64 = 5;
 
 /// A lab as stored.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct LabRecord {
     /// Its id.
     pub id: String,
     /// Its display name.
     pub name: String,
-    /// The bearer token of its instructor.
-    pub instructor_token: String,
+    /// The digest of its instructor's bearer token.
+    pub instructor: TokenDigest,
     /// The seed of its random generator.
     pub seed: u64,
     /// The code students join with.
@@ -90,6 +105,9 @@ pub enum Insertion {
         assets: std::collections::BTreeMap<String, Vec<u8>>,
         /// The file sent as the form's `program` field, if any.
         program: Option<String>,
+        /// The robots it added, when it added nothing else: removing them all makes it
+        /// moot (`None`: it added more, or it is not known).
+        only_robots: Option<Vec<String>>,
     },
     /// A robot's program replaced.
     Program {
@@ -118,14 +136,17 @@ pub struct SessionRecord {
     pub user: u32,
     /// Their display name.
     pub name: String,
-    /// Their bearer token.
-    pub token: String,
+    /// The digest of their bearer token.
+    pub token: TokenDigest,
 }
 
 /// The server's database.
 pub struct Store {
     connection: Connection,
     path: String,
+    /// Where the server key is written (`None`: in memory, kept in `memory_key`).
+    key_file: Option<PathBuf>,
+    memory_key: Option<String>,
 }
 
 impl Store {
@@ -141,7 +162,7 @@ impl Store {
             std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600))
                 .map_err(|e| StoreError::Private { path: display.clone(), source: e })?;
         }
-        let store = Store { connection, path: display };
+        let mut store = Store { connection, path: display, key_file: Some(key_file_of(path)), memory_key: None };
         store.migrate()?;
         Ok(store)
     }
@@ -150,7 +171,7 @@ impl Store {
     pub fn in_memory() -> Result<Store, StoreError> {
         let connection =
             Connection::open_in_memory().map_err(|source| StoreError::Sqlite { path: ":memory:".into(), source })?;
-        let store = Store { connection, path: ":memory:".into() };
+        let mut store = Store { connection, path: ":memory:".into(), key_file: None, memory_key: None };
         store.migrate()?;
         Ok(store)
     }
@@ -159,216 +180,36 @@ impl Store {
         |source| StoreError::Sqlite { path: self.path.clone(), source }
     }
 
-    fn migrate(&self) -> Result<(), StoreError> {
-        let version: i64 =
-            self.connection.query_row("PRAGMA user_version", [], |row| row.get(0)).map_err(self.sqlite())?;
-        if version > SCHEMA_VERSION {
-            return Err(StoreError::TooNew { path: self.path.clone(), found: version });
+    /// The server key as last saved, if any.
+    pub fn server_key(&self) -> Result<Option<String>, StoreError> {
+        let Some(file) = &self.key_file else { return Ok(self.memory_key.clone()) };
+        match std::fs::read_to_string(file) {
+            Ok(text) => Ok(Some(text.trim().to_owned()).filter(|key| !key.is_empty())),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+            Err(source) => Err(StoreError::KeyFile { path: file.display().to_string(), source }),
         }
-        if version < 1 {
-            self.connection
-                .execute_batch(
-                    "BEGIN;
-                     CREATE TABLE IF NOT EXISTS labs (
-                         id               TEXT PRIMARY KEY,
-                         name             TEXT NOT NULL,
-                         instructor_token TEXT NOT NULL,
-                         seed             INTEGER NOT NULL,
-                         created_at       TEXT NOT NULL DEFAULT (datetime('now'))
-                     );
-                     PRAGMA user_version = 1;
-                     COMMIT;",
-                )
-                .map_err(self.sqlite())?;
-        }
-        if version < 2 {
-            self.connection
-                .execute_batch(
-                    "BEGIN;
-                     ALTER TABLE labs ADD COLUMN join_code TEXT NOT NULL DEFAULT '';
-                     ALTER TABLE labs ADD COLUMN scene_kind TEXT NOT NULL DEFAULT 'demo';
-                     ALTER TABLE labs ADD COLUMN scene_text TEXT NOT NULL DEFAULT '';
-                     ALTER TABLE labs ADD COLUMN settings TEXT NOT NULL DEFAULT '';
-                     ALTER TABLE labs ADD COLUMN closed INTEGER NOT NULL DEFAULT 0;
-                     CREATE TABLE IF NOT EXISTS sessions (
-                         lab     TEXT NOT NULL REFERENCES labs(id),
-                         user_id INTEGER NOT NULL,
-                         name    TEXT NOT NULL,
-                         token   TEXT NOT NULL,
-                         PRIMARY KEY (lab, user_id)
-                     );
-                     PRAGMA user_version = 2;
-                     COMMIT;",
-                )
-                .map_err(self.sqlite())?;
-        }
-        if version < 3 {
-            self.connection
-                .execute_batch(
-                    "BEGIN;
-                     CREATE TABLE IF NOT EXISTS insertions (
-                         seq        INTEGER PRIMARY KEY AUTOINCREMENT,
-                         lab        TEXT NOT NULL,
-                         kind       TEXT NOT NULL,
-                         owner_id   INTEGER,
-                         owner_name TEXT,
-                         main_name  TEXT NOT NULL DEFAULT '',
-                         main_text  TEXT NOT NULL DEFAULT '',
-                         files      TEXT NOT NULL DEFAULT '{}',
-                         robot      TEXT NOT NULL DEFAULT ''
-                     );
-                     CREATE TABLE IF NOT EXISTS insertion_assets (
-                         seq   INTEGER NOT NULL REFERENCES insertions(seq),
-                         name  TEXT NOT NULL,
-                         bytes BLOB NOT NULL,
-                         PRIMARY KEY (seq, name)
-                     );
-                     PRAGMA user_version = 3;
-                     COMMIT;",
-                )
-                .map_err(self.sqlite())?;
-        }
-        if version < 4 {
-            // The program field of a robot upload; a 'program' row replaces a robot's
-            // program (its files in `files`, its modules in `insertion_assets`).
-            self.connection
-                .execute_batch(
-                    "BEGIN;
-                     ALTER TABLE insertions ADD COLUMN program TEXT;
-                     PRAGMA user_version = 4;
-                     COMMIT;",
-                )
-                .map_err(self.sqlite())?;
-        }
-        Ok(())
     }
 
-    /// Appends what was done to lab `lab`'s scene; returns its sequence number (to
-    /// [`Store::forget_insertion`] it if the lab refuses it after all).
-    pub fn record_insertion(&mut self, lab: &str, insertion: &Insertion) -> Result<i64, StoreError> {
-        let path = self.path.clone();
-        let sqlite = move |source| StoreError::Sqlite { path: path.clone(), source };
-        let transaction = self.connection.transaction().map_err(&sqlite)?;
-        let seq = match insertion {
-            Insertion::Upload { owner, main_name, main_text, files, assets, program } => {
-                let files = serde_json::to_string(files).expect("file maps serialise");
-                transaction
-                    .execute(
-                        "INSERT INTO insertions (lab, kind, owner_id, owner_name, main_name, main_text, files, program)
-                         VALUES (?1, 'upload', ?2, ?3, ?4, ?5, ?6, ?7)",
-                        params![
-                            lab,
-                            owner.as_ref().map(|o| o.0),
-                            owner.as_ref().map(|o| &o.1),
-                            main_name,
-                            main_text,
-                            files,
-                            program
-                        ],
-                    )
-                    .map_err(&sqlite)?;
-                let seq = transaction.last_insert_rowid();
-                for (name, bytes) in assets {
-                    transaction
-                        .execute(
-                            "INSERT INTO insertion_assets (seq, name, bytes) VALUES (?1, ?2, ?3)",
-                            params![seq, name, bytes],
-                        )
-                        .map_err(&sqlite)?;
-                }
-                seq
-            }
-            Insertion::Program { robot, program, files, binaries } => {
-                let files = serde_json::to_string(files).expect("file maps serialise");
-                transaction
-                    .execute(
-                        "INSERT INTO insertions (lab, kind, robot, main_name, files)
-                         VALUES (?1, 'program', ?2, ?3, ?4)",
-                        params![lab, robot, program, files],
-                    )
-                    .map_err(&sqlite)?;
-                let seq = transaction.last_insert_rowid();
-                for (name, bytes) in binaries {
-                    transaction
-                        .execute(
-                            "INSERT INTO insertion_assets (seq, name, bytes) VALUES (?1, ?2, ?3)",
-                            params![seq, name, bytes],
-                        )
-                        .map_err(&sqlite)?;
-                }
-                seq
-            }
-            Insertion::Removal { robot } => {
-                transaction
-                    .execute(
-                        "INSERT INTO insertions (lab, kind, robot) VALUES (?1, 'removal', ?2)",
-                        params![lab, robot],
-                    )
-                    .map_err(&sqlite)?;
-                transaction.last_insert_rowid()
-            }
+    /// Saves the server key to the key file, readable by the server's user only.
+    pub fn save_server_key(&mut self, key: &str) -> Result<(), StoreError> {
+        let Some(file) = &self.key_file else {
+            self.memory_key = Some(key.to_owned());
+            return Ok(());
         };
-        transaction.commit().map_err(&sqlite)?;
-        Ok(seq)
-    }
-
-    /// Takes back insertion `seq` (kept before the lab was asked, and refused by it).
-    pub fn forget_insertion(&mut self, seq: i64) -> Result<(), StoreError> {
-        let path = self.path.clone();
-        let sqlite = move |source| StoreError::Sqlite { path: path.clone(), source };
-        let transaction = self.connection.transaction().map_err(&sqlite)?;
-        transaction.execute("DELETE FROM insertion_assets WHERE seq = ?1", params![seq]).map_err(&sqlite)?;
-        transaction.execute("DELETE FROM insertions WHERE seq = ?1", params![seq]).map_err(&sqlite)?;
-        transaction.commit().map_err(&sqlite)
-    }
-
-    /// What was done to lab `lab`'s scene, in order.
-    pub fn insertions(&self, lab: &str) -> Result<Vec<Insertion>, StoreError> {
-        let mut statement = self
-            .connection
-            .prepare(
-                "SELECT seq, kind, owner_id, owner_name, main_name, main_text, files, robot, program
-                 FROM insertions WHERE lab = ?1 ORDER BY seq",
-            )
-            .map_err(self.sqlite())?;
-        type Row = (i64, String, Option<u32>, Option<String>, String, String, String, String, Option<String>);
-        let rows: Vec<Row> = statement
-            .query_map(params![lab], |r| {
-                Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?, r.get(5)?, r.get(6)?, r.get(7)?, r.get(8)?))
-            })
-            .map_err(self.sqlite())?
-            .collect::<Result<_, _>>()
-            .map_err(self.sqlite())?;
-        let mut assets = self
-            .connection
-            .prepare("SELECT name, bytes FROM insertion_assets WHERE seq = ?1")
-            .map_err(self.sqlite())?;
-        let mut insertions = Vec::new();
-        for (seq, kind, owner_id, owner_name, main_name, main_text, files, robot, program) in rows {
-            if kind == "removal" {
-                insertions.push(Insertion::Removal { robot });
-                continue;
+        let error = |source| StoreError::KeyFile { path: file.display().to_string(), source };
+        let mut options = std::fs::OpenOptions::new();
+        options.write(true).create(true).truncate(true);
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
+            options.mode(0o600);
+            // An existing file keeps its mode through `open`: made private first.
+            if file.exists() {
+                std::fs::set_permissions(file, std::fs::Permissions::from_mode(0o600)).map_err(error)?;
             }
-            let assets = assets
-                .query_map(params![seq], |r| Ok((r.get::<_, String>(0)?, r.get::<_, Vec<u8>>(1)?)))
-                .map_err(self.sqlite())?
-                .collect::<Result<_, _>>()
-                .map_err(self.sqlite())?;
-            let files = serde_json::from_str(&files).unwrap_or_default();
-            if kind == "program" {
-                insertions.push(Insertion::Program { robot, program: main_name, files, binaries: assets });
-                continue;
-            }
-            insertions.push(Insertion::Upload {
-                owner: owner_id.zip(owner_name),
-                main_name,
-                main_text,
-                files,
-                assets,
-                program,
-            });
         }
-        Ok(insertions)
+        use std::io::Write;
+        options.open(file).and_then(|mut f| writeln!(f, "{key}")).map_err(error)
     }
 
     /// Every lab that was not closed.
@@ -401,8 +242,8 @@ impl Store {
     pub fn save_session(&self, session: &SessionRecord) -> Result<(), StoreError> {
         self.connection
             .execute(
-                "INSERT OR REPLACE INTO sessions (lab, user_id, name, token) VALUES (?1, ?2, ?3, ?4)",
-                params![session.lab, session.user, session.name, session.token],
+                "INSERT OR REPLACE INTO sessions (lab, user_id, name, token_digest) VALUES (?1, ?2, ?3, ?4)",
+                params![session.lab, session.user, session.name, session.token.to_hex()],
             )
             .map(|_| ())
             .map_err(self.sqlite())
@@ -442,11 +283,16 @@ impl Store {
     pub fn sessions(&self, lab: &str) -> Result<Vec<SessionRecord>, StoreError> {
         let mut statement = self
             .connection
-            .prepare("SELECT lab, user_id, name, token FROM sessions WHERE lab = ?1 ORDER BY user_id")
+            .prepare("SELECT lab, user_id, name, token_digest FROM sessions WHERE lab = ?1 ORDER BY user_id")
             .map_err(self.sqlite())?;
         let rows = statement
             .query_map(params![lab], |row| {
-                Ok(SessionRecord { lab: row.get(0)?, user: row.get(1)?, name: row.get(2)?, token: row.get(3)? })
+                Ok(SessionRecord {
+                    lab: row.get(0)?,
+                    user: row.get(1)?,
+                    name: row.get(2)?,
+                    token: digest_of_column(row, 3)?,
+                })
             })
             .map_err(self.sqlite())?;
         rows.collect::<Result<Vec<_>, _>>().map_err(self.sqlite())
@@ -469,18 +315,40 @@ impl Store {
         };
         self.connection
             .execute(
-                "INSERT INTO labs (id, name, instructor_token, seed, join_code, scene_kind, scene_text, settings, closed)
+                "INSERT INTO labs (id, name, instructor_digest, seed, join_code, scene_kind, scene_text, settings, closed)
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, 0)
-                 ON CONFLICT(id) DO UPDATE SET name = ?2, instructor_token = ?3, seed = ?4, join_code = ?5,
+                 ON CONFLICT(id) DO UPDATE SET name = ?2, instructor_digest = ?3, seed = ?4, join_code = ?5,
                      scene_kind = ?6, scene_text = ?7, settings = ?8, closed = 0",
-                params![lab.id, lab.name, lab.instructor_token, lab.seed as i64, lab.join_code, kind, text, lab.settings_json],
+                params![
+                    lab.id,
+                    lab.name,
+                    lab.instructor.to_hex(),
+                    lab.seed as i64,
+                    lab.join_code,
+                    kind,
+                    text,
+                    lab.settings_json
+                ],
             )
             .map(|_| ())
             .map_err(self.sqlite())
     }
 }
 
-const LAB_COLUMNS: &str = "id, name, instructor_token, seed, join_code, scene_kind, scene_text, settings";
+const LAB_COLUMNS: &str = "id, name, instructor_digest, seed, join_code, scene_kind, scene_text, settings";
+
+/// Where the server key of the database at `db` is kept: `vlab.db` → `vlab.db.key`.
+pub fn key_file_of(db: &Path) -> PathBuf {
+    let mut name = db.as_os_str().to_owned();
+    name.push(".key");
+    PathBuf::from(name)
+}
+
+/// A digest column; a malformed one (a file edited by hand) matches no token.
+fn digest_of_column(row: &rusqlite::Row, index: usize) -> rusqlite::Result<TokenDigest> {
+    let hex: String = row.get(index)?;
+    Ok(TokenDigest::from_hex(&hex).unwrap_or_else(|| TokenDigest::of(&crate::secret::new_token())))
+}
 
 fn lab_of_row(row: &rusqlite::Row) -> rusqlite::Result<LabRecord> {
     let text: String = row.get(6)?;
@@ -492,7 +360,7 @@ fn lab_of_row(row: &rusqlite::Row) -> rusqlite::Result<LabRecord> {
     Ok(LabRecord {
         id: row.get(0)?,
         name: row.get(1)?,
-        instructor_token: row.get(2)?,
+        instructor: digest_of_column(row, 2)?,
         seed: row.get::<_, i64>(3)? as u64,
         join_code: row.get(4)?,
         scene,
@@ -513,7 +381,7 @@ mod tests {
         let record = LabRecord {
             id: "demo".into(),
             name: "Demo".into(),
-            instructor_token: "t0k".into(),
+            instructor: TokenDigest::of("t0k"),
             seed: u64::MAX,
             join_code: "ABCDEF".into(),
             scene: LabScene::Library("diffbot.vlab".into()),
@@ -532,7 +400,8 @@ mod tests {
         assert_eq!(store.open_labs().unwrap(), vec![renamed]);
         store.close_lab("demo").unwrap();
         assert!(store.open_labs().unwrap().is_empty());
-        let session = SessionRecord { lab: "demo".into(), user: 1, name: "Ana".into(), token: "s3cret".into() };
+        let session =
+            SessionRecord { lab: "demo".into(), user: 1, name: "Ana".into(), token: TokenDigest::of("s3cret") };
         store.save_session(&session).unwrap();
         assert_eq!(store.sessions("demo").unwrap(), vec![session]);
         store.save_join_code("demo", "NEWCOD").unwrap();
@@ -544,6 +413,7 @@ mod tests {
             files: [("inc.vlab".to_owned(), "// nothing".to_owned())].into(),
             assets: [("wheel.obj".to_owned(), vec![0u8, 1, 2, 255])].into(),
             program: Some("main.py".into()),
+            only_robots: Some(vec!["r".into()]),
         };
         let replaced = Insertion::Program {
             robot: "r".into(),
@@ -555,19 +425,72 @@ mod tests {
         store.record_insertion("demo", &upload).unwrap();
         store.record_insertion("demo", &replaced).unwrap();
         store.record_insertion("demo", &Insertion::Removal { robot: "r".into() }).unwrap();
-        assert_eq!(store.insertions("demo").unwrap(), vec![upload, replaced, Insertion::Removal { robot: "r".into() }]);
+        let log: Vec<Insertion> = store.insertions("demo").unwrap().into_iter().map(|(_, i)| i).collect();
+        assert_eq!(log, vec![upload, replaced, Insertion::Removal { robot: "r".into() }]);
         assert!(store.insertions("other").unwrap().is_empty());
         // Removing Ana: her session goes, and the removal of her robot is recorded.
         let seqs = store.remove_session("demo", 1, &["r2".to_owned()]).unwrap();
         assert_eq!(seqs.len(), 1);
         assert!(store.sessions("demo").unwrap().is_empty());
-        assert_eq!(store.insertions("demo").unwrap().last(), Some(&Insertion::Removal { robot: "r2".into() }));
+        assert_eq!(
+            store.insertions("demo").unwrap().last().map(|(_, i)| i),
+            Some(&Insertion::Removal { robot: "r2".into() })
+        );
+        // Compacting forgets the robot r uploaded, reprogrammed and removed, and its files.
+        assert_eq!(store.compact("demo").unwrap(), 3);
+        let log: Vec<Insertion> = store.insertions("demo").unwrap().into_iter().map(|(_, i)| i).collect();
+        assert_eq!(log, vec![Insertion::Removal { robot: "r2".into() }]);
+        let assets: i64 =
+            store.connection.query_row("SELECT count(*) FROM insertion_assets", [], |r| r.get(0)).unwrap();
+        assert_eq!(assets, 0);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn the_server_key_file_is_private_and_a_version_4_file_keeps_no_token_in_clear() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = std::env::temp_dir().join(format!("vlab-store-v4-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("old.db");
+        let _ = std::fs::remove_file(&path);
+        let _ = std::fs::remove_file(key_file_of(&path));
+        {
+            // A file as version 4 left it: tokens in clear.
+            let mut old = Store {
+                connection: Connection::open(&path).unwrap(),
+                path: "old.db".into(),
+                key_file: None,
+                memory_key: None,
+            };
+            old.connection.execute_batch("PRAGMA user_version = 0").unwrap();
+            old.migrate_to(4).unwrap();
+            old.connection
+                .execute_batch(
+                    "INSERT INTO labs (id, name, instructor_token, seed) VALUES ('demo', 'Demo', 'demo-secret-token', 1);
+                     INSERT INTO labs (id, name, instructor_token, seed) VALUES ('physics', 'P', 'lab-secret-token', 1);
+                     INSERT INTO sessions (lab, user_id, name, token) VALUES ('physics', 1, 'Ana', 'ana-secret-token');",
+                )
+                .unwrap();
+        }
+        let store = Store::open(&path).unwrap();
+        assert_eq!(store.server_key().unwrap().as_deref(), Some("demo-secret-token"), "kept for `vlab key`");
+        let mode = std::fs::metadata(key_file_of(&path)).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o600, "key file mode {mode:o}");
+        assert!(store.lab("demo").unwrap().unwrap().instructor.matches("demo-secret-token"));
+        assert!(store.lab("physics").unwrap().unwrap().instructor.matches("lab-secret-token"));
+        assert!(store.sessions("physics").unwrap()[0].token.matches("ana-secret-token"));
+        drop(store);
+        let bytes = std::fs::read(&path).unwrap();
+        for token in ["demo-secret-token", "lab-secret-token", "ana-secret-token"] {
+            let found = bytes.windows(token.len()).any(|w| w == token.as_bytes());
+            assert!(!found, "{token} is still somewhere in the file");
+        }
         std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]
     fn a_newer_schema_is_refused() {
-        let store = Store::in_memory().unwrap();
+        let mut store = Store::in_memory().unwrap();
         store.connection.execute_batch("PRAGMA user_version = 99").unwrap();
         assert!(matches!(store.migrate(), Err(StoreError::TooNew { found: 99, .. })));
     }

@@ -1,0 +1,213 @@
+//! The log of what was done to each lab's scene (uploads, program replacements,
+//! removals), kept in order to be done again at restart, and compacted: what a later
+//! entry undid or replaced leaves the log, its files with it.
+
+use rusqlite::params;
+
+use super::compaction::{self, Entry, Kind};
+use super::{Insertion, Store, StoreError};
+
+impl Store {
+    /// Appends what was done to lab `lab`'s scene; returns its sequence number (to
+    /// [`Store::forget_insertion`] it if the lab refuses it after all).
+    pub fn record_insertion(&mut self, lab: &str, insertion: &Insertion) -> Result<i64, StoreError> {
+        let path = self.path.clone();
+        let sqlite = move |source| StoreError::Sqlite { path: path.clone(), source };
+        let transaction = self.connection.transaction().map_err(&sqlite)?;
+        let seq = match insertion {
+            Insertion::Upload { owner, main_name, main_text, files, assets, program, only_robots } => {
+                let files = serde_json::to_string(files).expect("file maps serialise");
+                let only_robots = only_robots.as_ref().map(|r| serde_json::to_string(r).expect("names serialise"));
+                transaction
+                    .execute(
+                        "INSERT INTO insertions (lab, kind, owner_id, owner_name, main_name, main_text, files, program, only_robots)
+                         VALUES (?1, 'upload', ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+                        params![
+                            lab,
+                            owner.as_ref().map(|o| o.0),
+                            owner.as_ref().map(|o| &o.1),
+                            main_name,
+                            main_text,
+                            files,
+                            program,
+                            only_robots
+                        ],
+                    )
+                    .map_err(&sqlite)?;
+                let seq = transaction.last_insert_rowid();
+                for (name, bytes) in assets {
+                    transaction
+                        .execute(
+                            "INSERT INTO insertion_assets (seq, name, bytes) VALUES (?1, ?2, ?3)",
+                            params![seq, name, bytes],
+                        )
+                        .map_err(&sqlite)?;
+                }
+                seq
+            }
+            Insertion::Program { robot, program, files, binaries } => {
+                let files = serde_json::to_string(files).expect("file maps serialise");
+                transaction
+                    .execute(
+                        "INSERT INTO insertions (lab, kind, robot, main_name, files)
+                         VALUES (?1, 'program', ?2, ?3, ?4)",
+                        params![lab, robot, program, files],
+                    )
+                    .map_err(&sqlite)?;
+                let seq = transaction.last_insert_rowid();
+                for (name, bytes) in binaries {
+                    transaction
+                        .execute(
+                            "INSERT INTO insertion_assets (seq, name, bytes) VALUES (?1, ?2, ?3)",
+                            params![seq, name, bytes],
+                        )
+                        .map_err(&sqlite)?;
+                }
+                seq
+            }
+            Insertion::Removal { robot } => {
+                transaction
+                    .execute(
+                        "INSERT INTO insertions (lab, kind, robot) VALUES (?1, 'removal', ?2)",
+                        params![lab, robot],
+                    )
+                    .map_err(&sqlite)?;
+                transaction.last_insert_rowid()
+            }
+        };
+        transaction.commit().map_err(&sqlite)?;
+        Ok(seq)
+    }
+
+    /// Takes back insertion `seq` (kept before the lab was asked, and refused by it).
+    pub fn forget_insertion(&mut self, seq: i64) -> Result<(), StoreError> {
+        let path = self.path.clone();
+        let sqlite = move |source| StoreError::Sqlite { path: path.clone(), source };
+        let transaction = self.connection.transaction().map_err(&sqlite)?;
+        transaction.execute("DELETE FROM insertion_assets WHERE seq = ?1", params![seq]).map_err(&sqlite)?;
+        transaction.execute("DELETE FROM insertions WHERE seq = ?1", params![seq]).map_err(&sqlite)?;
+        transaction.commit().map_err(&sqlite)
+    }
+
+    /// What was done to lab `lab`'s scene, in order, each with its sequence number.
+    pub fn insertions(&self, lab: &str) -> Result<Vec<(i64, Insertion)>, StoreError> {
+        let mut statement = self
+            .connection
+            .prepare(
+                "SELECT seq, kind, owner_id, owner_name, main_name, main_text, files, robot, program, only_robots
+                 FROM insertions WHERE lab = ?1 ORDER BY seq",
+            )
+            .map_err(self.sqlite())?;
+        type Row =
+            (i64, String, Option<u32>, Option<String>, String, String, String, String, Option<String>, Option<String>);
+        let rows: Vec<Row> = statement
+            .query_map(params![lab], |r| {
+                Ok((
+                    r.get(0)?,
+                    r.get(1)?,
+                    r.get(2)?,
+                    r.get(3)?,
+                    r.get(4)?,
+                    r.get(5)?,
+                    r.get(6)?,
+                    r.get(7)?,
+                    r.get(8)?,
+                    r.get(9)?,
+                ))
+            })
+            .map_err(self.sqlite())?
+            .collect::<Result<_, _>>()
+            .map_err(self.sqlite())?;
+        let mut assets = self
+            .connection
+            .prepare("SELECT name, bytes FROM insertion_assets WHERE seq = ?1")
+            .map_err(self.sqlite())?;
+        let mut insertions = Vec::new();
+        for (seq, kind, owner_id, owner_name, main_name, main_text, files, robot, program, only_robots) in rows {
+            if kind == "removal" {
+                insertions.push((seq, Insertion::Removal { robot }));
+                continue;
+            }
+            let assets = assets
+                .query_map(params![seq], |r| Ok((r.get::<_, String>(0)?, r.get::<_, Vec<u8>>(1)?)))
+                .map_err(self.sqlite())?
+                .collect::<Result<_, _>>()
+                .map_err(self.sqlite())?;
+            let files = serde_json::from_str(&files).unwrap_or_default();
+            if kind == "program" {
+                insertions.push((seq, Insertion::Program { robot, program: main_name, files, binaries: assets }));
+                continue;
+            }
+            let only_robots = only_robots.and_then(|names| serde_json::from_str(&names).ok());
+            insertions.push((
+                seq,
+                Insertion::Upload {
+                    owner: owner_id.zip(owner_name),
+                    main_name,
+                    main_text,
+                    files,
+                    assets,
+                    program,
+                    only_robots,
+                },
+            ));
+        }
+        Ok(insertions)
+    }
+
+    /// Notes that upload `seq` added robots `names` and nothing else (learnt when it
+    /// was done again, for uploads kept before this was recorded).
+    pub fn note_only_robots(&self, seq: i64, names: &[String]) -> Result<(), StoreError> {
+        let names = serde_json::to_string(names).expect("names serialise");
+        self.connection
+            .execute("UPDATE insertions SET only_robots = ?2 WHERE seq = ?1 AND kind = 'upload'", params![seq, names])
+            .map(|_| ())
+            .map_err(self.sqlite())
+    }
+
+    /// Forgets what no longer matters in lab `lab`'s log (see [`compaction`]): programs
+    /// replaced since or robots removed since, and uploads of robots all removed since,
+    /// with their removals and their files. The file gives the space back. Returns how
+    /// many entries went.
+    pub fn compact(&mut self, lab: &str) -> Result<usize, StoreError> {
+        let path = self.path.clone();
+        let sqlite = move |source| StoreError::Sqlite { path: path.clone(), source };
+        let entries: Vec<Entry> = self
+            .connection
+            .prepare("SELECT seq, kind, robot, only_robots FROM insertions WHERE lab = ?1 ORDER BY seq")
+            .and_then(|mut statement| {
+                statement
+                    .query_map(params![lab], |r| {
+                        let kind = match r.get::<_, String>(1)?.as_str() {
+                            "upload" => Kind::Upload,
+                            "program" => Kind::Program,
+                            _ => Kind::Removal,
+                        };
+                        let only_robots: Option<String> = r.get(3)?;
+                        Ok(Entry {
+                            seq: r.get(0)?,
+                            kind,
+                            robot: r.get(2)?,
+                            only_robots: only_robots.and_then(|names| serde_json::from_str(&names).ok()),
+                        })
+                    })?
+                    .collect()
+            })
+            .map_err(&sqlite)?;
+        let forgotten = compaction::forgettable(&entries);
+        if forgotten.is_empty() {
+            return Ok(0);
+        }
+        let transaction = self.connection.transaction().map_err(&sqlite)?;
+        for seq in &forgotten {
+            transaction.execute("DELETE FROM insertion_assets WHERE seq = ?1", params![seq]).map_err(&sqlite)?;
+            transaction.execute("DELETE FROM insertions WHERE seq = ?1", params![seq]).map_err(&sqlite)?;
+        }
+        transaction.commit().map_err(&sqlite)?;
+        // The pragma frees a page per step: stepped to its end, it frees them all.
+        let mut vacuum = self.connection.prepare("PRAGMA incremental_vacuum").map_err(&sqlite)?;
+        let mut steps = vacuum.query([]).map_err(&sqlite)?;
+        while steps.next().map_err(&sqlite)?.is_some() {}
+        Ok(forgotten.len())
+    }
+}

@@ -1,0 +1,152 @@
+//! The database's schema and how an older file is brought up to it, one numbered step
+//! at a time (`PRAGMA user_version` says which steps a file has had).
+
+use rusqlite::params;
+
+use super::{SCHEMA_VERSION, Store, StoreError};
+use crate::secret::TokenDigest;
+
+impl Store {
+    /// Brings the file up to [`SCHEMA_VERSION`].
+    pub(super) fn migrate(&mut self) -> Result<(), StoreError> {
+        self.migrate_to(SCHEMA_VERSION)
+    }
+
+    /// Brings the file up to version `target` (an older one: tests of the steps).
+    pub(super) fn migrate_to(&mut self, target: i64) -> Result<(), StoreError> {
+        let version: i64 =
+            self.connection.query_row("PRAGMA user_version", [], |row| row.get(0)).map_err(self.sqlite())?;
+        if version > SCHEMA_VERSION {
+            return Err(StoreError::TooNew { path: self.path.clone(), found: version });
+        }
+        if version < 1 && target >= 1 {
+            self.connection
+                .execute_batch(
+                    "BEGIN;
+                     CREATE TABLE IF NOT EXISTS labs (
+                         id               TEXT PRIMARY KEY,
+                         name             TEXT NOT NULL,
+                         instructor_token TEXT NOT NULL,
+                         seed             INTEGER NOT NULL,
+                         created_at       TEXT NOT NULL DEFAULT (datetime('now'))
+                     );
+                     PRAGMA user_version = 1;
+                     COMMIT;",
+                )
+                .map_err(self.sqlite())?;
+        }
+        if version < 2 && target >= 2 {
+            self.connection
+                .execute_batch(
+                    "BEGIN;
+                     ALTER TABLE labs ADD COLUMN join_code TEXT NOT NULL DEFAULT '';
+                     ALTER TABLE labs ADD COLUMN scene_kind TEXT NOT NULL DEFAULT 'demo';
+                     ALTER TABLE labs ADD COLUMN scene_text TEXT NOT NULL DEFAULT '';
+                     ALTER TABLE labs ADD COLUMN settings TEXT NOT NULL DEFAULT '';
+                     ALTER TABLE labs ADD COLUMN closed INTEGER NOT NULL DEFAULT 0;
+                     CREATE TABLE IF NOT EXISTS sessions (
+                         lab     TEXT NOT NULL REFERENCES labs(id),
+                         user_id INTEGER NOT NULL,
+                         name    TEXT NOT NULL,
+                         token   TEXT NOT NULL,
+                         PRIMARY KEY (lab, user_id)
+                     );
+                     PRAGMA user_version = 2;
+                     COMMIT;",
+                )
+                .map_err(self.sqlite())?;
+        }
+        if version < 3 && target >= 3 {
+            self.connection
+                .execute_batch(
+                    "BEGIN;
+                     CREATE TABLE IF NOT EXISTS insertions (
+                         seq        INTEGER PRIMARY KEY AUTOINCREMENT,
+                         lab        TEXT NOT NULL,
+                         kind       TEXT NOT NULL,
+                         owner_id   INTEGER,
+                         owner_name TEXT,
+                         main_name  TEXT NOT NULL DEFAULT '',
+                         main_text  TEXT NOT NULL DEFAULT '',
+                         files      TEXT NOT NULL DEFAULT '{}',
+                         robot      TEXT NOT NULL DEFAULT ''
+                     );
+                     CREATE TABLE IF NOT EXISTS insertion_assets (
+                         seq   INTEGER NOT NULL REFERENCES insertions(seq),
+                         name  TEXT NOT NULL,
+                         bytes BLOB NOT NULL,
+                         PRIMARY KEY (seq, name)
+                     );
+                     PRAGMA user_version = 3;
+                     COMMIT;",
+                )
+                .map_err(self.sqlite())?;
+        }
+        if version < 4 && target >= 4 {
+            // The program field of a robot upload; a 'program' row replaces a robot's
+            // program (its files in `files`, its modules in `insertion_assets`).
+            self.connection
+                .execute_batch(
+                    "BEGIN;
+                     ALTER TABLE insertions ADD COLUMN program TEXT;
+                     PRAGMA user_version = 4;
+                     COMMIT;",
+                )
+                .map_err(self.sqlite())?;
+        }
+        if version < 5 && target >= 5 {
+            self.hash_tokens()?;
+        }
+        Ok(())
+    }
+
+    /// Step 5: tokens kept as digests (the demo lab's, the server key, saved to the key
+    /// file first so the operator can still print it); uploads that add only robots
+    /// list them, so removing them all lets the upload go; and the file shrinks when
+    /// they go (incremental auto-vacuum, which only a `VACUUM` can switch on).
+    fn hash_tokens(&mut self) -> Result<(), StoreError> {
+        let path = self.path.clone();
+        let sqlite = move |source| StoreError::Sqlite { path: path.clone(), source };
+        let demo: Option<String> =
+            self.connection.query_row("SELECT instructor_token FROM labs WHERE id = 'demo'", [], |r| r.get(0)).ok();
+        if let Some(token) = demo.filter(|t| !t.is_empty())
+            && self.server_key()?.is_none()
+        {
+            self.save_server_key(&token)?;
+        }
+        let transaction = self.connection.transaction().map_err(&sqlite)?;
+        transaction
+            .execute_batch(
+                "ALTER TABLE labs RENAME COLUMN instructor_token TO instructor_digest;
+                 ALTER TABLE sessions RENAME COLUMN token TO token_digest;
+                 ALTER TABLE insertions ADD COLUMN only_robots TEXT;",
+            )
+            .map_err(&sqlite)?;
+        let digest = |token: String| TokenDigest::of(&token).to_hex();
+        let labs: Vec<(String, String)> = transaction
+            .prepare("SELECT id, instructor_digest FROM labs")
+            .and_then(|mut s| s.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?.collect())
+            .map_err(&sqlite)?;
+        for (id, token) in labs {
+            transaction
+                .execute("UPDATE labs SET instructor_digest = ?2 WHERE id = ?1", params![id, digest(token)])
+                .map_err(&sqlite)?;
+        }
+        let sessions: Vec<(String, u32, String)> = transaction
+            .prepare("SELECT lab, user_id, token_digest FROM sessions")
+            .and_then(|mut s| s.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?.collect())
+            .map_err(&sqlite)?;
+        for (lab, user, token) in sessions {
+            transaction
+                .execute(
+                    "UPDATE sessions SET token_digest = ?3 WHERE lab = ?1 AND user_id = ?2",
+                    params![lab, user, digest(token)],
+                )
+                .map_err(&sqlite)?;
+        }
+        transaction.execute_batch("PRAGMA user_version = 5;").map_err(&sqlite)?;
+        transaction.commit().map_err(&sqlite)?;
+        // Rewrites the whole file: no page keeps a token in clear, and auto-vacuum takes.
+        self.connection.execute_batch("PRAGMA auto_vacuum = INCREMENTAL; VACUUM;").map_err(self.sqlite())
+    }
+}
