@@ -111,6 +111,11 @@ fn a_lidar_facing_a_wall_reads_the_distance_along_every_beam() {
     // noise 0 in the scene: measured equals truth.
     assert_eq!(lidar.measured, lidar.truth);
     assert!((scalar(&bench.sensor("bot", "laser").truth) - 2.9).abs() < 1e-3);
+    // The rays start at the chassis, facing world +X: a viewer draws them from there.
+    let origin = lidar.origin.expect("a ray sensor says where its rays started");
+    assert!((origin.position[0] - 1.0).abs() < 1e-6 && (origin.position[2] - 5.0).abs() < 1e-6, "{origin:?}");
+    assert!(origin.heading.abs() < 1e-6, "{origin:?}");
+    assert_eq!(bench.sensor("bot", "gps").origin, None, "only ray sensors cast from somewhere");
 }
 
 #[test]

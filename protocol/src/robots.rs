@@ -65,6 +65,12 @@ pub struct SensorReport {
     pub measured: Option<SensorValue>,
     /// What the world really was at that instant.
     pub truth: Option<SensorValue>,
+    /// Where its rays started and which way its frame faced at that reading, world
+    /// frame (ray sensors only: a scan's angles and a single ray's forward axis are in
+    /// this frame, forward +X, a scan in its XZ plane towards −Z), so a viewer can draw
+    /// the rays where they were cast.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub origin: Option<RobotPose>,
 }
 
 /// A sensor's value, typed by what the sensor measures.
@@ -279,6 +285,11 @@ mod tests {
                         max_range: 10.0,
                         ranges: vec![1.0, 2.0, 10.0, 3.5],
                     }),
+                    origin: Some(RobotPose {
+                        position: [1.0, 0.2, 2.0],
+                        quaternion: [1.0, 0.0, 0.0, 0.0],
+                        heading: 0.0,
+                    }),
                 },
                 SensorReport {
                     name: "bump".into(),
@@ -288,6 +299,7 @@ mod tests {
                     time: None,
                     measured: Some(SensorValue::Contact { touching: true, point: Some([0.0; 3]), force: [0.0; 3] }),
                     truth: None,
+                    origin: None,
                 },
             ],
             actuators: vec![ActuatorReport {

@@ -62,3 +62,9 @@ mod tests {
         assert_eq!(ground([1.0, 5.0, -2.0]), (1.0, 2.0));
     }
 }
+
+/// A pose as the protocol writes it: position, quaternion `[w, x, y, z]`, heading.
+pub fn robot_pose(pose: &Pose) -> vlab_protocol::RobotPose {
+    let [x, y, z, w] = pose.rotation.map(f64::from);
+    vlab_protocol::RobotPose { position: wide(pose.position), quaternion: [w, x, y, z], heading: heading(pose) }
+}

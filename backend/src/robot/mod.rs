@@ -16,7 +16,7 @@ pub mod wheels;
 use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::Value;
-use vlab_protocol::{MAX_KEY_NAME_BYTES, MAX_KEYS_HELD, ProgramState, ProgramStatus, RobotPose, RobotReport, UserId};
+use vlab_protocol::{MAX_KEY_NAME_BYTES, MAX_KEYS_HELD, ProgramState, ProgramStatus, RobotReport, UserId};
 
 use self::actuators::Actuator;
 pub use self::actuators::CommandError;
@@ -120,17 +120,11 @@ impl Robot {
     }
 
     fn report(&self, world: &World, step: u64, time: f64) -> RobotReport {
-        let pose = world.pose(self.main_body);
-        let [x, y, z, w] = pose.rotation.map(f64::from);
         RobotReport {
             name: self.name.clone(),
             step,
             time,
-            pose: RobotPose {
-                position: frame::wide(pose.position),
-                quaternion: [w, x, y, z],
-                heading: frame::heading(&pose),
-            },
+            pose: frame::robot_pose(&world.pose(self.main_body)),
             sensors: self.sensors.iter().map(Sensor::report).collect(),
             actuators: self.actuators.iter().map(|a| a.report(&self.actuators)).collect(),
             keys: self.keys.iter().cloned().collect(),

@@ -146,7 +146,9 @@ fn CreatedCard(lab: CreatedLab) -> impl IntoView {
             <div class="join-code-big" data-testid="created-join-code">{lab.join_code.clone()}</div>
             <p class="hint">{format!("at {origin}/")}</p>
             <label class="field">
-                <span>"Your instructor link (keep it to yourself: it gives the time controls)"</span>
+                <span>
+                    "Your instructor link: save it now, it is shown only this once (the server keeps no copy). Keep it to yourself: it gives the time controls."
+                </span>
                 <input class="input" readonly=true data-testid="instructor-link" prop:value=instructor_link />
             </label>
             <a class="btn btn-primary" data-testid="btn-open-lab" href=open>

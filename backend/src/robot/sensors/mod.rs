@@ -45,6 +45,8 @@ pub struct Reading {
     pub measured: SensorValue,
     /// The world's true value.
     pub truth: SensorValue,
+    /// Where a ray sensor's rays started, and its frame then.
+    pub origin: Option<crate::scene::Pose>,
 }
 
 /// How one kind of sensor measures.
@@ -140,9 +142,13 @@ impl Sensor {
     /// turns) and, when the sensor is due, takes a reading.
     pub fn update(&mut self, context: &Context, step: u64) {
         let due = self.schedule.due(context.time, context.dt);
+        let mut origin = None;
         let taken = match &mut self.probe {
             Probe::Motion(probe) => probe.update(context, due, &self.noise, &mut self.rng),
-            Probe::Ray(probe) => due.then(|| probe.read(context, &self.noise, &mut self.rng)),
+            Probe::Ray(probe) => due.then(|| {
+                origin = Some(context.world.pose(probe.body()));
+                probe.read(context, &self.noise, &mut self.rng)
+            }),
             Probe::Joint(probe) => probe.update(context, due, &self.noise, &mut self.rng),
             Probe::Odometry(probe) => probe.update(context, due, &self.noise, &mut self.rng),
             Probe::Contact(probe) => due.then(|| probe.read(context, &self.noise, &mut self.rng)),
@@ -153,7 +159,7 @@ impl Sensor {
             Probe::Silent => None,
         };
         if let Some((measured, truth)) = taken {
-            self.last = Some(Reading { step, time: context.time, measured, truth });
+            self.last = Some(Reading { step, time: context.time, measured, truth, origin });
         }
     }
 
@@ -167,6 +173,7 @@ impl Sensor {
             time: self.last.as_ref().map(|r| r.time),
             measured: self.last.as_ref().map(|r| r.measured.clone()),
             truth: self.last.as_ref().map(|r| r.truth.clone()),
+            origin: self.last.as_ref().and_then(|r| r.origin.as_ref()).map(super::frame::robot_pose),
         }
     }
 }

@@ -34,6 +34,11 @@ pub struct RayProbe {
 }
 
 impl RayProbe {
+    /// The body it casts from.
+    pub fn body(&self) -> usize {
+        self.body
+    }
+
     /// Follows its body to its new index after others were removed.
     pub fn renumber(&mut self, moved: &crate::scene::Renumbering) {
         self.body = moved.bodies[self.body].expect("a robot's bodies stay with it");
