@@ -4,6 +4,7 @@
 //! machine needs is installed here, by the command that needs it, so the README's two
 //! commands work on a new clone: `cargo xtask run` and `cargo xtask test`.
 
+mod soak;
 mod test_all;
 mod web;
 
@@ -22,6 +23,10 @@ commands:
   test           run every test: unit, integration, and browser (e2e) tests;
                  installs what they need (wasm target, Chromium, npm packages)
   bench          run the benchmarks and print their figures
+  soak --minutes N [--robots 30]
+                 load a release server with a class (robots, programs, viewers,
+                 uploads and removals) for N minutes, printing its memory and step
+                 rate; fails if its memory keeps growing (docs/operations.md, Soak)
 ";
 
 fn main() -> Result<()> {
@@ -36,6 +41,7 @@ fn main() -> Result<()> {
         "run" => run_server(rest),
         "test" => test_all::run(),
         "bench" => cargo(&["bench", "-p", "vlab-backend"]),
+        "soak" => soak::run(rest),
         "help" | "--help" | "-h" => {
             print!("{USAGE}");
             Ok(())
