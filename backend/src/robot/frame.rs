@@ -45,6 +45,12 @@ pub fn ground(position: [f32; 3]) -> (f64, f64) {
     (f64::from(position[0]), -f64::from(position[2]))
 }
 
+/// A pose as the protocol writes it: position, quaternion `[w, x, y, z]`, heading.
+pub fn robot_pose(pose: &Pose) -> vlab_protocol::RobotPose {
+    let [x, y, z, w] = pose.rotation.map(f64::from);
+    vlab_protocol::RobotPose { position: wide(pose.position), quaternion: [w, x, y, z], heading: heading(pose) }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -61,10 +67,4 @@ mod tests {
         assert!((heading(&pose) - std::f64::consts::FRAC_PI_2).abs() < 1e-6);
         assert_eq!(ground([1.0, 5.0, -2.0]), (1.0, 2.0));
     }
-}
-
-/// A pose as the protocol writes it: position, quaternion `[w, x, y, z]`, heading.
-pub fn robot_pose(pose: &Pose) -> vlab_protocol::RobotPose {
-    let [x, y, z, w] = pose.rotation.map(f64::from);
-    vlab_protocol::RobotPose { position: wide(pose.position), quaternion: [w, x, y, z], heading: heading(pose) }
 }
