@@ -8,6 +8,7 @@
 
 pub mod clock;
 pub mod reconnect;
+pub mod rewind;
 pub mod state;
 
 #[cfg(target_arch = "wasm32")]

@@ -8,6 +8,9 @@
 
 mod held_keys;
 mod manual_command;
+pub mod plot_board;
+pub mod plot_layout;
+pub mod plot_series;
 mod robot_list;
 mod scan_plot;
 mod value_text;

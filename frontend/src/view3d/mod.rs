@@ -10,10 +10,16 @@
 //! the quality to the machine; `lab_canvas` is the component around it all.
 
 pub mod asset_cache;
+pub mod labels;
 pub mod orbit_camera;
+pub mod overlay;
+pub mod picking;
 pub mod pose_math;
 pub mod primitives;
 pub mod quality;
+pub mod screen;
+pub mod sensor_rays;
+pub mod trail;
 pub mod world;
 
 #[cfg(target_arch = "wasm32")]

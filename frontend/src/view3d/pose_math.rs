@@ -59,6 +59,53 @@ pub fn cross(a: [f32; 3], b: [f32; 3]) -> [f32; 3] {
     [a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]]
 }
 
+/// Component-wise difference `a - b`.
+pub fn sub(a: [f32; 3], b: [f32; 3]) -> [f32; 3] {
+    [a[0] - b[0], a[1] - b[1], a[2] - b[2]]
+}
+
+/// Dot product.
+pub fn dot(a: [f32; 3], b: [f32; 3]) -> f32 {
+    a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
+}
+
+/// `v` times `s`.
+pub fn scale(v: [f32; 3], s: f32) -> [f32; 3] {
+    [v[0] * s, v[1] * s, v[2] * s]
+}
+
+/// Euclidean length.
+pub fn length(v: [f32; 3]) -> f32 {
+    dot(v, v).sqrt()
+}
+
+/// The inverse of a unit quaternion.
+pub fn conjugate(q: [f32; 4]) -> [f32; 4] {
+    [-q[0], -q[1], -q[2], q[3]]
+}
+
+/// A quaternion as reports write it (`[w, x, y, z]`, f64) in the wire's order
+/// (`[x, y, z, w]`, f32), normalised.
+pub fn from_wxyz(q: [f64; 4]) -> [f32; 4] {
+    normalized([q[1] as f32, q[2] as f32, q[3] as f32, q[0] as f32])
+}
+
+/// The shortest rotation taking the unit vector `from` to the unit vector `to`; half a
+/// turn about some axis across `from` when they are opposite.
+pub fn rotation_between(from: [f32; 3], to: [f32; 3]) -> [f32; 4] {
+    let cos = dot(from, to);
+    if cos < -1.0 + 1e-6 {
+        // Any axis at right angles to `from` will do: cross it with the axis it is least along.
+        let other = if from[0].abs() < 0.9 { [1.0, 0.0, 0.0] } else { [0.0, 1.0, 0.0] };
+        let axis = cross(from, other);
+        let axis = scale(axis, 1.0 / length(axis));
+        return axis_angle(axis, std::f32::consts::PI);
+    }
+    // (cross, 1 + cos) is the rotation by twice the angle between them, halved by normalising.
+    let c = cross(from, to);
+    normalized([c[0], c[1], c[2], 1.0 + cos])
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -93,6 +140,29 @@ mod tests {
             assert!(close(p.position, pose.position));
             assert!(p.rotation.iter().zip(pose.rotation).all(|(a, b)| (a - b).abs() < 1e-6));
         }
+    }
+
+    #[test]
+    fn rotations_between_vectors_take_one_onto_the_other() {
+        let cases = [
+            ([0.0, 0.0, 1.0], [1.0, 0.0, 0.0]),
+            ([0.0, 0.0, 1.0], [0.0, 0.0, 1.0]),
+            ([0.0, 0.0, 1.0], [0.0, 0.0, -1.0]),
+            ([1.0, 0.0, 0.0], [-1.0, 0.0, 0.0]),
+            ([0.0, 0.0, 1.0], [0.6, 0.0, -0.8]),
+        ];
+        for (from, to) in cases {
+            assert!(close(rotate(rotation_between(from, to), from), to), "{from:?} -> {to:?}");
+        }
+    }
+
+    #[test]
+    fn report_quaternions_put_w_first() {
+        // A quarter turn about Y written [w, x, y, z].
+        let half = std::f64::consts::FRAC_PI_4;
+        let q = from_wxyz([half.cos(), 0.0, half.sin(), 0.0]);
+        assert!(close(rotate(q, [1.0, 0.0, 0.0]), [0.0, 0.0, -1.0]));
+        assert!(close(rotate(conjugate(q), [0.0, 0.0, -1.0]), [1.0, 0.0, 0.0]));
     }
 
     #[test]

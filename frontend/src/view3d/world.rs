@@ -141,6 +141,12 @@ impl World {
         self.poses.get(index).map(|pose| pose.position)
     }
 
+    /// The box around `robot`'s bodies at their current pose; `None` when the scene
+    /// has no such robot.
+    pub fn robot_bounds(&self, robot: &str) -> Option<Aabb> {
+        self.bounds_where(|body| body.robot.as_deref() == Some(robot))
+    }
+
     /// The floor's extent `[min_x, min_z, max_x, max_z]` (the fixed bodies' box) and
     /// where every moving body stands (x, z): what a free spot for a new robot avoids.
     pub fn floor_and_occupied(&self) -> Option<([f32; 4], Vec<[f32; 2]>)> {
@@ -228,6 +234,9 @@ mod tests {
         world.apply_snapshot(SceneSnapshot { epoch: 1, sky: [0, 0, 0], bodies: vec![floor, chassis, wheel] });
         assert_eq!(world.robot_position("bot"), Some([2.0, 0.1, 3.0]));
         assert_eq!(world.robot_position("other"), None);
+        let bot = world.robot_bounds("bot").unwrap();
+        assert_eq!((bot.min[1], bot.max[1]), (0.0, 0.2), "from the wheel's bottom to the chassis' top");
+        assert_eq!(world.robot_bounds("other"), None);
         let (area, occupied) = world.floor_and_occupied().unwrap();
         assert_eq!(area, [0.0, 0.0, 12.0, 12.0]);
         assert_eq!(occupied, vec![[2.0, 3.0], [2.0, 3.2]]);

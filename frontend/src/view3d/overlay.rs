@@ -1,0 +1,185 @@
+//! What the 3D view draws over the world for the picked robot: its ray sensors' latest beams and two trails, the true path and the odometry's idea of it, fed by its reports.
+//!
+//! Reports arrive about ten times a second; the renderer rebuilds its overlay meshes
+//! only when [`Overlay::generation`] changes, so a paused lab (the same report over and
+//! over) costs nothing. A report of another robot starts over, and so does the lab's
+//! time going back (a reset): the old trails belong to another run.
+
+use vlab_protocol::{RobotReport, SensorValue};
+
+use crate::connection::rewind::RewindWatch;
+use crate::view3d::sensor_rays::{Beam, sensor_beams};
+use crate::view3d::trail::Trail;
+
+/// Which overlays the user wants to see (the view's checkboxes).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ViewOptions {
+    /// A label above every robot: its name and its owner's.
+    pub labels: bool,
+    /// The picked robot's sensor rays.
+    pub rays: bool,
+    /// The picked robot's trails.
+    pub trails: bool,
+}
+
+impl Default for ViewOptions {
+    fn default() -> Self {
+        ViewOptions { labels: true, rays: true, trails: true }
+    }
+}
+
+/// The picked robot's overlay.
+#[derive(Clone, Debug, Default)]
+pub struct Overlay {
+    robot: Option<String>,
+    beams: Vec<Beam>,
+    true_trail: Trail,
+    odometry_trail: Trail,
+    rewind: RewindWatch,
+    generation: u64,
+}
+
+impl Overlay {
+    /// Takes in a report of the picked robot.
+    pub fn observe(&mut self, report: &RobotReport) {
+        if self.robot.as_deref() != Some(report.name.as_str()) {
+            self.forget();
+            self.robot = Some(report.name.clone());
+        }
+        let mut changed = false;
+        if self.rewind.went_back(report.time) {
+            self.true_trail.clear();
+            self.odometry_trail.clear();
+            changed = true;
+        }
+        let beams: Vec<Beam> = report.sensors.iter().flat_map(sensor_beams).collect();
+        if beams != self.beams {
+            self.beams = beams;
+            changed = true;
+        }
+        let [x, y, z] = report.pose.position.map(|c| c as f32);
+        changed |= self.true_trail.push([x, y, z]);
+        // Odometry lives on the ground plane: drawn at the true height so the two
+        // trails lie one over the other.
+        if let Some((ox, oy)) = odometry_position(report) {
+            changed |= self.odometry_trail.push([ox as f32, y, -oy as f32]);
+        }
+        if changed {
+            self.generation += 1;
+        }
+    }
+
+    /// Drops everything: no robot picked, or another one.
+    pub fn forget(&mut self) {
+        let generation = self.generation + 1;
+        *self = Overlay { generation, ..Overlay::default() };
+    }
+
+    /// The robot it follows, if any.
+    pub fn robot(&self) -> Option<&str> {
+        self.robot.as_deref()
+    }
+
+    /// The latest beams of every ray sensor.
+    pub fn beams(&self) -> &[Beam] {
+        &self.beams
+    }
+
+    /// Where the robot truly went.
+    pub fn true_trail(&self) -> &Trail {
+        &self.true_trail
+    }
+
+    /// Where its odometry says it went.
+    pub fn odometry_trail(&self) -> &Trail {
+        &self.odometry_trail
+    }
+
+    /// Changes whenever what it draws does.
+    pub fn generation(&self) -> u64 {
+        self.generation
+    }
+}
+
+/// The first odometry reading of the report, as its `(x, y)` on the ground plane (x
+/// along world X, y along world −Z).
+pub fn odometry_position(report: &RobotReport) -> Option<(f64, f64)> {
+    report.sensors.iter().find_map(|sensor| match (sensor.kind.as_str(), &sensor.measured) {
+        ("Odometry", Some(SensorValue::Pose2d { x, y, .. })) => Some((*x, *y)),
+        _ => None,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use vlab_protocol::{ProgramState, ProgramStatus, RobotPose, SensorReport};
+
+    use super::*;
+
+    fn report(name: &str, time: f64, x: f64, odometry_x: f64) -> RobotReport {
+        let sensor = |name: &str, kind: &str, measured, origin| SensorReport {
+            name: name.into(),
+            kind: kind.into(),
+            rate: None,
+            step: Some(1),
+            time: Some(time),
+            measured: Some(measured),
+            truth: None,
+            origin,
+        };
+        let pose = RobotPose { position: [x, 0.1, 2.0], quaternion: [1.0, 0.0, 0.0, 0.0], heading: 0.0 };
+        RobotReport {
+            name: name.into(),
+            step: 1,
+            time,
+            pose,
+            sensors: vec![
+                sensor("front", "LaserDistance", SensorValue::Scalar { value: 1.0 }, Some(pose)),
+                sensor("odom", "Odometry", SensorValue::Pose2d { x: odometry_x, y: -2.5, theta: 0.0 }, None),
+            ],
+            actuators: vec![],
+            keys: vec![],
+            program: ProgramStatus { file: None, language: None, state: ProgramState::None, message: None, late: None },
+            owner: None,
+            console: None,
+        }
+    }
+
+    #[test]
+    fn reports_grow_both_trails_and_replace_the_beams() {
+        let mut overlay = Overlay::default();
+        overlay.observe(&report("cart", 0.1, 1.0, 1.0));
+        overlay.observe(&report("cart", 0.2, 1.5, 1.6));
+        assert_eq!(overlay.robot(), Some("cart"));
+        assert_eq!(overlay.true_trail().len(), 2);
+        let odometry: Vec<_> = overlay.odometry_trail().points().copied().collect();
+        assert_eq!(odometry, vec![[1.0, 0.1, 2.5], [1.6, 0.1, 2.5]], "odometry y is world −Z, at the true height");
+        assert_eq!(overlay.beams().len(), 1);
+        assert_eq!(overlay.beams()[0].to, [2.5, 0.1, 2.0]);
+    }
+
+    #[test]
+    fn the_same_report_again_changes_nothing() {
+        let mut overlay = Overlay::default();
+        overlay.observe(&report("cart", 0.1, 1.0, 1.0));
+        let generation = overlay.generation();
+        overlay.observe(&report("cart", 0.1, 1.0, 1.0));
+        assert_eq!(overlay.generation(), generation, "a paused lab: nothing to redraw");
+    }
+
+    #[test]
+    fn a_reset_or_another_robot_starts_the_trails_over() {
+        let mut overlay = Overlay::default();
+        overlay.observe(&report("cart", 5.0, 1.0, 1.0));
+        overlay.observe(&report("cart", 5.1, 2.0, 2.0));
+        overlay.observe(&report("cart", 0.0, 0.0, 0.0));
+        assert_eq!((overlay.true_trail().len(), overlay.odometry_trail().len()), (1, 1));
+        overlay.observe(&report("arm", 0.1, 3.0, 3.0));
+        assert_eq!(overlay.robot(), Some("arm"));
+        assert_eq!(overlay.true_trail().points().next(), Some(&[3.0, 0.1, 2.0]));
+        let generation = overlay.generation();
+        overlay.forget();
+        assert!(overlay.generation() > generation);
+        assert!(overlay.beams().is_empty() && overlay.true_trail().is_empty() && overlay.robot().is_none());
+    }
+}

@@ -1,0 +1,250 @@
+//! Which robot is under the pointer: the eye's ray through the clicked pixel against every body's parts, nearest first, and what counts as a click rather than a drag.
+//!
+//! Parts are tested as the unit primitives they are drawn with ([`primitives`]), through
+//! their collision shapes: a part drawn with a mesh file is picked by its shape, which is
+//! what the physics sees of it anyway. Every body can hide a robot behind it (a prop, a
+//! wall), so the nearest body wins and only a robot's body picks a robot. The ceiling
+//! is left out whenever it is left out of the picture.
+
+use crate::view3d::pose_math::{compose, conjugate, rotate, sub};
+use crate::view3d::primitives::{PrimitiveKind, primitives};
+use crate::view3d::screen::Ray;
+use crate::view3d::world::{World, ceiling_height, hides_ceiling};
+
+/// How far the pointer may travel between press and release, in CSS pixels, for it to
+/// be a click (a pick) rather than a drag (an orbit or a pan).
+pub const CLICK_TOLERANCE_PX: f64 = 5.0;
+
+/// Whether a press and release with the pointer travelling `path_px` in between (the sum
+/// of every move, so a drag back to where it started is still a drag) is a click.
+pub fn is_click(path_px: f64) -> bool {
+    path_px <= CLICK_TOLERANCE_PX
+}
+
+/// The robot whose body the ray meets first, if the first body it meets is a robot's;
+/// the eye's height decides whether the ceiling is in the way.
+pub fn pick_robot(world: &World, ray: &Ray, eye_y: f32) -> Option<String> {
+    let snapshot = world.snapshot()?;
+    let mut nearest: Option<(f32, usize)> = None;
+    for (index, (body, world_from_body)) in snapshot.bodies.iter().zip(world.poses()).enumerate() {
+        if hides_ceiling(ceiling_height(body), eye_y) {
+            continue;
+        }
+        for part in &body.parts {
+            let world_from_part = compose(world_from_body, &part.local);
+            for primitive in primitives(part) {
+                let pose = compose(&world_from_part, &primitive.part_from_primitive);
+                let Some(t) = hit_scaled(primitive.kind, &pose, primitive.scale, ray) else { continue };
+                if nearest.is_none_or(|(best, _)| t < best) {
+                    nearest = Some((t, index));
+                }
+            }
+        }
+    }
+    let (_, index) = nearest?;
+    snapshot.bodies[index].robot.clone()
+}
+
+/// Distance along `ray` to a unit primitive placed at `pose` and scaled by `scale`.
+fn hit_scaled(kind: PrimitiveKind, pose: &vlab_protocol::Pose, scale: [f32; 3], ray: &Ray) -> Option<f32> {
+    // Into the unit primitive's frame: the same `t` reaches the same point there, since
+    // the map is affine and applied to origin and direction alike.
+    let inverse = conjugate(pose.rotation);
+    let s = scale.map(|s| s.abs().max(1e-6));
+    let origin = rotate(inverse, sub(ray.origin, pose.position));
+    let direction = rotate(inverse, ray.direction);
+    let origin = [origin[0] / s[0], origin[1] / s[1], origin[2] / s[2]];
+    let direction = [direction[0] / s[0], direction[1] / s[1], direction[2] / s[2]];
+    unit_hit(kind, origin, direction)
+}
+
+/// Smallest `t ≥ 0` where `origin + t·direction` meets the unit primitive (from inside: 0).
+pub fn unit_hit(kind: PrimitiveKind, origin: [f32; 3], direction: [f32; 3]) -> Option<f32> {
+    match kind {
+        PrimitiveKind::Cube => slabs(origin, direction),
+        PrimitiveKind::Sphere => {
+            let (a, b, c) = quadratic(origin, direction, [0, 1, 2]);
+            first_root(a, b, c)
+        }
+        PrimitiveKind::Cylinder => {
+            // The side (radius 1 about Z) within |z| ≤ 1, then the caps.
+            let (a, b, c) = quadratic(origin, direction, [0, 1]);
+            let side = first_root(a, b, c).filter(|&t| (origin[2] + t * direction[2]).abs() <= 1.0);
+            let caps = [-1.0f32, 1.0].into_iter().filter_map(|z| {
+                if direction[2].abs() < 1e-12 {
+                    return None;
+                }
+                let t = (z - origin[2]) / direction[2];
+                let (x, y) = (origin[0] + t * direction[0], origin[1] + t * direction[1]);
+                (t >= 0.0 && x * x + y * y <= 1.0).then_some(t)
+            });
+            let inside = origin[0] * origin[0] + origin[1] * origin[1] <= 1.0 && origin[2].abs() <= 1.0;
+            if inside {
+                return Some(0.0);
+            }
+            side.into_iter().chain(caps).min_by(f32::total_cmp)
+        }
+    }
+}
+
+/// `|o + t·d|² = 1` over the given axes, as `a·t² + b·t + c = 0`.
+fn quadratic(o: [f32; 3], d: [f32; 3], axes: impl IntoIterator<Item = usize> + Clone) -> (f32, f32, f32) {
+    let sum = |f: &dyn Fn(usize) -> f32| axes.clone().into_iter().map(f).sum::<f32>();
+    (sum(&|k| d[k] * d[k]), sum(&|k| 2.0 * o[k] * d[k]), sum(&|k| o[k] * o[k]) - 1.0)
+}
+
+/// The smallest non-negative root (0 when the origin is inside: `c ≤ 0`).
+fn first_root(a: f32, b: f32, c: f32) -> Option<f32> {
+    if c <= 0.0 {
+        return Some(0.0);
+    }
+    let discriminant = b * b - 4.0 * a * c;
+    if a <= 0.0 || discriminant < 0.0 {
+        return None;
+    }
+    let near = (-b - discriminant.sqrt()) / (2.0 * a);
+    (near >= 0.0).then_some(near)
+}
+
+/// The ray against the box `[-1, 1]` on every axis (the slab method).
+fn slabs(origin: [f32; 3], direction: [f32; 3]) -> Option<f32> {
+    let (mut enter, mut leave) = (0.0f32, f32::INFINITY);
+    for k in 0..3 {
+        if direction[k].abs() < 1e-12 {
+            if origin[k].abs() > 1.0 {
+                return None;
+            }
+            continue;
+        }
+        let (a, b) = ((-1.0 - origin[k]) / direction[k], (1.0 - origin[k]) / direction[k]);
+        enter = enter.max(a.min(b));
+        leave = leave.min(a.max(b));
+    }
+    (enter <= leave).then_some(enter)
+}
+
+#[cfg(test)]
+mod tests {
+    use vlab_protocol::{BodyId, BodyView, Material, PartView, Pose, SceneSnapshot, Shape};
+
+    use super::*;
+    use crate::view3d::orbit_camera::OrbitCamera;
+    use crate::view3d::pose_math::axis_angle;
+    use crate::view3d::screen::{Viewport, pixel_ray, project};
+
+    fn part(shape: Shape) -> PartView {
+        PartView {
+            shape,
+            local: Pose::IDENTITY,
+            material: Material {
+                name: "m".into(),
+                color: [9, 9, 9, 255],
+                roughness: 0.5,
+                metallic: 0.0,
+                texture: None,
+                transparent: false,
+            },
+            mesh: None,
+        }
+    }
+
+    fn body(id: u32, name: &str, shape: Shape, position: [f32; 3], robot: Option<&str>) -> BodyView {
+        BodyView {
+            id: BodyId(id),
+            name: name.into(),
+            parts: vec![part(shape)],
+            pose: Pose { position, rotation: axis_angle([0.0, 1.0, 0.0], 0.4) },
+            fixed: robot.is_none(),
+            robot: robot.map(str::to_owned),
+        }
+    }
+
+    fn down(x: f32, z: f32) -> Ray {
+        Ray { origin: [x, 10.0, z], direction: [0.0, -1.0, 0.0] }
+    }
+
+    fn yard() -> World {
+        let mut world = World::default();
+        world.apply_snapshot(SceneSnapshot {
+            epoch: 1,
+            sky: [0, 0, 0],
+            bodies: vec![
+                body(0, "floor", Shape::Box { half_extents: [6.0, 0.05, 6.0] }, [0.0, -0.05, 0.0], None),
+                body(1, "cart", Shape::Box { half_extents: [0.2, 0.05, 0.15] }, [2.0, 0.1, 2.0], Some("cart")),
+                body(2, "ball", Shape::Sphere { radius: 0.1 }, [-2.0, 0.1, 0.0], Some("ball")),
+                body(3, "wheel", Shape::Cylinder { radius: 0.2, half_length: 0.05 }, [0.0, 0.2, 3.0], Some("wheely")),
+                body(4, "ceiling", Shape::Box { half_extents: [6.0, 0.05, 6.0] }, [0.0, 3.0, 0.0], None),
+            ],
+        });
+        world
+    }
+
+    #[test]
+    fn a_click_is_a_press_and_release_that_hardly_moved() {
+        assert!(is_click(0.0));
+        assert!(is_click(CLICK_TOLERANCE_PX));
+        assert!(!is_click(CLICK_TOLERANCE_PX + 1.0));
+    }
+
+    #[test]
+    fn the_unit_primitives_are_met_where_they_are() {
+        let from_x = |kind| unit_hit(kind, [-5.0, 0.0, 0.0], [1.0, 0.0, 0.0]);
+        assert_eq!(from_x(PrimitiveKind::Cube), Some(4.0));
+        assert!((from_x(PrimitiveKind::Sphere).unwrap() - 4.0).abs() < 1e-5);
+        assert!((from_x(PrimitiveKind::Cylinder).unwrap() - 4.0).abs() < 1e-5);
+        // Along the cylinder's axis: its cap.
+        assert_eq!(unit_hit(PrimitiveKind::Cylinder, [0.0, 0.0, 5.0], [0.0, 0.0, -1.0]), Some(4.0));
+        // A cube's corner region is outside the sphere and the cylinder.
+        let corner = |kind| unit_hit(kind, [0.95, 0.95, 5.0], [0.0, 0.0, -1.0]);
+        assert_eq!(corner(PrimitiveKind::Cube), Some(4.0));
+        assert_eq!(corner(PrimitiveKind::Sphere), None);
+        assert_eq!(corner(PrimitiveKind::Cylinder), None);
+        // Pointing away: no hit; from inside: at once.
+        assert_eq!(unit_hit(PrimitiveKind::Cube, [-5.0, 0.0, 0.0], [-1.0, 0.0, 0.0]), None);
+        assert_eq!(unit_hit(PrimitiveKind::Sphere, [0.0; 3], [1.0, 0.0, 0.0]), Some(0.0));
+    }
+
+    #[test]
+    fn a_ray_down_onto_a_robot_picks_it_and_onto_the_floor_picks_nothing() {
+        let world = yard();
+        assert_eq!(pick_robot(&world, &down(2.0, 2.0), 20.0).as_deref(), Some("cart"));
+        assert_eq!(pick_robot(&world, &down(2.15, 2.05), 20.0).as_deref(), Some("cart"), "near its edge");
+        assert_eq!(pick_robot(&world, &down(-2.0, 0.05), 20.0).as_deref(), Some("ball"));
+        assert_eq!(pick_robot(&world, &down(0.1, 3.0), 20.0).as_deref(), Some("wheely"));
+        assert_eq!(pick_robot(&world, &down(1.0, 1.0), 20.0), None, "the floor");
+        assert_eq!(pick_robot(&world, &down(9.0, 9.0), 20.0), None, "nothing at all");
+    }
+
+    #[test]
+    fn the_ceiling_hides_robots_from_an_eye_under_it_only() {
+        let world = yard();
+        // Seen from above the room, the lid is left out; from inside it is there, and a
+        // ray from above meets it first.
+        assert_eq!(pick_robot(&world, &down(2.0, 2.0), 20.0).as_deref(), Some("cart"));
+        assert_eq!(pick_robot(&world, &down(2.0, 2.0), 1.5), None);
+        let under = Ray { origin: [2.0, 2.9, 2.0], direction: [0.0, -1.0, 0.0] };
+        assert_eq!(pick_robot(&world, &under, 2.9).as_deref(), Some("cart"));
+    }
+
+    #[test]
+    fn a_body_in_front_hides_the_robot_behind_it() {
+        let mut world = yard();
+        let mut snapshot = world.snapshot().unwrap().clone();
+        snapshot.bodies.push(body(5, "crate", Shape::Box { half_extents: [0.5; 3] }, [2.0, 2.0, 2.0], None));
+        world.apply_snapshot(snapshot);
+        assert_eq!(pick_robot(&world, &down(2.0, 2.0), 20.0), None);
+    }
+
+    #[test]
+    fn clicking_where_a_robot_is_drawn_picks_it() {
+        let world = yard();
+        let mut camera = OrbitCamera::framing(world.framing_bounds().unwrap(), 16.0 / 9.0);
+        camera.orbit(80.0, 20.0);
+        let view = Viewport { width: 1280.0, height: 720.0 };
+        for robot in ["cart", "ball", "wheely"] {
+            let (pixel, _) = project(&camera, view, world.robot_position(robot).unwrap()).unwrap();
+            let ray = pixel_ray(&camera, view, pixel[0], pixel[1]);
+            assert_eq!(pick_robot(&world, &ray, camera.eye()[1]).as_deref(), Some(robot));
+        }
+    }
+}
