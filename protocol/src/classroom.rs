@@ -43,6 +43,10 @@ pub struct LabSettings {
     /// rate (`docs/programs.md`). Settings kept before it existed read as the default.
     #[serde(default)]
     pub sync: SyncMode,
+    /// Everybody watching a robot sees what its program believes and draws (not only
+    /// its owner and the instructor). Settings kept before it existed read as `false`.
+    #[serde(default)]
+    pub share_beliefs: bool,
 }
 
 /// How a lab's clock and its robots' programs keep together.
@@ -83,6 +87,7 @@ impl Default for LabSettings {
             robot_quota: 3,
             max_participants: default_max_participants(),
             sync: SyncMode::Realtime,
+            share_beliefs: false,
         }
     }
 }
@@ -101,6 +106,8 @@ pub struct LabSettingsPatch {
     pub max_participants: Option<u32>,
     /// See [`LabSettings::sync`].
     pub sync: Option<SyncMode>,
+    /// See [`LabSettings::share_beliefs`].
+    pub share_beliefs: Option<bool>,
 }
 
 impl LabSettings {
@@ -122,6 +129,7 @@ impl LabSettings {
             robot_quota: patch.robot_quota.unwrap_or(self.robot_quota),
             max_participants: patch.max_participants.unwrap_or(self.max_participants),
             sync: patch.sync.unwrap_or(self.sync),
+            share_beliefs: patch.share_beliefs.unwrap_or(self.share_beliefs),
         })
     }
 }

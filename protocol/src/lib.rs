@@ -15,6 +15,7 @@
 //! A server that speaks another [`PROTOCOL_VERSION`] answers with
 //! [`ServerMsg::Error`] (code [`ErrorCode::ProtocolMismatch`]) and closes.
 
+mod belief;
 mod classroom;
 mod control;
 mod frame;
@@ -25,6 +26,7 @@ mod programs;
 mod robots;
 mod scene;
 
+pub use belief::{Belief, Drawing, Estimate, MAX_DRAWN_TEXT_CHARS, MAX_DRAWN_TEXTS, MAX_DRAWN_VERTICES, drawing_color};
 pub use classroom::{
     BroadcastRequest, CreateLabRequest, CreatedLab, JoinCode, JoinRequest, Joined, LabSettings, LabSettingsPatch,
     Participant, SyncMode, UserId, clean_display_name,

@@ -3,7 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::{ControlAction, LabSettings, LabState, Participant, RobotReport, Role, SceneSnapshot};
+use crate::{Belief, ControlAction, LabSettings, LabState, Participant, RobotReport, Role, SceneSnapshot};
 
 /// Server → client, as JSON text. Binary messages are [`crate::Frame`]s.
 ///
@@ -36,6 +36,10 @@ pub enum ServerMsg {
     /// then about ten times a second (wall clock) while the lab runs, and after every
     /// completed `step` command. Newest wins: a slow client skips reports, not steps.
     Robot(RobotReport),
+    /// What a watched robot's program believes and draws, to those who may see it (its
+    /// owner and the instructor; everybody when the instructor shares beliefs): sent
+    /// with its reports while it has any.
+    Belief(Belief),
     /// Who is in the lab: sent on join and whenever somebody joins, connects,
     /// disconnects or adds or removes a robot.
     Presence {

@@ -65,6 +65,9 @@ pub enum Action {
     RemoveRobot,
     /// Read a robot program's console.
     ReadConsole,
+    /// See what a robot's program believes and draws (everybody may when the instructor
+    /// shares beliefs: `LabSettings::share_beliefs`).
+    SeeBelief,
     /// Read a robot program's files back (to edit them).
     ReadProgram,
     /// Replace a robot's program.
@@ -137,7 +140,7 @@ impl Standing {
 
 /// The table: for each action, whether each standing may take it, in the column order
 /// of [`Standing::ALL`] (instructor, owner, student, anonymous).
-const TABLE: [(Action, [bool; 4]); 19] = [
+const TABLE: [(Action, [bool; 4]); 20] = [
     //                         instr  owner  student anon
     (Action::Watch, [true, true, true, true]),
     (Action::ControlTime, [true, false, false, false]),
@@ -157,6 +160,7 @@ const TABLE: [(Action, [bool; 4]); 19] = [
     (Action::ResetRobot, [true, true, false, false]),
     (Action::RemoveRobot, [true, true, false, false]),
     (Action::ReadConsole, [true, true, false, false]),
+    (Action::SeeBelief, [true, true, false, false]),
     (Action::ReadProgram, [true, true, false, false]),
     (Action::ReplaceProgram, [true, true, false, false]),
     (Action::RunProgram, [true, true, false, false]),
@@ -206,8 +210,8 @@ impl Denial {
 
 impl Action {
     /// Every action, in the table's order.
-    pub const ALL: [Action; 19] = {
-        let mut all = [Action::Watch; 19];
+    pub const ALL: [Action; 20] = {
+        let mut all = [Action::Watch; 20];
         let mut i = 0;
         while i < TABLE.len() {
             all[i] = TABLE[i].0;
@@ -235,6 +239,7 @@ impl Action {
             | Action::ResetRobot
             | Action::RemoveRobot
             | Action::ReadConsole
+            | Action::SeeBelief
             | Action::ReadProgram
             | Action::ReplaceProgram
             | Action::RunProgram => Scope::Robot,
@@ -260,6 +265,7 @@ impl Action {
             Action::ResetRobot => "reset it",
             Action::RemoveRobot => "remove it",
             Action::ReadConsole => "read its console",
+            Action::SeeBelief => "see what its program believes and draws",
             Action::ReadProgram => "read its program",
             Action::ReplaceProgram => "replace its program",
             Action::RunProgram => "restart or stop its program",

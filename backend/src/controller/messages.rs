@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 pub use vlab_protocol::ConsoleSource;
-use vlab_protocol::{ActuatorCommand, ActuatorCommands, RobotReport, SensorValue};
+use vlab_protocol::{ActuatorCommand, ActuatorCommands, Drawing, Estimate, RobotReport, SensorValue};
 
 /// The version of the lab ↔ program protocol. A program that answers another version
 /// is refused.
@@ -83,6 +83,9 @@ pub enum ProgramMsg {
         /// Console lines not sent yet.
         #[serde(default)]
         output: Vec<ConsoleLine>,
+        /// What it believes and draws, if it published anything.
+        #[serde(default, flatten)]
+        belief: BeliefUpdate,
     },
     /// The answer to `step`: commands set before calling `robot.step()` again.
     Commands {
@@ -94,6 +97,9 @@ pub enum ProgramMsg {
         /// Console lines not sent yet.
         #[serde(default)]
         output: Vec<ConsoleLine>,
+        /// What it believes and draws, if it published anything since its last answer.
+        #[serde(default, flatten)]
+        belief: BeliefUpdate,
     },
     /// Console lines sent early (a program that prints a lot flushes every 4 KiB).
     Output {
@@ -116,6 +122,31 @@ pub enum ProgramMsg {
         #[serde(default)]
         output: Vec<ConsoleLine>,
     },
+}
+
+/// What a program published about its belief since its last answer.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct BeliefUpdate {
+    /// Its latest estimate of its pose (`None`: unchanged).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub estimate: Option<Estimate>,
+    /// Forget the drawings kept so far (before adding `keep`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub clear: bool,
+    /// Drawings to keep until cleared.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub keep: Vec<Drawing>,
+    /// The drawings of its latest step, in place of the step's before (`None`:
+    /// unchanged, as while the program waits).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub drawings: Option<Vec<Drawing>>,
+}
+
+impl BeliefUpdate {
+    /// Whether it changes nothing.
+    pub fn is_empty(&self) -> bool {
+        self.estimate.is_none() && !self.clear && self.keep.is_empty() && self.drawings.is_none()
+    }
 }
 
 /// The readings of one control step, as the lab sends them.
@@ -154,6 +185,8 @@ pub struct Reply {
     pub commands: BTreeMap<String, ActuatorCommand>,
     /// Console lines printed or logged since the previous reply, in order.
     pub console: Vec<ConsoleLine>,
+    /// What it published about its belief since the previous reply.
+    pub belief: BeliefUpdate,
 }
 
 impl Reply {

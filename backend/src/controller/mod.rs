@@ -58,7 +58,7 @@ pub use self::error::ProgramError;
 pub use self::interpreter::{Interpreter, PYTHON_ENV};
 pub use self::launch::{CodeProblem, ProgramCode, RobotSide, check, control_period, launch};
 pub use self::messages::{
-    ConsoleLine, ConsoleSource, LabMsg, PROTOCOL_VERSION, PartInfo, ProgramMsg, Reply, StepInput,
+    BeliefUpdate, ConsoleLine, ConsoleSource, LabMsg, PROTOCOL_VERSION, PartInfo, ProgramMsg, Reply, StepInput,
 };
 #[cfg(target_os = "linux")]
 pub use self::program::{

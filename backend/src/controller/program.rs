@@ -446,7 +446,7 @@ impl PythonProgram {
             };
             match (message, self.awaiting) {
                 (ProgramMsg::Output { output }, _) => self.take_output(output)?,
-                (ProgramMsg::Ready { version, commands, output }, Awaiting::Ready) => {
+                (ProgramMsg::Ready { version, commands, output, belief }, Awaiting::Ready) => {
                     self.take_output(output)?;
                     if version != PROTOCOL_VERSION {
                         return Err(self.fail(ProgramError::Protocol(format!(
@@ -454,12 +454,14 @@ impl PythonProgram {
                         ))));
                     }
                     self.awaiting = Awaiting::Nothing;
-                    return Ok(Some(Reply { step: None, commands, console: std::mem::take(&mut self.pending) }));
+                    let console = std::mem::take(&mut self.pending);
+                    return Ok(Some(Reply { step: None, commands, console, belief }));
                 }
-                (ProgramMsg::Commands { step, commands, output }, Awaiting::Commands(sent)) if step == sent => {
+                (ProgramMsg::Commands { step, commands, output, belief }, Awaiting::Commands(sent)) if step == sent => {
                     self.take_output(output)?;
                     self.awaiting = Awaiting::Nothing;
-                    return Ok(Some(Reply { step: Some(step), commands, console: std::mem::take(&mut self.pending) }));
+                    let console = std::mem::take(&mut self.pending);
+                    return Ok(Some(Reply { step: Some(step), commands, console, belief }));
                 }
                 (ProgramMsg::Error { kind, traceback, output }, _) => {
                     self.take_output(output)?;

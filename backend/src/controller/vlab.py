@@ -39,6 +39,12 @@ _TIME_TOLERANCE = 1e-6
 
 PROTOCOL_VERSION = 1
 _MAX_LINE_CHARS = 1000
+# The lab's drawing budget (vlab_protocol::MAX_DRAWN_*): refused here, at the call.
+_MAX_DRAWN_VERTICES = 4000
+_MAX_DRAWN_TEXTS = 32
+_MAX_DRAWN_TEXT_CHARS = 80
+_COLOR_NAMES = ("red", "green", "blue", "orange", "yellow", "purple", "cyan", "magenta", "white", "black",
+                "gray", "grey")
 _FLUSH_BYTES = 4096
 
 
@@ -63,6 +69,14 @@ class _Link:
         self.answered_hello = False
         self.answering = None
         self.stopped = False
+        # What the program believes and draws, sent with its next answer.
+        self.estimate = None
+        self.clear_kept = False
+        self.keep = []
+        self.drawn = []
+        self.drawings_due = False
+        self.drawn_vertices = 0
+        self.drawn_texts = 0
         self._tolerance = hello.get("dt", 0.0) * hello.get("control_period", 1) * _TIME_TOLERANCE
 
     def send(self, message):
@@ -96,11 +110,13 @@ class _Link:
         commands, self.commands = self.commands, {}
         if not self.answered_hello:
             self.answered_hello = True
-            self.send({"type": "ready", "version": PROTOCOL_VERSION, "commands": commands,
-                       "output": self.take_output()})
+            message = {"type": "ready", "version": PROTOCOL_VERSION, "commands": commands,
+                       "output": self.take_output()}
         else:
-            self.send({"type": "commands", "step": self.answering, "commands": commands,
-                       "output": self.take_output()})
+            message = {"type": "commands", "step": self.answering, "commands": commands,
+                       "output": self.take_output()}
+        message.update(self.take_belief())
+        self.send(message)
         line = self._reader.readline()
         message = _json.loads(line) if line else {}
         if message.get("type") == "step":
@@ -114,6 +130,34 @@ class _Link:
         _wake_sleepers()
         return False
 
+    def take_belief(self):
+        """What the program published since its last answer, as the answer's fields."""
+        belief = {}
+        if self.estimate is not None:
+            belief["estimate"], self.estimate = self.estimate, None
+        if self.clear_kept:
+            belief["clear"], self.clear_kept = True, False
+        if self.keep:
+            belief["keep"], self.keep = self.keep, []
+        if self.drawings_due:
+            belief["drawings"], self.drawn = self.drawn, []
+            self.drawings_due = False
+            self.drawn_vertices = self.drawn_texts = 0
+        return belief
+
+    def draw(self, drawing, keep):
+        """Adds a drawing to this step's (or to the kept ones), within the budget."""
+        vertices = len(drawing.get("points", ()))
+        texts = 1 if drawing["shape"] == "text" else 0
+        if self.drawn_vertices + vertices > _MAX_DRAWN_VERTICES:
+            raise VlabError(f"a step may draw at most {_MAX_DRAWN_VERTICES} points and line vertices "
+                            f"(kept ones included); this one has {self.drawn_vertices} and adds {vertices}")
+        if self.drawn_texts + texts > _MAX_DRAWN_TEXTS:
+            raise VlabError(f"a step may draw at most {_MAX_DRAWN_TEXTS} texts (kept ones included)")
+        self.drawn_vertices += vertices
+        self.drawn_texts += texts
+        (self.keep if keep else self.drawn).append(drawing)
+
     def reached(self, target):
         """Whether the simulation clock is at ``target`` (seconds) or past it."""
         return self.time >= target - self._tolerance
@@ -124,6 +168,8 @@ class _Link:
         have passed. False once the lab stops the program."""
         if _thread.get_ident() != _main_thread:
             return _wait_in_thread(self.time + seconds)
+        # The drawings of the step before the wait stay up while it lasts.
+        self.drawings_due = seconds > 0
         target = self.time + seconds
         while seconds > 0 and not self.reached(target):
             if not self.exchange():
@@ -444,7 +490,48 @@ class Robot:
     def step(self):
         """Sends the commands set since the last call, waits for the next control step
         and returns True with its readings; False once the lab stops the program."""
+        _link.drawings_due = True
         return _link.exchange()
+
+    def publish_estimate(self, x, y, theta):
+        """Publishes where the program believes the robot is: ``x``, ``y`` on the
+        ground (metres, as an ``Odometry`` sensor reads them) and heading ``theta``
+        (radians). The page draws it, its trail and its error against the true pose,
+        for the robot's owner and the instructor. The latest estimate stays until the
+        next one."""
+        _link.estimate = {"x": _number(x, "x"), "y": _number(y, "y"), "theta": _number(theta, "theta")}
+
+    def draw_points(self, points, color="orange", keep=False):
+        """Draws dots in the 3D view at ``points``: ``(x, y)`` on the ground or
+        ``(x, y, z)`` with a height ``z`` (metres). They show until the program's next
+        step (``robot.step()``, or the end of a wait), or, with ``keep=True``, until
+        ``clear_drawings()``. ``color``: a name (red, green, blue, orange, yellow,
+        purple, cyan, magenta, white, black, gray) or ``"#rrggbb"``. A step draws at
+        most 4000 points and line vertices and 32 texts."""
+        _link.draw({"shape": "points", "points": _points(points, "draw_points"), "color": _color(color)}, keep)
+
+    def draw_lines(self, points, color="cyan", keep=False):
+        """Draws a line through ``points`` (at least two), as ``draw_points`` takes
+        them."""
+        line = _points(points, "draw_lines")
+        if len(line) < 2:
+            raise VlabError("draw_lines needs at least two points")
+        _link.draw({"shape": "lines", "points": line, "color": _color(color)}, keep)
+
+    def draw_text(self, x, y, text, color="white", z=0.3, keep=False):
+        """Writes ``text`` (at most 80 characters) at ``(x, y)`` on the ground, ``z``
+        metres up."""
+        at = [round(_number(x, "x"), 4), round(_number(y, "y"), 4), round(_number(z, "z"), 4)]
+        text = str(text)[:_MAX_DRAWN_TEXT_CHARS]
+        _link.draw({"shape": "text", "at": at, "text": text, "color": _color(color)}, keep)
+
+    def clear_drawings(self):
+        """Removes every drawing, kept ones included."""
+        _link.clear_kept = True
+        _link.keep = []
+        _link.drawn = []
+        _link.drawings_due = True
+        _link.drawn_vertices = _link.drawn_texts = 0
 
     def wait(self, seconds):
         """Keeps the commands set so far for ``seconds`` of simulation time, then
@@ -502,6 +589,35 @@ class Robot:
         """Writes one line to the robot's console (like ``print``)."""
         for line in sep.join(str(v) for v in values).split("\n"):
             _link.add_output("log", line)
+
+
+def _points(points, what):
+    """``points`` as ``[x, y, z]`` lists (z 0.05 m when not given), to the 0.1 mm."""
+    try:
+        items = list(points)
+    except TypeError:
+        raise VlabError(f"{what} takes a list of (x, y) or (x, y, z) points, not {points!r}") from None
+    out = []
+    for point in items:
+        try:
+            coords = list(point)
+        except TypeError:
+            raise VlabError(f"{what}: a point is (x, y) or (x, y, z), not {point!r}") from None
+        if len(coords) not in (2, 3):
+            raise VlabError(f"{what}: a point is (x, y) or (x, y, z), not {point!r}")
+        if len(coords) == 2:
+            coords.append(0.05)
+        out.append([round(_number(c, "a coordinate"), 4) for c in coords])
+    return out
+
+
+def _color(color):
+    """A colour name or ``#rrggbb``, checked."""
+    text = str(color).strip().lower()
+    hex_digits = text[1:] if text.startswith("#") else ""
+    if text in _COLOR_NAMES or (len(hex_digits) == 6 and all(c in "0123456789abcdef" for c in hex_digits)):
+        return text
+    raise VlabError(f"colour {color!r}: use #rrggbb or one of {', '.join(_COLOR_NAMES[:-1])}")
 
 
 def _missing(what, name, robot, parts):

@@ -6,6 +6,7 @@
 //! oneshot), reads its published status, and joins its [`hub::Hub`] to receive frames.
 //! `lab` knows nothing of HTTP, of the store or of the classroom's rules.
 
+mod beliefs;
 mod commands;
 pub mod cpu_meter;
 mod error;

@@ -39,6 +39,13 @@ impl Caller {
         Action::ReadConsole.allows(self.toward_robot(owner))
     }
 
+    /// Whether this caller sees what the program of a robot owned by `owner` believes
+    /// and draws: its owner and the instructor do, everybody when the instructor
+    /// `shared` them.
+    pub fn may_see_belief(self, owner: Option<UserId>, shared: bool) -> bool {
+        shared || Action::SeeBelief.allows(self.toward_robot(owner))
+    }
+
     /// The caller's standing toward the lab as a whole (the permission table's column).
     pub fn in_lab(self) -> Standing {
         Standing::in_lab(self.role())

@@ -36,9 +36,11 @@ use std::time::{Duration, Instant};
 
 use tokio::sync::broadcast;
 use vlab_protocol::{
-    ActuatorCommands, ConsoleLine, ConsoleSource, Lateness, ProgramState, ProgramStatus, ServerMsg, SyncMode, UserId,
+    ActuatorCommands, Belief, ConsoleLine, ConsoleSource, Lateness, ProgramState, ProgramStatus, ServerMsg, SyncMode,
+    UserId,
 };
 
+use super::beliefs::BeliefState;
 use super::cpu_meter::{CpuMeter, CpuRules, Verdict};
 use crate::controller::{
     self, Controller, PartInfo, ProgramCode, ProgramError, Reply, RobotSide, StepInput, control_period,
@@ -115,6 +117,8 @@ struct Slot {
     console: VecDeque<ConsoleLine>,
     /// Lines not yet sent to the owner.
     unsent: Vec<ConsoleLine>,
+    /// What the program believes and draws (a restarted program starts without).
+    belief: BeliefState,
 }
 
 /// The lab's clock, as the programs' rules need it at one control step.
@@ -230,6 +234,7 @@ impl Programs {
             late: None,
             console: previous.as_ref().map(|p| p.console.clone()).unwrap_or_default(),
             unsent: Vec::new(),
+            belief: BeliefState::default(),
         };
         if let Some(previous) = previous {
             stop_in_background(previous.life);
@@ -353,6 +358,11 @@ impl Programs {
     /// Robot `name`'s program and its console's latest lines.
     pub fn program(&self, name: &str) -> Option<(Arc<ProgramCode>, Vec<ConsoleLine>)> {
         self.slots.get(name).map(|s| (Arc::clone(&s.code), s.console.iter().cloned().collect()))
+    }
+
+    /// What robot `name`'s program believes and draws, if it published anything.
+    pub fn belief(&self, name: &str) -> Option<Belief> {
+        self.slots.get(name)?.belief.view(name)
     }
 
     /// Sends every robot's new console lines to those allowed to read them.
@@ -545,6 +555,9 @@ impl Slot {
         let step = reply.step.unwrap_or(step);
         for line in reply.console {
             self.push(ConsoleLine { step, time: step as f64 * dt_secs, source: line.source, text: line.text });
+        }
+        if let Some(problem) = self.belief.apply(reply.belief, step, step as f64 * dt_secs) {
+            self.say(step, dt_secs, problem);
         }
     }
 

@@ -22,7 +22,7 @@ use super::frames::FrameBuilder;
 use super::hub::Hub;
 use super::pacer::Pacer;
 use super::programs::{ConsoleEvent, Programs, Tick};
-use super::telemetry::Telemetry;
+use super::telemetry::{Published, Telemetry};
 use super::{LabCommand, LabError, LabStatus, ProgramAction, wire};
 use crate::controller::ProgramCode;
 use crate::robot::{Owner, Robots};
@@ -500,8 +500,12 @@ impl Runner {
             .into_iter()
             .filter_map(|name| {
                 let report = self.robots.report(&name, &self.world, step, time)?;
+                let owner = self.robots.get(&name).and_then(|r| r.owner()).map(|o| o.id);
                 let json = serde_json::to_string(&ServerMsg::Robot(report)).expect("reports serialise");
-                Some((name, Arc::from(json)))
+                let belief = self.programs.belief(&name).map(|belief| {
+                    Arc::from(serde_json::to_string(&ServerMsg::Belief(belief)).expect("beliefs serialise"))
+                });
+                Some((name, Published { report: Arc::from(json), belief, owner }))
             })
             .collect();
         self.telemetry.publish(reports);

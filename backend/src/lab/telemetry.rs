@@ -4,15 +4,35 @@
 //! about ten times a second of wall clock (and after anything a person did), publishes
 //! the latest report of every watched robot on a `watch` channel: the newest report
 //! replaces the previous one, so a slow client skips reports and never holds the lab
-//! back.
+//! back. What a robot's program believes and draws goes with its report, to the
+//! connections that may see it.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::{Arc, Mutex};
 
 use tokio::sync::watch;
+use vlab_protocol::UserId;
 
-/// The latest report of each watched robot, as the JSON of a `ServerMsg::Robot`.
-pub type Reports = Arc<BTreeMap<String, Arc<str>>>;
+/// One watched robot's latest, as JSON messages.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Published {
+    /// `ServerMsg::Robot`.
+    pub report: Arc<str>,
+    /// `ServerMsg::Belief`, if its program published one.
+    pub belief: Option<Arc<str>>,
+    /// Its owner (`None`: the lab's own robot), who may see the belief.
+    pub owner: Option<UserId>,
+}
+
+impl Published {
+    /// A report alone (no belief, the lab's own robot).
+    pub fn report(json: &str) -> Published {
+        Published { report: Arc::from(json), belief: None, owner: None }
+    }
+}
+
+/// The latest of each watched robot.
+pub type Reports = Arc<BTreeMap<String, Published>>;
 
 /// Most robots one connection may watch at once.
 pub const MAX_WATCHED_PER_CLIENT: usize = 8;
@@ -36,7 +56,7 @@ impl Telemetry {
     }
 
     /// Publishes the latest reports.
-    pub fn publish(&self, reports: BTreeMap<String, Arc<str>>) {
+    pub fn publish(&self, reports: BTreeMap<String, Published>) {
         self.latest.send_replace(Arc::new(reports));
     }
 
@@ -84,10 +104,18 @@ impl Watcher {
         self.receiver.changed().await.ok()
     }
 
-    /// The latest reports of the robots this connection watches.
-    pub fn latest(&mut self) -> Vec<Arc<str>> {
+    /// The latest messages about the robots this connection watches: each report, and
+    /// its belief where `sees_belief` (given the robot's owner) allows.
+    pub fn latest(&mut self, sees_belief: impl Fn(Option<UserId>) -> bool) -> Vec<Arc<str>> {
         let reports = self.receiver.borrow_and_update().clone();
-        self.robots.iter().filter_map(|robot| reports.get(robot).cloned()).collect()
+        let mut messages = Vec::new();
+        for published in self.robots.iter().filter_map(|robot| reports.get(robot)) {
+            messages.push(Arc::clone(&published.report));
+            if let Some(belief) = published.belief.as_ref().filter(|_| sees_belief(published.owner)) {
+                messages.push(Arc::clone(belief));
+            }
+        }
+        messages
     }
 }
 
@@ -133,11 +161,23 @@ mod tests {
         let telemetry = Arc::new(Telemetry::default());
         let mut watcher = telemetry.watcher();
         watcher.watch("a").unwrap();
-        telemetry.publish(BTreeMap::from([("a".into(), Arc::from("{1}")), ("b".into(), Arc::from("{2}"))]));
-        assert_eq!(watcher.latest(), vec![Arc::<str>::from("{1}")]);
+        telemetry
+            .publish(BTreeMap::from([("a".into(), Published::report("{1}")), ("b".into(), Published::report("{2}"))]));
+        assert_eq!(watcher.latest(|_| true), vec![Arc::<str>::from("{1}")]);
         for i in 1..MAX_WATCHED_PER_CLIENT {
             watcher.watch(&format!("r{i}")).unwrap();
         }
         assert_eq!(watcher.watch("one-too-many"), Err(TooManyWatched));
+    }
+
+    #[test]
+    fn a_belief_goes_only_where_it_may_be_seen() {
+        let telemetry = Arc::new(Telemetry::default());
+        let mut watcher = telemetry.watcher();
+        watcher.watch("a").unwrap();
+        let published = Published { report: Arc::from("{r}"), belief: Some(Arc::from("{b}")), owner: Some(7) };
+        telemetry.publish(BTreeMap::from([("a".into(), published)]));
+        assert_eq!(watcher.latest(|owner| owner == Some(7)), vec![Arc::<str>::from("{r}"), Arc::from("{b}")]);
+        assert_eq!(watcher.latest(|_| false), vec![Arc::<str>::from("{r}")]);
     }
 }

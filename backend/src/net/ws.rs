@@ -171,7 +171,8 @@ async fn serve(
                 return Ok(());
             }
             Some(()) = telemetry.changed() => {
-                for report in telemetry.latest() {
+                let shared = lab.settings().share_beliefs;
+                for report in telemetry.latest(|owner| caller.may_see_belief(owner, shared)) {
                     send(&mut sink, Message::Text(Utf8Bytes::from(report.to_string()))).await?;
                 }
             }

@@ -207,7 +207,7 @@ impl WasmProgram {
         let commands = std::mem::take(&mut state.commands);
         let console = std::mem::take(&mut state.console);
         self.remember(&console);
-        Ok(Reply { step, commands, console })
+        Ok(Reply { step, commands, console, belief: Default::default() })
     }
 
     /// Ends the program: its memory is freed. `Ok` unless it had already failed.
