@@ -166,6 +166,17 @@ pub fn InstructorTools() -> impl IntoView {
                 />
                 <span>"Pause when a student joins"</span>
             </label>
+            <label class="toggle">
+                <input
+                    type="checkbox"
+                    data-testid="toggle-share-beliefs"
+                    prop:checked=setting(|s| s.share_beliefs)
+                    on:change=move |event| {
+                        patch(LabSettingsPatch { share_beliefs: Some(event_target_checked(&event)), ..Default::default() })
+                    }
+                />
+                <span>"Show programs' estimates and drawings to everybody"</span>
+            </label>
             <div class="setting-choice">
                 <label for="sync-mode">"Programs"</label>
                 <select
