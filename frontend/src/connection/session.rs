@@ -13,8 +13,10 @@ use web_sys::WebSocket;
 use crate::classroom::forms::{standing_in_lab, standing_toward_own_robot, standing_toward_robot};
 use crate::connection::clock::Clock;
 use crate::connection::state::ConnectionState;
+use crate::inspector::plot_board::PlotBoard;
 use crate::page::PageParams;
 use crate::programs::console_log::ConsoleBuffer;
+use crate::view3d::overlay::{Overlay, ViewOptions};
 use crate::view3d::world::World;
 
 /// Handles to the lab's state; `Copy`, so every component and callback takes its own.
@@ -46,6 +48,12 @@ pub struct LabSession {
     pub inspected: RwSignal<Option<String>>,
     /// The newest report of the inspected robot (reports of any other robot are dropped).
     pub robot_report: RwSignal<Option<RobotReport>>,
+    /// The inspected robot's open plots, fed by its reports.
+    pub plots: RwSignal<PlotBoard>,
+    /// The inspected robot's rays and trails, fed by its reports, read by the render loop.
+    pub overlay: StoredValue<Overlay>,
+    /// Which overlays the 3D view shows (labels, rays, trails).
+    pub view_options: RwSignal<ViewOptions>,
     /// Snapshot and poses, read by the render loop every frame.
     pub world: StoredValue<World>,
     /// The open socket, if any.
@@ -92,6 +100,9 @@ impl LabSession {
             robots: RwSignal::new(Vec::new()),
             inspected: RwSignal::new(None),
             robot_report: RwSignal::new(None),
+            plots: RwSignal::new(PlotBoard::default()),
+            overlay: StoredValue::new(Overlay::default()),
+            view_options: RwSignal::new(ViewOptions::default()),
             world: StoredValue::new(World::default()),
             socket: StoredValue::new_local(None),
             you: RwSignal::new(None),
@@ -152,12 +163,23 @@ impl LabSession {
         }
     }
 
-    /// Shows `robot` in the inspector (or nothing), dropping the previous robot's report.
+    /// Shows `robot` in the inspector (or nothing), dropping the previous robot's
+    /// report, plots, rays and trails.
     pub fn inspect(&self, robot: Option<String>) {
         if self.inspected.get_untracked() != robot {
             self.robot_report.set(None);
+            self.plots.update(|plots| plots.follow(robot.as_deref()));
+            self.overlay.update_value(Overlay::forget);
             self.inspected.set(robot);
         }
+    }
+
+    /// Takes in a report of the inspected robot: the inspector, its plots and the 3D
+    /// view's rays and trails.
+    pub fn take_report(&self, report: RobotReport) {
+        self.plots.maybe_update(|plots| plots.observe(&report));
+        self.overlay.update_value(|overlay| overlay.observe(&report));
+        self.robot_report.set(Some(report));
     }
 
     /// Sends a message if the socket is open; `false` if it could not be sent.

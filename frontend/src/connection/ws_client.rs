@@ -249,7 +249,7 @@ fn on_server_message(client: &Rc<RefCell<Client>>, message: ServerMsg) {
         ServerMsg::Robot(report) => {
             // A report in flight when the user picked another robot is dropped.
             if session.inspected.with_untracked(|robot| robot.as_deref() == Some(report.name.as_str())) {
-                session.robot_report.set(Some(report));
+                session.take_report(report);
             }
         }
         ServerMsg::Presence { participants } => {
@@ -275,7 +275,8 @@ fn on_server_message(client: &Rc<RefCell<Client>>, message: ServerMsg) {
             // Lines of a robot not on screen are not kept: its history comes with its report.
             session.console.maybe_update(|console| console.push_live(&robot, lines));
         }
-        ServerMsg::Pong { .. } => {}
+        // What a program believes is not shown by this page yet.
+        ServerMsg::Belief(_) | ServerMsg::Pong { .. } => {}
     }
 }
 

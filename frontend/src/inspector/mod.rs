@@ -22,6 +22,8 @@ mod client;
 #[cfg(target_arch = "wasm32")]
 mod keyboard_drive;
 #[cfg(target_arch = "wasm32")]
+mod plot_view;
+#[cfg(target_arch = "wasm32")]
 mod robot_list_view;
 #[cfg(target_arch = "wasm32")]
 mod robot_panel;

@@ -133,12 +133,13 @@ impl Plot {
         (0..self.channels.len()).any(|c| self.series.column(2 * c + 1).iter().any(|v| v.is_finite()))
     }
 
-    fn observe(&mut self, report: &RobotReport) {
-        let Some(sensor) = report.sensors.iter().find(|s| s.name == self.source.sensor()) else { return };
-        let Some(time) = sensor.time else { return };
+    /// Takes a sample from `report` if its sensor read anew; `true` when it did.
+    fn observe(&mut self, report: &RobotReport) -> bool {
+        let Some(sensor) = report.sensors.iter().find(|s| s.name == self.source.sensor()) else { return false };
+        let Some(time) = sensor.time else { return false };
         let measured = self.source.numbers(sensor, false);
         let truth = self.source.numbers(sensor, true);
-        let Some(named) = measured.as_ref().or(truth.as_ref()) else { return };
+        let Some(named) = measured.as_ref().or(truth.as_ref()) else { return false };
         if self.channels.is_empty() {
             self.channels = named.iter().map(|(name, _)| *name).collect();
             self.series = Series::new(2 * self.channels.len());
@@ -147,7 +148,7 @@ impl Plot {
             numbers.as_ref().and_then(|n| n.get(c)).map_or(f64::NAN, |(_, v)| *v)
         };
         let row: Vec<f64> = (0..self.channels.len()).flat_map(|c| [value(&measured, c), value(&truth, c)]).collect();
-        self.series.push(time, &row);
+        self.series.push(time, &row)
     }
 }
 
@@ -205,15 +206,22 @@ impl PlotBoard {
 
     /// Takes in a report: a new sample for every plot whose sensor read anew. A report
     /// of another robot than the one followed is ignored; the lab's time going back
-    /// empties every plot first.
-    pub fn observe(&mut self, report: &RobotReport) {
+    /// empties every plot first. Returns whether any plot changed.
+    pub fn observe(&mut self, report: &RobotReport) -> bool {
         if self.robot.as_deref() != Some(report.name.as_str()) {
-            return;
+            return false;
         }
+        let mut changed = false;
         if self.rewind.went_back(report.time) {
-            self.plots.iter_mut().for_each(|plot| plot.series.clear());
+            for plot in &mut self.plots {
+                changed |= !plot.series.is_empty();
+                plot.series.clear();
+            }
         }
-        self.plots.iter_mut().for_each(|plot| plot.observe(report));
+        for plot in &mut self.plots {
+            changed |= plot.observe(report);
+        }
+        changed
     }
 }
 
@@ -295,8 +303,8 @@ mod tests {
         assert_eq!(plot.series().column(0), &[0.5]);
         assert_eq!(plot.series().column(1), &[0.4], "the true value beside the measured one");
         assert!(plot.has_truth());
-        board.observe(&report("cart", 1.1, 1.05));
-        board.observe(&report("cart", 1.2, 1.05));
+        assert!(board.observe(&report("cart", 1.1, 1.05)));
+        assert!(!board.observe(&report("cart", 1.2, 1.05)), "paused between readings: nothing to redraw");
         assert_eq!(board.plot("compass").unwrap().series().len(), 2, "a reading counts once");
     }
 

@@ -14,8 +14,8 @@ const LEFT: f64 = 42.0;
 const BOTTOM: f64 = 16.0;
 /// Blank space on the other two sides.
 const EDGE: f64 = 6.0;
-/// Ticks aimed for on each axis.
-const TICKS: usize = 4;
+/// Most ticks on an axis; a round step then leaves at least two (see [`nice_step`]).
+const TICKS: usize = 5;
 
 /// A tick: where it is along its axis (SVG units) and what it reads.
 #[derive(Clone, Debug, PartialEq)]
@@ -105,7 +105,9 @@ pub fn value_range(values: impl IntoIterator<Item = f64>) -> (f64, f64) {
     (lo - pad, hi + pad)
 }
 
-/// A round step (1, 2 or 5 times a power of ten) giving about `count` ticks over `span`.
+/// The smallest round step (1, 2 or 5 times a power of ten) giving at most `count`
+/// ticks over `span`: between `count / 2.5` and `count` of them, so at least two for a
+/// `count` of 5.
 pub fn nice_step(span: f64, count: usize) -> f64 {
     let raw = span.abs().max(1e-12) / count.max(1) as f64;
     let power = 10f64.powf(raw.log10().floor());
@@ -171,6 +173,17 @@ mod tests {
         assert_eq!(tick_label(0.02 * 3.0, 0.02), "0.06");
         assert_eq!(tick_label(10.0, 5.0), "10");
         assert_eq!(tick_label(-0.0001, 0.5), "0.0");
+    }
+
+    #[test]
+    fn every_span_gets_at_least_two_ticks() {
+        for span in [0.0804, 0.3, 1.0, 2.01, 7.7, 49.0, 0.0013] {
+            for offset in [0.0, 0.013, 0.37, -0.61] {
+                let (lo, hi) = (offset * span, offset * span + span);
+                let count = ticks(lo, hi, nice_step(span, TICKS)).len();
+                assert!((2..=TICKS + 1).contains(&count), "{count} ticks over [{lo}, {hi}]");
+            }
+        }
     }
 
     #[test]

@@ -1,8 +1,9 @@
-//! The picked robot's live report: when it was made, where the robot truly is, its program, the keys it reads, then its sensors and actuators.
+//! The picked robot's live report: when it was made, where the robot truly is, its program, the keys it reads, then its open plots, its sensors and actuators.
 
 use leptos::prelude::*;
 
 use super::actuator_list::ActuatorList;
+use super::plot_view::PlotList;
 use super::sensor_table::SensorTable;
 use crate::connection::LabSession;
 use crate::inspector::{heading_text, position_text, program_text, time_text};
@@ -68,6 +69,7 @@ pub fn RobotReportView() -> impl IntoView {
                         {keys_text}
                     </dd>
                 </dl>
+                <PlotList />
                 <SensorTable />
                 <ActuatorList />
             </Show>

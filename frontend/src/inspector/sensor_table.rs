@@ -1,4 +1,4 @@
-//! The inspected robot's sensors: name, type and the sim time of the reading, then the measured and the true value; then a plot of every lidar scan.
+//! The inspected robot's sensors: name, type, the sim time of the reading and buttons to plot it, then the measured and the true value; then a plot of every lidar scan.
 //!
 //! Rows are keyed by sensor name and read their sensor through a memo, so a report
 //! arriving ten times a second updates text in place instead of rebuilding the table.
@@ -8,6 +8,7 @@ use vlab_protocol::{SensorReport, SensorValue};
 
 use super::scan_plot_view::ScanPlotView;
 use crate::connection::LabSession;
+use crate::inspector::plot_board::{PlotSource, has_odometry_error, plottable};
 use crate::inspector::{seconds_text, sensor_value_text};
 
 /// The sensors of `session.robot_report`.
@@ -75,6 +76,8 @@ fn SensorRows(name: String, sensor: Memo<Option<SensorReport>>) -> impl IntoView
         })
     };
     let sensor_attr = name.clone();
+    let reading = PlotSource::Reading { sensor: name.clone() };
+    let error = PlotSource::OdometryError { sensor: name.clone() };
     view! {
         <tbody
             class="sensor-row"
@@ -88,6 +91,12 @@ fn SensorRows(name: String, sensor: Memo<Option<SensorReport>>) -> impl IntoView
                     <span class="sensor-name">{name}</span>
                     " "
                     <span class="sensor-kind">{kind}</span>
+                    <Show when=move || sensor.with(|s| s.as_ref().is_some_and(plottable))>
+                        <PlotToggle source=reading.clone() testid="btn-plot-sensor" text="plot" />
+                    </Show>
+                    <Show when=move || sensor.with(|s| s.as_ref().is_some_and(has_odometry_error))>
+                        <PlotToggle source=error.clone() testid="btn-plot-error" text="plot error" />
+                    </Show>
                 </th>
                 <td class="readout sensor-time">
                     {move || sensor.with(|s| s.as_ref().and_then(|s| s.time).map_or_else(|| "—".to_owned(), seconds_text))}
@@ -102,5 +111,35 @@ fn SensorRows(name: String, sensor: Memo<Option<SensorReport>>) -> impl IntoView
                 </td>
             </tr>
         </tbody>
+    }
+}
+
+/// A button opening (or closing) a plot of the inspected robot.
+#[component]
+fn PlotToggle(source: PlotSource, testid: &'static str, text: &'static str) -> impl IntoView {
+    let session = expect_context::<LabSession>();
+    let key = source.key();
+    let open = move || session.plots.with(|board| board.is_open(&key));
+    let hint = match &source {
+        PlotSource::Reading { sensor } => format!("Plot {sensor} over simulation time, measured and true"),
+        PlotSource::OdometryError { sensor } => format!("Plot how far {sensor}'s position is from the true one"),
+    };
+    let toggle = move |_| {
+        let source = source.clone();
+        session.plots.update(|board| {
+            session.robot_report.with_untracked(|report| board.toggle(source, report.as_ref()));
+        });
+    };
+    view! {
+        <button
+            class="btn btn-tiny plot-toggle"
+            class:is-active=open.clone()
+            data-testid=testid
+            aria-pressed=move || open().to_string()
+            title=hint
+            on:click=toggle
+        >
+            {text}
+        </button>
     }
 }

@@ -1,11 +1,15 @@
-//! The 3D canvas: hosts the render loop and turns pointer and wheel input into camera moves.
+//! The 3D canvas: hosts the render loop, turns pointer and wheel input into camera moves, and a click on a robot into picking it; the robots' labels and the view's checkboxes float over it.
 
-use leptos::html::Canvas;
+use leptos::html::{Canvas, Div};
 use leptos::prelude::*;
 use web_sys::{PointerEvent, WheelEvent};
 
 use super::render_loop::{RenderLoop, ViewCamera, ViewInputs};
+use super::robot_labels::RobotLabels;
+use super::view_toggles::ViewToggles;
 use crate::connection::LabSession;
+use crate::view3d::picking::{is_click, pick_robot};
+use crate::view3d::screen::{Viewport, pixel_ray};
 
 /// Pixels one wheel "line" counts as (Firefox reports lines, Chromium pixels).
 const WHEEL_LINE_PX: f64 = 16.0;
@@ -26,9 +30,12 @@ struct Drag {
     mode: DragMode,
     last_x: i32,
     last_y: i32,
+    /// How far the pointer travelled since the press, CSS pixels: a short one is a click.
+    path_px: f64,
 }
 
-/// The lab's 3D view. `data-bodies` and `data-frames-drawn` let tests see what it drew.
+/// The lab's 3D view. `data-bodies`, `data-frames-drawn`, `data-picked`, `data-rays`
+/// and `data-trail-points` let tests see what it drew.
 #[component]
 pub fn LabCanvas() -> impl IntoView {
     let session = expect_context::<LabSession>();
@@ -37,6 +44,7 @@ pub fn LabCanvas() -> impl IntoView {
     let drag = StoredValue::new(None::<Drag>);
     let render_loop = StoredValue::new_local(None::<RenderLoop>);
     let view_error = RwSignal::new(None::<String>);
+    let labels = NodeRef::<Div>::new();
 
     // Start drawing once the canvas is in the document.
     Effect::new(move |_| {
@@ -44,7 +52,16 @@ pub fn LabCanvas() -> impl IntoView {
         if render_loop.with_value(Option::is_some) {
             return;
         }
-        match RenderLoop::start(canvas, ViewInputs { world: session.world, camera, follow: session.follow }) {
+        let inputs = ViewInputs {
+            world: session.world,
+            camera,
+            follow: session.follow,
+            picked: session.inspected,
+            overlay: session.overlay,
+            options: session.view_options,
+            labels,
+        };
+        match RenderLoop::start(canvas, inputs) {
             Ok(running) => render_loop.set_value(Some(running)),
             Err(error) => view_error.set(Some(error)),
         }
@@ -68,6 +85,7 @@ pub fn LabCanvas() -> impl IntoView {
             mode,
             last_x: event.client_x(),
             last_y: event.client_y(),
+            path_px: 0.0,
         }));
     };
     let on_pointer_move = move |event: PointerEvent| {
@@ -78,6 +96,7 @@ pub fn LabCanvas() -> impl IntoView {
         let (dx, dy) = ((event.client_x() - current.last_x) as f32, (event.client_y() - current.last_y) as f32);
         current.last_x = event.client_x();
         current.last_y = event.client_y();
+        current.path_px += f64::from(dx.hypot(dy));
         drag.set_value(Some(current));
         let height_px = canvas_ref.get_untracked().map_or(1, |c| c.client_height()) as f32;
         camera.update_value(|camera| {
@@ -89,8 +108,17 @@ pub fn LabCanvas() -> impl IntoView {
         });
     };
     let on_pointer_end = move |event: PointerEvent| {
-        if drag.get_value().is_some_and(|d| d.pointer_id == event.pointer_id()) {
-            drag.set_value(None);
+        let Some(ended) = drag.get_value().filter(|d| d.pointer_id == event.pointer_id()) else { return };
+        drag.set_value(None);
+        // A left click that hardly moved picks the robot under it; a miss keeps the pick.
+        if event.type_() == "pointerup" && ended.mode == DragMode::Orbit && is_click(ended.path_px) {
+            let Some(canvas) = canvas_ref.get_untracked() else { return };
+            let viewport = Viewport { width: canvas.client_width() as f32, height: canvas.client_height() as f32 };
+            let orbit = camera.with_value(|camera| camera.orbit);
+            let ray = pixel_ray(&orbit, viewport, event.offset_x() as f32, event.offset_y() as f32);
+            if let Some(robot) = session.world.with_value(|world| pick_robot(world, &ray, orbit.eye()[1])) {
+                session.inspect(Some(robot));
+            }
         }
     };
     let on_wheel = move |event: WheelEvent| {
@@ -114,7 +142,8 @@ pub fn LabCanvas() -> impl IntoView {
                 data-bodies=move || session.body_count.get().to_string()
                 data-frames-drawn="0"
                 data-quality="0"
-                aria-label="3D view of the lab: drag to orbit, right-drag or shift-drag to pan, wheel to zoom, double-click to reframe"
+                data-picked=move || session.inspected.get().unwrap_or_default()
+                aria-label="3D view of the lab: click a robot to inspect it, drag to orbit, right-drag or shift-drag to pan, wheel to zoom, double-click to reframe"
                 node_ref=canvas_ref
                 on:pointerdown=on_pointer_down
                 on:pointermove=on_pointer_move
@@ -128,10 +157,14 @@ pub fn LabCanvas() -> impl IntoView {
                 }
                 on:contextmenu=|event| event.prevent_default()
             ></canvas>
+            <RobotLabels container=labels />
+            <ViewToggles />
             <Show when=move || view_error.get().is_some()>
                 <div class="view-error">"The 3D view cannot start: " {move || view_error.get()}</div>
             </Show>
-            <p class="canvas-hint">"Drag to orbit · right-drag to pan · wheel to zoom · double-click to reframe"</p>
+            <p class="canvas-hint">
+                "Click a robot to inspect it · drag to orbit · right-drag to pan · wheel to zoom · double-click to reframe"
+            </p>
         </div>
     }
 }

@@ -31,9 +31,15 @@ mod gl;
 #[cfg(target_arch = "wasm32")]
 mod lab_canvas;
 #[cfg(target_arch = "wasm32")]
+mod overlay_meshes;
+#[cfg(target_arch = "wasm32")]
 mod render_loop;
 #[cfg(target_arch = "wasm32")]
 mod renderer;
+#[cfg(target_arch = "wasm32")]
+mod robot_labels;
+#[cfg(target_arch = "wasm32")]
+mod view_toggles;
 
 #[cfg(target_arch = "wasm32")]
 pub(crate) use self::lab_canvas::LabCanvas;

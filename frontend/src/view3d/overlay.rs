@@ -28,6 +28,15 @@ impl Default for ViewOptions {
     }
 }
 
+/// Radius of a drawn ray, metres, for a view where one CSS pixel spans `metres_per_px`
+/// at the camera's target: about a pixel wide at any zoom (a lidar's hundreds of beams
+/// must not merge into a blot). Rounded to quarter powers of two, so zooming rebuilds
+/// the lines only now and then.
+pub fn line_radius_m(metres_per_px: f32) -> f32 {
+    let radius = (metres_per_px * 0.55).clamp(1e-4, 1.0);
+    2f32.powf((radius.log2() * 4.0).round() / 4.0)
+}
+
 /// The picked robot's overlay.
 #[derive(Clone, Debug, Default)]
 pub struct Overlay {
@@ -156,6 +165,15 @@ mod tests {
         assert_eq!(odometry, vec![[1.0, 0.1, 2.5], [1.6, 0.1, 2.5]], "odometry y is world −Z, at the true height");
         assert_eq!(overlay.beams().len(), 1);
         assert_eq!(overlay.beams()[0].to, [2.5, 0.1, 2.0]);
+    }
+
+    #[test]
+    fn lines_keep_their_width_on_screen_in_steps() {
+        let near = line_radius_m(0.01);
+        assert!((near - 0.0055).abs() < 0.0055 * 0.1, "{near}");
+        assert_eq!(line_radius_m(0.01), line_radius_m(0.0101), "a small zoom keeps the lines");
+        assert!(line_radius_m(0.04) > 3.0 * near);
+        assert!(line_radius_m(0.0) > 0.0);
     }
 
     #[test]

@@ -134,6 +134,24 @@ pub fn unit_cylinder(segments: u32) -> MeshData {
     mesh
 }
 
+/// A flat ring in the XZ plane (y = 0), from radius `inner` to 1, facing up: the mark
+/// under a picked robot.
+pub fn flat_ring(segments: u32, inner: f32) -> MeshData {
+    let n = segments.max(3);
+    let mut mesh = MeshData::default();
+    for j in 0..n {
+        let (sin, cos) = (std::f32::consts::TAU * j as f32 / n as f32).sin_cos();
+        mesh.positions.extend([[cos * inner, 0.0, sin * inner], [cos, 0.0, sin]]);
+        mesh.normals.extend([[0.0, 1.0, 0.0]; 2]);
+    }
+    for j in 0..n {
+        let k = (j + 1) % n;
+        let (i0, o0, i1, o1) = (2 * j, 2 * j + 1, 2 * k, 2 * k + 1);
+        mesh.indices.extend([i0, i1, o1, i0, o1, o0]);
+    }
+    mesh
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -192,6 +210,24 @@ mod tests {
         let max_v = mesh.uvs.iter().map(|uv| uv[1]).fold(0.0, f32::max);
         assert!((max_u.max(max_v) - 6.0).abs() < 1e-5);
         assert!(mesh.uvs.iter().all(|uv| uv[0] >= 0.0 && uv[1] >= 0.0));
+    }
+
+    #[test]
+    fn the_ring_lies_flat_between_its_radii_and_faces_up() {
+        let mesh = flat_ring(32, 0.8);
+        assert_eq!((mesh.positions.len(), mesh.indices.len()), (64, 192));
+        for p in &mesh.positions {
+            let r = (p[0] * p[0] + p[2] * p[2]).sqrt();
+            assert!(p[1] == 0.0 && ((r - 0.8).abs() < 1e-5 || (r - 1.0).abs() < 1e-5));
+        }
+        for tri in mesh.indices.chunks(3) {
+            let [a, b, c] = [0, 1, 2].map(|k| mesh.positions[tri[k] as usize]);
+            let normal = crate::view3d::pose_math::cross(
+                [b[0] - a[0], b[1] - a[1], b[2] - a[2]],
+                [c[0] - a[0], c[1] - a[1], c[2] - a[2]],
+            );
+            assert!(normal[1] > 0.0, "triangle {tri:?} faces down");
+        }
     }
 
     #[test]

@@ -9,13 +9,17 @@
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
+use leptos::html::Div;
 use leptos::prelude::*;
 use web_sys::HtmlCanvasElement;
 
 use super::gl::three_d_context;
 use super::renderer::Renderer;
+use super::robot_labels::place_labels;
 use crate::view3d::orbit_camera::OrbitCamera;
+use crate::view3d::overlay::{Overlay, ViewOptions};
 use crate::view3d::quality::QualityGovernor;
+use crate::view3d::screen::Viewport;
 use crate::view3d::world::World;
 
 /// Longest time between two drawn frames, milliseconds, even when nothing changed:
@@ -56,6 +60,14 @@ pub struct ViewInputs {
     pub camera: StoredValue<ViewCamera>,
     /// The robot whose main body the camera's target tracks every frame, if any.
     pub follow: RwSignal<Option<String>>,
+    /// The picked robot: it glows, its overlay shows.
+    pub picked: RwSignal<Option<String>>,
+    /// The picked robot's rays and trails.
+    pub overlay: StoredValue<Overlay>,
+    /// Which overlays to show.
+    pub options: RwSignal<ViewOptions>,
+    /// The robots' labels, placed after every drawn frame.
+    pub labels: NodeRef<Div>,
 }
 
 /// A running render loop; [`RenderLoop::stop`] cancels the pending animation frame.
@@ -179,10 +191,27 @@ impl LoopState {
             return;
         }
         let orbit = self.inputs.camera.with_value(|camera| camera.orbit);
+        let picked = self.inputs.picked.try_get_untracked().flatten();
+        let options = self.inputs.options.try_get_untracked().unwrap_or_default();
+        let css = Viewport {
+            width: self.canvas.client_width().max(1) as f32,
+            height: self.canvas.client_height().max(1) as f32,
+        };
+        let metres_per_px = 2.0 * orbit.distance * (orbit.fov_y_rad * 0.5).tan() / css.height;
+        let overlay_changed = self
+            .inputs
+            .overlay
+            .try_with_value(|overlay| {
+                self.inputs
+                    .world
+                    .with_value(|world| renderer.sync_picked(world, picked.as_deref(), overlay, options, metres_per_px))
+            })
+            .unwrap_or(false);
         let due = match self.last_drawn.get() {
             None => true,
             Some(last) => {
-                world_changed
+                overlay_changed
+                    || world_changed
                     || renderer.shadows_pending()
                     || last.orbit != orbit
                     || last.size != (width, height)
@@ -209,6 +238,14 @@ impl LoopState {
         let frames = self.frames_drawn.get() + 1;
         self.frames_drawn.set(frames);
         let _ = self.canvas.set_attribute("data-frames-drawn", &frames.to_string());
+        let (rays, trail_points) = renderer.overlay_counts();
+        let _ = self.canvas.set_attribute("data-rays", &rays.to_string());
+        let _ = self.canvas.set_attribute("data-trail-points", &trail_points.to_string());
+        if options.labels
+            && let Some(container) = self.inputs.labels.get_untracked()
+        {
+            self.inputs.world.with_value(|world| place_labels(&container, world, &orbit, css));
+        }
     }
 
     /// Sizes the drawing buffer to the canvas's CSS box in device pixels (times the

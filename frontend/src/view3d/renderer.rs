@@ -2,14 +2,17 @@
 
 use three_d::{
     AmbientLight, Camera, ClearState, Context, CpuMaterial, CpuMesh, DirectionalLight, Gm, Indices, Light, Mat3, Mat4,
-    Mesh, PhysicalMaterial, Positions, Quat, RenderTarget, Srgba, Texture2DRef, Vec2, Vec3, Viewport, radians, vec3,
+    Mesh, Object, PhysicalMaterial, Positions, Quat, RenderTarget, Srgba, Texture2DRef, Vec2, Vec3, Viewport, radians,
+    vec3,
 };
 use vlab_protocol::{PartView, Pose};
 
 use super::assets::Assets;
 use super::environment::ambient_light;
+use super::overlay_meshes::OverlayMeshes;
 use crate::view3d::asset_cache::TEXTURE_METRES;
 use crate::view3d::orbit_camera::OrbitCamera;
+use crate::view3d::overlay::{Overlay, ViewOptions};
 use crate::view3d::pose_math::compose;
 use crate::view3d::primitives::{MeshData, PrimitiveKind, primitives, textured_box, unit_cylinder};
 use crate::view3d::world::{World, ceiling_height, hides_ceiling};
@@ -21,10 +24,15 @@ const SHADOW_MAP_TEXELS: u32 = 1024;
 /// Shortest time between two shadow-map updates, milliseconds.
 const SHADOW_PERIOD_MS: f64 = 100.0;
 
+/// The glow of the picked robot's parts (emissive, added to their lit colour).
+const PICKED_GLOW: Srgba = Srgba::new_opaque(40, 60, 85);
+
 /// One unit mesh of one part, with where it sits on its body.
 struct DrawnPrimitive {
     /// Index of the body (and its pose) in the world.
     body: usize,
+    /// The robot the body belongs to, if any.
+    robot: Option<String>,
     /// `body_from_part * part_from_primitive * scale`.
     body_from_mesh: Mat4,
     object: Gm<Mesh, PhysicalMaterial>,
@@ -54,6 +62,10 @@ pub struct Renderer {
     shadows_stale: bool,
     /// When the shadow map was last drawn (`performance.now()` ms).
     shadows_drawn_at_ms: f64,
+    /// The picked robot's rays, trails and ring.
+    overlay: OverlayMeshes,
+    /// The robot whose parts glow.
+    picked: Option<String>,
 }
 
 impl Renderer {
@@ -80,7 +92,6 @@ impl Renderer {
             ambient: ambient_light(&context, 0.6),
             // A high sun, slightly behind the default view, for readable shadows.
             sun: DirectionalLight::new(&context, 2.2, Srgba::WHITE, vec3(-0.45, -1.0, -0.3)),
-            context,
             scene_generation: 0,
             pose_generation: 0,
             assets: Assets::default(),
@@ -88,6 +99,9 @@ impl Renderer {
             shadows: true,
             shadows_stale: true,
             shadows_drawn_at_ms: f64::NEG_INFINITY,
+            overlay: OverlayMeshes::new(&context),
+            picked: None,
+            context,
         }
     }
 
@@ -109,6 +123,38 @@ impl Renderer {
         self.pose_generation = world.pose_generation();
         self.shadows_stale = true;
         true
+    }
+
+    /// Brings the picked robot's glow and overlay up to date (`metres_per_px`: the size
+    /// of a CSS pixel at the camera's target). Returns whether the picture changed.
+    pub fn sync_picked(
+        &mut self,
+        world: &World,
+        picked: Option<&str>,
+        overlay: &Overlay,
+        options: ViewOptions,
+        metres_per_px: f32,
+    ) -> bool {
+        let mut changed = false;
+        if self.picked.as_deref() != picked {
+            self.picked = picked.map(str::to_owned);
+            self.glow_picked();
+            changed = true;
+        }
+        changed | self.overlay.sync(overlay, options, world, picked, metres_per_px)
+    }
+
+    /// Rays and trail points drawn now (see [`OverlayMeshes::drawn_counts`]).
+    pub fn overlay_counts(&self) -> (usize, usize) {
+        self.overlay.drawn_counts()
+    }
+
+    /// Lights up the picked robot's parts, and only them.
+    fn glow_picked(&mut self) {
+        for drawn in &mut self.drawn {
+            let picked = drawn.robot.is_some() && drawn.robot == self.picked;
+            drawn.object.material.emissive = if picked { PICKED_GLOW } else { Srgba::BLACK };
+        }
     }
 
     /// Turns the sun's shadows on or off (they cost a depth pass and filtered lookups).
@@ -153,7 +199,11 @@ impl Renderer {
             .clear(ClearState::color_and_depth(r, g, b, 1.0, 1.0))
             .render(
                 &self.camera,
-                self.drawn.iter().filter(|d| !hides_ceiling(d.ceiling_y, eye_y)).map(|d| &d.object),
+                self.drawn
+                    .iter()
+                    .filter(|d| !hides_ceiling(d.ceiling_y, eye_y))
+                    .map(|d| &d.object as &dyn Object)
+                    .chain(self.overlay.objects()),
                 &lights,
             );
     }
@@ -166,6 +216,7 @@ impl Renderer {
         self.sky = snapshot.sky.map(|c| f32::from(c) / 255.0);
         for (body_index, body) in snapshot.bodies.iter().enumerate() {
             let ceiling_y = ceiling_height(body);
+            let robot = &body.robot;
             for part in &body.parts {
                 // The part's mesh once it is loaded; until then (or if it cannot be) its
                 // collision shape.
@@ -177,6 +228,7 @@ impl Renderer {
                         let material = self.material(part, cpu.uvs.is_some());
                         self.drawn.push(DrawnPrimitive {
                             body: body_index,
+                            robot: robot.clone(),
                             body_from_mesh,
                             object: Gm::new(Mesh::new(&self.context, cpu), material),
                             ceiling_y,
@@ -192,6 +244,7 @@ impl Renderer {
                     let material = self.material(part, true);
                     self.drawn.push(DrawnPrimitive {
                         body: body_index,
+                        robot: robot.clone(),
                         body_from_mesh: pose_matrix(&part.local),
                         object: Gm::new(Mesh::new(&self.context, &cpu), material),
                         ceiling_y,
@@ -210,6 +263,7 @@ impl Renderer {
                     let body_from_primitive = compose(&part.local, &primitive.part_from_primitive);
                     self.drawn.push(DrawnPrimitive {
                         body: body_index,
+                        robot: robot.clone(),
                         body_from_mesh: pose_matrix(&body_from_primitive) * Mat4::from_nonuniform_scale(sx, sy, sz),
                         object: Gm::new(Mesh::new(&self.context, unit), material),
                         ceiling_y,
@@ -217,6 +271,7 @@ impl Renderer {
                 }
             }
         }
+        self.glow_picked();
     }
 
     /// The look of `part` on a mesh that has (or lacks) texture coordinates: its

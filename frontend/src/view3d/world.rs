@@ -1,9 +1,9 @@
 //! The viewer's copy of a lab's world: the latest scene snapshot and every body's latest pose, fed by snapshots and frames.
 
-use vlab_protocol::{BodyView, Frame, Pose, SceneSnapshot, Shape};
+use vlab_protocol::{BodyView, Frame, Pose, SceneSnapshot};
 
 use crate::view3d::pose_math::{compose, rotate};
-use crate::view3d::primitives::primitives;
+use crate::view3d::primitives::{PrimitiveKind, primitives};
 
 /// How far beyond the fixed bodies' box, as a fraction of its size, framing still
 /// follows moving bodies.
@@ -178,10 +178,21 @@ impl World {
                 for primitive in primitives(part) {
                     let pose = compose(&world_from_part, &primitive.part_from_primitive);
                     let s = primitive.scale;
-                    if matches!(part.shape, Shape::Sphere { .. }) {
+                    if primitive.kind == PrimitiveKind::Sphere {
                         // Rotation-free: a rolling ball must not inflate the box.
                         grow([pose.position[0] - s[0], pose.position[1] - s[1], pose.position[2] - s[2]]);
                         grow([pose.position[0] + s[0], pose.position[1] + s[1], pose.position[2] + s[2]]);
+                        continue;
+                    }
+                    if primitive.kind == PrimitiveKind::Cylinder {
+                        // Exact: a turning wheel's corners would reach below the floor.
+                        // Along a world axis, a cylinder reaches h·|a| + r·√(1 − a²) from
+                        // its centre, a the axis's component along it.
+                        let axis = rotate(pose.rotation, [0.0, 0.0, 1.0]);
+                        let radius = s[0].abs().max(s[1].abs());
+                        let reach = axis.map(|a| a.abs() * s[2].abs() + radius * (1.0 - a * a).max(0.0).sqrt());
+                        grow([0, 1, 2].map(|k| pose.position[k] - reach[k]));
+                        grow([0, 1, 2].map(|k| pose.position[k] + reach[k]));
                         continue;
                     }
                     for corner in 0..8 {
@@ -219,7 +230,7 @@ mod tests {
         assert!(!hides_ceiling(None, 10.0));
     }
     use super::*;
-    use vlab_protocol::{BodyId, BodyPose, Material, PartView};
+    use vlab_protocol::{BodyId, BodyPose, Material, PartView, Shape};
 
     #[test]
     fn a_robot_is_found_by_its_first_body_and_moving_bodies_occupy_the_floor() {
@@ -332,6 +343,18 @@ mod tests {
         let close = |a: [f32; 3], e: [f32; 3]| a.iter().zip(e).all(|(x, y)| (x - y).abs() < 1e-5);
         assert!(close(b.min, [-5.0, -0.1, -4.0]), "{b:?}");
         assert!(close(b.max, [5.0, 2.5, 4.0]), "{b:?}");
+    }
+
+    #[test]
+    fn a_turning_wheel_keeps_its_box() {
+        let mut world = World::default();
+        let mut wheel = body(0, Shape::Cylinder { radius: 0.08, half_length: 0.02 }, [0.0, 0.08, 0.0]);
+        // Axle along Z, turned 45° about it: the unit cube's corners would reach 0.113 m.
+        wheel.pose.rotation = crate::view3d::pose_math::axis_angle([0.0, 0.0, 1.0], std::f32::consts::FRAC_PI_4);
+        world.apply_snapshot(SceneSnapshot { epoch: 1, sky: [0, 0, 0], bodies: vec![wheel] });
+        let b = world.bounds().unwrap();
+        assert!(b.min[1].abs() < 1e-5 && (b.max[1] - 0.16).abs() < 1e-5, "{b:?}");
+        assert!((b.max[2] - 0.02).abs() < 1e-5, "{b:?}");
     }
 
     #[test]
