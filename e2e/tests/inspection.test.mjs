@@ -28,6 +28,7 @@ async function readView(page) {
     const canvas = q('[data-testid="lab-canvas"]');
     return {
       picked: canvas?.getAttribute('data-picked') || null,
+      panelOpen: q('[data-testid="robot-panel"]')?.getAttribute('data-open') ?? null,
       rays: num(canvas, 'data-rays'),
       trailPoints: num(canvas, 'data-trail-points'),
       labels: all('[data-testid="robot-label"]').map((label) => ({
@@ -45,6 +46,10 @@ async function readView(page) {
           q('[data-testid="sensor-measured"]', row)?.textContent.trim() ?? null,
         ]),
       ),
+      scan: (() => {
+        const plot = q('[data-testid="scan-plot"][data-sensor="lidar"]');
+        return plot && { hits: num(plot, 'data-hits'), truthHits: num(plot, 'data-truth-hits') };
+      })(),
       plots: Object.fromEntries(
         all('[data-testid="time-plot"]').map((plot) => [
           plot.getAttribute('data-plot'),
@@ -92,12 +97,14 @@ test('a robot picked in the 3D view shows its sensors, plots, rays and trails', 
     await page.locator(byTestId('toggle-labels')).check();
     await waitUntil('the labels to show again', () => readView(page), (v) => v.labels.every((l) => l.shown));
 
-    // Pick the rover by clicking its body in the canvas: the panel inspects it.
+    // Pick the rover by clicking its body in the canvas: the folded Robots panel opens on it.
+    await page.locator(byTestId('btn-toggle-robot-panel')).first().click();
+    await waitUntil('the Robots panel to fold', () => readView(page), (v) => v.panelOpen === 'false');
     await clickRobot(page, ROBOT);
     const inspected = await waitUntil(
       `the panel to show ${ROBOT}'s sensors`,
       () => readView(page),
-      (v) => v.inspected === ROBOT && v.sensors.gps && v.sensors.odometry,
+      (v) => v.panelOpen === 'true' && v.inspected === ROBOT && v.sensors.gps && v.sensors.odometry,
     );
     assert.deepEqual(inspected.listed, [ROBOT], 'the Robots list marks the picked rover');
     // A drag that starts on another rover orbits the view and picks nothing.
@@ -121,6 +128,10 @@ test('a robot picked in the 3D view shows its sensors, plots, rays and trails', 
     assert.equal(growing.plots.gps.lines, 6, 'x, y and z, measured and true');
     assert.equal(growing.plots['odometry:error'].lines, 1, 'the error alone');
     await waitUntil('the GPS plot to grow', () => readView(page), (v) => plotted(v, 'gps') > plotted(growing, 'gps'));
+
+    // The lidar's polar view shows the measured and the true scan.
+    const scanned = await waitUntil('the lidar scan plotted', () => readView(page), (v) => v.scan?.hits > 10);
+    assert.ok(scanned.scan.truthHits > 10, `the true scan beside the measured one: ${JSON.stringify(scanned.scan)}`);
 
     // Rays and trails in the canvas.
     const drawn = await waitUntil(

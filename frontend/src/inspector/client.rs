@@ -11,7 +11,7 @@ use super::{CommandOutcome, interpret_actuator_response};
 use crate::api::{Body, fetch_json};
 use crate::connection::LabSession;
 
-/// Keeps the socket subscribed to the inspected robot while `active` (the panel is open):
+/// Keeps the socket subscribed to the inspected robot while `active` (something shows its reports):
 /// unsubscribes from the previous robot when another is picked, and subscribes again
 /// after every reconnection (the server forgets subscriptions with their connection).
 pub fn keep_subscribed(session: LabSession, active: Signal<bool>) {

@@ -5,7 +5,8 @@
 //! robot: keyboard driving to its owner (the instructor owns the lab's own robots and
 //! those they added), reset, remove, the program's console and manual commands to its
 //! owner and the instructor. The server enforces all of it anyway. The socket is
-//! subscribed to the picked robot only while the panel is open.
+//! subscribed to the picked robot while the panel is open, or while the 3D view draws
+//! its rays or trails; picking a robot (here or in the view) opens the panel.
 
 use leptos::prelude::*;
 use vlab_protocol::permissions::Action;
@@ -25,8 +26,20 @@ use crate::ui::{PanelLabels, SidePanel};
 pub fn RobotPanel() -> impl IntoView {
     let session = expect_context::<LabSession>();
     let open = RwSignal::new(true);
-    keep_subscribed(session, open.into());
+    // The 3D view draws the picked robot's rays and trails from its reports too: they
+    // keep coming while the panel is folded, unless the view shows neither.
+    let wants_reports =
+        Signal::derive(move || open.get() || session.view_options.with(|options| options.rays || options.trails));
+    keep_subscribed(session, wants_reports);
     keep_console(session, open.into());
+    // A robot picked in the 3D view opens its inspector.
+    Effect::new(move |previous: Option<Option<String>>| {
+        let picked = session.inspected.get();
+        if picked.is_some() && previous.is_some_and(|previous| previous != picked) {
+            open.set(true);
+        }
+        picked
+    });
     let may_read_console =
         move || session.inspected.get().is_some_and(|robot| session.may_on(Action::ReadConsole, &robot));
     let robot_count = move || session.robots.with(Vec::len);

@@ -47,7 +47,8 @@ pub fn ScanPlotView(name: String, sensor: Memo<Option<SensorReport>>) -> impl In
 
     view! {
         <figure class="scan-plot" data-testid="scan-plot" data-sensor=name.clone()
-            data-hits=move || measured.with(|p| p.as_ref().map_or(0, |p| p.hits.len()).to_string())>
+            data-hits=move || measured.with(|p| p.as_ref().map_or(0, |p| p.hits.len()).to_string())
+            data-truth-hits=move || truth.with(|p| p.as_ref().map_or(0, |p| p.hits.len()).to_string())>
             <svg viewBox=view_box role="img" aria-label=format!("{name}: scan seen from above, forward up")>
                 <circle class="scan-ring" cx=centre cy=centre r=radius></circle>
                 <circle class="scan-ring is-half" cx=centre cy=centre r=radius / 2.0></circle>
