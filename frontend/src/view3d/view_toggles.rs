@@ -14,7 +14,10 @@ pub fn ViewToggles() -> impl IntoView {
                        text: &'static str,
                        hint: &'static str,
                        field: fn(&mut ViewOptions) -> &mut bool| {
-        let checked = move || options.with(|o| *field(&mut o.clone()));
+        let checked = move || {
+            let mut current = options.get();
+            *field(&mut current)
+        };
         view! {
             <label class="view-toggle" title=hint>
                 <input
