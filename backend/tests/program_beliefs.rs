@@ -25,20 +25,6 @@ while robot.step():
     robot.draw_lines([(0, 0), (1, 0), (1, 1)])
 "##;
 
-async fn join(server: &TestServer, name: &str) -> String {
-    let joined: Value = server
-        .http
-        .post(server.url("/api/labs/demo/join"))
-        .json(&json!({ "join_code": "DEMOCODE", "name": name }))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
-    joined["token"].as_str().unwrap().to_owned()
-}
-
 async fn upload(server: &TestServer, token: &str, program: &str) -> (u16, Value) {
     let description = "include \"diffbot_robot.vlab\";\ncall diffbot(\"_ana\", 3, 6, 0);\n";
     let form = Form::new()
@@ -80,8 +66,8 @@ async fn the_owner_and_the_instructor_see_a_programs_belief_and_others_once_shar
         return;
     }
     let server = TestServer::start_with(yard(), true).await;
-    let ana = join(&server, "Ana").await;
-    let bob = join(&server, "Bob").await;
+    let ana = server.join_demo("Ana").await;
+    let bob = server.join_demo("Bob").await;
     let (status, reply) = upload(&server, &ana, DRAWING_PROGRAM).await;
     assert_eq!(status, 200, "{reply}");
 
@@ -109,15 +95,7 @@ async fn the_owner_and_the_instructor_see_a_programs_belief_and_others_once_shar
     assert!(belief_within(&mut other, 5).await.is_none(), "another student does not");
     assert!(belief_within(&mut viewer, 5).await.is_none(), "nor a viewer");
 
-    let shared = server
-        .http
-        .patch(server.url("/api/labs/demo/settings"))
-        .bearer_auth(TOKEN)
-        .json(&json!({ "share_beliefs": true }))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(shared.status().as_u16(), 200);
+    server.patch_demo_settings(json!({ "share_beliefs": true })).await;
     assert!(belief_within(&mut other, 100).await.is_some(), "shared: other students see it");
     assert!(belief_within(&mut viewer, 100).await.is_some(), "and viewers");
 }

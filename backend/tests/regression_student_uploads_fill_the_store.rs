@@ -38,27 +38,11 @@ async fn upload(server: &TestServer, token: &str, robot: &str, bytes: u64) -> (u
     (response.status().as_u16(), response.json().await.unwrap())
 }
 
-async fn join(server: &TestServer, name: &str) -> String {
-    let joined: Value = server
-        .http
-        .post(server.url("/api/labs/demo/join"))
-        .json(&json!({ "join_code": "DEMOCODE", "name": name }))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
-    joined["token"].as_str().unwrap().to_owned()
-}
-
 #[tokio::test]
 async fn a_student_keeps_at_most_the_budget_and_a_removal_gives_it_back() {
     let server = TestServer::start(false).await;
-    let settings =
-        server.http.patch(server.url("/api/labs/demo/settings")).bearer_auth(TOKEN).json(&json!({ "robot_quota": 10 }));
-    assert_eq!(settings.send().await.unwrap().status().as_u16(), 200);
-    let ana = join(&server, "Ana").await;
+    server.patch_demo_settings(json!({ "robot_quota": 10 })).await;
+    let ana = server.join_demo("Ana").await;
     const MIB: u64 = 1024 * 1024;
     assert_eq!(STUDENT_UPLOAD_BUDGET_BYTES, 8 * MIB, "the documented budget");
 
@@ -77,7 +61,7 @@ async fn a_student_keeps_at_most_the_budget_and_a_removal_gives_it_back() {
     assert!(!robots.as_array().unwrap().iter().any(|r| r == "ana_d"), "nothing was added: {robots}");
 
     // Others and the instructor are not charged for Ana's bytes.
-    let bob = join(&server, "Bob").await;
+    let bob = server.join_demo("Bob").await;
     assert_eq!(upload(&server, &bob, "bob_a", 3 * MIB).await.0, 200);
     assert_eq!(upload(&server, TOKEN, "teacher_a", 3 * MIB + MIB / 2).await.0, 200);
     assert_eq!(upload(&server, TOKEN, "teacher_b", 3 * MIB + MIB / 2).await.0, 200);
@@ -101,10 +85,8 @@ async fn a_student_keeps_at_most_the_budget_and_a_removal_gives_it_back() {
 #[tokio::test]
 async fn uploads_sent_at_once_cannot_pass_the_budget_together() {
     let server = TestServer::start(false).await;
-    let settings =
-        server.http.patch(server.url("/api/labs/demo/settings")).bearer_auth(TOKEN).json(&json!({ "robot_quota": 10 }));
-    assert_eq!(settings.send().await.unwrap().status().as_u16(), 200);
-    let ana = join(&server, "Ana").await;
+    server.patch_demo_settings(json!({ "robot_quota": 10 })).await;
+    let ana = server.join_demo("Ana").await;
     const MIB: u64 = 1024 * 1024;
     // Four of 3 MiB at once: two fit in 8 MiB, the other two must not.
     let uploads = (0..4).map(|i| {

@@ -99,6 +99,21 @@ impl TestServer {
         serde_json::from_value(body).unwrap()
     }
 
+    /// A student joins lab `demo` (code `DEMOCODE`) as `name`; their session token.
+    pub async fn join_demo(&self, name: &str) -> String {
+        let request = serde_json::json!({ "join_code": "DEMOCODE", "name": name });
+        let response = self.http.post(self.url("/api/labs/demo/join")).json(&request).send().await.unwrap();
+        let joined: serde_json::Value = response.json().await.unwrap();
+        joined["token"].as_str().unwrap_or_else(|| panic!("{name} could not join: {joined}")).to_owned()
+    }
+
+    /// The instructor changes lab `demo`'s settings (`patch`: JSON).
+    pub async fn patch_demo_settings(&self, patch: serde_json::Value) {
+        let response =
+            self.http.patch(self.url("/api/labs/demo/settings")).bearer_auth(TOKEN).json(&patch).send().await.unwrap();
+        assert_eq!(response.status().as_u16(), 200, "{}", response.text().await.unwrap());
+    }
+
     pub async fn lab_state(&self, lab: &str) -> serde_json::Value {
         let (status, body) = self.get_json(&format!("/api/labs/{lab}")).await;
         assert_eq!(status, 200, "{body}");
