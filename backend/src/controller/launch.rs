@@ -4,6 +4,8 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
+use crate::scene::Footprint;
+
 use vlab_protocol::{Language, ProgramSource};
 
 use super::{Controller, Limits, PartInfo, ProgramError};
@@ -71,6 +73,8 @@ pub struct RobotSide {
     pub time_secs: f64,
     /// Seed of the program's randomness.
     pub seed: u64,
+    /// The lab's static geometry at its start, for `robot.map()`.
+    pub obstacles: Arc<Vec<Footprint>>,
 }
 
 impl RobotSide {
@@ -86,6 +90,7 @@ impl RobotSide {
             step: 0,
             time_secs: 0.0,
             seed: 0,
+            obstacles: Arc::default(),
         }
     }
 }

@@ -4,6 +4,7 @@
 
 use std::collections::BTreeMap;
 
+use crate::scene::Footprint;
 use serde::{Deserialize, Serialize};
 pub use vlab_protocol::ConsoleSource;
 use vlab_protocol::{ActuatorCommand, ActuatorCommands, Drawing, Estimate, RobotReport, SensorValue};
@@ -45,6 +46,9 @@ pub enum LabMsg {
         time: f64,
         /// Seed of the program's `random` module (a run is repeatable).
         seed: u64,
+        /// The lab's static geometry, seen from above (`robot.map()` rasterizes it).
+        #[serde(default)]
+        obstacles: Vec<Footprint>,
     },
     /// One control step: the post-step readings the program reacts to.
     Step {

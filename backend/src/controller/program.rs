@@ -341,6 +341,7 @@ impl PythonProgram {
             step: spec.side.step,
             time: spec.side.time_secs,
             seed: spec.side.seed,
+            obstacles: spec.side.obstacles.as_ref().clone(),
         };
         self.write_message(&hello)?;
         self.awaiting = Awaiting::Ready;

@@ -31,7 +31,7 @@ import _thread
 import json as _json
 import math as _math
 
-__all__ = ["Robot", "Sensor", "Actuator", "VlabError"]
+__all__ = ["Robot", "Sensor", "Actuator", "OccupancyGrid", "VlabError"]
 
 # A sleep wakes at the first control step at or after the time asked; times a
 # millionth of a control step short of it count (step * dt is not exact in floats).
@@ -525,6 +525,19 @@ class Robot:
         text = str(text)[:_MAX_DRAWN_TEXT_CHARS]
         _link.draw({"shape": "text", "at": at, "text": text, "color": _color(color)}, keep)
 
+    def map(self, resolution=0.05, low=0.02, high=2.0):
+        """The lab's static geometry (walls, posts, furniture; no robot and nothing
+        that moves) as an ``OccupancyGrid`` of square cells ``resolution`` metres wide
+        (0.01 to 1), covering the whole lab. A cell is occupied when its centre is
+        inside something that reaches between the heights ``low`` and ``high`` above
+        the ground (metres), so the floor is not an obstacle. Computed in the program,
+        from the geometry the lab gave it when it started."""
+        resolution = _number(resolution, "the resolution")
+        if not 0.01 <= resolution <= 1.0:
+            raise VlabError(f"the map's resolution must be between 0.01 and 1 m, not {resolution}")
+        low, high = _number(low, "low"), _number(high, "high")
+        return _rasterize(_link.hello.get("obstacles", []), resolution, low, high)
+
     def clear_drawings(self):
         """Removes every drawing, kept ones included."""
         _link.clear_kept = True
@@ -589,6 +602,84 @@ class Robot:
         """Writes one line to the robot's console (like ``print``)."""
         for line in sep.join(str(v) for v in values).split("\n"):
             _link.add_output("log", line)
+
+
+_MAX_MAP_CELLS = 4_000_000
+
+
+class OccupancyGrid:
+    """A map of the lab seen from above: ``width`` × ``height`` square cells of
+    ``resolution`` metres, cell ``(col, row)`` covering x from ``x0 + col *
+    resolution`` and y from ``y0 + row * resolution`` (ground coordinates, as an
+    ``Odometry`` sensor reads them). ``rows[row][col]`` is 1 where something stands,
+    0 where the robot can go."""
+
+    def __init__(self, resolution, x0, y0, width, height, rows):
+        self.resolution = resolution
+        self.x0 = x0
+        self.y0 = y0
+        self.width = width
+        self.height = height
+        self.rows = rows
+
+    def __repr__(self):
+        return (f"OccupancyGrid({self.width}x{self.height} cells of {self.resolution} m "
+                f"from ({self.x0:.2f}, {self.y0:.2f}))")
+
+    def cell(self, x, y):
+        """The ``(col, row)`` of the cell holding ground point ``(x, y)``, or None
+        outside the map."""
+        col = int((x - self.x0) // self.resolution)
+        row = int((y - self.y0) // self.resolution)
+        if 0 <= col < self.width and 0 <= row < self.height:
+            return col, row
+        return None
+
+    def center(self, col, row):
+        """The ground point at the centre of cell ``(col, row)``."""
+        return self.x0 + (col + 0.5) * self.resolution, self.y0 + (row + 0.5) * self.resolution
+
+    def occupied(self, x, y):
+        """Whether ``(x, y)`` is inside an obstacle; outside the map counts as
+        occupied (nothing is there to drive on)."""
+        cell = self.cell(x, y)
+        return cell is None or self.rows[cell[1]][cell[0]] == 1
+
+
+def _rasterize(obstacles, resolution, low, high):
+    """The occupancy grid of ``obstacles`` (the hello's footprints)."""
+    polygons = [o["polygon"] for o in obstacles if len(o["polygon"]) >= 3]
+    if not polygons:
+        return OccupancyGrid(resolution, 0.0, 0.0, 0, 0, [])
+    xs = [p[0] for polygon in polygons for p in polygon]
+    ys = [p[1] for polygon in polygons for p in polygon]
+    x0, y0 = min(xs), min(ys)
+    width = max(1, _math.ceil((max(xs) - x0) / resolution))
+    height = max(1, _math.ceil((max(ys) - y0) / resolution))
+    if width * height > _MAX_MAP_CELLS:
+        raise VlabError(f"a map of {width}x{height} cells is too big (at most {_MAX_MAP_CELLS}): "
+                        f"choose a coarser resolution than {resolution}")
+    rows = [bytearray(width) for _ in range(height)]
+    for obstacle in obstacles:
+        polygon = obstacle["polygon"]
+        if len(polygon) < 3 or obstacle["top"] <= low or obstacle["bottom"] >= high:
+            continue
+        px = [p[0] for p in polygon]
+        py = [p[1] for p in polygon]
+        edges = list(zip(polygon, polygon[1:] + polygon[:1]))
+        first_col = max(0, int((min(px) - x0) // resolution))
+        last_col = min(width - 1, int((max(px) - x0) // resolution))
+        first_row = max(0, int((min(py) - y0) // resolution))
+        last_row = min(height - 1, int((max(py) - y0) // resolution))
+        for row in range(first_row, last_row + 1):
+            cy = y0 + (row + 0.5) * resolution
+            line = rows[row]
+            for col in range(first_col, last_col + 1):
+                cx = x0 + (col + 0.5) * resolution
+                # Inside a counter-clockwise convex polygon: left of every edge.
+                if all((bx - ax) * (cy - ay) - (by - ay) * (cx - ax) >= 0 for (ax, ay), (bx, by) in edges):
+                    line[col] = 1
+    return OccupancyGrid(resolution, x0, y0, width, height, rows)
 
 
 def _points(points, what):

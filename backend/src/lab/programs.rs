@@ -46,6 +46,7 @@ use crate::controller::{
     self, Controller, PartInfo, ProgramCode, ProgramError, Reply, RobotSide, StepInput, control_period,
 };
 use crate::robot::{Robot, Robots};
+use crate::scene::Footprint;
 
 /// Console lines kept per robot, for those who open its console later.
 pub const CONSOLE_KEPT_LINES: usize = 200;
@@ -144,6 +145,8 @@ pub struct Programs {
     rules: CpuRules,
     exchange: Exchange,
     console: broadcast::Sender<Arc<ConsoleEvent>>,
+    /// The lab's static geometry, handed to programs as they start.
+    obstacles: Arc<Vec<Footprint>>,
 }
 
 impl Programs {
@@ -158,7 +161,13 @@ impl Programs {
             rules: CpuRules::default(),
             exchange: Exchange::default(),
             console,
+            obstacles: Arc::default(),
         }
+    }
+
+    /// The lab's static geometry changed: programs started from now on get `obstacles`.
+    pub fn set_obstacles(&mut self, obstacles: Vec<Footprint>) {
+        self.obstacles = Arc::new(obstacles);
     }
 
     /// The same with other CPU rules (tests of the rules' edges).
@@ -211,6 +220,7 @@ impl Programs {
             step,
             time_secs: step as f64 * dt_secs,
             seed: program_seed(self.seed, name),
+            obstacles: Arc::clone(&self.obstacles),
         };
         let owner = robot.owner().map(|o| o.id);
         let (done, started) = mpsc::channel();

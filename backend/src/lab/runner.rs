@@ -26,7 +26,7 @@ use super::telemetry::{Published, Telemetry};
 use super::{LabCommand, LabError, LabStatus, ProgramAction, wire};
 use crate::controller::ProgramCode;
 use crate::robot::{Owner, Robots};
-use crate::scene::{Inserted, SceneError, SceneModel};
+use crate::scene::{Inserted, Motion, SceneError, SceneModel, static_footprints};
 use crate::sim::World;
 
 /// Frames go out at most this often (wall clock), whatever the step rate.
@@ -107,6 +107,7 @@ impl Runner {
         let (frames, _) = FrameBuilder::start(&world, 0);
         let now = Instant::now();
         let mut programs = Programs::new(seed, model.dt_secs, outlets.console);
+        programs.set_obstacles(static_footprints(&model));
         for (robot, code) in scene_programs {
             programs.start(&robot, &mut robots, code, model.dt_secs, 0);
         }
@@ -292,6 +293,9 @@ impl Runner {
             self.world.set_gravity_y(model.gravity_y);
         }
         self.model = model;
+        if addition.bodies.iter().any(|b| b.motion == Motion::Fixed && b.robot.is_none()) {
+            self.programs.set_obstacles(static_footprints(&self.model));
+        }
         self.robots.add(robots, owner);
         let (step, time) = (self.step, self.time());
         self.robots.install(&mut self.world, step, time);

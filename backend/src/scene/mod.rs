@@ -5,8 +5,10 @@
 //! this module re-exports them for the rest of the backend and adds the built-in demo.
 
 mod demo;
+mod footprints;
 
 pub use demo::demo_scene;
+pub use footprints::{Footprint, static_footprints};
 pub use vlab_scene::model::{
     BodyModel, DEFAULT_DT_SECS, DeviceModel, EnvironmentKind, EnvironmentModel, GroupModel, Inserted, JointKind,
     JointModel, MAX_MAGNITUDE, Material, MeshRef, Motion, MotorModel, Mount, Palette, ParamValue, PartModel, Pose,
