@@ -7,7 +7,7 @@
 
 use leptos::prelude::*;
 use vlab_protocol::permissions::Action;
-use vlab_protocol::{ClientMsg, ControlAction, LabSettings, LabState, Participant, RobotReport, Role};
+use vlab_protocol::{Belief, ClientMsg, ControlAction, LabSettings, LabState, Participant, RobotReport, Role};
 use web_sys::WebSocket;
 
 use crate::classroom::forms::{standing_in_lab, standing_toward_own_robot, standing_toward_robot};
@@ -48,11 +48,14 @@ pub struct LabSession {
     pub inspected: RwSignal<Option<String>>,
     /// The newest report of the inspected robot (reports of any other robot are dropped).
     pub robot_report: RwSignal<Option<RobotReport>>,
+    /// The latest belief of the inspected robot's program, when this page may see it
+    /// (dropped with another robot picked, and on a reset).
+    pub belief: RwSignal<Option<Belief>>,
     /// The inspected robot's open plots, fed by its reports.
     pub plots: RwSignal<PlotBoard>,
     /// The inspected robot's rays and trails, fed by its reports, read by the render loop.
     pub overlay: StoredValue<Overlay>,
-    /// Which overlays the 3D view shows (labels, rays, trails).
+    /// Which overlays the 3D view shows (labels, rays, trails, beliefs).
     pub view_options: RwSignal<ViewOptions>,
     /// Snapshot and poses, read by the render loop every frame.
     pub world: StoredValue<World>,
@@ -100,6 +103,7 @@ impl LabSession {
             robots: RwSignal::new(Vec::new()),
             inspected: RwSignal::new(None),
             robot_report: RwSignal::new(None),
+            belief: RwSignal::new(None),
             plots: RwSignal::new(PlotBoard::default()),
             overlay: StoredValue::new(Overlay::default()),
             view_options: RwSignal::new(ViewOptions::default()),
@@ -164,10 +168,11 @@ impl LabSession {
     }
 
     /// Shows `robot` in the inspector (or nothing), dropping the previous robot's
-    /// report, plots, rays and trails.
+    /// report, belief, plots, rays and trails.
     pub fn inspect(&self, robot: Option<String>) {
         if self.inspected.get_untracked() != robot {
             self.robot_report.set(None);
+            self.belief.set(None);
             self.plots.update(|plots| plots.follow(robot.as_deref()));
             self.overlay.update_value(Overlay::forget);
             self.inspected.set(robot);
@@ -179,7 +184,20 @@ impl LabSession {
     pub fn take_report(&self, report: RobotReport) {
         self.plots.maybe_update(|plots| plots.observe(&report));
         self.overlay.update_value(|overlay| overlay.observe(&report));
+        // A reset drops the belief of the run before it.
+        if self.overlay.with_value(|overlay| overlay.belief().is_none()) && self.belief.with_untracked(Option::is_some)
+        {
+            self.belief.set(None);
+        }
         self.robot_report.set(Some(report));
+    }
+
+    /// Takes in a belief of the inspected robot's program: the inspector, the estimate
+    /// error plot and the 3D view.
+    pub fn take_belief(&self, belief: Belief) {
+        self.plots.update_untracked(|plots| plots.believe(&belief));
+        self.overlay.update_value(|overlay| overlay.believe(&belief));
+        self.belief.set(Some(belief));
     }
 
     /// Sends a message if the socket is open; `false` if it could not be sent.

@@ -275,8 +275,13 @@ fn on_server_message(client: &Rc<RefCell<Client>>, message: ServerMsg) {
             // Lines of a robot not on screen are not kept: its history comes with its report.
             session.console.maybe_update(|console| console.push_live(&robot, lines));
         }
-        // What a program believes is not shown by this page yet.
-        ServerMsg::Belief(_) | ServerMsg::Pong { .. } => {}
+        ServerMsg::Belief(belief) => {
+            // As with reports: a belief in flight when the user picked another robot is dropped.
+            if session.inspected.with_untracked(|robot| robot.as_deref() == Some(belief.robot.as_str())) {
+                session.take_belief(belief);
+            }
+        }
+        ServerMsg::Pong { .. } => {}
     }
 }
 

@@ -3,13 +3,15 @@
 //! A plot follows one sensor: its measured and its true numbers over simulation time
 //! (`SensorReport.time`), a sample only when the sensor read anew, so a paused lab adds
 //! nothing. The odometry error plot follows an `Odometry` sensor's distance from the
-//! truth. Every plot empties when the lab's time goes back (a reset), and they all go
+//! truth. The estimate error plot follows how far the robot's program's latest
+//! estimate is from the true position, a sample per report. Every plot empties when the lab's time goes back (a reset), and they all go
 //! when another robot is picked.
 
-use vlab_protocol::{RobotReport, SensorReport, SensorValue};
+use vlab_protocol::{Belief, Estimate, RobotReport, SensorReport, SensorValue};
 
 use crate::connection::rewind::RewindWatch;
 use crate::inspector::plot_series::Series;
+use crate::view3d::belief_shapes::estimate_error;
 
 /// What a plot follows.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -24,7 +26,12 @@ pub enum PlotSource {
         /// The `Odometry` sensor's name.
         sensor: String,
     },
+    /// How far the program's estimate of its robot's position is from the true one.
+    EstimateError,
 }
+
+/// The estimate error plot's key.
+pub const ESTIMATE_ERROR_KEY: &str = "estimate:error";
 
 impl PlotSource {
     /// A name unique among the robot's plots (the `odom` reading, the `odom:error`).
@@ -32,6 +39,7 @@ impl PlotSource {
         match self {
             PlotSource::Reading { sensor } => sensor.clone(),
             PlotSource::OdometryError { sensor } => format!("{sensor}:error"),
+            PlotSource::EstimateError => ESTIMATE_ERROR_KEY.to_owned(),
         }
     }
 
@@ -40,12 +48,14 @@ impl PlotSource {
         match self {
             PlotSource::Reading { sensor } => sensor.clone(),
             PlotSource::OdometryError { sensor } => format!("{sensor}: position error (m)"),
+            PlotSource::EstimateError => "estimate: position error (m)".to_owned(),
         }
     }
 
-    fn sensor(&self) -> &str {
+    fn sensor(&self) -> Option<&str> {
         match self {
-            PlotSource::Reading { sensor } | PlotSource::OdometryError { sensor } => sensor,
+            PlotSource::Reading { sensor } | PlotSource::OdometryError { sensor } => Some(sensor),
+            PlotSource::EstimateError => None,
         }
     }
 
@@ -59,6 +69,7 @@ impl PlotSource {
             // The error has no "true" counterpart: it is the gap to the truth.
             PlotSource::OdometryError { .. } if truth => None,
             PlotSource::OdometryError { .. } => Some(vec![("error", odometry_error(sensor)?)]),
+            PlotSource::EstimateError => None,
         }
     }
 }
@@ -133,9 +144,18 @@ impl Plot {
         (0..self.channels.len()).any(|c| self.series.column(2 * c + 1).iter().any(|v| v.is_finite()))
     }
 
-    /// Takes a sample from `report` if its sensor read anew; `true` when it did.
-    fn observe(&mut self, report: &RobotReport) -> bool {
-        let Some(sensor) = report.sensors.iter().find(|s| s.name == self.source.sensor()) else { return false };
+    /// Takes a sample from `report` if its sensor read anew (for the estimate error: if
+    /// the program published an estimate and the report is newer); `true` when it did.
+    fn observe(&mut self, report: &RobotReport, estimate: Option<&Estimate>) -> bool {
+        let Some(name) = self.source.sensor() else {
+            let Some(estimate) = estimate else { return false };
+            if self.channels.is_empty() {
+                self.channels = vec!["error"];
+                self.series = Series::new(2);
+            }
+            return self.series.push(report.time, &[estimate_error(estimate, report.pose.position), f64::NAN]);
+        };
+        let Some(sensor) = report.sensors.iter().find(|s| s.name == name) else { return false };
         let Some(time) = sensor.time else { return false };
         let measured = self.source.numbers(sensor, false);
         let truth = self.source.numbers(sensor, true);
@@ -157,6 +177,7 @@ impl Plot {
 pub struct PlotBoard {
     robot: Option<String>,
     plots: Vec<Plot>,
+    estimate: Option<Estimate>,
     rewind: RewindWatch,
 }
 
@@ -178,7 +199,7 @@ impl PlotBoard {
         }
         let mut plot = Plot::new(source);
         if let Some(report) = report.filter(|r| self.robot.as_deref() == Some(r.name.as_str())) {
-            plot.observe(report);
+            plot.observe(report, self.estimate.as_ref());
         }
         self.plots.push(plot);
         true
@@ -217,11 +238,21 @@ impl PlotBoard {
                 changed |= !plot.series.is_empty();
                 plot.series.clear();
             }
+            // The estimate belonged to the run before the reset.
+            self.estimate = None;
         }
         for plot in &mut self.plots {
-            changed |= plot.observe(report);
+            changed |= plot.observe(report, self.estimate.as_ref());
         }
         changed
+    }
+
+    /// Takes in the followed robot's program's latest belief: its estimate is what the
+    /// estimate error plot measures from the next report on.
+    pub fn believe(&mut self, belief: &Belief) {
+        if self.robot.as_deref() == Some(belief.robot.as_str()) {
+            self.estimate = belief.estimate;
+        }
     }
 }
 
@@ -318,6 +349,26 @@ mod tests {
         assert_eq!(plot.series().column(0), &[5.0]);
         assert!(!plot.has_truth());
         assert_eq!(plot.source().title(), "odom: position error (m)");
+    }
+
+    #[test]
+    fn the_estimate_error_plot_follows_the_gap_between_estimate_and_truth() {
+        let mut board = PlotBoard::default();
+        board.follow(Some("cart"));
+        board.toggle(PlotSource::EstimateError, Some(&report("cart", 1.0, 1.0)));
+        assert!(board.plot(ESTIMATE_ERROR_KEY).unwrap().series().is_empty(), "no estimate yet");
+        let estimate = Some(Estimate { x: 3.0, y: 4.0, theta: 0.0 });
+        board.believe(&Belief { robot: "other".into(), step: 1, time: 1.0, estimate, drawings: vec![] });
+        assert!(!board.observe(&report("cart", 1.1, 1.1)), "another robot's estimate is not this one's");
+        board.believe(&Belief { robot: "cart".into(), step: 1, time: 1.0, estimate, drawings: vec![] });
+        assert!(board.observe(&report("cart", 1.2, 1.2)));
+        assert!(!board.observe(&report("cart", 1.2, 1.2)), "a paused lab adds nothing");
+        let plot = board.plot(ESTIMATE_ERROR_KEY).unwrap();
+        assert_eq!((plot.channels(), plot.series().column(0)), (&["error"][..], &[5.0][..]));
+        assert!(!plot.has_truth());
+        assert_eq!(plot.source().title(), "estimate: position error (m)");
+        board.observe(&report("cart", 0.0, 0.0));
+        assert!(!board.observe(&report("cart", 0.1, 0.1)), "a reset drops the old run's estimate");
     }
 
     #[test]

@@ -26,10 +26,12 @@ use crate::ui::{PanelLabels, SidePanel};
 pub fn RobotPanel() -> impl IntoView {
     let session = expect_context::<LabSession>();
     let open = RwSignal::new(true);
-    // The 3D view draws the picked robot's rays and trails from its reports too: they
-    // keep coming while the panel is folded, unless the view shows neither.
-    let wants_reports =
-        Signal::derive(move || open.get() || session.view_options.with(|options| options.rays || options.trails));
+    // The 3D view draws the picked robot's rays, trails and program's belief from what
+    // its subscription brings: it keeps coming while the panel is folded, unless the
+    // view shows none of them.
+    let wants_reports = Signal::derive(move || {
+        open.get() || session.view_options.with(|options| options.rays || options.trails || options.beliefs)
+    });
     keep_subscribed(session, wants_reports);
     keep_console(session, open.into());
     // A robot picked in the 3D view opens its inspector.

@@ -34,6 +34,14 @@ pub fn SensorTable() -> impl IntoView {
         Memo::new(move |_| report.with(|r| r.as_ref().and_then(|r| r.sensors.iter().find(|s| s.name == name).cloned())))
     };
 
+    let estimate_text = move || {
+        session.belief.with(|b| {
+            b.as_ref().and_then(|b| b.estimate).map_or_else(String::new, |e| {
+                sensor_value_text(&SensorValue::Pose2d { x: e.x, y: e.y, theta: e.theta })
+            })
+        })
+    };
+
     view! {
         <section class="robot-section">
             <h4>"Sensors"</h4>
@@ -53,6 +61,14 @@ pub fn SensorTable() -> impl IntoView {
                         <SensorRows name=name.clone() sensor=sensor(name) />
                     </For>
                 </table>
+            </Show>
+            <Show when=move || session.belief.with(|b| b.as_ref().is_some_and(|b| b.estimate.is_some()))>
+                <p class="robot-hint estimate-row" data-testid="estimate-row">
+                    "Its program's estimate: "
+                    <span class="readout" data-testid="estimate-text">{estimate_text}</span>
+                    " "
+                    <PlotToggle source=PlotSource::EstimateError testid="btn-plot-estimate-error" text="plot error" />
+                </p>
             </Show>
             <div class="scan-plots">
                 <For each=move || scans.get() key=|name| name.clone() let:name>
@@ -123,6 +139,7 @@ fn PlotToggle(source: PlotSource, testid: &'static str, text: &'static str) -> i
     let hint = match &source {
         PlotSource::Reading { sensor } => format!("Plot {sensor} over simulation time, measured and true"),
         PlotSource::OdometryError { sensor } => format!("Plot how far {sensor}'s position is from the true one"),
+        PlotSource::EstimateError => "Plot how far its program's estimate is from the true position".to_owned(),
     };
     let toggle = move |_| {
         let source = source.clone();

@@ -4,6 +4,7 @@ use leptos::html::{Canvas, Div};
 use leptos::prelude::*;
 use web_sys::{PointerEvent, WheelEvent};
 
+use super::belief_labels::BeliefLabels;
 use super::render_loop::{RenderLoop, ViewCamera, ViewInputs};
 use super::robot_labels::RobotLabels;
 use super::view_toggles::ViewToggles;
@@ -35,7 +36,7 @@ struct Drag {
 }
 
 /// The lab's 3D view. `data-bodies`, `data-frames-drawn`, `data-picked`, `data-rays`
-/// and `data-trail-points` let tests see what it drew.
+/// `data-trail-points` and `data-drawings` let tests see what it drew.
 #[component]
 pub fn LabCanvas() -> impl IntoView {
     let session = expect_context::<LabSession>();
@@ -45,6 +46,7 @@ pub fn LabCanvas() -> impl IntoView {
     let render_loop = StoredValue::new_local(None::<RenderLoop>);
     let view_error = RwSignal::new(None::<String>);
     let labels = NodeRef::<Div>::new();
+    let belief_labels = NodeRef::<Div>::new();
 
     // Start drawing once the canvas is in the document.
     Effect::new(move |_| {
@@ -60,6 +62,7 @@ pub fn LabCanvas() -> impl IntoView {
             overlay: session.overlay,
             options: session.view_options,
             labels,
+            belief_labels,
         };
         match RenderLoop::start(canvas, inputs) {
             Ok(running) => render_loop.set_value(Some(running)),
@@ -158,6 +161,7 @@ pub fn LabCanvas() -> impl IntoView {
                 on:contextmenu=|event| event.prevent_default()
             ></canvas>
             <RobotLabels container=labels />
+            <BeliefLabels container=belief_labels />
             <ViewToggles />
             <Show when=move || view_error.get().is_some()>
                 <div class="view-error">"The 3D view cannot start: " {move || view_error.get()}</div>

@@ -1,6 +1,8 @@
 //! The 3D view: the lab's world as the server streams it, drawn with three-d into the page's WebGL2 canvas, once per animation frame, from an orbit camera.
 //!
 //! Pure, host-tested: [`world`] (snapshot + frames → body poses), [`pose_math`],
+//! [`overlay`] (the picked robot's rays, trails and belief), [`belief_shapes`] (a
+//! program's drawings and estimate in world space),
 //! [`primitives`] (parts as unit primitives), [`orbit_camera`], [`quality`] (adaptive
 //! resolution and shadows), [`asset_cache`] (per-URL state of meshes and textures).
 //! Web only: `assets` fetches the meshes and textures the snapshot names, `gl` gets a
@@ -10,6 +12,7 @@
 //! the quality to the machine; `lab_canvas` is the component around it all.
 
 pub mod asset_cache;
+pub mod belief_shapes;
 pub mod labels;
 pub mod orbit_camera;
 pub mod overlay;
@@ -24,6 +27,8 @@ pub mod world;
 
 #[cfg(target_arch = "wasm32")]
 mod assets;
+#[cfg(target_arch = "wasm32")]
+mod belief_labels;
 #[cfg(target_arch = "wasm32")]
 mod environment;
 #[cfg(target_arch = "wasm32")]

@@ -1,13 +1,14 @@
-//! What the 3D view draws over the world for the picked robot: its ray sensors' latest beams and two trails, the true path and the odometry's idea of it, fed by its reports.
+//! What the 3D view draws over the world for the picked robot: its ray sensors' latest beams, two trails (the true path and the odometry's idea of it) fed by its reports, and its program's latest belief with the trail of its estimates.
 //!
 //! Reports arrive about ten times a second; the renderer rebuilds its overlay meshes
 //! only when [`Overlay::generation`] changes, so a paused lab (the same report over and
 //! over) costs nothing. A report of another robot starts over, and so does the lab's
 //! time going back (a reset): the old trails belong to another run.
 
-use vlab_protocol::{RobotReport, SensorValue};
+use vlab_protocol::{Belief, RobotReport, SensorValue};
 
 use crate::connection::rewind::RewindWatch;
+use crate::view3d::belief_shapes::estimate_position;
 use crate::view3d::sensor_rays::{Beam, sensor_beams};
 use crate::view3d::trail::Trail;
 
@@ -20,13 +21,19 @@ pub struct ViewOptions {
     pub rays: bool,
     /// The picked robot's trails.
     pub trails: bool,
+    /// What the picked robot's program believes: its estimate and its drawings.
+    pub beliefs: bool,
 }
 
 impl Default for ViewOptions {
     fn default() -> Self {
-        ViewOptions { labels: true, rays: true, trails: true }
+        ViewOptions { labels: true, rays: true, trails: true, beliefs: true }
     }
 }
+
+/// Height of the estimate's marker and trail, metres: just above the floor, where a
+/// robot's odometry and true trails lie too.
+pub const ESTIMATE_HEIGHT_M: f32 = 0.02;
 
 /// Radius of a drawn ray, metres, for a view where one CSS pixel spans `metres_per_px`
 /// at the camera's target: about a pixel wide at any zoom (a lidar's hundreds of beams
@@ -44,7 +51,10 @@ pub struct Overlay {
     beams: Vec<Beam>,
     true_trail: Trail,
     odometry_trail: Trail,
+    belief: Option<Belief>,
+    estimate_trail: Trail,
     rewind: RewindWatch,
+    belief_rewind: RewindWatch,
     generation: u64,
 }
 
@@ -59,6 +69,8 @@ impl Overlay {
         if self.rewind.went_back(report.time) {
             self.true_trail.clear();
             self.odometry_trail.clear();
+            self.estimate_trail.clear();
+            self.belief = None;
             changed = true;
         }
         let beams: Vec<Beam> = report.sensors.iter().flat_map(sensor_beams).collect();
@@ -76,6 +88,26 @@ impl Overlay {
         if changed {
             self.generation += 1;
         }
+    }
+
+    /// Takes in the latest belief of the picked robot's program; its estimate extends
+    /// the estimate trail. A belief whose time went back (a reset) starts that trail over.
+    pub fn believe(&mut self, belief: &Belief) {
+        if self.robot.as_deref() != Some(belief.robot.as_str()) {
+            self.forget();
+            self.robot = Some(belief.robot.clone());
+        }
+        if self.belief.as_ref() == Some(belief) {
+            return;
+        }
+        if self.belief_rewind.went_back(belief.time) {
+            self.estimate_trail.clear();
+        }
+        if let Some(estimate) = &belief.estimate {
+            self.estimate_trail.push(estimate_position(estimate, ESTIMATE_HEIGHT_M));
+        }
+        self.belief = Some(belief.clone());
+        self.generation += 1;
     }
 
     /// Drops everything: no robot picked, or another one.
@@ -102,6 +134,17 @@ impl Overlay {
     /// Where its odometry says it went.
     pub fn odometry_trail(&self) -> &Trail {
         &self.odometry_trail
+    }
+
+    /// The program's latest belief, if it published one since the robot was picked (and
+    /// since the last reset).
+    pub fn belief(&self) -> Option<&Belief> {
+        self.belief.as_ref()
+    }
+
+    /// Where the program's estimates went.
+    pub fn estimate_trail(&self) -> &Trail {
+        &self.estimate_trail
     }
 
     /// Changes whenever what it draws does.
@@ -165,6 +208,30 @@ mod tests {
         assert_eq!(odometry, vec![[1.0, 0.1, 2.5], [1.6, 0.1, 2.5]], "odometry y is world −Z, at the true height");
         assert_eq!(overlay.beams().len(), 1);
         assert_eq!(overlay.beams()[0].to, [2.5, 0.1, 2.0]);
+    }
+
+    fn belief(robot: &str, time: f64, x: f64) -> Belief {
+        let estimate = Some(vlab_protocol::Estimate { x, y: 1.0, theta: 0.0 });
+        Belief { robot: robot.into(), step: 1, time, estimate, drawings: vec![] }
+    }
+
+    #[test]
+    fn beliefs_are_kept_and_their_estimates_trail() {
+        let mut overlay = Overlay::default();
+        overlay.observe(&report("cart", 0.1, 1.0, 1.0));
+        overlay.believe(&belief("cart", 0.1, 1.0));
+        let generation = overlay.generation();
+        overlay.believe(&belief("cart", 0.1, 1.0));
+        assert_eq!(overlay.generation(), generation, "the same belief again changes nothing");
+        overlay.believe(&belief("cart", 0.2, 1.5));
+        assert_eq!(overlay.belief().map(|b| b.time), Some(0.2));
+        let trail: Vec<_> = overlay.estimate_trail().points().copied().collect();
+        assert_eq!(trail, vec![[1.0, ESTIMATE_HEIGHT_M, -1.0], [1.5, ESTIMATE_HEIGHT_M, -1.0]]);
+        overlay.observe(&report("cart", 0.0, 0.0, 0.0));
+        assert!(overlay.belief().is_none() && overlay.estimate_trail().is_empty(), "a reset drops the belief");
+        overlay.believe(&belief("cart", 0.3, 1.0));
+        overlay.believe(&belief("arm", 0.4, 1.0));
+        assert_eq!((overlay.robot(), overlay.estimate_trail().len()), (Some("arm"), 1), "another robot starts over");
     }
 
     #[test]

@@ -1,4 +1,4 @@
-//! The overlay on the GPU: the picked robot's rays as thin tubes and hit points as small balls (one instanced mesh per kind), its trails as flat ribbons, and the ring under it.
+//! The overlay on the GPU: the picked robot's rays as thin tubes and hit points as small balls (one instanced mesh per kind), its trails as flat ribbons, its program's drawings (dots and line tubes) and estimate (a flat arrowhead and an orange trail), and the ring under it.
 //!
 //! Unlit flat colours: an overlay is a diagram, not part of the world. Meshes are rebuilt
 //! only when the overlay changes (a report with new readings, about ten times a second
@@ -10,7 +10,8 @@ use three_d::{
     vec3,
 };
 
-use crate::view3d::overlay::{Overlay, ViewOptions, line_radius_m};
+use crate::view3d::belief_shapes::{belief_shapes, estimate_marker};
+use crate::view3d::overlay::{ESTIMATE_HEIGHT_M, Overlay, ViewOptions, line_radius_m};
 use crate::view3d::pose_math::{length, rotation_between, scale, sub};
 use crate::view3d::primitives::{MeshData, flat_ring, unit_cylinder};
 use crate::view3d::sensor_rays::Beam;
@@ -27,6 +28,8 @@ const HIT_POINT: Srgba = Srgba::new_opaque(255, 240, 120);
 const TRUE_TRAIL: Srgba = Srgba::new_opaque(70, 220, 120);
 /// The odometry's path.
 const ODOMETRY_TRAIL: Srgba = Srgba::new_opaque(240, 90, 220);
+/// The program's estimate: its marker and trail.
+const ESTIMATE: Srgba = Srgba::new_opaque(255, 140, 0);
 /// The ring under the picked robot.
 const RING: Srgba = Srgba::new_opaque(90, 200, 255);
 
@@ -37,6 +40,12 @@ const TRAIL_SCALE: f32 = 1.6;
 /// How far the ring floats above the robot's lowest point, metres: clear of the floor
 /// a wheel sinks into by a few millimetres.
 const RING_LIFT_M: f32 = 0.015;
+/// A drawn dot's radius, in ray radii.
+const DOT_SCALE: f32 = 3.0;
+/// The estimate marker's length, metres.
+const MARKER_LENGTH_M: f32 = 0.16;
+/// How far the estimate's trail floats above the odometry's, metres.
+const ESTIMATE_LIFT_M: f32 = 0.006;
 /// How far the odometry's trail floats above the true one, metres.
 const ODOMETRY_LIFT_M: f32 = 0.003;
 
@@ -57,11 +66,15 @@ pub struct OverlayMeshes {
     rays: Option<Gm<InstancedMesh, ColorMaterial>>,
     hits: Option<Gm<InstancedMesh, ColorMaterial>>,
     trails: Vec<Gm<Mesh, ColorMaterial>>,
+    dots: Option<Gm<InstancedMesh, ColorMaterial>>,
+    lines: Option<Gm<InstancedMesh, ColorMaterial>>,
+    marker: Option<Gm<Mesh, ColorMaterial>>,
     ring: Gm<Mesh, ColorMaterial>,
     ring_at: Option<Mat4>,
     built: Option<Built>,
     drawn_rays: usize,
     drawn_trail_points: usize,
+    drawn_drawings: usize,
 }
 
 impl OverlayMeshes {
@@ -73,11 +86,15 @@ impl OverlayMeshes {
             rays: None,
             hits: None,
             trails: Vec::new(),
+            dots: None,
+            lines: None,
+            marker: None,
             ring: Gm::new(Mesh::new(context, &cpu_mesh(flat_ring(48, 0.78))), flat(RING)),
             ring_at: None,
             built: None,
             drawn_rays: 0,
             drawn_trail_points: 0,
+            drawn_drawings: 0,
             context: context.clone(),
         }
     }
@@ -124,10 +141,17 @@ impl OverlayMeshes {
         self.rays = None;
         self.hits = None;
         self.trails.clear();
+        self.dots = None;
+        self.lines = None;
+        self.marker = None;
         self.drawn_rays = 0;
         self.drawn_trail_points = 0;
+        self.drawn_drawings = 0;
         if !built.shown {
             return;
+        }
+        if built.options.beliefs {
+            self.rebuild_belief(overlay, built.radius);
         }
         if built.options.rays {
             let beams: Vec<&Beam> = overlay.beams().iter().filter(|b| length(sub(b.to, b.from)) > 1e-4).collect();
@@ -168,6 +192,47 @@ impl OverlayMeshes {
         }
     }
 
+    /// The program's drawings and estimate, with its trail.
+    fn rebuild_belief(&mut self, overlay: &Overlay, radius: f32) {
+        if let Some(mut mesh) = ribbon(&self.context, overlay.estimate_trail(), radius * TRAIL_SCALE) {
+            mesh.set_transformation(Mat4::from_translation(vec3(0.0, ESTIMATE_LIFT_M, 0.0)));
+            self.trails.push(Gm::new(mesh, flat(ESTIMATE)));
+        }
+        let Some(belief) = overlay.belief() else { return };
+        self.drawn_drawings = belief.drawings.len();
+        let shapes = belief_shapes(belief);
+        let rgb = |[r, g, b]: [u8; 3]| Srgba::new_opaque(r, g, b);
+        let dots = Instances {
+            transformations: shapes
+                .dots
+                .iter()
+                .map(|(at, _)| Mat4::from_translation(vec3(at[0], at[1], at[2])) * Mat4::from_scale(radius * DOT_SCALE))
+                .collect(),
+            colors: Some(shapes.dots.iter().map(|(_, colour)| rgb(*colour)).collect()),
+            ..Default::default()
+        };
+        self.dots = instanced(&self.context, &dots, &self.ball, Srgba::WHITE);
+        let segments: Vec<_> = shapes.segments.iter().filter(|(from, to, _)| length(sub(*to, *from)) > 1e-4).collect();
+        let lines = Instances {
+            transformations: segments.iter().map(|(from, to, _)| segment(*from, *to, radius)).collect(),
+            colors: Some(segments.iter().map(|(_, _, colour)| rgb(*colour)).collect()),
+            ..Default::default()
+        };
+        self.lines = instanced(&self.context, &lines, &self.tube, Srgba::WHITE);
+        if let Some(estimate) = &belief.estimate {
+            let corners = estimate_marker(estimate, ESTIMATE_HEIGHT_M + ESTIMATE_LIFT_M * 2.0, MARKER_LENGTH_M);
+            if corners.iter().flatten().all(|c| c.is_finite()) {
+                let data = MeshData {
+                    positions: corners.to_vec(),
+                    normals: vec![[0.0, 1.0, 0.0]; 3],
+                    indices: vec![0, 1, 2],
+                    ..Default::default()
+                };
+                self.marker = Some(Gm::new(Mesh::new(&self.context, &cpu_mesh(data)), flat(ESTIMATE)));
+            }
+        }
+    }
+
     /// Everything to draw this frame.
     pub fn objects(&self) -> impl Iterator<Item = &dyn Object> {
         let ring = self.ring_at.is_some().then_some(&self.ring as &dyn Object);
@@ -176,12 +241,20 @@ impl OverlayMeshes {
             .map(|t| t as &dyn Object)
             .chain(self.rays.iter().map(|r| r as &dyn Object))
             .chain(self.hits.iter().map(|h| h as &dyn Object))
+            .chain(self.dots.iter().map(|d| d as &dyn Object))
+            .chain(self.lines.iter().map(|l| l as &dyn Object))
+            .chain(self.marker.iter().map(|m| m as &dyn Object))
             .chain(ring)
     }
 
-    /// Rays drawn now, and trail points (both trails): for tests to see what is shown.
+    /// Rays drawn now, and trail points (the true and odometry trails): for tests to see what is shown.
     pub fn drawn_counts(&self) -> (usize, usize) {
         (self.drawn_rays, self.drawn_trail_points)
+    }
+
+    /// The program's drawings shown now (points, lines and texts, each counting once).
+    pub fn drawn_drawings(&self) -> usize {
+        self.drawn_drawings
     }
 }
 

@@ -13,6 +13,7 @@ use leptos::html::Div;
 use leptos::prelude::*;
 use web_sys::HtmlCanvasElement;
 
+use super::belief_labels::place_belief_labels;
 use super::gl::three_d_context;
 use super::renderer::Renderer;
 use super::robot_labels::place_labels;
@@ -68,6 +69,8 @@ pub struct ViewInputs {
     pub options: RwSignal<ViewOptions>,
     /// The robots' labels, placed after every drawn frame.
     pub labels: NodeRef<Div>,
+    /// The texts the picked robot's program draws, placed after every drawn frame.
+    pub belief_labels: NodeRef<Div>,
 }
 
 /// A running render loop; [`RenderLoop::stop`] cancels the pending animation frame.
@@ -241,6 +244,12 @@ impl LoopState {
         let (rays, trail_points) = renderer.overlay_counts();
         let _ = self.canvas.set_attribute("data-rays", &rays.to_string());
         let _ = self.canvas.set_attribute("data-trail-points", &trail_points.to_string());
+        let _ = self.canvas.set_attribute("data-drawings", &renderer.drawn_drawings().to_string());
+        if options.beliefs
+            && let Some(container) = self.inputs.belief_labels.get_untracked()
+        {
+            place_belief_labels(&container, &orbit, css);
+        }
         if options.labels
             && let Some(container) = self.inputs.labels.get_untracked()
         {

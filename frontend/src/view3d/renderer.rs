@@ -149,6 +149,11 @@ impl Renderer {
         self.overlay.drawn_counts()
     }
 
+    /// The program drawings shown now (see [`OverlayMeshes::drawn_drawings`]).
+    pub fn drawn_drawings(&self) -> usize {
+        self.overlay.drawn_drawings()
+    }
+
     /// Lights up the picked robot's parts, and only them.
     fn glow_picked(&mut self) {
         for drawn in &mut self.drawn {

@@ -1,11 +1,11 @@
-//! The view's checkboxes over the canvas's corner: robot labels, the picked robot's rays, its trails.
+//! The view's checkboxes over the canvas's corner: robot labels, the picked robot's rays, its trails, its program's belief.
 
 use leptos::prelude::*;
 
 use crate::connection::LabSession;
 use crate::view3d::overlay::ViewOptions;
 
-/// "Labels", "Rays" and "Trails", bound to `session.view_options`.
+/// "Labels", "Rays", "Trails" and "Beliefs", bound to `session.view_options`.
 #[component]
 pub fn ViewToggles() -> impl IntoView {
     let session = expect_context::<LabSession>();
@@ -42,6 +42,12 @@ pub fn ViewToggles() -> impl IntoView {
                 "Trails",
                 "The picked robot's path: true (green) and as its odometry believes (magenta)",
                 |o| &mut o.trails,
+            )}
+            {toggle(
+                "toggle-beliefs",
+                "Beliefs",
+                "What the picked robot's program believes: its estimate (orange, with its trail) and its drawings",
+                |o| &mut o.beliefs,
             )}
         </div>
     }
