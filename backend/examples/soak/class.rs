@@ -20,24 +20,9 @@ pub const LAB: &str = "demo";
 /// Joins and first uploads in flight at once while the class arrives.
 const ARRIVING_AT_ONCE: usize = 8;
 
-/// Each robot wanders: ahead while the lidar's front sector is clear, turning away
-/// from the nearer side when it is not, and logs now and then.
-const WANDERER: &str = r#"
-from vlab import Robot
-
-robot = Robot()
-lidar, drive = robot.sensor("lidar"), robot.actuator("drive")
-while robot.step():
-    ranges = lidar.ranges() or [8.0] * 180
-    front = min(ranges[80:100])
-    left, right = min(ranges[100:180]), min(ranges[0:80])
-    if front < 0.4:
-        drive.set(0.0, 1.5 if left > right else -1.5)
-    else:
-        drive.set(0.15, 0.3 if left > right else -0.3)
-    if robot.step_count() % 500 == 0:
-        robot.log(f"t={robot.time():.1f} front={front:.2f}")
-"#;
+/// Each robot wanders as in the program benches: ahead while the lidar's front sector
+/// is clear, turning away from the nearer side when it is not.
+const WANDERER: &str = include_str!("../../benches/common/wanderer.py");
 
 /// A student in the lab with their robot.
 #[derive(Clone)]

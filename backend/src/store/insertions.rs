@@ -35,14 +35,7 @@ impl Store {
                     )
                     .map_err(&sqlite)?;
                 let seq = transaction.last_insert_rowid();
-                for (name, bytes) in assets {
-                    transaction
-                        .execute(
-                            "INSERT INTO insertion_assets (seq, name, bytes) VALUES (?1, ?2, ?3)",
-                            params![seq, name, bytes],
-                        )
-                        .map_err(&sqlite)?;
-                }
+                keep_files(&transaction, seq, assets).map_err(&sqlite)?;
                 seq
             }
             Insertion::Program { robot, program, files, binaries } => {
@@ -55,14 +48,7 @@ impl Store {
                     )
                     .map_err(&sqlite)?;
                 let seq = transaction.last_insert_rowid();
-                for (name, bytes) in binaries {
-                    transaction
-                        .execute(
-                            "INSERT INTO insertion_assets (seq, name, bytes) VALUES (?1, ?2, ?3)",
-                            params![seq, name, bytes],
-                        )
-                        .map_err(&sqlite)?;
-                }
+                keep_files(&transaction, seq, binaries).map_err(&sqlite)?;
                 seq
             }
             Insertion::Removal { robot } => {
@@ -210,4 +196,19 @@ impl Store {
         while steps.next().map_err(&sqlite)?.is_some() {}
         Ok(forgotten.len())
     }
+}
+
+/// Keeps the binary files of insertion `seq` (meshes, textures, modules).
+fn keep_files(
+    transaction: &rusqlite::Transaction,
+    seq: i64,
+    files: &std::collections::BTreeMap<String, Vec<u8>>,
+) -> rusqlite::Result<()> {
+    for (name, bytes) in files {
+        transaction.execute(
+            "INSERT INTO insertion_assets (seq, name, bytes) VALUES (?1, ?2, ?3)",
+            params![seq, name, bytes],
+        )?;
+    }
+    Ok(())
 }
