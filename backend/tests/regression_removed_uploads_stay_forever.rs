@@ -16,7 +16,12 @@ use vlab_protocol::{PROTOCOL_VERSION, ServerMsg};
 
 const KEY: &str = "removed-uploads-key";
 const MESH_BYTES: usize = 1024 * 1024;
-const ROUNDS: usize = 12;
+const ROUNDS: usize = 24;
+/// Rounds whose resident memory is compared: the median of the first window against
+/// the median of the last. One sample swings by a few MiB as the allocator's arenas
+/// fill and empty; a median of several does not, while a kept mesh would add
+/// `MESH_BYTES` every round between the windows.
+const WINDOW: usize = 6;
 
 /// A valid OBJ triangle followed by `MESH_BYTES` of fresh random comment: every round
 /// uploads content the server has never seen.
@@ -56,7 +61,7 @@ async fn a_robot_uploaded_and_removed_again_and_again_leaves_nothing_behind() {
         let mut viewer = Client { socket };
 
         let (mut with_robot, mut without_robot) = (Vec::new(), Vec::new());
-        let (mut memory_first, mut memory_last) = (0, 0);
+        let mut memory = Vec::new();
         for round in 0..ROUNDS {
             let description = "robot ana_bot { body { ana_hull { shape mesh(\"hull.mesh\", 1); \
                                customgeom box(0.3, 0.1, 0.2); pos(2, 0.3, 4); } } }";
@@ -88,11 +93,7 @@ async fn a_robot_uploaded_and_removed_again_and_again_leaves_nothing_behind() {
             let gone = http.get(server.url(&url)).send().await.unwrap();
             assert_eq!(gone.status().as_u16(), 404, "round {round}: a removed robot's mesh leaves the server");
             without_robot.push(database_bytes(&db));
-            match round {
-                1 => memory_first = server.resident_bytes(),
-                r if r == ROUNDS - 1 => memory_last = server.resident_bytes(),
-                _ => {}
-            }
+            memory.push(server.resident_bytes());
         }
         for round in 0..ROUNDS {
             assert!(
@@ -104,10 +105,16 @@ async fn a_robot_uploaded_and_removed_again_and_again_leaves_nothing_behind() {
             without_robot[ROUNDS - 1] <= without_robot[0] + 64 * 1024,
             "the file does not grow round after round: {without_robot:?}"
         );
-        // Ten more rounds of a 1 MiB mesh kept would be 10 MiB more; allocator noise
-        // is far less.
-        let grown = memory_last.saturating_sub(memory_first);
-        assert!(grown < 5 * MESH_BYTES as u64, "memory grew {grown} bytes over {} rounds", ROUNDS - 2);
+        // The windows are ROUNDS - WINDOW - 2 rounds apart: a 1 MiB mesh kept each
+        // round would be 16 MiB more; the medians' noise is far less.
+        let median = |window: &[u64]| {
+            let mut sorted = window.to_vec();
+            sorted.sort_unstable();
+            sorted[sorted.len() / 2]
+        };
+        let (early, late) = (median(&memory[2..2 + WINDOW]), median(&memory[ROUNDS - WINDOW..]));
+        let grown = late.saturating_sub(early);
+        assert!(grown < 5 * MESH_BYTES as u64, "memory grew {grown} bytes between windows: {memory:?}");
         ana
     };
 
