@@ -138,11 +138,14 @@ fn angle_between(a: f64, b: f64) -> f64 {
 }
 
 #[tokio::test]
-async fn the_five_examples_are_listed_and_each_uploads_without_errors() {
+async fn the_six_examples_are_listed_and_each_uploads_without_errors() {
     let server = TestServer::start_with(scene(&yard(20.0, 20.0)), false).await;
     let listed = examples(&server).await;
     let ids: Vec<&str> = listed.iter().map(|e| e.id.as_str()).collect();
-    assert_eq!(ids, ["bumper_and_turn", "go_to_goal", "tank_back_and_forth", "teleop", "wall_follower"]);
+    assert_eq!(
+        ids,
+        ["bumper_and_turn", "go_to_goal", "localization", "tank_back_and_forth", "teleop", "wall_follower"]
+    );
     let ana = join(&server, "Ana").await;
     for (i, example) in listed.iter().enumerate() {
         assert!(!example.title.trim().is_empty() && !example.summary.trim().is_empty(), "{}", example.id);
@@ -158,7 +161,7 @@ async fn the_five_examples_are_listed_and_each_uploads_without_errors() {
         assert!(name.ends_with(&suffix), "{}: {name}", example.id);
     }
     // A student's upload of one, too (robots only, within the quota).
-    let (status, reply) = upload(&server, &ana, &listed[3], "_ana", 10.0, 15.0).await;
+    let (status, reply) = upload(&server, &ana, &listed[4], "_ana", 10.0, 15.0).await;
     assert_eq!(status, 200, "{reply}");
     assert_eq!(reply["robots"], json!(["diffbot_ana"]));
 }
@@ -389,4 +392,112 @@ async fn the_tank_goes_back_and_forth_between_its_limits_and_reverses_on_i() {
     assert!(drift < 0.3, "it keeps to its line along x: z drifted {drift:.3} m");
     assert!(console(&report).contains("GPS: "), "{}", console(&report));
     assert_eq!(report["program"]["state"], "running", "{report}");
+}
+
+/// Localization: in the corridor lab, started with no idea where it is in the corridor,
+/// the robot's first guesses cover the corridor, and after driving past its doorway
+/// recess, round the corner and to the dead end its published estimate is within 0.3 m
+/// and 15° of its true pose and stays there, measured against the true pose the lab
+/// reports (not what the program says of itself). Sim-time based: the lab is stepped
+/// by hand, one second at a time, and the estimate compared after each second.
+#[tokio::test]
+async fn localization_finds_where_it_is_in_the_corridor() {
+    if !common::python_runs_here() {
+        return;
+    }
+    const SECONDS: u32 = 120;
+    let scenes = std::path::PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../scenes"));
+    let source = std::fs::read_to_string(scenes.join("corridor.vlab")).unwrap();
+    let loader = vlab_backend::scene::DirLoader { scenes: scenes.clone(), assets: None };
+    let corridor = interpret(&source, "corridor.vlab", &loader, &Options::default()).unwrap().model;
+    let server = TestServer::start_with(corridor, false).await;
+    // At the corridor's open end, facing down its first leg (the example's heading).
+    let (token, name) = start(&server, "localization", "_ana", 2.95, 1.8).await;
+    let mut page = server.connect("demo", Some(&token)).await;
+    page.join_sequence().await;
+    page.send(&ClientMsg::Subscribe { robot: name.clone() }).await;
+
+    // The latest estimate and drawn points the owner's page got, and the first points.
+    let mut estimate = None;
+    let mut first_points: Option<Vec<[f32; 3]>> = None;
+    // (second, distance from the true position, heading error) after each second.
+    let mut errors: Vec<(u32, f64, f64)> = Vec::new();
+    for second in 1..=SECONDS {
+        server.control("demo", ControlAction::Step { steps: STEPS_PER_SEC as u32 }).await;
+        // The report after the step, then the belief the lab sends right after it (from
+        // the second second on: the program draws its first guesses within its first).
+        let mut truth = None;
+        loop {
+            match page.next().await {
+                common::Received::Json(vlab_protocol::ServerMsg::Belief(belief)) => {
+                    estimate = belief.estimate.or(estimate);
+                    let points: Vec<[f32; 3]> = belief
+                        .drawings
+                        .iter()
+                        .flat_map(|d| match d {
+                            vlab_protocol::Drawing::Points { points, .. } => points.clone(),
+                            _ => Vec::new(),
+                        })
+                        .collect();
+                    if first_points.is_none() && !points.is_empty() {
+                        first_points = Some(points);
+                    }
+                    if truth.is_some() {
+                        break;
+                    }
+                }
+                common::Received::Json(vlab_protocol::ServerMsg::Robot(report))
+                    if report.time >= f64::from(second) - 1e-9 =>
+                {
+                    truth = Some(report.pose);
+                    if second == 1 {
+                        break;
+                    }
+                }
+                _ => {}
+            }
+        }
+        let truth = truth.unwrap();
+        if let Some(e) = estimate {
+            // The true pose on the ground plane: (x, y) = world (X, -Z).
+            let (x, y) = (truth.position[0], -truth.position[2]);
+            let distance = ((e.x - x).powi(2) + (e.y - y).powi(2)).sqrt();
+            let heading = angle_between(e.theta, truth.heading).abs().to_degrees();
+            if std::env::var("VLAB_DEBUG_LOCALIZATION").is_ok() {
+                eprintln!(
+                    "{second}: truth ({x:.2}, {y:.2}, {:.0}°) estimate ({:.2}, {:.2}, {:.0}°)",
+                    truth.heading.to_degrees(),
+                    e.x,
+                    e.y,
+                    e.theta.to_degrees()
+                );
+            }
+            errors.push((second, distance, heading));
+        }
+    }
+    let report = robot(&server, &name).await;
+    eprintln!("{}", console(&report));
+    eprintln!("distance (m) and heading (°) errors by second: {errors:.2?}");
+    assert_eq!(report["program"]["state"], "running", "{}", console(&report));
+
+    // At the start the guesses covered the corridor, not one spot: the first points
+    // it drew span most of its first leg's 12 m and both legs' widths.
+    let first = first_points.expect("the program drew its particles");
+    let span = |axis: usize| {
+        let values = first.iter().map(|p| f64::from(p[axis]));
+        values.clone().fold(f64::NEG_INFINITY, f64::max) - values.fold(f64::INFINITY, f64::min)
+    };
+    assert!(
+        first.len() >= 500 && span(0) > 4.0 && span(1) > 8.0,
+        "{} points over {:.1} × {:.1} m",
+        first.len(),
+        span(0),
+        span(1)
+    );
+    // So its first estimates were off: the mean of guesses spread along the corridor.
+    assert!(errors.iter().take(3).any(|(_, d, _)| *d > 1.0), "the first estimates were far off: {errors:.2?}");
+    // By the end it has found where it is, and it has stayed there for the last 30 s.
+    let last: Vec<&(u32, f64, f64)> = errors.iter().filter(|(s, _, _)| *s > SECONDS - 30).collect();
+    assert_eq!(last.len(), 30, "an estimate every second at the end: {errors:.2?}");
+    assert!(last.iter().all(|(_, d, h)| *d < 0.3 && *h < 15.0), "within 0.3 m and 15° for the last 30 s: {errors:.2?}");
 }
