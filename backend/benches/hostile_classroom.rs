@@ -69,6 +69,8 @@ async fn run(sync: SyncMode) -> bool {
         settings: LabSettings { sync, ..LabSettings::default() },
         students: Vec::new(),
         programs: Default::default(),
+        recording: None,
+        first_run: 1,
     })
     .expect("the classroom opens");
     let robots = lab.summary().robots;

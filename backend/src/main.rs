@@ -10,10 +10,11 @@ use anyhow::Context;
 use clap::builder::TypedValueParser as _;
 use clap::{Parser, Subcommand};
 use tracing_subscriber::EnvFilter;
+use vlab_backend::classroom::recording::DEFAULT_RECORDING_BUDGET_BYTES;
 use vlab_backend::classroom::{Classroom, ClassroomConfig, DemoLab, Library};
 use vlab_backend::net::limits::{self, Rate};
 use vlab_backend::net::{self, AppState, Limits};
-use vlab_backend::store::{Store, key_file_of};
+use vlab_backend::store::{RecordingStore, Store, key_file_of, recordings_file_of};
 
 /// VLab: a browser-based, multiuser virtual robotics lab.
 #[derive(Parser)]
@@ -101,7 +102,13 @@ struct ServeArgs {
     /// Time-control commands over HTTP per client address, as `COUNT/PERIOD`.
     #[arg(long, env = "VLAB_CONTROL_RATE", default_value_t = limits::DEFAULT_CONTROL_RATE)]
     control_rate: Rate,
+    /// MiB each lab's recording may take in `<db>.recordings.db` (the oldest is dropped
+    /// beyond it); 0 records nothing.
+    #[arg(long, env = "VLAB_RECORDING_MIB", default_value_t = DEFAULT_RECORDING_BUDGET_BYTES / MIB)]
+    recording_mib: u64,
 }
+
+const MIB: u64 = 1024 * 1024;
 
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
@@ -159,6 +166,8 @@ async fn serve(args: ServeArgs) -> anyhow::Result<()> {
         server_key: None,
         open_labs: args.open_labs,
         store: Some(store),
+        recordings: Some(RecordingStore::open(&recordings_file_of(&args.db))?),
+        recording_budget: Some(args.recording_mib.saturating_mul(MIB)),
     });
     let demo = classroom.open_demo(DemoLab {
         instructor_token: args.instructor_token,

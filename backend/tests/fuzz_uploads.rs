@@ -457,6 +457,8 @@ fn server() -> (Router, Arc<AppState>) {
             settings: Default::default(),
             students: vec![],
             programs: Default::default(),
+            recording: classroom.recording_sink(),
+            first_run: 1,
         })
         .expect("the lab opens"),
     );

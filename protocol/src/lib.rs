@@ -23,6 +23,7 @@ mod limits;
 mod messages;
 pub mod permissions;
 mod programs;
+mod recording;
 mod robots;
 mod scene;
 
@@ -39,6 +40,7 @@ pub use messages::{
 };
 pub use permissions::INSTRUCTOR_ID;
 pub use programs::{ConsoleLine, ConsoleSource, ExampleRobot, Language, ProgramSource};
+pub use recording::{MAX_SEEK_ROBOTS, RecordedMoment, RecordedTrail, RecordingSummary, RunSummary, TrailPoint};
 pub use robots::{
     ActuatorCommand, ActuatorCommands, ActuatorReport, JointReading, Lateness, ProgramState, ProgramStatus, RobotPose,
     RobotReport, SensorReport, SensorValue,

@@ -3,7 +3,10 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::{Belief, ControlAction, LabSettings, LabState, Participant, RobotReport, Role, SceneSnapshot};
+use crate::{
+    Belief, ControlAction, LabSettings, LabState, Participant, RecordedMoment, RecordingSummary, RobotReport, Role,
+    SceneSnapshot,
+};
 
 /// Server → client, as JSON text. Binary messages are [`crate::Frame`]s.
 ///
@@ -63,6 +66,12 @@ pub enum ServerMsg {
         /// The lines, oldest first.
         lines: Vec<crate::ConsoleLine>,
     },
+    /// What the lab has recorded (the timeline's bounds): sent on join and whenever
+    /// they change (a chunk kept, the oldest dropped, a new run).
+    Recording(RecordingSummary),
+    /// The lab at a recorded step: the answer to [`ClientMsg::Seek`]. Live frames go on
+    /// arriving; the page shows this moment until it seeks again or goes back to live.
+    Moment(Box<RecordedMoment>),
     /// Answer to [`ClientMsg::Ping`].
     Pong {
         /// The client's nonce, echoed.
@@ -99,6 +108,27 @@ pub enum ClientMsg {
         /// Upper-case key names (`I`, `ARROWUP`, `SPACE`), at most [`crate::MAX_KEYS_HELD`].
         keys: Vec<String>,
     },
+    /// Show the lab as it was at a recorded step; answered with
+    /// [`ServerMsg::Moment`] (or an error when nothing is recorded there).
+    Seek {
+        /// The run (`None`: the current one; earlier runs stay kept across resets and
+        /// restarts, within the lab's recording budget).
+        #[serde(default)]
+        run: Option<u32>,
+        /// The step wanted.
+        step: u64,
+        /// The epoch of the scene the client holds, so an unchanged scene is not sent
+        /// again.
+        #[serde(default)]
+        epoch: Option<u32>,
+        /// Robots whose readings and trails to include, at most
+        /// [`crate::MAX_SEEK_ROBOTS`].
+        #[serde(default)]
+        robots: Vec<String>,
+    },
+    /// Back to the live lab after seeking: the server sends the current snapshot and
+    /// keyframe again.
+    Live,
     /// Liveness check; answered with [`ServerMsg::Pong`].
     Ping {
         /// Echoed back.

@@ -88,7 +88,7 @@ impl Classroom {
             scene,
             settings_json: serde_json::to_string(&LabSettings::default()).expect("settings serialise"),
         };
-        let lab = open_lab(&record, model, true, vec![]).map_err(|e| ClassroomError::Invalid(e.to_string()))?;
+        let lab = self.open_lab(&record, model, true, vec![]).map_err(|e| ClassroomError::Invalid(e.to_string()))?;
         if let Err(e) = self.keep(|store| store.save_lab(&record)) {
             lab.shut_down();
             return Err(e);
@@ -137,7 +137,7 @@ impl Classroom {
         };
         self.keep(|store| store.save_lab(&record))?;
         let students = self.stored_students("demo")?;
-        self.labs.insert(open_lab(&record, demo_scene(record.seed), demo.start_running, students)?);
+        self.labs.insert(self.open_lab(&record, demo_scene(record.seed), demo.start_running, students)?);
         Ok(OpenedDemo { record, new_token: made })
     }
 
@@ -149,9 +149,9 @@ impl Classroom {
         let records = self.keep(|store| store.open_labs())?.unwrap_or_default();
         for record in records.into_iter().filter(|record| record.id != "demo") {
             let opened = match self.build_scene(&record.scene, record.seed).await {
-                Ok(scene) => {
-                    self.stored_students(&record.id).and_then(|students| Ok(open_lab(&record, scene, true, students)?))
-                }
+                Ok(scene) => self
+                    .stored_students(&record.id)
+                    .and_then(|students| Ok(self.open_lab(&record, scene, true, students)?)),
                 Err(e) => Err(e),
             };
             match opened {
@@ -189,6 +189,9 @@ impl Classroom {
         self.labs.remove(lab.id());
         self.assets.forget_lab(lab.id());
         self.budget.forget_lab(lab.id());
+        if let Some(recordings) = &self.recordings {
+            recordings.forget(lab.id());
+        }
         let closing = Arc::clone(lab);
         tokio::task::spawn_blocking(move || closing.close())
             .await
@@ -297,24 +300,34 @@ impl Classroom {
     }
 }
 
-/// Opens a lab from its record and scene model.
-fn open_lab(
-    record: &LabRecord,
-    scene: SceneModel,
-    start_running: bool,
-    students: Vec<(u32, String, TokenDigest)>,
-) -> Result<Arc<LabHandle>, crate::lab::LabError> {
-    let settings = serde_json::from_str(&record.settings_json).unwrap_or_default();
-    LabHandle::open(LabConfig {
-        id: record.id.clone(),
-        name: record.name.clone(),
-        scene,
-        instructor: record.instructor,
-        start_running,
-        seed: record.seed,
-        join_code: record.join_code.clone(),
-        settings,
-        students,
-        programs: Default::default(),
-    })
+impl Classroom {
+    /// Opens a lab from its record and scene model, recording into the classroom's
+    /// recordings from the run after those kept.
+    fn open_lab(
+        &self,
+        record: &LabRecord,
+        scene: SceneModel,
+        start_running: bool,
+        students: Vec<(u32, String, TokenDigest)>,
+    ) -> Result<Arc<LabHandle>, crate::lab::LabError> {
+        let settings = serde_json::from_str(&record.settings_json).unwrap_or_default();
+        let first_run = self.recordings.as_ref().map_or(Ok(1), |r| r.next_run(&record.id)).unwrap_or_else(|error| {
+            tracing::warn!(lab = %record.id, %error, "could not read the recording's runs; numbering from 1");
+            1
+        });
+        LabHandle::open(LabConfig {
+            id: record.id.clone(),
+            name: record.name.clone(),
+            scene,
+            instructor: record.instructor,
+            start_running,
+            seed: record.seed,
+            join_code: record.join_code.clone(),
+            settings,
+            students,
+            programs: Default::default(),
+            recording: self.recording_sink(),
+            first_run,
+        })
+    }
 }

@@ -14,7 +14,9 @@ mod access;
 mod error;
 mod labs;
 mod people;
+pub mod recording;
 mod robots;
+mod timeline;
 pub mod upload;
 
 use std::path::PathBuf;
@@ -24,9 +26,13 @@ pub use error::{ClassroomError, RefusalKind, UploadRefusal};
 pub use labs::{DemoLab, OpenedDemo};
 pub use upload::{STUDENT_UPLOAD_BUDGET_BYTES, UploadBudget, UploadFiles, UploadedAssets};
 
+pub use recording::Recordings;
+pub use timeline::Seek;
+
+use crate::lab::recording::RecordingSink;
 use crate::lab::{LabHandle, Labs};
 use crate::secret::TokenDigest;
-use crate::store::{Store, StoreError};
+use crate::store::{RecordingStore, Store, StoreError};
 
 /// Where a classroom finds what scenes refer to.
 #[derive(Clone, Debug)]
@@ -57,6 +63,11 @@ pub struct ClassroomConfig {
     pub open_labs: bool,
     /// Where labs, sessions and uploads are kept (`None`: in memory only).
     pub store: Option<Store>,
+    /// Where labs' recordings are kept (`None`: in memory only).
+    pub recordings: Option<RecordingStore>,
+    /// The most bytes each lab's recording may take (`None`: the default,
+    /// [`recording::DEFAULT_RECORDING_BUDGET_BYTES`]; `Some(0)`: labs record nothing).
+    pub recording_budget: Option<u64>,
 }
 
 /// Every lab of a server and the rules that apply to them.
@@ -69,11 +80,18 @@ pub struct Classroom {
     server_key: Option<TokenDigest>,
     open_labs: bool,
     store: Option<Mutex<Store>>,
+    recordings: Option<Recordings>,
 }
 
 impl Classroom {
     /// A classroom with no lab open yet.
     pub fn new(config: ClassroomConfig) -> Classroom {
+        let budget = config.recording_budget.unwrap_or(recording::DEFAULT_RECORDING_BUDGET_BYTES);
+        let recordings = (budget > 0).then(|| {
+            let store = config.recordings.map_or_else(RecordingStore::in_memory, Ok);
+            // An in-memory SQLite that does not open means the machine is out of memory.
+            Recordings::start(store.expect("an in-memory recordings store opens"), budget)
+        });
         Classroom {
             labs: Labs::default(),
             library: config.library,
@@ -82,7 +100,18 @@ impl Classroom {
             server_key: config.server_key,
             open_labs: config.open_labs,
             store: config.store.map(Mutex::new),
+            recordings,
         }
+    }
+
+    /// Where a lab hands its recording (`None`: labs record nothing).
+    pub fn recording_sink(&self) -> Option<RecordingSink> {
+        self.recordings.as_ref().map(Recordings::sink)
+    }
+
+    /// The classroom's recordings (`None`: labs record nothing).
+    pub fn recordings(&self) -> Option<&Recordings> {
+        self.recordings.as_ref()
     }
 
     /// Where scenes and assets come from.

@@ -104,6 +104,11 @@ impl BeliefState {
         dropped
     }
 
+    /// The latest estimate, with the step and simulation time it came with.
+    pub fn estimate(&self) -> Option<(u64, f64, Estimate)> {
+        self.estimate.map(|estimate| (self.stamp.0, self.stamp.1, estimate))
+    }
+
     /// The belief as pages get it; `None` while the program published nothing.
     pub fn view(&self, robot: &str) -> Option<Belief> {
         if self.estimate.is_none() && self.kept.is_empty() && self.latest.is_empty() {

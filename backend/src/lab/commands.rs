@@ -15,6 +15,11 @@ use crate::scene::{Inserted, Pose, SceneModel};
 
 /// A command to a lab's thread.
 pub enum LabCommand {
+    /// The recording's open chunk (what happened since the last one was kept).
+    RecordingTail {
+        /// Where to send it.
+        reply: oneshot::Sender<super::recording::Chunk>,
+    },
     /// How the lab's clock and its programs keep together from now on.
     Sync {
         /// The instructor's choice.

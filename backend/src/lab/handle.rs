@@ -65,6 +65,10 @@ pub struct LabConfig {
     pub students: Vec<(UserId, String, TokenDigest)>,
     /// Programs of the scene's own robots, by robot name, started when the lab opens.
     pub programs: BTreeMap<String, Arc<ProgramCode>>,
+    /// Where its recording goes (`None`: it records nothing).
+    pub recording: Option<super::recording::RecordingSink>,
+    /// The number of its first run (runs kept from before a restart keep theirs).
+    pub first_run: u32,
 }
 
 /// The rest of the server's view of one running lab.
@@ -89,8 +93,20 @@ impl LabHandle {
     /// Builds the lab's world and starts its thread. A scene that does not build
     /// starts nothing.
     pub fn open(config: LabConfig) -> Result<Arc<LabHandle>, LabError> {
-        let LabConfig { id, name, scene, instructor, start_running, seed, join_code, settings, students, programs } =
-            config;
+        let LabConfig {
+            id,
+            name,
+            scene,
+            instructor,
+            start_running,
+            seed,
+            join_code,
+            settings,
+            students,
+            programs,
+            recording,
+            first_run,
+        } = config;
         let mut participants = Participants::new(instructor, participants::normalise_code(&join_code));
         for (user, name, token) in students {
             participants.restore(user, name, token);
@@ -120,6 +136,7 @@ impl LabHandle {
                 status: status_tx,
                 telemetry: Arc::clone(&telemetry),
                 console: console.clone(),
+                recorder: super::recording::Recorder::new(id.clone(), recording, first_run),
             },
             command_rx,
             mode,
@@ -354,6 +371,22 @@ impl LabHandle {
         program.ok_or_else(|| self.no_program(robot))
     }
 
+    /// The recording's open chunk: what happened since the last chunk was kept.
+    pub async fn recording_tail(&self) -> Result<super::recording::Chunk, LabError> {
+        self.request(|reply| LabCommand::RecordingTail { reply }).await
+    }
+
+    /// The scene as viewers have it now (`SceneSnapshot` JSON).
+    pub fn snapshot_json(&self) -> Arc<str> {
+        self.hub.snapshot_json()
+    }
+
+    /// Sends one viewer the current scene and keyframe again (back to live after
+    /// seeking).
+    pub fn resync(&self, slot: &hub::ClientSlot) {
+        self.hub.resync(slot);
+    }
+
     /// New console lines of every robot, as they come (filter by owner before sending).
     pub fn console(&self) -> broadcast::Receiver<Arc<ConsoleEvent>> {
         self.console.subscribe()
@@ -510,6 +543,8 @@ mod tests {
             settings: LabSettings::default(),
             students: vec![],
             programs: BTreeMap::new(),
+            recording: None,
+            first_run: 1,
         })
         .unwrap()
     }
@@ -612,6 +647,8 @@ mod tests {
             settings: LabSettings::default(),
             students: vec![],
             programs: BTreeMap::new(),
+            recording: None,
+            first_run: 1,
         });
         assert!(matches!(result, Err(LabError::Scene { .. })));
     }

@@ -167,6 +167,18 @@ impl Hub {
         });
     }
 
+    /// The current scene's snapshot JSON.
+    pub fn snapshot_json(&self) -> Arc<str> {
+        Arc::clone(&self.inner.lock().expect("hub lock").snapshot_json)
+    }
+
+    /// Offers one viewer the current snapshot and keyframe again.
+    pub fn resync(&self, slot: &ClientSlot) {
+        let inner = self.inner.lock().expect("hub lock");
+        let keyframe = OutgoingFrame { frame: Arc::new(inner.keyframe.clone()), encoded: None };
+        slot.offer_scene(&inner.snapshot_json, &keyframe);
+    }
+
     /// Sends a JSON event to every viewer.
     pub fn broadcast(&self, message: &ServerMsg) {
         let json: Arc<str> = serde_json::to_string(message).expect("server messages serialise").into();

@@ -16,6 +16,7 @@ pub mod hub;
 mod pacer;
 pub mod participants;
 pub mod programs;
+pub mod recording;
 mod registry;
 mod runner;
 pub mod telemetry;

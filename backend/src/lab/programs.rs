@@ -36,8 +36,8 @@ use std::time::{Duration, Instant};
 
 use tokio::sync::broadcast;
 use vlab_protocol::{
-    ActuatorCommands, Belief, ConsoleLine, ConsoleSource, Lateness, ProgramState, ProgramStatus, ServerMsg, SyncMode,
-    UserId,
+    ActuatorCommands, Belief, ConsoleLine, ConsoleSource, Estimate, Lateness, ProgramState, ProgramStatus, ServerMsg,
+    SyncMode, UserId,
 };
 
 use super::beliefs::BeliefState;
@@ -147,6 +147,8 @@ pub struct Programs {
     console: broadcast::Sender<Arc<ConsoleEvent>>,
     /// The lab's static geometry, handed to programs as they start.
     obstacles: Arc<Vec<Footprint>>,
+    /// Console lines published since the lab last took them for its recording.
+    published: Vec<(String, Vec<ConsoleLine>)>,
 }
 
 impl Programs {
@@ -162,6 +164,7 @@ impl Programs {
             exchange: Exchange::default(),
             console,
             obstacles: Arc::default(),
+            published: Vec::new(),
         }
     }
 
@@ -289,16 +292,34 @@ impl Programs {
     }
 
     /// The pre-step phase: the programs' latest commands reach their robots.
-    pub fn pre_step(&mut self, robots: &mut Robots, step: u64, dt_secs: f64) {
+    ///
+    /// Returns the commands that reached the robots, for the lab's recording.
+    pub fn pre_step(&mut self, robots: &mut Robots, step: u64, dt_secs: f64) -> Vec<(String, ActuatorCommands)> {
+        let mut applied = Vec::new();
         for (name, slot) in &mut self.slots {
             let Some(commands) = slot.commands.take() else { continue };
             if commands.is_empty() {
                 continue;
             }
-            if let Some(Err(error)) = robots.command(name, &commands) {
-                slot.say(step, dt_secs, format!("commands ignored: {error}"));
+            match robots.command(name, &commands) {
+                Some(Err(error)) => slot.say(step, dt_secs, format!("commands ignored: {error}")),
+                Some(Ok(())) => applied.push((name.clone(), commands)),
+                None => {}
             }
         }
+        applied
+    }
+
+    /// The console lines published since the last call, by robot, for the recording.
+    pub fn take_published(&mut self) -> Vec<(String, Vec<ConsoleLine>)> {
+        std::mem::take(&mut self.published)
+    }
+
+    /// Every program's latest estimate: robot, step, time, estimate.
+    pub fn estimates(&self) -> impl Iterator<Item = (&str, u64, f64, Estimate)> {
+        self.slots.iter().filter_map(|(name, slot)| {
+            slot.belief.estimate().map(|(step, time, estimate)| (name.as_str(), step, time, estimate))
+        })
     }
 
     /// The post-step phase: on a control step, programs that are ready join, answers
@@ -382,6 +403,7 @@ impl Programs {
                 continue;
             }
             let lines = std::mem::take(&mut slot.unsent);
+            self.published.push((name.clone(), lines.clone()));
             let message = ServerMsg::Console { robot: name.clone(), lines };
             let json = serde_json::to_string(&message).expect("console lines serialise");
             // Nobody listening is fine: the lines are kept for later readers.

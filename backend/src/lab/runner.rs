@@ -22,6 +22,7 @@ use super::frames::FrameBuilder;
 use super::hub::Hub;
 use super::pacer::Pacer;
 use super::programs::{ConsoleEvent, Programs, Tick};
+use super::recording::{CommandSource, Record, Recorder, RobotEstimate};
 use super::telemetry::{Published, Telemetry};
 use super::{LabCommand, LabError, LabStatus, ProgramAction, wire};
 use crate::controller::ProgramCode;
@@ -66,6 +67,8 @@ pub struct Outlets {
     pub telemetry: Arc<Telemetry>,
     /// Console lines of the robots' programs.
     pub console: broadcast::Sender<Arc<ConsoleEvent>>,
+    /// What happens, written down.
+    pub recorder: Recorder,
 }
 
 /// A lab's simulation and clock, owned by its thread.
@@ -79,6 +82,7 @@ pub struct Runner {
     hub: Arc<Hub>,
     status: watch::Sender<LabStatus>,
     telemetry: Arc<Telemetry>,
+    recorder: Recorder,
     last_telemetry_at: Instant,
     commands: Receiver<LabCommand>,
     mode: LabMode,
@@ -104,7 +108,9 @@ impl Runner {
         sync: SyncMode,
     ) -> Runner {
         let Parts { model, world, mut robots, seed, programs: scene_programs } = parts;
-        let (frames, _) = FrameBuilder::start(&world, 0);
+        let (frames, keyframe) = FrameBuilder::start(&world, 0);
+        let mut recorder = outlets.recorder;
+        recorder.scene(&keyframe, wire::snapshot_json(&wire::snapshot(&model, &world, 0)), &model, &robots);
         let now = Instant::now();
         let mut programs = Programs::new(seed, model.dt_secs, outlets.console);
         programs.set_obstacles(static_footprints(&model));
@@ -122,6 +128,7 @@ impl Runner {
             hub: outlets.hub,
             status: outlets.status,
             telemetry: outlets.telemetry,
+            recorder,
             last_telemetry_at: now,
             commands,
             mode,
@@ -150,12 +157,17 @@ impl Runner {
             // Handle any further queued commands before stepping.
             while let Ok(command) = self.commands.try_recv() {
                 if matches!(command, LabCommand::Shutdown) {
+                    self.recorder.close();
                     return;
                 }
                 self.handle(command);
             }
+            self.record_console();
             self.advance();
+            self.recorder.close_if_old();
         }
+        // What was recorded last is kept too.
+        self.recorder.close();
     }
 
     /// How long to wait for a command before the next step is due (`None`: forever).
@@ -175,6 +187,9 @@ impl Runner {
 
     fn handle(&mut self, command: LabCommand) {
         match command {
+            LabCommand::RecordingTail { reply } => {
+                let _ = reply.send(self.recorder.tail());
+            }
             LabCommand::Sync { sync } => self.sync = sync,
             LabCommand::Control { action, reply } => self.control(action, reply),
             LabCommand::Insert { addition, owner, quota, programs, reply } => {
@@ -182,7 +197,11 @@ impl Runner {
                     Some(refusal) => Err(refusal),
                     None => self.insert(&addition, owner).map_err(LabError::Refused),
                 };
-                if inserted.is_ok() {
+                if let Ok(done) = &inserted {
+                    let who = owner_words(addition.robots.first().and_then(|r| self.robots.get(&r.name)));
+                    let names: Vec<&str> = addition.robots.iter().map(|r| r.name.as_str()).collect();
+                    let text = format!("inserted {} bodies, robots [{}]{who}", done.bodies, names.join(", "));
+                    self.recorder.record(Record::Event { step: self.step, text });
                     for (robot, code) in programs {
                         self.programs.start(&robot, &mut self.robots, code, self.model.dt_secs, self.step);
                     }
@@ -214,7 +233,13 @@ impl Runner {
                 let _ = reply.send(self.robots.report(&robot, &self.world, self.step, self.time()));
             }
             LabCommand::Actuate { robot, commands, reply } => {
-                let outcome = self.robots.command(&robot, &commands).map(|done| {
+                let outcome = self.robots.command(&robot, &commands);
+                if let Some(Ok(())) = outcome {
+                    let (step, source) = (self.step, CommandSource::Hand);
+                    let record = Record::Command { step, robot: robot.clone(), source, commands: commands.clone() };
+                    self.recorder.record(record);
+                }
+                let outcome = outcome.map(|done| {
                     done.map(|()| {
                         self.robots.report(&robot, &self.world, self.step, self.time()).expect("the robot exists")
                     })
@@ -223,7 +248,11 @@ impl Runner {
                 self.publish_telemetry();
             }
             LabCommand::Keys { robot, keys, reply } => {
-                let _ = reply.send(self.robots.set_keys(&robot, &keys));
+                let set = self.robots.set_keys(&robot, &keys);
+                if let Some(Ok(())) = set {
+                    self.recorder.record(Record::Keys { step: self.step, robot, keys });
+                }
+                let _ = reply.send(set);
                 self.publish_telemetry();
             }
             LabCommand::RemoveRobot { robot, reply } => {
@@ -246,8 +275,13 @@ impl Runner {
             let _ = waiting.send(self.state());
         }
         let mut reply = Some(reply);
+        self.recorder.record(Record::Control { step: self.step, action: action.clone() });
         match action {
-            ControlAction::Pause => self.mode = LabMode::Paused,
+            ControlAction::Pause => {
+                self.mode = LabMode::Paused;
+                // Paused, the lab may sleep for long: what it recorded is kept now.
+                self.recorder.close();
+            }
             ControlAction::Resume => {
                 self.mode = LabMode::Running;
                 self.pacer.reanchor(now, self.step);
@@ -321,6 +355,7 @@ impl Runner {
         self.world = world;
         self.programs.remove(name);
         self.robots.remove(name, &moved, &mut self.world);
+        self.recorder.record(Record::Event { step: self.step, text: format!("removed robot {name}") });
         self.publish_scene();
         self.publish_state();
         true
@@ -341,6 +376,7 @@ impl Runner {
         self.robots.restart(name, &self.model, &mut self.world, step, time);
         // A robot back at its start runs its program from the start too.
         self.programs.restart(name, &mut self.robots, self.model.dt_secs, step);
+        self.recorder.record(Record::Event { step, text: format!("robot {name} put back at its start") });
         self.publish_frame();
         self.publish_telemetry();
         true
@@ -362,6 +398,9 @@ impl Runner {
         let now = crate::robot::frame::heading(&self.world.pose(pivot)) as f32;
         let turn = heading.map_or(0.0, |heading| heading - now);
         self.world.move_rigidly(&bodies, pivot, position, turn);
+        let [x, y, z] = position;
+        let text = format!("{name} moved to ({x:.3}, {y:.3}, {z:.3}), heading {:.3}", now + turn);
+        self.recorder.record(Record::Event { step: self.step, text });
         self.publish_frame();
         self.publish_telemetry();
         true
@@ -376,7 +415,9 @@ impl Runner {
         self.frames = frames;
         self.last_frame_step = self.step;
         let snapshot = wire::snapshot(&self.model, &self.world, self.epoch);
-        self.hub.publish_scene(wire::snapshot_json(&snapshot), keyframe);
+        let snapshot_json = wire::snapshot_json(&snapshot);
+        self.recorder.scene(&keyframe, Arc::clone(&snapshot_json), &self.model, &self.robots);
+        self.hub.publish_scene(snapshot_json, keyframe);
         let (bodies, robots) = (self.world.body_count(), self.model.robots.iter().map(|r| r.name.clone()).collect());
         let owners = self.robots.owners();
         self.status.send_modify(|status| {
@@ -395,6 +436,7 @@ impl Runner {
         self.robots.restore_owners(owners);
         self.robots.install(&mut self.world, 0, 0.0);
         self.step = 0;
+        self.recorder.new_run();
         // The same run again: every program starts over, at step 0, before time moves.
         self.programs.restart_all(&mut self.robots, self.model.dt_secs, 0);
         self.mode = LabMode::Paused;
@@ -437,6 +479,7 @@ impl Runner {
                 if self.step >= until {
                     self.mode = LabMode::Paused;
                     self.publish_frame();
+                    self.recorder.close();
                     self.publish_state();
                     self.publish_telemetry();
                     if let Some((_, Some(reply))) = self.stepping.take() {
@@ -461,7 +504,11 @@ impl Runner {
     /// `FRAME_INTERVAL`, from the same post-step world the sensors read.
     fn step_once(&mut self) {
         let dt = self.model.dt_secs;
-        self.programs.pre_step(&mut self.robots, self.step, dt);
+        let applied = self.programs.pre_step(&mut self.robots, self.step, dt);
+        for (robot, commands) in applied {
+            let (step, source) = (self.step, CommandSource::Program);
+            self.recorder.record(Record::Command { step, robot, source, commands });
+        }
         self.robots.apply_actuators(&mut self.world);
         self.world.step();
         self.step += 1;
@@ -470,6 +517,20 @@ impl Runner {
         let (sync, wall_per_sim) = self.sync_now();
         let tick = Tick { step: self.step, dt_secs: dt, sync, wall_per_sim };
         self.programs.post_step(&mut self.robots, tick);
+        if self.recorder.is_on() {
+            self.record_console();
+            for (robot, step, time, estimate) in self.programs.estimates() {
+                self.recorder.estimate(RobotEstimate { robot: robot.to_owned(), step, time, estimate });
+            }
+        }
+        self.recorder.after_step(self.step, time, dt, &self.world, &self.robots);
+    }
+
+    /// Hands the programs' newly published console lines to the recording.
+    fn record_console(&mut self) {
+        for (robot, lines) in self.programs.take_published() {
+            self.recorder.console(&robot, &lines);
+        }
     }
 
     /// How the lab keeps together with its programs now, and the wall time a simulated
@@ -537,6 +598,7 @@ impl Runner {
             return;
         }
         self.last_frame_step = self.step;
+        self.recorder.frame(&frame);
         self.hub.publish_frame(frame);
     }
 
@@ -545,4 +607,9 @@ impl Runner {
         self.status.send_modify(|status| status.state = state.clone());
         self.hub.broadcast(&ServerMsg::State(state));
     }
+}
+
+/// ", by Ana" for a robot a participant added; nothing for the lab's own.
+fn owner_words(robot: Option<&crate::robot::Robot>) -> String {
+    robot.and_then(|r| r.owner()).map(|o| format!(", by {}", o.name)).unwrap_or_default()
 }

@@ -7,6 +7,7 @@
 
 use std::collections::BTreeSet;
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use axum::extract::ws::{CloseFrame, Message, Utf8Bytes, WebSocket, WebSocketUpgrade};
 use axum::extract::{Path, Query, State};
@@ -21,7 +22,7 @@ use vlab_protocol::{
 
 use super::limits::MAX_WEBSOCKET_MESSAGE_BYTES;
 use super::{AppError, AppState};
-use crate::classroom::{Classroom, ClassroomError};
+use crate::classroom::{Classroom, ClassroomError, Seek};
 use crate::lab::telemetry::Watcher;
 use crate::lab::{Caller, LabHandle};
 
@@ -118,7 +119,12 @@ async fn serve(
     }
     send(&mut sink, json_message(&ServerMsg::Settings(lab.settings()))).await?;
     send(&mut sink, json_message(&ServerMsg::Presence { participants: lab.participants() })).await?;
+    if let Ok(summary) = classroom.recording_summary(lab) {
+        send(&mut sink, json_message(&ServerMsg::Recording(summary))).await?;
+    }
 
+    let mut recording = classroom.recordings().map(|r| r.updates());
+    let mut last_seek = Instant::now() - SEEK_INTERVAL;
     let mut events = subscription.events;
     let mut console = lab.console();
     let mut telemetry = lab.telemetry();
@@ -147,6 +153,13 @@ async fn serve(
                 }
             },
             Some(reply) = replies.recv() => send(&mut sink, json_message(&reply)).await?,
+            update = next_update(&mut recording) => match update {
+                Ok((id, json)) if id == lab.id() => send(&mut sink, Message::Text(Utf8Bytes::from(json.to_string()))).await?,
+                Ok(_) => {}
+                // A summary skipped is superseded by the next one.
+                Err(broadcast::error::RecvError::Lagged(_)) => {}
+                Err(broadcast::error::RecvError::Closed) => recording = None,
+            },
             event = console.recv() => match event {
                 Ok(event) if caller.may_read_console(event.owner) => {
                     send(&mut sink, Message::Text(Utf8Bytes::from(event.json.to_string()))).await?;
@@ -181,8 +194,20 @@ async fn serve(
                 Some(Err(e)) => return Err(e.to_string()),
                 Some(Ok(Message::Close(_))) => return Ok(()),
                 Some(Ok(Message::Text(text))) => {
-                    if let Some(reply) = handle_client_text(text.as_str(), classroom, lab, caller, &mut telemetry, driving, &replies_tx) {
-                        send(&mut sink, json_message(&reply)).await?;
+                    match handle_client_text(text.as_str(), classroom, lab, caller, &mut telemetry, driving, &replies_tx) {
+                        Handled::Reply(reply) => send(&mut sink, json_message(&reply)).await?,
+                        Handled::Done => {}
+                        Handled::Seek(seek) => {
+                            // One page seeks at most this often, however fast it drags.
+                            tokio::time::sleep_until((last_seek + SEEK_INTERVAL).into()).await;
+                            last_seek = Instant::now();
+                            let reply = match classroom.seek(lab, caller, seek).await {
+                                Ok(moment) => ServerMsg::Moment(Box::new(moment)),
+                                Err(refused) => refusal(refused),
+                            };
+                            send(&mut sink, json_message(&reply)).await?;
+                        }
+                        Handled::Live => lab.resync(&subscription.slot),
                     }
                 }
                 Some(Ok(Message::Binary(_))) => {
@@ -192,6 +217,37 @@ async fn serve(
                 Some(Ok(Message::Ping(_) | Message::Pong(_))) => {}
             },
         }
+    }
+}
+
+/// A page's seeks are answered at most this often.
+const SEEK_INTERVAL: Duration = Duration::from_millis(50);
+
+/// The next recording summary, or never when the server records nothing.
+async fn next_update(
+    updates: &mut Option<broadcast::Receiver<(String, Arc<str>)>>,
+) -> Result<(String, Arc<str>), broadcast::error::RecvError> {
+    match updates {
+        Some(updates) => updates.recv().await,
+        None => std::future::pending().await,
+    }
+}
+
+/// What a client's message asks of the connection's loop.
+enum Handled {
+    /// Send this now.
+    Reply(Box<ServerMsg>),
+    /// Nothing to send now.
+    Done,
+    /// Show a recorded moment.
+    Seek(Seek),
+    /// Back to the live lab.
+    Live,
+}
+
+impl Handled {
+    fn reply(message: ServerMsg) -> Handled {
+        Handled::Reply(Box::new(message))
     }
 }
 
@@ -218,25 +274,27 @@ fn handle_client_text(
     telemetry: &mut Watcher,
     driving: &mut BTreeSet<String>,
     replies: &mpsc::UnboundedSender<ServerMsg>,
-) -> Option<ServerMsg> {
+) -> Handled {
     if text.len() > MAX_CLIENT_TEXT_BYTES {
-        return Some(error(
+        return Handled::reply(error(
             ErrorCode::BadRequest,
             format!("message of {} bytes refused: the limit is {MAX_CLIENT_TEXT_BYTES}", text.len()),
         ));
     }
     let message: ClientMsg = match serde_json::from_str(text) {
         Ok(message) => message,
-        Err(e) => return Some(error(ErrorCode::BadRequest, format!("unreadable message: {e}"))),
+        Err(e) => return Handled::reply(error(ErrorCode::BadRequest, format!("unreadable message: {e}"))),
     };
     match message {
-        ClientMsg::Ping { nonce } => Some(ServerMsg::Pong { nonce }),
+        ClientMsg::Ping { nonce } => Handled::reply(ServerMsg::Pong { nonce }),
+        ClientMsg::Seek { run, step, epoch, robots } => Handled::Seek(Seek { run, step, epoch, robots }),
+        ClientMsg::Live => Handled::Live,
         ClientMsg::Subscribe { robot } => {
             if let Err(refused) = classroom.may_watch(lab, caller, &robot) {
-                return Some(refusal(refused));
+                return Handled::reply(refusal(refused));
             }
             if let Err(e) = telemetry.watch(&robot) {
-                return Some(error(ErrorCode::InvalidArgument, e.to_string()));
+                return Handled::reply(error(ErrorCode::InvalidArgument, e.to_string()));
             }
             // The first report now, not at the next publication (a paused lab has none).
             let (lab, replies) = (Arc::clone(lab), replies.clone());
@@ -247,11 +305,11 @@ fn handle_client_text(
                 };
                 let _ = replies.send(reply);
             });
-            None
+            Handled::Done
         }
         ClientMsg::Unsubscribe { robot } => {
             telemetry.unwatch(&robot);
-            None
+            Handled::Done
         }
         ClientMsg::Keys { robot, keys } => {
             let releasing = keys.is_empty();
@@ -259,7 +317,7 @@ fn handle_client_text(
             // elsewhere.
             let answer = match classroom.queue_keys(lab, caller, &robot, keys) {
                 Ok(answer) => answer,
-                Err(refused) => return Some(refusal(refused)),
+                Err(refused) => return Handled::reply(refusal(refused)),
             };
             if releasing {
                 driving.remove(&robot);
@@ -272,13 +330,13 @@ fn handle_client_text(
                     let _ = replies.send(refusal(e));
                 }
             });
-            None
+            Handled::Done
         }
         ClientMsg::Control { command } => {
             // Queued at once, so one page's commands reach the lab in the order sent.
             let answer = match classroom.queue_control(lab, caller, command) {
                 Ok(answer) => answer,
-                Err(refused) => return Some(refusal(refused)),
+                Err(refused) => return Handled::reply(refusal(refused)),
             };
             let replies = replies.clone();
             tokio::spawn(async move {
@@ -286,7 +344,7 @@ fn handle_client_text(
                     let _ = replies.send(error(ErrorCode::LabUnavailable, "the lab stopped"));
                 }
             });
-            None
+            Handled::Done
         }
     }
 }

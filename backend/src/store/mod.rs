@@ -10,11 +10,14 @@
 
 mod compaction;
 mod insertions;
+pub mod recordings;
 mod schema;
 
 use std::path::{Path, PathBuf};
 
 use rusqlite::{Connection, OptionalExtension, params};
+
+pub use recordings::{ChunkRow, RecordingStore, recordings_file_of};
 
 use crate::secret::TokenDigest;
 

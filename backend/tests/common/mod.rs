@@ -178,6 +178,8 @@ fn three_labs(scene: SceneModel, running: bool) -> Classroom {
                 settings: Default::default(),
                 students: vec![],
                 programs: Default::default(),
+                recording: classroom.recording_sink(),
+                first_run: 1,
             })
             .unwrap(),
         );

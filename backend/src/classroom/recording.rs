@@ -1,0 +1,178 @@
+//! Labs' recordings as the classroom keeps and serves them: a keeper thread writes
+//! the chunks every lab hands it (and keeps each lab within its budget), and viewers'
+//! seeks and exports read them back.
+
+use std::collections::BTreeMap;
+use std::sync::mpsc::{Receiver, sync_channel};
+use std::sync::{Arc, Mutex};
+
+use tokio::sync::broadcast;
+use vlab_protocol::{RecordingSummary, ServerMsg};
+
+use crate::lab::recording::{Chunk, Kept, RecordingSink};
+use crate::store::{ChunkRow, RecordingStore, StoreError};
+
+/// Closed chunks waiting for the keeper, over all labs: at one chunk every two
+/// seconds per lab, the keeper would have to stall for minutes to fill it.
+const QUEUE: usize = 256;
+/// Recording summaries waiting for websockets (each keeps only the latest of its lab).
+const UPDATES: usize = 64;
+/// What a lab may keep unless the server says otherwise.
+pub const DEFAULT_RECORDING_BUDGET_BYTES: u64 = 256 * 1024 * 1024;
+
+/// The recordings of every lab of a server.
+pub struct Recordings {
+    store: Arc<Mutex<RecordingStore>>,
+    sink: RecordingSink,
+    budget: u64,
+    summaries: Arc<Mutex<BTreeMap<String, RecordingSummary>>>,
+    updates: broadcast::Sender<(String, Arc<str>)>,
+}
+
+impl Recordings {
+    /// Keeps recordings in `store`, each lab within `budget` bytes; starts the keeper.
+    pub fn start(store: RecordingStore, budget: u64) -> Recordings {
+        let (sink, queue) = sync_channel(QUEUE);
+        let store = Arc::new(Mutex::new(store));
+        let summaries = Arc::new(Mutex::new(BTreeMap::new()));
+        let updates = broadcast::channel(UPDATES).0;
+        let keeper =
+            Keeper { store: Arc::clone(&store), budget, summaries: Arc::clone(&summaries), updates: updates.clone() };
+        std::thread::Builder::new()
+            .name("recording-keeper".into())
+            .spawn(move || keeper.run(queue))
+            .expect("the recording keeper's thread starts");
+        Recordings { store, sink, budget, summaries, updates }
+    }
+
+    /// Where a lab hands its closed chunks.
+    pub fn sink(&self) -> RecordingSink {
+        self.sink.clone()
+    }
+
+    /// The number the next run of lab `lab` takes (after those kept before a restart).
+    pub fn next_run(&self, lab: &str) -> Result<u32, StoreError> {
+        Ok(self.store.lock().expect("recordings lock").last_run(lab)?.map_or(1, |run| run + 1))
+    }
+
+    /// What lab `lab` has recorded.
+    pub fn summary(&self, lab: &str) -> RecordingSummary {
+        if let Some(summary) = self.summaries.lock().expect("summaries lock").get(lab) {
+            return summary.clone();
+        }
+        let store = self.store.lock().expect("recordings lock");
+        summarise(&store, lab, None, self.budget).unwrap_or_default()
+    }
+
+    /// Summaries as they change: `(lab, ServerMsg::Recording JSON)`.
+    pub fn updates(&self) -> broadcast::Receiver<(String, Arc<str>)> {
+        self.updates.subscribe()
+    }
+
+    /// Runs `read` on the store.
+    pub fn read<T>(&self, read: impl FnOnce(&RecordingStore) -> Result<T, StoreError>) -> Result<T, StoreError> {
+        read(&self.store.lock().expect("recordings lock"))
+    }
+
+    /// Forgets lab `lab`'s recording (it was closed).
+    pub fn forget(&self, lab: &str) {
+        self.summaries.lock().expect("summaries lock").remove(lab);
+        if let Err(error) = self.store.lock().expect("recordings lock").forget(lab) {
+            tracing::warn!(%lab, %error, "could not forget a closed lab's recording");
+        }
+    }
+}
+
+/// The keeper thread: writes what labs hand it, trims, tells viewers.
+struct Keeper {
+    store: Arc<Mutex<RecordingStore>>,
+    budget: u64,
+    summaries: Arc<Mutex<BTreeMap<String, RecordingSummary>>>,
+    updates: broadcast::Sender<(String, Arc<str>)>,
+}
+
+impl Keeper {
+    fn run(self, queue: Receiver<Kept>) {
+        // Ends when every lab and the classroom have let go of the sink.
+        while let Ok(kept) = queue.recv() {
+            let (lab, run) = match &kept {
+                Kept::Chunk { lab, chunk } => (lab.clone(), chunk.run),
+                Kept::Scene { lab, run, .. } => (lab.clone(), *run),
+            };
+            let store = self.store.lock().expect("recordings lock");
+            if let Err(error) = keep(&store, kept, self.budget) {
+                // The lab goes on; the gap shows as a jump in its timeline.
+                tracing::error!(%lab, %error, "could not keep a recorded chunk");
+            }
+            match summarise(&store, &lab, Some(run), self.budget) {
+                Ok(summary) => self.publish(lab, summary),
+                Err(error) => tracing::warn!(%lab, %error, "could not summarise a recording"),
+            }
+        }
+    }
+
+    fn publish(&self, lab: String, summary: RecordingSummary) {
+        let mut summaries = self.summaries.lock().expect("summaries lock");
+        if summaries.get(&lab) == Some(&summary) {
+            return;
+        }
+        summaries.insert(lab.clone(), summary.clone());
+        drop(summaries);
+        let json = serde_json::to_string(&ServerMsg::Recording(summary)).expect("summaries serialise");
+        // Nobody watching is fine.
+        let _ = self.updates.send((lab, json.into()));
+    }
+}
+
+fn keep(store: &RecordingStore, kept: Kept, budget: u64) -> Result<(), StoreError> {
+    match kept {
+        Kept::Scene { lab, run, epoch, snapshot } => store.keep_scene(&lab, run, epoch, &snapshot),
+        Kept::Chunk { lab, chunk } => {
+            let row = ChunkRow {
+                id: 0,
+                run: chunk.run,
+                epoch: chunk.epoch,
+                first_step: chunk.first_step,
+                last_step: chunk.last_step,
+            };
+            let data = chunk.encode();
+            store.keep_chunk(&lab, &row, (chunk.first_time, chunk.last_time), &chunk.trails, &data)?;
+            store.trim(&lab, budget)?;
+            Ok(())
+        }
+    }
+}
+
+/// Lab `lab`'s summary, its current run being `run` (`None`: the last kept).
+fn summarise(store: &RecordingStore, lab: &str, run: Option<u32>, budget: u64) -> Result<RecordingSummary, StoreError> {
+    let runs = store.runs(lab)?;
+    let run = run.or_else(|| runs.last().map(|r| r.run)).unwrap_or(0);
+    let current = runs.iter().find(|r| r.run == run);
+    Ok(RecordingSummary {
+        run,
+        first_step: current.map(|r| r.first_step),
+        last_step: current.map(|r| r.last_step),
+        dropped: current.is_some_and(|r| r.first_step > 0),
+        bytes: store.bytes(lab)?,
+        budget_bytes: budget,
+        runs,
+    })
+}
+
+/// The chunk of `run` holding `step`, from the lab's open chunk (`tail`) or the store.
+pub fn chunk_holding(recordings: &Recordings, lab: &str, tail: &Chunk, step: u64) -> Result<Option<Chunk>, StoreError> {
+    if tail.first_step <= step {
+        return Ok(Some(tail.clone()));
+    }
+    let found = recordings.read(|store| store.chunk_at(lab, tail.run, step))?;
+    match found {
+        Some((_, bytes)) => match Chunk::decode(&bytes) {
+            Ok(chunk) => Ok(Some(chunk)),
+            Err(error) => {
+                tracing::error!(%lab, %error, "a kept chunk does not read");
+                Ok(None)
+            }
+        },
+        None => Ok(None),
+    }
+}

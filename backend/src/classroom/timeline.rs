@@ -1,0 +1,131 @@
+//! The timeline: a viewer seeking a recorded step of the current run, and what the
+//! lab has recorded. Who sees what is the live lab's rule: poses and readings to every
+//! viewer, a program's estimate to those who may see its belief.
+
+use std::sync::Arc;
+
+use vlab_protocol::{MAX_SEEK_ROBOTS, RecordedMoment, RecordingSummary, SceneSnapshot};
+
+use super::recording::chunk_holding;
+use super::{Classroom, ClassroomError};
+use crate::lab::recording::{Chunk, moment};
+use crate::lab::{Caller, LabHandle};
+
+/// What a viewer asks when seeking.
+#[derive(Clone, Debug, Default)]
+pub struct Seek {
+    /// The run (`None`: the current one).
+    pub run: Option<u32>,
+    /// The step wanted.
+    pub step: u64,
+    /// The epoch of the scene the viewer holds.
+    pub epoch: Option<u32>,
+    /// Robots whose readings and trails to include.
+    pub robots: Vec<String>,
+}
+
+impl Classroom {
+    /// What lab `lab` has recorded.
+    pub fn recording_summary(&self, lab: &LabHandle) -> Result<RecordingSummary, ClassroomError> {
+        let recordings = self.recordings.as_ref().ok_or_else(not_recording)?;
+        Ok(recordings.summary(lab.id()))
+    }
+
+    /// Lab `lab` as it was at a recorded step of one of its runs (the current one unless
+    /// another is asked for), as `caller` may see it.
+    pub async fn seek(
+        &self,
+        lab: &Arc<LabHandle>,
+        caller: Caller,
+        seek: Seek,
+    ) -> Result<RecordedMoment, ClassroomError> {
+        let recordings = self.recordings.as_ref().ok_or_else(not_recording)?;
+        if seek.robots.len() > MAX_SEEK_ROBOTS {
+            return Err(ClassroomError::Invalid(format!(
+                "a seek may ask about {MAX_SEEK_ROBOTS} robots at most, not {}",
+                seek.robots.len()
+            )));
+        }
+        let tail = lab.recording_tail().await?;
+        let live = seek.run.is_none_or(|run| run == tail.run);
+        let (chunk, step) = if live {
+            let step = seek.step.min(tail.last_step);
+            (chunk_holding(recordings, lab.id(), &tail, step)?, step)
+        } else {
+            let run = seek.run.expect("not the live run");
+            let found = recordings.read(|store| store.chunk_at(lab.id(), run, seek.step))?;
+            let chunk = found.map(|(_, bytes)| Chunk::decode(&bytes)).transpose().map_err(|e| {
+                ClassroomError::Internal(format!("run {run} of this lab's recording does not read: {e}"))
+            })?;
+            (chunk.clone(), chunk.map_or(seek.step, |c| seek.step.min(c.last_step)))
+        };
+        let Some(chunk) = chunk else {
+            let first = recordings.summary(lab.id()).first_step;
+            return Err(ClassroomError::NotFound(match first {
+                Some(first) => {
+                    format!("step {step} is no longer recorded: the recording of this run starts at step {first}")
+                }
+                None => format!("step {step} is not recorded"),
+            }));
+        };
+        let shown = moment::at(&chunk, step, &seek.robots);
+        let snapshot = if seek.epoch == Some(chunk.epoch) {
+            None
+        } else {
+            Some(self.recorded_scene(recordings, lab, chunk.run, chunk.epoch)?)
+        };
+        let run = chunk.run;
+        let mut trails = moment::trails(
+            recordings
+                .read(|store| store.trails(lab.id(), run, step))?
+                .iter()
+                .chain(if live && tail.first_step <= step { tail.trails.iter() } else { [].iter() }),
+            &seek.robots,
+            step,
+        );
+        let shared = lab.settings().share_beliefs;
+        let sees = |robot: &str| caller.may_see_belief(lab.owner_of(robot), shared);
+        for trail in &mut trails {
+            if !sees(&trail.robot) {
+                trail.estimate.clear();
+            }
+        }
+        Ok(RecordedMoment {
+            run,
+            step: shown.step,
+            time: shown.time,
+            asked: seek.step,
+            snapshot,
+            epoch: chunk.epoch,
+            poses: shown.poses,
+            robots: shown.robots,
+            trails,
+        })
+    }
+
+    /// The scene of `epoch` in `run`, kept, or the live one if it is that (its row
+    /// may still be on its way to the store).
+    fn recorded_scene(
+        &self,
+        recordings: &super::Recordings,
+        lab: &LabHandle,
+        run: u32,
+        epoch: u32,
+    ) -> Result<SceneSnapshot, ClassroomError> {
+        let kept = recordings.read(|store| store.scene(lab.id(), run, epoch))?;
+        let json = match kept {
+            Some(json) => json,
+            None => lab.snapshot_json().to_string(),
+        };
+        let snapshot: SceneSnapshot = serde_json::from_str(&json)
+            .map_err(|e| ClassroomError::Internal(format!("a recorded scene does not read: {e}")))?;
+        if snapshot.epoch != epoch {
+            return Err(ClassroomError::NotFound(format!("the scene of that moment (epoch {epoch}) is not recorded")));
+        }
+        Ok(snapshot)
+    }
+}
+
+fn not_recording() -> ClassroomError {
+    ClassroomError::NotFound("this server records nothing (its recording budget is 0)".into())
+}

@@ -1,0 +1,348 @@
+//! Recording: the lab's thread writes down what happens (frames, readings, estimates,
+//! console lines, commands, time control, insertions and removals) in chunks of a
+//! few seconds, and hands each closed chunk to whoever keeps them.
+//!
+//! The recorder never waits: closed chunks go into a bounded queue; if the keeper falls
+//! that far behind, the chunk is dropped and counted rather than slow the lab. What a
+//! chunk holds and how a moment is rebuilt from it: [`chunk`], [`moment`].
+
+pub mod chunk;
+pub mod moment;
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::sync::mpsc::{SyncSender, TrySendError};
+use std::time::{Duration, Instant};
+
+use vlab_protocol::{BodyId, ConsoleLine, Frame, RecordedTrail, SensorReport, SensorValue, TrailPoint};
+
+pub use chunk::{Chunk, ChunkError, CommandSource, Record, RecordedRobot, RobotEstimate, RobotReading};
+
+use crate::robot::Robots;
+use crate::scene::SceneModel;
+use crate::sim::World;
+
+/// A chunk closes after this much simulation time...
+const CHUNK_SIM_SECS: f64 = 2.0;
+/// ...or this much wall time with something in it (so a slow or paused lab still
+/// keeps what happened within seconds: a server killed loses at most this)...
+const CHUNK_WALL: Duration = Duration::from_secs(5);
+/// ...or when it holds about this many bytes of records.
+const CHUNK_BYTES: usize = 2 * 1024 * 1024;
+/// Sensors are looked at every this many steps: a sensor read every step is recorded
+/// at this pace (48 Hz at the default 1/240 s step), slower ones at each reading.
+const READINGS_EVERY_STEPS: u64 = 5;
+/// Trails are sampled about this often, simulation time.
+const TRAIL_EVERY_SECS: f64 = 0.1;
+
+/// What the recorder hands its keeper.
+#[derive(Debug)]
+pub enum Kept {
+    /// A closed chunk of lab `lab`.
+    Chunk {
+        /// The lab's id.
+        lab: String,
+        /// The chunk.
+        chunk: Box<Chunk>,
+    },
+    /// The scene of `epoch` in `run`, as viewers received it (to show a moment of
+    /// it again even after it changed).
+    Scene {
+        /// The lab's id.
+        lab: String,
+        /// The run.
+        run: u32,
+        /// The scene epoch.
+        epoch: u32,
+        /// The `SceneSnapshot` JSON.
+        snapshot: Arc<str>,
+    },
+}
+
+/// Where closed chunks go: a bounded queue to the keeper.
+pub type RecordingSink = SyncSender<Kept>;
+
+/// The recording of one lab, on its thread.
+pub struct Recorder {
+    lab: String,
+    sink: Option<RecordingSink>,
+    run: u32,
+    open: Chunk,
+    opened_at: Instant,
+    open_bytes: usize,
+    /// Every moving body's latest recorded pose (a chunk's keyframe).
+    keyframe: Frame,
+    /// Every robot's sensors' latest readings, in declaration order.
+    readings: BTreeMap<String, Vec<SensorReport>>,
+    estimates: BTreeMap<String, RobotEstimate>,
+    next_trail_step: u64,
+    /// Chunks the keeper could not take in time.
+    dropped: u64,
+}
+
+impl Recorder {
+    /// A recorder of lab `lab` starting run `run`; `sink: None` records nothing.
+    pub fn new(lab: String, sink: Option<RecordingSink>, run: u32) -> Recorder {
+        Recorder {
+            lab,
+            sink,
+            run,
+            open: Chunk { run, ..Chunk::default() },
+            opened_at: Instant::now(),
+            open_bytes: 0,
+            keyframe: Frame::default(),
+            readings: BTreeMap::new(),
+            estimates: BTreeMap::new(),
+            next_trail_step: 0,
+            dropped: 0,
+        }
+    }
+
+    /// The run being recorded.
+    pub fn run(&self) -> u32 {
+        self.run
+    }
+
+    /// Whether it records at all.
+    pub fn is_on(&self) -> bool {
+        self.sink.is_some()
+    }
+
+    /// A new run begins (a reset): what the old one left open is closed, readings and
+    /// estimates are forgotten. [`Recorder::scene`] follows.
+    pub fn new_run(&mut self) {
+        self.close();
+        self.run += 1;
+        self.readings.clear();
+        self.estimates.clear();
+        self.next_trail_step = 0;
+    }
+
+    /// The scene changed (or the run began): the open chunk closes and the next starts
+    /// from `keyframe` in the new epoch.
+    pub fn scene(&mut self, keyframe: &Frame, snapshot: Arc<str>, model: &SceneModel, robots: &Robots) {
+        if !self.is_on() {
+            return;
+        }
+        self.close();
+        self.keyframe = keyframe.clone();
+        self.readings.retain(|name, _| model.robots.iter().any(|r| &r.name == name));
+        self.estimates.retain(|name, _| model.robots.iter().any(|r| &r.name == name));
+        self.open = self.fresh_chunk(keyframe.step, keyframe.time);
+        self.open.robots = recorded_robots(model, robots);
+        let kept = Kept::Scene { lab: self.lab.clone(), run: self.run, epoch: keyframe.epoch, snapshot };
+        self.send(kept);
+    }
+
+    /// A frame went out to viewers.
+    pub fn frame(&mut self, frame: &Frame) {
+        if !self.is_on() || frame.epoch != self.open.epoch {
+            return;
+        }
+        self.keyframe.absorb(frame.clone());
+        self.open_bytes += 32 + frame.poses.len() * 40;
+        self.open.records.push(Record::Frame { step: frame.step, time: frame.time, poses: frame.poses.clone() });
+        self.reached(frame.step, frame.time);
+    }
+
+    /// Something happened (a command, time control, an event).
+    pub fn record(&mut self, record: Record) {
+        if !self.is_on() {
+            return;
+        }
+        self.open_bytes += 200;
+        self.open.records.push(record);
+    }
+
+    /// Console lines of robot `robot`.
+    pub fn console(&mut self, robot: &str, lines: &[ConsoleLine]) {
+        if !self.is_on() || lines.is_empty() {
+            return;
+        }
+        self.open_bytes += lines.iter().map(|l| l.text.len() + 64).sum::<usize>();
+        self.open.records.push(Record::Console { robot: robot.to_owned(), lines: lines.to_vec() });
+    }
+
+    /// After a physics step: new readings (every few steps), trail samples, and the
+    /// chunk closed when it is full or old enough.
+    pub fn after_step(&mut self, step: u64, time: f64, dt_secs: f64, world: &World, robots: &Robots) {
+        if !self.is_on() {
+            return;
+        }
+        if step.is_multiple_of(READINGS_EVERY_STEPS) {
+            self.take_readings(robots);
+        }
+        if step >= self.next_trail_step {
+            self.sample_trails(step, world, robots);
+            self.next_trail_step = step + ((TRAIL_EVERY_SECS / dt_secs).round() as u64).max(1);
+        }
+        self.reached(step, time);
+        let span = self.open.last_time - self.open.first_time;
+        if span >= CHUNK_SIM_SECS || self.open_bytes >= CHUNK_BYTES {
+            self.close();
+        }
+    }
+
+    /// A program published a new estimate.
+    pub fn estimate(&mut self, estimate: RobotEstimate) {
+        if !self.is_on() || self.estimates.get(&estimate.robot).map(|e| e.estimate) == Some(estimate.estimate) {
+            return;
+        }
+        self.estimates.insert(estimate.robot.clone(), estimate.clone());
+        self.open_bytes += 100;
+        self.open.records.push(Record::Estimate(estimate));
+    }
+
+    /// Closes the open chunk if it has waited long enough in wall time (a slow or
+    /// paused lab).
+    pub fn close_if_old(&mut self) {
+        if self.opened_at.elapsed() >= CHUNK_WALL {
+            self.close();
+        }
+    }
+
+    /// Closes the open chunk now (the lab pauses or shuts down).
+    pub fn close(&mut self) {
+        if !self.is_on() {
+            return;
+        }
+        let (step, time) = (self.open.last_step, self.open.last_time);
+        let next = self.fresh_chunk(step, time);
+        let closed = std::mem::replace(&mut self.open, next);
+        self.open.robots = closed.robots.clone();
+        if closed.is_empty() {
+            return;
+        }
+        self.send(Kept::Chunk { lab: self.lab.clone(), chunk: Box::new(closed) });
+    }
+
+    /// The open chunk as it is now, for a viewer seeking the last seconds.
+    pub fn tail(&self) -> Chunk {
+        self.open.clone()
+    }
+
+    /// Chunks dropped because the keeper fell behind.
+    pub fn dropped(&self) -> u64 {
+        self.dropped
+    }
+
+    fn fresh_chunk(&mut self, step: u64, time: f64) -> Chunk {
+        self.opened_at = Instant::now();
+        self.open_bytes = 0;
+        Chunk {
+            run: self.run,
+            epoch: self.keyframe.epoch,
+            first_step: step,
+            first_time: time,
+            last_step: step,
+            last_time: time,
+            robots: Vec::new(),
+            keyframe: self.keyframe.poses.clone(),
+            key_readings: self
+                .readings
+                .iter()
+                .flat_map(|(robot, sensors)| {
+                    sensors.iter().map(|s| RobotReading { robot: robot.clone(), sensor: s.clone() })
+                })
+                .collect(),
+            key_estimates: self.estimates.values().cloned().collect(),
+            records: Vec::new(),
+            trails: Vec::new(),
+        }
+    }
+
+    fn reached(&mut self, step: u64, time: f64) {
+        if step > self.open.last_step {
+            self.open.last_step = step;
+            self.open.last_time = time;
+        }
+    }
+
+    fn take_readings(&mut self, robots: &Robots) {
+        for robot in robots.all() {
+            let latest = self
+                .readings
+                .entry(robot.name().to_owned())
+                .or_insert_with(|| robot.sensors().iter().map(|s| s.report()).collect());
+            for (index, sensor) in robot.sensors().iter().enumerate() {
+                let Some(reading) = sensor.last() else { continue };
+                let known = latest.get(index).and_then(|r| r.step);
+                if known.is_some_and(|known| known >= reading.step) {
+                    continue;
+                }
+                let report = sensor.report();
+                self.open_bytes += reading_bytes(&report);
+                self.open.records.push(Record::Reading(Box::new(RobotReading {
+                    robot: robot.name().to_owned(),
+                    sensor: report.clone(),
+                })));
+                match latest.get_mut(index) {
+                    Some(slot) => *slot = report,
+                    None => latest.push(report),
+                }
+            }
+        }
+    }
+
+    fn sample_trails(&mut self, step: u64, world: &World, robots: &Robots) {
+        for recorded in &self.open.robots {
+            let pose = world.pose(recorded.main_body.0 as usize);
+            let truth = TrailPoint {
+                step,
+                x: f64::from(pose.position[0]),
+                y: -f64::from(pose.position[2]),
+                theta: crate::robot::frame::heading(&pose),
+            };
+            let odometry = robots.get(&recorded.name).and_then(|robot| {
+                robot.sensors().iter().find_map(|s| match s.last().map(|r| &r.measured) {
+                    Some(SensorValue::Pose2d { x, y, theta }) => Some(TrailPoint { step, x: *x, y: *y, theta: *theta }),
+                    _ => None,
+                })
+            });
+            let estimate = self.estimates.get(&recorded.name).map(|e| TrailPoint::of_estimate(step, &e.estimate));
+            let trail = match self.open.trails.iter_mut().position(|t| t.robot == recorded.name) {
+                Some(index) => &mut self.open.trails[index],
+                None => {
+                    self.open.trails.push(RecordedTrail { robot: recorded.name.clone(), ..RecordedTrail::default() });
+                    self.open.trails.last_mut().expect("just pushed")
+                }
+            };
+            trail.truth.push(truth);
+            trail.odometry.extend(odometry);
+            trail.estimate.extend(estimate);
+        }
+    }
+
+    fn send(&mut self, kept: Kept) {
+        let Some(sink) = &self.sink else { return };
+        match sink.try_send(kept) {
+            Ok(()) => {}
+            Err(TrySendError::Full(_)) => {
+                self.dropped += 1;
+                tracing::warn!(lab = %self.lab, dropped = self.dropped, "the recording's keeper is behind: a chunk was dropped");
+            }
+            // The keeper is gone (the server is shutting down): nothing to keep.
+            Err(TrySendError::Disconnected(_)) => self.sink = None,
+        }
+    }
+}
+
+fn recorded_robots(model: &SceneModel, robots: &Robots) -> Vec<RecordedRobot> {
+    model
+        .robots
+        .iter()
+        .map(|r| RecordedRobot {
+            name: r.name.clone(),
+            main_body: BodyId(r.main_body as u32),
+            owner: robots.get(&r.name).and_then(|robot| robot.owner()).map(|o| o.name.clone()),
+        })
+        .collect()
+}
+
+fn reading_bytes(report: &SensorReport) -> usize {
+    let values = |v: &Option<SensorValue>| match v {
+        Some(SensorValue::Scan { ranges, .. }) => ranges.len() * 8,
+        _ => 32,
+    };
+    120 + values(&report.measured) + values(&report.truth)
+}

@@ -1,0 +1,379 @@
+//! Where labs' recordings are kept: a SQLite file of their own beside the database
+//! (`vlab.db` → `vlab.recordings.db`), so the bulky, steadily growing part never
+//! slows or swells the file that holds labs and sessions, and can be deleted alone.
+//!
+//! A chunk is a row (its steps, its trails as JSON, its bytes compressed); a scene
+//! epoch's snapshot is a row. Each lab's rows stay within a byte budget: the oldest
+//! chunks go first, and the file gives their pages back (incremental auto-vacuum).
+
+use std::path::{Path, PathBuf};
+
+use rusqlite::{Connection, OptionalExtension, params};
+use vlab_protocol::{RecordedTrail, RunSummary};
+
+use super::StoreError;
+
+const RECORDINGS_SCHEMA_VERSION: i64 = 1;
+/// Pages given back to the file system after a trim, at most (a few MiB).
+const VACUUM_PAGES: u32 = 1024;
+
+/// The recordings file of database `db`.
+pub fn recordings_file_of(db: &Path) -> PathBuf {
+    let mut name = db.file_stem().unwrap_or_default().to_os_string();
+    name.push(".recordings.db");
+    db.with_file_name(name)
+}
+
+/// A kept chunk's place, without its bytes.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ChunkRow {
+    /// Its row id (increasing in the order chunks were kept).
+    pub id: i64,
+    /// Its run.
+    pub run: u32,
+    /// Its scene epoch.
+    pub epoch: u32,
+    /// Its first step.
+    pub first_step: u64,
+    /// Its last step.
+    pub last_step: u64,
+}
+
+/// The recordings of every lab of a server.
+pub struct RecordingStore {
+    connection: Connection,
+    path: String,
+}
+
+impl RecordingStore {
+    /// Opens (creating if needed) the recordings file at `path`.
+    pub fn open(path: &Path) -> Result<RecordingStore, StoreError> {
+        let display = path.display().to_string();
+        let connection =
+            Connection::open(path).map_err(|source| StoreError::Sqlite { path: display.clone(), source })?;
+        // Students' readings and consoles are in it: readable by the server's user only.
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600))
+                .map_err(|e| StoreError::Private { path: display.clone(), source: e })?;
+        }
+        let mut store = RecordingStore { connection, path: display };
+        store.migrate()?;
+        Ok(store)
+    }
+
+    /// An in-memory one (a server without a database, tests).
+    pub fn in_memory() -> Result<RecordingStore, StoreError> {
+        let connection =
+            Connection::open_in_memory().map_err(|source| StoreError::Sqlite { path: ":memory:".into(), source })?;
+        let mut store = RecordingStore { connection, path: ":memory:".into() };
+        store.migrate()?;
+        Ok(store)
+    }
+
+    fn sqlite(&self) -> impl Fn(rusqlite::Error) -> StoreError + '_ {
+        |source| StoreError::Sqlite { path: self.path.clone(), source }
+    }
+
+    fn migrate(&mut self) -> Result<(), StoreError> {
+        let version: i64 =
+            self.connection.query_row("PRAGMA user_version", [], |row| row.get(0)).map_err(self.sqlite())?;
+        if version > RECORDINGS_SCHEMA_VERSION {
+            return Err(StoreError::TooNew { path: self.path.clone(), found: version });
+        }
+        if version < 1 {
+            // Auto-vacuum must be chosen before the first table exists.
+            self.connection
+                .execute_batch(
+                    "PRAGMA auto_vacuum = INCREMENTAL;
+                     BEGIN;
+                     CREATE TABLE IF NOT EXISTS chunks (
+                         id         INTEGER PRIMARY KEY AUTOINCREMENT,
+                         lab        TEXT NOT NULL,
+                         run        INTEGER NOT NULL,
+                         epoch      INTEGER NOT NULL,
+                         first_step INTEGER NOT NULL,
+                         last_step  INTEGER NOT NULL,
+                         first_time REAL NOT NULL,
+                         last_time  REAL NOT NULL,
+                         trails     TEXT NOT NULL,
+                         bytes      INTEGER NOT NULL,
+                         data       BLOB NOT NULL
+                     );
+                     CREATE INDEX IF NOT EXISTS chunks_by_step ON chunks (lab, run, first_step);
+                     CREATE TABLE IF NOT EXISTS scenes (
+                         lab      TEXT NOT NULL,
+                         run      INTEGER NOT NULL,
+                         epoch    INTEGER NOT NULL,
+                         snapshot TEXT NOT NULL,
+                         PRIMARY KEY (lab, run, epoch)
+                     );
+                     PRAGMA user_version = 1;
+                     COMMIT;",
+                )
+                .map_err(self.sqlite())?;
+        }
+        // Chunks are written every few seconds per lab: a write-ahead log keeps those
+        // writes short and lets readers (a viewer seeking) go on meanwhile. A crash may
+        // lose the last chunk, never corrupt the file.
+        self.connection
+            .execute_batch("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;")
+            .map_err(self.sqlite())?;
+        Ok(())
+    }
+
+    /// Keeps a chunk of lab `lab`: its place, its trails (JSON) and its encoded bytes.
+    pub fn keep_chunk(
+        &self,
+        lab: &str,
+        row: &ChunkRow,
+        times: (f64, f64),
+        trails: &[RecordedTrail],
+        data: &[u8],
+    ) -> Result<i64, StoreError> {
+        let trails = serde_json::to_string(trails).expect("trails serialise");
+        let bytes = (data.len() + trails.len()) as i64;
+        self.connection
+            .execute(
+                "INSERT INTO chunks (lab, run, epoch, first_step, last_step, first_time, last_time, trails, bytes, data)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+                params![
+                    lab,
+                    row.run,
+                    row.epoch,
+                    row.first_step as i64,
+                    row.last_step as i64,
+                    times.0,
+                    times.1,
+                    trails,
+                    bytes,
+                    data
+                ],
+            )
+            .map_err(self.sqlite())?;
+        Ok(self.connection.last_insert_rowid())
+    }
+
+    /// Keeps the scene snapshot (JSON) of `epoch` in `run` of lab `lab`.
+    pub fn keep_scene(&self, lab: &str, run: u32, epoch: u32, snapshot: &str) -> Result<(), StoreError> {
+        self.connection
+            .execute(
+                "INSERT OR REPLACE INTO scenes (lab, run, epoch, snapshot) VALUES (?1, ?2, ?3, ?4)",
+                params![lab, run, epoch, snapshot],
+            )
+            .map_err(self.sqlite())?;
+        Ok(())
+    }
+
+    /// The bytes lab `lab`'s recording takes (chunks and scenes).
+    pub fn bytes(&self, lab: &str) -> Result<u64, StoreError> {
+        let chunks: i64 = self
+            .connection
+            .query_row("SELECT COALESCE(SUM(bytes), 0) FROM chunks WHERE lab = ?1", [lab], |r| r.get(0))
+            .map_err(self.sqlite())?;
+        let scenes: i64 = self
+            .connection
+            .query_row("SELECT COALESCE(SUM(LENGTH(snapshot)), 0) FROM scenes WHERE lab = ?1", [lab], |r| r.get(0))
+            .map_err(self.sqlite())?;
+        Ok((chunks + scenes) as u64)
+    }
+
+    /// Drops lab `lab`'s oldest chunks (and the scenes no chunk needs any more) until
+    /// its recording takes at most `budget` bytes; returns how many chunks went.
+    pub fn trim(&self, lab: &str, budget: u64) -> Result<usize, StoreError> {
+        let mut dropped = 0;
+        while self.bytes(lab)? > budget {
+            let oldest: Option<i64> = self
+                .connection
+                .query_row("SELECT MIN(id) FROM chunks WHERE lab = ?1", [lab], |r| r.get(0))
+                .map_err(self.sqlite())?;
+            let Some(oldest) = oldest else { break };
+            self.connection.execute("DELETE FROM chunks WHERE id = ?1", [oldest]).map_err(self.sqlite())?;
+            dropped += 1;
+        }
+        if dropped > 0 {
+            self.connection
+                .execute(
+                    "DELETE FROM scenes WHERE lab = ?1 AND NOT EXISTS (
+                         SELECT 1 FROM chunks c WHERE c.lab = scenes.lab AND c.run = scenes.run AND c.epoch = scenes.epoch)
+                     AND run < (SELECT COALESCE(MAX(run), 0) FROM chunks WHERE lab = ?1)",
+                    [lab],
+                )
+                .map_err(self.sqlite())?;
+            self.connection
+                .execute_batch(&format!("PRAGMA incremental_vacuum({VACUUM_PAGES});"))
+                .map_err(self.sqlite())?;
+        }
+        Ok(dropped)
+    }
+
+    /// The chunk of lab `lab`'s run `run` that holds `step`: the last one starting at
+    /// or before it.
+    pub fn chunk_at(&self, lab: &str, run: u32, step: u64) -> Result<Option<(ChunkRow, Vec<u8>)>, StoreError> {
+        self.connection
+            .query_row(
+                "SELECT id, run, epoch, first_step, last_step, data FROM chunks
+                 WHERE lab = ?1 AND run = ?2 AND first_step <= ?3 ORDER BY first_step DESC, id DESC LIMIT 1",
+                params![lab, run, step as i64],
+                |r| Ok((chunk_row(r)?, r.get(5)?)),
+            )
+            .optional()
+            .map_err(self.sqlite())
+    }
+
+    /// The chunks of lab `lab`'s run `run` that overlap steps `from..=to`, in order,
+    /// with their bytes.
+    pub fn chunks(&self, lab: &str, run: u32, from: u64, to: u64) -> Result<Vec<(ChunkRow, Vec<u8>)>, StoreError> {
+        let mut statement = self
+            .connection
+            .prepare(
+                "SELECT id, run, epoch, first_step, last_step, data FROM chunks
+                 WHERE lab = ?1 AND run = ?2 AND last_step >= ?3 AND first_step <= ?4 ORDER BY id",
+            )
+            .map_err(self.sqlite())?;
+        let rows = statement
+            .query_map(params![lab, run, from as i64, to as i64], |r| Ok((chunk_row(r)?, r.get(5)?)))
+            .and_then(|rows| rows.collect::<Result<Vec<_>, _>>())
+            .map_err(self.sqlite())?;
+        Ok(rows)
+    }
+
+    /// The trails kept with lab `lab`'s run `run` chunks that start at or before
+    /// `step`, in order.
+    pub fn trails(&self, lab: &str, run: u32, step: u64) -> Result<Vec<RecordedTrail>, StoreError> {
+        let mut statement = self
+            .connection
+            .prepare("SELECT trails FROM chunks WHERE lab = ?1 AND run = ?2 AND first_step <= ?3 ORDER BY id")
+            .map_err(self.sqlite())?;
+        let texts = statement
+            .query_map(params![lab, run, step as i64], |r| r.get::<_, String>(0))
+            .and_then(|rows| rows.collect::<Result<Vec<_>, _>>())
+            .map_err(self.sqlite())?;
+        // A row that does not read is skipped: trails are a view, never worth a failure.
+        Ok(texts.iter().flat_map(|t| serde_json::from_str::<Vec<RecordedTrail>>(t).unwrap_or_default()).collect())
+    }
+
+    /// The snapshot JSON of `epoch` in `run` of lab `lab`, if kept.
+    pub fn scene(&self, lab: &str, run: u32, epoch: u32) -> Result<Option<String>, StoreError> {
+        self.connection
+            .query_row(
+                "SELECT snapshot FROM scenes WHERE lab = ?1 AND run = ?2 AND epoch = ?3",
+                params![lab, run, epoch],
+                |r| r.get(0),
+            )
+            .optional()
+            .map_err(self.sqlite())
+    }
+
+    /// Every run of lab `lab` still (partly) kept, oldest first.
+    pub fn runs(&self, lab: &str) -> Result<Vec<RunSummary>, StoreError> {
+        let mut statement = self
+            .connection
+            .prepare(
+                "SELECT run, MIN(first_step), MAX(last_step), MIN(first_time), MAX(last_time) FROM chunks
+                 WHERE lab = ?1 GROUP BY run ORDER BY run",
+            )
+            .map_err(self.sqlite())?;
+        let runs = statement
+            .query_map([lab], |r| {
+                Ok(RunSummary {
+                    run: r.get(0)?,
+                    first_step: r.get::<_, i64>(1)? as u64,
+                    last_step: r.get::<_, i64>(2)? as u64,
+                    first_time: r.get(3)?,
+                    last_time: r.get(4)?,
+                })
+            })
+            .and_then(|rows| rows.collect::<Result<Vec<_>, _>>())
+            .map_err(self.sqlite())?;
+        Ok(runs)
+    }
+
+    /// The highest run number lab `lab` has kept (scenes or chunks), if any.
+    pub fn last_run(&self, lab: &str) -> Result<Option<u32>, StoreError> {
+        self.connection
+            .query_row(
+                "SELECT MAX(run) FROM (SELECT run FROM chunks WHERE lab = ?1 UNION ALL SELECT run FROM scenes WHERE lab = ?1)",
+                [lab],
+                |r| r.get(0),
+            )
+            .map_err(self.sqlite())
+    }
+
+    /// Forgets everything lab `lab` recorded (the lab was closed).
+    pub fn forget(&self, lab: &str) -> Result<(), StoreError> {
+        self.connection.execute("DELETE FROM chunks WHERE lab = ?1", [lab]).map_err(self.sqlite())?;
+        self.connection.execute("DELETE FROM scenes WHERE lab = ?1", [lab]).map_err(self.sqlite())?;
+        self.connection.execute_batch(&format!("PRAGMA incremental_vacuum({VACUUM_PAGES});")).map_err(self.sqlite())?;
+        Ok(())
+    }
+}
+
+fn chunk_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<ChunkRow> {
+    Ok(ChunkRow {
+        id: r.get(0)?,
+        run: r.get(1)?,
+        epoch: r.get(2)?,
+        first_step: r.get::<_, i64>(3)? as u64,
+        last_step: r.get::<_, i64>(4)? as u64,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(run: u32, first_step: u64, last_step: u64) -> ChunkRow {
+        ChunkRow { id: 0, run, epoch: 1, first_step, last_step }
+    }
+
+    fn keep(store: &RecordingStore, run: u32, first: u64, last: u64, bytes: usize) {
+        let times = (first as f64 / 240.0, last as f64 / 240.0);
+        store.keep_chunk("demo", &row(run, first, last), times, &[], &vec![7; bytes]).unwrap();
+    }
+
+    #[test]
+    fn the_chunk_holding_a_step_is_the_last_one_starting_before_it() {
+        let store = RecordingStore::in_memory().unwrap();
+        keep(&store, 1, 0, 480, 10);
+        keep(&store, 1, 480, 960, 10);
+        keep(&store, 2, 0, 480, 10);
+        let (found, _) = store.chunk_at("demo", 1, 700).unwrap().unwrap();
+        assert_eq!((found.first_step, found.last_step), (480, 960));
+        assert_eq!(store.chunk_at("demo", 1, 480).unwrap().unwrap().0.first_step, 480);
+        assert_eq!(store.chunk_at("demo", 2, 700).unwrap().unwrap().0.run, 2);
+        assert!(store.chunk_at("other", 1, 700).unwrap().is_none());
+        let spans: Vec<_> = store.chunks("demo", 1, 500, 2000).unwrap().iter().map(|(r, _)| r.first_step).collect();
+        assert_eq!(spans, vec![480]);
+        assert_eq!(store.last_run("demo").unwrap(), Some(2));
+        assert_eq!(store.last_run("other").unwrap(), None);
+    }
+
+    #[test]
+    fn a_lab_over_its_budget_loses_its_oldest_chunks_first() {
+        let store = RecordingStore::in_memory().unwrap();
+        for i in 0..10 {
+            keep(&store, 1, i * 480, (i + 1) * 480, 1000);
+        }
+        keep_other(&store);
+        let dropped = store.trim("demo", 4500).unwrap();
+        assert_eq!(dropped, 6);
+        let runs = store.runs("demo").unwrap();
+        assert_eq!((runs[0].first_step, runs[0].last_step), (6 * 480, 10 * 480));
+        assert!(store.bytes("demo").unwrap() <= 4500);
+        assert_eq!(store.runs("other").unwrap().len(), 1, "another lab's recording is untouched");
+    }
+
+    fn keep_other(store: &RecordingStore) {
+        store.keep_chunk("other", &row(1, 0, 480), (0.0, 2.0), &[], &[1; 3000]).unwrap();
+    }
+
+    #[test]
+    fn the_recordings_file_sits_beside_the_database() {
+        assert_eq!(
+            recordings_file_of(Path::new("/var/lib/vlab/vlab.db")),
+            Path::new("/var/lib/vlab/vlab.recordings.db")
+        );
+    }
+}
