@@ -15,12 +15,15 @@ pub mod reading {
     pub const CONTACT: i32 = 8;
 }
 
-/// Status codes of the part-taking functions.
+/// Status codes of the part-taking and drawing functions.
 pub mod status {
     pub const OK: i32 = 0;
     pub const NO_SUCH_PART: i32 = -1;
     pub const WRONG_KIND: i32 = -2;
     pub const NOT_FINITE: i32 = -3;
+    pub const BAD_COLOR: i32 = -4;
+    pub const OVER_BUDGET: i32 = -5;
+    pub const TOO_FEW_POINTS: i32 = -6;
 }
 
 #[cfg(target_arch = "wasm32")]
@@ -71,13 +74,58 @@ mod imports {
             pub safe fn set_speed(index: i32, speed: f64) -> i32;
             pub safe fn set_position(index: i32, position: f64) -> i32;
             pub safe fn set_drive(index: i32, v: f64, omega: f64) -> i32;
+            pub safe fn publish_estimate(x: f64, y: f64, theta: f64) -> i32;
+            pub unsafe fn draw_points(
+                ptr: *const f64,
+                count: usize,
+                color: *const u8,
+                color_len: usize,
+                keep: i32,
+            ) -> i32;
+            pub unsafe fn draw_lines(
+                ptr: *const f64,
+                count: usize,
+                color: *const u8,
+                color_len: usize,
+                keep: i32,
+            ) -> i32;
+            pub unsafe fn draw_text(
+                x: f64,
+                y: f64,
+                z: f64,
+                ptr: *const u8,
+                len: usize,
+                color: *const u8,
+                color_len: usize,
+                keep: i32,
+            ) -> i32;
+            pub safe fn clear_drawings();
+            pub safe fn hold_drawings();
         }
     }
 
     pub use self::raw::{
-        actuator_count, dt, reading_len, reading_type, reading_value, seed, sensor_count, set_drive, set_position,
-        set_speed, step_count, time,
+        actuator_count, clear_drawings, dt, hold_drawings, publish_estimate, reading_len, reading_type, reading_value,
+        seed, sensor_count, set_drive, set_position, set_speed, step_count, time,
     };
+
+    pub fn draw_points(points: &[[f64; 3]], color: &str, keep: bool) -> i32 {
+        // SAFETY: the lab reads `count` points of three `f64`s at `ptr`, inside the
+        // slice (`[[f64; 3]]` is that layout), and `color_len` bytes of the string.
+        unsafe { raw::draw_points(points.as_ptr().cast(), points.len(), color.as_ptr(), color.len(), i32::from(keep)) }
+    }
+
+    pub fn draw_lines(points: &[[f64; 3]], color: &str, keep: bool) -> i32 {
+        // SAFETY: as `draw_points`.
+        unsafe { raw::draw_lines(points.as_ptr().cast(), points.len(), color.as_ptr(), color.len(), i32::from(keep)) }
+    }
+
+    pub fn draw_text(at: [f64; 3], text: &str, color: &str, keep: bool) -> i32 {
+        let [x, y, z] = at;
+        let keep = i32::from(keep);
+        // SAFETY: as `log`, for both strings.
+        unsafe { raw::draw_text(x, y, z, text.as_ptr(), text.len(), color.as_ptr(), color.len(), keep) }
+    }
 
     pub fn log(text: &str) {
         // SAFETY: the lab reads `len` bytes at `ptr`, inside the string.

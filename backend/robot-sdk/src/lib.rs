@@ -7,7 +7,10 @@
 //! instead, so a program's logic unit-tests on the host. A program gets no files, no
 //! network, no clock but [`Robot::time`] and no randomness but [`Robot::seed`]: the
 //! lab provides nothing else. [`Robot::wait`] keeps the robot's commands for a while
-//! of simulation time, the program not called meanwhile.
+//! of simulation time, the program not called meanwhile. [`Robot::publish_estimate`],
+//! [`Robot::draw_points`], [`Robot::draw_lines`], [`Robot::draw_text`] and
+//! [`Robot::clear_drawings`] show what the program believes in the 3D view, as
+//! Python's calls of the same names do.
 //!
 //! # Example
 //! ```
@@ -32,12 +35,14 @@
 //! Built with `cargo build --target wasm32-unknown-unknown --release` as a `cdylib`, the
 //! `.wasm` is what a student uploads.
 
+mod draw;
 mod ffi;
 mod program;
 mod robot;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod testing;
 
+pub use self::draw::{Color, MAX_DRAWN_TEXT_CHARS, MAX_DRAWN_TEXTS, MAX_DRAWN_VERTICES, ParseColorError, Style};
 pub use self::program::RobotProgram;
 pub use self::robot::{Actuator, Robot, Scan, Sensor};
 

@@ -1,5 +1,6 @@
 //! [`RobotProgram`] and the one program a module runs: installed by `init`, called by
-//! `pre_step` and `post_step`, except while it waits ([`Robot::wait`]).
+//! `pre_step` and `post_step`, except while it waits ([`Robot::wait`]), when the lab
+//! is asked to leave its drawings up.
 
 use std::cell::{Cell, RefCell};
 
@@ -30,6 +31,8 @@ thread_local! {
     static PROGRAM: RefCell<Option<Box<dyn RobotProgram>>> = const { RefCell::new(None) };
     /// Simulation time until which the program is not called ([`Robot::wait`]).
     static WAKE_AT: Cell<Option<f64>> = const { Cell::new(None) };
+    /// Whether the program's `post_step` ran in this control step.
+    static RAN_THIS_STEP: Cell<bool> = const { Cell::new(false) };
 }
 
 /// The module's `init`: installs the panic hook (on wasm32) and the program.
@@ -48,16 +51,36 @@ pub fn init(program: Box<dyn RobotProgram>) {
 
 /// The module's `pre_step`: the program's, unless it waits.
 pub fn pre_step() {
-    if awake() {
-        with_program(|program, robot| program.pre_step(robot));
-    }
+    with_program(run_pre_step);
 }
 
 /// The module's `post_step`: the program's, unless it waits.
 pub fn post_step() {
-    if awake() {
-        with_program(|program, robot| program.post_step(robot));
+    with_program(run_post_step);
+}
+
+/// Runs `program`'s `pre_step` unless it waits; returns whether it ran. A step in
+/// which the program was not called at all asks the lab to leave its drawings up,
+/// as Python's wait does (the step's answer would otherwise replace them with none).
+pub(crate) fn run_pre_step(program: &mut dyn RobotProgram) -> bool {
+    let awake = awake();
+    if awake {
+        program.pre_step(&mut Robot::new());
+    } else if !RAN_THIS_STEP.with(Cell::get) {
+        ffi::hold_drawings();
     }
+    RAN_THIS_STEP.with(|ran| ran.set(false));
+    awake
+}
+
+/// Runs `program`'s `post_step` unless it waits; returns whether it ran.
+pub(crate) fn run_post_step(program: &mut dyn RobotProgram) -> bool {
+    let awake = awake();
+    if awake {
+        program.post_step(&mut Robot::new());
+    }
+    RAN_THIS_STEP.with(|ran| ran.set(awake));
+    awake
 }
 
 /// Whether the program is to be called now: it does not wait, or the lab's clock has
@@ -87,12 +110,13 @@ pub(crate) fn wait(seconds: f64) {
 #[cfg(not(target_arch = "wasm32"))]
 pub(crate) fn forget_wait() {
     WAKE_AT.with(|wake| wake.set(None));
+    RAN_THIS_STEP.with(|ran| ran.set(false));
 }
 
-fn with_program(call: impl FnOnce(&mut dyn RobotProgram, &mut Robot)) {
+fn with_program(call: impl FnOnce(&mut dyn RobotProgram) -> bool) {
     PROGRAM.with(|cell| {
         let mut program = cell.borrow_mut();
         let program = program.as_mut().expect("`init` installs the program before any step");
-        call(program.as_mut(), &mut Robot::new());
+        call(program.as_mut());
     });
 }

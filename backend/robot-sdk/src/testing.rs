@@ -3,16 +3,22 @@
 //! and readings, call the program, read the commands and console lines it produced.
 //! [`FakeLab::advance`] moves its clock on a control step, and [`FakeLab::pre_step`]
 //! and [`FakeLab::post_step`] call the program as the lab does: not while it waits
-//! ([`Robot::wait`]).
+//! ([`crate::Robot::wait`]).
 //!
-//! It answers as the lab does (same codes, same kind checks) but is no substitute for
-//! the lab's own tests of the real imports.
+//! It records what the program believes and draws as the lab shows it after each
+//! step ([`FakeLab::estimate`], [`FakeLab::drawings`]). It answers as the lab does
+//! (same codes, same kind checks, same drawing budget) but is no substitute for the
+//! lab's own tests of the real imports.
+
+mod belief;
 
 use std::cell::RefCell;
 use std::collections::BTreeMap;
 
+pub use self::belief::Drawing;
+use self::belief::FakeBelief;
+use crate::RobotProgram;
 use crate::ffi::{reading, status};
-use crate::{Robot, RobotProgram};
 
 /// A command as the lab would receive it.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -55,6 +61,8 @@ pub struct FakeLab {
     commands: BTreeMap<String, Command>,
     /// Console lines logged.
     console: Vec<String>,
+    /// The estimate and drawings published.
+    belief: FakeBelief,
 }
 
 thread_local! {
@@ -121,6 +129,11 @@ impl FakeLab {
         self.set(name, Reading { kind: reading::SCAN, values, keys: vec![] });
     }
 
+    /// An odometry's `[x, y, theta]`.
+    pub fn set_pose2d(&mut self, name: &str, pose: [f64; 3]) {
+        self.set(name, Reading { kind: reading::POSE2D, values: pose.to_vec(), keys: vec![] });
+    }
+
     /// A keyboard's keys held.
     pub fn set_keys(&mut self, name: &str, keys: &[&str]) {
         self.set(
@@ -139,24 +152,30 @@ impl FakeLab {
         std::mem::take(&mut self.console)
     }
 
+    /// The latest estimate the program published, `[x, y, theta]`.
+    pub fn estimate(&self) -> Option<[f64; 3]> {
+        self.belief.estimate
+    }
+
+    /// What the view shows: the kept drawings, then those of the latest step (as of
+    /// the last [`FakeLab::pre_step`], which ends a step as the lab's answer does).
+    pub fn drawings(&self) -> Vec<Drawing> {
+        self.belief.drawings()
+    }
+
     /// Runs `program`'s `pre_step` against the current thread's lab, as the lab does:
-    /// not while it waits ([`Robot::wait`]). Returns whether it ran.
+    /// not while it waits ([`crate::Robot::wait`]). Returns whether it ran. It ends
+    /// the control step: its drawings replace the previous step's.
     pub fn pre_step(program: &mut impl RobotProgram) -> bool {
-        let awake = crate::program::awake();
-        if awake {
-            program.pre_step(&mut Robot::new());
-        }
-        awake
+        let ran = crate::program::run_pre_step(program);
+        FakeLab::with(|lab| lab.belief.answer());
+        ran
     }
 
     /// Runs `program`'s `post_step` against the current thread's lab, as the lab does:
     /// not while it waits. Returns whether it ran.
     pub fn post_step(program: &mut impl RobotProgram) -> bool {
-        let awake = crate::program::awake();
-        if awake {
-            program.post_step(&mut Robot::new());
-        }
-        awake
+        crate::program::run_post_step(program)
     }
 }
 
@@ -284,11 +303,30 @@ pub(crate) mod host {
     pub fn set_drive(index: i32, v: f64, omega: f64) -> i32 {
         command(index, "DiffDrive", &[v, omega], Command::Drive { v, omega })
     }
+    pub fn publish_estimate(x: f64, y: f64, theta: f64) -> i32 {
+        lab(|lab| lab.belief.publish_estimate(x, y, theta))
+    }
+    pub fn draw_points(points: &[[f64; 3]], color: &str, keep: bool) -> i32 {
+        lab(|lab| lab.belief.draw(false, points, color, keep))
+    }
+    pub fn draw_lines(points: &[[f64; 3]], color: &str, keep: bool) -> i32 {
+        lab(|lab| lab.belief.draw(true, points, color, keep))
+    }
+    pub fn draw_text(at: [f64; 3], text: &str, color: &str, keep: bool) -> i32 {
+        lab(|lab| lab.belief.draw_text(at, text, color, keep))
+    }
+    pub fn clear_drawings() {
+        lab(|lab| lab.belief.clear());
+    }
+    pub fn hold_drawings() {
+        lab(|lab| lab.belief.hold());
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::Robot;
 
     #[derive(Default)]
     struct Echo {

@@ -47,6 +47,12 @@ pub const IMPORTS: &[&str] = &[
     "set_speed",
     "set_position",
     "set_drive",
+    "publish_estimate",
+    "draw_points",
+    "draw_lines",
+    "draw_text",
+    "clear_drawings",
+    "hold_drawings",
 ];
 
 /// What `reading_type` answers: the shape of a sensor's latest reading, and so the
@@ -75,8 +81,8 @@ pub enum ReadingType {
     Contact = 8,
 }
 
-/// What the part-taking imports answer when they cannot do what was asked (0 is
-/// success; counts and lengths are never negative).
+/// What the part-taking and drawing imports answer when they cannot do what was asked
+/// (0 is success; counts and lengths are never negative).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[repr(i32)]
 pub enum Status {
@@ -86,6 +92,13 @@ pub enum Status {
     NoSuchPart = -1,
     /// The part is of another kind (`set_speed` on a `DiffDrive`, `key_held` on a GPS).
     WrongKind = -2,
-    /// A command value is NaN or infinite.
+    /// A command value, an estimate or a coordinate is NaN or infinite.
     NotFinite = -3,
+    /// A drawing's colour is neither a name the lab knows nor `#rrggbb`.
+    BadColor = -4,
+    /// The drawing would take the step past its drawing cap
+    /// ([`super::WasmLimits::drawn_vertices_per_step`], `drawn_texts_per_step`).
+    OverBudget = -5,
+    /// A line of fewer than two points.
+    TooFewPoints = -6,
 }

@@ -13,6 +13,7 @@ use vlab_protocol::ActuatorCommand;
 use wasmtime::{Caller, Linker, Memory, ResourceLimiter, StoreLimits, StoreLimitsBuilder};
 
 use super::abi::{IMPORT_MODULE, ReadingType, Status};
+use super::belief::Sketch;
 use super::readings::Reading;
 use crate::controller::{ConsoleLine, ConsoleSource, PartInfo};
 
@@ -108,6 +109,8 @@ pub(super) struct HostState {
     pub commands: BTreeMap<String, ActuatorCommand>,
     /// Console lines since the last answer.
     pub console: Vec<ConsoleLine>,
+    /// The estimate and drawings published since the last answer.
+    pub belief: Sketch,
     /// Console bytes in this control step, against `output_cap`.
     pub output_bytes: usize,
     pub output_cap: usize,
@@ -190,7 +193,7 @@ fn range(memory_len: usize, ptr: i32, len: i32) -> Option<std::ops::Range<usize>
 
 /// Copies at most `keep` bytes of the buffer `ptr..ptr+len` out of the module's memory,
 /// checking the whole buffer is inside it.
-fn read_bytes(
+pub(super) fn read_bytes(
     caller: &Caller<'_, HostState>,
     ptr: i32,
     len: i32,
@@ -221,7 +224,12 @@ fn write_bytes(
 }
 
 /// Reads a string argument (names, keys): lossy UTF-8, at most 256 bytes kept.
-fn read_name(caller: &Caller<'_, HostState>, ptr: i32, len: i32, function: &'static str) -> Result<String, HostStop> {
+pub(super) fn read_name(
+    caller: &Caller<'_, HostState>,
+    ptr: i32,
+    len: i32,
+    function: &'static str,
+) -> Result<String, HostStop> {
     Ok(String::from_utf8_lossy(&read_bytes(caller, ptr, len, 256, function)?).into_owned())
 }
 
@@ -372,7 +380,7 @@ pub(super) fn define(linker: &mut Linker<HostState>) -> wasmtime::Result<()> {
             caller.data_mut().set_command(i, ActuatorCommand::Drive { v, omega }).map_err(stop)
         },
     )?;
-    Ok(())
+    super::drawing::define(linker)
 }
 
 #[cfg(test)]
@@ -393,6 +401,7 @@ mod tests {
             readings: vec![],
             commands: BTreeMap::new(),
             console: vec![],
+            belief: Sketch::default(),
             output_bytes: 0,
             output_cap: 100,
             memory: None,

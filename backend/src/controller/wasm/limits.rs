@@ -2,6 +2,8 @@
 
 use std::time::Duration;
 
+use vlab_protocol::{MAX_DRAWN_TEXTS, MAX_DRAWN_VERTICES};
+
 /// Budgets and caps of one WebAssembly program. The defaults let a 50 Hz controller do
 /// a lot of work per step (a scan of thousands of beams, a small planner) while an
 /// endless loop is stopped within a few tens of milliseconds.
@@ -38,6 +40,13 @@ pub struct WasmLimits {
     /// Wall time a lab waits for the first answer, `init` included (default 5 s, as
     /// for Python).
     pub startup_budget: Duration,
+    /// Points and line vertices one control step may draw, kept ones included
+    /// (default `MAX_DRAWN_VERTICES`, the lab's whole budget, as for Python): a call
+    /// past it is refused with a status and a console line, and draws nothing.
+    pub drawn_vertices_per_step: usize,
+    /// Texts one control step may draw, kept ones included (default
+    /// `MAX_DRAWN_TEXTS`, as for Python).
+    pub drawn_texts_per_step: usize,
 }
 
 impl Default for WasmLimits {
@@ -51,6 +60,8 @@ impl Default for WasmLimits {
             module_bytes: 8 * 1024 * 1024,
             step_budget: Duration::from_millis(500),
             startup_budget: Duration::from_secs(5),
+            drawn_vertices_per_step: MAX_DRAWN_VERTICES,
+            drawn_texts_per_step: MAX_DRAWN_TEXTS,
         }
     }
 }

@@ -19,6 +19,8 @@
 //! synchronously on whatever thread calls it.
 
 mod abi;
+mod belief;
+mod drawing;
 mod engine;
 mod host;
 mod limits;

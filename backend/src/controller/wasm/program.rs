@@ -7,6 +7,7 @@ use std::collections::{BTreeMap, VecDeque};
 use wasmtime::{Store, TypedFunc};
 
 use super::abi::{ABI_VERSION, EXPORT_ABI_VERSION, EXPORT_INIT, EXPORT_MEMORY, EXPORT_POST_STEP, EXPORT_PRE_STEP};
+use super::belief::Sketch;
 use super::host::{HostState, MemoryCap};
 use super::readings::Reading;
 use super::trap::program_error;
@@ -83,6 +84,7 @@ impl WasmProgram {
             time_secs: side.time_secs,
             commands: BTreeMap::new(),
             console: Vec::new(),
+            belief: Sketch::new(spec.limits.drawn_vertices_per_step, spec.limits.drawn_texts_per_step),
             output_bytes: 0,
             output_cap: spec.limits.output_bytes_per_step,
             memory: None,
@@ -173,8 +175,8 @@ impl WasmProgram {
     }
 
     /// The answer to the start (after `init`) or to the last step sent: runs the
-    /// module's `pre_step` and returns the commands and console lines since the
-    /// previous answer.
+    /// module's `pre_step` and returns the commands, console lines and belief
+    /// published since the previous answer.
     pub fn receive(&mut self) -> Result<Reply, ProgramError> {
         if let Some(e) = &self.failed {
             return Err(e.clone());
@@ -206,8 +208,9 @@ impl WasmProgram {
         let state = instance.store.data_mut();
         let commands = std::mem::take(&mut state.commands);
         let console = std::mem::take(&mut state.console);
+        let belief = state.belief.take();
         self.remember(&console);
-        Ok(Reply { step, commands, console, belief: Default::default() })
+        Ok(Reply { step, commands, console, belief })
     }
 
     /// Ends the program: its memory is freed. `Ok` unless it had already failed.
