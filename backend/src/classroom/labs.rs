@@ -315,6 +315,9 @@ impl Classroom {
             tracing::warn!(lab = %record.id, %error, "could not read the recording's runs; numbering from 1");
             1
         });
+        if let Some(recordings) = &self.recordings {
+            recordings.begin(&record.id, first_run);
+        }
         LabHandle::open(LabConfig {
             id: record.id.clone(),
             name: record.name.clone(),

@@ -55,6 +55,18 @@ impl Recordings {
         Ok(self.store.lock().expect("recordings lock").last_run(lab)?.map_or(1, |run| run + 1))
     }
 
+    /// Lab `lab` opens and records run `run` (its summary names that run at once, not
+    /// only once its first chunk is kept).
+    pub fn begin(&self, lab: &str, run: u32) {
+        let store = self.store.lock().expect("recordings lock");
+        match summarise(&store, lab, Some(run), self.budget) {
+            Ok(summary) => {
+                self.summaries.lock().expect("summaries lock").insert(lab.to_owned(), summary);
+            }
+            Err(error) => tracing::warn!(%lab, %error, "could not summarise a recording"),
+        }
+    }
+
     /// What lab `lab` has recorded.
     pub fn summary(&self, lab: &str) -> RecordingSummary {
         if let Some(summary) = self.summaries.lock().expect("summaries lock").get(lab) {

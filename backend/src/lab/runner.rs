@@ -157,7 +157,7 @@ impl Runner {
             // Handle any further queued commands before stepping.
             while let Ok(command) = self.commands.try_recv() {
                 if matches!(command, LabCommand::Shutdown) {
-                    self.recorder.close();
+                    self.recorder.settle(&self.robots);
                     return;
                 }
                 self.handle(command);
@@ -167,7 +167,7 @@ impl Runner {
             self.recorder.close_if_old();
         }
         // What was recorded last is kept too.
-        self.recorder.close();
+        self.recorder.settle(&self.robots);
     }
 
     /// How long to wait for a command before the next step is due (`None`: forever).
@@ -280,7 +280,7 @@ impl Runner {
             ControlAction::Pause => {
                 self.mode = LabMode::Paused;
                 // Paused, the lab may sleep for long: what it recorded is kept now.
-                self.recorder.close();
+                self.recorder.settle(&self.robots);
             }
             ControlAction::Resume => {
                 self.mode = LabMode::Running;
@@ -479,7 +479,7 @@ impl Runner {
                 if self.step >= until {
                     self.mode = LabMode::Paused;
                     self.publish_frame();
-                    self.recorder.close();
+                    self.recorder.settle(&self.robots);
                     self.publish_state();
                     self.publish_telemetry();
                     if let Some((_, Some(reply))) = self.stepping.take() {

@@ -201,7 +201,17 @@ impl Recorder {
         }
     }
 
-    /// Closes the open chunk now (the lab pauses or shuts down).
+    /// Takes the readings made since sensors were last looked at, then closes the open
+    /// chunk (the lab pauses, ends a `step N`, or shuts down): what a paused lab shows
+    /// is all in the recording.
+    pub fn settle(&mut self, robots: &Robots) {
+        if self.is_on() {
+            self.take_readings(robots);
+        }
+        self.close();
+    }
+
+    /// Closes the open chunk now.
     pub fn close(&mut self) {
         if !self.is_on() {
             return;
