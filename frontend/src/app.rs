@@ -10,6 +10,7 @@ use crate::inspector::RobotPanel;
 use crate::page::{PageParams, Route, lab_query};
 use crate::programs::{RobotDraft, RobotUpload, RobotUploadOpen};
 use crate::scene::{SceneDraft, SceneEditor};
+use crate::timeline::TimelineBar;
 use crate::ui::browser::{hide_link_token, link_token};
 use crate::ui::{ErrorBanner, Toolbar};
 use crate::view3d::LabCanvas;
@@ -26,7 +27,7 @@ pub fn App() -> impl IntoView {
 }
 
 /// A lab: toolbar on top, the class panel at the left edge, the 3D view filling the rest
-/// (the banners over its top edge), the scene editor or the robot upload beside it when
+/// (the banners over its top edge, the timeline under it), the scene editor or the robot upload beside it when
 /// opened, and the robot panel at the right edge.
 #[component]
 fn LabPage(mut params: PageParams) -> impl IntoView {
@@ -76,6 +77,7 @@ fn LabPage(mut params: PageParams) -> impl IntoView {
                 <ClassPanel />
                 <main class="stage">
                     <LabCanvas />
+                    <TimelineBar />
                     <ErrorBanner />
                     <NoticeBanner />
                 </main>

@@ -8,7 +8,8 @@
 //! [`connection`] (websocket, session state, clock), [`scene`] (the scene editor and
 //! upload), [`programs`] (robots of one's own, their programs and console),
 //! [`classroom`] (landing, joining, people, instructor tools), [`inspector`] (the Robots
-//! panel), [`view3d`] (the 3D view); `ui` holds the pieces several of them share.
+//! panel), [`view3d`] (the 3D view), [`timeline`] (scrubbing the recording, replay,
+//! downloads); `ui` holds the pieces several of them share.
 //!
 //! Native vs web: in every folder the pure modules (no DOM, no GL, no clock) are public
 //! and tested on the host with `cargo test -p vlab-frontend`. The rest only builds for
@@ -22,6 +23,7 @@ pub mod inspector;
 pub mod page;
 pub mod programs;
 pub mod scene;
+pub mod timeline;
 pub mod view3d;
 
 #[cfg(target_arch = "wasm32")]

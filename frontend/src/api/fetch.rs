@@ -1,4 +1,4 @@
-//! The browser's `fetch`, once: every request of the app (JSON, text, multipart) goes through [`send`], with the session's bearer token when there is one.
+//! The browser's `fetch`, once: every request of the app (JSON, text, multipart) goes through [`send`], and every download through [`fetch_blob`], with the session's bearer token when there is one.
 //!
 //! What an answer means is decided in [`super::error`] (host-tested); this file only
 //! moves bytes. A request that gets no answer is an [`ApiError::Network`], never a panic.
@@ -33,6 +33,30 @@ pub async fn fetch_reply<T: DeserializeOwned>(
 ) -> Result<(u16, T), ApiError> {
     let (status, text) = send(method, url, token, body).await?;
     read_reply(status, &text)
+}
+
+/// `GET url` (same origin) with the bearer `token`: the answer's bytes as a [`Blob`]
+/// (a download), or the refusal the server wrote.
+pub async fn fetch_blob(url: &str, token: Option<&str>) -> Result<Blob, ApiError> {
+    download(url, token).await.map_err(|error| ApiError::Network(js_error_text(&error)))?
+}
+
+async fn download(url: &str, token: Option<&str>) -> Result<Result<Blob, ApiError>, JsValue> {
+    let headers = Headers::new()?;
+    if let Some(token) = token {
+        headers.set("Authorization", &format!("Bearer {token}"))?;
+    }
+    let init = RequestInit::new();
+    init.set_method("GET");
+    init.set_headers(&headers);
+    let request = Request::new_with_str_and_init(url, &init)?;
+    let response: Response = JsFuture::from(window().fetch_with_request(&request)).await?.dyn_into()?;
+    let status = response.status();
+    if (200..300).contains(&status) {
+        return Ok(Ok(JsFuture::from(response.blob()?).await?.dyn_into()?));
+    }
+    let text = JsFuture::from(response.text()?).await?.as_string().unwrap_or_default();
+    Ok(Err(ApiError::refused(status, &text)))
 }
 
 /// Sends the request and reads the answer's status and text.

@@ -3,7 +3,7 @@
 //! Pure, host-tested: [`body`] (what a request carries: nothing, JSON, text, or
 //! multipart parts) and [`error`] (an answer read into the type asked for or an
 //! [`ApiError`], and [`error_sentence`], the sentence the page shows for it). Web only:
-//! `fetch`, the browser's `fetch` behind `fetch_json` and `fetch_reply`.
+//! `fetch`, the browser's `fetch` behind `fetch_json`, `fetch_reply` and `fetch_blob`.
 
 pub mod body;
 pub mod error;
@@ -13,4 +13,4 @@ mod fetch;
 pub use self::body::{Body, Part, PartBody};
 pub use self::error::{ApiError, body_sentence, error_sentence, read_json, read_reply};
 #[cfg(target_arch = "wasm32")]
-pub(crate) use self::fetch::{fetch_json, fetch_reply, js_error_text};
+pub(crate) use self::fetch::{fetch_blob, fetch_json, fetch_reply, js_error_text};

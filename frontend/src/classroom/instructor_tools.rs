@@ -1,4 +1,4 @@
-//! The instructor's tools in the class panel: the join code (and a new one, when the old one got out), the lab's settings (lock uploads, pause on join, whether the lab keeps its pace or waits for every program, robot quota, how many students may join; shown as the server's Settings say), a notice to everybody, closing the lab.
+//! The instructor's tools in the class panel: the join code (and a new one, when the old one got out), the lab's settings (lock uploads, pause on join, whether the lab keeps its pace or waits for every program, robot quota, how many students may join; shown as the server's Settings say), a notice to everybody, the lab's recording to download, closing the lab.
 //!
 //! Render it for whoever the permission table lets change the lab's settings (the
 //! instructor, who alone may also see the join code, send notices and close the lab); the
@@ -13,6 +13,7 @@ use super::client::{broadcast, change_settings, close_lab as close, lab_summary,
 use super::forms::{SYNC_CHOICES, broadcast_body, parse_max_participants, parse_quota, parse_sync};
 use crate::api::error_sentence;
 use crate::connection::LabSession;
+use crate::timeline::LabDownloads;
 
 /// The tools.
 #[component]
@@ -269,6 +270,7 @@ pub fn InstructorTools() -> impl IntoView {
                     "Send"
                 </button>
             </div>
+            <LabDownloads />
             <button class="btn btn-danger close-lab" data-testid="btn-close-lab" on:click=close_lab>
                 "Close the lab…"
             </button>

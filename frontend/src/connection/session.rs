@@ -7,7 +7,9 @@
 
 use leptos::prelude::*;
 use vlab_protocol::permissions::Action;
-use vlab_protocol::{Belief, ClientMsg, ControlAction, LabSettings, LabState, Participant, RobotReport, Role};
+use vlab_protocol::{
+    Belief, ClientMsg, ControlAction, LabSettings, LabState, Participant, RecordingSummary, RobotReport, Role,
+};
 use web_sys::WebSocket;
 
 use crate::classroom::forms::{standing_in_lab, standing_toward_own_robot, standing_toward_robot};
@@ -16,6 +18,7 @@ use crate::connection::state::ConnectionState;
 use crate::inspector::plot_board::PlotBoard;
 use crate::page::PageParams;
 use crate::programs::console_log::ConsoleBuffer;
+use crate::timeline::replay::Replay;
 use crate::view3d::overlay::{Overlay, ViewOptions};
 use crate::view3d::world::World;
 
@@ -73,6 +76,10 @@ pub struct LabSession {
     pub follow: RwSignal<Option<String>>,
     /// The inspected robot's console (its owner and the instructor receive it).
     pub console: RwSignal<ConsoleBuffer>,
+    /// What the lab has recorded (from Recording): the timeline's bounds.
+    pub recording: RwSignal<Option<RecordingSummary>>,
+    /// Whether the page shows the live lab or a recorded moment (the timeline).
+    pub replay: RwSignal<Replay>,
 }
 
 /// A message from the instructor, as shown in the banner.
@@ -115,6 +122,8 @@ impl LabSession {
             notices: RwSignal::new(Vec::new()),
             follow: RwSignal::new(None),
             console: RwSignal::new(ConsoleBuffer::default()),
+            recording: RwSignal::new(None),
+            replay: RwSignal::new(Replay::default()),
         }
     }
 

@@ -19,6 +19,8 @@ use crate::connection::reconnect::{Backoff, CloseAction, HEALTHY_CONNECTION_MS};
 use crate::connection::state::{ConnectionState, INCOMPATIBLE_NOTICE, not_found_notice, unreachable_notice};
 use crate::connection::{LabSession, Notice};
 use crate::inspector::robot_names;
+use crate::timeline::replay::{Phase, Replay};
+use crate::view3d::overlay::Overlay;
 
 /// Notices kept on screen at once.
 const MAX_NOTICES_SHOWN: usize = 3;
@@ -34,6 +36,7 @@ pub fn start(session: LabSession, secure: bool) {
         opened_at_ms: None,
         gave_up: false,
         clock_fresh: true,
+        live_epoch: None,
     }));
     connect(&client);
 }
@@ -51,6 +54,9 @@ struct Client {
     /// A snapshot just arrived: the next clock reading is taken whatever its step (a
     /// restarted server counts from 0 again in the same epoch).
     clock_fresh: bool,
+    /// The live scene's epoch (from snapshots and State), kept while the view shows a
+    /// recorded moment: live frames of it still move the clock and the timeline's end.
+    live_epoch: Option<u32>,
 }
 
 /// The JS callbacks of one socket, kept alive as long as it may call them.
@@ -115,6 +121,12 @@ fn on_opened(client: &Rc<RefCell<Client>>) {
     session.socket.set_value(socket);
     session.connection.set(ConnectionState::Connected);
     session.connection_notice.set(None);
+    // The server knows nothing of what this page was replaying: it starts live, and the
+    // replayed trails end.
+    if session.replay.with_untracked(|replay| replay.phase() != Phase::Live) {
+        session.overlay.update_value(Overlay::forget);
+    }
+    session.replay.update(Replay::reconnected);
     // An error from an earlier connection no longer applies.
     session.error.set(None);
 }
@@ -177,7 +189,18 @@ fn on_message(client: &Rc<RefCell<Client>>, event: MessageEvent) {
 }
 
 fn on_frame(client: &Rc<RefCell<Client>>, frame: &Frame) {
-    let session = client.borrow().session;
+    let (session, live_epoch) = {
+        let this = client.borrow();
+        (this.session, this.live_epoch)
+    };
+    if !session.replay.with_untracked(Replay::view_follows_live) {
+        // The view shows a recorded moment (or waits for the live scene): the live lab's
+        // clock, and with it the timeline's live end, goes on.
+        if live_epoch == Some(frame.epoch) {
+            set_clock(client, Clock::from_frame(frame));
+        }
+        return;
+    }
     let outcome = session.world.try_update_value(|world| world.apply_frame(frame));
     if outcome == Some(FrameOutcome::Applied) {
         set_clock(client, Clock::from_frame(frame));
@@ -210,6 +233,15 @@ fn on_server_message(client: &Rc<RefCell<Client>>, message: ServerMsg) {
             session.you.set(you);
         }
         ServerMsg::Snapshot(snapshot) => {
+            {
+                let mut this = client.borrow_mut();
+                this.live_epoch = Some(snapshot.epoch);
+                this.clock_fresh = true;
+            }
+            // While a recorded moment is shown the live scene waits: going live brings it again.
+            if !session.replay.try_update(|replay| replay.live_snapshot(snapshot.epoch)).unwrap_or(true) {
+                return;
+            }
             let bodies = snapshot.bodies.len();
             let robots = robot_names(&snapshot);
             // A robot gone from the scene cannot be inspected any more.
@@ -222,9 +254,9 @@ fn on_server_message(client: &Rc<RefCell<Client>>, message: ServerMsg) {
             session.robots.set(robots);
             session.world.update_value(|world| world.apply_snapshot(snapshot));
             session.body_count.set(bodies);
-            client.borrow_mut().clock_fresh = true;
         }
         ServerMsg::State(state) => {
+            client.borrow_mut().live_epoch = Some(state.epoch);
             set_clock(client, Clock::from_state(&state));
             session.lab_state.set(Some(state));
         }
@@ -247,8 +279,11 @@ fn on_server_message(client: &Rc<RefCell<Client>>, message: ServerMsg) {
             session.error.set(Some(crate::api::body_sentence(&error)));
         }
         ServerMsg::Robot(report) => {
-            // A report in flight when the user picked another robot is dropped.
-            if session.inspected.with_untracked(|robot| robot.as_deref() == Some(report.name.as_str())) {
+            // A report in flight when the user picked another robot is dropped, and so
+            // are live reports while a recorded moment is shown (its plots freeze).
+            if session.replay.with_untracked(Replay::inspector_follows_live)
+                && session.inspected.with_untracked(|robot| robot.as_deref() == Some(report.name.as_str()))
+            {
                 session.take_report(report);
             }
         }
@@ -277,10 +312,14 @@ fn on_server_message(client: &Rc<RefCell<Client>>, message: ServerMsg) {
         }
         ServerMsg::Belief(belief) => {
             // As with reports: a belief in flight when the user picked another robot is dropped.
-            if session.inspected.with_untracked(|robot| robot.as_deref() == Some(belief.robot.as_str())) {
+            if session.replay.with_untracked(Replay::inspector_follows_live)
+                && session.inspected.with_untracked(|robot| robot.as_deref() == Some(belief.robot.as_str()))
+            {
                 session.take_belief(belief);
             }
         }
+        ServerMsg::Recording(summary) => session.recording.set(Some(summary)),
+        ServerMsg::Moment(moment) => crate::timeline::moment::show_moment(session, *moment),
         ServerMsg::Pong { .. } => {}
     }
 }

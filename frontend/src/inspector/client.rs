@@ -10,21 +10,33 @@ use vlab_protocol::ClientMsg;
 use super::{CommandOutcome, interpret_actuator_response};
 use crate::api::{Body, fetch_json};
 use crate::connection::LabSession;
+use crate::timeline::replay::Replay;
 
 /// Keeps the socket subscribed to the inspected robot while `active` (something shows its reports):
 /// unsubscribes from the previous robot when another is picked, and subscribes again
 /// after every reconnection (the server forgets subscriptions with their connection).
+/// Back from a recorded moment (the timeline), it subscribes afresh: the server sends a
+/// report at once, and a paused lab sends none otherwise.
 pub fn keep_subscribed(session: LabSession, active: Signal<bool>) {
     let subscribed = StoredValue::new(None::<String>);
+    let was_seeking = StoredValue::new(false);
     Effect::new(move |_| {
         let connected = session.is_connected();
         let wanted = if active.get() { session.inspected.get() } else { None };
+        let seeking = session.replay.with(Replay::is_seeking);
+        let back_to_live = was_seeking.get_value() && !seeking;
+        was_seeking.set_value(seeking);
         if !connected {
             subscribed.set_value(None);
             return;
         }
         let current = subscribed.get_value();
         if current == wanted {
+            if back_to_live && let Some(robot) = wanted {
+                // Net nothing to the server's count of watchers; the report comes at once.
+                session.send(&ClientMsg::Unsubscribe { robot: robot.clone() });
+                session.send(&ClientMsg::Subscribe { robot });
+            }
             return;
         }
         if let Some(robot) = current {

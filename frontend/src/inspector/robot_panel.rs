@@ -19,6 +19,7 @@ use crate::classroom::RobotActions;
 use crate::connection::LabSession;
 use crate::programs::RobotConsole;
 use crate::programs::keep_console;
+use crate::timeline::RobotDownloads;
 use crate::ui::{PanelLabels, SidePanel};
 
 /// The panel at the right edge of the page.
@@ -84,6 +85,7 @@ pub fn RobotPanel() -> impl IntoView {
             >
                 <RobotReportView />
             </Show>
+            <RobotDownloads />
         </SidePanel>
     }
 }

@@ -1,4 +1,4 @@
-//! The picked robot's live report: when it was made, where the robot truly is, its program, the keys it reads, then its open plots, its sensors and actuators.
+//! The picked robot's live report (or, while the timeline shows a recorded moment, its report then, under a badge saying so): when it was made, where the robot truly is, its program, the keys it reads, then its open plots, its sensors and actuators.
 
 use leptos::prelude::*;
 
@@ -7,6 +7,8 @@ use super::plot_view::PlotList;
 use super::sensor_table::SensorTable;
 use crate::connection::LabSession;
 use crate::inspector::{heading_text, position_text, program_text, time_text};
+use crate::timeline::ReplayBadge;
+use crate::timeline::replay::Replay;
 
 /// Shows `session.robot_report`; a placeholder until the first report arrives.
 #[component]
@@ -44,9 +46,22 @@ pub fn RobotReportView() -> impl IntoView {
                     }}
                 </span>
             </header>
+            <ReplayBadge testid="replay-badge" />
             <Show
                 when=has_report
-                fallback=|| view! { <p class="robot-hint">"Waiting for the robot's first report…"</p> }
+                fallback=move || {
+                    view! {
+                        <p class="robot-hint">
+                            {move || {
+                                if session.replay.with(Replay::is_seeking) {
+                                    "Nothing recorded of this robot at this moment."
+                                } else {
+                                    "Waiting for the robot's first report…"
+                                }
+                            }}
+                        </p>
+                    }
+                }
             >
                 <dl class="robot-facts">
                     <dt>"position"</dt>

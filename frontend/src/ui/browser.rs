@@ -1,9 +1,10 @@
 //! The browser's small services the features share: `localStorage`, the tab's link
-//! token, and reading the files a user picked.
+//! token, reading the files a user picked, and saving a download.
 
 use leptos::prelude::window;
+use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
-use web_sys::FileList;
+use web_sys::{Blob, FileList, HtmlAnchorElement, Url};
 
 use crate::api::js_error_text;
 
@@ -46,4 +47,25 @@ pub async fn read_files(files: FileList) -> Result<Vec<(String, Vec<u8>)>, Strin
         read.push((name, js_sys::Uint8Array::new(&buffer).to_vec()));
     }
     Ok(read)
+}
+
+/// Saves `blob` as `file_name` through the browser's download: an object URL on a
+/// `<a download>` clicked once (a plain link cannot carry the bearer token).
+pub fn save_blob(blob: &Blob, file_name: &str) -> Result<(), String> {
+    let failed =
+        |error: wasm_bindgen::JsValue| format!("the browser did not save {file_name}: {}", js_error_text(&error));
+    let url = Url::create_object_url_with_blob(blob).map_err(failed)?;
+    let document = leptos::prelude::document();
+    let link: HtmlAnchorElement = document.create_element("a").map_err(failed)?.unchecked_into();
+    link.set_href(&url);
+    link.set_download(file_name);
+    link.set_hidden(true);
+    if let Some(body) = document.body() {
+        let _ = body.append_child(&link);
+    }
+    link.click();
+    link.remove();
+    // The download has taken the bytes once the click is handled; the URL can go after.
+    leptos::prelude::set_timeout(move || drop(Url::revoke_object_url(&url)), std::time::Duration::from_secs(30));
+    Ok(())
 }

@@ -5,12 +5,12 @@
 //! over) costs nothing. A report of another robot starts over, and so does the lab's
 //! time going back (a reset): the old trails belong to another run.
 
-use vlab_protocol::{Belief, RobotReport, SensorValue};
+use vlab_protocol::{Belief, Estimate, RecordedTrail, RobotReport, SensorValue, TrailPoint};
 
 use crate::connection::rewind::RewindWatch;
 use crate::view3d::belief_shapes::estimate_position;
 use crate::view3d::sensor_rays::{Beam, sensor_beams};
-use crate::view3d::trail::Trail;
+use crate::view3d::trail::{MAX_POINTS, Trail};
 
 /// Which overlays the user wants to see (the view's checkboxes).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -110,6 +110,30 @@ impl Overlay {
         self.generation += 1;
     }
 
+    /// Shows `robot` as it was at a recorded moment (the timeline): the beams of its
+    /// `report` then, and its trails from the start of the run up to then, in place of
+    /// whatever the live reports gathered. Its program's belief then is its last
+    /// estimate (a recording keeps estimates, not drawings).
+    pub fn show_recorded(&mut self, robot: &str, report: Option<&RobotReport>, trail: Option<&RecordedTrail>) {
+        self.forget();
+        self.robot = Some(robot.to_owned());
+        self.beams = report.map_or_else(Vec::new, |r| r.sensors.iter().flat_map(sensor_beams).collect());
+        let Some(trail) = trail else { return };
+        // The trails lie at the robot's height, as the live ones do.
+        let height = report.map_or(ESTIMATE_HEIGHT_M, |r| r.pose.position[1] as f32);
+        let ground = |p: &TrailPoint, height: f32| [p.x as f32, height, -p.y as f32];
+        fill_trail(&mut self.true_trail, &trail.truth, |p| ground(p, height));
+        fill_trail(&mut self.odometry_trail, &trail.odometry, |p| ground(p, height));
+        fill_trail(&mut self.estimate_trail, &trail.estimate, |p| ground(p, ESTIMATE_HEIGHT_M));
+        self.belief = trail.estimate.last().map(|last| Belief {
+            robot: robot.to_owned(),
+            step: last.step,
+            time: report.map_or(0.0, |r| r.time),
+            estimate: Some(Estimate { x: last.x, y: last.y, theta: last.theta }),
+            drawings: Vec::new(),
+        });
+    }
+
     /// Drops everything: no robot picked, or another one.
     pub fn forget(&mut self) {
         let generation = self.generation + 1;
@@ -150,6 +174,19 @@ impl Overlay {
     /// Changes whenever what it draws does.
     pub fn generation(&self) -> u64 {
         self.generation
+    }
+}
+
+/// Fills `trail` with `points` placed by `place`; a run longer than a trail holds is
+/// thinned evenly, so the trail still starts where the run did.
+fn fill_trail(trail: &mut Trail, points: &[TrailPoint], place: impl Fn(&TrailPoint) -> [f32; 3]) {
+    let stride = points.len().div_ceil(MAX_POINTS).max(1);
+    for point in points.iter().step_by(stride) {
+        trail.push(place(point));
+    }
+    // The moment itself ends the trail, whatever the thinning skipped.
+    if let Some(last) = points.last().filter(|_| stride > 1) {
+        trail.push(place(last));
     }
 }
 
@@ -232,6 +269,52 @@ mod tests {
         overlay.believe(&belief("cart", 0.3, 1.0));
         overlay.believe(&belief("arm", 0.4, 1.0));
         assert_eq!((overlay.robot(), overlay.estimate_trail().len()), (Some("arm"), 1), "another robot starts over");
+    }
+
+    #[test]
+    fn a_recorded_moment_replaces_the_live_trails_and_beams() {
+        let mut overlay = Overlay::default();
+        overlay.observe(&report("cart", 9.0, 5.0, 5.0));
+        let generation = overlay.generation();
+        let point = |step, x: f64| TrailPoint { step, x, y: -2.0, theta: 0.5 };
+        let trail = RecordedTrail {
+            robot: "cart".into(),
+            truth: vec![point(0, 0.0), point(24, 0.5), point(48, 1.0)],
+            odometry: vec![point(0, 0.0), point(48, 1.1)],
+            estimate: vec![point(48, 0.9)],
+        };
+        overlay.show_recorded("cart", Some(&report("cart", 0.2, 1.0, 1.1)), Some(&trail));
+        assert!(overlay.generation() > generation, "redrawn");
+        let truth: Vec<_> = overlay.true_trail().points().copied().collect();
+        assert_eq!(
+            truth,
+            vec![[0.0, 0.1, 2.0], [0.5, 0.1, 2.0], [1.0, 0.1, 2.0]],
+            "y is world −Z, at the robot's height"
+        );
+        assert_eq!(overlay.odometry_trail().len(), 2);
+        assert_eq!(overlay.estimate_trail().points().next(), Some(&[0.9, ESTIMATE_HEIGHT_M, 2.0]));
+        let belief = overlay.belief().expect("the last estimate stands for the belief then");
+        assert_eq!(belief.estimate, Some(Estimate { x: 0.9, y: -2.0, theta: 0.5 }));
+        assert_eq!(overlay.beams().len(), 1, "the beams of the recorded report");
+
+        overlay.show_recorded("cart", None, None);
+        assert!(overlay.true_trail().is_empty() && overlay.beams().is_empty() && overlay.belief().is_none());
+        assert_eq!(overlay.robot(), Some("cart"));
+    }
+
+    #[test]
+    fn a_long_recorded_trail_is_thinned_but_keeps_both_ends() {
+        let mut overlay = Overlay::default();
+        let truth: Vec<_> = (0..MAX_POINTS as u64 * 3 + 1)
+            .map(|i| TrailPoint { step: i, x: i as f64 * 0.1, y: 0.0, theta: 0.0 })
+            .collect();
+        let last = truth.last().unwrap().x as f32;
+        let trail = RecordedTrail { robot: "cart".into(), truth, ..RecordedTrail::default() };
+        overlay.show_recorded("cart", None, Some(&trail));
+        let points: Vec<_> = overlay.true_trail().points().copied().collect();
+        assert!(points.len() <= MAX_POINTS, "{}", points.len());
+        assert_eq!(points.first().map(|p| p[0]), Some(0.0), "it starts where the run did");
+        assert_eq!(points.last().map(|p| p[0]), Some(last), "and ends at the moment");
     }
 
     #[test]

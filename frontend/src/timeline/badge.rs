@@ -1,0 +1,34 @@
+//! The "Replay — step N, t = …" badge: says, wherever it is placed, that what is shown is a recorded moment and which one.
+
+use leptos::prelude::*;
+
+use crate::connection::LabSession;
+use crate::timeline::replay::Replay;
+use crate::timeline::time_text::clock_text;
+
+/// Shown while the page is seeking; `testid` names it for tests.
+#[component]
+pub fn ReplayBadge(testid: &'static str) -> impl IntoView {
+    let session = expect_context::<LabSession>();
+    let seeking = move || session.replay.with(Replay::is_seeking);
+    let shown = move || session.replay.with(Replay::shown);
+    let text = move || match shown() {
+        Some(shown) => format!("Replay — step {}, t = {}", shown.step, clock_text(shown.time)),
+        None => "Replay — finding the moment…".to_owned(),
+    };
+    view! {
+        <Show when=seeking>
+            <span
+                class="badge is-replay"
+                data-testid=testid
+                data-step=move || shown().map(|s| s.step.to_string()).unwrap_or_default()
+                data-asked=move || shown().map(|s| s.asked.to_string()).unwrap_or_default()
+                data-run=move || shown().map(|s| s.run.to_string()).unwrap_or_default()
+                data-time=move || shown().map(|s| s.time.to_string()).unwrap_or_default()
+                title="A recorded moment: the live lab goes on meanwhile"
+            >
+                {text}
+            </span>
+        </Show>
+    }
+}
