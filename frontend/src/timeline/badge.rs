@@ -6,13 +6,15 @@ use crate::connection::LabSession;
 use crate::timeline::replay::Replay;
 use crate::timeline::time_text::clock_text;
 
-/// Shown while the page is seeking; `testid` names it for tests.
+/// Shown while the page is seeking; `testid` names it for tests. `compact` leaves the
+/// time out (the timeline shows it at its thumb).
 #[component]
-pub fn ReplayBadge(testid: &'static str) -> impl IntoView {
+pub fn ReplayBadge(testid: &'static str, #[prop(optional)] compact: bool) -> impl IntoView {
     let session = expect_context::<LabSession>();
     let seeking = move || session.replay.with(Replay::is_seeking);
     let shown = move || session.replay.with(Replay::shown);
     let text = move || match shown() {
+        Some(shown) if compact => format!("Replay — step {}", shown.step),
         Some(shown) => format!("Replay — step {}, t = {}", shown.step, clock_text(shown.time)),
         None => "Replay — finding the moment…".to_owned(),
     };

@@ -187,7 +187,7 @@ pub fn TimelineBar() -> impl IntoView {
                         when=move || seeking.get()
                         fallback=|| view! { <span class="timeline-live-mark" data-testid="timeline-is-live">"● live"</span> }
                     >
-                        <ReplayBadge testid="timeline-badge" />
+                        <ReplayBadge testid="timeline-badge" compact=true />
                         <button
                             id="timeline-live"
                             class="btn btn-small btn-primary"
