@@ -86,6 +86,14 @@ impl Recordings {
         read(&self.store.lock().expect("recordings lock"))
     }
 
+    /// Waits until everything labs handed the keeper before now is kept.
+    pub async fn settled(&self) {
+        let (done, kept) = tokio::sync::oneshot::channel();
+        if self.sink.send(Kept::Barrier(done)).is_ok() {
+            let _ = kept.await;
+        }
+    }
+
     /// Forgets lab `lab`'s recording (it was closed).
     pub fn forget(&self, lab: &str) {
         self.summaries.lock().expect("summaries lock").remove(lab);
@@ -110,6 +118,12 @@ impl Keeper {
             let (lab, run) = match &kept {
                 Kept::Chunk { lab, chunk } => (lab.clone(), chunk.run),
                 Kept::Scene { lab, run, .. } => (lab.clone(), *run),
+                Kept::Fork { lab, to, .. } => (lab.clone(), *to),
+                Kept::Barrier(_) => {
+                    let Kept::Barrier(done) = kept else { unreachable!() };
+                    let _ = done.send(());
+                    continue;
+                }
             };
             let store = self.store.lock().expect("recordings lock");
             if let Err(error) = keep(&store, kept, self.budget) {
@@ -138,21 +152,49 @@ impl Keeper {
 
 fn keep(store: &RecordingStore, kept: Kept, budget: u64) -> Result<(), StoreError> {
     match kept {
+        Kept::Barrier(_) => Ok(()),
         Kept::Scene { lab, run, epoch, snapshot } => store.keep_scene(&lab, run, epoch, &snapshot),
+        Kept::Fork { lab, from, to, until } => {
+            store.copy_scenes(&lab, from, to)?;
+            for (row, bytes) in store.chunks(&lab, from, 0, until)? {
+                if row.first_step >= until {
+                    continue;
+                }
+                if row.last_step <= until {
+                    store.copy_chunk(row.id, to)?;
+                    continue;
+                }
+                match Chunk::decode(&bytes) {
+                    Ok(chunk) => {
+                        let cut = Chunk { run: to, ..chunk.truncated(until) };
+                        keep_chunk(store, &lab, &cut)?;
+                    }
+                    Err(error) => {
+                        tracing::error!(%lab, %error, "a kept chunk does not read; the new run starts without it")
+                    }
+                }
+            }
+            store.trim(&lab, budget)?;
+            Ok(())
+        }
         Kept::Chunk { lab, chunk } => {
-            let row = ChunkRow {
-                id: 0,
-                run: chunk.run,
-                epoch: chunk.epoch,
-                first_step: chunk.first_step,
-                last_step: chunk.last_step,
-            };
-            let data = chunk.encode();
-            store.keep_chunk(&lab, &row, (chunk.first_time, chunk.last_time), &chunk.trails, &data)?;
+            keep_chunk(store, &lab, &chunk)?;
             store.trim(&lab, budget)?;
             Ok(())
         }
     }
+}
+
+fn keep_chunk(store: &RecordingStore, lab: &str, chunk: &Chunk) -> Result<(), StoreError> {
+    let row = ChunkRow {
+        id: 0,
+        run: chunk.run,
+        epoch: chunk.epoch,
+        first_step: chunk.first_step,
+        last_step: chunk.last_step,
+    };
+    store.keep_chunk(lab, &row, (chunk.first_time, chunk.last_time), &chunk.trails, &chunk.encode())?;
+    Ok(())
 }
 
 /// Lab `lab`'s summary, its current run being `run` (`None`: the last kept).

@@ -4,8 +4,10 @@
 
 use std::sync::Arc;
 
-use vlab_protocol::{MAX_SEEK_ROBOTS, RecordedMoment, RecordingSummary, SceneSnapshot};
+use vlab_protocol::permissions::Action;
+use vlab_protocol::{ControlAction, MAX_SEEK_ROBOTS, RecordedMoment, RecordingSummary, SceneSnapshot};
 
+use super::access::authorize;
 use super::recording::chunk_holding;
 use super::{Classroom, ClassroomError};
 use crate::lab::recording::{Chunk, moment};
@@ -101,6 +103,41 @@ impl Classroom {
             robots: shown.robots,
             trails,
         })
+    }
+
+    /// Rewinds lab `lab` to `step` of its current run: paused first, the run is
+    /// re-simulated from its start with what the recording kept of its inputs, and goes
+    /// on from there in a new run (the old one stays in the recording). Instructor only.
+    pub async fn rewind(
+        &self,
+        lab: &Arc<LabHandle>,
+        caller: Caller,
+        step: u64,
+    ) -> Result<vlab_protocol::LabState, ClassroomError> {
+        authorize(caller, Action::ControlTime)?;
+        let recordings = self.recordings.as_ref().ok_or_else(not_recording)?;
+        self.control(lab, caller, ControlAction::Pause).await?;
+        // Every chunk the lab closed is kept before the run is read back.
+        recordings.settled().await;
+        let run = lab.recording_tail().await?.run;
+        let rows = recordings.read(|store| store.chunks(lab.id(), run, 0, step))?;
+        let gap = |from: u64| {
+            ClassroomError::Conflict(format!(
+                "cannot rewind: the recording of this run lacks the steps from {from} \
+                 (dropped to stay within the lab's recording budget): reset the lab instead"
+            ))
+        };
+        let (mut inputs, mut through) = (Vec::new(), 0);
+        for (row, bytes) in rows {
+            if row.first_step > through {
+                return Err(gap(through));
+            }
+            let chunk = Chunk::decode(&bytes)
+                .map_err(|e| ClassroomError::Internal(format!("the recording of this run does not read: {e}")))?;
+            inputs.extend(chunk.records.into_iter().filter(|r| r.input_step().is_some()));
+            through = through.max(row.last_step);
+        }
+        Ok(lab.rewind(run, step, (inputs, through)).await?)
     }
 
     /// The scene of `epoch` in `run`, kept, or the live one if it is that (its row

@@ -15,6 +15,23 @@ use crate::scene::{Inserted, Pose, SceneModel};
 
 /// A command to a lab's thread.
 pub enum LabCommand {
+    /// Re-simulate the current run up to `step` from its start and the recorded
+    /// `inputs` (every input and change of the run, in order), then go on from there in
+    /// a new run, paused, programs started afresh.
+    Rewind {
+        /// The run the inputs are of (refused if the lab has moved on to another).
+        run: u32,
+        /// The step to go back to.
+        step: u64,
+        /// The run's inputs and changes as recorded (the lab adds those of its open
+        /// chunk).
+        inputs: Vec<super::recording::Record>,
+        /// The last step the kept chunks `inputs` came from reach: the open chunk must
+        /// start at or before it, or inputs fell between the two.
+        through: u64,
+        /// The resulting clock, or why not.
+        reply: oneshot::Sender<Result<LabState, LabError>>,
+    },
     /// The recording's open chunk (what happened since the last one was kept).
     RecordingTail {
         /// Where to send it.

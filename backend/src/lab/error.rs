@@ -66,4 +66,7 @@ pub enum LabError {
     /// Keys were refused.
     #[error(transparent)]
     Keys(#[from] KeysError),
+    /// The lab cannot be rewound to that step; it is unchanged.
+    #[error("cannot rewind: {0}")]
+    Rewind(String),
 }

@@ -376,6 +376,17 @@ impl LabHandle {
         self.request(|reply| LabCommand::RecordingTail { reply }).await
     }
 
+    /// Rewinds the lab to `step` of run `run`, re-simulated from `inputs` (see
+    /// [`LabCommand::Rewind`]).
+    pub async fn rewind(
+        &self,
+        run: u32,
+        step: u64,
+        (inputs, through): (Vec<super::recording::Record>, u64),
+    ) -> Result<LabState, LabError> {
+        self.request(|reply| LabCommand::Rewind { run, step, inputs, through, reply }).await?
+    }
+
     /// The scene as viewers have it now (`SceneSnapshot` JSON).
     pub fn snapshot_json(&self) -> Arc<str> {
         self.hub.snapshot_json()

@@ -7,6 +7,7 @@
 //! `lab` knows nothing of HTTP, of the store or of the classroom's rules.
 
 mod beliefs;
+mod changes;
 mod commands;
 pub mod cpu_meter;
 mod error;
@@ -18,6 +19,7 @@ pub mod participants;
 pub mod programs;
 pub mod recording;
 mod registry;
+mod resimulate;
 mod runner;
 pub mod telemetry;
 pub mod wire;

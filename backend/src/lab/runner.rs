@@ -22,9 +22,10 @@ use super::frames::FrameBuilder;
 use super::hub::Hub;
 use super::pacer::Pacer;
 use super::programs::{ConsoleEvent, Programs, Tick};
-use super::recording::{CommandSource, Record, Recorder, RobotEstimate};
+use super::recording::{Change, CommandSource, Record, Recorder, RobotEstimate};
 use super::telemetry::{Published, Telemetry};
 use super::{LabCommand, LabError, LabStatus, ProgramAction, wire};
+use super::{changes, resimulate};
 use crate::controller::ProgramCode;
 use crate::robot::{Owner, Robots};
 use crate::scene::{Inserted, Motion, SceneError, SceneModel, static_footprints};
@@ -96,6 +97,27 @@ pub struct Runner {
     last_frame_step: u64,
     /// The reply owed for a `step N` in progress, and the step it stops at.
     stepping: Option<(u64, Option<oneshot::Sender<LabState>>)>,
+    /// Where the current run started, to re-simulate it.
+    run: RunStart,
+}
+
+/// What a run started from, and what it inserted since: with the recorded inputs, all a
+/// re-simulation needs.
+pub struct RunStart {
+    /// The model at step 0.
+    pub model: SceneModel,
+    /// Who owned which robot then.
+    pub owners: BTreeMap<String, Owner>,
+    /// The run's insertions, in order (`Change::Inserted` names them by index).
+    pub insertions: Vec<(Box<SceneModel>, Option<Owner>)>,
+    /// The step of the run's last insertion or removal (0 if none).
+    pub last_structural_change: u64,
+}
+
+impl RunStart {
+    fn new(model: SceneModel, owners: BTreeMap<String, Owner>) -> RunStart {
+        RunStart { model, owners, insertions: Vec::new(), last_structural_change: 0 }
+    }
 }
 
 impl Runner {
@@ -118,6 +140,7 @@ impl Runner {
             programs.start(&robot, &mut robots, code, model.dt_secs, 0);
         }
         Runner {
+            run: RunStart::new(model.clone(), BTreeMap::new()),
             pacer: Pacer::new(model.dt_secs, 1.0, now, 0),
             model,
             world,
@@ -144,6 +167,8 @@ impl Runner {
 
     /// Runs until told to shut down or until every handle to the lab is gone.
     pub fn run(mut self) {
+        // The scene's own programs held their robots as they started.
+        self.take_inputs(CommandSource::Program);
         loop {
             let received = match self.wait_time() {
                 None => self.commands.recv().map_err(|_| RecvTimeoutError::Disconnected),
@@ -154,6 +179,7 @@ impl Runner {
                 Ok(command) => self.handle(command),
                 Err(RecvTimeoutError::Timeout) => {}
             }
+            self.take_inputs(CommandSource::Hand);
             // Handle any further queued commands before stepping.
             while let Ok(command) = self.commands.try_recv() {
                 if matches!(command, LabCommand::Shutdown) {
@@ -161,6 +187,7 @@ impl Runner {
                     return;
                 }
                 self.handle(command);
+                self.take_inputs(CommandSource::Hand);
             }
             self.record_console();
             self.advance();
@@ -187,6 +214,9 @@ impl Runner {
 
     fn handle(&mut self, command: LabCommand) {
         match command {
+            LabCommand::Rewind { run, step, inputs, through, reply } => {
+                let _ = reply.send(self.rewind(run, step, inputs, through));
+            }
             LabCommand::RecordingTail { reply } => {
                 let _ = reply.send(self.recorder.tail());
             }
@@ -233,13 +263,7 @@ impl Runner {
                 let _ = reply.send(self.robots.report(&robot, &self.world, self.step, self.time()));
             }
             LabCommand::Actuate { robot, commands, reply } => {
-                let outcome = self.robots.command(&robot, &commands);
-                if let Some(Ok(())) = outcome {
-                    let (step, source) = (self.step, CommandSource::Hand);
-                    let record = Record::Command { step, robot: robot.clone(), source, commands: commands.clone() };
-                    self.recorder.record(record);
-                }
-                let outcome = outcome.map(|done| {
+                let outcome = self.robots.command(&robot, &commands).map(|done| {
                     done.map(|()| {
                         self.robots.report(&robot, &self.world, self.step, self.time()).expect("the robot exists")
                     })
@@ -248,11 +272,7 @@ impl Runner {
                 self.publish_telemetry();
             }
             LabCommand::Keys { robot, keys, reply } => {
-                let set = self.robots.set_keys(&robot, &keys);
-                if let Some(Ok(())) = set {
-                    self.recorder.record(Record::Keys { step: self.step, robot, keys });
-                }
-                let _ = reply.send(set);
+                let _ = reply.send(self.robots.set_keys(&robot, &keys));
                 self.publish_telemetry();
             }
             LabCommand::RemoveRobot { robot, reply } => {
@@ -317,22 +337,14 @@ impl Runner {
     /// Adds `addition` to the model and the world, all or nothing, and sends everybody
     /// the new scene with the current poses.
     fn insert(&mut self, addition: &SceneModel, owner: Option<Owner>) -> Result<Inserted, SceneError> {
-        let mut model = self.model.clone();
-        let inserted = model.merge(addition)?;
-        // Configure the new robots before the world changes: a device that cannot
-        // work as declared refuses the whole insertion.
-        let robots = self.robots.configure_from(&model, self.model.robots.len())?;
-        self.world.insert(addition)?;
-        if addition.environment.is_some() {
-            self.world.set_gravity_y(model.gravity_y);
-        }
-        self.model = model;
+        let at = (self.step, self.time());
+        let inserted =
+            changes::insert(&mut self.model, &mut self.world, &mut self.robots, addition, owner.clone(), at)?;
         if addition.bodies.iter().any(|b| b.motion == Motion::Fixed && b.robot.is_none()) {
             self.programs.set_obstacles(static_footprints(&self.model));
         }
-        self.robots.add(robots, owner);
-        let (step, time) = (self.step, self.time());
-        self.robots.install(&mut self.world, step, time);
+        self.run.insertions.push((Box::new(addition.clone()), owner));
+        self.changed(Change::Inserted { index: self.run.insertions.len() - 1 });
         self.publish_scene();
         self.publish_state();
         Ok(inserted)
@@ -341,20 +353,11 @@ impl Runner {
     /// Takes a robot out: the world is rebuilt without it, every other body where and
     /// as fast as it was, every other robot's devices carrying on; a new epoch.
     fn remove_robot(&mut self, name: &str) -> bool {
-        let Some((model, moved)) = self.model.without_robot(name) else { return false };
-        let world = match self.world.rebuilt_without(&model, &moved) {
-            Ok(world) => world,
-            Err(error) => {
-                // Removing elements cannot make a buildable model unbuildable; if it
-                // did, the lab keeps the robot rather than break.
-                tracing::error!(%error, robot = name, "the lab without this robot does not build");
-                return false;
-            }
-        };
-        self.model = model;
-        self.world = world;
+        if !changes::remove_robot(&mut self.model, &mut self.world, &mut self.robots, name) {
+            return false;
+        }
         self.programs.remove(name);
-        self.robots.remove(name, &moved, &mut self.world);
+        self.changed(Change::Removed { robot: name.to_owned() });
         self.recorder.record(Record::Event { step: self.step, text: format!("removed robot {name}") });
         self.publish_scene();
         self.publish_state();
@@ -364,16 +367,11 @@ impl Runner {
     /// Puts a robot's bodies back at their start poses, at rest, and its devices at
     /// their start.
     fn reset_robot(&mut self, name: &str) -> bool {
-        if !self.model.robots.iter().any(|r| r.name == name) {
+        let (step, time) = (self.step, self.time());
+        if !changes::reset_robot(&self.model, &mut self.world, &mut self.robots, name, (step, time)) {
             return false;
         }
-        for (index, body) in self.model.bodies.iter().enumerate() {
-            if body.robot.as_deref() == Some(name) {
-                self.world.set_body_state(index, &body.pose, [0.0; 3], [0.0; 3]);
-            }
-        }
-        let (step, time) = (self.step, self.time());
-        self.robots.restart(name, &self.model, &mut self.world, step, time);
+        self.changed(Change::RobotReset { robot: name.to_owned() });
         // A robot back at its start runs its program from the start too.
         self.programs.restart(name, &mut self.robots, self.model.dt_secs, step);
         self.recorder.record(Record::Event { step, text: format!("robot {name} put back at its start") });
@@ -384,26 +382,70 @@ impl Runner {
 
     /// Moves a body, or a robot as a whole, to `position` at rest.
     fn move_object(&mut self, name: &str, position: [f32; 3], heading: Option<f32>) -> bool {
-        let (bodies, pivot): (Vec<usize>, usize) = match self.model.robots.iter().find(|r| r.name == name) {
-            Some(robot) => {
-                let mine =
-                    (0..self.model.bodies.len()).filter(|&i| self.model.bodies[i].robot.as_deref() == Some(name));
-                (mine.collect(), robot.main_body)
-            }
-            None => match self.model.body_index(name) {
-                Some(index) if !self.world.is_fixed(index) => (vec![index], index),
-                _ => return false,
-            },
+        let Some(now) = changes::move_object(&self.model, &mut self.world, name, position, heading) else {
+            return false;
         };
-        let now = crate::robot::frame::heading(&self.world.pose(pivot)) as f32;
-        let turn = heading.map_or(0.0, |heading| heading - now);
-        self.world.move_rigidly(&bodies, pivot, position, turn);
+        self.changed(Change::Moved { name: name.to_owned(), position, heading });
         let [x, y, z] = position;
-        let text = format!("{name} moved to ({x:.3}, {y:.3}, {z:.3}), heading {:.3}", now + turn);
+        let text = format!("{name} moved to ({x:.3}, {y:.3}, {z:.3}), heading {now:.3}");
         self.recorder.record(Record::Event { step: self.step, text });
         self.publish_frame();
         self.publish_telemetry();
         true
+    }
+
+    /// Goes back to `target` of run `run`: the run re-simulated from its start with the
+    /// recorded `inputs` (and those of the open chunk), then on from there in a new run,
+    /// paused, every program started afresh. The lab is unchanged when it cannot.
+    fn rewind(&mut self, run: u32, target: u64, mut inputs: Vec<Record>, through: u64) -> Result<LabState, LabError> {
+        let refuse = |why: String| Err(LabError::Rewind(why));
+        if run != self.recorder.run() {
+            return refuse(format!("the lab is in run {} now, not run {run}", self.recorder.run()));
+        }
+        if target > self.step {
+            return refuse(format!("step {target} is ahead of the lab (step {})", self.step));
+        }
+        if target < self.run.last_structural_change {
+            return refuse(format!(
+                "robots were added or removed at step {}: the lab can go back to that step at the earliest \
+                 (reset it to start again from step 0)",
+                self.run.last_structural_change
+            ));
+        }
+        let tail = self.recorder.tail();
+        // The kept chunks reach the step (the open one holds only later inputs), or the
+        // open one must follow on from them.
+        if through <= target && tail.first_step > through {
+            return refuse("the recording moved on while the rewind was prepared: try again".into());
+        }
+        inputs.extend(tail.records.into_iter().filter(|r| r.input_step().is_some()));
+        let again = resimulate::resimulate(&self.run, self.seed, &inputs, target).map_err(LabError::Rewind)?;
+        if let Some((_, Some(waiting))) = self.stepping.take() {
+            let _ = waiting.send(self.state());
+        }
+        self.recorder.record(Record::Event { step: self.step, text: format!("rewound to step {target}") });
+        self.recorder.fork(target);
+        self.model = again.model;
+        self.world = again.world;
+        self.robots = again.robots;
+        self.step = target;
+        self.mode = LabMode::Paused;
+        // Programs' own state was never recorded: they start over from the rewound step.
+        self.programs.restart_all(&mut self.robots, self.model.dt_secs, target);
+        self.recorder.prime(&self.robots);
+        self.publish_scene();
+        self.take_inputs(CommandSource::Program);
+        self.publish_state();
+        self.publish_telemetry();
+        Ok(self.state())
+    }
+
+    /// Notes a change of the world for the recording and for rewinding.
+    fn changed(&mut self, change: Change) {
+        if matches!(change, Change::Inserted { .. } | Change::Removed { .. }) {
+            self.run.last_structural_change = self.step;
+        }
+        self.recorder.record(Record::Change { step: self.step, change });
     }
 
     /// A new epoch: the snapshot and keyframe of the world as it is now.
@@ -433,9 +475,10 @@ impl Runner {
         self.world = World::build(&self.model).expect("a validated scene builds");
         let owners = self.robots.take_owners();
         self.robots = Robots::configure(&self.model, self.seed).expect("a validated scene's robots configure");
-        self.robots.restore_owners(owners);
+        self.robots.restore_owners(owners.clone());
         self.robots.install(&mut self.world, 0, 0.0);
         self.step = 0;
+        self.run = RunStart::new(self.model.clone(), owners);
         self.recorder.new_run();
         // The same run again: every program starts over, at step 0, before time moves.
         self.programs.restart_all(&mut self.robots, self.model.dt_secs, 0);
@@ -504,19 +547,15 @@ impl Runner {
     /// `FRAME_INTERVAL`, from the same post-step world the sensors read.
     fn step_once(&mut self) {
         let dt = self.model.dt_secs;
-        let applied = self.programs.pre_step(&mut self.robots, self.step, dt);
-        for (robot, commands) in applied {
-            let (step, source) = (self.step, CommandSource::Program);
-            self.recorder.record(Record::Command { step, robot, source, commands });
-        }
-        self.robots.apply_actuators(&mut self.world);
-        self.world.step();
+        self.programs.pre_step(&mut self.robots, self.step, dt);
+        self.take_inputs(CommandSource::Program);
         self.step += 1;
+        changes::bare_step(&mut self.world, &mut self.robots, self.step, dt);
         let time = self.time();
-        self.robots.update_sensors(&self.world, self.step, time);
         let (sync, wall_per_sim) = self.sync_now();
         let tick = Tick { step: self.step, dt_secs: dt, sync, wall_per_sim };
         self.programs.post_step(&mut self.robots, tick);
+        self.take_inputs(CommandSource::Program);
         if self.recorder.is_on() {
             self.record_console();
             for (robot, step, time, estimate) in self.programs.estimates() {
@@ -524,6 +563,14 @@ impl Runner {
             }
         }
         self.recorder.after_step(self.step, time, dt, &self.world, &self.robots);
+    }
+
+    /// Hands the inputs the robots were given since the last call to the recording.
+    fn take_inputs(&mut self, source: CommandSource) {
+        let inputs = self.robots.take_inputs();
+        if !inputs.is_empty() {
+            self.recorder.inputs(self.step, source, inputs);
+        }
     }
 
     /// Hands the programs' newly published console lines to the recording.

@@ -98,7 +98,7 @@ impl AppError {
                 LabError::NoRobot { .. } | LabError::NoProgram { .. } | LabError::NoObject { .. } => {
                     plain(StatusCode::NOT_FOUND, ErrorCode::NotFound)
                 }
-                LabError::Refused(_) => plain(StatusCode::CONFLICT, ErrorCode::InvalidArgument),
+                LabError::Refused(_) | LabError::Rewind(_) => plain(StatusCode::CONFLICT, ErrorCode::InvalidArgument),
                 LabError::OverQuota { .. } => plain(StatusCode::FORBIDDEN, ErrorCode::Forbidden),
                 LabError::Command(_) | LabError::Keys(_) => {
                     plain(StatusCode::UNPROCESSABLE_ENTITY, ErrorCode::InvalidArgument)

@@ -9,7 +9,7 @@ use axum::http::StatusCode;
 use axum::response::{Html, IntoResponse, Response};
 use vlab_protocol::{ControlAction, LabState, LabSummary};
 
-use super::extract::{InLab, JsonBody};
+use super::extract::{Example, InLab, JsonBody};
 use super::{AppError, AppState};
 
 /// `GET /api/health`.
@@ -30,6 +30,28 @@ pub async fn control(
     JsonBody(action): JsonBody<ControlAction>,
 ) -> Result<Json<LabState>, AppError> {
     Ok(Json(app.classroom.control(&lab, caller, action).await?))
+}
+
+/// The body of `POST /api/labs/{lab}/rewind`.
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RewindRequest {
+    /// The step of the current run to go back to.
+    step: u64,
+}
+
+impl Example for RewindRequest {
+    const EXAMPLE: &'static str = r#"{"step": 4800}"#;
+}
+
+/// `POST /api/labs/{lab}/rewind` (instructor): the lab re-simulated to a recorded step of
+/// its current run, paused there; answers with the clock's state.
+pub async fn rewind(
+    State(app): State<Arc<AppState>>,
+    InLab { lab, caller }: InLab,
+    JsonBody(request): JsonBody<RewindRequest>,
+) -> Result<Json<LabState>, AppError> {
+    Ok(Json(app.classroom.rewind(&lab, caller, request.step).await?))
 }
 
 /// Any other `/api/...` path.

@@ -143,17 +143,45 @@ pub enum KeysError {
     Invalid(String),
 }
 
+/// What was done to a robot's devices between two steps, in the order it was done:
+/// the inputs that, replayed in order on the same world, give the same run.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(tag = "input", rename_all = "snake_case")]
+pub enum RobotInput {
+    /// Commands applied (all of them: the command was accepted).
+    Command {
+        /// The robot.
+        robot: String,
+        /// By actuator name.
+        commands: BTreeMap<String, Value>,
+    },
+    /// Held still (a program starting or stopping).
+    Hold {
+        /// The robot.
+        robot: String,
+    },
+    /// Keys held for its keyboard sensors.
+    Keys {
+        /// The robot.
+        robot: String,
+        /// The keys.
+        keys: Vec<String>,
+    },
+}
+
 /// Every robot of a lab, in the model's order.
 pub struct Robots {
     robots: Vec<Robot>,
     lab_seed: u64,
+    /// Inputs since the lab last took them (see [`Robots::take_inputs`]).
+    inputs: Vec<RobotInput>,
 }
 
 impl Robots {
     /// The robots of `model`, configured; call [`Robots::install`] once the world holds
     /// them. Fails, changing nothing, when a device cannot work as declared.
     pub fn configure(model: &SceneModel, lab_seed: u64) -> Result<Robots, SceneError> {
-        let mut robots = Robots { robots: Vec::new(), lab_seed };
+        let mut robots = Robots { robots: Vec::new(), lab_seed, inputs: Vec::new() };
         robots.robots = robots.configure_from(model, 0)?;
         Ok(robots)
     }
@@ -301,7 +329,28 @@ impl Robots {
                 return Some(Err(error));
             }
         }
+        self.inputs.push(RobotInput::Command { robot: name.to_owned(), commands: commands.clone() });
         Some(Ok(()))
+    }
+
+    /// The inputs given since the last call, in order.
+    pub fn take_inputs(&mut self) -> Vec<RobotInput> {
+        std::mem::take(&mut self.inputs)
+    }
+
+    /// Gives an input again (a run re-simulated); unknown robots are skipped, as they
+    /// were when it was first given.
+    pub fn replay(&mut self, input: &RobotInput) {
+        match input {
+            RobotInput::Command { robot, commands } => {
+                let _ = self.command(robot, commands);
+            }
+            RobotInput::Hold { robot } => self.hold(robot),
+            RobotInput::Keys { robot, keys } => {
+                let _ = self.set_keys(robot, keys);
+            }
+        }
+        self.inputs.clear();
     }
 
     /// Holds robot `name` still (its motors and drives at zero speed, its servos where
@@ -309,6 +358,7 @@ impl Robots {
     pub fn hold(&mut self, name: &str) {
         if let Some(robot) = self.robots.iter_mut().find(|r| r.name == name) {
             actuators::hold(&mut robot.actuators);
+            self.inputs.push(RobotInput::Hold { robot: name.to_owned() });
         }
     }
 
@@ -330,6 +380,7 @@ impl Robots {
             ))));
         }
         robot.keys = keys.iter().map(|k| k.to_uppercase()).collect();
+        self.inputs.push(RobotInput::Keys { robot: name.to_owned(), keys: keys.to_vec() });
         Some(Ok(()))
     }
 }

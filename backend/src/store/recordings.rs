@@ -301,6 +301,31 @@ impl RecordingStore {
             .map_err(self.sqlite())
     }
 
+    /// Copies chunk `id` into run `to` as it is.
+    pub fn copy_chunk(&self, id: i64, to: u32) -> Result<(), StoreError> {
+        self.connection
+            .execute(
+                "INSERT INTO chunks (lab, run, epoch, first_step, last_step, first_time, last_time, trails, bytes, data)
+                 SELECT lab, ?2, epoch, first_step, last_step, first_time, last_time, trails, bytes, data
+                 FROM chunks WHERE id = ?1",
+                params![id, to],
+            )
+            .map_err(self.sqlite())?;
+        Ok(())
+    }
+
+    /// Copies every scene of lab `lab`'s run `from` into run `to`.
+    pub fn copy_scenes(&self, lab: &str, from: u32, to: u32) -> Result<(), StoreError> {
+        self.connection
+            .execute(
+                "INSERT OR REPLACE INTO scenes (lab, run, epoch, snapshot)
+                 SELECT lab, ?3, epoch, snapshot FROM scenes WHERE lab = ?1 AND run = ?2",
+                params![lab, from, to],
+            )
+            .map_err(self.sqlite())?;
+        Ok(())
+    }
+
     /// Forgets everything lab `lab` recorded (the lab was closed).
     pub fn forget(&self, lab: &str) -> Result<(), StoreError> {
         self.connection.execute("DELETE FROM chunks WHERE lab = ?1", [lab]).map_err(self.sqlite())?;

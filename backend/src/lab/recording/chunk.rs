@@ -114,6 +114,20 @@ pub enum Record {
         /// By actuator name.
         commands: ActuatorCommands,
     },
+    /// A robot held still (its program starting or stopping).
+    Hold {
+        /// The step.
+        step: u64,
+        /// The robot.
+        robot: String,
+    },
+    /// The world changed between steps (what a re-simulation does again).
+    Change {
+        /// The step after which it changed.
+        step: u64,
+        /// What changed.
+        change: Change,
+    },
     /// Keys held for a robot's keyboard sensors.
     Keys {
         /// The step they were set at.
@@ -137,6 +151,67 @@ pub enum Record {
         /// What happened.
         text: String,
     },
+}
+
+/// A change of the world between two steps.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "change", rename_all = "snake_case")]
+pub enum Change {
+    /// An insertion: the `index`-th of the run, kept by the lab (scene models are not
+    /// recorded).
+    Inserted {
+        /// Its place among the run's insertions.
+        index: usize,
+    },
+    /// A robot taken out.
+    Removed {
+        /// The robot.
+        robot: String,
+    },
+    /// A robot put back at its start.
+    RobotReset {
+        /// The robot.
+        robot: String,
+    },
+    /// A body, or a robot as a whole, moved by hand.
+    Moved {
+        /// Its name.
+        name: String,
+        /// Where to.
+        position: [f32; 3],
+        /// Its new heading, radians (`None`: turned as it was).
+        heading: Option<f32>,
+    },
+}
+
+impl Change {
+    /// Whether it changes which robots and bodies the lab has: such a change given
+    /// right after a step belongs to that step (a rewind there keeps it), since the
+    /// classroom keeps it too.
+    pub fn is_structural(&self) -> bool {
+        matches!(self, Change::Inserted { .. } | Change::Removed { .. })
+    }
+}
+
+impl Record {
+    /// Whether a re-simulation to step `target` gives this input: those given before
+    /// it, and insertions and removals given right after it.
+    pub fn replayed_before(&self, target: u64) -> bool {
+        match (self, self.input_step()) {
+            (Record::Change { change, .. }, Some(at)) => at < target || (at == target && change.is_structural()),
+            (_, Some(at)) => at < target,
+            (_, None) => false,
+        }
+    }
+
+    /// The step a record of an input or a change was given at (`None` for the rest).
+    pub fn input_step(&self) -> Option<u64> {
+        match self {
+            Record::Command { step, .. } | Record::Hold { step, .. } | Record::Keys { step, .. } => Some(*step),
+            Record::Change { step, .. } => Some(*step),
+            _ => None,
+        }
+    }
 }
 
 /// Who commanded a robot's actuators.
@@ -171,6 +246,39 @@ impl Chunk {
     pub fn decode(bytes: &[u8]) -> Result<Chunk, ChunkError> {
         let json = zstd::bulk::decompress(bytes, MAX_DECOMPRESSED_BYTES).map_err(ChunkError::Compression)?;
         Ok(serde_json::from_slice(&json)?)
+    }
+
+    /// The chunk as it was up to step `until` (a run forked there by a rewind): what
+    /// was shown up to it, and the inputs given before it.
+    pub fn truncated(mut self, until: u64) -> Chunk {
+        if self.last_step <= until {
+            return self;
+        }
+        self.records.retain_mut(|record| match record {
+            Record::Frame { step, .. } => *step <= until,
+            Record::Reading(reading) => reading.sensor.step.is_none_or(|step| step <= until),
+            Record::Estimate(estimate) => estimate.step <= until,
+            Record::Console { lines, .. } => {
+                lines.retain(|line| line.step <= until);
+                !lines.is_empty()
+            }
+            Record::Change { step, change } => *step < until || (*step == until && change.is_structural()),
+            Record::Command { step, .. }
+            | Record::Hold { step, .. }
+            | Record::Keys { step, .. }
+            | Record::Control { step, .. }
+            | Record::Event { step, .. } => *step < until,
+        });
+        for trail in &mut self.trails {
+            trail.truth.retain(|p| p.step <= until);
+            trail.odometry.retain(|p| p.step <= until);
+            trail.estimate.retain(|p| p.step <= until);
+        }
+        // Time is step × dt: the span scales.
+        let per_step = (self.last_time - self.first_time) / (self.last_step - self.first_step) as f64;
+        self.last_time = self.first_time + per_step * (until.max(self.first_step) - self.first_step) as f64;
+        self.last_step = until.max(self.first_step);
+        self
     }
 
     /// Whether the chunk has nothing worth keeping (no step went by and nothing
@@ -236,6 +344,35 @@ mod tests {
         let json = serde_json::to_vec(&chunk).unwrap().len();
         let kept = chunk.encode().len();
         assert!(kept * 4 < json, "{json} bytes of JSON kept in {kept}");
+    }
+
+    #[test]
+    fn a_chunk_cut_at_a_step_keeps_what_was_shown_up_to_it_and_the_inputs_before_it() {
+        let record_at = |step: u64| Record::Hold { step, robot: "ana_bot".into() };
+        let chunk = Chunk {
+            first_step: 100,
+            first_time: 1.0,
+            last_step: 200,
+            last_time: 2.0,
+            records: vec![
+                Record::Frame { step: 150, time: 1.5, poses: vec![] },
+                record_at(150),
+                Record::Frame { step: 160, time: 1.6, poses: vec![] },
+                record_at(160),
+                Record::Frame { step: 170, time: 1.7, poses: vec![] },
+            ],
+            ..Chunk::default()
+        };
+        let cut = chunk.truncated(160);
+        assert_eq!((cut.last_step, cut.last_time), (160, 1.6));
+        assert_eq!(
+            cut.records,
+            vec![
+                Record::Frame { step: 150, time: 1.5, poses: vec![] },
+                record_at(150),
+                Record::Frame { step: 160, time: 1.6, poses: vec![] }
+            ]
+        );
     }
 
     #[test]

@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 
 use vlab_protocol::{BodyId, ConsoleLine, Frame, RecordedTrail, SensorReport, SensorValue, TrailPoint};
 
-pub use chunk::{Chunk, ChunkError, CommandSource, Record, RecordedRobot, RobotEstimate, RobotReading};
+pub use chunk::{Change, Chunk, ChunkError, CommandSource, Record, RecordedRobot, RobotEstimate, RobotReading};
 
 use crate::robot::Robots;
 use crate::scene::SceneModel;
@@ -32,6 +32,10 @@ const CHUNK_BYTES: usize = 2 * 1024 * 1024;
 /// Sensors are looked at every this many steps: a sensor read every step is recorded
 /// at this pace (48 Hz at the default 1/240 s step), slower ones at each reading.
 const READINGS_EVERY_STEPS: u64 = 5;
+/// Frames are recorded at most this often, simulation time: viewers may get 60 a
+/// second, but a timeline needs no more than a film, and frames are most of a
+/// recording's bytes. Frames in between are merged into the next one recorded.
+const FRAME_EVERY_SECS: f64 = 1.0 / 30.0;
 /// Trails are sampled about this often, simulation time.
 const TRAIL_EVERY_SECS: f64 = 0.1;
 
@@ -45,6 +49,20 @@ pub enum Kept {
         /// The chunk.
         chunk: Box<Chunk>,
     },
+    /// Run `to` continues run `from` after a rewind to step `until`: it starts with
+    /// what `from` recorded up to there.
+    Fork {
+        /// The lab's id.
+        lab: String,
+        /// The run rewound.
+        from: u32,
+        /// The run that goes on from the rewound step.
+        to: u32,
+        /// The step rewound to.
+        until: u64,
+    },
+    /// Answered once everything handed before it is kept.
+    Barrier(tokio::sync::oneshot::Sender<()>),
     /// The scene of `epoch` in `run`, as viewers received it (to show a moment of
     /// it again even after it changed).
     Scene {
@@ -72,6 +90,10 @@ pub struct Recorder {
     open_bytes: usize,
     /// Every moving body's latest recorded pose (a chunk's keyframe).
     keyframe: Frame,
+    /// Frames received since the last one recorded, merged.
+    pending: Option<Frame>,
+    /// Simulation time of the last frame recorded.
+    last_frame_time: f64,
     /// Every robot's sensors' latest readings, in declaration order.
     readings: BTreeMap<String, Vec<SensorReport>>,
     estimates: BTreeMap<String, RobotEstimate>,
@@ -91,6 +113,8 @@ impl Recorder {
             opened_at: Instant::now(),
             open_bytes: 0,
             keyframe: Frame::default(),
+            pending: None,
+            last_frame_time: f64::NEG_INFINITY,
             readings: BTreeMap::new(),
             estimates: BTreeMap::new(),
             next_trail_step: 0,
@@ -125,6 +149,8 @@ impl Recorder {
             return;
         }
         self.close();
+        self.pending = None;
+        self.last_frame_time = f64::NEG_INFINITY;
         self.keyframe = keyframe.clone();
         self.readings.retain(|name, _| model.robots.iter().any(|r| &r.name == name));
         self.estimates.retain(|name, _| model.robots.iter().any(|r| &r.name == name));
@@ -139,10 +165,23 @@ impl Recorder {
         if !self.is_on() || frame.epoch != self.open.epoch {
             return;
         }
+        match &mut self.pending {
+            Some(pending) => pending.absorb(frame.clone()),
+            None => self.pending = Some(frame.clone()),
+        }
+        if frame.time - self.last_frame_time >= FRAME_EVERY_SECS - 1e-9 {
+            self.flush_frame();
+        }
+        self.reached(frame.step, frame.time);
+    }
+
+    /// Records the merged frames not recorded yet.
+    fn flush_frame(&mut self) {
+        let Some(frame) = self.pending.take() else { return };
+        self.last_frame_time = frame.time;
         self.keyframe.absorb(frame.clone());
         self.open_bytes += 32 + frame.poses.len() * 40;
-        self.open.records.push(Record::Frame { step: frame.step, time: frame.time, poses: frame.poses.clone() });
-        self.reached(frame.step, frame.time);
+        self.open.records.push(Record::Frame { step: frame.step, time: frame.time, poses: frame.poses });
     }
 
     /// Something happened (a command, time control, an event).
@@ -152,6 +191,18 @@ impl Recorder {
         }
         self.open_bytes += 200;
         self.open.records.push(record);
+    }
+
+    /// Inputs the robots were given at `step` (between it and the next).
+    pub fn inputs(&mut self, step: u64, source: CommandSource, inputs: Vec<crate::robot::RobotInput>) {
+        use crate::robot::RobotInput;
+        for input in inputs {
+            self.record(match input {
+                RobotInput::Command { robot, commands } => Record::Command { step, robot, source, commands },
+                RobotInput::Hold { robot } => Record::Hold { step, robot },
+                RobotInput::Keys { robot, keys } => Record::Keys { step, robot, keys },
+            });
+        }
     }
 
     /// Console lines of robot `robot`.
@@ -201,6 +252,28 @@ impl Recorder {
         }
     }
 
+    /// The lab was rewound to step `at` and goes on from there in a new run, which
+    /// starts with what the current one recorded up to `at`; what it recorded after
+    /// stays in the current one. [`Recorder::prime`] and [`Recorder::scene`] follow.
+    pub fn fork(&mut self, at: u64) {
+        self.close();
+        let from = self.run;
+        self.run += 1;
+        self.send(Kept::Fork { lab: self.lab.clone(), from, to: self.run, until: at });
+        self.readings.clear();
+        self.estimates.clear();
+        self.pending = None;
+        self.next_trail_step = at;
+    }
+
+    /// Learns every sensor's latest reading without recording it (after a rewind, the
+    /// readings the new run starts from).
+    pub fn prime(&mut self, robots: &Robots) {
+        for robot in robots.all() {
+            self.readings.insert(robot.name().to_owned(), robot.sensors().iter().map(|s| s.report()).collect());
+        }
+    }
+
     /// Takes the readings made since sensors were last looked at, then closes the open
     /// chunk (the lab pauses, ends a `step N`, or shuts down): what a paused lab shows
     /// is all in the recording.
@@ -216,6 +289,8 @@ impl Recorder {
         if !self.is_on() {
             return;
         }
+        // The chunk ends with the poses viewers last got.
+        self.flush_frame();
         let (step, time) = (self.open.last_step, self.open.last_time);
         let next = self.fresh_chunk(step, time);
         let closed = std::mem::replace(&mut self.open, next);
