@@ -26,7 +26,7 @@ use vlab_protocol::{ClientMsg, ControlAction, ErrorBody, ErrorCode, INSTRUCTOR_I
 /// the lab as a whole a student who owns robots stands as a student (the docs' "owner ✓"
 /// for adding a robot is a student adding one), so no lab action but watching lists it.
 #[rustfmt::skip]
-const EXPECTED: [(Action, [bool; 4]); 20] = [
+const EXPECTED: [(Action, [bool; 4]); 22] = [
     //                          instructor owner  student anonymous
     (Action::Watch,            [true,      true,  true,   true ]),
     (Action::ControlTime,      [true,      false, false,  false]),
@@ -51,6 +51,9 @@ const EXPECTED: [(Action, [bool; 4]); 20] = [
     (Action::ReadProgram,      [true,      true,  false,  false]),
     (Action::ReplaceProgram,   [true,      true,  false,  false]),
     (Action::RunProgram,       [true,      true,  false,  false]),
+    // docs/recording.md, "Exports": the whole lab's holds every student's console.
+    (Action::ExportRecording,  [true,      false, false,  false]),
+    (Action::ExportRobotRecording, [true,  true,  false,  false]),
 ];
 
 /// The grid's answer for one cell.
@@ -400,6 +403,7 @@ async fn lab_actions_over_http(class: &Class, findings: &mut Findings) {
     let server = &class.server;
     let http = &server.http;
     let lab = |tail: &str| server.url(&format!("/api/labs/demo{tail}"));
+    recorded(server).await;
     for (i, person) in class.people.iter().enumerate() {
         let standing = person.in_lab();
         let cell = |action: Action, what: &str| Cell {
@@ -450,6 +454,11 @@ async fn lab_actions_over_http(class: &Class, findings: &mut Findings) {
         let (status, body) = send(http.delete(lab(&format!("/participants/{victim}"))), token).await;
         findings.http(cell(Action::RemoveParticipant, &format!("DELETE participants/{victim}")), status, &body);
 
+        for file in ["/recording.csv", "/recording.mcap"] {
+            let (status, body) = send(http.get(lab(file)), token).await;
+            findings.http(cell(Action::ExportRecording, &format!("GET {file}")), status, &body);
+        }
+
         let (status, body) = send(http.post(lab("/join-code")), token).await;
         findings.http(cell(Action::ChangeJoinCode, "POST join-code"), status, &body);
         if (200..300).contains(&status) {
@@ -460,6 +469,22 @@ async fn lab_actions_over_http(class: &Class, findings: &mut Findings) {
         let (status, body) =
             send(http.post(lab("/robots")).body(robot(&added, 2.0 + 2.0 * i as f64, 6.0)), token).await;
         findings.http(cell(Action::AddRobot, &format!("POST robots {added}")), status, &body);
+    }
+}
+
+/// Steps the lab a little and waits until its recording keeps those steps, so that
+/// an export allowed has something to export.
+async fn recorded(server: &TestServer) {
+    let state = server.control("demo", ControlAction::Step { steps: 10 }).await;
+    let deadline = tokio::time::Instant::now() + PATIENCE;
+    loop {
+        let (status, summary) = server.get_json("/api/labs/demo/recording").await;
+        assert_eq!(status, 200, "{summary}");
+        if summary["last_step"].as_u64() >= Some(state.step) {
+            return;
+        }
+        assert!(tokio::time::Instant::now() < deadline, "the recording never kept step {}: {summary}", state.step);
+        tokio::time::sleep(Duration::from_millis(20)).await;
     }
 }
 
@@ -505,6 +530,7 @@ async fn robot_actions_over_http(class: &Class, bot: &Bot, findings: &mut Findin
         Action::ReadProgram,
         Action::ReplaceProgram,
         Action::RunProgram,
+        Action::ExportRobotRecording,
         Action::RemoveRobot,
     ];
     for action in actions {
@@ -537,6 +563,10 @@ async fn robot_actions_over_http(class: &Class, bot: &Bot, findings: &mut Findin
                 Action::RunProgram => vec![
                     ("POST program/restart", http.post(url("/program/restart"))),
                     ("POST program/stop", http.post(url("/program/stop"))),
+                ],
+                Action::ExportRobotRecording => vec![
+                    ("GET readings.csv", http.get(url("/readings.csv"))),
+                    ("GET recording.mcap", http.get(url("/recording.mcap"))),
                 ],
                 Action::RemoveRobot => vec![("DELETE", http.delete(url("")))],
                 Action::ReadConsole => {

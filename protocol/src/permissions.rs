@@ -74,6 +74,12 @@ pub enum Action {
     ReplaceProgram,
     /// Restart or stop a robot's program.
     RunProgram,
+    /// Download the lab's whole recording (every robot's readings, console lines and
+    /// bodies' poses) as CSV or MCAP.
+    ExportRecording,
+    /// Download one robot's part of the recording (its readings, console lines and
+    /// bodies' poses) as CSV or MCAP.
+    ExportRobotRecording,
 }
 
 /// Whether an action concerns the whole lab or one robot.
@@ -140,7 +146,7 @@ impl Standing {
 
 /// The table: for each action, whether each standing may take it, in the column order
 /// of [`Standing::ALL`] (instructor, owner, student, anonymous).
-const TABLE: [(Action, [bool; 4]); 20] = [
+const TABLE: [(Action, [bool; 4]); 22] = [
     //                         instr  owner  student anon
     (Action::Watch, [true, true, true, true]),
     (Action::ControlTime, [true, false, false, false]),
@@ -164,6 +170,10 @@ const TABLE: [(Action, [bool; 4]); 20] = [
     (Action::ReadProgram, [true, true, false, false]),
     (Action::ReplaceProgram, [true, true, false, false]),
     (Action::RunProgram, [true, true, false, false]),
+    // Consoles are in a recording: whoever may export it may read them (ReadConsole).
+    // The whole lab's recording holds every student's: the instructor's alone.
+    (Action::ExportRecording, [true, false, false, false]),
+    (Action::ExportRobotRecording, [true, true, false, false]),
 ];
 
 /// Why an action was refused: what the caller is missing.
@@ -210,8 +220,8 @@ impl Denial {
 
 impl Action {
     /// Every action, in the table's order.
-    pub const ALL: [Action; 20] = {
-        let mut all = [Action::Watch; 20];
+    pub const ALL: [Action; 22] = {
+        let mut all = [Action::Watch; 22];
         let mut i = 0;
         while i < TABLE.len() {
             all[i] = TABLE[i].0;
@@ -233,7 +243,8 @@ impl Action {
             | Action::RemoveParticipant
             | Action::InsertScene
             | Action::MoveObject
-            | Action::AddRobot => Scope::Lab,
+            | Action::AddRobot
+            | Action::ExportRecording => Scope::Lab,
             Action::DriveRobot
             | Action::SendKeys
             | Action::ResetRobot
@@ -242,7 +253,8 @@ impl Action {
             | Action::SeeBelief
             | Action::ReadProgram
             | Action::ReplaceProgram
-            | Action::RunProgram => Scope::Robot,
+            | Action::RunProgram
+            | Action::ExportRobotRecording => Scope::Robot,
         }
     }
 
@@ -269,6 +281,8 @@ impl Action {
             Action::ReadProgram => "read its program",
             Action::ReplaceProgram => "replace its program",
             Action::RunProgram => "restart or stop its program",
+            Action::ExportRecording => "export the lab's recording",
+            Action::ExportRobotRecording => "export its recording",
         }
     }
 
@@ -347,6 +361,9 @@ mod tests {
         assert_eq!(Action::SendKeys.check(Standing::Instructor), Err(Denial::OwnerOnly));
         // Nobody but the owner holds the keys: a student is not told the instructor may.
         assert_eq!(Action::SendKeys.check(Standing::Student), Err(Denial::OwnerOnly));
+        assert_eq!(Action::ExportRecording.check(Standing::Student), Err(Denial::InstructorOnly));
+        assert_eq!(Action::ExportRobotRecording.check(Standing::Student), Err(Denial::NotTheOwner));
+        assert_eq!(Action::ExportRobotRecording.check(Standing::Anonymous), Err(Denial::NeedsSession));
         assert!(Denial::NeedsSession.is_unauthenticated());
         assert!(!Denial::NotTheOwner.is_unauthenticated());
         let sentence = Denial::NotTheOwner.explain(Action::ResetRobot, Some("bot"));

@@ -12,6 +12,7 @@
 
 mod access;
 mod error;
+pub mod export;
 mod labs;
 mod people;
 pub mod recording;

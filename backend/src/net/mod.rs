@@ -15,6 +15,7 @@ mod http;
 mod labs;
 pub mod limits;
 mod programs;
+mod recording;
 mod robots;
 mod server;
 mod uploads;
@@ -83,6 +84,11 @@ pub fn app(state: Arc<AppState>) -> Router {
         .route("/labs/{lab}/robots/{robot}/program/stop", post(programs::stop_program))
         .route("/labs/{lab}/assets/{*path}", get(uploads::uploaded_asset))
         .route("/labs/{lab}/scene", post(uploads::upload_scene).layer(DefaultBodyLimit::max(MAX_UPLOAD_BYTES)))
+        .route("/labs/{lab}/recording", get(recording::summary))
+        .route("/labs/{lab}/recording.csv", get(recording::lab_csv))
+        .route("/labs/{lab}/recording.mcap", get(recording::lab_mcap))
+        .route("/labs/{lab}/robots/{robot}/readings.csv", get(recording::robot_csv))
+        .route("/labs/{lab}/robots/{robot}/recording.mcap", get(recording::robot_mcap))
         // Joins, uploads and time control: at most so many per client address (a route
         // layer covers the routes above it: keep it after the last route).
         .route_layer(axum::middleware::from_fn_with_state(
