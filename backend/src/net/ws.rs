@@ -119,11 +119,12 @@ async fn serve(
     }
     send(&mut sink, json_message(&ServerMsg::Settings(lab.settings()))).await?;
     send(&mut sink, json_message(&ServerMsg::Presence { participants: lab.participants() })).await?;
+    // Subscribed before the summary is read, so no change falls between the two.
+    let mut recording = classroom.recordings().map(|r| r.updates());
     if let Ok(summary) = classroom.recording_summary(lab) {
         send(&mut sink, json_message(&ServerMsg::Recording(summary))).await?;
     }
 
-    let mut recording = classroom.recordings().map(|r| r.updates());
     let mut last_seek = Instant::now() - SEEK_INTERVAL;
     let mut events = subscription.events;
     let mut console = lab.console();

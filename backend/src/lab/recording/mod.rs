@@ -36,6 +36,8 @@ const READINGS_EVERY_STEPS: u64 = 5;
 /// second, but a timeline needs no more than a film, and frames are most of a
 /// recording's bytes. Frames in between are merged into the next one recorded.
 const FRAME_EVERY_SECS: f64 = 1.0 / 30.0;
+/// A sensor read every step whose value does not change is recorded this often.
+const UNCHANGED_EVERY_SECS: f64 = 1.0;
 /// Trails are sampled about this often, simulation time.
 const TRAIL_EVERY_SECS: f64 = 0.1;
 
@@ -351,8 +353,17 @@ impl Recorder {
                 .or_insert_with(|| robot.sensors().iter().map(|s| s.report()).collect());
             for (index, sensor) in robot.sensors().iter().enumerate() {
                 let Some(reading) = sensor.last() else { continue };
-                let known = latest.get(index).and_then(|r| r.step);
-                if known.is_some_and(|known| known >= reading.step) {
+                let known = latest.get(index);
+                if known.and_then(|r| r.step).is_some_and(|known| known >= reading.step) {
+                    continue;
+                }
+                // A sensor read every step (a keyboard, a joint) is kept when its value
+                // changes, and once a second while it does not.
+                if let Some(known) = known
+                    && known.rate.is_none()
+                    && known.measured.as_ref() == Some(&reading.measured)
+                    && known.time.is_some_and(|t| reading.time - t < UNCHANGED_EVERY_SECS)
+                {
                     continue;
                 }
                 let report = sensor.report();

@@ -72,7 +72,13 @@ pub fn at(chunk: &Chunk, step: u64, robots: &[String]) -> Moment {
         .filter_map(|name| {
             let recorded = chunk.robots.iter().find(|r| &r.name == name)?;
             let main = scene.poses.iter().find(|p| p.id == recorded.main_body)?;
-            let sensors = readings.iter().find(|(r, _)| r == name).map(|(_, s)| s.clone()).unwrap_or_default();
+            let mut sensors = readings.iter().find(|(r, _)| r == name).map(|(_, s)| s.clone()).unwrap_or_default();
+            // A sensor read every step is recorded only when its value changes: until
+            // then it read the same at every step.
+            for sensor in sensors.iter_mut().filter(|s| s.rate.is_none() && s.step.is_some_and(|at| at < scene.step)) {
+                sensor.step = Some(scene.step);
+                sensor.time = Some(scene.time);
+            }
             Some(RobotReport {
                 name: name.clone(),
                 step: scene.step,
