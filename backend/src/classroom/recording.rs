@@ -18,7 +18,7 @@ const QUEUE: usize = 256;
 /// Recording summaries waiting for websockets (each keeps only the latest of its lab).
 const UPDATES: usize = 64;
 /// What a lab may keep unless the server says otherwise.
-pub const DEFAULT_RECORDING_BUDGET_BYTES: u64 = 256 * 1024 * 1024;
+pub const DEFAULT_RECORDING_BUDGET_BYTES: u64 = 512 * 1024 * 1024;
 
 /// The recordings of every lab of a server.
 pub struct Recordings {

@@ -72,6 +72,7 @@ pub fn app(state: Arc<AppState>) -> Router {
         .route("/labs/{lab}/broadcast", post(labs::broadcast))
         .route("/labs/{lab}/robots", post(uploads::upload_robots).layer(DefaultBodyLimit::max(MAX_UPLOAD_BYTES)))
         .route("/labs/{lab}/control", post(http::control))
+        .route("/labs/{lab}/rewind", post(http::rewind))
         .route("/labs/{lab}/robots/{robot}", get(robots::get_robot).delete(robots::remove_robot))
         .route("/labs/{lab}/robots/{robot}/reset", post(robots::reset_robot))
         .route("/labs/{lab}/objects/{name}/move", post(robots::move_object))
