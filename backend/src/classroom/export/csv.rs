@@ -21,8 +21,8 @@ pub fn write(plan: &ExportPlan, recordings: &Recordings, mut out: impl Write) ->
     write!(out, "{HEADER}\r\n")?;
     let mut readings = Readings::new();
     let mut row = String::new();
-    plan.each_chunk(recordings, |chunk, first| {
-        for reading in readings.of(plan, chunk, first) {
+    plan.each_chunk(recordings, |chunk, _| {
+        for reading in readings.of(plan, chunk) {
             row.clear();
             format_row(&mut row, plan.run, reading);
             out.write_all(row.as_bytes())?;

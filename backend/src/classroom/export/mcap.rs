@@ -96,7 +96,7 @@ fn write_messages(
                 _ => {}
             }
         }
-        for reading in readings.of(plan, chunk, first) {
+        for reading in readings.of(plan, chunk) {
             file.reading(reading)?;
         }
         // A later chunk may still hold a message a few steps older than its start (a

@@ -238,11 +238,12 @@ impl Readings {
         Readings { last: HashMap::new() }
     }
 
-    /// The chunk's readings the export takes, in order: its key readings (the first
-    /// chunk's only: later chunks' repeat what the one before recorded), then those
-    /// it recorded.
-    fn of<'c>(&mut self, plan: &ExportPlan, chunk: &'c Chunk, first: bool) -> Vec<&'c RobotReading> {
-        let keys = chunk.key_readings.iter().filter(|_| first);
+    /// The chunk's readings the export takes, in order: its key readings that were
+    /// not taken yet (the first chunk's, which came before the range; and a reading
+    /// the recorder kept only as a later chunk's key reading, such as a sensor's
+    /// first), then those it recorded.
+    fn of<'c>(&mut self, plan: &ExportPlan, chunk: &'c Chunk) -> Vec<&'c RobotReading> {
+        let keys = chunk.key_readings.iter();
         let recorded = chunk.records.iter().filter_map(|record| match record {
             crate::lab::recording::Record::Reading(reading) => Some(reading.as_ref()),
             _ => None,
@@ -257,8 +258,9 @@ impl Readings {
         }
         let key = (reading.robot.clone(), reading.sensor.name.clone());
         match self.last.get(&key) {
-            // Readings of one sensor come in step order: one at or before the last
-            // taken was taken already.
+            // Readings of one sensor come in step order (a key reading is the latest
+            // at its chunk's start): one at or before the last taken was taken
+            // already, so no reading is taken twice, within a chunk or across.
             Some(last) if *last >= step => false,
             _ => {
                 self.last.insert(key, step);
