@@ -4,10 +4,12 @@
 // step shown, the rover's position then in the inspector, its trail up to then in the 3D
 // view, the plots frozen) while the live lab goes on (the timeline's live end keeps
 // moving); a drag to the middle shows a later moment; "Back to live" returns. The
-// instructor has the recording's downloads (the rover's, the lab's), the viewer none.
+// instructor has the recording's downloads (the rover's, the lab's, and only up to the moment
+// shown while seeking), the viewer none.
 // After a reset the run picker offers the run before it, shown from its start.
 
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 
 import { saveArtifact, withLab } from '../lib/harness.mjs';
@@ -188,6 +190,23 @@ test('a late joiner scrubs the timeline back to the start and returns to live', 
       ]);
       t.diagnostic(`downloaded ${whole.suggestedFilename()}`);
       assert.equal(whole.suggestedFilename(), 'demo-recording-run1.mcap');
+
+      // While a moment is shown, the download stops at it ("Only up to this step", on by default).
+      const span = await readTimeline(instructor);
+      await dragSliderTo(instructor, Math.round((span.first + span.last) / 2));
+      const shown = await waitUntil('the instructor page to show a moment', () => readTimeline(instructor), (v) => v.badge?.step > 0);
+      const [upTo] = await Promise.all([
+        instructor.waitForEvent('download'),
+        instructor.locator(`${byTestId('robot-downloads')} ${byTestId('btn-download-csv')}`).click(),
+      ]);
+      t.diagnostic(`downloaded ${upTo.suggestedFilename()}`);
+      assert.equal(upTo.suggestedFilename(), `demo-${ROBOT}-readings-run1-to-step${shown.badge.step}.csv`);
+      const rows = readFileSync(await upTo.path(), 'utf8').trim().split(/\r?\n/).slice(1);
+      const steps = rows.map((row) => Number(row.split(',')[1]));
+      t.diagnostic(`${rows.length} readings, steps ${steps[0]}–${steps.at(-1)}`);
+      assert.ok(rows.length > 10 && steps.every((step) => step <= shown.badge.step), 'the readings stop at the moment shown');
+      await instructor.locator('#timeline-live').click();
+      await waitUntil('the instructor page live again', () => readTimeline(instructor), (v) => v.phase === 'live');
     }
 
     // A reset begins run 2: the viewer's run picker offers run 1, which shows from its start.
