@@ -424,8 +424,8 @@ async fn localization_finds_where_it_is_in_the_corridor() {
     let mut errors: Vec<(u32, f64, f64)> = Vec::new();
     for second in 1..=SECONDS {
         server.control("demo", ControlAction::Step { steps: STEPS_PER_SEC as u32 }).await;
-        // The report after the step, then the belief the lab sends right after it (from
-        // the second second on: the program draws its first guesses within its first).
+        // The report after the step, then the belief the lab sends right after it (once
+        // the program has published anything, every report is followed by its belief).
         let mut truth = None;
         loop {
             match page.next().await {
@@ -450,7 +450,7 @@ async fn localization_finds_where_it_is_in_the_corridor() {
                     if report.time >= f64::from(second) - 1e-9 =>
                 {
                     truth = Some(report.pose);
-                    if second == 1 {
+                    if first_points.is_none() && estimate.is_none() {
                         break;
                     }
                 }
@@ -496,8 +496,9 @@ async fn localization_finds_where_it_is_in_the_corridor() {
     );
     // So its first estimates were off: the mean of guesses spread along the corridor.
     assert!(errors.iter().take(3).any(|(_, d, _)| *d > 1.0), "the first estimates were far off: {errors:.2?}");
-    // By the end it has found where it is, and it has stayed there for the last 30 s.
-    let last: Vec<&(u32, f64, f64)> = errors.iter().filter(|(s, _, _)| *s > SECONDS - 30).collect();
-    assert_eq!(last.len(), 30, "an estimate every second at the end: {errors:.2?}");
-    assert!(last.iter().all(|(_, d, h)| *d < 0.3 && *h < 15.0), "within 0.3 m and 15° for the last 30 s: {errors:.2?}");
+    // Once it has driven past the doorway recess (it is sure by about 30 s), it has
+    // found where it is, and it stays there round the corner, to the dead end and back.
+    let late: Vec<&(u32, f64, f64)> = errors.iter().filter(|(s, _, _)| *s >= SECONDS / 2).collect();
+    assert_eq!(late.len(), 61, "an estimate every second: {errors:.2?}");
+    assert!(late.iter().all(|(_, d, h)| *d < 0.3 && *h < 15.0), "within 0.3 m and 15° from 60 s on: {errors:.2?}");
 }
