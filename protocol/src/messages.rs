@@ -118,7 +118,9 @@ pub enum ClientMsg {
         /// The step wanted.
         step: u64,
         /// The epoch of the scene the client holds, so an unchanged scene is not sent
-        /// again.
+        /// again. Only when that scene is of the run sought: epochs count again from 0
+        /// after a server restart, so the same number in another run may be another
+        /// scene.
         #[serde(default)]
         epoch: Option<u32>,
         /// Robots whose readings and trails to include, at most

@@ -71,6 +71,8 @@ impl Classroom {
             }));
         };
         let shown = moment::at(&chunk, step, &seek.robots);
+        // Epochs count again from 0 in each server process: the page names the epoch of
+        // the scene it holds only when that scene is of the run it seeks.
         let snapshot = if seek.epoch == Some(chunk.epoch) {
             None
         } else {
