@@ -194,8 +194,10 @@ test('a late joiner scrubs the timeline back to the start and returns to live', 
 
       // While a moment is shown, the download stops at it ("Only up to this step", on by default).
       const span = await readTimeline(instructor);
-      await dragSliderTo(instructor, Math.round((span.first + span.last) / 2));
-      const shown = await waitUntil('the instructor page to show a moment', () => readTimeline(instructor), (v) => v.badge?.step > 0);
+      const target = Math.round((span.first + span.last) / 2);
+      await dragSliderTo(instructor, target);
+      // The drag's last step, not a moment it passed through on the way.
+      const shown = await waitUntil('the instructor page to show a moment', () => readTimeline(instructor), (v) => v.badge?.asked === target);
       const [upTo] = await Promise.all([
         instructor.waitForEvent('download'),
         instructor.locator(`${byTestId('robot-downloads')} ${byTestId('btn-download-csv')}`).click(),

@@ -1,4 +1,4 @@
-//! The bar under the 3D view: a slider from the first recorded step of a run to the live step, the time at the thumb and the live time, the run picker, "Back to live" while a moment is shown, and a note when the oldest part was dropped.
+//! The bar under the 3D view: a slider from the first recorded step of a run to the live step, the time at the thumb and the live time, the run picker, "Back to live" while a moment is shown (and, for the instructor, "Rewind the lab to here"), and a note when the oldest part was dropped.
 //!
 //! Every viewer has it. Dragging seeks at most every [`SEEK_INTERVAL_MS`] and once more
 //! on release; letting go at the live end, End (the slider's own key to its end) or
@@ -10,6 +10,7 @@ use leptos::prelude::*;
 use web_sys::{Event, HtmlInputElement, KeyboardEvent};
 
 use super::badge::ReplayBadge;
+use super::rewind_controls::{RewindButton, RewindConfirm, RewindUi};
 use super::seek::{go_live, send_seek};
 use crate::connection::LabSession;
 use crate::timeline::replay::{Replay, Target};
@@ -79,6 +80,7 @@ pub fn TimelineBar() -> impl IntoView {
         throttle.update_value(Throttle::cancel);
         go_live(session);
     };
+    let rewind = RewindUi::new(session);
     let on_change = move |event: Event| {
         let Some((target, at_end)) = read_slider(&event) else { return };
         // Let go at the live end of the current run: that is the live lab.
@@ -197,8 +199,10 @@ pub fn TimelineBar() -> impl IntoView {
                         >
                             "Back to live"
                         </button>
+                        <RewindButton ui=rewind />
                     </Show>
                 </div>
+                <RewindConfirm ui=rewind on_live=Callback::new(move |()| back_to_live()) />
                 <Show when=move || note().is_some()>
                     <p id="timeline-note" class="timeline-note" data-testid="timeline-note">{note}</p>
                 </Show>

@@ -1,18 +1,21 @@
-//! The timeline under the 3D view: any viewer scrubs the lab's recording back to a kept step and sees that moment (poses, the picked robot's readings and trails) while the live lab goes on; back to live; the recording's downloads.
+//! The timeline under the 3D view: any viewer scrubs the lab's recording back to a kept step and sees that moment (poses, the picked robot's readings and trails) while the live lab goes on; back to live; the recording's downloads; the instructor's rewind.
 //!
 //! Pure, host-tested: [`time_text`] (sim time as `mm:ss.s`), [`throttle`] (at most one
 //! seek per interval while the thumb is dragged, and the last one on release), [`span`]
 //! (the slider's bounds from the recording summary and the live clock, step ↔ time, the
 //! run picker, the note when the oldest part was dropped), [`replay`] (live → seeking →
 //! moment shown → returning → live, and which messages move the view meanwhile),
-//! [`exports`] (the download requests and file names). Web only: `bar` (the bar: slider,
-//! times, run picker, back to live), `seek` (sending seeks and `Live`), `moment` (a
-//! recorded moment into the view, the inspector and the trails), `badge` (the "Replay —
-//! step N" badge), `downloads` (the download buttons: fetched with the session's token,
-//! saved through a Blob).
+//! [`exports`] (the download requests and file names), [`rewind`] (when the bar offers
+//! to rewind the lab to the moment shown, the confirmation, the request). Web only: `bar`
+//! (the bar: slider, times, run picker, back to live, rewind), `seek` (sending seeks and
+//! `Live`), `moment` (a recorded moment into the view, the inspector and the trails),
+//! `badge` (the "Replay — step N" badge), `downloads` (the download buttons: fetched with
+//! the session's token, saved through a Blob), `rewind_controls` (the rewind button, its
+//! confirm row and its refusal).
 
 pub mod exports;
 pub mod replay;
+pub mod rewind;
 pub mod span;
 pub mod throttle;
 pub mod time_text;
@@ -25,6 +28,8 @@ mod bar;
 mod downloads;
 #[cfg(target_arch = "wasm32")]
 pub(crate) mod moment;
+#[cfg(target_arch = "wasm32")]
+mod rewind_controls;
 #[cfg(target_arch = "wasm32")]
 pub(crate) mod seek;
 
