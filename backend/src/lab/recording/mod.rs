@@ -350,7 +350,8 @@ impl Recorder {
             let latest = self
                 .readings
                 .entry(robot.name().to_owned())
-                .or_insert_with(|| robot.sensors().iter().map(|s| s.report()).collect());
+                // Nothing recorded yet: its first reading is a record too.
+                .or_insert_with(|| robot.sensors().iter().map(|s| unread(s.report())).collect());
             for (index, sensor) in robot.sensors().iter().enumerate() {
                 let Some(reading) = sensor.last() else { continue };
                 let known = latest.get(index);
@@ -433,6 +434,11 @@ fn recorded_robots(model: &SceneModel, robots: &Robots) -> Vec<RecordedRobot> {
             owner: robots.get(&r.name).and_then(|robot| robot.owner()).map(|o| o.name.clone()),
         })
         .collect()
+}
+
+/// A sensor's report as before its first reading.
+fn unread(report: SensorReport) -> SensorReport {
+    SensorReport { step: None, time: None, measured: None, truth: None, origin: None, ..report }
 }
 
 fn reading_bytes(report: &SensorReport) -> usize {
