@@ -283,7 +283,10 @@ mod tests {
     fn the_shipped_examples_all_load() {
         let scenes = Path::new(env!("CARGO_MANIFEST_DIR")).join("../scenes");
         let ids: Vec<String> = load_examples(&scenes).into_iter().map(|e| e.id).collect();
-        assert_eq!(ids, ["bumper_and_turn", "go_to_goal", "localization", "tank_back_and_forth", "teleop", "wall_follower"]);
+        assert_eq!(
+            ids,
+            ["bumper_and_turn", "go_to_goal", "localization", "tank_back_and_forth", "teleop", "wall_follower"]
+        );
         let folders = std::fs::read_dir(scenes.join(EXAMPLES_FOLDER)).unwrap().count();
         assert_eq!(folders, ids.len(), "every folder of scenes/examples/ is an example");
     }
