@@ -143,6 +143,20 @@ pub struct SessionRecord {
     pub token: TokenDigest,
 }
 
+/// Opens (creating if needed) the SQLite file at `path`, readable by the server's user
+/// only; with the path as errors show it.
+fn open_private(path: &Path) -> Result<(Connection, String), StoreError> {
+    let display = path.display().to_string();
+    let connection = Connection::open(path).map_err(|source| StoreError::Sqlite { path: display.clone(), source })?;
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600))
+            .map_err(|e| StoreError::Private { path: display.clone(), source: e })?;
+    }
+    Ok((connection, display))
+}
+
 /// The server's database.
 pub struct Store {
     connection: Connection,
@@ -155,16 +169,8 @@ pub struct Store {
 impl Store {
     /// Opens (creating if needed) the database at `path` and brings its schema up to date.
     pub fn open(path: &Path) -> Result<Store, StoreError> {
-        let display = path.display().to_string();
-        let connection =
-            Connection::open(path).map_err(|source| StoreError::Sqlite { path: display.clone(), source })?;
-        // Tokens and students' programs are in it: readable by the server's user only.
-        #[cfg(unix)]
-        {
-            use std::os::unix::fs::PermissionsExt;
-            std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600))
-                .map_err(|e| StoreError::Private { path: display.clone(), source: e })?;
-        }
+        // Tokens' digests and students' programs are in it.
+        let (connection, display) = open_private(path)?;
         let mut store = Store { connection, path: display, key_file: Some(key_file_of(path)), memory_key: None };
         store.migrate()?;
         Ok(store)

@@ -48,16 +48,8 @@ pub struct RecordingStore {
 impl RecordingStore {
     /// Opens (creating if needed) the recordings file at `path`.
     pub fn open(path: &Path) -> Result<RecordingStore, StoreError> {
-        let display = path.display().to_string();
-        let connection =
-            Connection::open(path).map_err(|source| StoreError::Sqlite { path: display.clone(), source })?;
-        // Students' readings and consoles are in it: readable by the server's user only.
-        #[cfg(unix)]
-        {
-            use std::os::unix::fs::PermissionsExt;
-            std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600))
-                .map_err(|e| StoreError::Private { path: display.clone(), source: e })?;
-        }
+        // Students' readings and consoles are in it.
+        let (connection, display) = super::open_private(path)?;
         let mut store = RecordingStore { connection, path: display };
         store.migrate()?;
         Ok(store)
