@@ -48,18 +48,29 @@ impl Classroom {
                 seek.robots.len()
             )));
         }
-        let tail = lab.recording_tail().await?;
-        let live = seek.run.is_none_or(|run| run == tail.run);
-        let (chunk, step) = if live {
-            let step = seek.step.min(tail.last_step);
-            (chunk_holding(recordings, lab.id(), &tail, step)?, step)
+        let summary = recordings.summary(lab.id());
+        let live = seek.run.is_none_or(|run| run == summary.run);
+        // The lab's thread is asked for its open chunk only for the last seconds, not
+        // kept yet: a page scrubbing the past costs the lab nothing.
+        let tail = if live && summary.last_step.is_none_or(|last| seek.step > last) {
+            Some(lab.recording_tail().await?)
         } else {
-            let run = seek.run.expect("not the live run");
-            let found = recordings.read(|store| store.chunk_at(lab.id(), run, seek.step))?;
-            let chunk = found.map(|(_, bytes)| Chunk::decode(&bytes)).transpose().map_err(|e| {
-                ClassroomError::Internal(format!("run {run} of this lab's recording does not read: {e}"))
-            })?;
-            (chunk.clone(), chunk.map_or(seek.step, |c| seek.step.min(c.last_step)))
+            None
+        };
+        let (chunk, step) = match &tail {
+            Some(tail) => {
+                let step = seek.step.min(tail.last_step);
+                (chunk_holding(recordings, lab.id(), tail, step)?, step)
+            }
+            None => {
+                let run = seek.run.unwrap_or(summary.run);
+                let found = recordings.read(|store| store.chunk_at(lab.id(), run, seek.step))?;
+                let chunk = found.map(|(_, bytes)| Chunk::decode(&bytes)).transpose().map_err(|e| {
+                    ClassroomError::Internal(format!("run {run} of this lab's recording does not read: {e}"))
+                })?;
+                let step = chunk.as_ref().map_or(seek.step, |c| seek.step.min(c.last_step));
+                (chunk, step)
+            }
         };
         let Some(chunk) = chunk else {
             let first = recordings.summary(lab.id()).first_step;
@@ -83,7 +94,7 @@ impl Classroom {
             recordings
                 .read(|store| store.trails(lab.id(), run, step))?
                 .iter()
-                .chain(if live && tail.first_step <= step { tail.trails.iter() } else { [].iter() }),
+                .chain(tail.iter().filter(|tail| tail.first_step <= step).flat_map(|tail| tail.trails.iter())),
             &seek.robots,
             step,
         );
