@@ -308,11 +308,6 @@ impl Recorder {
         self.open.clone()
     }
 
-    /// Chunks dropped because the keeper fell behind.
-    pub fn dropped(&self) -> u64 {
-        self.dropped
-    }
-
     fn fresh_chunk(&mut self, step: u64, time: f64) -> Chunk {
         self.opened_at = Instant::now();
         self.open_bytes = 0;
