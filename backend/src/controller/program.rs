@@ -22,8 +22,9 @@ use super::messages::{ConsoleLine, ConsoleSource, LabMsg, PROTOCOL_VERSION, Part
 use super::sandbox::{self, Launch};
 use super::{Limits, ProgramError};
 
-/// The `vlab` module, written into every program's folder.
-const VLAB_PY: &str = include_str!("vlab.py");
+/// The `vlab` module, written into every program's folder: the Python client
+/// package's own module (`clients/python`), so a program runs unchanged in both places.
+const VLAB_PY: &str = include_str!("../../../clients/python/src/vlab/__init__.py");
 /// The trusted bootstrap, passed with `-c`.
 const BOOTSTRAP_PY: &str = include_str!("bootstrap.py");
 
