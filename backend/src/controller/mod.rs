@@ -44,6 +44,7 @@
 
 use std::time::Duration;
 
+mod conversation;
 mod error;
 mod interpreter;
 mod launch;

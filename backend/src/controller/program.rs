@@ -1,7 +1,7 @@
 //! [`PythonProgram`]: one robot's Python program, a sandboxed child process in lockstep
 //! with the lab.
 
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::BTreeMap;
 use std::io::{ErrorKind, Read, Write};
 use std::os::fd::AsFd;
 use std::os::unix::process::ExitStatusExt;
@@ -17,8 +17,9 @@ use nix::poll::{PollFd, PollFlags, PollTimeout, poll};
 use serde::Deserialize;
 
 use super::RobotSide;
+use super::conversation::{Conversation, MAX_CONSOLE_LINE_BYTES};
 use super::interpreter::Interpreter;
-use super::messages::{ConsoleLine, ConsoleSource, LabMsg, PROTOCOL_VERSION, PartInfo, ProgramMsg, Reply, StepInput};
+use super::messages::{ConsoleLine, ConsoleSource, LabMsg, PartInfo, Reply, StepInput};
 use super::sandbox::{self, Launch};
 use super::{Limits, ProgramError};
 
@@ -28,8 +29,7 @@ const VLAB_PY: &str = include_str!("../../../clients/python/src/vlab/__init__.py
 /// The trusted bootstrap, passed with `-c`.
 const BOOTSTRAP_PY: &str = include_str!("bootstrap.py");
 
-/// Console lines a program keeps for [`PythonProgram::console`].
-pub const CONSOLE_HISTORY_LINES: usize = 500;
+pub use super::conversation::CONSOLE_HISTORY_LINES;
 /// Most files in one program.
 pub const MAX_PROGRAM_FILES: usize = 32;
 /// Most bytes of source in one program.
@@ -37,9 +37,6 @@ pub const MAX_PROGRAM_BYTES: usize = 1024 * 1024;
 /// The program's threads are counted at every this many looks for its answer (about
 /// every 80 ms of simulation time at the default control rate).
 const THREAD_CHECK_EVERY: u64 = 4;
-/// Longest line of console output (bytes) once it reaches the lab; the program's side
-/// cuts at 1000 characters already.
-const MAX_CONSOLE_LINE_BYTES: usize = 4096;
 
 /// What to run, for which robot, under which limits.
 #[derive(Clone, Debug)]
@@ -183,16 +180,6 @@ enum BootstrapMsg {
     SandboxFailed { message: String },
 }
 
-/// What the lab waits for.
-#[derive(Clone, Copy, Debug, PartialEq)]
-enum Awaiting {
-    Nothing,
-    Ready,
-    Commands(u64),
-    /// Its `done`, after `stop`.
-    Done,
-}
-
 /// One robot's Python program, running in its sandbox in lockstep with the lab.
 ///
 /// The lab sends it the readings of a control step ([`PythonProgram::send_step`]) and
@@ -223,12 +210,9 @@ pub struct PythonProgram {
     stderr: Option<ChildStderr>,
     out_buf: Vec<u8>,
     err_buf: Vec<u8>,
-    awaiting: Awaiting,
+    conversation: Conversation,
     deadline: Instant,
     budget: Duration,
-    output_bytes: usize,
-    pending: Vec<ConsoleLine>,
-    history: VecDeque<ConsoleLine>,
     failed: Option<ProgramError>,
     /// Looks for an answer so far (the thread count is checked every few).
     looks: u64,
@@ -292,12 +276,9 @@ impl PythonProgram {
             stderr: Some(stderr),
             out_buf: Vec::new(),
             err_buf: Vec::new(),
-            awaiting: Awaiting::Nothing,
+            conversation: Conversation::new(&spec.limits),
             deadline: Instant::now() + spec.limits.startup_budget,
             budget: spec.limits.startup_budget,
-            output_bytes: 0,
-            pending: Vec::new(),
-            history: VecDeque::new(),
             failed: None,
             looks: 0,
             reaped: false,
@@ -332,21 +313,8 @@ impl PythonProgram {
         if let Err(e) = sandbox::verify_confined(pid) {
             return Err(self.fail(e));
         }
-        let hello = LabMsg::Hello {
-            version: PROTOCOL_VERSION,
-            robot: spec.side.robot.clone(),
-            sensors: spec.side.sensors.clone(),
-            actuators: spec.side.actuators.clone(),
-            dt: spec.side.dt_secs,
-            control_period: spec.side.control_period,
-            step: spec.side.step,
-            time: spec.side.time_secs,
-            seed: spec.side.seed,
-            obstacles: spec.side.obstacles.as_ref().clone(),
-        };
+        let hello = self.conversation.hello(&spec.side);
         self.write_message(&hello)?;
-        self.awaiting = Awaiting::Ready;
-        self.output_bytes = 0;
         Ok(())
     }
 
@@ -363,7 +331,7 @@ impl PythonProgram {
     /// Its latest console lines (at most [`CONSOLE_HISTORY_LINES`]), oldest first,
     /// including those printed before it failed.
     pub fn console(&self) -> impl Iterator<Item = &ConsoleLine> {
-        self.history.iter()
+        self.conversation.history()
     }
 
     /// Sends the readings of one control step; collect the answer with
@@ -372,16 +340,13 @@ impl PythonProgram {
         if let Some(e) = &self.failed {
             return Err(e.clone());
         }
-        if self.awaiting != Awaiting::Nothing {
-            // The lab's mistake, not the program's: collect the previous answer first.
-            return Err(self.fail(ProgramError::Protocol("a step was sent before the previous answer".into())));
+        // A step before the previous answer is the lab's mistake, not the program's.
+        if let Err(e) = self.conversation.step(input.step) {
+            return Err(self.fail(e));
         }
         self.deadline = Instant::now() + self.limits.step_budget;
         self.budget = self.limits.step_budget;
-        self.output_bytes = 0;
-        self.write_message(&input.to_message())?;
-        self.awaiting = Awaiting::Commands(input.step);
-        Ok(())
+        self.write_message(&input.to_message())
     }
 
     /// The answer to the hello or to the last step sent: waits at most until that
@@ -434,54 +399,15 @@ impl PythonProgram {
             return Err(e.clone());
         }
         self.count_threads()?;
-        if self.awaiting == Awaiting::Nothing {
-            return Err(self.fail(ProgramError::Protocol("an answer was asked for before a step was sent".into())));
+        if let Err(e) = self.conversation.expecting() {
+            return Err(self.fail(e));
         }
         loop {
             let Some(line) = self.read_line(wait)? else { return Ok(None) };
-            let message: ProgramMsg = match serde_json::from_slice(&line) {
-                Ok(m) => m,
-                Err(e) => {
-                    let shown: String = String::from_utf8_lossy(&line).chars().take(80).collect();
-                    return Err(self.fail(ProgramError::Protocol(format!("{e} in {shown:?}"))));
-                }
-            };
-            match (message, self.awaiting) {
-                (ProgramMsg::Output { output }, _) => self.take_output(output)?,
-                (ProgramMsg::Ready { version, commands, output, belief }, Awaiting::Ready) => {
-                    self.take_output(output)?;
-                    if version != PROTOCOL_VERSION {
-                        return Err(self.fail(ProgramError::Protocol(format!(
-                            "it speaks protocol version {version}, the lab {PROTOCOL_VERSION}"
-                        ))));
-                    }
-                    self.awaiting = Awaiting::Nothing;
-                    let console = std::mem::take(&mut self.pending);
-                    return Ok(Some(Reply { step: None, commands, console, belief }));
-                }
-                (ProgramMsg::Commands { step, commands, output, belief }, Awaiting::Commands(sent)) if step == sent => {
-                    self.take_output(output)?;
-                    self.awaiting = Awaiting::Nothing;
-                    let console = std::mem::take(&mut self.pending);
-                    return Ok(Some(Reply { step: Some(step), commands, console, belief }));
-                }
-                (ProgramMsg::Error { kind, traceback, output }, _) => {
-                    self.take_output(output)?;
-                    let error = if kind == "memory" {
-                        ProgramError::OutOfMemory { mib: self.limits.memory_mib }
-                    } else {
-                        ProgramError::Raised { traceback }
-                    };
-                    return Err(self.fail(error));
-                }
-                (ProgramMsg::Done { output }, _) => {
-                    self.take_output(output)?;
-                    return Err(self.fail(ProgramError::Ended));
-                }
-                (other, awaiting) => {
-                    return Err(self
-                        .fail(ProgramError::Protocol(format!("unexpected {other:?} while waiting for {awaiting:?}"))));
-                }
+            match Conversation::parse(&line).and_then(|message| self.conversation.take(message)) {
+                Ok(Some(reply)) => return Ok(Some(reply)),
+                Ok(None) => {}
+                Err(e) => return Err(self.fail(e)),
             }
         }
     }
@@ -501,8 +427,7 @@ impl PythonProgram {
         }
         self.deadline = Instant::now() + self.limits.stop_budget;
         self.budget = self.limits.stop_budget;
-        self.output_bytes = 0;
-        self.awaiting = Awaiting::Done;
+        self.conversation.stop();
         let result = self.write_message(&LabMsg::Stop).and_then(|()| {
             loop {
                 match self.receive() {
@@ -518,34 +443,7 @@ impl PythonProgram {
     }
 
     fn take_output(&mut self, lines: Vec<ConsoleLine>) -> Result<(), ProgramError> {
-        for mut line in lines {
-            if line.text.len() > MAX_CONSOLE_LINE_BYTES {
-                let mut cut = MAX_CONSOLE_LINE_BYTES;
-                while !line.text.is_char_boundary(cut) {
-                    cut -= 1;
-                }
-                line.text.truncate(cut);
-            }
-            self.count_output(line.text.len() + 1)?;
-            self.remember(line);
-        }
-        Ok(())
-    }
-
-    fn count_output(&mut self, bytes: usize) -> Result<(), ProgramError> {
-        self.output_bytes += bytes;
-        if self.output_bytes > self.limits.output_bytes_per_step {
-            return Err(self.fail(ProgramError::OutputFlood { bytes: self.limits.output_bytes_per_step }));
-        }
-        Ok(())
-    }
-
-    fn remember(&mut self, line: ConsoleLine) {
-        if self.history.len() == CONSOLE_HISTORY_LINES {
-            self.history.pop_front();
-        }
-        self.history.push_back(line.clone());
-        self.pending.push(line);
+        self.conversation.take_output(lines).map_err(|e| self.fail(e))
     }
 
     fn write_message(&mut self, message: &LabMsg) -> Result<(), ProgramError> {
@@ -767,7 +665,7 @@ impl PythonProgram {
             let _ = self.child.wait();
             self.reaped = true;
         }
-        self.awaiting = Awaiting::Nothing;
+        self.conversation.end();
         // The spawner thread may end now: the child is gone.
         self.keepalive = None;
         if let Some(thread) = self.spawner.take() {
