@@ -16,6 +16,7 @@
 //! [`ServerMsg::Error`] (code [`ErrorCode::ProtocolMismatch`]) and closes.
 
 mod belief;
+mod camera_view;
 mod classroom;
 mod control;
 mod frame;
@@ -26,8 +27,10 @@ mod programs;
 mod recording;
 mod robots;
 mod scene;
+mod sightings;
 
 pub use belief::{Belief, Drawing, Estimate, MAX_DRAWN_TEXT_CHARS, MAX_DRAWN_TEXTS, MAX_DRAWN_VERTICES, drawing_color};
+pub use camera_view::{CameraView, CameraViewError};
 pub use classroom::{
     BroadcastRequest, CreateLabRequest, CreatedLab, JoinCode, JoinRequest, Joined, LabSettings, LabSettingsPatch,
     Participant, SyncMode, UserId, clean_display_name,
@@ -45,6 +48,7 @@ pub use robots::{
     ActuatorCommand, ActuatorCommands, ActuatorReport, JointReading, Lateness, ProgramState, ProgramStatus, RobotPose,
     RobotReport, SensorReport, SensorValue,
 };
+pub use sightings::{Landmark, RadioMessage};
 pub use scene::{BodyId, BodyView, Material, MeshView, PartView, Pose, SceneSnapshot, Shape};
 
 /// The version of this protocol. Bumped on any incompatible change of a message or

@@ -100,6 +100,16 @@ pub enum ClientMsg {
         /// The robot's name.
         robot: String,
     },
+    /// Start receiving a camera's images as binary [`crate::CameraView`] messages (a
+    /// few a second at most; one camera per connection: a new one replaces it).
+    WatchCamera {
+        /// The robot's name.
+        robot: String,
+        /// The `Camera` or `DepthCamera` sensor's name.
+        sensor: String,
+    },
+    /// Stop receiving camera images.
+    UnwatchCamera,
     /// The keys held now, for a robot's `Keyboard` sensors (sent whenever the set
     /// changes; an empty list releases them all).
     Keys {
@@ -163,6 +173,9 @@ pub enum ErrorCode {
     TooManyRequests,
     /// The server has as many connections as it takes: try again shortly.
     ServerBusy,
+    /// What was asked for is taken: the robot's program runs, or another remote
+    /// controller drives it.
+    Conflict,
 }
 
 /// The body of every error: `{"code": "...", "message": "...", "details": [...]}`.

@@ -138,6 +138,60 @@ pub enum SensorValue {
         /// Total contact force on the body, world frame, newtons.
         force: [f64; 3],
     },
+    /// A camera's colour image. Reports and the recording keep its summary only;
+    /// `pixels` travels to the robot's own program, and only in the first step after
+    /// the image was taken.
+    Image {
+        /// Pixels across.
+        width: u32,
+        /// Pixels down.
+        height: u32,
+        /// The mean colour, RGB 0–255.
+        mean: [u8; 3],
+        /// Base64 of `width × height × 3` bytes: RGB, row-major, top row first
+        /// (empty where only the summary travels).
+        #[serde(default, skip_serializing_if = "String::is_empty")]
+        pixels: String,
+    },
+    /// A depth camera's image: each pixel's distance along the optical axis, metres.
+    DepthImage {
+        /// Pixels across.
+        width: u32,
+        /// Pixels down.
+        height: u32,
+        /// The distance of a pixel that sees nothing within range, metres.
+        max_range: f64,
+        /// The nearest distance in the image, metres.
+        nearest: f64,
+        /// Base64 of `width × height` little-endian `u16`: millimetres, row-major, top
+        /// row first (empty where only the summary travels, as for `Image`).
+        #[serde(default, skip_serializing_if = "String::is_empty")]
+        depths: String,
+    },
+    /// An orientation (`IMU`): roll, pitch and yaw (radians, docs/sensors.md) and the
+    /// quaternion they make.
+    Orientation {
+        /// About the forward axis, positive with the right side down, −π..π.
+        roll: f64,
+        /// About the right axis, positive nose up, −π/2..π/2.
+        pitch: f64,
+        /// The heading: about the vertical, counter-clockwise seen from above, −π..π.
+        yaw: f64,
+        /// `[w, x, y, z]`, world frame.
+        quaternion: [f64; 4],
+    },
+    /// The beacons a `LandmarkSensor` sees, by id.
+    Landmarks {
+        /// One per beacon in its field of view.
+        landmarks: Vec<crate::Landmark>,
+    },
+    /// A radio's latest control step: what it heard and what its robot sent.
+    Radio {
+        /// Messages heard, in delivery order (sender name, then send order).
+        heard: Vec<crate::RadioMessage>,
+        /// Messages its robot sent at that control step, in order.
+        sent: Vec<String>,
+    },
 }
 
 /// One actuator: what it was told and how it is doing.

@@ -9,6 +9,8 @@ pub enum DeviceClass {
     Sensor,
     /// Writes it.
     Actuator,
+    /// Is seen: a beacon that `LandmarkSensor`s locate.
+    Landmark,
 }
 
 /// Where a device may be declared.
@@ -90,7 +92,7 @@ pub const COMMON_SENSOR_PARAMS: &[(&str, ParamType)] = &[
     ("output_curve", ParamType::Curve),
 ];
 
-use ParamType::{Count, Num, Str};
+use ParamType::{Bool, Count, Num, Str};
 
 const RANGED: &[(&str, ParamType)] = &[("range", Num), ("min_range", Num)];
 
@@ -155,8 +157,16 @@ pub const CATALOGUE: &[DeviceSpec] = &[
         name: "Radio",
         class: DeviceClass::Sensor,
         placement: Placement::BodyOrRobot,
-        params: &[("range", Num), ("max_length", Count)],
+        params: &[("range", Num), ("max_length", Count), ("channel", Count), ("max_heard", Count), ("line_of_sight", Bool)],
     },
+    DeviceSpec { name: "IMU", class: DeviceClass::Sensor, placement: Placement::Body, params: &[] },
+    DeviceSpec {
+        name: "LandmarkSensor",
+        class: DeviceClass::Sensor,
+        placement: Placement::Body,
+        params: &[("range", Num), ("fov", Num), ("vertical_fov", Num), ("angle_noise", Num), ("line_of_sight", Bool)],
+    },
+    DeviceSpec { name: "Beacon", class: DeviceClass::Landmark, placement: Placement::Body, params: &[] },
     DeviceSpec {
         name: "SimpleMotor",
         class: DeviceClass::Actuator,
@@ -199,15 +209,83 @@ pub fn default_value(device: &str, param: &str) -> Option<f64> {
         ("Sonar", "min_range") => 0.2,
         ("Encoder", "ticks_per_rev") => 256.0,
         ("Encoder", "rate") => 20.0,
-        ("Camera" | "DepthCamera", "width") => 320.0,
-        ("Camera" | "DepthCamera", "height") => 240.0,
+        ("Camera" | "DepthCamera", "width") => 160.0,
+        ("Camera" | "DepthCamera", "height") => 120.0,
         ("Camera" | "DepthCamera", "fov") => 60f64.to_radians(),
+        ("Radio", "range") => 10.0,
+        ("Radio", "max_length") => 64.0,
+        ("Radio", "channel") => 1.0,
+        ("Radio", "max_heard") => 8.0,
+        ("LandmarkSensor", "range") => 10.0,
+        ("LandmarkSensor", "fov") => 120f64.to_radians(),
+        ("LandmarkSensor", "vertical_fov") => 120f64.to_radians(),
+        ("LandmarkSensor", "rate") => 10.0,
+        ("LandmarkSensor", "angle_noise") => 0.0,
+        ("Camera" | "DepthCamera", "rate") => 5.0,
         ("SimpleMotor" | "SimpleServo", "max_force") => 10.0,
         ("SimpleServo", "kp") => 10.0,
         ("SimpleServo", "kd") => 0.1,
         (_, "noise" | "scale_noise" | "bias" | "resolution") => 0.0,
         _ => return None,
     })
+}
+
+/// The most pixels one camera may have (320 × 240): each is a ray cast per image.
+pub const MAX_CAMERA_PIXELS: f64 = 76_800.0;
+/// The widest field of view a (pinhole) camera may have, radians (170°).
+pub const MAX_CAMERA_FOV: f64 = 170.0 * std::f64::consts::PI / 180.0;
+/// The longest range of a depth camera, metres: its pixels travel as whole millimetres
+/// in 16 bits.
+pub const MAX_DEPTH_RANGE: f64 = 65.0;
+
+/// Whether a device's parameters together stay within the catalogue's limits
+/// (`num` gives a parameter as set, else its default): the message when not.
+pub fn check_limits(device: &str, num: impl Fn(&str) -> Option<f64>) -> Result<(), String> {
+    if !matches!(device, "Camera" | "DepthCamera") {
+        return perception_limits(device, num);
+    }
+    let (width, height) = (num("width").unwrap_or(0.0), num("height").unwrap_or(0.0));
+    if width * height > MAX_CAMERA_PIXELS {
+        return Err(format!(
+            "a {device} of {width} × {height} has {} pixels; at most {MAX_CAMERA_PIXELS} (320 × 240) are allowed",
+            width * height
+        ));
+    }
+    if num("fov").is_some_and(|fov| fov > MAX_CAMERA_FOV) {
+        return Err(format!("a {device}'s 'fov' is at most {MAX_CAMERA_FOV:.4} rad (170°)"));
+    }
+    if device == "DepthCamera" && num("range").is_some_and(|range| range > MAX_DEPTH_RANGE) {
+        return Err(format!("a DepthCamera's 'range' is at most {MAX_DEPTH_RANGE} m"));
+    }
+    Ok(())
+}
+
+/// The longest radio message, bytes (a radio's `max_length` is at most this).
+pub const MAX_RADIO_LENGTH: f64 = 1024.0;
+/// The most messages a radio may hear per control step (`max_heard`).
+pub const MAX_RADIO_HEARD: f64 = 64.0;
+/// The highest radio channel.
+pub const MAX_RADIO_CHANNEL: f64 = 1000.0;
+
+/// The limits of radios and landmark sensors (see [`check_limits`]).
+fn perception_limits(device: &str, num: impl Fn(&str) -> Option<f64>) -> Result<(), String> {
+    let over = |name: &str, limit: f64| num(name).is_some_and(|v| v > limit);
+    match device {
+        "Radio" if over("max_length", MAX_RADIO_LENGTH) => {
+            Err(format!("a Radio's 'max_length' is at most {MAX_RADIO_LENGTH} bytes"))
+        }
+        "Radio" if over("max_heard", MAX_RADIO_HEARD) => {
+            Err(format!("a Radio's 'max_heard' is at most {MAX_RADIO_HEARD} messages per control step"))
+        }
+        "Radio" if over("channel", MAX_RADIO_CHANNEL) => Err(format!("a Radio's 'channel' is at most {MAX_RADIO_CHANNEL}")),
+        "LandmarkSensor" if over("fov", std::f64::consts::TAU) => {
+            Err("a LandmarkSensor's 'fov' is at most 2π rad (all around)".into())
+        }
+        "LandmarkSensor" if over("vertical_fov", std::f64::consts::PI) => {
+            Err("a LandmarkSensor's 'vertical_fov' is at most π rad".into())
+        }
+        _ => Ok(()),
+    }
 }
 
 /// For helper devices: parameters that name another device of the same robot, and
@@ -244,5 +322,42 @@ mod tests {
         assert_eq!(lookup("Gyro").unwrap().param("noise"), Some(ParamType::Num));
         assert_eq!(lookup("SimpleMotor").unwrap().param("noise"), None);
         assert_eq!(lookup("Lidar").unwrap().param("beams"), Some(ParamType::Count));
+    }
+
+    #[test]
+    fn cameras_are_small_by_default_and_limited_in_pixels_fov_and_range() {
+        let defaults = |device: &'static str| move |name: &str| default_value(device, name);
+        assert_eq!((default_value("Camera", "width"), default_value("Camera", "height")), (Some(160.0), Some(120.0)));
+        assert_eq!(default_value("DepthCamera", "rate"), Some(5.0));
+        assert_eq!(check_limits("Camera", defaults("Camera")), Ok(()));
+        let sized = |w: f64, h: f64| move |name: &str| match name {
+            "width" => Some(w),
+            "height" => Some(h),
+            other => default_value("Camera", other),
+        };
+        assert_eq!(check_limits("Camera", sized(320.0, 240.0)), Ok(()));
+        assert!(check_limits("Camera", sized(321.0, 240.0)).unwrap_err().contains("77040 pixels"));
+        let wide = |name: &str| if name == "fov" { Some(3.0) } else { default_value("Camera", name) };
+        assert!(check_limits("Camera", wide).is_err());
+        let far = |name: &str| if name == "range" { Some(70.0) } else { default_value("DepthCamera", name) };
+        assert!(check_limits("DepthCamera", far).is_err());
+        assert_eq!(check_limits("Lidar", far), Ok(()));
+    }
+
+    #[test]
+    fn radios_and_landmark_sensors_are_limited_at_their_documented_edges() {
+        let with = |device: &'static str, key: &'static str, value: f64| {
+            move |name: &str| if name == key { Some(value) } else { default_value(device, name) }
+        };
+        assert_eq!(check_limits("Radio", with("Radio", "max_length", 1024.0)), Ok(()));
+        assert!(check_limits("Radio", with("Radio", "max_length", 1025.0)).unwrap_err().contains("1024 bytes"));
+        assert_eq!(check_limits("Radio", with("Radio", "max_heard", 64.0)), Ok(()));
+        assert!(check_limits("Radio", with("Radio", "max_heard", 65.0)).is_err());
+        assert!(check_limits("Radio", with("Radio", "channel", 1001.0)).is_err());
+        assert_eq!(check_limits("LandmarkSensor", with("LandmarkSensor", "fov", std::f64::consts::TAU)), Ok(()));
+        assert!(check_limits("LandmarkSensor", with("LandmarkSensor", "fov", 6.3)).is_err());
+        assert!(check_limits("LandmarkSensor", with("LandmarkSensor", "vertical_fov", 3.2)).is_err());
+        assert_eq!(lookup("beacon").map(|d| d.class), Some(DeviceClass::Landmark));
+        assert_eq!(lookup("Beacon").unwrap().param("noise"), None, "a beacon is no sensor");
     }
 }

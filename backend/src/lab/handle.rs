@@ -16,9 +16,9 @@ use super::commands::{LabCommand, ProgramAction};
 use super::error::LabError;
 use super::hub::Subscription;
 use super::participants::{self, Caller, JoinError, Participants};
-use super::programs::ConsoleEvent;
+use super::programs::{AttachRefused, ConsoleEvent};
 use super::{frames, hub, runner, telemetry, wire};
-use crate::controller::ProgramCode;
+use crate::controller::{ProgramCode, RemoteController};
 use crate::robot::{KeysError, Owner, Robots};
 use crate::scene::{Inserted, Pose, SceneModel};
 use crate::secret::TokenDigest;
@@ -365,6 +365,18 @@ impl LabHandle {
         status.ok_or_else(|| self.no_program(robot))
     }
 
+    /// Attaches a remote controller to robot `robot` in place of its program (it is
+    /// greeted and joins at a control step, like a program that started).
+    pub async fn attach_remote(&self, robot: &str, controller: RemoteController) -> Result<(), LabError> {
+        let attached =
+            self.request(|reply| LabCommand::AttachRemote { robot: robot.to_owned(), controller, reply }).await?;
+        attached.map_err(|refused| match refused {
+            AttachRefused::NoRobot => self.no_robot(robot),
+            AttachRefused::ProgramRunning => LabError::ProgramRunning { robot: robot.to_owned() },
+            AttachRefused::AlreadyAttached => LabError::ControllerAttached { robot: robot.to_owned() },
+        })
+    }
+
     /// Robot `robot`'s program and its console's latest lines.
     pub async fn program(&self, robot: &str) -> Result<(Arc<ProgramCode>, Vec<ConsoleLine>), LabError> {
         let program = self.request(|reply| LabCommand::Program { robot: robot.to_owned(), reply }).await?;
@@ -483,6 +495,11 @@ impl LabHandle {
     /// A view of the robot reports a connection asks for.
     pub fn telemetry(&self) -> telemetry::Watcher {
         self.telemetry.watcher()
+    }
+
+    /// A connection's view of the lab's cameras (the robot's-eye view).
+    pub fn camera_watcher(&self) -> super::camera_feed::CameraWatcher {
+        self.telemetry.cameras.watcher()
     }
 
     fn send(&self, command: LabCommand) -> Result<(), LabError> {

@@ -7,6 +7,7 @@
 //! `lab` knows nothing of HTTP, of the store or of the classroom's rules.
 
 mod beliefs;
+pub mod camera_feed;
 mod changes;
 mod commands;
 pub mod cpu_meter;
@@ -17,6 +18,7 @@ pub mod hub;
 mod pacer;
 pub mod participants;
 pub mod programs;
+pub mod radio;
 pub mod recording;
 mod registry;
 mod resimulate;

@@ -43,11 +43,15 @@ use vlab_protocol::{
 use super::beliefs::BeliefState;
 use super::cpu_meter::{CpuMeter, CpuRules, Verdict};
 use crate::controller::{
-    self, Controller, PartInfo, ProgramCode, ProgramError, Reply, RobotSide, StepInput, control_period,
+    self, Controller, PartInfo, ProgramCode, ProgramError, RemoteController, Reply, RobotSide, StepInput,
+    control_period,
 };
 use crate::robot::{Robot, Robots};
 use crate::scene::Footprint;
+use crate::sim::World;
 
+/// A robot's program status names this as its file while a remote controller drives it.
+pub const REMOTE_CONTROLLER: &str = "remote controller";
 /// Console lines kept per robot, for those who open its console later.
 pub const CONSOLE_KEPT_LINES: usize = 200;
 /// How often programs run, in simulation time (the default control rate, docs/programs.md).
@@ -82,6 +86,21 @@ pub enum Exchange {
 /// A program started on a helper thread: running with its first answer, or why not.
 type Started = Result<(Box<dyn Controller>, Reply), ProgramError>;
 
+/// What starts a robot's controller, on a helper thread: a program launched, or a
+/// remote controller greeted.
+type Starter = Box<dyn FnOnce(RobotSide) -> Result<Box<dyn Controller>, ProgramError> + Send>;
+
+/// Why a remote controller may not attach to a robot now.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum AttachRefused {
+    /// No robot of that name.
+    NoRobot,
+    /// Its uploaded program is running (or starting): one driver at a time.
+    ProgramRunning,
+    /// Another remote controller drives it.
+    AlreadyAttached,
+}
+
 enum Life {
     /// Starting on a helper thread; its robot holds still.
     Starting(Receiver<Started>),
@@ -98,11 +117,16 @@ struct Running {
     /// When the readings it is answering went out, and its CPU clock then.
     asked: Option<(Instant, Option<Duration>)>,
     meter: Option<CpuMeter>,
+    /// The step of the last readings sent: camera images taken since travel whole.
+    sent: Option<u64>,
 }
 
-/// One robot's program.
+/// One robot's program, or the remote controller that drives it instead.
 struct Slot {
-    code: Arc<ProgramCode>,
+    /// Its uploaded program (`None`: a robot only a remote controller has driven).
+    code: Option<Arc<ProgramCode>>,
+    /// Whether `life` is a remote controller's rather than the program's.
+    remote: bool,
     owner: Option<UserId>,
     life: Life,
     /// The step its program last started at.
@@ -120,6 +144,8 @@ struct Slot {
     unsent: Vec<ConsoleLine>,
     /// What the program believes and draws (a restarted program starts without).
     belief: BeliefState,
+    /// Messages its latest answer sent, for the radio's next routing.
+    radio_out: Vec<String>,
 }
 
 /// The lab's clock, as the programs' rules need it at one control step.
@@ -193,19 +219,63 @@ impl Programs {
     /// Starts `code` for robot `name` (stopping a program it already runs) on a helper
     /// thread; its robot holds still until it joins. `false` when there is no such robot.
     pub fn start(&mut self, name: &str, robots: &mut Robots, code: Arc<ProgramCode>, dt_secs: f64, step: u64) -> bool {
-        self.launch(name, robots, code, dt_secs, step, None)
+        self.launch(name, robots, Some(code), None, dt_secs, step, None)
     }
 
+    /// Attaches a remote controller to robot `name` in place of its program: greeted
+    /// on a helper thread, it joins like a program that started, and drives until it
+    /// is detached (then its robot holds still) or stopped. Refused while the robot's
+    /// program runs or another remote controller drives it.
+    pub fn attach(
+        &mut self,
+        name: &str,
+        robots: &mut Robots,
+        mut remote: RemoteController,
+        dt_secs: f64,
+        step: u64,
+    ) -> Result<(), AttachRefused> {
+        if robots.get(name).is_none() {
+            return Err(AttachRefused::NoRobot);
+        }
+        let code = match self.slots.get(name) {
+            Some(slot) if !matches!(slot.life, Life::Stopped) && slot.remote => {
+                return Err(AttachRefused::AlreadyAttached);
+            }
+            Some(slot) if !matches!(slot.life, Life::Stopped) => return Err(AttachRefused::ProgramRunning),
+            Some(slot) => slot.code.clone(),
+            None => None,
+        };
+        let starter: Starter = Box::new(move |side| {
+            remote.greet(&side)?;
+            Ok(Box::new(remote) as Box<dyn Controller>)
+        });
+        self.launch(name, robots, code, Some(starter), dt_secs, step, None);
+        Ok(())
+    }
+
+    /// Starts robot `name`'s controller: `starter`'s (a remote controller), else its
+    /// program `code`'s.
+    #[allow(clippy::too_many_arguments)]
     fn launch(
         &mut self,
         name: &str,
         robots: &mut Robots,
-        code: Arc<ProgramCode>,
+        code: Option<Arc<ProgramCode>>,
+        starter: Option<Starter>,
         dt_secs: f64,
         step: u64,
         join_after: Option<u64>,
     ) -> bool {
         let Some(robot) = robots.get(name) else { return false };
+        let remote = starter.is_some();
+        let starter: Starter = match (starter, &code) {
+            (Some(starter), _) => starter,
+            (None, Some(code)) => {
+                let code = Arc::clone(code);
+                Box::new(move |side| controller::launch(&code, side))
+            }
+            (None, None) => return false,
+        };
         let side = RobotSide {
             robot: name.to_owned(),
             sensors: robot
@@ -227,9 +297,8 @@ impl Programs {
         };
         let owner = robot.owner().map(|o| o.id);
         let (done, started) = mpsc::channel();
-        let shared = Arc::clone(&code);
         let spawned = std::thread::Builder::new().name(format!("start-{name}")).spawn(move || {
-            let result = controller::launch(&shared, side).and_then(|mut program| {
+            let result = starter(side).and_then(|mut program| {
                 let first = program.receive()?;
                 Ok((program, first))
             });
@@ -238,6 +307,7 @@ impl Programs {
         let previous = self.slots.remove(name);
         let mut slot = Slot {
             code,
+            remote,
             owner,
             life: Life::Stopped,
             started_at: step,
@@ -248,6 +318,7 @@ impl Programs {
             console: previous.as_ref().map(|p| p.console.clone()).unwrap_or_default(),
             unsent: Vec::new(),
             belief: BeliefState::default(),
+            radio_out: Vec::new(),
         };
         if let Some(previous) = previous {
             stop_in_background(previous.life);
@@ -256,7 +327,7 @@ impl Programs {
         match spawned {
             Ok(_) => {
                 slot.life = Life::Starting(started);
-                slot.say(step, dt_secs, format!("starting {}", slot.code.main));
+                slot.say(step, dt_secs, slot.starting_words());
                 robots.set_program(name, slot.status(ProgramState::Starting, None));
             }
             Err(e) => {
@@ -325,25 +396,50 @@ impl Programs {
     /// The post-step phase: on a control step, programs that are ready join, answers
     /// are collected, and every program that has answered gets the new readings (see
     /// the module's documentation for the order and the waiting).
-    pub fn post_step(&mut self, robots: &mut Robots, tick: Tick) {
+    pub fn post_step(&mut self, robots: &mut Robots, world: &World, tick: Tick) {
         if !tick.step.is_multiple_of(self.period) || self.slots.is_empty() {
             return;
         }
         let share = Duration::from_secs_f64(self.nominal_share.as_secs_f64() * tick.wall_per_sim);
         let (rules, nominal) = (self.rules, self.nominal_share);
+        // Every answer is in before anybody is asked: the radio delivers what the
+        // answers sent with the readings of this control step, whoever's name comes first.
         for (name, slot) in &mut self.slots {
             slot.join(name, robots, tick, rules, nominal);
             if self.exchange == Exchange::Pipelined {
                 slot.collect(name, robots, tick, share);
             }
+        }
+        if self.exchange == Exchange::Pipelined {
+            self.route_radio(robots, world, tick);
+        }
+        for (name, slot) in &mut self.slots {
             slot.ask(name, robots, tick);
         }
         if self.exchange == Exchange::SameStep {
             for (name, slot) in &mut self.slots {
                 slot.collect(name, robots, tick, share);
             }
+            self.route_radio(robots, world, tick);
         }
         self.publish();
+    }
+
+    /// Hands the messages the answers sent to the lab's radio; what it refused goes
+    /// to the sender's console.
+    fn route_radio(&mut self, robots: &mut Robots, world: &World, tick: Tick) {
+        let outgoing = self
+            .slots
+            .iter_mut()
+            .filter(|(_, slot)| !slot.radio_out.is_empty())
+            .map(|(name, slot)| (name.clone(), std::mem::take(&mut slot.radio_out)))
+            .collect();
+        let time = tick.step as f64 * tick.dt_secs;
+        for (robot, refused) in super::radio::route(robots, world, outgoing, tick.step, time) {
+            if let Some(slot) = self.slots.get_mut(&robot) {
+                slot.say(tick.step, tick.dt_secs, refused.to_string());
+            }
+        }
     }
     /// Stops robot `name`'s program by request; `false` when it has none.
     pub fn stop(&mut self, name: &str, robots: &mut Robots, step: u64, dt_secs: f64) -> bool {
@@ -353,28 +449,48 @@ impl Programs {
         stop_in_background(life);
         slot.commands = None;
         slot.late = None;
-        if was_running {
-            slot.say(step, dt_secs, "stopped by request".into());
+        // A remote controller's robot holds still; a program's keeps its last commands.
+        let detached = std::mem::take(&mut slot.remote);
+        if detached {
+            robots.hold(name);
         }
-        robots.set_program(name, slot.status(ProgramState::Stopped, Some("stopped by request".into())));
+        let words = if detached { "remote controller detached by request" } else { "stopped by request" };
+        if was_running {
+            slot.say(step, dt_secs, words.into());
+        }
+        robots.set_program(name, slot.status(ProgramState::Stopped, Some(words.into())));
         self.publish();
         true
     }
 
     /// Starts robot `name`'s program again from its beginning; `false` when it has none.
     pub fn restart(&mut self, name: &str, robots: &mut Robots, dt_secs: f64, step: u64) -> bool {
-        let Some(code) = self.slots.get(name).map(|s| Arc::clone(&s.code)) else { return false };
+        let Some(code) = self.slots.get(name).and_then(|s| s.code.clone()) else {
+            // A robot only a remote controller drove: a restart lets it go.
+            self.detach(name, robots, step, dt_secs);
+            return false;
+        };
         self.start(name, robots, code, dt_secs, step)
+    }
+
+    /// Stops the remote controller of a robot that has no program of its own.
+    fn detach(&mut self, name: &str, robots: &mut Robots, step: u64, dt_secs: f64) {
+        if self.slots.get(name).is_some_and(|s| s.remote) {
+            self.stop(name, robots, step, dt_secs);
+        }
     }
 
     /// Starts every program again (after the lab was reset), each to join as many
     /// steps after its start as it did before, so a lockstep run repeats.
     pub fn restart_all(&mut self, robots: &mut Robots, dt_secs: f64, step: u64) {
-        let again: Vec<(String, Arc<ProgramCode>, Option<u64>)> =
-            self.slots.iter().map(|(name, slot)| (name.clone(), Arc::clone(&slot.code), slot.join_after)).collect();
+        let again: Vec<(String, Option<Arc<ProgramCode>>, Option<u64>)> =
+            self.slots.iter().map(|(name, slot)| (name.clone(), slot.code.clone(), slot.join_after)).collect();
         for (name, code, join_after) in again {
-            if !self.launch(&name, robots, code, dt_secs, step, join_after) {
+            // A remote controller is stopped (it cannot be restarted from here); the
+            // robot's own program, if it has one, starts again like every other.
+            if !self.launch(&name, robots, code, None, dt_secs, step, join_after) {
                 self.remove(&name);
+                robots.hold(&name);
             }
         }
     }
@@ -388,7 +504,8 @@ impl Programs {
 
     /// Robot `name`'s program and its console's latest lines.
     pub fn program(&self, name: &str) -> Option<(Arc<ProgramCode>, Vec<ConsoleLine>)> {
-        self.slots.get(name).map(|s| (Arc::clone(&s.code), s.console.iter().cloned().collect()))
+        let slot = self.slots.get(name)?;
+        Some((slot.code.clone()?, slot.console.iter().cloned().collect()))
     }
 
     /// What robot `name`'s program believes and draws, if it published anything.
@@ -423,12 +540,21 @@ impl Drop for Programs {
 
 impl Slot {
     fn status(&self, state: ProgramState, message: Option<String>) -> ProgramStatus {
-        ProgramStatus {
-            file: Some(self.code.main.clone()),
-            language: Some(self.code.language.as_str().into()),
-            state,
-            message,
-            late: if state == ProgramState::Running { self.late } else { None },
+        let (file, language) = match (&self.code, self.remote) {
+            (_, true) => (Some(REMOTE_CONTROLLER.to_owned()), None),
+            (Some(code), false) => (Some(code.main.clone()), Some(code.language.as_str().into())),
+            (None, false) => (None, None),
+        };
+        let state = if file.is_none() { ProgramState::None } else { state };
+        ProgramStatus { file, language, state, message, late: if state == ProgramState::Running { self.late } else { None } }
+    }
+
+    /// The console's line as it starts.
+    fn starting_words(&self) -> String {
+        match (&self.code, self.remote) {
+            (_, true) => "a remote controller attached; it joins at the next control step".into(),
+            (Some(code), false) => format!("starting {}", code.main),
+            (None, false) => "starting".into(),
         }
     }
 
@@ -469,7 +595,7 @@ impl Slot {
         let Life::Ready(..) = &self.life else { return };
         let Life::Ready(program, first) = std::mem::replace(&mut self.life, Life::Stopped) else { unreachable!() };
         let meter = program.cpu_time().map(|now| CpuMeter::new(rules, nominal, now));
-        self.life = Life::Running(Running { program, asked: None, meter });
+        self.life = Life::Running(Running { program, asked: None, meter, sent: None });
         let after = tick.step - self.started_at;
         self.join_after = Some(after);
         self.join_at = None;
@@ -527,8 +653,11 @@ impl Slot {
         }
         let Some(robot) = robots.get(name) else { return };
         let time_secs = tick.step as f64 * tick.dt_secs;
-        match running.program.send_step(&readings(robot, tick.step, time_secs)) {
-            Ok(()) => running.asked = Some((Instant::now(), running.program.cpu_time())),
+        match running.program.send_step(&readings(robot, tick.step, time_secs, running.sent)) {
+            Ok(()) => {
+                running.asked = Some((Instant::now(), running.program.cpu_time()));
+                running.sent = Some(tick.step);
+            }
             Err(error) => self.stopped(name, robots, &error, tick.step, tick.dt_secs),
         }
     }
@@ -584,6 +713,7 @@ impl Slot {
     /// stamped with the step whose readings it answered (the program's own clock).
     fn take_reply(&mut self, reply: Reply, step: u64, dt_secs: f64) {
         self.commands = Some(reply.actuator_commands());
+        self.radio_out.extend(reply.radio);
         let step = reply.step.unwrap_or(step);
         for line in reply.console {
             self.push(ConsoleLine { step, time: step as f64 * dt_secs, source: line.source, text: line.text });
@@ -593,12 +723,17 @@ impl Slot {
         }
     }
 
-    /// The program died: its robot goes on without it, its owner learns why.
+    /// The program died: its robot goes on without it, its owner learns why. A remote
+    /// controller let go of leaves its robot holding still, and the robot's program
+    /// (if it has one) stopped.
     fn stopped(&mut self, name: &str, robots: &mut Robots, error: &ProgramError, step: u64, dt_secs: f64) {
         let life = std::mem::replace(&mut self.life, Life::Stopped);
         stop_in_background(life);
         self.commands = None;
         self.late = None;
+        if std::mem::take(&mut self.remote) {
+            robots.hold(name);
+        }
         let message = error.to_string();
         tracing::info!(robot = name, %message, "a robot program stopped");
         self.say(step, dt_secs, message.clone());
@@ -606,12 +741,13 @@ impl Slot {
     }
 }
 
-/// A robot's readings as its program receives them.
-fn readings(robot: &Robot, step: u64, time_secs: f64) -> StepInput {
+/// A robot's readings as its program receives them (camera images taken after step
+/// `sent` with their pixels).
+fn readings(robot: &Robot, step: u64, time_secs: f64, sent: Option<u64>) -> StepInput {
     StepInput {
         step,
         time_secs,
-        sensors: robot.sensors().iter().map(|s| (s.name().to_owned(), s.last().map(|r| r.measured.clone()))).collect(),
+        sensors: robot.sensors().iter().map(|s| (s.name().to_owned(), s.measured_for_program(sent))).collect(),
     }
 }
 

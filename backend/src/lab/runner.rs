@@ -253,6 +253,11 @@ impl Runner {
                 let _ = reply.send(done.then(|| self.program_status(&robot)));
                 self.publish_telemetry();
             }
+            LabCommand::AttachRemote { robot, controller, reply } => {
+                let (dt, step) = (self.model.dt_secs, self.step);
+                let _ = reply.send(self.programs.attach(&robot, &mut self.robots, controller, dt, step));
+                self.publish_telemetry();
+            }
             LabCommand::Program { robot, reply } => {
                 let _ = reply.send(self.programs.program(&robot));
             }
@@ -554,7 +559,7 @@ impl Runner {
         let time = self.time();
         let (sync, wall_per_sim) = self.sync_now();
         let tick = Tick { step: self.step, dt_secs: dt, sync, wall_per_sim };
-        self.programs.post_step(&mut self.robots, tick);
+        self.programs.post_step(&mut self.robots, &self.world, tick);
         self.take_inputs(CommandSource::Program);
         if self.recorder.is_on() {
             self.record_console();
@@ -603,6 +608,7 @@ impl Runner {
     /// Sends the latest report of every robot somebody watches.
     fn publish_telemetry(&mut self) {
         self.last_telemetry_at = Instant::now();
+        self.telemetry.cameras.publish(&self.robots);
         let wanted = self.telemetry.wanted();
         if wanted.is_empty() {
             return;

@@ -41,11 +41,17 @@ pub const MAX_WATCHED_PER_CLIENT: usize = 8;
 pub struct Telemetry {
     interest: Mutex<BTreeMap<String, usize>>,
     latest: watch::Sender<Reports>,
+    /// The watched cameras' images, published with the reports.
+    pub cameras: Arc<super::camera_feed::CameraFeed>,
 }
 
 impl Default for Telemetry {
     fn default() -> Self {
-        Telemetry { interest: Mutex::new(BTreeMap::new()), latest: watch::Sender::new(Arc::default()) }
+        Telemetry {
+            interest: Mutex::new(BTreeMap::new()),
+            latest: watch::Sender::new(Arc::default()),
+            cameras: Arc::default(),
+        }
     }
 }
 

@@ -129,6 +129,7 @@ async fn serve(
     let mut events = subscription.events;
     let mut console = lab.console();
     let mut telemetry = lab.telemetry();
+    let mut camera = lab.camera_watcher();
     // Replies to this client's own requests, produced by tasks that may wait on the lab.
     let (replies_tx, mut replies) = mpsc::unbounded_channel::<ServerMsg>();
     loop {
@@ -184,6 +185,7 @@ async fn serve(
                 send(&mut sink, Message::Close(Some(close))).await?;
                 return Ok(());
             }
+            Some(image) = camera.next() => send(&mut sink, Message::Binary(image)).await?,
             Some(()) = telemetry.changed() => {
                 let shared = lab.settings().share_beliefs;
                 for report in telemetry.latest(|owner| caller.may_see_belief(owner, shared)) {
@@ -209,6 +211,8 @@ async fn serve(
                             send(&mut sink, json_message(&reply)).await?;
                         }
                         Handled::Live => lab.resync(&subscription.slot),
+                        Handled::Camera(Some((robot, sensor))) => camera.watch(&robot, &sensor),
+                        Handled::Camera(None) => camera.unwatch(),
                     }
                 }
                 Some(Ok(Message::Binary(_))) => {
@@ -244,6 +248,8 @@ enum Handled {
     Seek(Seek),
     /// Back to the live lab.
     Live,
+    /// Watch this camera (robot, sensor) from now on, or none.
+    Camera(Option<(String, String)>),
 }
 
 impl Handled {
@@ -312,6 +318,11 @@ fn handle_client_text(
             telemetry.unwatch(&robot);
             Handled::Done
         }
+        ClientMsg::WatchCamera { robot, sensor } => match classroom.may_watch(lab, caller, &robot) {
+            Ok(()) => Handled::Camera(Some((robot, sensor))),
+            Err(refused) => Handled::reply(refusal(refused)),
+        },
+        ClientMsg::UnwatchCamera => Handled::Camera(None),
         ClientMsg::Keys { robot, keys } => {
             let releasing = keys.is_empty();
             // Queued here, in the order the page sent them; only the outcome is awaited

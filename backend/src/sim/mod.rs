@@ -10,9 +10,11 @@ use rapier3d::prelude::*;
 
 mod joints;
 mod probe;
+mod sight;
 
 use self::probe::ColliderTag;
 pub use self::probe::{Contacts, JointCoordinate, JointDrive, RayFilter};
+pub use self::sight::Sight;
 use crate::scene::{self, JointKind, JointModel, Motion, SceneError, SceneModel, Shape};
 
 /// Index of a body in the scene model, and in every list derived from it.
@@ -108,7 +110,8 @@ impl World {
                 .and_then(|name| addition.robots.iter().position(|r| &r.name == name))
                 .map(|local| self.robots + local as u32);
             for part in &body.parts {
-                let tag = ColliderTag { robot, transparent: part.material.transparent };
+                let [r, g, b, _] = part.material.color;
+                let tag = ColliderTag { robot, transparent: part.material.transparent, color: [r, g, b] };
                 self.physics.insert_collider(collider_of(part).user_data(tag.pack()), Some(handle));
             }
             self.bodies.push(handle);
@@ -118,6 +121,9 @@ impl World {
             let (b1, b2) = (self.bodies[first_body + joint.body1], self.bodies[first_body + joint.body2]);
             self.joints.push(self.physics.insert_impulse_joint(b1, b2, generic));
             self.joint_models.push(joint.kind.clone());
+            if let Some([lower, upper]) = joint.limits {
+                self.limit_joint(self.joints.len() - 1, lower, upper);
+            }
         }
         self.robots += addition.robots.len() as u32;
         // The engine indexes new colliders for queries during the next step; until then
@@ -221,7 +227,14 @@ fn collider_of(part: &scene::PartModel) -> ColliderBuilder {
     if let Some(turn) = extra_rotation {
         local.rotation = (local.rotation * turn).normalize();
     }
-    builder.position(local).density(part.density.max(1e-3)).friction(part.friction).restitution(part.restitution)
+    // A drawn-only part (a URDF visual apart from the collision shapes) is a sensor
+    // collider: no contacts, and rays pass it by.
+    builder
+        .position(local)
+        .density(part.density.max(1e-3))
+        .friction(part.friction)
+        .restitution(part.restitution)
+        .sensor(part.drawn_only)
 }
 
 pub(crate) fn to_pose(pose: &scene::Pose) -> Pose {

@@ -22,20 +22,30 @@ pub(crate) struct ColliderTag {
     pub robot: Option<u32>,
     /// Whether light passes through it (a transparent material: glass).
     pub transparent: bool,
+    /// Its material's colour, sRGB (what cameras see of it).
+    pub color: [u8; 3],
 }
 
 impl ColliderTag {
     const TRANSPARENT: u128 = 1 << 64;
     const ROBOT_MASK: u128 = 0xFFFF_FFFF;
+    const COLOR_SHIFT: u32 = 32;
 
     pub(crate) fn pack(self) -> u128 {
         let robot = self.robot.map_or(0, |r| u128::from(r) + 1);
-        robot | if self.transparent { Self::TRANSPARENT } else { 0 }
+        let [r, g, b] = self.color.map(u128::from);
+        let color = (r << 16 | g << 8 | b) << Self::COLOR_SHIFT;
+        robot | color | if self.transparent { Self::TRANSPARENT } else { 0 }
     }
 
     pub(crate) fn unpack(data: u128) -> ColliderTag {
         let robot = (data & Self::ROBOT_MASK) as u32;
-        ColliderTag { robot: robot.checked_sub(1), transparent: data & Self::TRANSPARENT != 0 }
+        let color = (data >> Self::COLOR_SHIFT) as u32;
+        ColliderTag {
+            robot: robot.checked_sub(1),
+            transparent: data & Self::TRANSPARENT != 0,
+            color: [(color >> 16) as u8, (color >> 8) as u8, color as u8],
+        }
     }
 }
 
@@ -276,12 +286,12 @@ mod tests {
     #[test]
     fn tags_round_trip() {
         for tag in [
-            ColliderTag { robot: None, transparent: false },
-            ColliderTag { robot: Some(0), transparent: true },
-            ColliderTag { robot: Some(41), transparent: false },
+            ColliderTag { robot: None, transparent: false, color: [0, 0, 0] },
+            ColliderTag { robot: Some(0), transparent: true, color: [255, 1, 128] },
+            ColliderTag { robot: Some(41), transparent: false, color: [200, 52, 44] },
         ] {
             assert_eq!(ColliderTag::unpack(tag.pack()), tag);
         }
-        assert_eq!(ColliderTag::unpack(0), ColliderTag { robot: None, transparent: false });
+        assert_eq!(ColliderTag::unpack(0), ColliderTag { robot: None, transparent: false, color: [0, 0, 0] });
     }
 }

@@ -20,6 +20,8 @@ use crate::model::{
 };
 use crate::project::parse_project;
 
+mod urdf;
+
 /// Defaults for what a scene leaves unsaid.
 const DEFAULT_DENSITY: f32 = 1000.0;
 const DEFAULT_FRICTION: f32 = 0.5;
@@ -91,6 +93,10 @@ struct JointBuilder {
     cfm: Option<f32>,
     motor: Option<MotorModel>,
     devices: Vec<PendingDevice>,
+    /// Its own name (an imported URDF joint), else `first-second`.
+    name: Option<String>,
+    /// Range of its coordinate (an imported URDF joint's `<limit>`).
+    limits: Option<[f32; 2]>,
 }
 
 struct EnvBuilder {
@@ -120,6 +126,10 @@ enum Ctx {
     Joint(Box<JointBuilder>),
     Robot(RobotBuilder),
     RobotBody,
+    /// `urdf "file" { ... }`: its placement and the devices put on its links and joints.
+    Urdf(Box<urdf::UrdfBlock>),
+    /// `link_or_joint { devices }` inside a `urdf` block.
+    UrdfMount(String, Vec<PendingDevice>),
 }
 
 /// The model under construction.
@@ -211,6 +221,7 @@ impl Builder {
         match device.spec.class {
             DeviceClass::Sensor => self.model.sensors.push(model),
             DeviceClass::Actuator => self.model.actuators.push(model),
+            DeviceClass::Landmark => self.model.beacons.push(model),
         }
     }
 
@@ -246,15 +257,22 @@ impl Builder {
                 JointType::PU => JointKind::PrismaticUniversal { anchor, axis, axis2 },
                 JointType::Piston => JointKind::Piston { anchor, axis },
             };
-            let base = format!("{}-{}", joint.first.0, joint.second.0);
-            let mut name = base.clone();
-            let mut n = 2;
-            while self.names.contains_key(&name) {
-                name = format!("{base}-{n}");
-                n += 1;
-            }
-            self.names.insert(name.clone(), (Target::Joint, joint.pos.clone()));
-            self.model.joints.push(JointModel { name, body1, body2, kind, erp: joint.erp, cfm: joint.cfm });
+            let name = match joint.name {
+                Some(name) => name,
+                None => {
+                    let base = format!("{}-{}", joint.first.0, joint.second.0);
+                    let mut name = base.clone();
+                    let mut n = 2;
+                    while self.names.contains_key(&name) {
+                        name = format!("{base}-{n}");
+                        n += 1;
+                    }
+                    self.names.insert(name.clone(), (Target::Joint, joint.pos.clone()));
+                    name
+                }
+            };
+            let (erp, cfm, limits) = (joint.erp, joint.cfm, joint.limits);
+            self.model.joints.push(JointModel { name, body1, body2, kind, erp, cfm, limits });
             for device in joint.devices {
                 self.push_device(device, Mount::Joint(index));
             }
@@ -398,6 +416,7 @@ impl Interp<'_> {
                     _ => return Err(misplaced(pos, "code \"...\" belongs directly inside a robot { ... }")),
                 }
             }
+            StmtKind::Urdf { file, body } => self.urdf(file, body, pos)?,
             StmtKind::Shape { custom, spec } => self.shape(*custom, spec, pos)?,
             StmtKind::Vector(prop, args) => self.vector(*prop, args, pos)?,
             StmtKind::Scalar(prop, value) => self.scalar(*prop, value, pos)?,
@@ -508,6 +527,9 @@ impl Interp<'_> {
         body: &[Stmt],
         pos: &Position,
     ) -> IResult<()> {
+        if matches!(self.builder.stack.last(), Some(Ctx::Urdf(_))) {
+            return self.urdf_mount(kind, is_static, name, body, pos);
+        }
         let parent_is_static = self.builder.stack.iter().rev().any(|c| match c {
             Ctx::Composed(c) => c.is_static,
             _ => false,
@@ -700,6 +722,8 @@ impl Interp<'_> {
             cfm: None,
             motor: None,
             devices: vec![],
+            name: None,
+            limits: None,
         };
         let Ctx::Joint(joint) = self.run_in(Ctx::Joint(Box::new(joint)), body)? else { unreachable!() };
         self.builder.joints.push(*joint);
@@ -787,7 +811,7 @@ impl Interp<'_> {
                 )
             })?;
             let resolved = self.resolve_mesh(&file, pos);
-            (None, Some(MeshRef { file, resolved, scale: scale as f32 }))
+            (None, Some(MeshRef { file, resolved, scale: scale as f32, offset: Pose::IDENTITY }))
         } else {
             let mut values = Vec::with_capacity(3);
             for arg in &spec.args {
@@ -883,6 +907,7 @@ impl Interp<'_> {
         let pose = match self.builder.stack.last_mut() {
             Some(Ctx::Object(o)) => Some(&mut o.pose),
             Some(Ctx::Composed(c)) => Some(&mut c.pose),
+            Some(Ctx::Urdf(u)) => Some(&mut u.pose),
             _ => None,
         };
         match (prop, pose) {
@@ -1097,8 +1122,21 @@ impl Interp<'_> {
             }
             values.push((param.name.clone(), value));
         }
+        let set = |key: &str| match values.iter().find(|(n, _)| n == key) {
+            Some((_, ParamValue::Num(n))) => Some(*n),
+            _ => crate::catalogue::default_value(spec.name, key),
+        };
+        crate::catalogue::check_limits(spec.name, set)
+            .map_err(|message| LangError::new(pos.clone(), ErrorKind::Value(message)))?;
         let robot = self.builder.robot();
-        let kind_word = if spec.class == DeviceClass::Sensor { "sensor" } else { "actuator" };
+        let kind_word = match spec.class {
+            DeviceClass::Sensor => "sensor",
+            DeviceClass::Actuator => "actuator",
+            DeviceClass::Landmark => "landmark",
+        };
+        if spec.class == DeviceClass::Landmark && robot.is_some() {
+            return Err(misplaced(pos, &format!("the beacon '{name}' belongs on an object outside any robot")));
+        }
         if !self.builder.device_names.insert((robot.clone(), name.clone())) {
             let owner = robot.as_ref().map(|r| format!("robot '{r}'")).unwrap_or_else(|| "this lab".into());
             return Err(LangError::new(
@@ -1114,6 +1152,7 @@ impl Interp<'_> {
             {
                 devices.push(device);
             }
+            Some(Ctx::UrdfMount(_, devices)) if placement != Placement::Robot => devices.push(device),
             Some(Ctx::Joint(joint)) if placement == Placement::Joint => {
                 if spec.name == "SimpleMotor" || spec.name == "SimpleServo" {
                     if joint.devices.iter().any(|d| d.spec.class == DeviceClass::Actuator) {
@@ -1177,5 +1216,6 @@ fn part(
         restitution: look.restitution.unwrap_or(DEFAULT_RESTITUTION),
         name,
         mesh,
+        drawn_only: false,
     }
 }

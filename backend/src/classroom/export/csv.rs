@@ -86,6 +86,32 @@ pub fn cell(value: &SensorValue) -> String {
             force.iter().for_each(|f| push(f));
             point.iter().flatten().for_each(|p| push(p));
         }
+        // Images are recorded as their summaries (docs/recording.md).
+        SensorValue::Image { width, height, mean, .. } => {
+            push(width);
+            push(height);
+            mean.iter().for_each(|c| push(c));
+        }
+        SensorValue::DepthImage { width, height, nearest, .. } => {
+            push(width);
+            push(height);
+            push(nearest);
+        }
+        SensorValue::Orientation { roll, pitch, yaw, quaternion } => {
+            [roll, pitch, yaw].into_iter().chain(quaternion).for_each(|v| push(v));
+        }
+        // Each beacon seen: its id, distance, bearing, elevation.
+        SensorValue::Landmarks { landmarks } => landmarks.iter().for_each(|l| {
+            push(&l.id);
+            push(&l.distance);
+            push(&l.bearing);
+            push(&l.elevation);
+        }),
+        // How many messages were heard and sent (their texts are the programs' own).
+        SensorValue::Radio { heard, sent } => {
+            push(&heard.len());
+            push(&sent.len());
+        }
     }
     cell
 }

@@ -42,6 +42,7 @@ pub const IMPORTS: &[&str] = &[
     "reading_len",
     "reading_value",
     "reading_read",
+    "reading_bytes",
     "key_held",
     "key_name",
     "set_speed",
@@ -79,6 +80,21 @@ pub enum ReadingType {
     /// `[touching (0 or 1), force_x, force_y, force_z, point_x, point_y, point_z]`, the
     /// point NaN when nothing touches.
     Contact = 8,
+    /// A camera's image: `[width, height, mean_r, mean_g, mean_b]`; its pixels through
+    /// `reading_bytes` (RGB, row-major, top row first).
+    Image = 9,
+    /// A depth camera's image: `[width, height, max_range, nearest]` (metres); its
+    /// pixels through `reading_bytes` (little-endian `u16` millimetres along the
+    /// optical axis, row-major, top row first).
+    DepthImage = 10,
+    /// An IMU: `[roll, pitch, yaw, w, x, y, z]` (radians, then the quaternion).
+    Orientation = 11,
+    /// A landmark sensor: `[distance, bearing, elevation]` per beacon seen; the k-th
+    /// beacon's id through `key_name(sensor, k)`.
+    Landmarks = 12,
+    /// A radio: `[messages heard]`; the k-th message's sender through
+    /// `key_name(sensor, 2k)` and its text through `key_name(sensor, 2k + 1)`.
+    Radio = 13,
 }
 
 /// What the part-taking and drawing imports answer when they cannot do what was asked

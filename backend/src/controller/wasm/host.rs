@@ -345,6 +345,21 @@ pub(super) fn define(linker: &mut Linker<HostState>) -> wasmtime::Result<()> {
             Ok(count as i32)
         },
     )?;
+    linker.func_wrap(
+        m,
+        "reading_bytes",
+        move |mut caller: C<'_>, i: i32, ptr: i32, cap: i32| -> wasmtime::Result<i32> {
+            let Some(reading) = caller.data().reading(i) else { return Ok(Status::NoSuchPart as i32) };
+            // A camera's pixels (the count of bytes; 0 for other sensors): copied up to `cap`.
+            let bytes = reading.bytes.clone();
+            let cap = usize::try_from(cap).map_err(|_| stop(HostStop::BadPointer { function: "reading_bytes" }))?;
+            let taken = &bytes[..bytes.len().min(cap)];
+            let byte_cap =
+                i32::try_from(taken.len()).map_err(|_| stop(HostStop::BadPointer { function: "reading_bytes" }))?;
+            write_bytes(&mut caller, ptr, byte_cap, taken, "reading_bytes").map_err(stop)?;
+            Ok(bytes.len() as i32)
+        },
+    )?;
     linker.func_wrap(m, "key_held", move |caller: C<'_>, i: i32, ptr: i32, len: i32| -> wasmtime::Result<i32> {
         let key = read_name(&caller, ptr, len, "key_held").map_err(stop)?;
         let state = caller.data();

@@ -159,7 +159,7 @@ impl WasmProgram {
         state.step = input.step;
         state.time_secs = input.time_secs;
         for (reading, sensor) in state.readings.iter_mut().zip(&state.sensors) {
-            *reading = Reading::from_value(input.sensors.get(&sensor.name).and_then(Option::as_ref));
+            *reading = Reading::from_value(input.sensors.get(&sensor.name).and_then(Option::as_ref)).after(reading);
         }
         state.output_bytes = 0;
         self.fuel_budget = self.limits.fuel_per_step;
@@ -210,7 +210,7 @@ impl WasmProgram {
         let console = std::mem::take(&mut state.console);
         let belief = state.belief.take();
         self.remember(&console);
-        Ok(Reply { step, commands, console, belief })
+        Ok(Reply { step, commands, console, belief, radio: Vec::new() })
     }
 
     /// Ends the program: its memory is freed. `Ok` unless it had already failed.

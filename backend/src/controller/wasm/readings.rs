@@ -14,6 +14,8 @@ pub(super) struct Reading {
     pub values: Vec<f64>,
     /// The keys held, for a keyboard (upper-case names).
     pub keys: Vec<String>,
+    /// A camera's pixels, as `reading_bytes` serves them (empty for other sensors).
+    pub bytes: Vec<u8>,
 }
 
 impl Reading {
@@ -41,8 +43,41 @@ impl Reading {
                 let values = vec![touching, force[0], force[1], force[2], point[0], point[1], point[2]];
                 (ReadingType::Contact, values, Vec::new())
             }
+            Some(SensorValue::Orientation { roll, pitch, yaw, quaternion }) => {
+                let values = [*roll, *pitch, *yaw].into_iter().chain(*quaternion).collect();
+                (ReadingType::Orientation, values, Vec::new())
+            }
+            Some(SensorValue::Landmarks { landmarks }) => {
+                let values = landmarks.iter().flat_map(|l| [l.distance, l.bearing, l.elevation]).collect();
+                (ReadingType::Landmarks, values, landmarks.iter().map(|l| l.id.clone()).collect())
+            }
+            Some(SensorValue::Radio { heard, .. }) => {
+                let texts = heard.iter().flat_map(|m| [m.from.clone(), m.text.clone()]).collect();
+                (ReadingType::Radio, vec![heard.len() as f64], texts)
+            }
+            Some(SensorValue::Image { width, height, mean, pixels }) => {
+                let values = vec![f64::from(*width), f64::from(*height)].into_iter().chain(mean.map(f64::from)).collect();
+                return Reading { kind: ReadingType::Image, values, keys: Vec::new(), bytes: decode(pixels) };
+            }
+            Some(SensorValue::DepthImage { width, height, max_range, nearest, depths }) => {
+                let values = vec![f64::from(*width), f64::from(*height), *max_range, *nearest];
+                return Reading { kind: ReadingType::DepthImage, values, keys: Vec::new(), bytes: decode(depths) };
+            }
         };
-        Reading { kind, values, keys }
+        Reading { kind, values, keys, bytes: Vec::new() }
+    }
+
+    /// The reading that follows `previous`: an image that came without its pixels (the
+    /// lab sends them once, in the first step after the image was taken) keeps the
+    /// pixels it had.
+    pub fn after(mut self, previous: &mut Reading) -> Reading {
+        if matches!(self.kind, ReadingType::Image | ReadingType::DepthImage)
+            && self.bytes.is_empty()
+            && previous.kind == self.kind
+        {
+            self.bytes = std::mem::take(&mut previous.bytes);
+        }
+        self
     }
 
     /// What `reading_len` answers: the number of values, or of keys held for a keyboard.
@@ -56,9 +91,26 @@ impl Reading {
     }
 }
 
+/// Base64 pixels as bytes (empty when absent or unreadable: the lab writes them).
+fn decode(text: &str) -> Vec<u8> {
+    use base64::Engine as _;
+    base64::engine::general_purpose::STANDARD.decode(text).unwrap_or_default()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_image_keeps_its_pixels_until_a_new_one_comes() {
+        let image = |pixels: &str| SensorValue::Image { width: 1, height: 1, mean: [1, 2, 3], pixels: pixels.into() };
+        let mut first = Reading::from_value(Some(&image("AQID")));
+        assert_eq!((first.kind, first.values.clone(), first.bytes.clone()), (ReadingType::Image, vec![1.0, 1.0, 1.0, 2.0, 3.0], vec![1, 2, 3]));
+        let mut second = Reading::from_value(Some(&image(""))).after(&mut first);
+        assert_eq!(second.bytes, vec![1, 2, 3], "the summary alone keeps the last pixels");
+        let third = Reading::from_value(Some(&image("BAUG"))).after(&mut second);
+        assert_eq!(third.bytes, vec![4, 5, 6]);
+    }
 
     #[test]
     fn a_scan_leads_with_its_geometry_then_its_ranges() {

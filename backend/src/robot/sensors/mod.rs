@@ -4,11 +4,15 @@
 //!
 //! Families live in their own files: the body's motion (`motion`), rays through the
 //! scene (`rays`), joints and what is integrated from them (`joints`), contacts
-//! (`contact`).
+//! (`contact`), images (`camera`).
 
+mod camera;
 mod contact;
 mod joints;
+mod landmarks;
 mod motion;
+pub mod orientation;
+mod radio;
 mod rays;
 
 use rand_chacha::ChaCha8Rng;
@@ -18,7 +22,9 @@ use super::noise::{NoiseModel, Schedule, sensor_rng};
 use crate::scene::{DeviceModel, Mount, SceneError, SceneModel};
 use crate::sim::World;
 
+pub use self::camera::CameraProbe;
 pub use self::joints::JointTracker;
+pub use self::radio::RadioSettings;
 
 /// What a sensor sees of the world and its robot at one update.
 pub struct Context<'a> {
@@ -56,8 +62,13 @@ enum Probe {
     Joint(joints::JointProbe),
     Odometry(Box<joints::OdometryProbe>),
     Contact(contact::ContactProbe),
+    Camera(Box<camera::CameraProbe>),
+    Orientation(usize),
+    Landmarks(Box<landmarks::LandmarkProbe>),
+    /// Handed what it heard by the lab's radio router (`lab::radio`).
+    Radio(RadioSettings),
     Keyboard,
-    /// Declared, valid, but not simulated (camera images, radio): reports no reading.
+    /// Declared, valid, but not simulated (radio): reports no reading.
     Silent,
 }
 
@@ -98,6 +109,10 @@ impl Sensor {
             "Odometry" => Probe::Odometry(Box::new(joints::OdometryProbe::new(model, device, robot, main_body)?)),
             "Touch" | "ForceResistance" => Probe::Contact(contact::ContactProbe::new(&device.kind, body)),
             "Keyboard" => Probe::Keyboard,
+            "IMU" => Probe::Orientation(body),
+            "LandmarkSensor" => Probe::Landmarks(Box::new(landmarks::LandmarkProbe::new(model, device, body))),
+            "Radio" => Probe::Radio(RadioSettings::new(device, body)),
+            "Camera" | "DepthCamera" => Probe::Camera(Box::new(camera::CameraProbe::new(device, body))),
             _ => Probe::Silent,
         };
         Ok(Sensor {
@@ -134,6 +149,10 @@ impl Sensor {
             Probe::Joint(probe) => probe.renumber(moved),
             Probe::Odometry(probe) => probe.renumber(moved),
             Probe::Contact(probe) => probe.renumber(moved),
+            Probe::Camera(probe) => probe.renumber(moved),
+            Probe::Orientation(body) => *body = moved.bodies[*body].expect("a robot's bodies stay with it"),
+            Probe::Landmarks(probe) => probe.renumber(moved),
+            Probe::Radio(settings) => settings.renumber(moved),
             Probe::Keyboard | Probe::Silent => {}
         }
     }
@@ -152,6 +171,12 @@ impl Sensor {
             Probe::Joint(probe) => probe.update(context, due, &self.noise, &mut self.rng),
             Probe::Odometry(probe) => probe.update(context, due, &self.noise, &mut self.rng),
             Probe::Contact(probe) => due.then(|| probe.read(context, &self.noise, &mut self.rng)),
+            Probe::Camera(probe) => due.then(|| probe.read(context, &self.noise, &mut self.rng)),
+            Probe::Orientation(body) => {
+                due.then(|| orientation::read(&context.world.pose(*body), &self.noise, &mut self.rng))
+            }
+            Probe::Landmarks(probe) => due.then(|| probe.read(context, &self.noise, &mut self.rng)),
+            Probe::Radio(_) => None,
             Probe::Keyboard => due.then(|| {
                 let keys = SensorValue::Keys { keys: context.keys.iter().cloned().collect() };
                 (keys.clone(), keys)
@@ -161,6 +186,47 @@ impl Sensor {
         if let Some((measured, truth)) = taken {
             self.last = Some(Reading { step, time: context.time, measured, truth, origin });
         }
+    }
+
+    /// A radio's settings (`None` for other sensors).
+    pub fn radio(&self) -> Option<&RadioSettings> {
+        match &self.probe {
+            Probe::Radio(settings) => Some(settings),
+            _ => None,
+        }
+    }
+
+    /// A radio's reading of one control step: what it `heard` and its robot `sent`.
+    pub fn hear(&mut self, step: u64, time: f64, heard: Vec<vlab_protocol::RadioMessage>, sent: Vec<String>) {
+        let value = SensorValue::Radio { heard, sent };
+        self.last = Some(Reading { step, time, measured: value.clone(), truth: value, origin: None });
+    }
+
+    /// A camera's geometry and latest image (`None` for other sensors).
+    pub fn camera(&self) -> Option<&CameraProbe> {
+        match &self.probe {
+            Probe::Camera(probe) => Some(probe),
+            _ => None,
+        }
+    }
+
+    /// The measured value as the robot's program receives it: a camera's reading
+    /// carries its pixels when it was taken after step `sent` (the program's previous
+    /// step message), and only its summary otherwise, as an image is large and
+    /// programs keep the last one they got.
+    pub fn measured_for_program(&self, sent: Option<u64>) -> Option<SensorValue> {
+        let reading = self.last.as_ref()?;
+        let fresh = sent.is_none_or(|sent| reading.step > sent);
+        let mut value = reading.measured.clone();
+        if let (true, Some(camera)) = (fresh, self.camera()) {
+            match &mut value {
+                SensorValue::Image { pixels: data, .. } | SensorValue::DepthImage { depths: data, .. } => {
+                    camera.encoded().clone_into(data);
+                }
+                _ => {}
+            }
+        }
+        Some(value)
     }
 
     /// The sensor as a report shows it.

@@ -28,10 +28,12 @@ simulation clock, so ``time.time() == robot.time()``::
 """
 
 import _thread
+import binascii as _binascii
 import json as _json
 import math as _math
+import struct as _struct
 
-__all__ = ["Robot", "Sensor", "Actuator", "OccupancyGrid", "VlabError"]
+__all__ = ["Robot", "Sensor", "Actuator", "OccupancyGrid", "Image", "DepthImage", "VlabError"]
 
 # A sleep wakes at the first control step at or after the time asked; times a
 # millionth of a control step short of it count (step * dt is not exact in floats).
@@ -77,6 +79,8 @@ class _Link:
         self.drawings_due = False
         self.drawn_vertices = 0
         self.drawn_texts = 0
+        # Where console lines are shown too (a remote controller's terminal).
+        self.echo = None
         self._tolerance = hello.get("dt", 0.0) * hello.get("control_period", 1) * _TIME_TOLERANCE
 
     def send(self, message):
@@ -88,6 +92,8 @@ class _Link:
         if len(text) > _MAX_LINE_CHARS:
             text = text[: _MAX_LINE_CHARS - 1] + "\u2026"
         self.output.append({"source": source, "text": text})
+        if self.echo is not None:
+            self.echo(source, text)
         self._output_bytes += len(text) + 1
         if self._output_bytes >= _FLUSH_BYTES:
             self.flush_output()
@@ -122,7 +128,7 @@ class _Link:
         if message.get("type") == "step":
             self.step = message["step"]
             self.time = message["time"]
-            self.readings = message.get("sensors", {})
+            self.readings = _keep_pixels(message.get("sensors", {}), self.readings)
             self.answering = self.step
             _wake_sleepers()
             return True
@@ -331,7 +337,7 @@ class Sensor:
 
     def reading(self):
         """The raw reading: a dict with a ``type`` (``scalar``, ``vector``, ``scan``,
-        ``keys``, ``ticks``, ``joint``, ``pose2d``, ``contact``) and its fields, or
+        ``keys``, ``ticks``, ``joint``, ``pose2d``, ``contact``, ``image``, ``depth_image``) and its fields, or
         ``None`` before the first reading."""
         return _link.readings.get(self.name) if _link else None
 
@@ -355,6 +361,7 @@ class Sensor:
         - a joint state: its position;
         - odometry: a tuple ``(x, y, theta)``;
         - a contact sensor: 1 while touching, else 0;
+        - a camera: its ``Image``; a depth camera: its ``DepthImage``;
         - a keyboard: ``value("I")`` is 1 while key ``I`` is held, else 0; ``value()``
           is the tuple of keys held.
 
@@ -386,6 +393,10 @@ class Sensor:
             return (reading["x"], reading["y"], reading["theta"])
         if kind == "contact":
             return 1 if reading["touching"] else 0
+        if kind == "image":
+            return _decoded(reading, Image)
+        if kind == "depth_image":
+            return _decoded(reading, DepthImage)
         return reading
 
     def ranges(self):
@@ -437,6 +448,24 @@ class Sensor:
             return None
         return tuple(reading["point"])
 
+    def image(self):
+        """A ``Camera``'s latest image (an ``Image``: RGB pixels, top row first), or
+        ``None`` before its first. It changes at the camera's rate (5 Hz by default)."""
+        reading = self._expect("image", "image")
+        return None if reading is None else _decoded(reading, Image)
+
+    def depth_image(self):
+        """A ``DepthCamera``'s latest image (a ``DepthImage``: distances along the
+        optical axis, metres, top row first), or ``None`` before its first."""
+        reading = self._expect("depth_image", "depth_image")
+        return None if reading is None else _decoded(reading, DepthImage)
+
+    def depths(self):
+        """A ``DepthCamera``'s distances, metres, as one list (row-major, top row
+        first); ``depth_image()`` gives them with their width and height."""
+        image = self.depth_image()
+        return None if image is None else image.depths
+
 
 class Actuator:
     """One actuator of the robot, by its scene name. A command holds until changed;
@@ -478,7 +507,14 @@ class Robot:
 
     def __init__(self):
         if _link is None:
-            raise VlabError("Robot() only works inside a VLab lab: run the program from the lab")
+            try:
+                # The client package's network link (`pip install vlab-client`); a lab's
+                # own copy of this module has none.
+                from vlab import remote as _remote
+            except ImportError:
+                raise VlabError("Robot() only works inside a VLab lab: run the program from the lab, or install "
+                                "vlab-client to drive a lab's robot from your machine") from None
+            _remote.connect()
         hello = _link.hello
         self.name = hello["robot"]
         self._sensors = {s["name"]: Sensor(s["name"], s["kind"]) for s in hello.get("sensors", [])}
@@ -602,6 +638,86 @@ class Robot:
         """Writes one line to the robot's console (like ``print``)."""
         for line in sep.join(str(v) for v in values).split("\n"):
             _link.add_output("log", line)
+
+
+class Image:
+    """A camera image: ``width`` × ``height`` pixels; ``pixels`` is ``bytes`` of
+    ``width * height * 3``: red, green, blue (0–255) of each pixel, row-major from
+    the top-left (pixel ``(x, y)`` starts at byte ``3 * (y * width + x)``)."""
+
+    def __init__(self, width, height, pixels):
+        self.width = width
+        self.height = height
+        self.pixels = pixels
+
+    def __repr__(self):
+        return f"Image({self.width}x{self.height})"
+
+    def pixel(self, x, y):
+        """The ``(r, g, b)`` of column ``x`` (0 at the left), row ``y`` (0 at the top)."""
+        if not (0 <= x < self.width and 0 <= y < self.height):
+            raise VlabError(f"pixel ({x}, {y}) is outside a {self.width}x{self.height} image")
+        i = 3 * (y * self.width + x)
+        return self.pixels[i], self.pixels[i + 1], self.pixels[i + 2]
+
+    def row(self, y):
+        """Row ``y`` as a list of ``(r, g, b)``, left to right."""
+        start = 3 * y * self.width
+        data = self.pixels[start:start + 3 * self.width]
+        return [(data[i], data[i + 1], data[i + 2]) for i in range(0, len(data), 3)]
+
+
+class DepthImage:
+    """A depth camera image: ``width`` × ``height`` distances along the optical axis
+    (metres, to the millimetre; ``max_range`` where nothing is within range), in
+    ``depths``, row-major from the top-left."""
+
+    def __init__(self, width, height, max_range, depths):
+        self.width = width
+        self.height = height
+        self.max_range = max_range
+        self.depths = depths
+
+    def __repr__(self):
+        return f"DepthImage({self.width}x{self.height})"
+
+    def at(self, x, y):
+        """The distance at column ``x`` (0 at the left), row ``y`` (0 at the top)."""
+        if not (0 <= x < self.width and 0 <= y < self.height):
+            raise VlabError(f"pixel ({x}, {y}) is outside a {self.width}x{self.height} image")
+        return self.depths[y * self.width + x]
+
+
+# The field that carries an image reading's pixels; the lab sends them once, in the
+# first step after the image was taken, and its summary alone after that.
+_PIXEL_FIELDS = {"image": "pixels", "depth_image": "depths"}
+
+
+def _keep_pixels(readings, previous):
+    """``readings`` with each image that came without its pixels given the pixels
+    (and decoded form) of the same sensor's previous reading."""
+    for name, reading in readings.items():
+        field = _PIXEL_FIELDS.get(reading.get("type")) if isinstance(reading, dict) else None
+        before = previous.get(name) if previous else None
+        if field and not reading.get(field) and isinstance(before, dict) and before.get("type") == reading["type"]:
+            reading[field] = before.get(field, "")
+            if "_decoded" in before:
+                reading["_decoded"] = before["_decoded"]
+    return readings
+
+
+def _decoded(reading, kind):
+    """The reading's image, decoded once."""
+    if "_decoded" not in reading:
+        width, height = reading["width"], reading["height"]
+        if kind is Image:
+            pixels = _binascii.a2b_base64(reading.get("pixels", ""))
+            reading["_decoded"] = Image(width, height, pixels)
+        else:
+            raw = _binascii.a2b_base64(reading.get("depths", ""))
+            millimetres = _struct.unpack(f"<{len(raw) // 2}H", raw)
+            reading["_decoded"] = DepthImage(width, height, reading["max_range"], [m / 1000 for m in millimetres])
+    return reading["_decoded"]
 
 
 _MAX_MAP_CELLS = 4_000_000

@@ -1,0 +1,78 @@
+//! What a camera sees of the world: a batch of rays from one point, cast against one
+//! query pipeline, each answering the distance, the surface's normal and its colour.
+//!
+//! A camera casts thousands of rays per image, so the batch builds the query pipeline
+//! once and hands each hit to the caller as it comes: nothing is allocated per ray.
+
+use rapier3d::prelude::*;
+
+use super::World;
+use super::probe::{ColliderTag, RayFilter};
+use crate::scene;
+
+/// What one ray saw first.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Sight {
+    /// Distance along the ray, metres.
+    pub distance: f32,
+    /// The surface's outward normal there, world frame, unit (zero when the ray starts
+    /// inside the collider).
+    pub normal: [f32; 3],
+    /// The colour of the material hit, sRGB.
+    pub color: [u8; 3],
+}
+
+impl World {
+    /// Casts one ray from `eye`'s position along each of `directions` (unit vectors in
+    /// `eye`'s frame), up to `max_distance`, and calls `seen` with each ray's index and
+    /// what it saw first (`None`: nothing within range), in order.
+    pub fn look(
+        &self,
+        eye: &scene::Pose,
+        directions: &[[f32; 3]],
+        max_distance: f32,
+        filter: RayFilter,
+        mut seen: impl FnMut(usize, Option<Sight>),
+    ) {
+        let pose = super::to_pose(eye);
+        let sees = move |_: ColliderHandle, collider: &Collider| {
+            let tag = ColliderTag::unpack(collider.user_data);
+            let own = filter.ignore_robot.is_some() && tag.robot == filter.ignore_robot;
+            !(own || filter.through_transparent && tag.transparent)
+        };
+        let sight = |collider: &Collider, hit: RayIntersection| Sight {
+            distance: hit.time_of_impact,
+            normal: hit.normal.to_array(),
+            color: ColliderTag::unpack(collider.user_data).color,
+        };
+        let ray = |local: &[f32; 3]| Ray::new(pose.translation, pose.rotation * Vector::from_array(*local));
+        if self.queries_stale {
+            // Right after an insertion the query index lacks the new colliders: every
+            // collider is tried (as `cast_ray` does).
+            for (index, local) in directions.iter().enumerate() {
+                let ray = ray(local);
+                let nearest = self
+                    .physics
+                    .colliders
+                    .iter()
+                    .filter(|(handle, collider)| !collider.is_sensor() && sees(*handle, collider))
+                    .filter_map(|(_, collider)| {
+                        let hit =
+                            collider.shape().cast_ray_and_get_normal(collider.position(), &ray, max_distance, true)?;
+                        Some(sight(collider, hit))
+                    })
+                    .min_by(|a, b| a.distance.total_cmp(&b.distance));
+                seen(index, nearest);
+            }
+            return;
+        }
+        let query = QueryFilter::default().exclude_sensors().predicate(&sees);
+        let pipeline = self.physics.query_pipeline_with_filter(query);
+        for (index, local) in directions.iter().enumerate() {
+            let hit = pipeline
+                .cast_ray_and_get_normal(&ray(local), max_distance, true)
+                .map(|(handle, hit)| sight(&self.physics.colliders[handle], hit));
+            seen(index, hit);
+        }
+    }
+}
