@@ -114,7 +114,7 @@ impl Conversation {
                 self.take_output(output)?;
                 Ok(None)
             }
-            (ProgramMsg::Ready { version, commands, output, belief }, Awaiting::Ready) => {
+            (ProgramMsg::Ready { version, commands, output, belief, radio }, Awaiting::Ready) => {
                 self.take_output(output)?;
                 if version != PROTOCOL_VERSION {
                     return Err(ProgramError::Protocol(format!(
@@ -123,13 +123,13 @@ impl Conversation {
                 }
                 self.awaiting = Awaiting::Nothing;
                 let console = std::mem::take(&mut self.pending);
-                Ok(Some(Reply { step: None, commands, console, belief }))
+                Ok(Some(Reply { step: None, commands, console, belief, radio }))
             }
-            (ProgramMsg::Commands { step, commands, output, belief }, Awaiting::Commands(sent)) if step == sent => {
+            (ProgramMsg::Commands { step, commands, output, belief, radio }, Awaiting::Commands(sent)) if step == sent => {
                 self.take_output(output)?;
                 self.awaiting = Awaiting::Nothing;
                 let console = std::mem::take(&mut self.pending);
-                Ok(Some(Reply { step: Some(step), commands, console, belief }))
+                Ok(Some(Reply { step: Some(step), commands, console, belief, radio }))
             }
             (ProgramMsg::Error { kind, traceback, output }, _) => {
                 self.take_output(output)?;

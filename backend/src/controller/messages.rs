@@ -90,6 +90,9 @@ pub enum ProgramMsg {
         /// What it believes and draws, if it published anything.
         #[serde(default, flatten)]
         belief: BeliefUpdate,
+        /// Messages for its robot's radio, in order (`robot.send`).
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        radio: Vec<String>,
     },
     /// The answer to `step`: commands set before calling `robot.step()` again.
     Commands {
@@ -104,6 +107,9 @@ pub enum ProgramMsg {
         /// What it believes and draws, if it published anything since its last answer.
         #[serde(default, flatten)]
         belief: BeliefUpdate,
+        /// Messages for its robot's radio, in order (`robot.send`).
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        radio: Vec<String>,
     },
     /// Console lines sent early (a program that prints a lot flushes every 4 KiB).
     Output {
@@ -191,6 +197,8 @@ pub struct Reply {
     pub console: Vec<ConsoleLine>,
     /// What it published about its belief since the previous reply.
     pub belief: BeliefUpdate,
+    /// Messages for its robot's radio, in the order sent (`lab::radio` routes them).
+    pub radio: Vec<String>,
 }
 
 impl Reply {

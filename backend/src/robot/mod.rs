@@ -16,7 +16,9 @@ pub mod wheels;
 use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::Value;
-use vlab_protocol::{MAX_KEY_NAME_BYTES, MAX_KEYS_HELD, ProgramState, ProgramStatus, RobotReport, UserId};
+use vlab_protocol::{
+    MAX_KEY_NAME_BYTES, MAX_KEYS_HELD, ProgramState, ProgramStatus, RadioMessage, RobotReport, UserId,
+};
 
 use self::actuators::Actuator;
 pub use self::actuators::CommandError;
@@ -58,6 +60,10 @@ impl Robot {
             .filter(mine)
             .map(|device| Sensor::build(model, device, (&robot.name, index as u32), robot.main_body, lab_seed))
             .collect::<Result<Vec<_>, _>>()?;
+        if let Some(second) = sensors.iter().filter(|s| s.radio().is_some()).nth(1) {
+            let what = "a second Radio (a robot has one radio)".into();
+            return Err(SceneError::Unsupported { name: second.name().to_owned(), what });
+        }
         let devices: Vec<_> = model.actuators.iter().filter(mine).collect();
         let mut actuators = devices.iter().map(|d| Actuator::build(d)).collect::<Result<Vec<_>, _>>()?;
         Actuator::resolve_drives(&mut actuators, &devices, model, robot.main_body)?;
@@ -282,6 +288,23 @@ impl Robots {
     pub fn set_program(&mut self, name: &str, status: ProgramStatus) {
         if let Some(robot) = self.robots.iter_mut().find(|r| r.name == name) {
             robot.program = status;
+        }
+    }
+
+    /// Every robot's radio: the robot's name and index (its colliders' tag), and
+    /// the radio's settings; in the robots' order.
+    pub fn radios(&self) -> impl Iterator<Item = (&str, u32, &sensors::RadioSettings)> {
+        self.robots.iter().filter_map(|robot| {
+            let radio = robot.sensors.iter().find_map(Sensor::radio)?;
+            Some((robot.name.as_str(), robot.index, radio))
+        })
+    }
+
+    /// Gives robot `name`'s radio its reading of this control step (`lab::radio`).
+    pub fn hear(&mut self, name: &str, step: u64, time: f64, heard: Vec<RadioMessage>, sent: Vec<String>) {
+        let Some(robot) = self.robots.iter_mut().find(|r| r.name == name) else { return };
+        if let Some(radio) = robot.sensors.iter_mut().find(|s| s.radio().is_some()) {
+            radio.hear(step, time, heard, sent);
         }
     }
 

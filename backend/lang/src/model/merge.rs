@@ -55,7 +55,12 @@ impl SceneModel {
             Mount::Joint(j) => Mount::Joint(j + joint_offset),
             Mount::Robot => Mount::Robot,
         };
-        for (into, from) in [(&mut merged.sensors, &addition.sensors), (&mut merged.actuators, &addition.actuators)] {
+        let devices = [
+            (&mut merged.sensors, &addition.sensors),
+            (&mut merged.actuators, &addition.actuators),
+            (&mut merged.beacons, &addition.beacons),
+        ];
+        for (into, from) in devices {
             into.extend(from.iter().cloned().map(|mut device| {
                 device.mount = shift(device.mount);
                 device

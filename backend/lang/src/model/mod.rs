@@ -353,6 +353,9 @@ pub const DEFAULT_DT_SECS: f64 = 1.0 / 240.0;
 /// (positions, sizes, densities, forces, speeds, device parameters). Larger finite values
 /// would overflow the simulation's 32-bit floats to infinity: an immovable body, a robot
 /// frozen for good.
+    /// Beacons (`Beacon`, on objects outside robots), in declaration order: what
+    /// `LandmarkSensor`s see; each one's id is its name.
+    pub beacons: Vec<DeviceModel>,
 pub const MAX_MAGNITUDE: f64 = 1.0e9;
 
 /// `Err` with a sentence when `value` is not finite or larger than [`MAX_MAGNITUDE`].
@@ -387,6 +390,7 @@ impl SceneModel {
     }
 }
 
+            beacons: vec![],
 /// Small models shared by this module's tests.
 #[cfg(test)]
 pub(crate) mod test_support {

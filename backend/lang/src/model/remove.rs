@@ -72,6 +72,7 @@ impl SceneModel {
         };
         model.sensors = self.sensors.iter().filter_map(keep_device).collect();
         model.actuators = self.actuators.iter().filter_map(keep_device).collect();
+        model.beacons = self.beacons.iter().filter_map(keep_device).collect();
         for group in &mut model.groups {
             group.members.retain(|member| !gone_names.contains(member.as_str()));
         }

@@ -104,7 +104,7 @@ impl SceneModel {
             }
         }
         let mut device_names = HashSet::new();
-        for device in self.sensors.iter().chain(&self.actuators) {
+        for device in self.sensors.iter().chain(&self.actuators).chain(&self.beacons) {
             if !device_names.insert((device.robot.as_deref(), device.name.as_str())) {
                 return Err(SceneError::DuplicateName(device.name.clone()));
             }
