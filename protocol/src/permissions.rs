@@ -80,6 +80,9 @@ pub enum Action {
     /// Download one robot's part of the recording (its readings, console lines and
     /// bodies' poses) as CSV or MCAP.
     ExportRobotRecording,
+    /// Drive a robot from a program on one's own machine (a remote controller over a
+    /// websocket), in place of its uploaded program.
+    AttachController,
 }
 
 /// Whether an action concerns the whole lab or one robot.
@@ -146,7 +149,7 @@ impl Standing {
 
 /// The table: for each action, whether each standing may take it, in the column order
 /// of [`Standing::ALL`] (instructor, owner, student, anonymous).
-const TABLE: [(Action, [bool; 4]); 22] = [
+const TABLE: [(Action, [bool; 4]); 23] = [
     //                         instr  owner  student anon
     (Action::Watch, [true, true, true, true]),
     (Action::ControlTime, [true, false, false, false]),
@@ -174,6 +177,8 @@ const TABLE: [(Action, [bool; 4]); 22] = [
     // The whole lab's recording holds every student's: the instructor's alone.
     (Action::ExportRecording, [true, false, false, false]),
     (Action::ExportRobotRecording, [true, true, false, false]),
+    // Like running its program: whoever may restart or stop it may drive it remotely.
+    (Action::AttachController, [true, true, false, false]),
 ];
 
 /// Why an action was refused: what the caller is missing.
@@ -220,8 +225,8 @@ impl Denial {
 
 impl Action {
     /// Every action, in the table's order.
-    pub const ALL: [Action; 22] = {
-        let mut all = [Action::Watch; 22];
+    pub const ALL: [Action; 23] = {
+        let mut all = [Action::Watch; 23];
         let mut i = 0;
         while i < TABLE.len() {
             all[i] = TABLE[i].0;
@@ -254,7 +259,8 @@ impl Action {
             | Action::ReadProgram
             | Action::ReplaceProgram
             | Action::RunProgram
-            | Action::ExportRobotRecording => Scope::Robot,
+            | Action::ExportRobotRecording
+            | Action::AttachController => Scope::Robot,
         }
     }
 
@@ -283,6 +289,7 @@ impl Action {
             Action::RunProgram => "restart or stop its program",
             Action::ExportRecording => "export the lab's recording",
             Action::ExportRobotRecording => "export its recording",
+            Action::AttachController => "attach a remote controller to it",
         }
     }
 

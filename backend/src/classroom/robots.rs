@@ -11,6 +11,7 @@ use vlab_protocol::{ProgramSource, ProgramStatus, RobotReport};
 
 use super::access::{authorize, authorize_on_robot};
 use super::{Classroom, ClassroomError};
+use crate::controller::{Limits, RemotePeer, remote_pair};
 use crate::lab::handle::KeysAnswer;
 use crate::lab::{Caller, LabHandle, ProgramAction};
 use crate::store::Insertion;
@@ -27,11 +28,7 @@ impl Classroom {
         authorize(caller, Action::Watch)?;
         let mut report = lab.robot_report(robot).await?;
         if authorize_on_robot(lab, caller, Action::ReadConsole, robot).is_ok() {
-            report.console = Some(match lab.program(robot).await {
-                Ok((_, lines)) => lines,
-                Err(crate::lab::LabError::NoProgram { .. }) => Vec::new(),
-                Err(e) => return Err(e.into()),
-            });
+            report.console = Some(lab.console_lines(robot).await?);
         }
         Ok(report)
     }
@@ -130,6 +127,20 @@ impl Classroom {
     ) -> Result<ProgramSource, ClassroomError> {
         authorize_on_robot(lab, caller, Action::ReadProgram, robot)?;
         Ok(lab.program(robot).await?.0.source())
+    }
+
+    /// Attaches a remote controller to a robot (owner or instructor) in place of its
+    /// program: the websocket task holds the returned end (docs/remote.md).
+    pub async fn attach_controller(
+        &self,
+        lab: &Arc<LabHandle>,
+        caller: Caller,
+        robot: &str,
+    ) -> Result<RemotePeer, ClassroomError> {
+        authorize_on_robot(lab, caller, Action::AttachController, robot)?;
+        let (controller, peer) = remote_pair(robot, Limits::default());
+        lab.attach_remote(robot, controller).await?;
+        Ok(peer)
     }
 
     /// Restarts or stops a robot's program (owner or instructor).

@@ -115,6 +115,10 @@ pub enum ProgramError {
         /// The panic message and its `file:line:column`.
         message: String,
     },
+    /// A remote controller was let go of: it disconnected, stalled or flooded (its
+    /// robot holds still; its owner may attach again).
+    #[error("remote controller detached: {0}")]
+    Detached(String),
     /// The program was stopped by the lab: nothing more can be asked of it.
     #[error("the program was stopped")]
     Stopped,

@@ -51,6 +51,7 @@ mod launch;
 mod messages;
 #[cfg(target_os = "linux")]
 mod program;
+mod remote;
 #[cfg(target_os = "linux")]
 mod sandbox;
 mod wasm;
@@ -65,6 +66,10 @@ pub use self::messages::{
 pub use self::program::{
     CONSOLE_HISTORY_LINES, MAX_PROGRAM_BYTES, MAX_PROGRAM_FILES, ProgramSpec, PythonProgram, default_programs_dir,
     sweep_program_folders,
+};
+pub use self::remote::{
+    CLOSE_DETACHED, CLOSE_STOPPED, MAX_MESSAGES_AHEAD, PeerClosed, REMOTE_STALL_LIMIT, RemoteController, RemotePeer, ToPeer,
+    remote_pair,
 };
 pub use self::wasm::{ABI_VERSION, WasmLimits, WasmProgram, WasmSpec, check_module};
 

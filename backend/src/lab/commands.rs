@@ -9,7 +9,8 @@ use tokio::sync::oneshot;
 use vlab_protocol::{ConsoleLine, ControlAction, LabState, ProgramStatus, RobotReport, SyncMode};
 
 use super::LabError;
-use crate::controller::ProgramCode;
+use super::programs::AttachRefused;
+use crate::controller::{ProgramCode, RemoteController};
 use crate::robot::{CommandError, KeysError, Owner};
 use crate::scene::{Inserted, Pose, SceneModel};
 
@@ -84,12 +85,22 @@ pub enum LabCommand {
         /// Its status afterwards (`None`: no such robot, or it has no program).
         reply: oneshot::Sender<Option<ProgramStatus>>,
     },
+    /// Attach a remote controller to a robot in place of its program.
+    AttachRemote {
+        /// The robot's name.
+        robot: String,
+        /// The lab's end of the controller.
+        controller: RemoteController,
+        /// Attached (it is greeted and joins like a program), or why not.
+        reply: oneshot::Sender<Result<(), AttachRefused>>,
+    },
     /// A robot's program and its console's latest lines.
     Program {
         /// The robot's name.
         robot: String,
-        /// `None`: no such robot, or it has no program.
-        reply: oneshot::Sender<Option<(Arc<ProgramCode>, Vec<ConsoleLine>)>>,
+        /// `None`: no such robot, or it has had no program and no remote controller
+        /// (the code is `None` when only a remote controller drove it).
+        reply: oneshot::Sender<Option<(Option<Arc<ProgramCode>>, Vec<ConsoleLine>)>>,
     },
     /// Report the true pose of every body (not the frame view, which skips changes
     /// too small to draw).

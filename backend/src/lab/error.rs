@@ -66,6 +66,21 @@ pub enum LabError {
     /// Keys were refused.
     #[error(transparent)]
     Keys(#[from] KeysError),
+    /// A remote controller may not attach while the robot's program runs.
+    #[error(
+        "robot '{robot}' is driven by its uploaded program: stop the program first (its Stop button, or POST \
+         .../robots/{robot}/program/stop), then attach"
+    )]
+    ProgramRunning {
+        /// The robot.
+        robot: String,
+    },
+    /// Another remote controller drives the robot: one at a time.
+    #[error("robot '{robot}' already has a remote controller attached: one at a time (stop the other one first)")]
+    ControllerAttached {
+        /// The robot.
+        robot: String,
+    },
     /// The lab cannot be rewound to that step; it is unchanged.
     #[error("cannot rewind: {0}")]
     Rewind(String),

@@ -380,7 +380,17 @@ impl LabHandle {
     /// Robot `robot`'s program and its console's latest lines.
     pub async fn program(&self, robot: &str) -> Result<(Arc<ProgramCode>, Vec<ConsoleLine>), LabError> {
         let program = self.request(|reply| LabCommand::Program { robot: robot.to_owned(), reply }).await?;
-        program.ok_or_else(|| self.no_program(robot))
+        match program {
+            Some((Some(code), lines)) => Ok((code, lines)),
+            _ => Err(self.no_program(robot)),
+        }
+    }
+
+    /// Robot `robot`'s console's latest lines, its program's or its remote
+    /// controller's (empty when it has had neither).
+    pub async fn console_lines(&self, robot: &str) -> Result<Vec<ConsoleLine>, LabError> {
+        let program = self.request(|reply| LabCommand::Program { robot: robot.to_owned(), reply }).await?;
+        Ok(program.map(|(_, lines)| lines).unwrap_or_default())
     }
 
     /// The recording's open chunk: what happened since the last chunk was kept.

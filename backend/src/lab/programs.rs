@@ -503,9 +503,10 @@ impl Programs {
     }
 
     /// Robot `name`'s program and its console's latest lines.
-    pub fn program(&self, name: &str) -> Option<(Arc<ProgramCode>, Vec<ConsoleLine>)> {
+    /// (`None` for the code of a robot only a remote controller drove).
+    pub fn program(&self, name: &str) -> Option<(Option<Arc<ProgramCode>>, Vec<ConsoleLine>)> {
         let slot = self.slots.get(name)?;
-        Some((slot.code.clone()?, slot.console.iter().cloned().collect()))
+        Some((slot.code.clone(), slot.console.iter().cloned().collect()))
     }
 
     /// What robot `name`'s program believes and draws, if it published anything.

@@ -99,6 +99,9 @@ impl AppError {
                     plain(StatusCode::NOT_FOUND, ErrorCode::NotFound)
                 }
                 LabError::Refused(_) | LabError::Rewind(_) => plain(StatusCode::CONFLICT, ErrorCode::InvalidArgument),
+                LabError::ProgramRunning { .. } | LabError::ControllerAttached { .. } => {
+                    plain(StatusCode::CONFLICT, ErrorCode::Conflict)
+                }
                 LabError::OverQuota { .. } => plain(StatusCode::FORBIDDEN, ErrorCode::Forbidden),
                 LabError::Command(_) | LabError::Keys(_) => {
                     plain(StatusCode::UNPROCESSABLE_ENTITY, ErrorCode::InvalidArgument)

@@ -235,7 +235,9 @@ fn kind_of(method: &Method, route: &str) -> Option<Kind> {
         ("POST", "/labs/{lab}/robots" | "/labs/{lab}/scene") | ("PUT", "/labs/{lab}/robots/{robot}/program") => {
             Some(Kind::Upload)
         }
-        ("POST", "/labs/{lab}/control" | "/labs/{lab}/rewind") => Some(Kind::Control),
+        ("POST", "/labs/{lab}/control" | "/labs/{lab}/rewind") | ("GET", "/ws/labs/{lab}/robots/{robot}/control") => {
+            Some(Kind::Control)
+        }
         _ => None,
     }
 }

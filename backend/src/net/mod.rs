@@ -16,6 +16,7 @@ mod labs;
 pub mod limits;
 mod programs;
 mod recording;
+mod remote;
 mod robots;
 mod server;
 mod uploads;
@@ -57,6 +58,7 @@ pub fn app(state: Arc<AppState>) -> Router {
     // Meshes, textures, the material library. ServeDir refuses `..` and absolute paths,
     // so nothing outside the folder is reachable; a missing file is a plain 404.
     let assets = ServeDir::new(&state.classroom.library().assets_dir);
+    let rates = Arc::new(guard::RateLimits::new(&state.limits));
     let api = Router::new()
         .route("/health", get(http::health))
         .route("/labs", get(http::list_labs).post(labs::create_lab))
@@ -92,14 +94,15 @@ pub fn app(state: Arc<AppState>) -> Router {
         .route("/labs/{lab}/robots/{robot}/recording.mcap", get(recording::robot_mcap))
         // Joins, uploads and time control: at most so many per client address (a route
         // layer covers the routes above it: keep it after the last route).
-        .route_layer(axum::middleware::from_fn_with_state(
-            Arc::new(guard::RateLimits::new(&state.limits)),
-            guard::limit_rates,
-        ))
+        .route_layer(axum::middleware::from_fn_with_state(Arc::clone(&rates), guard::limit_rates))
         .fallback(http::api_not_found);
     Router::new()
         .nest("/api", api)
         .route("/ws/labs/{lab}", get(ws::upgrade))
+        .route("/ws/labs/{lab}/robots/{robot}/control", get(remote::attach))
+        // Attaching a remote controller counts as time control (a route layer covers
+        // the routes above it).
+        .route_layer(axum::middleware::from_fn_with_state(Arc::clone(&rates), guard::limit_rates))
         .nest_service("/assets", assets)
         .route("/", get(http::index))
         .fallback_service(web)

@@ -1,0 +1,102 @@
+//! Remote controllers' websockets: `/ws/labs/{lab}/robots/{robot}/control`, with the
+//! robot's owner's or the instructor's token (`Authorization: Bearer`, or `?token=` for
+//! clients that cannot set headers). Refusals are plain HTTP answers before the
+//! upgrade (401, 403, 404, 409 with the usual error body); after it, this task only
+//! carries protocol messages between the socket and the lab's end
+//! ([`crate::controller::RemoteController`]), one JSON text message each
+//! (docs/remote.md).
+
+use std::sync::Arc;
+
+use axum::extract::ws::{CloseFrame, Message, Utf8Bytes, WebSocket, WebSocketUpgrade};
+use axum::extract::{Path, Query, State};
+use axum::http::HeaderMap;
+use axum::response::Response;
+use futures_util::{SinkExt, StreamExt};
+use serde::Deserialize;
+
+use super::extract::bearer_token;
+use super::{AppError, AppState};
+use crate::controller::{CLOSE_DETACHED, CLOSE_STOPPED, RemotePeer, ToPeer};
+use crate::lab::LabHandle;
+
+/// Largest message a remote controller may send, bytes: an answer with a step's whole
+/// drawing budget (4000 vertices) and console budget (16 KiB) fits several times over.
+pub const MAX_CONTROLLER_MESSAGE_BYTES: usize = 1024 * 1024;
+
+/// The token, for clients that cannot set an `Authorization` header.
+#[derive(Deserialize)]
+pub struct ControlQuery {
+    token: Option<String>,
+}
+
+/// `GET /ws/labs/{lab}/robots/{robot}/control`: attaches, then upgrades.
+pub async fn attach(
+    ws: WebSocketUpgrade,
+    State(app): State<Arc<AppState>>,
+    Path((lab_id, robot)): Path<(String, String)>,
+    Query(query): Query<ControlQuery>,
+    headers: HeaderMap,
+) -> Result<Response, AppError> {
+    let lab = app.classroom.lab(&lab_id)?;
+    let token = bearer_token(&headers)?.or(query.token.as_deref());
+    let caller = app.classroom.caller(&lab, token)?;
+    let peer = app.classroom.attach_controller(&lab, caller, &robot).await?;
+    tracing::info!(lab = %lab_id, robot = %robot, ?caller, "remote controller attached");
+    Ok(ws
+        .max_message_size(MAX_CONTROLLER_MESSAGE_BYTES)
+        .max_frame_size(MAX_CONTROLLER_MESSAGE_BYTES)
+        .on_upgrade(move |socket| carry(socket, peer, lab, robot)))
+}
+
+/// Carries messages both ways until either end lets go.
+async fn carry(socket: WebSocket, mut peer: RemotePeer, lab: Arc<LabHandle>, robot: String) {
+    let (mut sink, mut stream) = socket.split();
+    let close = loop {
+        tokio::select! {
+            from_lab = peer.to_peer.recv() => match from_lab {
+                Some(ToPeer::Message(json)) => {
+                    if sink.send(Message::Text(Utf8Bytes::from(json))).await.is_err() {
+                        peer.farewell("the remote controller disconnected".into());
+                        break None;
+                    }
+                }
+                Some(ToPeer::Close { code, reason }) => break Some((code, reason)),
+                None => break Some((CLOSE_STOPPED, "the lab let go of this controller".into())),
+            },
+            from_controller = stream.next() => match from_controller {
+                Some(Ok(Message::Text(text))) => {
+                    if let Err(closed) = peer.deliver(text.as_bytes().to_vec()) {
+                        break Some((CLOSE_DETACHED, closed.to_string()));
+                    }
+                }
+                Some(Ok(Message::Binary(_))) => {
+                    let why = "sent a binary message: the protocol is JSON text messages";
+                    peer.farewell(why.into());
+                    break Some((CLOSE_DETACHED, why.into()));
+                }
+                Some(Ok(Message::Ping(_) | Message::Pong(_))) => {}
+                Some(Ok(Message::Close(_))) | None => {
+                    peer.farewell("the remote controller disconnected".into());
+                    break None;
+                }
+                Some(Err(e)) => {
+                    let why = format!("its connection failed: {e}");
+                    peer.farewell(why.clone());
+                    break Some((CLOSE_DETACHED, why));
+                }
+            },
+            () = lab.wait_closed() => break Some((CLOSE_STOPPED, "the instructor closed this lab".into())),
+        }
+    };
+    if let Some((code, reason)) = close {
+        // A close reason is at most 123 bytes.
+        let mut cut = reason.len().min(120);
+        while !reason.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        let frame = CloseFrame { code, reason: Utf8Bytes::from(&reason[..cut]) };
+        let _ = sink.send(Message::Close(Some(frame))).await;
+    }
+    tracing::info!(lab = %lab.id(), robot = %robot, "remote controller connection ended");
+}
