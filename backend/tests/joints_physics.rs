@@ -29,6 +29,7 @@ fn part(shape: Shape, local: Pose) -> PartModel {
         restitution: 0.0,
         name: None,
         mesh: None,
+        drawn_only: false,
     }
 }
 
@@ -45,7 +46,7 @@ fn cube(half: f32) -> Shape {
 }
 
 fn joint(name: &str, body1: usize, body2: usize, kind: JointKind) -> JointModel {
-    JointModel { name: name.into(), body1, body2, kind, erp: None, cfm: None }
+    JointModel { name: name.into(), body1, body2, kind, erp: None, cfm: None, limits: None }
 }
 
 /// A model of `bodies` and `joints`, with gravity along -Y (or none).

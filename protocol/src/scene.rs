@@ -91,6 +91,10 @@ pub struct MeshView {
     pub url: String,
     /// Uniform scale from the file's units to metres, applied in the part's frame.
     pub scale: f32,
+    /// Where the mesh's frame sits in the part's frame, if not on it (an imported
+    /// URDF visual placed apart from its collision shape).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub offset: Option<Pose>,
 }
 
 /// One collider-shaped piece of a body, placed relative to the body.
@@ -172,7 +176,7 @@ mod tests {
                             texture: None,
                             transparent: false,
                         },
-                        mesh: Some(MeshView { url: "/assets/wheel.obj".into(), scale: 0.01 }),
+                        mesh: Some(MeshView { url: "/assets/wheel.obj".into(), scale: 0.01, offset: None }),
                     },
                     PartView {
                         shape: Shape::Sphere { radius: 0.05 },
@@ -239,7 +243,7 @@ mod tests {
                 texture: Some("/assets/textures/wood.png".into()),
                 transparent: true,
             },
-            mesh: Some(MeshView { url: "/assets/wheel.obj".into(), scale: 0.01 }),
+            mesh: Some(MeshView { url: "/assets/wheel.obj".into(), scale: 0.01, offset: None }),
         };
         let json = serde_json::to_string(&part).unwrap();
         assert!(json.contains(r#""mesh":{"url":"/assets/wheel.obj","scale":0.01}"#), "{json}");

@@ -558,6 +558,14 @@ pub enum StmtKind {
     Code(Expr),
     /// `body { ... }` inside a robot.
     RobotBody(Vec<Stmt>),
+    /// `urdf "file.urdf";` or `urdf "file.urdf" { pos(...); link { devices } }` in a
+    /// robot's body: the robot described by a URDF file (docs/urdf.md).
+    Urdf {
+        /// The file's name.
+        file: Expr,
+        /// Its placement and the devices added to its links and joints.
+        body: Vec<Stmt>,
+    },
     /// `shape ...;` (custom = false) or `customgeom ...;` (custom = true)
     Shape {
         /// Whether it is the collision shape.

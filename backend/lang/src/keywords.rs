@@ -35,6 +35,7 @@ pub const KEYWORDS: &[&str] = &[
     "robot",
     "body",
     "code",
+    "urdf",
     "id",
     "print_str",
     "print_num",
@@ -231,7 +232,7 @@ mod tests {
             call f();\n\
             environment room { } env wallrect { }\n\
             static w { } composed c { } container k { }\n\
-            robot r { body { } code \"p.py\"; }\n\
+            robot r { body { urdf \"r.urdf\"; } code \"p.py\"; }\n\
             id:[\"named\"] { }\n";
         let loader = MapLoader::new().with_file("walls.vlab", "");
         let checked = check_syntax(program, "words.vlab", &loader, &Budgets::default());

@@ -77,9 +77,11 @@ mod interp;
 pub mod keywords;
 mod lexer;
 mod loader;
+pub mod meshfile;
 pub mod model;
 mod parser;
 mod project;
+pub mod urdf;
 
 pub use self::dump::dump;
 pub use self::error::{ErrorKind, LangError, Position, Warning};

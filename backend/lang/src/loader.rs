@@ -22,6 +22,12 @@ pub trait SourceLoader {
         let _ = name;
         None
     }
+
+    /// The bytes of the asset `name` (a mesh a URDF file names), if the loader has them.
+    fn asset_bytes(&self, name: &str) -> Option<Vec<u8>> {
+        let _ = name;
+        None
+    }
 }
 
 /// A loader that has no files at all: every include fails.
@@ -40,6 +46,7 @@ impl SourceLoader for NoFiles {
 pub struct MapLoader {
     files: HashMap<String, String>,
     assets: Option<Vec<String>>,
+    asset_bytes: HashMap<String, Vec<u8>>,
 }
 
 impl MapLoader {
@@ -59,6 +66,12 @@ impl MapLoader {
         self.assets.get_or_insert_with(Vec::new).push(name.to_owned());
         self
     }
+
+    /// Declares an asset as present, with its bytes.
+    pub fn with_asset_bytes(mut self, name: &str, bytes: &[u8]) -> MapLoader {
+        self.asset_bytes.insert(name.to_owned(), bytes.to_vec());
+        self.with_asset(name)
+    }
 }
 
 impl SourceLoader for MapLoader {
@@ -68,6 +81,10 @@ impl SourceLoader for MapLoader {
 
     fn asset_exists(&self, name: &str) -> Option<bool> {
         self.assets.as_ref().map(|assets| assets.iter().any(|a| a == name))
+    }
+
+    fn asset_bytes(&self, name: &str) -> Option<Vec<u8>> {
+        self.asset_bytes.get(name).cloned()
     }
 }
 
@@ -92,6 +109,11 @@ impl SourceLoader for DirLoader {
         // name would look anywhere on the server.
         let inside = resolve_path("", name).is_ok_and(|resolved| resolved == name);
         self.assets.as_ref().map(|dir| inside && dir.join(name).is_file())
+    }
+
+    fn asset_bytes(&self, name: &str) -> Option<Vec<u8>> {
+        let inside = resolve_path("", name).is_ok_and(|resolved| resolved == name);
+        self.assets.as_ref().filter(|_| inside).and_then(|dir| std::fs::read(dir.join(name)).ok())
     }
 }
 

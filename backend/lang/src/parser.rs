@@ -279,6 +279,17 @@ impl Parser<'_, '_> {
                 }
                 return Ok(StmtKind::Code(file));
             }
+            "urdf" if matches!(self.peek_at(1), Tok::Str(_)) => {
+                self.advance();
+                let file = self.expr()?;
+                let body = if self.is_sym("{") {
+                    self.block("after urdf \"...\"")?
+                } else {
+                    self.expect_sym(";", "after urdf \"...\"")?;
+                    vec![]
+                };
+                return Ok(StmtKind::Urdf { file, body });
+            }
             "body" if self.sym_at(1, "{") => {
                 self.advance();
                 return Ok(StmtKind::RobotBody(self.block("after body")?));

@@ -56,7 +56,8 @@ fn material(material: &scene::Material) -> wire::Material {
 /// A mesh the loader found; an unresolved one is drawn as its collision shape.
 fn mesh(mesh: &scene::MeshRef) -> Option<wire::MeshView> {
     let file = mesh.resolved.as_deref()?;
-    Some(wire::MeshView { url: asset_url(file), scale: mesh.scale })
+    let offset = (mesh.offset != scene::Pose::IDENTITY).then(|| pose(&mesh.offset));
+    Some(wire::MeshView { url: asset_url(file), scale: mesh.scale, offset })
 }
 
 fn shape(shape: &scene::Shape) -> wire::Shape {

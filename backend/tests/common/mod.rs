@@ -203,6 +203,8 @@ impl Drop for TestServer {
 pub enum Received {
     Json(ServerMsg),
     Frame(Frame),
+    /// A camera's image for a page that watches it.
+    Camera(vlab_protocol::CameraView),
     Closed(Option<u16>),
 }
 
@@ -221,6 +223,9 @@ impl Client {
                     return Received::Json(
                         serde_json::from_str(text.as_str()).unwrap_or_else(|e| panic!("{e}: {text}")),
                     );
+                }
+                Some(Ok(Message::Binary(bytes))) if vlab_protocol::CameraView::is_camera_view(&bytes) => {
+                    return Received::Camera(vlab_protocol::CameraView::decode(&bytes).unwrap());
                 }
                 Some(Ok(Message::Binary(bytes))) => return Received::Frame(Frame::decode(&bytes).unwrap()),
                 Some(Ok(Message::Close(frame))) => return Received::Closed(frame.map(|f| u16::from(f.code))),
@@ -287,6 +292,7 @@ pub fn busy_scene() -> SceneModel {
             restitution: 1.0,
             name: None,
             mesh: None,
+            drawn_only: false,
         }],
         robot: None,
     };
@@ -306,6 +312,7 @@ pub fn busy_scene() -> SceneModel {
                 restitution: 1.0,
                 name: None,
                 mesh: None,
+                drawn_only: false,
             }],
             robot: None,
         });

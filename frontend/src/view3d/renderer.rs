@@ -225,10 +225,11 @@ impl Renderer {
             for part in &body.parts {
                 // The part's mesh once it is loaded; until then (or if it cannot be) its
                 // collision shape.
-                if let Some(mesh) = part.mesh.as_ref().and_then(|m| self.assets.mesh(&m.url).map(|a| (a, m.scale))) {
-                    let (meshes, scale) = mesh;
-                    let s = scale.abs().max(1e-6);
-                    let body_from_mesh = pose_matrix(&part.local) * Mat4::from_scale(s);
+                if let Some(mesh) = part.mesh.as_ref().and_then(|m| self.assets.mesh(&m.url).map(|a| (a, m))) {
+                    let (meshes, view) = mesh;
+                    let s = view.scale.abs().max(1e-6);
+                    let part_from_mesh = view.offset.as_ref().map_or(Mat4::from_scale(1.0), pose_matrix);
+                    let body_from_mesh = pose_matrix(&part.local) * part_from_mesh * Mat4::from_scale(s);
                     for cpu in meshes.iter() {
                         let material = self.material(part, cpu.uvs.is_some());
                         self.drawn.push(DrawnPrimitive {

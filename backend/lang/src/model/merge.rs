@@ -94,8 +94,15 @@ mod tests {
     fn pair(a: &str, b: &str, joint: &str) -> SceneModel {
         let mut model = SceneModel::empty();
         model.bodies = vec![body(a), body(b)];
-        model.joints =
-            vec![JointModel { name: joint.into(), body1: 0, body2: 1, kind: JointKind::Fixed, erp: None, cfm: None }];
+        model.joints = vec![JointModel {
+            name: joint.into(),
+            body1: 0,
+            body2: 1,
+            kind: JointKind::Fixed,
+            erp: None,
+            cfm: None,
+            limits: None,
+        }];
         model.robots = vec![RobotModel { name: format!("{a}_robot"), main_body: 1, program: None }];
         model
     }

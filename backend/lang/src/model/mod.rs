@@ -86,6 +86,9 @@ pub struct MeshRef {
     pub resolved: Option<String>,
     /// Uniform scale applied to the mesh.
     pub scale: f32,
+    /// Where the mesh's own frame sits in its part's frame (identity for `.vlab`
+    /// meshes; a URDF visual placed apart from the collision shape it is drawn for).
+    pub offset: Pose,
 }
 
 /// One collider of a body, placed relative to the body.
@@ -108,6 +111,9 @@ pub struct PartModel {
     pub name: Option<String>,
     /// The visual mesh, if the part is drawn with one.
     pub mesh: Option<MeshRef>,
+    /// Only drawn: it never collides, weighs nothing and no ray sees it (a URDF visual
+    /// placed apart from the link's collision shapes; its `shape` is what picking uses).
+    pub drawn_only: bool,
 }
 
 /// Whether the simulation moves a body.
@@ -245,6 +251,9 @@ pub struct JointModel {
     pub erp: Option<f32>,
     /// Constraint force mixing (softness) if the scene set one; else the global one.
     pub cfm: Option<f32>,
+    /// The range `[lower, upper]` of the joint's coordinate along its driven axis
+    /// (radians for hinges, metres for sliders), if limited (a URDF joint's `<limit>`).
+    pub limits: Option<[f32; 2]>,
 }
 
 /// The program a robot runs, as its scene names it.
@@ -344,6 +353,9 @@ pub struct SceneModel {
     pub sensors: Vec<DeviceModel>,
     /// Actuators, in declaration order.
     pub actuators: Vec<DeviceModel>,
+    /// Beacons (`Beacon`, on objects outside robots), in declaration order: what
+    /// `LandmarkSensor`s see; each one's id is its name.
+    pub beacons: Vec<DeviceModel>,
 }
 
 /// The default physics step: 240 Hz, fine enough for wheeled robots and stacking.
@@ -353,9 +365,6 @@ pub const DEFAULT_DT_SECS: f64 = 1.0 / 240.0;
 /// (positions, sizes, densities, forces, speeds, device parameters). Larger finite values
 /// would overflow the simulation's 32-bit floats to infinity: an immovable body, a robot
 /// frozen for good.
-    /// Beacons (`Beacon`, on objects outside robots), in declaration order: what
-    /// `LandmarkSensor`s see; each one's id is its name.
-    pub beacons: Vec<DeviceModel>,
 pub const MAX_MAGNITUDE: f64 = 1.0e9;
 
 /// `Err` with a sentence when `value` is not finite or larger than [`MAX_MAGNITUDE`].
@@ -381,6 +390,7 @@ impl SceneModel {
             groups: vec![],
             sensors: vec![],
             actuators: vec![],
+            beacons: vec![],
         }
     }
 
@@ -390,7 +400,6 @@ impl SceneModel {
     }
 }
 
-            beacons: vec![],
 /// Small models shared by this module's tests.
 #[cfg(test)]
 pub(crate) mod test_support {
@@ -411,6 +420,7 @@ pub(crate) mod test_support {
                 restitution: 0.1,
                 name: None,
                 mesh: None,
+                drawn_only: false,
             }],
             robot: None,
         }

@@ -159,6 +159,7 @@ mod tests {
             kind: JointKind::Hinge { anchor: [0.0; 3], axis: [1.0, 0.0, 0.0], motor: None },
             erp: None,
             cfm: None,
+            limits: None,
         }];
         assert!(matches!(scene.validate(), Err(SceneError::MissingBody { index: 3, .. })));
     }

@@ -1,0 +1,255 @@
+//! Gazebo extensions of a URDF file mapped onto the device catalogue: the
+//! differential-drive plugin → two `SimpleMotor`s, two `Encoder`s, a `DiffDrive` and an
+//! `Odometry`; `<sensor>`s on links → `Lidar`, `Gyro` + `SimpleAccelerometer` +
+//! `Compass` (an IMU), `Camera`, `DepthCamera`, `Touch`, `SimpleGPS`. Anything else is
+//! told as a warning and left out.
+
+use super::xml::{Doc, child_text, number_at};
+use crate::error::{Position, Warning};
+use crate::model::ParamValue;
+
+/// What a device is declared on.
+#[derive(Clone, Debug, PartialEq)]
+pub(super) enum On {
+    /// A link, by its URDF name.
+    Link(String),
+    /// A joint, by its URDF name.
+    Joint(String),
+    /// The robot as a whole.
+    Robot,
+}
+
+/// A device to declare, in catalogue terms.
+#[derive(Clone, Debug)]
+pub(super) struct DeviceDecl {
+    /// The catalogue's spelling (`Lidar`).
+    pub kind: &'static str,
+    /// Its name in the robot.
+    pub name: String,
+    /// What it sits on.
+    pub on: On,
+    /// Its parameters.
+    pub params: Vec<(String, ParamValue)>,
+    /// The element it came from.
+    pub pos: Position,
+}
+
+/// Every device the file's `<gazebo>` elements ask for.
+pub(super) fn devices(doc: &Doc<'_>, warnings: &mut Vec<Warning>) -> Vec<DeviceDecl> {
+    let mut out = Vec::new();
+    for gazebo in doc.doc.root_element().children().filter(|n| n.has_tag_name("gazebo")) {
+        let reference = gazebo.attribute("reference");
+        for element in gazebo.children().filter(|n| n.is_element()) {
+            match (element.tag_name().name(), reference) {
+                ("plugin", _) => plugin(doc, element, &mut out, warnings),
+                ("sensor", Some(link)) => sensor(doc, element, link, &mut out, warnings),
+                ("sensor", None) => warnings.push(Warning {
+                    pos: doc.pos(element),
+                    message: "a <sensor> outside <gazebo reference=\"link\"> has no link to sit on: ignored".into(),
+                }),
+                // Friction, colours, self-collision and the like: the import sets its own.
+                _ => {}
+            }
+        }
+    }
+    out
+}
+
+/// Friction a `<gazebo reference="link">` sets with `<mu1>` / `<mu2>` (the smaller),
+/// by link.
+pub(super) fn frictions(doc: &Doc<'_>) -> std::collections::HashMap<String, f32> {
+    let mut out = std::collections::HashMap::new();
+    for gazebo in doc.doc.root_element().children().filter(|n| n.has_tag_name("gazebo")) {
+        let Some(link) = gazebo.attribute("reference") else { continue };
+        let mu =
+            ["mu1", "mu2"].iter().filter_map(|tag| number_at(gazebo, &[tag])).filter(|m| *m >= 0.0).reduce(f64::min);
+        if let Some(mu) = mu {
+            out.insert(link.to_owned(), mu.min(1e3) as f32);
+        }
+    }
+    out
+}
+
+fn plugin(doc: &Doc<'_>, plugin: roxmltree::Node<'_, '_>, out: &mut Vec<DeviceDecl>, warnings: &mut Vec<Warning>) {
+    let file = plugin.attribute("filename").unwrap_or_default();
+    let name = plugin.attribute("name").unwrap_or_default();
+    let pos = doc.pos(plugin);
+    let is_diff_drive = ["diff_drive", "diff-drive", "diffdrive"]
+        .iter()
+        .any(|k| file.to_ascii_lowercase().contains(k) || name.to_ascii_lowercase().contains(k));
+    if !is_diff_drive {
+        warnings.push(Warning { pos, message: format!("the Gazebo plugin '{file}' has no VLab counterpart: ignored") });
+        return;
+    }
+    // Gazebo classic spells these in snake case (ROS 2) or camel case (ROS 1).
+    let text = |names: &[&str]| names.iter().find_map(|n| child_text(plugin, n));
+    let number = |names: &[&str]| text(names).and_then(|t| t.parse::<f64>().ok()).filter(|n| n.is_finite() && *n > 0.0);
+    let (Some(left), Some(right)) = (text(&["left_joint", "leftJoint"]), text(&["right_joint", "rightJoint"])) else {
+        warnings.push(Warning {
+            pos,
+            message: "the differential-drive plugin names no left_joint and right_joint: no drive is added".into(),
+        });
+        return;
+    };
+    let torque = number(&["max_wheel_torque", "wheelTorque", "torque"]);
+    let radius = number(&["wheel_radius"]).or(number(&["wheel_diameter", "wheelDiameter"]).map(|d| d / 2.0));
+    let track = number(&["wheel_separation", "wheelSeparation"]);
+    for (side, joint) in [("l", left), ("r", right)] {
+        let params = torque.map(|t| vec![("max_force".to_owned(), ParamValue::Num(t))]).unwrap_or_default();
+        out.push(DeviceDecl {
+            kind: "SimpleMotor",
+            name: format!("m_{side}"),
+            on: On::Joint(joint.to_owned()),
+            params,
+            pos: pos.clone(),
+        });
+        out.push(DeviceDecl {
+            kind: "Encoder",
+            name: format!("enc_{side}"),
+            on: On::Joint(joint.to_owned()),
+            params: vec![],
+            pos: pos.clone(),
+        });
+    }
+    let mut geometry = Vec::new();
+    if let Some(r) = radius {
+        geometry.push(("wheel_radius".to_owned(), ParamValue::Num(r)));
+    }
+    if let Some(t) = track {
+        geometry.push(("track".to_owned(), ParamValue::Num(t)));
+    }
+    for (kind, name, left, right) in [("DiffDrive", "drive", "m_l", "m_r"), ("Odometry", "odom", "enc_l", "enc_r")] {
+        let mut params = vec![
+            ("left".to_owned(), ParamValue::Str(left.into())),
+            ("right".to_owned(), ParamValue::Str(right.into())),
+        ];
+        params.extend(geometry.iter().cloned());
+        out.push(DeviceDecl { kind, name: name.into(), on: On::Robot, params, pos: pos.clone() });
+    }
+}
+
+fn sensor(
+    doc: &Doc<'_>,
+    sensor: roxmltree::Node<'_, '_>,
+    link: &str,
+    out: &mut Vec<DeviceDecl>,
+    warnings: &mut Vec<Warning>,
+) {
+    let kind = sensor.attribute("type").unwrap_or_default().to_ascii_lowercase();
+    let name = sensor.attribute("name").filter(|n| !n.trim().is_empty()).unwrap_or(&kind).trim().to_owned();
+    let pos = doc.pos(sensor);
+    let mut params: Vec<(String, ParamValue)> = Vec::new();
+    let mut set = |key: &str, value: Option<f64>| {
+        if let Some(v) = value.filter(|v| v.is_finite() && *v > 0.0) {
+            params.push((key.to_owned(), ParamValue::Num(v)));
+        }
+    };
+    set("rate", number_at(sensor, &["update_rate"]));
+    let declare = |kind: &'static str, name: String, params: Vec<(String, ParamValue)>| DeviceDecl {
+        kind,
+        name,
+        on: On::Link(link.to_owned()),
+        params,
+        pos: pos.clone(),
+    };
+    match kind.as_str() {
+        "ray" | "gpu_ray" | "lidar" | "gpu_lidar" => {
+            let scan = ["ray", "lidar"].iter().find_map(|c| sensor.children().find(|n| n.has_tag_name(*c)));
+            if let Some(scan) = scan {
+                let horizontal = |tag: &str| number_at(scan, &["scan", "horizontal", tag]);
+                set("beams", horizontal("samples").map(f64::round));
+                let fov = horizontal("max_angle").zip(horizontal("min_angle")).map(|(max, min)| max - min);
+                set("fov", fov.map(|f| f.min(std::f64::consts::TAU)));
+                set("range", number_at(scan, &["range", "max"]));
+                set("min_range", number_at(scan, &["range", "min"]));
+                set("noise", number_at(scan, &["noise", "stddev"]));
+            }
+            out.push(declare("Lidar", name, params));
+        }
+        "imu" => {
+            for (kind, suffix) in [("Gyro", "gyro"), ("SimpleAccelerometer", "accel"), ("Compass", "compass")] {
+                out.push(declare(kind, format!("{name}_{suffix}"), params.clone()));
+            }
+        }
+        "camera" | "depth" | "depth_camera" | "rgbd_camera" => {
+            let camera = sensor.children().find(|n| n.has_tag_name("camera"));
+            if let Some(camera) = camera {
+                set("width", number_at(camera, &["image", "width"]).map(f64::round));
+                set("height", number_at(camera, &["image", "height"]).map(f64::round));
+                set("fov", number_at(camera, &["horizontal_fov"]));
+            }
+            if kind == "camera" {
+                out.push(declare("Camera", name, params));
+            } else {
+                set("range", camera.and_then(|c| number_at(c, &["clip", "far"])));
+                out.push(declare("DepthCamera", name, params));
+            }
+        }
+        "contact" => out.push(declare("Touch", name, params)),
+        "gps" | "navsat" => out.push(declare("SimpleGPS", name, params)),
+        other => warnings.push(Warning {
+            pos,
+            message: format!("the Gazebo sensor type '{other}' has no VLab counterpart: ignored"),
+        }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn devices_of(text: &str) -> (Vec<DeviceDecl>, Vec<Warning>) {
+        let doc = super::super::xml::read(text, "bot.urdf").unwrap();
+        let mut warnings = Vec::new();
+        (devices(&doc, &mut warnings), warnings)
+    }
+
+    #[test]
+    fn the_diff_drive_plugin_becomes_motors_encoders_a_drive_and_odometry() {
+        let (devices, warnings) = devices_of(
+            r#"<robot name="r"><gazebo><plugin name="d" filename="libgazebo_ros_diff_drive.so">
+               <left_joint>jl</left_joint><right_joint>jr</right_joint>
+               <wheel_separation>0.2</wheel_separation><wheel_diameter>0.06</wheel_diameter>
+               <max_wheel_torque>0.03</max_wheel_torque></plugin></gazebo></robot>"#,
+        );
+        assert!(warnings.is_empty());
+        let kinds: Vec<(&str, &str)> = devices.iter().map(|d| (d.kind, d.name.as_str())).collect();
+        assert_eq!(
+            kinds,
+            [
+                ("SimpleMotor", "m_l"),
+                ("Encoder", "enc_l"),
+                ("SimpleMotor", "m_r"),
+                ("Encoder", "enc_r"),
+                ("DiffDrive", "drive"),
+                ("Odometry", "odom")
+            ]
+        );
+        assert_eq!(devices[0].on, On::Joint("jl".into()));
+        assert_eq!(devices[0].params, [("max_force".to_owned(), ParamValue::Num(0.03))]);
+        assert!(devices[4].params.contains(&("wheel_radius".to_owned(), ParamValue::Num(0.03))));
+        assert!(devices[4].params.contains(&("track".to_owned(), ParamValue::Num(0.2))));
+    }
+
+    #[test]
+    fn a_ray_sensor_is_a_lidar_an_imu_three_sensors_and_strangers_a_warning() {
+        let (devices, warnings) = devices_of(
+            r#"<robot name="r"><gazebo reference="scan"><sensor type="ray" name="lds"><update_rate>5</update_rate>
+               <ray><scan><horizontal><samples>360</samples><min_angle>0</min_angle><max_angle>6.28319</max_angle></horizontal></scan>
+               <range><min>0.12</min><max>3.5</max></range></ray></sensor></gazebo>
+               <gazebo reference="imu_link"><sensor type="imu" name="imu"/></gazebo>
+               <gazebo reference="x"><sensor type="magnetometer" name="m"/></gazebo></robot>"#,
+        );
+        assert_eq!(devices[0].kind, "Lidar");
+        assert_eq!(devices[0].on, On::Link("scan".into()));
+        let num = |key: &str| devices[0].params.iter().find(|(k, _)| k == key).map(|(_, v)| v.clone());
+        assert_eq!(num("beams"), Some(ParamValue::Num(360.0)));
+        assert_eq!(num("range"), Some(ParamValue::Num(3.5)));
+        assert_eq!(num("rate"), Some(ParamValue::Num(5.0)));
+        let names: Vec<&str> = devices[1..].iter().map(|d| d.name.as_str()).collect();
+        assert_eq!(names, ["imu_gyro", "imu_accel", "imu_compass"]);
+        assert_eq!(warnings.len(), 1);
+        assert!(warnings[0].message.contains("'magnetometer'"), "{}", warnings[0].message);
+        assert_eq!(warnings[0].pos.line, 5);
+    }
+}
