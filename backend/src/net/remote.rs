@@ -76,14 +76,10 @@ async fn carry(socket: WebSocket, mut peer: RemotePeer, lab: Arc<LabHandle>, rob
                     break Some((CLOSE_DETACHED, why.into()));
                 }
                 Some(Ok(Message::Ping(_) | Message::Pong(_))) => {}
-                Some(Ok(Message::Close(_))) | None => {
+                // A close, a reset without one, or a broken frame: gone all the same.
+                Some(Ok(Message::Close(_)) | Err(_)) | None => {
                     peer.farewell("the remote controller disconnected".into());
                     break None;
-                }
-                Some(Err(e)) => {
-                    let why = format!("its connection failed: {e}");
-                    peer.farewell(why.clone());
-                    break Some((CLOSE_DETACHED, why));
                 }
             },
             () = lab.wait_closed() => break Some((CLOSE_STOPPED, "the instructor closed this lab".into())),
