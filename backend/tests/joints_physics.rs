@@ -46,7 +46,7 @@ fn cube(half: f32) -> Shape {
 }
 
 fn joint(name: &str, body1: usize, body2: usize, kind: JointKind) -> JointModel {
-    JointModel { name: name.into(), body1, body2, kind, erp: None, cfm: None, limits: None }
+    JointModel { name: name.into(), body1, body2, kind, erp: None, cfm: None, limits: None, bodies_touch: true }
 }
 
 /// A model of `bodies` and `joints`, with gravity along -Y (or none).

@@ -209,6 +209,14 @@ fn revolute_and_prismatic_joints_stop_at_their_limits_and_fixed_links_are_one_bo
     // Unlimited, 2 s at 1 rad/s and 0.2 m/s would give 2 rad and 0.4 m.
     assert!((shoulder - 0.5).abs() < 0.05, "shoulder at {shoulder:.4} rad, its upper limit is 0.5");
     assert!((extend - 0.1).abs() < 0.01, "slide at {extend:.4} m, its upper limit is 0.1");
+    // URDF turns are right-handed about the axis: about Z (up) by +0.5 rad the arm
+    // swings to the robot's left (URDF +Y, VLab −Z); the slide's centre is 0.3 m out.
+    let slide = lab.world.pose(model.body_index("arm_slide").unwrap()).position;
+    let expected = [2.0 + 0.3 * 0.5f32.cos(), 2.0 - 0.3 * 0.5f32.sin()];
+    assert!(
+        (slide[0] - expected[0]).abs() < 0.01 && (slide[2] - expected[1]).abs() < 0.01,
+        "slide at {slide:?}, expected x, z = {expected:?}"
+    );
     lab.command("arm", json!({"m_shoulder": {"speed": -1.0}, "m_extend": {"speed": -0.2}}));
     lab.run(3.0);
     let (shoulder, extend) = (lab.joint("arm", "shoulder_state"), lab.joint("arm", "extend_state"));

@@ -111,7 +111,7 @@ pub(crate) fn joint_of(joint: &JointModel, pose1: &Pose, pose2: &Pose) -> Result
         Some(spring) => builder.softness(spring),
         None => builder,
     };
-    Ok(builder.build())
+    Ok(builder.contacts_enabled(joint.bodies_touch).build())
 }
 
 /// A joint locking `locked` about `frame_in_world`, expressed in both bodies.

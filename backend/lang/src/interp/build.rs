@@ -97,6 +97,8 @@ struct JointBuilder {
     name: Option<String>,
     /// Range of its coordinate (an imported URDF joint's `<limit>`).
     limits: Option<[f32; 2]>,
+    /// Whether its two bodies collide (not for imported URDF joints).
+    bodies_touch: bool,
 }
 
 struct EnvBuilder {
@@ -271,8 +273,8 @@ impl Builder {
                     name
                 }
             };
-            let (erp, cfm, limits) = (joint.erp, joint.cfm, joint.limits);
-            self.model.joints.push(JointModel { name, body1, body2, kind, erp, cfm, limits });
+            let (erp, cfm, limits, bodies_touch) = (joint.erp, joint.cfm, joint.limits, joint.bodies_touch);
+            self.model.joints.push(JointModel { name, body1, body2, kind, erp, cfm, limits, bodies_touch });
             for device in joint.devices {
                 self.push_device(device, Mount::Joint(index));
             }
@@ -724,6 +726,7 @@ impl Interp<'_> {
             devices: vec![],
             name: None,
             limits: None,
+            bodies_touch: true,
         };
         let Ctx::Joint(joint) = self.run_in(Ctx::Joint(Box::new(joint)), body)? else { unreachable!() };
         self.builder.joints.push(*joint);

@@ -102,6 +102,7 @@ mod tests {
             erp: None,
             cfm: None,
             limits: None,
+            bodies_touch: true,
         }];
         model.robots = vec![RobotModel { name: format!("{a}_robot"), main_body: 1, program: None }];
         model

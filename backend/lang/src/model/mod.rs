@@ -254,6 +254,9 @@ pub struct JointModel {
     /// The range `[lower, upper]` of the joint's coordinate along its driven axis
     /// (radians for hinges, metres for sliders), if limited (a URDF joint's `<limit>`).
     pub limits: Option<[f32; 2]>,
+    /// Whether its two bodies collide with each other: true for `.vlab` joints, false
+    /// for imported URDF joints (whose links often overlap at the joint, as Gazebo allows).
+    pub bodies_touch: bool,
 }
 
 /// The program a robot runs, as its scene names it.

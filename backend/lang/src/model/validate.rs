@@ -160,6 +160,7 @@ mod tests {
             erp: None,
             cfm: None,
             limits: None,
+            bodies_touch: true,
         }];
         assert!(matches!(scene.validate(), Err(SceneError::MissingBody { index: 3, .. })));
     }

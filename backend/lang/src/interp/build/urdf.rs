@@ -150,6 +150,7 @@ impl Interp<'_> {
                 devices,
                 name: Some(name),
                 limits: joint.limits,
+                bodies_touch: false,
             });
         }
         Ok(())
