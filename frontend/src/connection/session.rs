@@ -80,6 +80,8 @@ pub struct LabSession {
     pub recording: RwSignal<Option<RecordingSummary>>,
     /// Whether the page shows the live lab or a recorded moment (the timeline).
     pub replay: RwSignal<Replay>,
+    /// The latest image of the camera this page watches (the robot's-eye view).
+    pub camera_view: RwSignal<Option<vlab_protocol::CameraView>>,
 }
 
 /// A message from the instructor, as shown in the banner.
@@ -124,6 +126,7 @@ impl LabSession {
             console: RwSignal::new(ConsoleBuffer::default()),
             recording: RwSignal::new(None),
             replay: RwSignal::new(Replay::default()),
+            camera_view: RwSignal::new(None),
         }
     }
 

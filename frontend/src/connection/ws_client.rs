@@ -181,6 +181,13 @@ fn on_message(client: &Rc<RefCell<Client>>, event: MessageEvent) {
         }
     } else if let Ok(buffer) = data.dyn_into::<js_sys::ArrayBuffer>() {
         let bytes = js_sys::Uint8Array::new(&buffer).to_vec();
+        if vlab_protocol::CameraView::is_camera_view(&bytes) {
+            match vlab_protocol::CameraView::decode(&bytes) {
+                Ok(view) => client.borrow().session.camera_view.set(Some(view)),
+                Err(error) => leptos::logging::warn!("ignoring a camera view: {error}"),
+            }
+            return;
+        }
         match Frame::decode(&bytes) {
             Ok(frame) => on_frame(client, &frame),
             Err(error) => leptos::logging::warn!("ignoring a frame: {error}"),

@@ -6,6 +6,7 @@
 //! (subscribing the socket to the picked robot, sending keys, posting commands) and the
 //! Robots panel's components (`robot_panel` and what it holds).
 
+pub mod eye_view;
 mod held_keys;
 mod manual_command;
 pub mod plot_board;
@@ -19,6 +20,8 @@ mod value_text;
 mod actuator_list;
 #[cfg(target_arch = "wasm32")]
 mod client;
+#[cfg(target_arch = "wasm32")]
+mod eye_view_panel;
 #[cfg(target_arch = "wasm32")]
 mod keyboard_drive;
 #[cfg(target_arch = "wasm32")]

@@ -84,7 +84,8 @@ pub fn reading_channels(value: &SensorValue) -> Option<Vec<(&'static str, f64)>>
         SensorValue::Joint { position, velocity } => vec![("position", *position), ("velocity", *velocity)],
         SensorValue::Pose2d { x, y, theta } => vec![("x", *x), ("y", *y), ("θ", *theta)],
         SensorValue::Contact { force: [x, y, z], .. } => vec![("force", (x * x + y * y + z * z).sqrt())],
-        SensorValue::Scan { .. } | SensorValue::Keys { .. } => return None,
+        SensorValue::DepthImage { nearest, .. } => vec![("nearest", *nearest)],
+        SensorValue::Scan { .. } | SensorValue::Keys { .. } | SensorValue::Image { .. } => return None,
     })
 }
 

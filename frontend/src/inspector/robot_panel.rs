@@ -12,6 +12,7 @@ use leptos::prelude::*;
 use vlab_protocol::permissions::Action;
 
 use super::client::keep_subscribed;
+use super::eye_view_panel::RobotEyeView;
 use super::keyboard_drive::KeyboardDrive;
 use super::robot_list_view::RobotList;
 use super::robot_report_view::RobotReportView;
@@ -84,6 +85,7 @@ pub fn RobotPanel() -> impl IntoView {
                 }
             >
                 <RobotReportView />
+                <RobotEyeView />
             </Show>
             <RobotDownloads />
         </SidePanel>

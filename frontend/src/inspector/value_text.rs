@@ -82,6 +82,10 @@ pub fn sensor_value_text(value: &SensorValue) -> String {
             let newtons = force.iter().map(|f| f * f).sum::<f64>().sqrt();
             format!("touching · {} N", number_text(newtons))
         }
+        SensorValue::Image { width, height, mean: [r, g, b], .. } => format!("{width}×{height} · mean rgb {r} {g} {b}"),
+        SensorValue::DepthImage { width, height, nearest, .. } => {
+            format!("{width}×{height} · nearest {} m", number_text(*nearest))
+        }
     }
 }
 
