@@ -13,6 +13,8 @@ pub mod reading {
     pub const JOINT: i32 = 6;
     pub const POSE2D: i32 = 7;
     pub const CONTACT: i32 = 8;
+    pub const IMAGE: i32 = 9;
+    pub const DEPTH_IMAGE: i32 = 10;
 }
 
 /// Status codes of the part-taking and drawing functions.
@@ -69,6 +71,7 @@ mod imports {
             pub safe fn reading_len(index: i32) -> i32;
             pub safe fn reading_value(index: i32, k: i32) -> f64;
             pub unsafe fn reading_read(index: i32, ptr: *mut f64, cap: usize) -> i32;
+            pub unsafe fn reading_bytes(index: i32, ptr: *mut u8, cap: usize) -> i32;
             pub unsafe fn key_held(index: i32, ptr: *const u8, len: usize) -> i32;
             pub unsafe fn key_name(index: i32, k: i32, ptr: *mut u8, cap: usize) -> i32;
             pub safe fn set_speed(index: i32, speed: f64) -> i32;
@@ -170,6 +173,11 @@ mod imports {
     pub fn reading_read(index: i32, buf: &mut [f64]) -> i32 {
         // SAFETY: the lab writes at most `cap` numbers at `ptr`, inside the buffer.
         unsafe { raw::reading_read(index, buf.as_mut_ptr(), buf.len()) }
+    }
+
+    pub fn reading_bytes(index: i32, buf: &mut [u8]) -> i32 {
+        // SAFETY: the lab writes at most `cap` bytes at `ptr`, inside the buffer.
+        unsafe { raw::reading_bytes(index, buf.as_mut_ptr(), buf.len()) }
     }
 
     pub fn key_held(index: i32, key: &str) -> i32 {

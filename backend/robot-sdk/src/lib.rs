@@ -44,7 +44,7 @@ pub mod testing;
 
 pub use self::draw::{Color, MAX_DRAWN_TEXT_CHARS, MAX_DRAWN_TEXTS, MAX_DRAWN_VERTICES, ParseColorError, Style};
 pub use self::program::RobotProgram;
-pub use self::robot::{Actuator, Robot, Scan, Sensor};
+pub use self::robot::{Actuator, DepthImage, Image, Robot, Scan, Sensor};
 
 /// The version of the robot API this SDK speaks (the module's `vlab_abi_version`).
 pub const ABI_VERSION: i32 = 1;

@@ -34,6 +34,51 @@ pub struct Scan {
     pub ranges: Vec<f64>,
 }
 
+/// A camera image: `width × height` pixels, `pixels` holding R, G, B (0–255) of each,
+/// row-major from the top-left (pixel `(x, y)` starts at `3 * (y * width + x)`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Image {
+    /// Pixels across.
+    pub width: usize,
+    /// Pixels down.
+    pub height: usize,
+    /// RGB bytes.
+    pub pixels: Vec<u8>,
+}
+
+impl Image {
+    /// `[r, g, b]` of column `x` (0 at the left), row `y` (0 at the top); `None` outside.
+    pub fn pixel(&self, x: usize, y: usize) -> Option<[u8; 3]> {
+        if x >= self.width || y >= self.height {
+            return None;
+        }
+        let i = 3 * (y * self.width + x);
+        self.pixels.get(i..i + 3).map(|p| [p[0], p[1], p[2]])
+    }
+}
+
+/// A depth camera image: `width × height` distances along the optical axis (metres, to
+/// the millimetre; `max_range` where nothing is within range), row-major from the
+/// top-left.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DepthImage {
+    /// Pixels across.
+    pub width: usize,
+    /// Pixels down.
+    pub height: usize,
+    /// The distance of a pixel that sees nothing, metres.
+    pub max_range: f64,
+    /// Distances, metres.
+    pub depths: Vec<f64>,
+}
+
+impl DepthImage {
+    /// The distance at column `x`, row `y`; `None` outside.
+    pub fn at(&self, x: usize, y: usize) -> Option<f64> {
+        (x < self.width && y < self.height).then(|| self.depths[y * self.width + x])
+    }
+}
+
 impl Robot {
     pub(crate) fn new() -> Robot {
         Robot { _only_the_sdk_makes_it: () }
@@ -267,6 +312,36 @@ impl Sensor {
     pub fn joint(&self) -> Option<(f64, f64)> {
         (ffi::reading_type(self.index) == reading::JOINT)
             .then(|| (ffi::reading_value(self.index, 0), ffi::reading_value(self.index, 1)))
+    }
+
+    /// A camera's latest image (`None` before the first, or for another sensor).
+    pub fn image(&self) -> Option<Image> {
+        if ffi::reading_type(self.index) != reading::IMAGE {
+            return None;
+        }
+        let size = |k| ffi::reading_value(self.index, k) as usize;
+        let (width, height) = (size(0), size(1));
+        Some(Image { width, height, pixels: self.bytes(width * height * 3) })
+    }
+
+    /// A depth camera's latest image (`None` before the first, or for another sensor).
+    pub fn depth_image(&self) -> Option<DepthImage> {
+        if ffi::reading_type(self.index) != reading::DEPTH_IMAGE {
+            return None;
+        }
+        let value = |k| ffi::reading_value(self.index, k);
+        let (width, height) = (value(0) as usize, value(1) as usize);
+        let raw = self.bytes(width * height * 2);
+        let depths = raw.chunks_exact(2).map(|mm| f64::from(u16::from_le_bytes([mm[0], mm[1]])) / 1000.0).collect();
+        Some(DepthImage { width, height, max_range: value(2), depths })
+    }
+
+    /// A camera's pixel bytes, `expected` of them.
+    fn bytes(&self, expected: usize) -> Vec<u8> {
+        let mut buf = vec![0; expected];
+        let len = usize::try_from(ffi::reading_bytes(self.index, &mut buf)).unwrap_or(0);
+        buf.truncate(len.min(expected));
+        buf
     }
 
     /// Whether a contact sensor touches anything.

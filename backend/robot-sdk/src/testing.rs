@@ -41,6 +41,7 @@ struct Reading {
     kind: i32,
     values: Vec<f64>,
     keys: Vec<String>,
+    bytes: Vec<u8>,
 }
 
 /// A lab in a test: one robot's parts, their readings, the clock; what the program did.
@@ -114,31 +115,57 @@ impl FakeLab {
 
     /// A one-number reading.
     pub fn set_scalar(&mut self, name: &str, value: f64) {
-        self.set(name, Reading { kind: reading::SCALAR, values: vec![value], keys: vec![] });
+        self.set(name, Reading { kind: reading::SCALAR, values: vec![value], keys: vec![], bytes: vec![] });
     }
 
     /// A three-number reading.
     pub fn set_vector(&mut self, name: &str, values: [f64; 3]) {
-        self.set(name, Reading { kind: reading::VECTOR, values: values.to_vec(), keys: vec![] });
+        self.set(name, Reading { kind: reading::VECTOR, values: values.to_vec(), keys: vec![], bytes: vec![] });
     }
 
     /// A scan.
     pub fn set_scan(&mut self, name: &str, angle_min: f64, angle_step: f64, max_range: f64, ranges: &[f64]) {
         let mut values = vec![angle_min, angle_step, max_range];
         values.extend_from_slice(ranges);
-        self.set(name, Reading { kind: reading::SCAN, values, keys: vec![] });
+        self.set(name, Reading { kind: reading::SCAN, values, keys: vec![], bytes: vec![] });
+    }
+
+    /// A camera's image: `width × height` RGB pixels, row-major from the top-left.
+    pub fn set_image(&mut self, name: &str, width: u32, height: u32, rgb: &[u8]) {
+        let mut mean = [0u64; 3];
+        for pixel in rgb.chunks_exact(3) {
+            (0..3).for_each(|c| mean[c] += u64::from(pixel[c]));
+        }
+        let count = (rgb.len() as u64 / 3).max(1);
+        let mut values = vec![f64::from(width), f64::from(height)];
+        values.extend(mean.map(|sum| (sum / count) as f64));
+        self.set(name, Reading { kind: reading::IMAGE, values, keys: vec![], bytes: rgb.to_vec() });
+    }
+
+    /// A depth camera's image: `width × height` distances (metres) along the optical
+    /// axis, row-major from the top-left, sent as the lab does (whole millimetres).
+    pub fn set_depth_image(&mut self, name: &str, width: u32, height: u32, max_range: f64, depths: &[f64]) {
+        let nearest = depths.iter().copied().fold(max_range, f64::min);
+        let values = vec![f64::from(width), f64::from(height), max_range, nearest];
+        let bytes = depths.iter().flat_map(|d| ((d * 1000.0).round() as u16).to_le_bytes()).collect();
+        self.set(name, Reading { kind: reading::DEPTH_IMAGE, values, keys: vec![], bytes });
     }
 
     /// An odometry's `[x, y, theta]`.
     pub fn set_pose2d(&mut self, name: &str, pose: [f64; 3]) {
-        self.set(name, Reading { kind: reading::POSE2D, values: pose.to_vec(), keys: vec![] });
+        self.set(name, Reading { kind: reading::POSE2D, values: pose.to_vec(), keys: vec![], bytes: vec![] });
     }
 
     /// A keyboard's keys held.
     pub fn set_keys(&mut self, name: &str, keys: &[&str]) {
         self.set(
             name,
-            Reading { kind: reading::KEYS, values: vec![], keys: keys.iter().map(|k| k.to_string()).collect() },
+            Reading {
+                kind: reading::KEYS,
+                values: vec![],
+                keys: keys.iter().map(|k| k.to_string()).collect(),
+                bytes: vec![],
+            },
         );
     }
 
@@ -263,6 +290,14 @@ pub(crate) mod host {
             r.values.len() as i32
         })
     }
+    pub fn reading_bytes(index: i32, buf: &mut [u8]) -> i32 {
+        lab(|lab| {
+            let Some(r) = reading_of(lab, index) else { return status::NO_SUCH_PART };
+            let n = r.bytes.len().min(buf.len());
+            buf[..n].copy_from_slice(&r.bytes[..n]);
+            r.bytes.len() as i32
+        })
+    }
     pub fn key_held(index: i32, key: &str) -> i32 {
         lab(|lab| {
             let (Some(r), Some((_, kind))) = (reading_of(lab, index), part(&lab.sensors, index)) else {
@@ -371,6 +406,25 @@ mod tests {
         FakeLab::pre_step(&mut echo);
         let commands = FakeLab::with(|lab| lab.take_commands());
         assert_eq!(commands["base"], Command::Drive { v: 1.0, omega: 0.0 });
+    }
+
+    #[test]
+    fn a_program_reads_a_cameras_pixels_and_a_depth_cameras_distances() {
+        FakeLab::new().sensor("eye", "Camera").sensor("depth", "DepthCamera").install();
+        let robot = Robot::new();
+        assert_eq!(robot.sensor("eye").image(), None, "none before the first image");
+        FakeLab::with(|lab| {
+            lab.set_image("eye", 2, 2, &[200, 52, 44, 0, 0, 0, 1, 2, 3, 9, 8, 7]);
+            lab.set_depth_image("depth", 2, 1, 10.0, &[2.9, 10.0]);
+        });
+        let image = robot.sensor("eye").image().unwrap();
+        assert_eq!((image.width, image.height), (2, 2));
+        assert_eq!(image.pixel(0, 0), Some([200, 52, 44]));
+        assert_eq!(image.pixel(1, 1), Some([9, 8, 7]));
+        assert_eq!(image.pixel(2, 0), None);
+        let depth = robot.sensor("depth").depth_image().unwrap();
+        assert_eq!((depth.at(0, 0), depth.at(1, 0), depth.max_range), (Some(2.9), Some(10.0), 10.0));
+        assert_eq!(robot.sensor("depth").image(), None, "a depth camera has no colour image");
     }
 
     #[test]

@@ -100,7 +100,9 @@ fn keep_watching(session: LabSession, chosen: RwSignal<Option<String>>) {
         }
         session.camera_view.set(None);
         match &wanted {
-            Some((robot, sensor)) => session.send(&ClientMsg::WatchCamera { robot: robot.clone(), sensor: sensor.clone() }),
+            Some((robot, sensor)) => {
+                session.send(&ClientMsg::WatchCamera { robot: robot.clone(), sensor: sensor.clone() })
+            }
             None => session.send(&ClientMsg::UnwatchCamera),
         };
         watched.set_value(wanted);
