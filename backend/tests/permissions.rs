@@ -26,7 +26,7 @@ use vlab_protocol::{ClientMsg, ControlAction, ErrorBody, ErrorCode, INSTRUCTOR_I
 /// the lab as a whole a student who owns robots stands as a student (the docs' "owner ✓"
 /// for adding a robot is a student adding one), so no lab action but watching lists it.
 #[rustfmt::skip]
-const EXPECTED: [(Action, [bool; 4]); 22] = [
+const EXPECTED: [(Action, [bool; 4]); 23] = [
     //                          instructor owner  student anonymous
     (Action::Watch,            [true,      true,  true,   true ]),
     (Action::ControlTime,      [true,      false, false,  false]),
@@ -54,6 +54,8 @@ const EXPECTED: [(Action, [bool; 4]); 22] = [
     // docs/recording.md, "Exports": the whole lab's holds every student's console.
     (Action::ExportRecording,  [true,      false, false,  false]),
     (Action::ExportRobotRecording, [true,  true,  false,  false]),
+    // docs/remote.md: who may run its program may drive it from their own machine.
+    (Action::AttachController, [true,      true,  false,  false]),
 ];
 
 /// The grid's answer for one cell.
@@ -227,6 +229,32 @@ async fn send(request: RequestBuilder, token: Option<&str>) -> (u16, Value) {
     let text = response.text().await.unwrap();
     let body = if text.is_empty() { Value::Null } else { serde_json::from_str(&text).unwrap_or(Value::String(text)) };
     (status, body)
+}
+
+/// Opens `robot`'s remote-controller websocket with `token` and closes it again: 200
+/// for an upgrade (read to its end, so the lab has let go before the next caller), else
+/// the refusal's status and body.
+async fn attach_controller(server: &TestServer, robot: &str, token: Option<&str>) -> (u16, Value) {
+    use futures_util::StreamExt;
+    use tokio_tungstenite::tungstenite::Error as WsError;
+    use tokio_tungstenite::tungstenite::client::IntoClientRequest;
+    let url = format!("ws://{}/ws/labs/demo/robots/{robot}/control", server.addr);
+    let mut request = url.into_client_request().unwrap();
+    if let Some(token) = token {
+        request.headers_mut().insert("Authorization", format!("Bearer {token}").parse().unwrap());
+    }
+    match tokio_tungstenite::connect_async(request).await {
+        Ok((mut socket, _)) => {
+            socket.close(None).await.unwrap();
+            while let Ok(Some(Ok(_))) = tokio::time::timeout(PATIENCE, socket.next()).await {}
+            (200, Value::Null)
+        }
+        Err(WsError::Http(response)) => {
+            let body = response.body().as_deref().map(|b| serde_json::from_slice(b).unwrap()).unwrap_or(Value::Null);
+            (response.status().as_u16(), body)
+        }
+        Err(e) => panic!("the control websocket failed: {e}"),
+    }
 }
 
 /// Joins `lab` as `name`: the session token and the user id.
@@ -531,6 +559,9 @@ async fn robot_actions_over_http(class: &Class, bot: &Bot, findings: &mut Findin
         Action::ReplaceProgram,
         Action::RunProgram,
         Action::ExportRobotRecording,
+        // After RunProgram, whose last request stops the program: a running program
+        // would (rightly) refuse a controller with 409 whoever asks.
+        Action::AttachController,
         Action::RemoveRobot,
     ];
     for action in actions {
@@ -569,6 +600,11 @@ async fn robot_actions_over_http(class: &Class, bot: &Bot, findings: &mut Findin
                     ("GET recording.mcap", http.get(url("/recording.mcap"))),
                 ],
                 Action::RemoveRobot => vec![("DELETE", http.delete(url("")))],
+                Action::AttachController => {
+                    let (status, body) = attach_controller(&class.server, bot.name, token).await;
+                    findings.http(cell("GET control websocket of"), status, &body);
+                    continue;
+                }
                 Action::ReadConsole => {
                     let (status, report) = send(http.get(url("")), token).await;
                     assert_eq!(status, 200, "{report}");

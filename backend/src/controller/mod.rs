@@ -68,7 +68,7 @@ pub use self::program::{
     sweep_program_folders,
 };
 pub use self::remote::{
-    CLOSE_DETACHED, CLOSE_STOPPED, MAX_MESSAGES_AHEAD, PeerClosed, REMOTE_STALL_LIMIT, RemoteController, RemotePeer, ToPeer,
+    CLOSE_DETACHED, CLOSE_STOPPED, MAX_MESSAGES_AHEAD, PeerClosed, PeerWatch, REMOTE_STALL_LIMIT, RemoteController, RemotePeer, ToPeer,
     remote_pair,
 };
 pub use self::wasm::{ABI_VERSION, WasmLimits, WasmProgram, WasmSpec, check_module};

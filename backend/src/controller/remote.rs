@@ -10,6 +10,7 @@
 //! again at once.
 
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, SyncSender, TryRecvError, TrySendError};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -49,9 +50,26 @@ pub enum ToPeer {
     },
 }
 
-/// Why the websocket task let go of the lab.
+/// What the websocket task leaves behind for the lab: why it let go, and whether it
+/// has (its end dropped: the connection is over).
 #[derive(Debug, Default)]
-struct Farewell(Mutex<Option<String>>);
+struct Farewell {
+    why: Mutex<Option<String>>,
+    gone: AtomicBool,
+}
+
+/// Whether a remote controller's connection is over, readable while the controller
+/// itself is busy on another thread (a new attach replaces a controller whose
+/// connection is over at once, even in a paused lab that has not asked it anything).
+#[derive(Clone, Debug)]
+pub struct PeerWatch(Arc<Farewell>);
+
+impl PeerWatch {
+    /// Whether the websocket task has ended.
+    pub fn gone(&self) -> bool {
+        self.0.gone.load(Ordering::Acquire)
+    }
+}
 
 /// The lab's end of a remote controller.
 pub struct RemoteController {
@@ -125,12 +143,23 @@ impl RemotePeer {
     /// Says why the connection ends (the lab tells the controller's owner), before the
     /// task drops its end.
     pub fn farewell(&self, why: String) {
-        let mut said = self.farewell.0.lock().unwrap_or_else(|e| e.into_inner());
+        let mut said = self.farewell.why.lock().unwrap_or_else(|e| e.into_inner());
         said.get_or_insert(why);
     }
 }
 
+impl Drop for RemotePeer {
+    fn drop(&mut self) {
+        self.farewell.gone.store(true, Ordering::Release);
+    }
+}
+
 impl RemoteController {
+    /// A watch on its connection.
+    pub fn watch(&self) -> PeerWatch {
+        PeerWatch(Arc::clone(&self.farewell))
+    }
+
     /// Sends the hello for the robot `side` describes; the first [`Controller::receive`]
     /// then waits for the `ready` up to the start-up budget.
     pub fn greet(&mut self, side: &RobotSide) -> Result<(), ProgramError> {
@@ -151,7 +180,7 @@ impl RemoteController {
 
     /// The connection ended: why, as the websocket task said (or a plain disconnect).
     fn gone(&mut self) -> ProgramError {
-        let said = self.farewell.0.lock().unwrap_or_else(|e| e.into_inner()).clone();
+        let said = self.farewell.why.lock().unwrap_or_else(|e| e.into_inner()).clone();
         self.fail(ProgramError::Detached(said.unwrap_or_else(|| "the remote controller disconnected".into())))
     }
 
@@ -332,5 +361,11 @@ mod tests {
         assert!(matches!(next(&mut peer), ToPeer::Close { code: CLOSE_STOPPED, .. }));
         drop(lab);
         assert_eq!(peer.deliver(b"{}".to_vec()), Err(PeerClosed::LabGone));
+
+        let (lab, peer) = remote_pair("bot", Limits::default());
+        let watch = lab.watch();
+        assert!(!watch.gone());
+        drop(peer);
+        assert!(watch.gone(), "the lab sees the connection is over without asking the controller");
     }
 }

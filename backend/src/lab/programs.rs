@@ -43,7 +43,7 @@ use vlab_protocol::{
 use super::beliefs::BeliefState;
 use super::cpu_meter::{CpuMeter, CpuRules, Verdict};
 use crate::controller::{
-    self, Controller, PartInfo, ProgramCode, ProgramError, RemoteController, Reply, RobotSide, StepInput,
+    self, Controller, PartInfo, PeerWatch, ProgramCode, ProgramError, RemoteController, Reply, RobotSide, StepInput,
     control_period,
 };
 use crate::robot::{Robot, Robots};
@@ -127,6 +127,8 @@ struct Slot {
     code: Option<Arc<ProgramCode>>,
     /// Whether `life` is a remote controller's rather than the program's.
     remote: bool,
+    /// The remote controller's connection, while `remote`.
+    peer: Option<PeerWatch>,
     owner: Option<UserId>,
     life: Life,
     /// The step its program last started at.
@@ -238,18 +240,27 @@ impl Programs {
             return Err(AttachRefused::NoRobot);
         }
         let code = match self.slots.get(name) {
+            // A controller whose connection is over gives way at once (its client
+            // attaching again), even where the lab has not noticed yet (paused).
             Some(slot) if !matches!(slot.life, Life::Stopped) && slot.remote => {
-                return Err(AttachRefused::AlreadyAttached);
+                if !slot.peer.as_ref().is_some_and(PeerWatch::gone) {
+                    return Err(AttachRefused::AlreadyAttached);
+                }
+                slot.code.clone()
             }
             Some(slot) if !matches!(slot.life, Life::Stopped) => return Err(AttachRefused::ProgramRunning),
             Some(slot) => slot.code.clone(),
             None => None,
         };
+        let watch = remote.watch();
         let starter: Starter = Box::new(move |side| {
             remote.greet(&side)?;
             Ok(Box::new(remote) as Box<dyn Controller>)
         });
         self.launch(name, robots, code, Some(starter), dt_secs, step, None);
+        if let Some(slot) = self.slots.get_mut(name) {
+            slot.peer = Some(watch);
+        }
         Ok(())
     }
 
@@ -308,6 +319,7 @@ impl Programs {
         let mut slot = Slot {
             code,
             remote,
+            peer: None,
             owner,
             life: Life::Stopped,
             started_at: step,

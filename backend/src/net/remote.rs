@@ -24,6 +24,10 @@ use crate::lab::LabHandle;
 /// drawing budget (4000 vertices) and console budget (16 KiB) fits several times over.
 pub const MAX_CONTROLLER_MESSAGE_BYTES: usize = 1024 * 1024;
 
+/// How long a detached controller's connection stays open for its client to read why
+/// (the closing handshake) before it is dropped.
+pub const CLOSE_GRACE: std::time::Duration = std::time::Duration::from_secs(10);
+
 /// The token, for clients that cannot set an `Authorization` header.
 #[derive(Deserialize)]
 pub struct ControlQuery {
@@ -85,6 +89,9 @@ async fn carry(socket: WebSocket, mut peer: RemotePeer, lab: Arc<LabHandle>, rob
             () = lab.wait_closed() => break Some((CLOSE_STOPPED, "the instructor closed this lab".into())),
         }
     };
+    // The lab sees the connection is over before the client can see it close, so the
+    // client attaching again is never refused as still attached.
+    drop(peer);
     if let Some((code, reason)) = close {
         // A close reason is at most 123 bytes.
         let mut cut = reason.len().min(120);
@@ -92,7 +99,18 @@ async fn carry(socket: WebSocket, mut peer: RemotePeer, lab: Arc<LabHandle>, rob
             cut -= 1;
         }
         let frame = CloseFrame { code, reason: Utf8Bytes::from(&reason[..cut]) };
-        let _ = sink.send(Message::Close(Some(frame))).await;
+        if sink.send(Message::Close(Some(frame))).await.is_ok() {
+            // The closing handshake: a client back from a breakpoint still reads why it
+            // was detached, instead of a connection reset.
+            let _ = tokio::time::timeout(CLOSE_GRACE, async {
+                while let Some(Ok(message)) = stream.next().await {
+                    if matches!(message, Message::Close(_)) {
+                        break;
+                    }
+                }
+            })
+            .await;
+        }
     }
     tracing::info!(lab = %lab.id(), robot = %robot, "remote controller connection ended");
 }

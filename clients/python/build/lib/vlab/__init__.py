@@ -33,7 +33,7 @@ import json as _json
 import math as _math
 import struct as _struct
 
-__all__ = ["Robot", "Sensor", "Actuator", "OccupancyGrid", "Image", "DepthImage", "VlabError"]
+__all__ = ["Robot", "Sensor", "Actuator", "OccupancyGrid", "Image", "DepthImage", "Landmark", "Message", "VlabError"]
 
 # A sleep wakes at the first control step at or after the time asked; times a
 # millionth of a control step short of it count (step * dt is not exact in floats).
@@ -48,6 +48,11 @@ _MAX_DRAWN_TEXT_CHARS = 80
 _COLOR_NAMES = ("red", "green", "blue", "orange", "yellow", "purple", "cyan", "magenta", "white", "black",
                 "gray", "grey")
 _FLUSH_BYTES = 4096
+# The radio (lab::radio): messages sent per control step, and heard ones kept until
+# receive() takes them (the oldest go first).
+_MAX_SENT_PER_STEP = 16
+_MAX_INBOX = 1024
+_MAX_RADIO_BYTES = 1024
 
 
 class VlabError(Exception):
@@ -81,6 +86,10 @@ class _Link:
         self.drawn_texts = 0
         # Where console lines are shown too (a remote controller's terminal).
         self.echo = None
+        # The radio: messages to send with the next answer; heard ones not received yet.
+        self.radio_out = []
+        self.inbox = []
+        self.radio = next((s["name"] for s in hello.get("sensors", []) if s["kind"] == "Radio"), None)
         self._tolerance = hello.get("dt", 0.0) * hello.get("control_period", 1) * _TIME_TOLERANCE
 
     def send(self, message):
@@ -122,6 +131,8 @@ class _Link:
             message = {"type": "commands", "step": self.answering, "commands": commands,
                        "output": self.take_output()}
         message.update(self.take_belief())
+        if self.radio_out:
+            message["radio"], self.radio_out = self.radio_out, []
         self.send(message)
         line = self._reader.readline()
         message = _json.loads(line) if line else {}
@@ -129,12 +140,20 @@ class _Link:
             self.step = message["step"]
             self.time = message["time"]
             self.readings = _keep_pixels(message.get("sensors", {}), self.readings)
+            self.hear()
             self.answering = self.step
             _wake_sleepers()
             return True
         self.stopped = True
         _wake_sleepers()
         return False
+
+    def hear(self):
+        """Keeps what the radio heard at this control step for ``receive()``."""
+        reading = self.readings.get(self.radio) if self.radio else None
+        if reading and reading.get("type") == "radio":
+            self.inbox.extend(Message(m["from"], m["text"]) for m in reading.get("heard", ()))
+            del self.inbox[:-_MAX_INBOX]
 
     def take_belief(self):
         """What the program published since its last answer, as the answer's fields."""
@@ -362,6 +381,8 @@ class Sensor:
         - odometry: a tuple ``(x, y, theta)``;
         - a contact sensor: 1 while touching, else 0;
         - a camera: its ``Image``; a depth camera: its ``DepthImage``;
+        - an IMU: a tuple ``(roll, pitch, yaw)``, radians;
+        - a landmark sensor: the list of ``Landmark``s it sees;
         - a keyboard: ``value("I")`` is 1 while key ``I`` is held, else 0; ``value()``
           is the tuple of keys held.
 
@@ -393,6 +414,10 @@ class Sensor:
             return (reading["x"], reading["y"], reading["theta"])
         if kind == "contact":
             return 1 if reading["touching"] else 0
+        if kind == "orientation":
+            return (reading["roll"], reading["pitch"], reading["yaw"])
+        if kind == "landmarks":
+            return _landmarks(reading)
         if kind == "image":
             return _decoded(reading, Image)
         if kind == "depth_image":
@@ -447,6 +472,18 @@ class Sensor:
         if reading is None or reading.get("point") is None:
             return None
         return tuple(reading["point"])
+
+    def quaternion(self):
+        """An IMU's orientation as a quaternion ``(w, x, y, z)``, world frame."""
+        reading = self._expect("quaternion", "orientation")
+        return None if reading is None else tuple(reading["quaternion"])
+
+    def landmarks(self):
+        """The beacons a ``LandmarkSensor`` sees: a list of ``Landmark`` (``id``,
+        ``distance`` m, ``bearing`` and ``elevation`` rad), by id; empty before its first
+        reading."""
+        reading = self._expect("landmarks", "landmarks")
+        return [] if reading is None else _landmarks(reading)
 
     def image(self):
         """A ``Camera``'s latest image (an ``Image``: RGB pixels, top row first), or
@@ -528,6 +565,31 @@ class Robot:
         and returns True with its readings; False once the lab stops the program."""
         _link.drawings_due = True
         return _link.exchange()
+
+    def send(self, message):
+        """Sends ``message`` (a str, at most the radio's ``max_length`` bytes of UTF-8:
+        64 unless the scene says otherwise) on the robot's ``Radio``. It leaves with the
+        next ``step()`` and robots in range on the same channel hear it one control step
+        later. At most 16 messages per control step; the lab drops a message longer than
+        the radio's ``max_length`` and says so in the console."""
+        if _link.radio is None:
+            raise VlabError(f"robot {self.name!r} has no Radio: declare one in its scene to send messages")
+        if not isinstance(message, str):
+            raise VlabError(f"a radio message is a str, not {type(message).__name__}: use json.dumps for data")
+        if len(message.encode("utf-8")) > _MAX_RADIO_BYTES:
+            raise VlabError(f"a radio message is at most {_MAX_RADIO_BYTES} bytes of UTF-8")
+        if len(_link.radio_out) >= _MAX_SENT_PER_STEP:
+            raise VlabError(f"a robot sends at most {_MAX_SENT_PER_STEP} radio messages per control step")
+        _link.radio_out.append(message)
+
+    def receive(self):
+        """The radio messages heard since the last call, oldest first, each a
+        ``Message`` (``sender``, ``text``); an empty list when none came. Messages heard
+        at one control step are ordered by sender name, then in the order each sender
+        sent them. Unread messages are kept (the latest 1024), also through
+        ``wait()``."""
+        messages, _link.inbox = _link.inbox, []
+        return messages
 
     def publish_estimate(self, x, y, theta):
         """Publishes where the program believes the robot is: ``x``, ``y`` on the
@@ -825,6 +887,44 @@ def _color(color):
     if text in _COLOR_NAMES or (len(hex_digits) == 6 and all(c in "0123456789abcdef" for c in hex_digits)):
         return text
     raise VlabError(f"colour {color!r}: use #rrggbb or one of {', '.join(_COLOR_NAMES[:-1])}")
+
+
+class Landmark(tuple):
+    """A beacon seen by a ``LandmarkSensor``: ``(id, distance, bearing, elevation)``,
+    in the sensor's frame (bearing counter-clockwise from its forward axis seen from
+    above, elevation above its horizontal plane; metres and radians)."""
+
+    __slots__ = ()
+
+    def __new__(cls, id, distance, bearing, elevation):
+        return tuple.__new__(cls, (id, distance, bearing, elevation))
+
+    id = property(lambda self: self[0])
+    distance = property(lambda self: self[1])
+    bearing = property(lambda self: self[2])
+    elevation = property(lambda self: self[3])
+
+    def __repr__(self):
+        return f"Landmark({self.id!r}, {self.distance:.3f} m, {self.bearing:.3f} rad, {self.elevation:.3f} rad)"
+
+
+class Message(tuple):
+    """A radio message heard: ``(sender, text)``."""
+
+    __slots__ = ()
+
+    def __new__(cls, sender, text):
+        return tuple.__new__(cls, (sender, text))
+
+    sender = property(lambda self: self[0])
+    text = property(lambda self: self[1])
+
+    def __repr__(self):
+        return f"Message({self.sender!r}, {self.text!r})"
+
+
+def _landmarks(reading):
+    return [Landmark(l["id"], l["distance"], l["bearing"], l["elevation"]) for l in reading.get("landmarks", ())]
 
 
 def _missing(what, name, robot, parts):

@@ -186,6 +186,9 @@ class _Connection:
         self.link: Any = None
         # Every actuator's latest command: sent again after attaching anew.
         self.commands: Dict[str, Any] = {}
+        # Console lines sent since the lab's last message: a connection that dropped
+        # meanwhile may have lost them, so they go again with the next attach.
+        self.unconfirmed: List[Any] = []
         self.broken = False
         self.ended = False
 
@@ -211,6 +214,7 @@ class _Connection:
         message = json.loads(data)
         if message.get("type") in ("ready", "commands"):
             self.commands.update(message.get("commands") or {})
+        self.unconfirmed += message.get("output") or []
         if self.broken or self.ws is None:
             return
         try:
@@ -230,7 +234,9 @@ class _Connection:
                     break
                 continue
             try:
-                return self.ws.recv_text().encode("utf-8") + b"\n"
+                line = self.ws.recv_text().encode("utf-8") + b"\n"
+                self.unconfirmed = []
+                return line
             except Closed as closed:
                 if closed.code == CLOSE_STOPPED:
                     _say(f"the lab stopped this controller: {closed.reason or 'it closed the connection'}")
@@ -255,7 +261,9 @@ class _Connection:
             except ConnectError:
                 pass
             else:
-                ready = {"type": "ready", "version": vlab.PROTOCOL_VERSION, "commands": self.commands, "output": []}
+                ready = {"type": "ready", "version": vlab.PROTOCOL_VERSION, "commands": self.commands,
+                         "output": self.unconfirmed}
+                self.unconfirmed = []
                 self.ws.send_text(json.dumps(ready, separators=(",", ":")))
                 self.broken = False
                 _say(f"attached again at step {hello.get('step')} ({hello.get('time', 0.0):.2f} s)")
@@ -316,6 +324,8 @@ def connect(opts: Optional[Options] = None) -> None:
         raise ConnectError(f"cannot drive robot {session.robot!r} in lab {session.lab!r}: {refused.message}") \
             from None
     connection.link = vlab._connect(connection, connection, hello)
+    # As in a lab: the program's `random` draws the lab's sequence for this robot.
+    __import__("random").seed(hello.get("seed", 0))
     connection.link.echo = _echo
     if not opts.wall_clock and "ipykernel" not in sys.modules:
         vlab._install_clock(__import__("time"))
