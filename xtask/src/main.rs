@@ -4,6 +4,7 @@
 //! machine needs is installed here, by the command that needs it, so the README's two
 //! commands work on a new clone: `cargo xtask run` and `cargo xtask test`.
 
+mod python_client;
 mod soak;
 mod test_all;
 mod web;

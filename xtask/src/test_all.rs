@@ -9,11 +9,14 @@
 //! 4. Debian's Chromium (`/usr/bin/chromium`), installed with apt when missing;
 //! 5. `npm ci` in `e2e/` (playwright-core, pinned; it never downloads a browser);
 //! 6. the server binary, built with the test phase's features (dev profile);
-//! 7. the end-to-end tests: `node --test` on `e2e/tests/*.test.mjs`, each against the real
+//! 7. the Python client's tests (`crate::python_client`): pip-installed into a fresh
+//!    virtualenv, pytest against the server binary;
+//! 8. the end-to-end tests: `node --test` on `e2e/tests/*.test.mjs`, each against the real
 //!    server and real headless Chromium, screenshots in `e2e/artifacts/`.
 //!
 //! A failing test phase does not hide the others: unit-test failures are reported and the
-//! browser tests still run. A failing prerequisite (3–6) skips the browser tests. Any
+//! browser tests still run. A failing prerequisite (3–6) skips the browser tests (the
+//! server binary, the Python client's). Any
 //! failure makes the command fail, after a summary of every phase.
 
 use std::io::IsTerminal;
@@ -48,6 +51,15 @@ pub fn run() -> Result<()> {
     let chromium = report.phase("Chromium", ensure_chromium);
     let npm = report.phase("npm ci (e2e/)", || npm_ci(&e2e_dir));
     let server = report.phase("server binary (vlab)", build_server);
+
+    match &server {
+        Some(server) => {
+            report.phase("Python client (clients/python: pytest in a fresh virtualenv)", || {
+                crate::python_client::test(&root, server)
+            });
+        }
+        None => report.skip("Python client (clients/python: pytest in a fresh virtualenv)", "no server binary"),
+    }
 
     match (web_dir, chromium, npm, server) {
         (Some(web_dir), Some(chromium), Some(()), Some(server)) => {
