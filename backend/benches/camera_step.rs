@@ -17,7 +17,7 @@ use vlab_backend::sim::World;
 const IMAGES: usize = 60;
 
 /// A 10 m room with four walls, a floor, 24 posts and crates, and one robot in the
-/// middle turning slowly (so every image differs) carrying the sensor `{sensor}`.
+/// middle, turned a little, carrying the sensor `{sensor}`.
 fn room(sensor: &str) -> String {
     let mut props = String::new();
     for i in 0..24 {
@@ -25,7 +25,7 @@ fn room(sensor: &str) -> String {
         let material = ["Red", "Blue", "Green", "Wood"][i % 4];
         if i % 2 == 0 {
             props += &format!(
-                "static post{i} {{ shape cylinder(0.15, 1.2); rotation_axis(1, 0, 0, 90); pos({x}, 0.6, {z}); material \"{material}\"; }}\n"
+                "static post{i} {{ shape cylinder(0.15, 1.2); rotation_axis(1, 0, 0, pi / 2); pos({x}, 0.6, {z}); material \"{material}\"; }}\n"
             );
         } else {
             props += &format!(
@@ -43,7 +43,7 @@ fn room(sensor: &str) -> String {
         {props}
         robot bot {{
           body {{
-            chassis {{ shape box(0.4, 0.2, 0.3); pos(5.1, 0.3, 5.3); mass 2;
+            static chassis {{ shape box(0.4, 0.2, 0.3); rotation_axis(0, 1, 0, 0.4); pos(5.1, 0.3, 5.3);
                        {sensor} }}
           }}
         }}

@@ -285,7 +285,15 @@ mod tests {
         let ids: Vec<String> = load_examples(&scenes).into_iter().map(|e| e.id).collect();
         assert_eq!(
             ids,
-            ["bumper_and_turn", "go_to_goal", "localization", "tank_back_and_forth", "teleop", "wall_follower"]
+            [
+                "bumper_and_turn",
+                "go_to_goal",
+                "localization",
+                "tank_back_and_forth",
+                "teleop",
+                "track_red_post",
+                "wall_follower"
+            ]
         );
         let folders = std::fs::read_dir(scenes.join(EXAMPLES_FOLDER)).unwrap().count();
         assert_eq!(folders, ids.len(), "every folder of scenes/examples/ is an example");

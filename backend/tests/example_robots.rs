@@ -138,13 +138,21 @@ fn angle_between(a: f64, b: f64) -> f64 {
 }
 
 #[tokio::test]
-async fn the_six_examples_are_listed_and_each_uploads_without_errors() {
+async fn the_seven_examples_are_listed_and_each_uploads_without_errors() {
     let server = TestServer::start_with(scene(&yard(20.0, 20.0)), false).await;
     let listed = examples(&server).await;
     let ids: Vec<&str> = listed.iter().map(|e| e.id.as_str()).collect();
     assert_eq!(
         ids,
-        ["bumper_and_turn", "go_to_goal", "localization", "tank_back_and_forth", "teleop", "wall_follower"]
+        [
+            "bumper_and_turn",
+            "go_to_goal",
+            "localization",
+            "tank_back_and_forth",
+            "teleop",
+            "track_red_post",
+            "wall_follower"
+        ]
     );
     let ana = join(&server, "Ana").await;
     for (i, example) in listed.iter().enumerate() {
@@ -164,6 +172,34 @@ async fn the_six_examples_are_listed_and_each_uploads_without_errors() {
     let (status, reply) = upload(&server, &ana, &listed[4], "_ana", 10.0, 15.0).await;
     assert_eq!(status, 200, "{reply}");
     assert_eq!(reply["robots"], json!(["diffbot_ana"]));
+}
+
+/// Track a red post: in a yard with a red post behind it and to its left, the camera
+/// robot turns until it sees the post, drives to it and stops about half a metre from
+/// its centre, where the post fills a third of its 80-pixel-wide image (a 0.1 m radius
+/// seen across 2·atan(0.1/d) of a 1.2 rad view: d ≈ 0.49 m from the camera).
+#[tokio::test]
+async fn track_red_post_finds_the_post_and_stops_in_front_of_it() {
+    let post = (1.5, 8.0);
+    let source = format!(
+        "{}static red_post {{ shape cylinder(0.1, 1); rotation_axis(1, 0, 0, pi / 2); pos({}, 0.5, {}); material \"Red\"; }}\n",
+        yard(12.0, 12.0),
+        post.0,
+        post.1
+    );
+    let server = TestServer::start_with(scene(&source), false).await;
+    let (_, name) = start(&server, "track_red_post", "_ana", 3.0, 6.0).await;
+    let samples = run(&server, &name, 40.0, 240).await;
+    let end = *samples.last().unwrap();
+    let before = samples[samples.len() - 3];
+    let distance = (end.x - post.0).hypot(end.z - post.1);
+    let still = (end.x - before.x).hypot(end.z - before.z);
+    let report = robot(&server, &name).await;
+    println!("track red post: ends {distance:.3} m from the post's centre, moved {still:.4} m in its last 2 s");
+    let log = console(&report);
+    assert!(log.contains("searching") && log.contains("tracking") && log.contains("reached the red post"), "{log}");
+    assert!((0.3..0.75).contains(&distance), "it stopped {distance:.3} m from the post's centre");
+    assert!(still < 0.01, "it stopped: moved {still} m in 2 s");
 }
 
 /// Teleop: holding I drives forward, J turns left on the spot, no key stops it.
