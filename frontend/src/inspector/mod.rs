@@ -9,6 +9,7 @@
 pub mod eye_view;
 mod held_keys;
 mod manual_command;
+mod perception_text;
 pub mod plot_board;
 pub mod plot_layout;
 pub mod plot_series;

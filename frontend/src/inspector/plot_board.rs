@@ -85,6 +85,9 @@ pub fn reading_channels(value: &SensorValue) -> Option<Vec<(&'static str, f64)>>
         SensorValue::Pose2d { x, y, theta } => vec![("x", *x), ("y", *y), ("θ", *theta)],
         SensorValue::Contact { force: [x, y, z], .. } => vec![("force", (x * x + y * y + z * z).sqrt())],
         SensorValue::DepthImage { nearest, .. } => vec![("nearest", *nearest)],
+        SensorValue::Orientation { roll, pitch, yaw, .. } => vec![("roll", *roll), ("pitch", *pitch), ("yaw", *yaw)],
+        SensorValue::Landmarks { landmarks } => vec![("beacons seen", landmarks.len() as f64)],
+        SensorValue::Radio { heard, sent } => vec![("heard", heard.len() as f64), ("sent", sent.len() as f64)],
         SensorValue::Scan { .. } | SensorValue::Keys { .. } | SensorValue::Image { .. } => return None,
     })
 }

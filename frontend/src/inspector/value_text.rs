@@ -86,6 +86,11 @@ pub fn sensor_value_text(value: &SensorValue) -> String {
         SensorValue::DepthImage { width, height, nearest, .. } => {
             format!("{width}×{height} · nearest {} m", number_text(*nearest))
         }
+        SensorValue::Orientation { roll, pitch, yaw, .. } => {
+            super::perception_text::orientation_text(*roll, *pitch, *yaw)
+        }
+        SensorValue::Landmarks { landmarks } => super::perception_text::landmarks_text(landmarks),
+        SensorValue::Radio { heard, sent } => super::perception_text::radio_text(heard, sent),
     }
 }
 
