@@ -23,7 +23,7 @@ const PLAIN_UPLOAD_NAME: &str = "upload.vlab";
 
 /// File endings of the binary files (meshes, textures, WebAssembly modules) a form may
 /// carry; every other file is text.
-const BINARY_EXTENSIONS: [&str; 7] = [".obj", ".glb", ".gltf", ".png", ".jpg", ".jpeg", ".wasm"];
+const BINARY_EXTENSIONS: [&str; 8] = [".obj", ".glb", ".gltf", ".stl", ".png", ".jpg", ".jpeg", ".wasm"];
 
 /// `POST /api/labs/{lab}/scene` (instructor): 200 with the counts when inserted; 422
 /// with positioned errors when the files are wrong; 409 when they clash with the lab.

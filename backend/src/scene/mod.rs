@@ -14,6 +14,7 @@ pub use vlab_scene::model::{
     JointModel, MAX_MAGNITUDE, Material, MeshRef, Motion, MotorModel, Mount, Palette, ParamValue, PartModel, Pose,
     ProgramRef, ProjectFile, Renumbering, RobotModel, SceneError, SceneModel, Shape, check_magnitude,
 };
+pub use vlab_scene::meshfile::stl_to_obj;
 pub use vlab_scene::{
     Budgets, DirLoader, Interpretation, LangError, LoadError, MapLoader, Options, SourceLoader, Warning, interpret,
     parse_project,

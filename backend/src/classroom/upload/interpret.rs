@@ -31,6 +31,15 @@ impl SourceLoader for BundleLoader<'_> {
     fn asset_exists(&self, name: &str) -> Option<bool> {
         if self.assets.contains_key(name) { Some(true) } else { self.library.asset_exists(name) }
     }
+
+    fn asset_bytes(&self, name: &str) -> Option<Vec<u8>> {
+        match (self.assets.get(name), self.files.get(name)) {
+            (Some(bytes), _) => Some(bytes.to_vec()),
+            // A text mesh (a COLLADA file) that came as a text file.
+            (None, Some(text)) => Some(text.as_bytes().to_vec()),
+            (None, None) => self.library.asset_bytes(name),
+        }
+    }
 }
 
 /// Interprets the bundle's main file with `seed`; errors come back positioned.

@@ -321,11 +321,23 @@ impl Classroom {
             for part in body.parts.iter_mut() {
                 let Some(mesh) = part.mesh.as_mut() else { continue };
                 let Some(name) = mesh.resolved.clone() else { continue };
-                if let Some(bytes) = bundle.assets.get(&name) {
-                    let path = assets::served_path(&name, bytes);
-                    mesh.resolved = Some(format!("/api/labs/{}/assets/{path}", lab.id()));
-                    served.push((path, bytes.clone(), user.clone()));
-                }
+                let Some(bytes) = bundle.assets.get(&name) else { continue };
+                // The browser draws OBJ and glTF: an STL (from a URDF robot) is served as OBJ.
+                let (name, bytes) = if name.to_ascii_lowercase().ends_with(".stl") {
+                    match crate::scene::stl_to_obj(bytes) {
+                        Ok(obj) => (format!("{name}.obj"), Bytes::from(obj)),
+                        Err(_) => {
+                            // Told as a warning when the scene ran; its box is drawn.
+                            mesh.resolved = None;
+                            continue;
+                        }
+                    }
+                } else {
+                    (name, bytes.clone())
+                };
+                let path = assets::served_path(&name, &bytes);
+                mesh.resolved = Some(format!("/api/labs/{}/assets/{path}", lab.id()));
+                served.push((path, bytes, user.clone()));
             }
         }
         served
