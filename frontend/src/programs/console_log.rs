@@ -163,11 +163,35 @@ pub fn may_restart(state: ProgramState) -> bool {
     state != ProgramState::None
 }
 
+/// The command line that runs `main.py` on one's own machine as robot `robot`'s remote
+/// controller (docs/remote.md), for its owner or the instructor to copy.
+pub fn remote_command(origin: &str, lab: &str, token: &str, robot: &str) -> String {
+    format!("python main.py --server {origin} --lab {lab} --token {token} --robot {robot}")
+}
+
+/// What the remote hint says of the robot's program: a running program must stop first.
+pub fn remote_note(state: ProgramState) -> &'static str {
+    if may_stop(state) {
+        "Stop its program first (one driver at a time), install the client once (pip install ./clients/python, \
+         from a copy of VLab), then run your program with:"
+    } else {
+        "Install the client once (pip install ./clients/python, from a copy of VLab), then run your program with:"
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use vlab_protocol::Lateness;
 
     use super::*;
+
+    #[test]
+    fn the_remote_command_names_everything_the_client_needs() {
+        let command = remote_command("http://10.0.0.5:8080", "demo", "ab12", "diffbot_ana");
+        assert_eq!(command, "python main.py --server http://10.0.0.5:8080 --lab demo --token ab12 --robot diffbot_ana");
+        assert!(remote_note(ProgramState::Running).starts_with("Stop its program first"));
+        assert!(remote_note(ProgramState::Stopped).starts_with("Install the client"));
+    }
 
     fn line(step: u64, text: &str) -> ConsoleLine {
         ConsoleLine { step, time: step as f64 / 240.0, source: ConsoleSource::Print, text: text.into() }

@@ -10,7 +10,8 @@ use vlab_protocol::{ProgramState, ProgramStatus};
 
 use super::client::{load_program, program_action};
 use super::console_log::{
-    LATE_TITLE, late_badge, line_stamp, may_restart, may_stop, source_tag, state_word, status_headline,
+    LATE_TITLE, late_badge, line_stamp, may_restart, may_stop, remote_command, remote_note, source_tag, state_word,
+    status_headline,
 };
 use super::robot_upload::{RobotDraft, RobotUploadOpen};
 use super::upload::{ProgramFile, program_from_source};
@@ -95,6 +96,13 @@ pub fn RobotConsole() -> impl IntoView {
         });
     };
 
+    // The whole command line, token included: only its owner and the instructor see it.
+    let remote_line = move || {
+        let robot = session.inspected.get()?;
+        let origin = leptos::prelude::window().location().origin().unwrap_or_default();
+        Some(remote_command(&origin, &session.lab_id(), &session.token()?, &robot))
+    };
+
     let lines = move || {
         session.console.with(|console| {
             console
@@ -153,6 +161,13 @@ pub fn RobotConsole() -> impl IntoView {
                     </button>
                 </Show>
             </div>
+            <Show when=move || may(Action::AttachController)>
+                <details class="remote-hint" data-testid="remote-hint">
+                    <summary>"Drive it from your laptop"</summary>
+                    <p>{move || remote_note(state())}</p>
+                    <pre data-testid="remote-command">{remote_line}</pre>
+                </details>
+            </Show>
             <div
                 class="console-lines"
                 data-testid="console-lines"
