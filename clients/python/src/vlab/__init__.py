@@ -27,11 +27,14 @@ simulation clock, so ``time.time() == robot.time()``::
     drive.set(0.0, 0.0)
 """
 
+from __future__ import annotations
+
 import _thread
 import binascii as _binascii
 import json as _json
 import math as _math
 import struct as _struct
+from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple
 
 __all__ = ["Robot", "Sensor", "Actuator", "OccupancyGrid", "Image", "DepthImage", "Landmark", "Message", "VlabError"]
 
@@ -354,7 +357,7 @@ class Sensor:
     def __repr__(self):
         return f"Sensor({self.name!r}, {self.kind})"
 
-    def reading(self):
+    def reading(self) -> Optional[Dict[str, Any]]:
         """The raw reading: a dict with a ``type`` (``scalar``, ``vector``, ``scan``,
         ``keys``, ``ticks``, ``joint``, ``pose2d``, ``contact``, ``image``, ``depth_image``) and its fields, or
         ``None`` before the first reading."""
@@ -370,7 +373,7 @@ class Sensor:
                 f"it reads a {reading.get('type')} value: use value()")
         return reading
 
-    def value(self, key=None):
+    def value(self, key: Optional[str] = None) -> Any:
         """The sensor's value, shaped by what it measures:
 
         - one number (Compass, LaserDistance, Sonar, Infrared, Touch): a float;
@@ -424,80 +427,80 @@ class Sensor:
             return _decoded(reading, DepthImage)
         return reading
 
-    def ranges(self):
+    def ranges(self) -> Optional[List[float]]:
         """A scan's distances, metres (``max_range()`` where nothing was hit)."""
         reading = self._expect("ranges", "scan")
         return None if reading is None else list(reading["ranges"])
 
-    def angles(self):
+    def angles(self) -> Optional[List[float]]:
         """A scan's beam angles, radians counter-clockwise from the forward axis."""
         reading = self._expect("angles", "scan")
         if reading is None:
             return None
         return [reading["angle_min"] + i * reading["angle_step"] for i in range(len(reading["ranges"]))]
 
-    def max_range(self):
+    def max_range(self) -> Optional[float]:
         """A scan's longest distance, metres."""
         reading = self._expect("max_range", "scan")
         return None if reading is None else reading["max_range"]
 
-    def ticks(self):
+    def ticks(self) -> Optional[int]:
         """An encoder's cumulative signed ticks."""
         reading = self._expect("ticks", "ticks")
         return None if reading is None else reading["ticks"]
 
-    def angle(self):
+    def angle(self) -> Optional[float]:
         """An encoder's angle turned since the start, radians."""
         reading = self._expect("angle", "ticks")
         return None if reading is None else reading["angle"]
 
-    def velocity(self):
+    def velocity(self) -> Optional[float]:
         """A joint state's rate (rad/s or m/s)."""
         reading = self._expect("velocity", "joint")
         return None if reading is None else reading["velocity"]
 
-    def keys(self):
+    def keys(self) -> Tuple[str, ...]:
         """A keyboard's held keys (upper-case names: ``I``, ``ARROWUP``, ``SPACE``)."""
         reading = self._expect("keys", "keys")
         return () if reading is None else tuple(reading["keys"])
 
-    def force(self):
+    def force(self) -> Optional[Tuple[float, float, float]]:
         """A contact sensor's total force on its body, world frame, newtons."""
         reading = self._expect("force", "contact")
         return None if reading is None else tuple(reading["force"])
 
-    def point(self):
+    def point(self) -> Optional[Tuple[float, float, float]]:
         """A contact sensor's contact point, world frame (``None`` when not touching)."""
         reading = self._expect("point", "contact")
         if reading is None or reading.get("point") is None:
             return None
         return tuple(reading["point"])
 
-    def quaternion(self):
+    def quaternion(self) -> Optional[Tuple[float, float, float, float]]:
         """An IMU's orientation as a quaternion ``(w, x, y, z)``, world frame."""
         reading = self._expect("quaternion", "orientation")
         return None if reading is None else tuple(reading["quaternion"])
 
-    def landmarks(self):
+    def landmarks(self) -> List[Landmark]:
         """The beacons a ``LandmarkSensor`` sees: a list of ``Landmark`` (``id``,
         ``distance`` m, ``bearing`` and ``elevation`` rad), by id; empty before its first
         reading."""
         reading = self._expect("landmarks", "landmarks")
         return [] if reading is None else _landmarks(reading)
 
-    def image(self):
+    def image(self) -> Optional[Image]:
         """A ``Camera``'s latest image (an ``Image``: RGB pixels, top row first), or
         ``None`` before its first. It changes at the camera's rate (5 Hz by default)."""
         reading = self._expect("image", "image")
         return None if reading is None else _decoded(reading, Image)
 
-    def depth_image(self):
+    def depth_image(self) -> Optional[DepthImage]:
         """A ``DepthCamera``'s latest image (a ``DepthImage``: distances along the
         optical axis, metres, top row first), or ``None`` before its first."""
         reading = self._expect("depth_image", "depth_image")
         return None if reading is None else _decoded(reading, DepthImage)
 
-    def depths(self):
+    def depths(self) -> Optional[List[float]]:
         """A ``DepthCamera``'s distances, metres, as one list (row-major, top row
         first); ``depth_image()`` gives them with their width and height."""
         image = self.depth_image()
@@ -521,17 +524,17 @@ class Actuator:
                     "DiffDrive": "set(v, omega)"}.get(self.kind, "another command")
             raise VlabError(f"actuator {self.name!r} is a {self.kind}: use {hint}, not {method}()")
 
-    def set_speed(self, speed):
+    def set_speed(self, speed: float) -> None:
         """A motor's target velocity: rad/s on a hinge, m/s on a slider."""
         self._check("set_speed", "SimpleMotor")
         _link.commands[self.name] = {"speed": _number(speed, "the speed")}
 
-    def set_position(self, position):
+    def set_position(self, position: float) -> None:
         """A servo's target position: rad on a hinge, m on a slider."""
         self._check("set_position", "SimpleServo")
         _link.commands[self.name] = {"position": _number(position, "the position")}
 
-    def set(self, v, omega):
+    def set(self, v: float, omega: float) -> None:
         """A differential drive's forward speed ``v`` (m/s) and turn rate ``omega``
         (rad/s, counter-clockwise seen from above)."""
         self._check("set", "DiffDrive")
@@ -560,13 +563,13 @@ class Robot:
     def __repr__(self):
         return f"Robot({self.name!r})"
 
-    def step(self):
+    def step(self) -> bool:
         """Sends the commands set since the last call, waits for the next control step
         and returns True with its readings; False once the lab stops the program."""
         _link.drawings_due = True
         return _link.exchange()
 
-    def send(self, message):
+    def send(self, message: str) -> None:
         """Sends ``message`` (a str, at most the radio's ``max_length`` bytes of UTF-8:
         64 unless the scene says otherwise) on the robot's ``Radio``. It leaves with the
         next ``step()`` and robots in range on the same channel hear it one control step
@@ -582,7 +585,7 @@ class Robot:
             raise VlabError(f"a robot sends at most {_MAX_SENT_PER_STEP} radio messages per control step")
         _link.radio_out.append(message)
 
-    def receive(self):
+    def receive(self) -> List[Message]:
         """The radio messages heard since the last call, oldest first, each a
         ``Message`` (``sender``, ``text``); an empty list when none came. Messages heard
         at one control step are ordered by sender name, then in the order each sender
@@ -591,7 +594,7 @@ class Robot:
         messages, _link.inbox = _link.inbox, []
         return messages
 
-    def publish_estimate(self, x, y, theta):
+    def publish_estimate(self, x: float, y: float, theta: float) -> None:
         """Publishes where the program believes the robot is: ``x``, ``y`` on the
         ground (metres, as an ``Odometry`` sensor reads them) and heading ``theta``
         (radians). The page draws it, its trail and its error against the true pose,
@@ -599,7 +602,7 @@ class Robot:
         next one."""
         _link.estimate = {"x": _number(x, "x"), "y": _number(y, "y"), "theta": _number(theta, "theta")}
 
-    def draw_points(self, points, color="orange", keep=False):
+    def draw_points(self, points: Iterable[Sequence[float]], color: str = "orange", keep: bool = False) -> None:
         """Draws dots in the 3D view at ``points``: ``(x, y)`` on the ground or
         ``(x, y, z)`` with a height ``z`` (metres). They show until the program's next
         step (``robot.step()``, or the end of a wait), or, with ``keep=True``, until
@@ -608,7 +611,7 @@ class Robot:
         most 4000 points and line vertices and 32 texts."""
         _link.draw({"shape": "points", "points": _points(points, "draw_points"), "color": _color(color)}, keep)
 
-    def draw_lines(self, points, color="cyan", keep=False):
+    def draw_lines(self, points: Iterable[Sequence[float]], color: str = "cyan", keep: bool = False) -> None:
         """Draws a line through ``points`` (at least two), as ``draw_points`` takes
         them."""
         line = _points(points, "draw_lines")
@@ -616,14 +619,15 @@ class Robot:
             raise VlabError("draw_lines needs at least two points")
         _link.draw({"shape": "lines", "points": line, "color": _color(color)}, keep)
 
-    def draw_text(self, x, y, text, color="white", z=0.3, keep=False):
+    def draw_text(self, x: float, y: float, text: str, color: str = "white", z: float = 0.3,
+                  keep: bool = False) -> None:
         """Writes ``text`` (at most 80 characters) at ``(x, y)`` on the ground, ``z``
         metres up."""
         at = [round(_number(x, "x"), 4), round(_number(y, "y"), 4), round(_number(z, "z"), 4)]
         text = str(text)[:_MAX_DRAWN_TEXT_CHARS]
         _link.draw({"shape": "text", "at": at, "text": text, "color": _color(color)}, keep)
 
-    def map(self, resolution=0.05, low=0.02, high=2.0):
+    def map(self, resolution: float = 0.05, low: float = 0.02, high: float = 2.0) -> OccupancyGrid:
         """The lab's static geometry (walls, posts, furniture; no robot and nothing
         that moves) as an ``OccupancyGrid`` of square cells ``resolution`` metres wide
         (0.01 to 1), covering the whole lab. A cell is occupied when its centre is
@@ -636,7 +640,7 @@ class Robot:
         low, high = _number(low, "low"), _number(high, "high")
         return _rasterize(_link.hello.get("obstacles", []), resolution, low, high)
 
-    def clear_drawings(self):
+    def clear_drawings(self) -> None:
         """Removes every drawing, kept ones included."""
         _link.clear_kept = True
         _link.keep = []
@@ -644,7 +648,7 @@ class Robot:
         _link.drawings_due = True
         _link.drawn_vertices = _link.drawn_texts = 0
 
-    def wait(self, seconds):
+    def wait(self, seconds: float) -> bool:
         """Keeps the commands set so far for ``seconds`` of simulation time, then
         returns True with the readings of that moment; False once the lab stops the
         program (as ``step()``)::
@@ -662,41 +666,41 @@ class Robot:
         """
         return _link.wait(_duration(seconds, "wait"))
 
-    def sensor(self, name):
+    def sensor(self, name: str) -> Sensor:
         """The sensor called ``name`` (as the scene names it)."""
         try:
             return self._sensors[name]
         except KeyError:
             raise VlabError(_missing("sensor", name, self.name, self._sensors)) from None
 
-    def actuator(self, name):
+    def actuator(self, name: str) -> Actuator:
         """The actuator called ``name`` (as the scene names it)."""
         try:
             return self._actuators[name]
         except KeyError:
             raise VlabError(_missing("actuator", name, self.name, self._actuators)) from None
 
-    def sensors(self):
+    def sensors(self) -> List[str]:
         """Names of the robot's sensors, in the scene's order."""
         return list(self._sensors)
 
-    def actuators(self):
+    def actuators(self) -> List[str]:
         """Names of the robot's actuators, in the scene's order."""
         return list(self._actuators)
 
-    def time(self):
+    def time(self) -> float:
         """Simulation time of the latest readings, seconds."""
         return _link.time
 
-    def step_count(self):
+    def step_count(self) -> int:
         """The lab's step number of the latest readings."""
         return _link.step
 
-    def dt(self):
+    def dt(self) -> float:
         """Simulation time between two control steps, seconds."""
         return _link.hello["dt"] * _link.hello["control_period"]
 
-    def log(self, *values, sep=" "):
+    def log(self, *values: Any, sep: str = " ") -> None:
         """Writes one line to the robot's console (like ``print``)."""
         for line in sep.join(str(v) for v in values).split("\n"):
             _link.add_output("log", line)
@@ -715,14 +719,14 @@ class Image:
     def __repr__(self):
         return f"Image({self.width}x{self.height})"
 
-    def pixel(self, x, y):
+    def pixel(self, x: int, y: int) -> Tuple[int, int, int]:
         """The ``(r, g, b)`` of column ``x`` (0 at the left), row ``y`` (0 at the top)."""
         if not (0 <= x < self.width and 0 <= y < self.height):
             raise VlabError(f"pixel ({x}, {y}) is outside a {self.width}x{self.height} image")
         i = 3 * (y * self.width + x)
         return self.pixels[i], self.pixels[i + 1], self.pixels[i + 2]
 
-    def row(self, y):
+    def row(self, y: int) -> List[Tuple[int, int, int]]:
         """Row ``y`` as a list of ``(r, g, b)``, left to right."""
         start = 3 * y * self.width
         data = self.pixels[start:start + 3 * self.width]
@@ -743,7 +747,7 @@ class DepthImage:
     def __repr__(self):
         return f"DepthImage({self.width}x{self.height})"
 
-    def at(self, x, y):
+    def at(self, x: int, y: int) -> float:
         """The distance at column ``x`` (0 at the left), row ``y`` (0 at the top)."""
         if not (0 <= x < self.width and 0 <= y < self.height):
             raise VlabError(f"pixel ({x}, {y}) is outside a {self.width}x{self.height} image")
@@ -804,7 +808,7 @@ class OccupancyGrid:
         return (f"OccupancyGrid({self.width}x{self.height} cells of {self.resolution} m "
                 f"from ({self.x0:.2f}, {self.y0:.2f}))")
 
-    def cell(self, x, y):
+    def cell(self, x: float, y: float) -> Optional[Tuple[int, int]]:
         """The ``(col, row)`` of the cell holding ground point ``(x, y)``, or None
         outside the map."""
         col = int((x - self.x0) // self.resolution)
@@ -813,11 +817,11 @@ class OccupancyGrid:
             return col, row
         return None
 
-    def center(self, col, row):
+    def center(self, col: int, row: int) -> Tuple[float, float]:
         """The ground point at the centre of cell ``(col, row)``."""
         return self.x0 + (col + 0.5) * self.resolution, self.y0 + (row + 0.5) * self.resolution
 
-    def occupied(self, x, y):
+    def occupied(self, x: float, y: float) -> bool:
         """Whether ``(x, y)`` is inside an obstacle; outside the map counts as
         occupied (nothing is there to drive on)."""
         cell = self.cell(x, y)
