@@ -21,14 +21,17 @@ pub enum MeshError {
         /// What is wrong.
         detail: String,
     },
-    /// A file with no vertex at all.
-    #[error("the mesh has no vertices")]
+    /// An empty file, or one with no vertex at all.
+    #[error("the file holds no vertices")]
     Empty,
 }
 
 /// The vertices (file units) of the mesh in `bytes`, read by the format its `name` ends with.
 pub fn vertices(name: &str, bytes: &[u8]) -> Result<Vec<[f32; 3]>, MeshError> {
     let lower = name.to_ascii_lowercase();
+    if bytes.is_empty() {
+        return Err(MeshError::Empty);
+    }
     let points = if lower.ends_with(".stl") {
         stl_triangles(bytes)?.into_iter().flatten().collect()
     } else if lower.ends_with(".obj") {
