@@ -29,7 +29,7 @@ def _binary() -> Path:
     return target / "debug" / "vlab"
 
 
-def _free_port() -> int:
+def free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         return probe.getsockname()[1]
@@ -97,29 +97,34 @@ class Server:
         return reply
 
 
-@pytest.fixture(scope="session")
-def server():
+def start_server(folder: str, port: int) -> subprocess.Popen:
+    """Starts the server on ``port`` with its database in ``folder`` (a second start
+    with the same folder restores its labs), once it answers."""
     binary = _binary()
     if not binary.exists():
         pytest.fail(f"no server binary at {binary}: build it (cargo build -p vlab-backend) or set VLAB_BIN")
-    port = _free_port()
-    folder = tempfile.mkdtemp(prefix="vlab-client-tests-")
     process = subprocess.Popen(
         [str(binary), "serve", "--addr", f"127.0.0.1:{port}", "--db", os.path.join(folder, "vlab.db"),
          "--instructor-token", INSTRUCTOR, "--paused", "--scenes-dir", str(ROOT / "scenes"),
          "--assets-dir", str(ROOT / "assets")],
-        stdout=subprocess.DEVNULL, stderr=open(os.path.join(folder, "server.log"), "wb"))
+        stdout=subprocess.DEVNULL, stderr=open(os.path.join(folder, "server.log"), "ab"))
     url = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 60
     while True:
         try:
             urllib.request.urlopen(url + "/api/health", timeout=2).read()
-            break
+            return process
         except OSError:
             assert process.poll() is None, f"the server exited: see {folder}/server.log"
             assert time.monotonic() < deadline, "the server did not come up within 60 s"
             time.sleep(0.1)
-    yield Server(url)
+
+
+@pytest.fixture(scope="session")
+def server():
+    port = free_port()
+    process = start_server(tempfile.mkdtemp(prefix="vlab-client-tests-"), port)
+    yield Server(f"http://127.0.0.1:{port}")
     process.terminate()
     process.wait(timeout=10)
 

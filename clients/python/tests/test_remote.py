@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from conftest import Server, run_client
+from conftest import Server, free_port, run_client, start_server
 
 ROBOT = 'include "diffbot_robot.vlab";\ncall diffbot("_twin", 10, 7, 0);\n'
 
@@ -170,3 +170,43 @@ while robot.step():
     assert report["program"]["message"] == "the program ended"
     assert "hello from diffbot_twin" in [line["text"] for line in report["console"]]
     assert "joined lab" in err and "added robot diffbot_twin" in err, err
+
+
+def test_the_client_attaches_again_after_the_server_restarts(tmp_path: Path):
+    # Its own server: this one goes down in the middle of the run.
+    folder, port = str(tmp_path), free_port()
+    process = start_server(folder, port)
+    server = Server(f"http://127.0.0.1:{port}")
+    try:
+        lab = _lockstep_lab(server, "restart")
+        ana = _student_in(server, lab, "Ana")
+        server.upload(lab["id"], ana, ROBOT)
+        program = "\n".join(["from vlab import Robot", "robot = Robot()",
+                             "robot.actuator('drive').set(0.3, 0.0)", "while robot.step():", "    pass", ""])
+        (tmp_path / "laptop").mkdir()
+        client = run_client(server, program, "--lab", lab["id"], "--token", ana, "--robot",
+                            "diffbot_twin", folder=tmp_path / "laptop")
+        token = lab["instructor_token"]
+        server.wait_for(lab["id"], token, "diffbot_twin", lambda r: r["program"]["state"] == "running", "attached")
+        server.step(lab["id"], token, 240)
+        before = server.robot(lab["id"], token, "diffbot_twin")["pose"]["position"]
+
+        process.kill()
+        process.wait(timeout=10)
+        process = start_server(folder, port)
+        server.wait_for(lab["id"], token, "diffbot_twin",
+                        lambda r: r["program"]["state"] == "running" and r["program"]["file"] == "remote controller",
+                        "attached again after the restart")
+        # The restored lab starts again from its scene and its uploads: the robot too.
+        restored = server.robot(lab["id"], token, "diffbot_twin")["pose"]["position"]
+        assert restored[0] < before[0] - 0.1, f"back at its start: {before} -> {restored}"
+        server.step(lab["id"], token, 240)
+        after = server.robot(lab["id"], token, "diffbot_twin")["pose"]["position"]
+        assert after[0] - restored[0] > 0.1, f"it drives on: {restored} -> {after}"
+        client.terminate()
+        _, err = client.communicate(timeout=30)
+        assert "detached: the connection dropped; attaching again" in err, err
+        assert "attached again at step" in err, err
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
