@@ -15,7 +15,7 @@ use wasm_bindgen::JsCast;
 use web_sys::HtmlInputElement;
 
 use super::client::{add_robot, load_examples, save_program};
-use super::template::{free_spot, robot_suffix, robot_template, suffix_from_name};
+use super::template::{free_spot, robot_suffix, robot_template, suffix_from_name, urdf_template};
 use super::upload::{
     DEFAULT_PROGRAM_NAME, EditorSyntax, ErrorPlace, NO_EXAMPLE, ProgramBody, ProgramFile, error_place,
     fill_placeholders, program_from_source, sort_program_files,
@@ -306,6 +306,49 @@ pub fn RobotUpload() -> impl IntoView {
         });
     };
 
+    // A URDF robot: its file (and text meshes) go along with the upload, and the
+    // description becomes one that imports it at a free spot.
+    let pick_urdf = move |event: web_sys::Event| {
+        let Some(input) = event.target().and_then(|t| t.dyn_into::<HtmlInputElement>().ok()) else { return };
+        let Some(files) = input.files() else { return };
+        leptos::task::spawn_local(async move {
+            let read = match read_files(files).await {
+                Ok(read) => read,
+                Err(message) => {
+                    draft.outcome.set(Some(UploadOutcome::Failed(message)));
+                    return;
+                }
+            };
+            input.set_value("");
+            let (texts, binary): (Vec<_>, Vec<_>) =
+                read.into_iter().partition(|(_, bytes)| std::str::from_utf8(bytes).is_ok());
+            let read: Vec<PickedFile> = texts
+                .into_iter()
+                .map(|(name, bytes)| PickedFile { name, text: String::from_utf8(bytes).unwrap_or_default() })
+                .collect();
+            let skipped: Vec<String> = binary.into_iter().map(|(name, _)| name).collect();
+            draft.note.set((!skipped.is_empty()).then(|| {
+                format!("Not text, left out (send binary meshes with the API): {}", skipped.join(", "))
+            }));
+            let urdf = read.iter().find(|f| f.name.to_ascii_lowercase().ends_with(".urdf")).map(|f| f.name.clone());
+            draft.helpers.update(|helpers| {
+                for file in read {
+                    helpers.retain(|existing| existing.name != file.name);
+                    helpers.push(file);
+                }
+            });
+            if let Some(file) = urdf {
+                let suffix = robot_suffix(&draft.suffix.get_untracked()).unwrap_or_else(|_| "mine".into());
+                let spot = session
+                    .world
+                    .with_value(|world| world.floor_and_occupied())
+                    .map_or([1.0, 1.0], |(area, occupied)| free_spot(area, &occupied));
+                draft.text.set(urdf_template(&suffix, &file, spot));
+                draft.outcome.set(None);
+            }
+        });
+    };
+
     let close = move || {
         open.set(false);
         draft.editing.set(None);
@@ -412,6 +455,19 @@ pub fn RobotUpload() -> impl IntoView {
                     <label class="btn btn-small file-pick" title="Load a robot description (.vlab) from a file">
                         "Load .vlab…"
                         <input type="file" accept=".vlab,.txt" data-testid="description-file" on:change=pick_description />
+                    </label>
+                    <label
+                        class="btn btn-small file-pick"
+                        title="Import a robot described in URDF (.urdf, with its .obj or .gltf meshes): docs/urdf.md"
+                    >
+                        "Load URDF…"
+                        <input
+                            type="file"
+                            multiple=true
+                            accept=".urdf,.obj,.gltf"
+                            data-testid="urdf-file"
+                            on:change=pick_urdf
+                        />
                     </label>
                 </div>
                 <CodeEditor

@@ -59,6 +59,28 @@ pub fn robot_template(suffix: &str, spot: [f32; 2]) -> String {
     )
 }
 
+/// The `.vlab` text of the robot a URDF file `file` describes, named after the file and
+/// `suffix`, its root link at `spot` (x, z) on the floor (docs/urdf.md).
+pub fn urdf_template(suffix: &str, file: &str, spot: [f32; 2]) -> String {
+    let [x, z] = spot.map(coordinate_text);
+    let stem = file.rsplit('/').next().unwrap_or(file);
+    let stem = stem.strip_suffix(".urdf").or_else(|| stem.strip_suffix(".URDF")).unwrap_or(stem);
+    let mut name: String =
+        stem.chars().map(|c| if c.is_ascii_alphanumeric() || c == '_' { c.to_ascii_lowercase() } else { '_' }).collect();
+    if !name.starts_with(|c: char| c.is_ascii_alphabetic()) {
+        name.insert_str(0, "urdf_");
+    }
+    format!(
+        "// Your robot, imported from {file} (docs/urdf.md). Put sensors and motors on its\n\
+         // links and joints inside the urdf block, e.g. base_link {{ SimpleGPS gps; }}\n\
+         robot {name}_{suffix} {{\n\
+         \x20 body {{\n\
+         \x20   urdf \"{file}\" {{ pos({x}, 0, {z}); }}\n\
+         \x20 }}\n\
+         }}\n"
+    )
+}
+
 /// Clearance, metres, a new robot wants from every moving body.
 pub const SPOT_CLEARANCE_M: f32 = 0.9;
 /// Distance kept from the edge of the floor, metres.
@@ -104,6 +126,14 @@ fn inset(min: f32, max: f32) -> (f32, f32) {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_urdf_file_becomes_a_robot_named_after_it_at_the_spot() {
+        let text = urdf_template("ana", "turtlebot3-burger.urdf", [2.0, 3.5]);
+        assert!(text.contains("robot turtlebot3_burger_ana {\n"), "{text}");
+        assert!(text.contains("    urdf \"turtlebot3-burger.urdf\" { pos(2, 0, 3.5); }\n"), "{text}");
+        assert!(urdf_template("b", "3d.urdf", [1.0, 1.0]).contains("robot urdf_3d_b {"));
+    }
+
     use super::*;
 
     #[test]
