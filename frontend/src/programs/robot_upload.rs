@@ -327,9 +327,10 @@ pub fn RobotUpload() -> impl IntoView {
                 .map(|(name, bytes)| PickedFile { name, text: String::from_utf8(bytes).unwrap_or_default() })
                 .collect();
             let skipped: Vec<String> = binary.into_iter().map(|(name, _)| name).collect();
-            draft.note.set((!skipped.is_empty()).then(|| {
-                format!("Not text, left out (send binary meshes with the API): {}", skipped.join(", "))
-            }));
+            draft.note.set(
+                (!skipped.is_empty())
+                    .then(|| format!("Not text, left out (send binary meshes with the API): {}", skipped.join(", "))),
+            );
             let urdf = read.iter().find(|f| f.name.to_ascii_lowercase().ends_with(".urdf")).map(|f| f.name.clone());
             draft.helpers.update(|helpers| {
                 for file in read {
