@@ -15,6 +15,9 @@ pub mod reading {
     pub const CONTACT: i32 = 8;
     pub const IMAGE: i32 = 9;
     pub const DEPTH_IMAGE: i32 = 10;
+    pub const ORIENTATION: i32 = 11;
+    pub const LANDMARKS: i32 = 12;
+    pub const RADIO: i32 = 13;
 }
 
 /// Status codes of the part-taking and drawing functions.
@@ -104,6 +107,7 @@ mod imports {
             ) -> i32;
             pub safe fn clear_drawings();
             pub safe fn hold_drawings();
+            pub unsafe fn radio_send(ptr: *const u8, len: usize) -> i32;
         }
     }
 
@@ -188,5 +192,10 @@ mod imports {
     pub fn key_name(index: i32, k: i32, buf: &mut [u8]) -> i32 {
         // SAFETY: as `sensor_name`.
         unsafe { raw::key_name(index, k, buf.as_mut_ptr(), buf.len()) }
+    }
+
+    pub fn radio_send(text: &str) -> i32 {
+        // SAFETY: as `log`.
+        unsafe { raw::radio_send(text.as_ptr(), text.len()) }
     }
 }

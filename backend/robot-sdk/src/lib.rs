@@ -37,12 +37,14 @@
 
 mod draw;
 mod ffi;
+mod perception;
 mod program;
 mod robot;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod testing;
 
 pub use self::draw::{Color, MAX_DRAWN_TEXT_CHARS, MAX_DRAWN_TEXTS, MAX_DRAWN_VERTICES, ParseColorError, Style};
+pub use self::perception::{Landmark, MAX_SENT_PER_STEP, Message};
 pub use self::program::RobotProgram;
 pub use self::robot::{Actuator, DepthImage, Image, Robot, Scan, Sensor};
 

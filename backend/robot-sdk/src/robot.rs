@@ -11,7 +11,7 @@ pub struct Robot {
 /// A sensor of the robot, found by name: a small `Copy` handle.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Sensor {
-    index: i32,
+    pub(crate) index: i32,
 }
 
 /// An actuator of the robot, found by name: a small `Copy` handle.

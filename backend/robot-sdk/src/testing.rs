@@ -64,6 +64,8 @@ pub struct FakeLab {
     console: Vec<String>,
     /// The estimate and drawings published.
     belief: FakeBelief,
+    /// Radio messages sent since [`FakeLab::take_radio`].
+    radio: Vec<String>,
 }
 
 thread_local! {
@@ -111,6 +113,30 @@ impl FakeLab {
     fn set(&mut self, name: &str, reading: Reading) {
         let index = self.sensors.iter().position(|(n, _)| n == name).unwrap_or_else(|| panic!("no sensor {name:?}"));
         self.readings[index] = reading;
+    }
+
+    /// An IMU's reading: roll, pitch, yaw (radians) and the quaternion `[w, x, y, z]`.
+    pub fn set_orientation(&mut self, name: &str, angles: [f64; 3], quaternion: [f64; 4]) {
+        let values = angles.into_iter().chain(quaternion).collect();
+        self.set(name, Reading { kind: reading::ORIENTATION, values, keys: vec![], bytes: vec![] });
+    }
+
+    /// A landmark sensor's reading: `(id, distance, bearing, elevation)` per beacon.
+    pub fn set_landmarks(&mut self, name: &str, seen: &[(&str, f64, f64, f64)]) {
+        let values = seen.iter().flat_map(|&(_, d, b, e)| [d, b, e]).collect();
+        let keys = seen.iter().map(|(id, ..)| id.to_string()).collect();
+        self.set(name, Reading { kind: reading::LANDMARKS, values, keys, bytes: vec![] });
+    }
+
+    /// A radio's reading: the messages heard at this step, `(sender, text)`.
+    pub fn set_heard(&mut self, name: &str, heard: &[(&str, &str)]) {
+        let keys = heard.iter().flat_map(|(from, text)| [from.to_string(), text.to_string()]).collect();
+        self.set(name, Reading { kind: reading::RADIO, values: vec![heard.len() as f64], keys, bytes: vec![] });
+    }
+
+    /// The radio messages sent since the last call, in order.
+    pub fn take_radio(&mut self) -> Vec<String> {
+        std::mem::take(&mut self.radio)
     }
 
     /// A one-number reading.
@@ -355,6 +381,18 @@ pub(crate) mod host {
     }
     pub fn hold_drawings() {
         lab(|lab| lab.belief.hold());
+    }
+    pub fn radio_send(text: &str) -> i32 {
+        lab(|lab| {
+            if !lab.sensors.iter().any(|(_, kind)| kind == "Radio") {
+                return status::NO_SUCH_PART;
+            }
+            if lab.radio.len() >= crate::MAX_SENT_PER_STEP || text.len() > 1024 {
+                return status::OVER_BUDGET;
+            }
+            lab.radio.push(text.to_owned());
+            status::OK
+        })
     }
 }
 

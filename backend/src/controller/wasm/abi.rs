@@ -54,6 +54,7 @@ pub const IMPORTS: &[&str] = &[
     "draw_text",
     "clear_drawings",
     "hold_drawings",
+    "radio_send",
 ];
 
 /// What `reading_type` answers: the shape of a sensor's latest reading, and so the

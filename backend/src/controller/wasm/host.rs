@@ -111,6 +111,8 @@ pub(super) struct HostState {
     pub console: Vec<ConsoleLine>,
     /// The estimate and drawings published since the last answer.
     pub belief: Sketch,
+    /// Radio messages sent since the last answer (`radio_send`).
+    pub radio: Vec<String>,
     /// Console bytes in this control step, against `output_cap`.
     pub output_bytes: usize,
     pub output_cap: usize,
@@ -395,7 +397,8 @@ pub(super) fn define(linker: &mut Linker<HostState>) -> wasmtime::Result<()> {
             caller.data_mut().set_command(i, ActuatorCommand::Drive { v, omega }).map_err(stop)
         },
     )?;
-    super::drawing::define(linker)
+    super::drawing::define(linker)?;
+    super::radio::define(linker)
 }
 
 #[cfg(test)]
@@ -417,6 +420,7 @@ mod tests {
             commands: BTreeMap::new(),
             console: vec![],
             belief: Sketch::default(),
+            radio: vec![],
             output_bytes: 0,
             output_cap: 100,
             memory: None,

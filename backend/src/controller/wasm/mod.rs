@@ -25,6 +25,7 @@ mod engine;
 mod host;
 mod limits;
 mod program;
+mod radio;
 mod readings;
 mod spec;
 mod trap;

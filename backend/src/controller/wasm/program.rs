@@ -85,6 +85,7 @@ impl WasmProgram {
             commands: BTreeMap::new(),
             console: Vec::new(),
             belief: Sketch::new(spec.limits.drawn_vertices_per_step, spec.limits.drawn_texts_per_step),
+            radio: Vec::new(),
             output_bytes: 0,
             output_cap: spec.limits.output_bytes_per_step,
             memory: None,
@@ -209,8 +210,9 @@ impl WasmProgram {
         let commands = std::mem::take(&mut state.commands);
         let console = std::mem::take(&mut state.console);
         let belief = state.belief.take();
+        let radio = std::mem::take(&mut state.radio);
         self.remember(&console);
-        Ok(Reply { step, commands, console, belief, radio: Vec::new() })
+        Ok(Reply { step, commands, console, belief, radio })
     }
 
     /// Ends the program: its memory is freed. `Ok` unless it had already failed.
