@@ -138,16 +138,18 @@ fn angle_between(a: f64, b: f64) -> f64 {
 }
 
 #[tokio::test]
-async fn the_seven_examples_are_listed_and_each_uploads_without_errors() {
+async fn the_nine_examples_are_listed_and_each_uploads_without_errors() {
     let server = TestServer::start_with(scene(&yard(20.0, 20.0)), false).await;
     let listed = examples(&server).await;
     let ids: Vec<&str> = listed.iter().map(|e| e.id.as_str()).collect();
     assert_eq!(
         ids,
         [
+            "beacon_localization",
             "bumper_and_turn",
             "go_to_goal",
             "localization",
+            "rendezvous",
             "tank_back_and_forth",
             "teleop",
             "track_red_post",
@@ -169,7 +171,8 @@ async fn the_seven_examples_are_listed_and_each_uploads_without_errors() {
         assert!(name.ends_with(&suffix), "{}: {name}", example.id);
     }
     // A student's upload of one, too (robots only, within the quota).
-    let (status, reply) = upload(&server, &ana, &listed[4], "_ana", 10.0, 15.0).await;
+    let teleop = listed.iter().find(|e| e.id == "teleop").unwrap();
+    let (status, reply) = upload(&server, &ana, teleop, "_ana", 10.0, 15.0).await;
     assert_eq!(status, 200, "{reply}");
     assert_eq!(reply["robots"], json!(["diffbot_ana"]));
 }
@@ -280,6 +283,65 @@ async fn the_wall_follower_keeps_its_distance_along_the_walls() {
     assert!(path > 7.0, "it travelled only {path:.2} m in 60 s");
     assert_eq!(sides.len(), 4, "it went round the yard, along every wall");
     assert_eq!(report["program"]["state"], "running", "{}", console(&report));
+}
+
+/// Rendezvous: two radio robots 4 m apart, both facing +X, meet half-way: each stops
+/// 0.2 m from the mean of the two positions, (5, 6), so they end about 0.4 m apart
+/// around it. Neither knows where the other is but by radio.
+#[tokio::test]
+async fn rendezvous_robots_meet_half_way_by_radio() {
+    if !common::python_runs_here() {
+        return;
+    }
+    let server = TestServer::start_with(scene(&yard(12.0, 12.0)), false).await;
+    let example = example(&server, "rendezvous").await;
+    let mut names = Vec::new();
+    for (suffix, x) in [("_a", 3.0), ("_b", 7.0)] {
+        let (status, reply) = upload(&server, TOKEN, &example, suffix, x, 6.0).await;
+        assert_eq!(status, 200, "{reply}");
+        names.push(reply["robots"][0].as_str().unwrap().to_owned());
+    }
+    for name in &names {
+        let deadline = tokio::time::Instant::now() + PATIENCE;
+        while robot(&server, name).await["program"]["state"] == "starting" {
+            assert!(tokio::time::Instant::now() < deadline, "{name}'s program never started");
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    }
+    let a = run(&server, &names[0], 40.0, 480).await;
+    let b = sample(&robot(&server, &names[1]).await);
+    let a = *a.last().unwrap();
+    let apart = (a.x - b.x).hypot(a.z - b.z);
+    let middle = ((a.x + b.x) / 2.0, (a.z + b.z) / 2.0);
+    println!("rendezvous: {apart:.3} m apart around ({:.3}, {:.3})", middle.0, middle.1);
+    assert!((0.25..0.6).contains(&apart), "they end {apart:.3} m apart: {a:?} {b:?}");
+    assert!((middle.0 - 5.0).hypot(middle.1 - 6.0) < 0.15, "they meet around {middle:?}, not (5, 6)");
+}
+
+/// Beacon localization: in scenes/beacons.vlab, starting at (3, 8) facing +X, the robot
+/// finds where it is from the four beacons alone and drives to the yard's centre, (6, -6)
+/// on the ground, i.e. world (6, 6); it ends within 0.15 m of it (its estimate's noise:
+/// 3 cm on distances, 0.01 rad on bearings and compass, averaged over the beacons).
+#[tokio::test]
+async fn beacon_localization_reaches_the_centre_by_its_beacons() {
+    if !common::python_runs_here() {
+        return;
+    }
+    let scenes = std::path::PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../scenes"));
+    let source = std::fs::read_to_string(scenes.join("beacons.vlab")).unwrap();
+    let loader = vlab_backend::scene::DirLoader { scenes: scenes.clone(), assets: None };
+    let lab = interpret(&source, "beacons.vlab", &loader, &Options::default()).unwrap().model;
+    assert_eq!(lab.beacons.len(), 4);
+    let server = TestServer::start_with(lab, false).await;
+    let (_, name) = start(&server, "beacon_localization", "_ana", 3.0, 8.0).await;
+    let samples = run(&server, &name, 40.0, 480).await;
+    let end = *samples.last().unwrap();
+    let miss = (end.x - 6.0).hypot(end.z - 6.0);
+    println!("beacon localization: ends {miss:.3} m from the centre, at ({:.3}, {:.3})", end.x, end.z);
+    assert!(miss < 0.15, "it ended {miss:.3} m from (6, 6): {end:?}");
+    let report = robot(&server, &name).await;
+    let seen = &report["sensors"].as_array().unwrap().iter().find(|s| s["name"] == "beacons").unwrap()["truth"];
+    assert_eq!(seen["landmarks"].as_array().unwrap().len(), 4, "all four in view from the centre: {seen}");
 }
 
 /// Go to goal: the goal is 2 m ahead and 1 m to the left of the start (odometry); the
