@@ -26,10 +26,11 @@ const PROGRAM = [
   '',
   'robot = Robot()',
   'robot.actuator("drive").set(0.4, 0.0)',
+  'start = robot.time()',
   'while robot.step():',
   '    if robot.step_count() % 120 == 0:',
   '        robot.log(f"from the laptop at t={robot.time():.1f}")',
-  '    if robot.time() > 4:',
+  '    if robot.time() - start > 4:',
   '        break',
   '',
 ].join('\n');
@@ -78,7 +79,7 @@ test('the command line the console offers drives the robot from a program on the
     saveArtifact(artifactName('2-driving.png'), await page.screenshot());
 
     assert.equal(await exited, 0, err);
-    const ended = await waitUntil('the page to say the program ended', () => readProgramUi(page), (p) => p.state === 'none');
+    const ended = await waitUntil('the page to say the program ended', () => readProgramUi(page), (p) => p.state === 'no program');
     assert.equal(ended.message, 'the program ended');
     const end = (await server.request('GET', `/api/labs/demo/robots/${ROBOT}`, { token })).body.pose.position;
     const moved = Math.hypot(end[0] - start[0], end[2] - start[2]);

@@ -169,9 +169,16 @@ pub fn remote_command(origin: &str, lab: &str, token: &str, robot: &str) -> Stri
     format!("python main.py --server {origin} --lab {lab} --token {token} --robot {robot}")
 }
 
+/// The program status of a robot a remote controller drives (`lab::programs::REMOTE_CONTROLLER`).
+const REMOTE_CONTROLLER: &str = "remote controller";
+
 /// What the remote hint says of the robot's program: a running program must stop first.
-pub fn remote_note(state: ProgramState) -> &'static str {
-    if may_stop(state) {
+pub fn remote_note(status: Option<&ProgramStatus>) -> &'static str {
+    let state = status.map_or(ProgramState::None, |s| s.state);
+    let remote = status.is_some_and(|s| s.file.as_deref() == Some(REMOTE_CONTROLLER));
+    if remote && may_stop(state) {
+        "A remote controller drives it now (Stop detaches it). Another one attaches with:"
+    } else if may_stop(state) {
         "Stop its program first (one driver at a time), install the client once (pip install ./clients/python, \
          from a copy of VLab), then run your program with:"
     } else {
@@ -189,8 +196,17 @@ mod tests {
     fn the_remote_command_names_everything_the_client_needs() {
         let command = remote_command("http://10.0.0.5:8080", "demo", "ab12", "diffbot_ana");
         assert_eq!(command, "python main.py --server http://10.0.0.5:8080 --lab demo --token ab12 --robot diffbot_ana");
-        assert!(remote_note(ProgramState::Running).starts_with("Stop its program first"));
-        assert!(remote_note(ProgramState::Stopped).starts_with("Install the client"));
+        let status = |file: &str, state| ProgramStatus {
+            file: Some(file.into()),
+            language: None,
+            state,
+            message: None,
+            late: None,
+        };
+        assert!(remote_note(Some(&status("main.py", ProgramState::Running))).starts_with("Stop its program first"));
+        assert!(remote_note(Some(&status("main.py", ProgramState::Stopped))).starts_with("Install the client"));
+        assert!(remote_note(Some(&status("remote controller", ProgramState::Running))).starts_with("A remote"));
+        assert!(remote_note(None).starts_with("Install the client"));
     }
 
     fn line(step: u64, text: &str) -> ConsoleLine {

@@ -164,7 +164,7 @@ pub fn RobotConsole() -> impl IntoView {
             <Show when=move || may(Action::AttachController)>
                 <details class="remote-hint" data-testid="remote-hint">
                     <summary>"Drive it from your laptop"</summary>
-                    <p>{move || remote_note(state())}</p>
+                    <p>{move || remote_note(status().as_ref())}</p>
                     <pre data-testid="remote-command">{remote_line}</pre>
                 </details>
             </Show>
