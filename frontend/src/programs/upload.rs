@@ -127,20 +127,28 @@ pub fn program_parts(program: &ProgramFile, helpers: &[PickedFile]) -> Vec<Part>
 }
 
 /// The parts of `POST /api/labs/{lab}/robots`: the description, and the program with its
-/// helpers unless the program is blank (a robot driven by hand).
+/// helpers unless the program is blank (a robot driven by hand: then only the files that
+/// are not program helpers, such as a URDF file the description imports).
 pub fn robot_upload_parts(description: &str, program: &ProgramFile, helpers: &[PickedFile]) -> Vec<Part> {
     let mut parts = vec![Part::text("description", DESCRIPTION_NAME, description)];
     if !program.is_blank() {
         parts.extend(program_parts(program, helpers));
+    } else {
+        parts.extend(robot_files(helpers).map(|h| Part::text(&h.name, &h.name, &h.text)));
     }
     parts
 }
 
+/// The picked files that belong to the robot's description rather than its program.
+fn robot_files(helpers: &[PickedFile]) -> impl Iterator<Item = &PickedFile> {
+    helpers.iter().filter(|h| !h.name.to_ascii_lowercase().ends_with(".py"))
+}
+
 /// The body of `POST /api/labs/{lab}/robots`: the description alone as plain text when
-/// the program is blank (the form every server takes), else the parts of
-/// [`robot_upload_parts`].
+/// the program is blank and no other file goes along (the form every server takes), else
+/// the parts of [`robot_upload_parts`].
 pub fn robot_upload_body(description: &str, program: &ProgramFile, helpers: &[PickedFile]) -> Body {
-    if program.is_blank() {
+    if program.is_blank() && robot_files(helpers).next().is_none() {
         Body::Text(description.to_owned())
     } else {
         Body::Parts(robot_upload_parts(description, program, helpers))
@@ -333,6 +341,11 @@ mod tests {
             robot_upload_parts("d", &python("  \n"), &[helper("util.py", "")]),
             [Part::text("description", "robot.vlab", "d")],
             "a blank program: a robot driven by hand"
+        );
+        assert_eq!(
+            robot_upload_parts("d", &ProgramFile::empty(), &[helper("util.py", ""), helper("bot.urdf", "<robot/>")]),
+            [Part::text("description", "robot.vlab", "d"), Part::text("bot.urdf", "bot.urdf", "<robot/>")],
+            "without a program, a URDF file the description imports still goes along"
         );
         let wasm = ProgramFile { name: "bot.wasm".into(), body: ProgramBody::Wasm(vec![0, 97, 115, 109]) };
         assert_eq!(program_parts(&wasm, &[])[0].body, PartBody::Wasm(vec![0, 97, 115, 109]));
