@@ -14,6 +14,10 @@ use crate::controller::{ProgramCode, RemoteController};
 use crate::robot::{CommandError, KeysError, Owner};
 use crate::scene::{Inserted, Pose, SceneModel};
 
+/// A robot's program (`None`: only a remote controller drove it) and its console's
+/// latest lines.
+pub type ProgramAndConsole = (Option<Arc<ProgramCode>>, Vec<ConsoleLine>);
+
 /// A command to a lab's thread.
 pub enum LabCommand {
     /// Re-simulate the current run up to `step` from its start and the recorded
@@ -89,8 +93,8 @@ pub enum LabCommand {
     AttachRemote {
         /// The robot's name.
         robot: String,
-        /// The lab's end of the controller.
-        controller: RemoteController,
+        /// The lab's end of the controller (boxed to keep the other commands small).
+        controller: Box<RemoteController>,
         /// Attached (it is greeted and joins like a program), or why not.
         reply: oneshot::Sender<Result<(), AttachRefused>>,
     },
@@ -100,7 +104,7 @@ pub enum LabCommand {
         robot: String,
         /// `None`: no such robot, or it has had no program and no remote controller
         /// (the code is `None` when only a remote controller drove it).
-        reply: oneshot::Sender<Option<(Option<Arc<ProgramCode>>, Vec<ConsoleLine>)>>,
+        reply: oneshot::Sender<Option<ProgramAndConsole>>,
     },
     /// Report the true pose of every body (not the frame view, which skips changes
     /// too small to draw).

@@ -369,7 +369,7 @@ impl LabHandle {
     /// greeted and joins at a control step, like a program that started).
     pub async fn attach_remote(&self, robot: &str, controller: RemoteController) -> Result<(), LabError> {
         let attached =
-            self.request(|reply| LabCommand::AttachRemote { robot: robot.to_owned(), controller, reply }).await?;
+            self.request(|reply| LabCommand::AttachRemote { robot: robot.to_owned(), controller: Box::new(controller), reply }).await?;
         attached.map_err(|refused| match refused {
             AttachRefused::NoRobot => self.no_robot(robot),
             AttachRefused::ProgramRunning => LabError::ProgramRunning { robot: robot.to_owned() },

@@ -255,7 +255,7 @@ impl Runner {
             }
             LabCommand::AttachRemote { robot, controller, reply } => {
                 let (dt, step) = (self.model.dt_secs, self.step);
-                let _ = reply.send(self.programs.attach(&robot, &mut self.robots, controller, dt, step));
+                let _ = reply.send(self.programs.attach(&robot, &mut self.robots, *controller, dt, step));
                 self.publish_telemetry();
             }
             LabCommand::Program { robot, reply } => {
