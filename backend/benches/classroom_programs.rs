@@ -79,7 +79,7 @@ fn run(label: &str, exchange: Exchange) -> bool {
         step += 1;
         robots.update_sensors(world, step, step as f64 * dt);
         let simulated = Instant::now();
-        programs.post_step(robots, Tick { step, dt_secs: dt, sync: SyncMode::Lockstep, wall_per_sim: 1.0 });
+        programs.post_step(robots, world, Tick { step, dt_secs: dt, sync: SyncMode::Lockstep, wall_per_sim: 1.0 });
         let answered = Instant::now();
         (step, [commanded - started, simulated - commanded, answered - simulated])
     };

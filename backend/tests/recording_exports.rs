@@ -180,6 +180,20 @@ fn cell_holds(cell: &str, value: &SensorValue) -> bool {
             numbers.extend(point.iter().flatten());
             numbers
         }
+        SensorValue::Image { width, height, mean, .. } => {
+            [f64::from(*width), f64::from(*height)].into_iter().chain(mean.map(f64::from)).collect()
+        }
+        SensorValue::DepthImage { width, height, nearest, .. } => vec![f64::from(*width), f64::from(*height), *nearest],
+        SensorValue::Orientation { roll, pitch, yaw, quaternion } => {
+            [*roll, *pitch, *yaw].into_iter().chain(*quaternion).collect()
+        }
+        SensorValue::Landmarks { landmarks } => {
+            let expected = landmarks.iter().flat_map(|l| {
+                [l.id.clone(), l.distance.to_string(), l.bearing.to_string(), l.elevation.to_string()]
+            });
+            return cell.split(' ').filter(|w| !w.is_empty()).eq(expected);
+        }
+        SensorValue::Radio { heard, sent } => vec![heard.len() as f64, sent.len() as f64],
     };
     let read: Vec<f64> = cell.split(' ').map(|n| n.parse().unwrap()).collect();
     read == numbers

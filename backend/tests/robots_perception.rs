@@ -1,7 +1,8 @@
-//! The IMU and the landmark sensor against truths computed by hand, in-process (world
-//! + robots, no server): a body placed at a known roll, pitch and yaw; beacons at known
-//! offsets from a robot facing +X or turned a quarter left, one behind it, one above
-//! it, one hidden behind a wall; the sensor's rate and its noise repeating from the seed.
+//! The IMU and the landmark sensor against truths computed by hand, in-process (the
+//! world and its robots, no server): a body placed at a known roll, pitch and yaw;
+//! beacons at known offsets from a robot facing +X or turned a quarter left, one behind
+//! it, one above it, one hidden behind a wall; the sensor's rate and its noise
+//! repeating from the seed.
 
 use std::f64::consts::{FRAC_PI_2, FRAC_PI_6};
 
