@@ -286,9 +286,11 @@ mod tests {
         assert_eq!(
             ids,
             [
+                "beacon_localization",
                 "bumper_and_turn",
                 "go_to_goal",
                 "localization",
+                "rendezvous",
                 "tank_back_and_forth",
                 "teleop",
                 "track_red_post",
