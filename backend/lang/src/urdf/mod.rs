@@ -190,6 +190,15 @@ pub fn import(
         }
     }
 
+    let mut visited = vec![false; robot.links.len()];
+    order.iter().for_each(|&l| visited[l] = true);
+    if let Some(lost) = visited.iter().position(|v| !v) {
+        return Err(value_error(
+            doc.pos_of("link", &robot.links[lost].name),
+            format!("the link '{}' hangs in a loop of joints: a URDF robot is a tree", robot.links[lost].name),
+        ));
+    }
+
     // Bodies.
     let materials: HashMap<String, Material> = robot
         .materials
@@ -350,4 +359,48 @@ pub fn import(
 
 fn value_error(pos: Position, message: String) -> LangError {
     LangError::new(pos, crate::error::ErrorKind::Value(message))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::loader::NoFiles;
+
+    const BOX: &str = "<collision><geometry><box size=\"0.1 0.1 0.1\"/></geometry></collision>";
+
+    fn link(name: &str) -> String {
+        format!("<link name=\"{name}\">{BOX}</link>\n")
+    }
+
+    fn joint(name: &str, kind: &str, parent: &str, child: &str) -> String {
+        format!("<joint name=\"{name}\" type=\"{kind}\"><parent link=\"{parent}\"/><child link=\"{child}\"/></joint>\n")
+    }
+
+    fn import_text(body: &str) -> Result<UrdfRobot, LangError> {
+        import(&format!("<robot name=\"r\">\n{body}</robot>"), "r.urdf", &NoFiles, &Pose::IDENTITY, &[])
+    }
+
+    #[test]
+    fn a_loop_beside_the_tree_and_a_planar_joint_are_refused_at_their_place() {
+        let looped = [link("a"), link("b"), link("c"), joint("j1", "fixed", "b", "c"), joint("j2", "fixed", "c", "b")];
+        let e = import_text(&looped.concat()).unwrap_err();
+        assert_eq!(e.pos.line, 3, "{e}");
+        assert!(e.to_string().contains("loop"), "{e}");
+        let planar = [link("a"), link("b"), joint("slide", "planar", "a", "b")];
+        let e = import_text(&planar.concat()).unwrap_err();
+        assert_eq!(e.pos.line, 4, "{e}");
+        assert!(e.to_string().contains("planar"), "{e}");
+    }
+
+    #[test]
+    fn fixed_links_join_their_parent_and_moving_ones_get_joints() {
+        let text =
+            [link("a"), link("b"), link("c"), joint("weld", "fixed", "a", "b"), joint("hinge", "continuous", "b", "c")];
+        let robot = import_text(&text.concat()).unwrap();
+        let links: Vec<Vec<String>> = robot.bodies.iter().map(|b| b.links.clone()).collect();
+        assert_eq!(links, [vec!["a".to_owned(), "b".to_owned()], vec!["c".to_owned()]]);
+        assert_eq!(robot.joints.len(), 1);
+        assert_eq!((robot.joints[0].parent, robot.joints[0].child), (0, 1));
+        assert_eq!(robot.bodies[0].parts.len(), 2, "b's box is a part of a's body");
+    }
 }
