@@ -400,12 +400,18 @@ fn every_catalogue_device_parses_and_validates_with_all_its_parameters() {
             Placement::Joint => ("", device.as_str(), ""),
             Placement::Robot => ("", "SimpleMotor helper_motor; Encoder helper_encoder;", device.as_str()),
         };
-        let source = format!(
-            "robot r {{ body {{ {standalone} a {{ shape box(1,1,1); {in_body} }} b {{ shape sphere(1); }} JointHinge(a, b) {{ {in_joint} }} }} }}"
-        );
+        let source = if spec.class == DeviceClass::Landmark {
+            // A landmark marks the lab, not a robot.
+            format!("a {{ shape box(1,1,1); {in_body} }}")
+        } else {
+            format!(
+                "robot r {{ body {{ {standalone} a {{ shape box(1,1,1); {in_body} }} b {{ shape sphere(1); }} JointHinge(a, b) {{ {in_joint} }} }} }}"
+            )
+        };
         let result = interpret(&source, "m.vlab", &MapLoader::new(), &Options::default());
         let model = result.unwrap_or_else(|e| panic!("{}: {}\n{source}", spec.name, e[0])).model;
-        let all: Vec<_> = model.sensors.iter().chain(&model.actuators).filter(|d| d.name == "dev").collect();
+        let all: Vec<_> =
+            model.sensors.iter().chain(&model.actuators).chain(&model.beacons).filter(|d| d.name == "dev").collect();
         assert_eq!(all.len(), 1, "{}", spec.name);
         assert_eq!(all[0].params.len(), spec.params.len() + common.len(), "{}", spec.name);
     }
