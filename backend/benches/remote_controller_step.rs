@@ -3,7 +3,7 @@
 //! A real server (this build's `vlab` binary) runs a lockstep lab with one diffbot (a
 //! 180-beam lidar and seven more sensors). The lab steps 1200 steps (240 control steps)
 //! at a time, five times, in each of these set-ups, all in this one run:
-//! 1. the lab alone (the robot without a controller): the floor;
+//! 1. the lab alone (the robot driven by hand, without a controller): the floor;
 //! 2. a Rust websocket client (tokio-tungstenite) that answers every step at once: the
 //!    transport's round trip;
 //! 3. `vlab-client` (the Python package, from `clients/python/src`) running a small
@@ -11,8 +11,9 @@
 //! 4. the same program uploaded, in its sandbox on the server: the baseline a remote
 //!    program is compared with.
 //!
-//! The round trip per control step is a set-up's median time per control step less the
-//! lab alone's. `cargo bench -p vlab-backend --bench remote_controller_step`.
+//! Before each set-up the robot is put back at its start and the lab alone is timed
+//! (the robot driven by hand, so the physics is the same); the round trip per control
+//! step is the set-up's median time per control step less that of the lab alone. `cargo bench -p vlab-backend --bench remote_controller_step`.
 
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
@@ -68,6 +69,24 @@ impl Lab {
         }
         times.sort();
         times[REPEATS / 2].as_secs_f64() * 1e6 / f64::from(STEPS / 5)
+    }
+
+    /// Drives the robot by hand as the controllers do (the lab alone then carries the
+    /// same physics: a robot at rest would sleep and cost next to nothing).
+    async fn drive_by_hand(&self) {
+        let path = format!("/api/labs/{}/robots/diffbot_bench/actuators", self.id);
+        self.call(reqwest::Method::POST, &path, Some(json!({"drive": {"v": 0.2, "omega": 0.3}}))).await;
+    }
+
+    /// The robot back at its start, driven by hand, and the lab alone timed from there:
+    /// every set-up is compared with the lab alone just before it, from the same state.
+    async fn alone_from_the_start(&self) -> f64 {
+        let reset = format!("/api/labs/{}/robots/diffbot_bench/reset", self.id);
+        self.call(reqwest::Method::POST, &reset, None).await;
+        self.drive_by_hand().await;
+        let alone = self.per_control_step().await;
+        self.call(reqwest::Method::POST, &reset, None).await;
+        alone
     }
 
     async fn program_state(&self) -> (String, String) {
@@ -149,13 +168,15 @@ async fn bench() {
 
     println!(
         "remote_controller_step: lockstep lab, one diffbot (180-beam lidar, 7 more sensors), {REPEATS} × {} \
-         control steps each, median per control step",
+         control steps each from the robot's start, median per control step",
         STEPS / 5
     );
-    let alone = lab.per_control_step().await;
-    println!("  lab alone (no controller)                  {alone:8.1} µs");
+    let line = |what: &str, alone: f64, with: f64| {
+        println!("  {what:<36} {with:8.1} µs; the lab alone just before {alone:8.1} µs: round trip {:6.1} µs", with - alone);
+    };
 
     // 2. A Rust websocket client answering at once.
+    let alone = lab.alone_from_the_start().await;
     let url = format!("ws://127.0.0.1:{port}/ws/labs/{}/robots/diffbot_bench/control", lab.id);
     let mut request = url.into_client_request().unwrap();
     request.headers_mut().insert("Authorization", format!("Bearer {}", lab.token).parse().unwrap());
@@ -177,13 +198,13 @@ async fn bench() {
         let _ = socket.close(None).await;
     });
     lab.wait_running("remote controller").await;
-    let rust = lab.per_control_step().await;
-    println!("  + Rust websocket client                    {rust:8.1} µs  (round trip {:6.1} µs)", rust - alone);
+    line("a Rust websocket client", alone, lab.per_control_step().await);
     let stop = format!("/api/labs/{}/robots/diffbot_bench/program/stop", lab.id);
     lab.call(reqwest::Method::POST, &stop, None).await;
     let _ = answering.await;
 
     // 3. The Python client running the program.
+    let alone = lab.alone_from_the_start().await;
     let main = folder.join("main.py");
     std::fs::write(&main, PROGRAM).unwrap();
     let python = Command::new("python3")
@@ -199,11 +220,7 @@ async fn bench() {
     match python {
         Ok(mut client) => {
             lab.wait_running("remote controller").await;
-            let remote = lab.per_control_step().await;
-            println!(
-                "  + vlab-client (Python), the program        {remote:8.1} µs  (round trip {:6.1} µs)",
-                remote - alone
-            );
+            line("vlab-client (Python) running it", alone, lab.per_control_step().await);
             lab.call(reqwest::Method::POST, &stop, None).await;
             let _ = client.wait();
         }
@@ -211,6 +228,7 @@ async fn bench() {
     }
 
     // 4. The same program uploaded, in its sandbox.
+    let alone = lab.alone_from_the_start().await;
     let form = Form::new().part("program", Part::text(PROGRAM).file_name("main.py"));
     let replaced = http
         .put(format!("{base}/api/labs/{}/robots/diffbot_bench/program", lab.id))
@@ -221,17 +239,11 @@ async fn bench() {
         .unwrap();
     if replaced.status().is_success() {
         lab.wait_running("main.py").await;
-        let sandboxed = lab.per_control_step().await;
-        println!(
-            "  + the same program, sandboxed on the server {sandboxed:8.1} µs  (round trip {:6.1} µs)",
-            sandboxed - alone
-        );
+        line("the same program, sandboxed", alone, lab.per_control_step().await);
         lab.call(reqwest::Method::POST, &stop, None).await;
     } else {
         println!("  + the same program, sandboxed: not run ({})", replaced.text().await.unwrap());
     }
-    let again = lab.per_control_step().await;
-    println!("  lab alone again                            {again:8.1} µs");
 
     let _ = server.kill();
     let _ = server.wait();
