@@ -598,3 +598,82 @@ fn program_folders_are_private_and_swept_after_a_crash() {
     assert!(!dead.exists() && alive.exists() && other.exists());
     std::fs::remove_dir_all(&base).unwrap();
 }
+
+/// A radio's reading at one control step: the messages heard, `(sender, text)`.
+fn radio(step: u64, heard: &[(&str, &str)]) -> StepInput {
+    let heard = heard
+        .iter()
+        .map(|(from, text)| vlab_protocol::RadioMessage { from: from.to_string(), text: text.to_string() })
+        .collect();
+    StepInput {
+        step,
+        time_secs: step as f64 / 240.0,
+        sensors: BTreeMap::from([("radio".to_string(), Some(SensorValue::Radio { heard, sent: vec![] }))]),
+    }
+}
+
+#[test]
+fn send_rides_in_the_answer_and_receive_keeps_what_was_heard_through_a_wait() {
+    let source = r#"
+from vlab import Robot, VlabError
+robot = Robot()
+robot.send("hello")
+robot.send("héllo wörld")
+robot.step()
+robot.wait(2 * robot.dt())
+print("heard", [(m.sender, m.text) for m in robot.receive()], "again", robot.receive())
+for i in range(16):
+    robot.send(str(i))
+try:
+    robot.send("sixteen is the limit")
+except VlabError as error:
+    print("refused:", error)
+try:
+    robot.send(42)
+except VlabError as error:
+    print("refused:", error)
+while robot.step():
+    pass
+"#;
+    let Some(mut program) = start(ProgramSpec::new("bot", source).sensor("radio", "Radio")) else { return };
+    let ready = program.receive().expect("ready");
+    assert_eq!(ready.radio, ["hello", "héllo wörld"]);
+    // The wait answers steps 10 and 15 without the program; what was heard at 5, 10 and
+    // 15 is all there when it returns, in order, and only once.
+    assert_eq!(program.exchange(&radio(5, &[("amy", "a1"), ("bob", "b1")])).unwrap().radio, Vec::<String>::new());
+    program.exchange(&radio(10, &[])).unwrap();
+    let reply = program.exchange(&radio(15, &[("amy", "a2")])).unwrap();
+    assert_eq!(reply.radio, (0..16).map(|i| i.to_string()).collect::<Vec<_>>());
+    assert_eq!(
+        texts(&reply.console),
+        [
+            "heard [('amy', 'a1'), ('bob', 'b1'), ('amy', 'a2')] again []",
+            "refused: a robot sends at most 16 radio messages per control step",
+            "refused: a radio message is a str, not int: use json.dumps for data",
+        ]
+    );
+    program.stop().expect("a clean stop");
+}
+
+#[test]
+fn a_robot_without_a_radio_is_told_so_when_it_sends() {
+    let source = r#"
+from vlab import Robot, VlabError
+robot = Robot()
+try:
+    robot.send("anyone?")
+except VlabError as error:
+    print(error)
+print("heard", robot.receive())
+while robot.step():
+    pass
+"#;
+    let Some(mut program) = start(spec(source)) else { return };
+    let ready = program.receive().expect("ready");
+    assert!(ready.radio.is_empty());
+    assert_eq!(
+        texts(&ready.console),
+        ["robot 'bot' has no Radio: declare one in its scene to send messages", "heard []"]
+    );
+    program.stop().expect("a clean stop");
+}
