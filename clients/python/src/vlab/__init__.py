@@ -359,7 +359,8 @@ class Sensor:
 
     def reading(self) -> Optional[Dict[str, Any]]:
         """The raw reading: a dict with a ``type`` (``scalar``, ``vector``, ``scan``,
-        ``keys``, ``ticks``, ``joint``, ``pose2d``, ``contact``, ``image``, ``depth_image``) and its fields, or
+        ``keys``, ``ticks``, ``joint``, ``pose2d``, ``contact``, ``image``, ``depth_image``,
+        ``orientation``, ``landmarks``, ``radio``) and its fields, or
         ``None`` before the first reading."""
         return _link.readings.get(self.name) if _link else None
 
