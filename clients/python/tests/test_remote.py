@@ -210,3 +210,33 @@ def test_the_client_attaches_again_after_the_server_restarts(tmp_path: Path):
     finally:
         process.terminate()
         process.wait(timeout=10)
+
+
+def test_remote_controllers_talk_by_radio(server, tmp_path: Path):
+    lab = _lockstep_lab(server, "radio")
+    ana = _student_in(server, lab, "Ana")
+    robots = "".join(
+        f"robot {name} {{ body {{ {name}_box {{ shape box(0.2, 0.1, 0.2); pos({x}, 0.05, 2); Radio radio {{ range 10; }} }} }} }}\n"
+        for name, x in (("radio_a", 2), ("radio_b", 4)))
+    server.upload(lab["id"], ana, robots)
+    talker = "from vlab import Robot\nrobot = Robot()\nwhile robot.step():\n    robot.send(f'ping {robot.step_count()}')\n"
+    listener = ("from vlab import Robot\nrobot = Robot()\nwhile robot.step():\n    for message in robot.receive():\n"
+                "        robot.log(message.sender, message.text)\n")
+    clients = []
+    for name, program in (("radio_a", talker), ("radio_b", listener)):
+        (tmp_path / name).mkdir()
+        clients.append(run_client(server, program, "--lab", lab["id"], "--token", ana, "--robot", name,
+                                  folder=tmp_path / name))
+    token = lab["instructor_token"]
+    try:
+        for name in ("radio_a", "radio_b"):
+            server.wait_for(lab["id"], token, name, lambda r: r["program"]["state"] == "running", "attached")
+        server.step(lab["id"], token, 60)
+        heard = [line["text"] for line in server.robot(lab["id"], token, "radio_b")["console"]
+                 if line["source"] == "log"]
+        # Sent with the answer to step 5 (joined there), heard at the next control step.
+        assert heard[:2] == ["radio_a ping 5", "radio_a ping 10"], heard
+    finally:
+        for client in clients:
+            client.terminate()
+            client.communicate(timeout=30)
