@@ -188,9 +188,9 @@ fn cell_holds(cell: &str, value: &SensorValue) -> bool {
             [*roll, *pitch, *yaw].into_iter().chain(*quaternion).collect()
         }
         SensorValue::Landmarks { landmarks } => {
-            let expected = landmarks.iter().flat_map(|l| {
-                [l.id.clone(), l.distance.to_string(), l.bearing.to_string(), l.elevation.to_string()]
-            });
+            let expected = landmarks
+                .iter()
+                .flat_map(|l| [l.id.clone(), l.distance.to_string(), l.bearing.to_string(), l.elevation.to_string()]);
             return cell.split(' ').filter(|w| !w.is_empty()).eq(expected);
         }
         SensorValue::Radio { heard, sent } => vec![heard.len() as f64, sent.len() as f64],
