@@ -171,3 +171,12 @@ fn a_beacon_inside_a_robot_is_refused_where_it_is_written() {
     assert!(message.contains("belongs on an object outside any robot"), "{message}");
     assert!(message.contains("line: 1, col: 55"), "{message}");
 }
+
+#[test]
+fn a_robot_with_two_radios_is_refused_naming_the_second() {
+    let source = "robot r { body { static c { shape box(0.1, 0.1, 0.1); Radio one; Radio two; } } }";
+    let model = interpret(source, 1);
+    let Err(error) = Robots::configure(&model, 1) else { panic!("two radios are refused") };
+    let message = error.to_string();
+    assert!(message.contains("two") && message.contains("a second Radio"), "{message}");
+}
