@@ -262,3 +262,51 @@ fn a_malformed_urdf_is_refused_at_its_line() {
     let errors = interpret(scene, "main.vlab", &loader, &Options::default()).unwrap_err();
     assert_eq!((errors[0].pos.file.as_ref(), errors[0].pos.line), ("r.urdf", 3), "{}", errors[0]);
 }
+
+/// A binary STL of a box `size` (file units) centred on the origin: 12 triangles.
+fn box_stl(size: [f32; 3]) -> Vec<u8> {
+    let h = size.map(|s| s / 2.0);
+    let corner = |i: usize| [0, 1, 2].map(|axis| if i & (1 << axis) == 0 { -h[axis] } else { h[axis] });
+    let faces = [[0, 1, 3, 2], [4, 6, 7, 5], [0, 4, 5, 1], [2, 3, 7, 6], [0, 2, 6, 4], [1, 5, 7, 3]];
+    let mut bytes = vec![0u8; 80];
+    bytes.extend(12u32.to_le_bytes());
+    for [a, b, c, d] in faces {
+        for triangle in [[a, b, c], [a, c, d]] {
+            bytes.extend([0u8; 12]);
+            for v in triangle {
+                corner(v).iter().for_each(|x| bytes.extend(x.to_le_bytes()));
+            }
+            bytes.extend([0u8; 2]);
+        }
+    }
+    bytes
+}
+
+/// A link colliding as an STL mesh (a 200 x 100 x 50 mm box, scaled from millimetres)
+/// collides as the mesh's convex hull: dropped from 0.3 m it rests on its 50 mm side,
+/// its centre 0.025 m above the floor.
+#[test]
+fn a_collision_mesh_collides_as_its_convex_hull() {
+    let urdf = r#"<robot name="brick"><link name="brick">
+  <inertial><mass value="0.5"/><inertia ixx="1e-3" ixy="0" ixz="0" iyy="1e-3" iyz="0" izz="1e-3"/></inertial>
+  <collision><geometry><mesh filename="package://brick/meshes/brick.stl" scale="0.001 0.001 0.001"/></geometry></collision>
+</link></robot>"#;
+    let loader = MapLoader::new()
+        .with_file("brick.urdf", urdf)
+        .with_asset_bytes("brick/meshes/brick.stl", &box_stl([200.0, 100.0, 50.0]));
+    let scene =
+        "environment room { width 2; length 2; }\nrobot brick { body { urdf \"brick.urdf\" { pos(1, 0.3, 1); } } }";
+    let result = interpret(scene, "main.vlab", &loader, &Options::default()).unwrap();
+    assert!(result.warnings.is_empty(), "{:?}", result.warnings);
+    let model = result.model;
+    let brick = model.body_index("brick_brick").unwrap();
+    match &model.bodies[brick].parts[0].shape {
+        vlab_backend::scene::Shape::ConvexHull { points } => assert_eq!(points.len(), 8, "the box's corners"),
+        other => panic!("collides as {other:?}"),
+    }
+    let mut lab = Lab::model(&model);
+    lab.run(2.0);
+    let height = lab.world.pose(brick).position[1];
+    println!("the brick rests at {height:.4} m");
+    assert!((height - 0.025).abs() < 0.002, "the brick's centre is {height:.4} m above the floor");
+}

@@ -25,6 +25,7 @@ fn shape(s: &Shape) -> String {
         Shape::Sphere { radius } => format!("sphere r={}", n(*radius)),
         Shape::Cylinder { radius, half_length } => format!("cylinder r={} half_len={}", n(*radius), n(*half_length)),
         Shape::Capsule { radius, half_length } => format!("capsule r={} half_len={}", n(*radius), n(*half_length)),
+        Shape::ConvexHull { points } => format!("hull of {} points", points.len()),
     }
 }
 

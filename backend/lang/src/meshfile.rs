@@ -57,6 +57,36 @@ pub fn bounds(points: &[[f32; 3]]) -> ([f32; 3], [f32; 3]) {
     (min, max)
 }
 
+/// At most `limit` of `points` that span the same convex hull, or nearly: every distinct
+/// point when there are few enough, else the farthest point in each of `limit` directions
+/// spread evenly over the sphere (each a vertex of the true hull), in a fixed order.
+pub fn hull_points(points: &[[f32; 3]], limit: usize) -> Vec<[f32; 3]> {
+    let mut distinct: Vec<[f32; 3]> = points.to_vec();
+    distinct.sort_by(|a, b| {
+        a.iter().zip(b).map(|(x, y)| x.total_cmp(y)).find(|o| o.is_ne()).unwrap_or(std::cmp::Ordering::Equal)
+    });
+    distinct.dedup();
+    if distinct.len() <= limit {
+        return distinct;
+    }
+    // A Fibonacci lattice of directions.
+    let golden = std::f32::consts::PI * (3.0 - 5f32.sqrt());
+    let mut chosen: Vec<[f32; 3]> = (0..limit)
+        .map(|i| {
+            let y = 1.0 - 2.0 * (i as f32 + 0.5) / limit as f32;
+            let r = (1.0 - y * y).sqrt();
+            let d = [r * (golden * i as f32).cos(), y, r * (golden * i as f32).sin()];
+            let dot = |p: &[f32; 3]| p[0] * d[0] + p[1] * d[1] + p[2] * d[2];
+            *distinct.iter().max_by(|a, b| dot(a).total_cmp(&dot(b))).expect("more than limit points")
+        })
+        .collect();
+    chosen.sort_by(|a, b| {
+        a.iter().zip(b).map(|(x, y)| x.total_cmp(y)).find(|o| o.is_ne()).unwrap_or(std::cmp::Ordering::Equal)
+    });
+    chosen.dedup();
+    chosen
+}
+
 /// An STL file (binary or ASCII) written as OBJ text, one face per triangle.
 pub fn stl_to_obj(bytes: &[u8]) -> Result<String, MeshError> {
     let triangles = stl_triangles(bytes)?;
@@ -213,6 +243,20 @@ mod tests {
         assert_eq!(bounds(&points), ([0.0, 0.0, -1.0], [2.0, 3.0, 0.0]));
         let obj = stl_to_obj(&bytes).unwrap();
         assert!(obj.contains("v 2 0 0\n") && obj.ends_with("f 1 2 3\n"), "{obj}");
+    }
+
+    #[test]
+    fn hull_points_keep_the_extremes_within_the_limit() {
+        let mut cube: Vec<[f32; 3]> = Vec::new();
+        for i in 0..1000 {
+            let t = i as f32 / 999.0;
+            cube.push([t, t * t, 1.0 - t]); // inside the unit cube
+        }
+        cube.extend([[0.0, 0.0, 0.0], [1.0, 1.0, 1.0], [1.0, 0.0, 0.0], [0.0, 1.0, 1.0]]);
+        assert_eq!(hull_points(&[[1.0, 2.0, 3.0], [1.0, 2.0, 3.0]], 8), [[1.0, 2.0, 3.0]], "duplicates go");
+        let kept = hull_points(&cube, 64);
+        assert!(kept.len() <= 64, "{}", kept.len());
+        assert_eq!(bounds(&kept), ([0.0; 3], [1.0; 3]), "the extremes stay");
     }
 
     #[test]

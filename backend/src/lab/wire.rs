@@ -66,6 +66,16 @@ fn shape(shape: &scene::Shape) -> wire::Shape {
         scene::Shape::Sphere { radius } => wire::Shape::Sphere { radius },
         scene::Shape::Cylinder { radius, half_length } => wire::Shape::Cylinder { radius, half_length },
         scene::Shape::Capsule { radius, half_length } => wire::Shape::Capsule { radius, half_length },
+        // Drawn (when its mesh is not) and picked as the box about its frame holding it.
+        scene::Shape::ConvexHull { ref points } => {
+            let mut half_extents = [1e-4f32; 3];
+            for p in points {
+                for (h, c) in half_extents.iter_mut().zip(p) {
+                    *h = h.max(c.abs());
+                }
+            }
+            wire::Shape::Box { half_extents }
+        }
     }
 }
 

@@ -42,7 +42,7 @@ pub fn wheel(model: &SceneModel, joint: usize, main_body: usize) -> Wheel {
         Shape::Cylinder { radius, .. } | Shape::Sphere { radius } | Shape::Capsule { radius, .. } => {
             Some(f64::from(radius))
         }
-        Shape::Box { .. } => None,
+        Shape::Box { .. } | Shape::ConvexHull { .. } => None,
     });
     Wheel { joint, forward_sign, radius, anchor: wide(anchor) }
 }

@@ -83,6 +83,7 @@ fn surface_points(shape: &Shape) -> Vec<[f64; 3]> {
             }
             corners
         }
+        Shape::ConvexHull { ref points } => points.iter().map(|p| p.map(f64::from)).collect(),
         Shape::Sphere { radius } => {
             let r = f64::from(radius);
             // Three great circles: round from above whichever way it is turned.

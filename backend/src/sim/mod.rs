@@ -222,6 +222,16 @@ fn collider_of(part: &scene::PartModel) -> ColliderBuilder {
         Shape::Sphere { radius } => (ColliderBuilder::ball(radius), None),
         Shape::Cylinder { radius, half_length } => (ColliderBuilder::cylinder(half_length, radius), Some(y_to_z)),
         Shape::Capsule { radius, half_length } => (ColliderBuilder::capsule_y(half_length, radius), Some(y_to_z)),
+        Shape::ConvexHull { ref points } => {
+            let points: Vec<Vector> = points.iter().map(|p| Vector::from_array(*p)).collect();
+            // Flat or degenerate points have no hull: their box is used.
+            let hull = ColliderBuilder::convex_hull(&points).unwrap_or_else(|| {
+                let (min, max) = points.iter().fold((points[0], points[0]), |(lo, hi), p| (lo.min(*p), hi.max(*p)));
+                let half = ((max - min) / 2.0).max(Vector::splat(1e-4));
+                ColliderBuilder::cuboid(half.x, half.y, half.z).translation((min + max) / 2.0)
+            });
+            (hull, None)
+        }
     };
     let mut local = to_pose(&part.local);
     if let Some(turn) = extra_rotation {

@@ -57,7 +57,16 @@ pub enum Shape {
         /// Half the cylindrical length along Z, metres.
         half_length: f32,
     },
+    /// The convex hull of points (an imported URDF collision mesh), at least 4 and at
+    /// most [`MAX_HULL_POINTS`].
+    ConvexHull {
+        /// Points in the part's frame, metres.
+        points: Vec<[f32; 3]>,
+    },
 }
+
+/// The most points a [`Shape::ConvexHull`] keeps.
+pub const MAX_HULL_POINTS: usize = 1024;
 
 /// How a part looks (the physics ignores it).
 #[derive(Clone, Debug, PartialEq)]

@@ -132,6 +132,10 @@ impl Shape {
             Shape::Cylinder { radius, half_length } | Shape::Capsule { radius, half_length } => {
                 positive(radius) && positive(half_length)
             }
+            Shape::ConvexHull { ref points } => {
+                (4..=super::MAX_HULL_POINTS).contains(&points.len())
+                    && points.iter().flatten().all(|c| c.is_finite() && c.abs() <= super::MAX_MAGNITUDE as f32)
+            }
         }
     }
 }

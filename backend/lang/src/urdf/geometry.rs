@@ -10,7 +10,7 @@ use super::frames::{inverse, part_pose};
 use crate::error::{Position, Warning};
 use crate::loader::{SourceLoader, resolve_path};
 use crate::meshfile;
-use crate::model::{Material, MeshRef, PartModel, Pose, Shape};
+use crate::model::{MAX_HULL_POINTS, Material, MeshRef, PartModel, Pose, Shape};
 
 /// Density of a link whose `<inertial>` gives no mass, kg/m³.
 pub(super) const DEFAULT_DENSITY: f32 = 1000.0;
@@ -144,12 +144,10 @@ impl LinkGeometry<'_> {
                 None
             }
         };
-        let (min, max) = match points {
-            Some(points) => {
-                let scaled: Vec<[f32; 3]> =
-                    points.iter().map(|p| [p[0] * scale[0], p[1] * scale[1], p[2] * scale[2]]).collect();
-                meshfile::bounds(&scaled)
-            }
+        let scaled: Option<Vec<[f32; 3]>> =
+            points.map(|points| points.iter().map(|p| [p[0] * scale[0], p[1] * scale[1], p[2] * scale[2]]).collect());
+        let (min, max) = match &scaled {
+            Some(scaled) => meshfile::bounds(scaled),
             None => ([-UNREAD_MESH_HALF; 3], [UNREAD_MESH_HALF; 3]),
         };
         let mesh = (!collides).then(|| MeshRef {
@@ -158,7 +156,12 @@ impl LinkGeometry<'_> {
             scale: uniform,
             offset: Pose::IDENTITY,
         });
-        if collides {
+        if collides
+            && let Some(hull) = scaled.map(|s| meshfile::hull_points(&s, MAX_HULL_POINTS)).filter(|h| h.len() >= 4)
+        {
+            // Its convex hull (the simulation builds it from these points).
+            Solid { shape: Shape::ConvexHull { points: hull }, centre: Pose::IDENTITY, mesh }
+        } else if collides {
             // The bounding box, centred where the mesh is.
             let centre = [0, 1, 2].map(|i| (min[i] + max[i]) / 2.0);
             let half = [0, 1, 2].map(|i| ((max[i] - min[i]) / 2.0).max(1e-4));
@@ -238,6 +241,11 @@ pub(super) fn volume(shape: &Shape) -> f32 {
         Shape::Cylinder { radius, half_length } => PI * radius * radius * 2.0 * half_length,
         Shape::Capsule { radius, half_length } => {
             PI * radius * radius * 2.0 * half_length + 4.0 / 3.0 * PI * radius.powi(3)
+        }
+        // Its bounding box: a hull fills most of it, and the mass is the link's anyway.
+        Shape::ConvexHull { ref points } => {
+            let (min, max) = meshfile::bounds(points);
+            (0..3).map(|i| (max[i] - min[i]).max(1e-4)).product()
         }
     }
 }

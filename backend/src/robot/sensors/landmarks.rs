@@ -139,6 +139,9 @@ fn reach(body: &crate::scene::BodyModel) -> f64 {
                 Shape::Cylinder { radius, half_length } | Shape::Capsule { radius, half_length } => {
                     f64::from(radius + half_length)
                 }
+                Shape::ConvexHull { ref points } => {
+                    points.iter().map(|p| f64::from(p[0] * p[0] + p[1] * p[1] + p[2] * p[2]).sqrt()).fold(0.0, f64::max)
+                }
             };
             centre + size
         })
