@@ -7,6 +7,10 @@ use std::fmt::Write as _;
 /// Largest number of triangles read from one STL file (about 25 MB of binary STL).
 pub const MAX_STL_TRIANGLES: u32 = 500_000;
 
+/// Most distinct vertices [`hull_points`] looks at; a mesh with more is looked at
+/// through an evenly spaced selection of them.
+pub const MAX_HULL_SCAN: usize = 65_536;
+
 /// Why a mesh file could not be read.
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
 pub enum MeshError {
@@ -68,6 +72,12 @@ pub fn hull_points(points: &[[f32; 3]], limit: usize) -> Vec<[f32; 3]> {
     distinct.dedup();
     if distinct.len() <= limit {
         return distinct;
+    }
+    // Bounds the work to `limit` × MAX_HULL_SCAN comparisons: a huge mesh is looked at
+    // through every n-th of its vertices.
+    if distinct.len() > MAX_HULL_SCAN {
+        let stride = distinct.len().div_ceil(MAX_HULL_SCAN);
+        distinct = distinct.into_iter().step_by(stride).collect();
     }
     // A Fibonacci lattice of directions.
     let golden = std::f32::consts::PI * (3.0 - 5f32.sqrt());
