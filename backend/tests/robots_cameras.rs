@@ -38,7 +38,10 @@ struct Bench {
 
 impl Bench {
     fn new(source: &str, seed: u64) -> Bench {
-        let options = scene::Options { seed, ..scene::Options::default() };
+        // Three cameras on one robot: past a robot's camera budget (two default cameras),
+        // which guards the lab's thread, not what these truths are about.
+        let budgets = scene::Budgets { max_camera_rays_per_robot: 3 * 96_000, ..scene::Budgets::default() };
+        let options = scene::Options { seed, budgets };
         let result = scene::interpret(source, "test.vlab", &scene::MapLoader::new(), &options);
         let model: SceneModel = result.unwrap_or_else(|e| panic!("scene does not load: {e:?}")).model;
         let mut world = World::build(&model).unwrap();

@@ -157,7 +157,13 @@ pub const CATALOGUE: &[DeviceSpec] = &[
         name: "Radio",
         class: DeviceClass::Sensor,
         placement: Placement::BodyOrRobot,
-        params: &[("range", Num), ("max_length", Count), ("channel", Count), ("max_heard", Count), ("line_of_sight", Bool)],
+        params: &[
+            ("range", Num),
+            ("max_length", Count),
+            ("channel", Count),
+            ("max_heard", Count),
+            ("line_of_sight", Bool),
+        ],
     },
     DeviceSpec { name: "IMU", class: DeviceClass::Sensor, placement: Placement::Body, params: &[] },
     DeviceSpec {
@@ -238,6 +244,32 @@ pub const MAX_CAMERA_FOV: f64 = 170.0 * std::f64::consts::PI / 180.0;
 /// in 16 bits.
 pub const MAX_DEPTH_RANGE: f64 = 65.0;
 
+/// Camera rays one robot's cameras may cast per second of simulation time, all together:
+/// two default cameras (160 × 120 at 5 Hz). A ray costs a few hundred nanoseconds on the
+/// lab's thread, so this keeps one robot's cameras under about a tenth of a core at 1×,
+/// whatever its owner declares (docs/sensors.md, "Cameras").
+pub const MAX_CAMERA_RAYS_PER_ROBOT: u64 = 2 * 160 * 120 * 5;
+
+/// The rays per second of simulation time a camera of these parameters casts (one per
+/// pixel per image); `None` for any other device.
+pub fn camera_rays_per_second(device: &str, num: impl Fn(&str) -> Option<f64>) -> Option<f64> {
+    matches!(device, "Camera" | "DepthCamera")
+        .then(|| num("width").unwrap_or(0.0) * num("height").unwrap_or(0.0) * num("rate").unwrap_or(0.0))
+}
+
+/// Whether `total` camera rays per second for `robot` (`None`: cameras of no robot) stay
+/// within `budget` (by default [`MAX_CAMERA_RAYS_PER_ROBOT`]): the message when not.
+pub fn check_camera_budget(robot: Option<&str>, total: f64, budget: u64) -> Result<(), String> {
+    if total <= budget as f64 {
+        return Ok(());
+    }
+    let whose = robot.map_or("cameras outside a robot".to_owned(), |r| format!("robot '{r}''s cameras"));
+    Err(format!(
+        "with this camera, {whose} would cast {total:.0} rays per second of simulation time (width × height × \
+         rate, all cameras together); at most {budget}: use smaller images or a lower rate"
+    ))
+}
+
 /// Whether a device's parameters together stay within the catalogue's limits
 /// (`num` gives a parameter as set, else its default): the message when not.
 pub fn check_limits(device: &str, num: impl Fn(&str) -> Option<f64>) -> Result<(), String> {
@@ -250,6 +282,11 @@ pub fn check_limits(device: &str, num: impl Fn(&str) -> Option<f64>) -> Result<(
             "a {device} of {width} × {height} has {} pixels; at most {MAX_CAMERA_PIXELS} (320 × 240) are allowed",
             width * height
         ));
+    }
+    // A sensor's rate of 0 means every physics step: for a camera, hundreds of images a
+    // second. Its budget counts images, so a camera says how many it takes.
+    if num("rate").is_none_or(|rate| !(rate > 0.0 && rate.is_finite())) {
+        return Err(format!("a {device}'s 'rate' is its images per second of simulation time: above 0"));
     }
     if num("fov").is_some_and(|fov| fov > MAX_CAMERA_FOV) {
         return Err(format!("a {device}'s 'fov' is at most {MAX_CAMERA_FOV:.4} rad (170°)"));
@@ -277,7 +314,9 @@ fn perception_limits(device: &str, num: impl Fn(&str) -> Option<f64>) -> Result<
         "Radio" if over("max_heard", MAX_RADIO_HEARD) => {
             Err(format!("a Radio's 'max_heard' is at most {MAX_RADIO_HEARD} messages per control step"))
         }
-        "Radio" if over("channel", MAX_RADIO_CHANNEL) => Err(format!("a Radio's 'channel' is at most {MAX_RADIO_CHANNEL}")),
+        "Radio" if over("channel", MAX_RADIO_CHANNEL) => {
+            Err(format!("a Radio's 'channel' is at most {MAX_RADIO_CHANNEL}"))
+        }
         "LandmarkSensor" if over("fov", std::f64::consts::TAU) => {
             Err("a LandmarkSensor's 'fov' is at most 2π rad (all around)".into())
         }
@@ -330,12 +369,23 @@ mod tests {
         assert_eq!((default_value("Camera", "width"), default_value("Camera", "height")), (Some(160.0), Some(120.0)));
         assert_eq!(default_value("DepthCamera", "rate"), Some(5.0));
         assert_eq!(check_limits("Camera", defaults("Camera")), Ok(()));
-        let sized = |w: f64, h: f64| move |name: &str| match name {
-            "width" => Some(w),
-            "height" => Some(h),
-            other => default_value("Camera", other),
+        let sized = |w: f64, h: f64| {
+            move |name: &str| match name {
+                "width" => Some(w),
+                "height" => Some(h),
+                other => default_value("Camera", other),
+            }
         };
         assert_eq!(check_limits("Camera", sized(320.0, 240.0)), Ok(()));
+        let every_step = |name: &str| if name == "rate" { Some(0.0) } else { default_value("Camera", name) };
+        assert!(check_limits("Camera", every_step).unwrap_err().contains("above 0"));
+        let rays = |device| camera_rays_per_second(device, |name: &str| default_value(device, name));
+        assert_eq!(rays("Camera"), Some(96_000.0));
+        assert_eq!(rays("Lidar"), None);
+        assert_eq!(MAX_CAMERA_RAYS_PER_ROBOT, 2 * 96_000, "two default cameras");
+        assert_eq!(check_camera_budget(Some("bot"), 2.0 * 96_000.0, MAX_CAMERA_RAYS_PER_ROBOT), Ok(()));
+        let over = check_camera_budget(Some("bot"), 2.0 * 96_000.0 + 1.0, MAX_CAMERA_RAYS_PER_ROBOT).unwrap_err();
+        assert!(over.contains("robot 'bot''s cameras would cast 192001 rays per second"), "{over}");
         assert!(check_limits("Camera", sized(321.0, 240.0)).unwrap_err().contains("77040 pixels"));
         let wide = |name: &str| if name == "fov" { Some(3.0) } else { default_value("Camera", name) };
         assert!(check_limits("Camera", wide).is_err());

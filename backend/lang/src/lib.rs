@@ -116,6 +116,11 @@ pub struct Budgets {
     pub max_string_len: usize,
     /// `print_*` lines.
     pub max_log_lines: usize,
+    /// Camera rays one robot's cameras may cast per second of simulation time, all
+    /// together (width × height × rate; default
+    /// [`catalogue::MAX_CAMERA_RAYS_PER_ROBOT`]): a ray costs the lab's thread a few
+    /// hundred nanoseconds. Benches that time one image a step raise it.
+    pub max_camera_rays_per_robot: u64,
 }
 
 impl Default for Budgets {
@@ -130,6 +135,7 @@ impl Default for Budgets {
             max_source_bytes: 4 << 20,
             max_string_len: 1 << 20,
             max_log_lines: 10_000,
+            max_camera_rays_per_robot: catalogue::MAX_CAMERA_RAYS_PER_ROBOT,
         }
     }
 }

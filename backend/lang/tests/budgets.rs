@@ -147,3 +147,20 @@ fn recursion_through_deep_expressions_does_not_overflow_the_stack() {
     let e = quickly(|| error(&blocks));
     assert!(e.contains("nested") || e.contains("deep"), "{e}");
 }
+
+#[test]
+fn a_robot_past_its_camera_budget_is_refused_at_the_camera_that_goes_over() {
+    // Two default cameras (160 × 120 at 5 Hz) fit; a third, or one camera at 11 Hz of
+    // 320 × 240, does not: one robot's cameras must not take the lab's thread.
+    let robot = |cameras: &str| {
+        format!("robot r {{ body {{ b {{ shape box(0.2, 0.1, 0.2); pos(0, 0.1, 0);\n{cameras} }} }} }}")
+    };
+    assert_eq!(common::run(&robot("Camera a;\nDepthCamera b;")).model.sensors.len(), 2);
+    let e = error(&robot("Camera a;\nCamera b;\nCamera c;"));
+    assert!(e.starts_with("main.vlab:4:"), "the third camera's line: {e}");
+    assert!(e.contains("robot 'r''s cameras would cast 288000 rays per second"), "{e}");
+    let e = error(&robot("Camera big { width 320; height 240; rate 2.6; }"));
+    assert!(e.contains("at most 192000"), "{e}");
+    let e = error(&robot("Camera a { rate 0; }"));
+    assert!(e.contains("'rate' must be positive"), "{e}");
+}

@@ -140,6 +140,9 @@ pub(super) struct Builder {
     palette: Palette,
     names: HashMap<String, (Target, Position)>,
     device_names: HashSet<(Option<String>, String)>,
+    /// Camera rays per second of simulation time declared so far, by robot (the
+    /// catalogue's per-robot budget).
+    camera_rays: HashMap<Option<String>, f64>,
     stack: Vec<Ctx>,
     joints: Vec<JointBuilder>,
     elements: usize,
@@ -163,6 +166,7 @@ impl Builder {
             palette: Palette::default(),
             names: HashMap::new(),
             device_names: HashSet::new(),
+            camera_rays: HashMap::new(),
             stack: Vec::new(),
             joints: Vec::new(),
             elements: 0,
@@ -1132,6 +1136,16 @@ impl Interp<'_> {
         crate::catalogue::check_limits(spec.name, set)
             .map_err(|message| LangError::new(pos.clone(), ErrorKind::Value(message)))?;
         let robot = self.builder.robot();
+        if let Some(rays) = crate::catalogue::camera_rays_per_second(spec.name, set) {
+            let total = self.builder.camera_rays.entry(robot.clone()).or_default();
+            *total += rays;
+            crate::catalogue::check_camera_budget(
+                robot.as_deref(),
+                *total,
+                self.options.budgets.max_camera_rays_per_robot,
+            )
+            .map_err(|message| LangError::new(pos.clone(), ErrorKind::Value(message)))?;
+        }
         let kind_word = match spec.class {
             DeviceClass::Sensor => "sensor",
             DeviceClass::Actuator => "actuator",
