@@ -1039,6 +1039,34 @@ impl Interp<'_> {
         Ok(())
     }
 
+    /// A device's parameters within the catalogue's limits, and its robot's cameras
+    /// within their budget (a scene's devices and a URDF's alike), at `pos`.
+    pub(in crate::interp) fn within_limits(
+        &mut self,
+        spec: &'static DeviceSpec,
+        values: &[(String, ParamValue)],
+        pos: &Position,
+    ) -> IResult<()> {
+        let set = |key: &str| match values.iter().find(|(n, _)| n == key) {
+            Some((_, ParamValue::Num(n))) => Some(*n),
+            _ => crate::catalogue::default_value(spec.name, key),
+        };
+        crate::catalogue::check_limits(spec.name, set)
+            .map_err(|message| LangError::new(pos.clone(), ErrorKind::Value(message)))?;
+        if let Some(rays) = crate::catalogue::camera_rays_per_second(spec.name, set) {
+            let robot = self.builder.robot();
+            let total = self.builder.camera_rays.entry(robot.clone()).or_default();
+            *total += rays;
+            crate::catalogue::check_camera_budget(
+                robot.as_deref(),
+                *total,
+                self.options.budgets.max_camera_rays_per_robot,
+            )
+            .map_err(|message| LangError::new(pos.clone(), ErrorKind::Value(message)))?;
+        }
+        Ok(())
+    }
+
     fn device(&mut self, spec: &'static DeviceSpec, name: String, params: &[Param], pos: &Position) -> IResult<()> {
         self.count_element(pos)?;
         let mut values = Vec::with_capacity(params.len());
@@ -1129,23 +1157,8 @@ impl Interp<'_> {
             }
             values.push((param.name.clone(), value));
         }
-        let set = |key: &str| match values.iter().find(|(n, _)| n == key) {
-            Some((_, ParamValue::Num(n))) => Some(*n),
-            _ => crate::catalogue::default_value(spec.name, key),
-        };
-        crate::catalogue::check_limits(spec.name, set)
-            .map_err(|message| LangError::new(pos.clone(), ErrorKind::Value(message)))?;
+        self.within_limits(spec, &values, pos)?;
         let robot = self.builder.robot();
-        if let Some(rays) = crate::catalogue::camera_rays_per_second(spec.name, set) {
-            let total = self.builder.camera_rays.entry(robot.clone()).or_default();
-            *total += rays;
-            crate::catalogue::check_camera_budget(
-                robot.as_deref(),
-                *total,
-                self.options.budgets.max_camera_rays_per_robot,
-            )
-            .map_err(|message| LangError::new(pos.clone(), ErrorKind::Value(message)))?;
-        }
         let kind_word = match spec.class {
             DeviceClass::Sensor => "sensor",
             DeviceClass::Actuator => "actuator",

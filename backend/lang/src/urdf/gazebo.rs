@@ -179,9 +179,11 @@ fn sensor(
                 set("fov", number_at(camera, &["horizontal_fov"]));
             }
             if kind == "camera" {
+                let params = fit_camera(params, &name, &pos, warnings);
                 out.push(declare("Camera", name, params));
             } else {
                 set("range", camera.and_then(|c| number_at(c, &["clip", "far"])));
+                let params = fit_camera(params, &name, &pos, warnings);
                 out.push(declare("DepthCamera", name, params));
             }
         }
@@ -192,6 +194,63 @@ fn sensor(
             message: format!("the Gazebo sensor type '{other}' has no VLab counterpart: ignored"),
         }),
     }
+}
+
+/// A Gazebo camera brought within the catalogue's limits: a simulator on a GPU renders
+/// 640 × 480 at 30 Hz, a classroom server casts one ray per pixel on the lab's thread.
+/// Past one default camera's rays (160 × 120 at 5 Hz) it is imported at 160 pixels wide
+/// (the same shape) and at most 5 Hz, and a depth range past the limit is cut, each
+/// with a warning; the wrapper may set other figures within the limits.
+fn fit_camera(
+    mut params: Vec<(String, ParamValue)>,
+    name: &str,
+    pos: &Position,
+    warnings: &mut Vec<Warning>,
+) -> Vec<(String, ParamValue)> {
+    use crate::catalogue::{MAX_CAMERA_RAYS_PER_ROBOT, MAX_DEPTH_RANGE, default_value};
+    let get = |params: &[(String, ParamValue)], key: &str| {
+        params
+            .iter()
+            .find_map(|(k, v)| match v {
+                ParamValue::Num(n) if k == key => Some(*n),
+                _ => None,
+            })
+            .or_else(|| default_value("Camera", key))
+            .unwrap_or(0.0)
+    };
+    let put = |params: &mut Vec<(String, ParamValue)>, key: &str, value: f64| {
+        params.retain(|(k, _)| k != key);
+        params.push((key.to_owned(), ParamValue::Num(value)));
+    };
+    let (width, height, rate) = (get(&params, "width"), get(&params, "height"), get(&params, "rate"));
+    let one_camera = MAX_CAMERA_RAYS_PER_ROBOT as f64 / 2.0;
+    if width * height * rate > one_camera || width * height > crate::catalogue::MAX_CAMERA_PIXELS {
+        let (w, h) = (160.0_f64.min(width), (160.0_f64.min(width) * height / width.max(1.0)).round().max(1.0));
+        let r = rate.min(one_camera / (w * h)).min(5.0);
+        put(&mut params, "width", w);
+        put(&mut params, "height", h);
+        put(&mut params, "rate", r);
+        warnings.push(Warning {
+            pos: pos.clone(),
+            message: format!(
+                "the camera '{name}' ({width} × {height} at {rate} Hz) is imported as {w} × {h} at {r} Hz: a robot's \
+                 cameras cast at most {MAX_CAMERA_RAYS_PER_ROBOT} rays per second together (docs/sensors.md, \
+                 \"Cameras\"); set its figures in the wrapper"
+            ),
+        });
+    }
+    let range = params.iter().find_map(|(k, v)| match v {
+        ParamValue::Num(n) if k == "range" => Some(*n),
+        _ => None,
+    });
+    if let Some(range) = range.filter(|r| *r > MAX_DEPTH_RANGE) {
+        put(&mut params, "range", MAX_DEPTH_RANGE);
+        warnings.push(Warning {
+            pos: pos.clone(),
+            message: format!("the depth camera '{name}' sees {range} m far: cut to {MAX_DEPTH_RANGE} m, the limit"),
+        });
+    }
+    params
 }
 
 #[cfg(test)]
@@ -251,5 +310,28 @@ mod tests {
         assert_eq!(warnings.len(), 1);
         assert!(warnings[0].message.contains("'magnetometer'"), "{}", warnings[0].message);
         assert_eq!(warnings[0].pos.line, 5);
+    }
+
+    #[test]
+    fn a_gpu_sized_camera_is_brought_within_the_budget_with_a_warning() {
+        let (devices, warnings) = devices_of(
+            r#"<robot name="r"><gazebo reference="cam"><sensor type="camera" name="front"><update_rate>30</update_rate>
+               <camera><horizontal_fov>1.2</horizontal_fov><image><width>640</width><height>480</height></image>
+               </camera></sensor></gazebo>
+               <gazebo reference="cam"><sensor type="depth" name="deep"><update_rate>2</update_rate>
+               <camera><image><width>80</width><height>60</height></image><clip><far>100</far></clip></camera>
+               </sensor></gazebo></robot>"#,
+        );
+        let num = |d: &DeviceDecl, key: &str| {
+            d.params.iter().find(|(k, _)| k == key).map(|(_, v)| v.clone()).unwrap_or(ParamValue::Num(f64::NAN))
+        };
+        let front = &devices[0];
+        let fitted = ["width", "height", "rate", "fov"].map(|key| num(front, key));
+        assert_eq!(fitted, [160.0, 120.0, 5.0, 1.2].map(ParamValue::Num), "one default camera's rays, same shape");
+        let deep = &devices[1];
+        assert_eq!(["width", "rate", "range"].map(|key| num(deep, key)), [80.0, 2.0, 65.0].map(ParamValue::Num));
+        assert_eq!(warnings.len(), 2, "{warnings:?}");
+        assert!(warnings[0].message.contains("'front' (640 × 480 at 30 Hz) is imported as 160 × 120 at 5 Hz"));
+        assert!(warnings[1].message.contains("cut to 65 m"), "{}", warnings[1].message);
     }
 }

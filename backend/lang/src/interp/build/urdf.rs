@@ -164,6 +164,7 @@ impl Interp<'_> {
         params: Vec<(String, ParamValue)>,
         pos: &Position,
     ) -> IResult<PendingDevice> {
+        self.within_limits(spec, &params, pos)?;
         let robot = self.builder.robot();
         if !self.builder.device_names.insert((robot.clone(), name.to_owned())) {
             return Err(LangError::new(
