@@ -90,7 +90,8 @@ impl Lab {
     }
 
     async fn program_state(&self) -> (String, String) {
-        let report = self.call(reqwest::Method::GET, &format!("/api/labs/{}/robots/diffbot_bench", self.id), None).await;
+        let report =
+            self.call(reqwest::Method::GET, &format!("/api/labs/{}/robots/diffbot_bench", self.id), None).await;
         let program = &report["program"];
         (program["state"].as_str().unwrap_or("").into(), program["file"].as_str().unwrap_or("").into())
     }
@@ -172,7 +173,10 @@ async fn bench() {
         STEPS / 5
     );
     let line = |what: &str, alone: f64, with: f64| {
-        println!("  {what:<36} {with:8.1} µs; the lab alone just before {alone:8.1} µs: round trip {:6.1} µs", with - alone);
+        println!(
+            "  {what:<36} {with:8.1} µs; the lab alone just before {alone:8.1} µs: round trip {:6.1} µs",
+            with - alone
+        );
     };
 
     // 2. A Rust websocket client answering at once.

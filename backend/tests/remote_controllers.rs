@@ -108,7 +108,8 @@ async fn a_lockstep_lab_waits_for_every_answer_and_the_robot_drives() {
     let ana = server.join_demo("Ana").await;
     add_robot(&server, &ana, "ana", 6, None).await;
     let x0 = x_of(&report(&server, "diffbot_ana").await);
-    let (mut socket, hello) = attach_ready(&server, "diffbot_ana", &ana, json!({"drive": {"v": 0.2, "omega": 0}})).await;
+    let (mut socket, hello) =
+        attach_ready(&server, "diffbot_ana", &ana, json!({"drive": {"v": 0.2, "omega": 0}})).await;
     assert_eq!((hello["robot"].as_str(), hello["control_period"].as_u64()), (Some("diffbot_ana"), Some(5)));
     status_where(&server, "diffbot_ana", |p| p["state"] == "running" && p["file"] == "remote controller").await;
 
@@ -214,7 +215,8 @@ async fn a_stalled_controller_is_detached_alone_its_robot_holds_still_and_attach
     assert!((after - before).abs() < 1e-3, "held still: {before} → {after}");
 
     // Attaching again resumes from the lab's step, with the commands it sends.
-    let (mut socket, hello) = attach_ready(&server, "diffbot_ana", &ana, json!({"drive": {"v": 0.3, "omega": 0}})).await;
+    let (mut socket, hello) =
+        attach_ready(&server, "diffbot_ana", &ana, json!({"drive": {"v": 0.3, "omega": 0}})).await;
     assert_eq!(hello["step"], 600);
     status_where(&server, "diffbot_ana", |p| p["state"] == "running").await;
     let answering = tokio::spawn(async move {

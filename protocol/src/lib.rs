@@ -48,8 +48,8 @@ pub use robots::{
     ActuatorCommand, ActuatorCommands, ActuatorReport, JointReading, Lateness, ProgramState, ProgramStatus, RobotPose,
     RobotReport, SensorReport, SensorValue,
 };
-pub use sightings::{Landmark, RadioMessage};
 pub use scene::{BodyId, BodyView, Material, MeshView, PartView, Pose, SceneSnapshot, Shape};
+pub use sightings::{Landmark, RadioMessage};
 
 /// The version of this protocol. Bumped on any incompatible change of a message or
 /// of the frame encoding; checked when a websocket connects.

@@ -125,7 +125,9 @@ impl Conversation {
                 let console = std::mem::take(&mut self.pending);
                 Ok(Some(Reply { step: None, commands, console, belief, radio }))
             }
-            (ProgramMsg::Commands { step, commands, output, belief, radio }, Awaiting::Commands(sent)) if step == sent => {
+            (ProgramMsg::Commands { step, commands, output, belief, radio }, Awaiting::Commands(sent))
+                if step == sent =>
+            {
                 self.take_output(output)?;
                 self.awaiting = Awaiting::Nothing;
                 let console = std::mem::take(&mut self.pending);

@@ -68,8 +68,8 @@ pub use self::program::{
     sweep_program_folders,
 };
 pub use self::remote::{
-    CLOSE_DETACHED, CLOSE_STOPPED, MAX_MESSAGES_AHEAD, PeerClosed, PeerWatch, REMOTE_STALL_LIMIT, RemoteController, RemotePeer, ToPeer,
-    remote_pair,
+    CLOSE_DETACHED, CLOSE_STOPPED, MAX_MESSAGES_AHEAD, PeerClosed, PeerWatch, REMOTE_STALL_LIMIT, RemoteController,
+    RemotePeer, ToPeer, remote_pair,
 };
 pub use self::wasm::{ABI_VERSION, WasmLimits, WasmProgram, WasmSpec, check_module};
 

@@ -368,8 +368,13 @@ impl LabHandle {
     /// Attaches a remote controller to robot `robot` in place of its program (it is
     /// greeted and joins at a control step, like a program that started).
     pub async fn attach_remote(&self, robot: &str, controller: RemoteController) -> Result<(), LabError> {
-        let attached =
-            self.request(|reply| LabCommand::AttachRemote { robot: robot.to_owned(), controller: Box::new(controller), reply }).await?;
+        let attached = self
+            .request(|reply| LabCommand::AttachRemote {
+                robot: robot.to_owned(),
+                controller: Box::new(controller),
+                reply,
+            })
+            .await?;
         attached.map_err(|refused| match refused {
             AttachRefused::NoRobot => self.no_robot(robot),
             AttachRefused::ProgramRunning => LabError::ProgramRunning { robot: robot.to_owned() },

@@ -559,7 +559,13 @@ impl Slot {
             (None, false) => (None, None),
         };
         let state = if file.is_none() { ProgramState::None } else { state };
-        ProgramStatus { file, language, state, message, late: if state == ProgramState::Running { self.late } else { None } }
+        ProgramStatus {
+            file,
+            language,
+            state,
+            message,
+            late: if state == ProgramState::Running { self.late } else { None },
+        }
     }
 
     /// The console's line as it starts.

@@ -65,8 +65,10 @@ pub fn urdf_template(suffix: &str, file: &str, spot: [f32; 2]) -> String {
     let [x, z] = spot.map(coordinate_text);
     let stem = file.rsplit('/').next().unwrap_or(file);
     let stem = stem.strip_suffix(".urdf").or_else(|| stem.strip_suffix(".URDF")).unwrap_or(stem);
-    let mut name: String =
-        stem.chars().map(|c| if c.is_ascii_alphanumeric() || c == '_' { c.to_ascii_lowercase() } else { '_' }).collect();
+    let mut name: String = stem
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() || c == '_' { c.to_ascii_lowercase() } else { '_' })
+        .collect();
     if !name.starts_with(|c: char| c.is_ascii_alphabetic()) {
         name.insert_str(0, "urdf_");
     }

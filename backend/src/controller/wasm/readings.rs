@@ -56,7 +56,8 @@ impl Reading {
                 (ReadingType::Radio, vec![heard.len() as f64], texts)
             }
             Some(SensorValue::Image { width, height, mean, pixels }) => {
-                let values = vec![f64::from(*width), f64::from(*height)].into_iter().chain(mean.map(f64::from)).collect();
+                let values =
+                    vec![f64::from(*width), f64::from(*height)].into_iter().chain(mean.map(f64::from)).collect();
                 return Reading { kind: ReadingType::Image, values, keys: Vec::new(), bytes: decode(pixels) };
             }
             Some(SensorValue::DepthImage { width, height, max_range, nearest, depths }) => {
@@ -105,7 +106,10 @@ mod tests {
     fn an_image_keeps_its_pixels_until_a_new_one_comes() {
         let image = |pixels: &str| SensorValue::Image { width: 1, height: 1, mean: [1, 2, 3], pixels: pixels.into() };
         let mut first = Reading::from_value(Some(&image("AQID")));
-        assert_eq!((first.kind, first.values.clone(), first.bytes.clone()), (ReadingType::Image, vec![1.0, 1.0, 1.0, 2.0, 3.0], vec![1, 2, 3]));
+        assert_eq!(
+            (first.kind, first.values.clone(), first.bytes.clone()),
+            (ReadingType::Image, vec![1.0, 1.0, 1.0, 2.0, 3.0], vec![1, 2, 3])
+        );
         let mut second = Reading::from_value(Some(&image(""))).after(&mut first);
         assert_eq!(second.bytes, vec![1, 2, 3], "the summary alone keeps the last pixels");
         let third = Reading::from_value(Some(&image("BAUG"))).after(&mut second);
