@@ -31,7 +31,7 @@ fn image(pixels: &str) -> StepInput {
 fn drive(program: &mut WasmProgram, mut input: StepInput, step: u64) -> ActuatorCommand {
     input.step = step;
     program.send_step(&input).unwrap();
-    program.receive().unwrap().commands["drive"].clone()
+    program.receive().unwrap().commands["drive"]
 }
 
 #[test]
