@@ -502,6 +502,37 @@ fn a_piston_slides_along_and_spins_about_one_axis_only() {
     assert!(off_axis < ANGLE_TOL, "the bob turned {off_axis} rad about another axis");
 }
 
+// ---------------------------------------------------------------- planar
+
+#[test]
+fn a_planar_joint_slides_in_its_plane_and_spins_about_its_normal_only() {
+    // A plane tilted 45° (normal (1, 1, 0)): gravity slides the bob down it. Set
+    // spinning about the normal and about an axis in the plane, it keeps the first
+    // spin (nothing in the plane holds it) and loses the second (no tilting).
+    let anchor = [0.0, 3.0, 0.0];
+    let normal = unit([1.0, 1.0, 0.0]);
+    let start = Pose::at([0.0, 3.0, 0.5]);
+    let bodies = vec![pivot([-1.0, 4.0, -1.0]), body("bob", Motion::Dynamic, start, ball(0.1))];
+    let kind = JointKind::Planar { anchor, axis: normal };
+    let mut world = World::build(&model(bodies, vec![joint("puck", 0, 1, kind)], -9.81)).unwrap();
+    let spin = [2.0 * normal[0], 2.0 * normal[1], 2.0 * normal[2] + 1.0];
+    world.set_body_state(1, &start, [0.0; 3], spin);
+    let (mut off_plane, mut spun, mut tilted) = (0.0f32, 0.0f32, 0.0f32);
+    run(&mut world, TWO_SECONDS, |w| {
+        let pin = carried(w, 1, &start, anchor);
+        off_plane = off_plane.max(dot(sub(pin, anchor), normal).abs());
+        let q = delta(start.rotation, w.pose(1).rotation);
+        spun = spun.max(twist_about(q, normal).abs());
+        tilted = tilted.max(swing_off(q, normal));
+    });
+    let slid = norm(sub(carried(&world, 1, &start, anchor), anchor));
+    println!("planar: slid {slid}, spun {spun}, off plane {off_plane}, tilted {tilted}");
+    assert!(slid > 5.0, "the bob only slid {slid} m in its plane");
+    assert!(spun > 1.0, "the bob only turned {spun} rad about the normal");
+    assert!(off_plane < POSITION_TOL, "the pin left the plane by {off_plane} m");
+    assert!(tilted < ANGLE_TOL, "the bob tilted {tilted} rad out of the plane");
+}
+
 // ---------------------------------------------------------------- erp / cfm
 
 #[test]

@@ -401,6 +401,8 @@ pub enum JointType {
     PU,
     /// JointPiston
     Piston,
+    /// JointPlanar
+    Planar,
 }
 
 impl JointType {
@@ -416,6 +418,7 @@ impl JointType {
             "jointpr" => JointType::PR,
             "jointpu" => JointType::PU,
             "jointpiston" => JointType::Piston,
+            "jointplanar" => JointType::Planar,
             _ => return None,
         })
     }
@@ -432,6 +435,7 @@ impl JointType {
             JointType::PR => "JointPR",
             JointType::PU => "JointPU",
             JointType::Piston => "JointPiston",
+            JointType::Planar => "JointPlanar",
         }
     }
 }

@@ -90,7 +90,9 @@ pub fn dump(model: &SceneModel) -> String {
                 format!("anchor {} axis {} axis2 {}", v(anchor), v(axis), v(axis2))
             }
             JointKind::Fixed => String::new(),
-            JointKind::Piston { anchor, axis } => format!("anchor {} axis {}", v(anchor), v(axis)),
+            JointKind::Piston { anchor, axis } | JointKind::Planar { anchor, axis } => {
+                format!("anchor {} axis {}", v(anchor), v(axis))
+            }
         };
         let _ = writeln!(
             w,

@@ -97,6 +97,7 @@ pub const JOINT_TYPES: &[&str] = &[
     "JointPR",
     "JointPU",
     "JointPiston",
+    "JointPlanar",
 ];
 
 /// Sensor and actuator types, as the catalogue spells them (`SimpleGPS`, `DiffDrive`).
@@ -141,7 +142,8 @@ mod tests {
             | JointType::Fixed
             | JointType::PR
             | JointType::PU
-            | JointType::Piston => kind.name(),
+            | JointType::Piston
+            | JointType::Planar => kind.name(),
         };
         let kinds = [
             JointType::Ball,
@@ -153,6 +155,7 @@ mod tests {
             JointType::PR,
             JointType::PU,
             JointType::Piston,
+            JointType::Planar,
         ];
         assert_eq!(kinds.map(all).as_slice(), JOINT_TYPES);
         for name in JOINT_TYPES {

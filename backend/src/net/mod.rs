@@ -96,13 +96,16 @@ pub fn app(state: Arc<AppState>) -> Router {
         // layer covers the routes above it: keep it after the last route).
         .route_layer(axum::middleware::from_fn_with_state(Arc::clone(&rates), guard::limit_rates))
         .fallback(http::api_not_found);
+    // Attaching a remote controller counts as time control. A router of its own, so
+    // that its route layer counts it alone (on the outer router it would count every
+    // API request a second time).
+    let control = Router::new()
+        .route("/ws/labs/{lab}/robots/{robot}/control", get(remote::attach))
+        .route_layer(axum::middleware::from_fn_with_state(Arc::clone(&rates), guard::limit_rates));
     Router::new()
         .nest("/api", api)
         .route("/ws/labs/{lab}", get(ws::upgrade))
-        .route("/ws/labs/{lab}/robots/{robot}/control", get(remote::attach))
-        // Attaching a remote controller counts as time control (a route layer covers
-        // the routes above it).
-        .route_layer(axum::middleware::from_fn_with_state(Arc::clone(&rates), guard::limit_rates))
+        .merge(control)
         .nest_service("/assets", assets)
         .route("/", get(http::index))
         .fallback_service(web)

@@ -17,6 +17,7 @@
 //! | `JointPR` | axis2 / axis / X × Y | rotation about X, translation along Y |
 //! | `JointPU` | axis / Z × X / axis2 | rotations about X and Y, translation along Z |
 //! | `JointPiston` | axis / ⊥ / ⊥ | rotation about and translation along X |
+//! | `JointPlanar` | axis (the normal) / ⊥ / ⊥ | translation along Y and Z, rotation about X |
 //!
 //! Rapier locks an angular axis by holding that component of the relative rotation's
 //! quaternion at zero, so the two-rotation joints (universal, hinge2, PU) behave as
@@ -100,6 +101,12 @@ pub(crate) fn joint_of(joint: &JointModel, pose1: &Pose, pose2: &Pose) -> Result
             let x = vectors.perpendicular(slide, first, "axis2 (slide)", "axis (universal)")?;
             let frame = frame_from_xy(anchor, x, slide.cross(x));
             in_bodies(JointAxesMask::LIN_X | JointAxesMask::LIN_Y | JointAxesMask::ANG_Z, frame, pose1, pose2)
+        }
+        JointKind::Planar { anchor, axis } => {
+            // X is the plane's normal: no sliding along it, no tilting out of the plane.
+            let frame = frame_from_x(vectors.point(anchor)?, vectors.direction(axis, "axis")?);
+            let locked = JointAxesMask::LIN_X | JointAxesMask::ANG_Y | JointAxesMask::ANG_Z;
+            in_bodies(locked, frame, pose1, pose2)
         }
         JointKind::Piston { anchor, axis } => {
             let frame = frame_from_x(vectors.point(anchor)?, vectors.direction(axis, "axis")?);

@@ -119,7 +119,7 @@ pub(crate) fn driven_axis(kind: &JointKind) -> Option<JointAxis> {
         JointKind::Hinge2 { .. } => Some(JointAxis::AngY),
         JointKind::Slider { .. } | JointKind::Piston { .. } => Some(JointAxis::LinX),
         JointKind::PrismaticUniversal { .. } => Some(JointAxis::LinZ),
-        JointKind::Ball { .. } | JointKind::Fixed => None,
+        JointKind::Ball { .. } | JointKind::Fixed | JointKind::Planar { .. } => None,
     }
 }
 

@@ -262,6 +262,7 @@ impl Builder {
                 JointType::PR => JointKind::PrismaticRotoide { anchor, axis, axis2 },
                 JointType::PU => JointKind::PrismaticUniversal { anchor, axis, axis2 },
                 JointType::Piston => JointKind::Piston { anchor, axis },
+                JointType::Planar => JointKind::Planar { anchor, axis },
             };
             let name = match joint.name {
                 Some(name) => name,

@@ -226,6 +226,14 @@ pub enum JointKind {
         /// The axis.
         axis: [f32; 3],
     },
+    /// Motion in a plane: sliding along it and turning about its normal (URDF's
+    /// `planar`; a puck on a table).
+    Planar {
+        /// A point of the plane, world frame, metres.
+        anchor: [f32; 3],
+        /// The plane's normal, world frame.
+        axis: [f32; 3],
+    },
 }
 
 impl JointKind {
@@ -241,6 +249,7 @@ impl JointKind {
             JointKind::PrismaticRotoide { .. } => "JointPR",
             JointKind::PrismaticUniversal { .. } => "JointPU",
             JointKind::Piston { .. } => "JointPiston",
+            JointKind::Planar { .. } => "JointPlanar",
         }
     }
 }

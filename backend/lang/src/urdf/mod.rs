@@ -290,15 +290,8 @@ pub fn import(
             urdf_rs::JointType::Fixed => (JointKind::Fixed, None),
             urdf_rs::JointType::Spherical => (JointKind::Ball { anchor }, None),
             urdf_rs::JointType::Floating => continue,
-            urdf_rs::JointType::Planar => {
-                return Err(value_error(
-                    pos,
-                    format!(
-                        "joint '{}' is planar, which VLab does not simulate: use two prismatic joints and a revolute one",
-                        joint.name
-                    ),
-                ));
-            }
+            // The URDF axis of a planar joint is the plane's normal.
+            urdf_rs::JointType::Planar => (JointKind::Planar { anchor, axis }, None),
         };
         if joint.mimic.is_some() {
             warnings.push(Warning {
@@ -334,7 +327,14 @@ pub fn import(
                 }
             },
             gazebo::On::Joint(name) => match joints.iter().position(|j| &j.name == name) {
-                Some(j) if !matches!(joints[j].kind, JointKind::Fixed | JointKind::Ball { .. }) => DeviceOn::Joint(j),
+                Some(j)
+                    if !matches!(
+                        joints[j].kind,
+                        JointKind::Fixed | JointKind::Ball { .. } | JointKind::Planar { .. }
+                    ) =>
+                {
+                    DeviceOn::Joint(j)
+                }
                 _ => {
                     return Err(value_error(
                         device.pos,
@@ -381,15 +381,26 @@ mod tests {
     }
 
     #[test]
-    fn a_loop_beside_the_tree_and_a_planar_joint_are_refused_at_their_place() {
+    fn a_loop_beside_the_tree_is_refused_at_its_place() {
         let looped = [link("a"), link("b"), link("c"), joint("j1", "fixed", "b", "c"), joint("j2", "fixed", "c", "b")];
         let e = import_text(&looped.concat()).unwrap_err();
         assert_eq!(e.pos.line, 3, "{e}");
         assert!(e.to_string().contains("loop"), "{e}");
-        let planar = [link("a"), link("b"), joint("slide", "planar", "a", "b")];
-        let e = import_text(&planar.concat()).unwrap_err();
-        assert_eq!(e.pos.line, 4, "{e}");
-        assert!(e.to_string().contains("planar"), "{e}");
+    }
+
+    #[test]
+    fn a_planar_joint_keeps_its_axis_as_the_planes_normal() {
+        let planar = format!(
+            "{}{}<joint name=\"puck\" type=\"planar\"><parent link=\"a\"/><child link=\"b\"/>\
+             <axis xyz=\"0 0 1\"/></joint>\n",
+            link("a"),
+            link("b")
+        );
+        let robot = import_text(&planar).unwrap();
+        let puck = robot.joints.iter().find(|j| j.name == "puck").expect("the planar joint is imported");
+        let JointKind::Planar { axis, .. } = puck.kind else { panic!("{:?}", puck.kind) };
+        // URDF's z (up) is the scene's y.
+        assert!((axis[1] - 1.0).abs() < 1e-6 && axis[0].abs() < 1e-6 && axis[2].abs() < 1e-6, "{axis:?}");
     }
 
     #[test]

@@ -133,6 +133,7 @@ impl Interp<'_> {
                 JointKind::Hinge { anchor, axis, .. } => (JointType::Hinge, Some(anchor), Some(axis)),
                 JointKind::Slider { axis } => (JointType::Slider, None, Some(axis)),
                 JointKind::Ball { anchor } => (JointType::Ball, Some(anchor), None),
+                JointKind::Planar { anchor, axis } => (JointType::Planar, Some(anchor), Some(axis)),
                 _ => (JointType::Fixed, None, None),
             };
             let ends = |b: usize| (prefixed(&imported.bodies[b].links[0]), joint.pos.clone());
