@@ -205,7 +205,8 @@ def test_the_client_attaches_again_after_the_server_restarts(tmp_path: Path):
         assert after[0] - restored[0] > 0.1, f"it drives on: {restored} -> {after}"
         client.terminate()
         _, err = client.communicate(timeout=30)
-        assert "detached: the connection dropped; attaching again" in err, err
+        # Dropped as a reset or as an end of stream, depending on when the server died.
+        assert "detached: the connection dropped" in err and "attaching again" in err, err
         assert "attached again at step" in err, err
     finally:
         process.terminate()
