@@ -30,6 +30,9 @@ pub(super) struct DeviceDecl {
     pub on: On,
     /// Its parameters.
     pub params: Vec<(String, ParamValue)>,
+    /// Where a sensor sits on its link when its `<pose>` moves it off the link's origin
+    /// (`x y z roll pitch yaw`, the link's frame).
+    pub offset: Option<urdf_rs::Pose>,
     /// The element it came from.
     pub pos: Position,
 }
@@ -101,6 +104,7 @@ fn plugin(doc: &Doc<'_>, plugin: roxmltree::Node<'_, '_>, out: &mut Vec<DeviceDe
             name: format!("m_{side}"),
             on: On::Joint(joint.to_owned()),
             params,
+            offset: None,
             pos: pos.clone(),
         });
         out.push(DeviceDecl {
@@ -108,6 +112,7 @@ fn plugin(doc: &Doc<'_>, plugin: roxmltree::Node<'_, '_>, out: &mut Vec<DeviceDe
             name: format!("enc_{side}"),
             on: On::Joint(joint.to_owned()),
             params: vec![],
+            offset: None,
             pos: pos.clone(),
         });
     }
@@ -124,7 +129,7 @@ fn plugin(doc: &Doc<'_>, plugin: roxmltree::Node<'_, '_>, out: &mut Vec<DeviceDe
             ("right".to_owned(), ParamValue::Str(right.into())),
         ];
         params.extend(geometry.iter().cloned());
-        out.push(DeviceDecl { kind, name: name.into(), on: On::Robot, params, pos: pos.clone() });
+        out.push(DeviceDecl { kind, name: name.into(), on: On::Robot, params, offset: None, pos: pos.clone() });
     }
 }
 
@@ -145,11 +150,13 @@ fn sensor(
         }
     };
     set("rate", number_at(sensor, &["update_rate"]));
+    let offset = sensor_pose(doc, sensor, &name, warnings);
     let declare = |kind: &'static str, name: String, params: Vec<(String, ParamValue)>| DeviceDecl {
         kind,
         name,
         on: On::Link(link.to_owned()),
         params,
+        offset: offset.clone(),
         pos: pos.clone(),
     };
     match kind.as_str() {
@@ -193,6 +200,36 @@ fn sensor(
             pos,
             message: format!("the Gazebo sensor type '{other}' has no VLab counterpart: ignored"),
         }),
+    }
+}
+
+/// A sensor's `<pose>` (`x y z roll pitch yaw` in its link's frame, as SDF writes it),
+/// when it moves the sensor off the link's origin. One that does not read is told and
+/// left out (the sensor then sits at the link's origin).
+fn sensor_pose(
+    doc: &Doc<'_>,
+    sensor: roxmltree::Node<'_, '_>,
+    name: &str,
+    warnings: &mut Vec<Warning>,
+) -> Option<urdf_rs::Pose> {
+    let element = sensor.children().find(|n| n.has_tag_name("pose"))?;
+    let text = element.text().unwrap_or_default();
+    let numbers: Option<Vec<f64>> =
+        text.split_whitespace().map(|t| t.parse::<f64>().ok().filter(|v| v.is_finite())).collect();
+    match numbers.as_deref() {
+        Some([x, y, z, roll, pitch, yaw]) => {
+            let pose = urdf_rs::Pose { xyz: urdf_rs::Vec3([*x, *y, *z]), rpy: urdf_rs::Vec3([*roll, *pitch, *yaw]) };
+            (pose.xyz.0 != [0.0; 3] || pose.rpy.0 != [0.0; 3]).then_some(pose)
+        }
+        _ => {
+            warnings.push(Warning {
+                pos: doc.pos(element),
+                message: format!(
+                    "the <pose> of sensor '{name}' is not six numbers (x y z roll pitch yaw): it sits at its link's origin"
+                ),
+            });
+            None
+        }
     }
 }
 
@@ -310,6 +347,22 @@ mod tests {
         assert_eq!(warnings.len(), 1);
         assert!(warnings[0].message.contains("'magnetometer'"), "{}", warnings[0].message);
         assert_eq!(warnings[0].pos.line, 5);
+    }
+
+    #[test]
+    fn a_sensor_pose_is_six_numbers_off_the_links_origin() {
+        let (devices, warnings) = devices_of(
+            r#"<robot name="r"><gazebo reference="base"><sensor type="ray" name="a"><pose>0.1 0 0.2 0 0 1.5</pose></sensor>
+               <sensor type="ray" name="b"><pose>0 0 0 0 0 0</pose></sensor>
+               <sensor type="ray" name="c"><pose>0 0 x</pose></sensor></gazebo></robot>"#,
+        );
+        let offset = devices[0].offset.as_ref().expect("a pose off the origin");
+        assert_eq!((offset.xyz.0, offset.rpy.0), ([0.1, 0.0, 0.2], [0.0, 0.0, 1.5]));
+        assert!(devices[1].offset.is_none(), "the origin itself moves nothing");
+        assert!(devices[2].offset.is_none());
+        assert_eq!(warnings.len(), 1);
+        assert!(warnings[0].message.contains("sensor 'c'") && warnings[0].message.contains("six numbers"), "{}", warnings[0].message);
+        assert_eq!(warnings[0].pos.line, 3);
     }
 
     #[test]

@@ -116,10 +116,11 @@ pub fn import(
 ) -> Result<UrdfRobot, LangError> {
     let doc = xml::read(text, file)?;
     check::elements(&doc)?;
-    let robot = urdf_rs::read_from_string(text)
+    let mut robot = urdf_rs::read_from_string(text)
         .map_err(|e| doc.error(doc.doc.root_element(), format!("the URDF does not read: {e}")))?;
     let mut warnings = Vec::new();
-    let declared = gazebo::devices(&doc, &mut warnings);
+    let mut declared = gazebo::devices(&doc, &mut warnings);
+    mount_offset_sensors(&mut robot, &mut declared, &mut warnings);
     let frictions = gazebo::frictions(&doc);
 
     // The tree: one parent per link, one root.
@@ -357,6 +358,53 @@ pub fn import(
     Ok(UrdfRobot { name: robot.name, bodies, joints, devices, warnings })
 }
 
+/// Sensors that see from a `<pose>` off their link's origin get a link of their own
+/// there (no geometry, fixed to theirs), as a URDF author would have written it; other
+/// sensors measure their link's motion wherever they sit on it, so their pose is told
+/// and left out.
+fn mount_offset_sensors(robot: &mut urdf_rs::Robot, declared: &mut [gazebo::DeviceDecl], warnings: &mut Vec<Warning>) {
+    for device in declared.iter_mut() {
+        let (Some(offset), gazebo::On::Link(link)) = (device.offset.take(), &device.on) else { continue };
+        if !SEES_FROM_ITS_PLACE.contains(&device.kind) {
+            // An IMU is three devices from one element: one warning.
+            if !warnings.iter().any(|w| w.pos == device.pos && w.message.contains("<pose>")) {
+                warnings.push(Warning {
+                    pos: device.pos.clone(),
+                    message: format!(
+                        "the sensor's <pose> is left out: its {} '{}' measures its link's motion wherever it sits on it",
+                        device.kind, device.name
+                    ),
+                });
+            }
+            continue;
+        }
+        let mut mount = format!("{link}_{}", device.name);
+        while robot.links.iter().any(|l| l.name == mount) {
+            mount.push('_');
+        }
+        robot.links.push(urdf_rs::Link {
+            name: mount.clone(),
+            inertial: urdf_rs::Inertial::default(),
+            visual: Vec::new(),
+            collision: Vec::new(),
+        });
+        robot.joints.push(urdf_rs::Joint {
+            name: format!("{mount}_joint"),
+            joint_type: urdf_rs::JointType::Fixed,
+            origin: offset,
+            parent: urdf_rs::LinkName { link: link.clone() },
+            child: urdf_rs::LinkName { link: mount.clone() },
+            axis: urdf_rs::Axis::default(),
+            limit: urdf_rs::JointLimit::default(),
+            calibration: None,
+            dynamics: None,
+            mimic: None,
+            safety_controller: None,
+        });
+        device.on = gazebo::On::Link(mount);
+    }
+}
+
 fn value_error(pos: Position, message: String) -> LangError {
     LangError::new(pos, crate::error::ErrorKind::Value(message))
 }
@@ -413,5 +461,30 @@ mod tests {
         assert_eq!(robot.joints.len(), 1);
         assert_eq!((robot.joints[0].parent, robot.joints[0].child), (0, 1));
         assert_eq!(robot.bodies[0].parts.len(), 2, "b's box is a part of a's body");
+    }
+
+    #[test]
+    fn a_sensor_posed_off_its_link_sees_from_a_link_of_its_own_there() {
+        let text = format!(
+            "{}<gazebo reference=\"a\"><sensor type=\"ray\" name=\"lds\"><pose>0.1 0 0.2 0 0 0</pose></sensor>\n\
+             <sensor type=\"imu\" name=\"imu\"><pose>0 0 0.05 0 0 0</pose></sensor></gazebo>\n",
+            link("a")
+        );
+        let robot = import_text(&text).unwrap();
+        assert_eq!(robot.bodies.len(), 2, "the lidar's mount is a body of its own");
+        assert_eq!(robot.bodies[1].links, ["a_lds"]);
+        let lidar = robot.devices.iter().find(|d| d.name == "lds").unwrap();
+        assert_eq!(lidar.mount, DeviceOn::Body(1));
+        // ROS's z (up) is VLab's y: 0.1 m ahead and 0.2 m above the link's origin.
+        let [from, to] = [0, 1].map(|b| robot.bodies[b].pose.position);
+        let offset: Vec<f32> = (0..3).map(|i| to[i] - from[i]).collect();
+        assert!((offset[0] - 0.1).abs() < 1e-6 && (offset[1] - 0.2).abs() < 1e-6 && offset[2].abs() < 1e-6, "{offset:?}");
+        assert_eq!(robot.joints.len(), 1);
+        assert!(matches!(robot.joints[0].kind, JointKind::Fixed), "{:?}", robot.joints[0].kind);
+        // The IMU measures its link's motion: its pose is told and left out.
+        let imu = robot.devices.iter().find(|d| d.name == "imu_gyro").unwrap();
+        assert_eq!(imu.mount, DeviceOn::Body(0));
+        assert_eq!(robot.warnings.len(), 1, "one warning for the IMU's three devices: {:?}", robot.warnings);
+        assert!(robot.warnings.iter().all(|w| w.message.contains("<pose>") && w.pos.line == 4), "{:?}", robot.warnings);
     }
 }
