@@ -2,9 +2,12 @@
 // course's diffbot written in URDF (scenes/urdf/diffbot.urdf) with "Load URDF…"; the
 // description becomes one that imports it, the upload inserts it with the devices of its
 // Gazebo extensions (lidar, motors, encoders, drive, odometry), the drive moves it, and
-// the camera following it draws it (a close-up screenshot that is not blank).
+// the camera following it draws it (a close-up screenshot that is not blank). Then a
+// second student loads the same robot whose chassis is a binary STL mesh, picking the
+// URDF file and the mesh together: the mesh goes up as bytes and draws the chassis.
 
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
@@ -16,6 +19,51 @@ import { joinAsStudent, readProgramUi } from '../lib/student.mjs';
 import { byTestId, readUi } from '../lib/ui.mjs';
 
 const URDF = path.join(path.dirname(fileURLToPath(import.meta.url)), '../../scenes/urdf/diffbot.urdf');
+const CHASSIS_BOX = '<visual>\n      <origin xyz="-0.04 0 0.02" rpy="0 0 0"/>\n      <geometry><box size="0.2 0.16 0.04"/></geometry>';
+const CHASSIS_MESH =
+  '<visual>\n      <origin xyz="-0.04 0 0.02" rpy="0 0 0"/>\n      <geometry><mesh filename="package://diffbot_description/meshes/chassis.stl" scale="0.001 0.001 0.001"/></geometry>';
+
+/** A binary STL of a box of `size` (file units) about the origin: 12 triangles. */
+function boxStl([sx, sy, sz]) {
+  const corner = (i) => [i & 1 ? sx / 2 : -sx / 2, i & 2 ? sy / 2 : -sy / 2, i & 4 ? sz / 2 : -sz / 2];
+  const faces = [[0, 1, 3, 2], [4, 6, 7, 5], [0, 4, 5, 1], [2, 3, 7, 6], [0, 2, 6, 4], [1, 5, 7, 3]];
+  const bytes = Buffer.alloc(84 + 12 * 50);
+  bytes.writeUInt32LE(12, 80);
+  let at = 84;
+  for (const [a, b, c, d] of faces) {
+    for (const triangle of [[a, b, c], [a, c, d]]) {
+      at += 12; // the normal: zero, the reader works it out
+      for (const v of triangle) {
+        for (const x of corner(v)) {
+          bytes.writeFloatLE(x, at);
+          at += 4;
+        }
+      }
+      at += 2;
+    }
+  }
+  return bytes;
+}
+
+/** Closes the form, follows `robot` close up and returns the canvas screenshot's stats. */
+async function closeUp(t, page, robot, artifactName, name) {
+  await page.locator(byTestId('btn-close-robot-upload')).click();
+  await page.locator(`${byTestId('person-robot')}[data-robot="${robot}"]`).click();
+  await page.locator(byTestId('robot-actions')).waitFor();
+  await page.locator(byTestId('btn-follow-robot')).click();
+  await waitUntil('the camera to follow the robot', () => page.locator(byTestId('lab-canvas')).getAttribute('data-follow'), (f) => f === robot);
+  const box = await page.locator(byTestId('lab-canvas')).boundingBox();
+  await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+  for (let notch = 0; notch < 8; notch += 1) await page.mouse.wheel(0, -120);
+  const frames = (await readUi(page)).framesDrawn;
+  await waitUntil('a few frames of the close view', () => readUi(page), (u) => u.framesDrawn >= frames + 10);
+  const shot = await page.locator(byTestId('lab-canvas')).screenshot();
+  const file = saveArtifact(artifactName(name), shot);
+  const stats = imageStats(shot);
+  t.diagnostic(`canvas screenshot ${file}: ${JSON.stringify(stats)}`);
+  return { file, stats };
+}
+
 const SUFFIX = 'urdf';
 const ROBOT = `diffbot_${SUFFIX}`;
 
@@ -61,21 +109,50 @@ test('a student adds a URDF robot with Load URDF…, drives it and sees it drawn
     t.diagnostic(`moved from ${start} to ${moved}`);
 
     // The camera follows it, close up: the robot is drawn.
-    await student.locator(byTestId('btn-close-robot-upload')).click();
-    await student.locator(`${byTestId('person-robot')}[data-robot="${ROBOT}"]`).click();
-    await student.locator(byTestId('robot-actions')).waitFor();
-    await student.locator(byTestId('btn-follow-robot')).click();
-    await waitUntil('the camera to follow the robot', () => student.locator(byTestId('lab-canvas')).getAttribute('data-follow'), (f) => f === ROBOT);
-    const box = await student.locator(byTestId('lab-canvas')).boundingBox();
-    await student.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
-    for (let notch = 0; notch < 8; notch += 1) await student.mouse.wheel(0, -120);
-    const frames = (await readUi(student)).framesDrawn;
-    await waitUntil('a few frames of the close view', () => readUi(student), (u) => u.framesDrawn >= frames + 10);
-    const shot = await student.locator(byTestId('lab-canvas')).screenshot();
-    const file = saveArtifact(artifactName('urdf-robot.png'), shot);
-    const stats = imageStats(shot);
-    t.diagnostic(`canvas screenshot ${file}: ${JSON.stringify(stats)}`);
+    const { file, stats } = await closeUp(t, student, ROBOT, artifactName, 'urdf-robot.png');
     assert.ok(stats.distinctColours >= 64 && stats.lumaStdDev >= 10, `the canvas looks blank (${file})`);
     saveArtifact(artifactName('page.png'), await student.screenshot());
+  });
+});
+
+test('a student adds a URDF robot with its binary STL mesh picked beside it, and the mesh draws the chassis', { timeout: 300_000 }, async (t) => {
+  await withLab(t, async ({ server, openPage, artifactName }) => {
+    const { page: student, token } = await joinAsStudent(server, openPage, 'Mesher');
+    const urdf = fs.readFileSync(URDF, 'utf8');
+    assert.ok(urdf.includes(CHASSIS_BOX), 'the chassis visual to replace');
+    const suffix = 'stl';
+    const robot = `diffbot_${suffix}`;
+
+    await student.locator(byTestId('btn-open-robot-upload')).click();
+    await student.locator(byTestId('robot-upload')).waitFor();
+    await student.locator(byTestId('robot-suffix')).fill(suffix);
+    // Both files at once, as a student picks a URDF and its meshes folder's files.
+    await student.locator(byTestId('urdf-file')).setInputFiles([
+      { name: 'diffbot.urdf', mimeType: 'application/xml', buffer: Buffer.from(urdf.replace(CHASSIS_BOX, CHASSIS_MESH)) },
+      { name: 'chassis.stl', mimeType: 'model/stl', buffer: boxStl([200, 160, 40]) },
+    ]);
+    await waitUntil('the description to import the URDF file', () => readProgramUi(student), (p) => p.description?.includes('urdf "diffbot.urdf"'));
+    await student.locator(byTestId('program-source')).fill('');
+    await student.locator(byTestId('btn-upload-robot')).click();
+    const added = await waitUntil('the upload to finish', () => readProgramUi(student), (p) => !['busy', ''].includes(p.outcome ?? ''));
+    assert.equal(added.outcome, 'inserted', added.result);
+    assert.doesNotMatch(added.result, /bounding box|warning|missing|cannot/i, `the mesh was read: ${added.result}`);
+
+    // The server kept the mesh: it serves it (as OBJ) under the lab's assets.
+    const report = await server.request('GET', `/api/labs/demo/robots/${robot}`, { token });
+    assert.equal(report.status, 200, JSON.stringify(report.body));
+    const meshUrl = await waitUntil(
+      'the page to load the chassis mesh',
+      () => student.evaluate(() => performance.getEntriesByType('resource').map((e) => new URL(e.name).pathname).find((p) => p.endsWith('/chassis.stl.obj')) ?? null),
+      (url) => url !== null,
+    );
+    const obj = await server.request('GET', meshUrl, { token });
+    assert.equal(obj.status, 200);
+    const vertices = (obj.body?.unparsed ?? '').split('\n').filter((l) => l.startsWith('v '));
+    assert.equal(vertices.length, 36, 'the twelve triangles of the STL box');
+    t.diagnostic(`chassis mesh served at ${meshUrl}`);
+
+    const { file, stats } = await closeUp(t, student, robot, artifactName, 'urdf-stl-robot.png');
+    assert.ok(stats.distinctColours >= 64 && stats.lumaStdDev >= 10, `the canvas looks blank (${file})`);
   });
 });

@@ -27,8 +27,10 @@ impl Body {
 pub enum PartBody {
     /// UTF-8 text (`text/plain`).
     Text(String),
-    /// Binary (`application/wasm`).
+    /// A WebAssembly module (`application/wasm`).
     Wasm(Vec<u8>),
+    /// Other bytes, such as a binary mesh (`application/octet-stream`).
+    Binary(Vec<u8>),
 }
 
 /// One part of a `multipart/form-data` upload: the form field, the file name, the content.

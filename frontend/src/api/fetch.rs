@@ -99,6 +99,9 @@ fn form_data(parts: &[Part]) -> Result<FormData, JsValue> {
         let blob = match &part.body {
             PartBody::Text(text) => blob(&JsValue::from_str(text), "text/plain")?,
             PartBody::Wasm(bytes) => blob(&js_sys::Uint8Array::from(bytes.as_slice()).into(), "application/wasm")?,
+            PartBody::Binary(bytes) => {
+                blob(&js_sys::Uint8Array::from(bytes.as_slice()).into(), "application/octet-stream")?
+            }
         };
         form.append_with_blob_and_filename(&part.field, &blob, &part.filename)?;
     }

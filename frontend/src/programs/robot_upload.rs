@@ -306,7 +306,7 @@ pub fn RobotUpload() -> impl IntoView {
         });
     };
 
-    // A URDF robot: its file (and text meshes) go along with the upload, and the
+    // A URDF robot: its file and its meshes go along with the upload, and the
     // description becomes one that imports it at a free spot.
     let pick_urdf = move |event: web_sys::Event| {
         let Some(input) = event.target().and_then(|t| t.dyn_into::<HtmlInputElement>().ok()) else { return };
@@ -320,17 +320,8 @@ pub fn RobotUpload() -> impl IntoView {
                 }
             };
             input.set_value("");
-            let (texts, binary): (Vec<_>, Vec<_>) =
-                read.into_iter().partition(|(_, bytes)| std::str::from_utf8(bytes).is_ok());
-            let read: Vec<PickedFile> = texts
-                .into_iter()
-                .map(|(name, bytes)| PickedFile { name, text: String::from_utf8(bytes).unwrap_or_default() })
-                .collect();
-            let skipped: Vec<String> = binary.into_iter().map(|(name, _)| name).collect();
-            draft.note.set(
-                (!skipped.is_empty())
-                    .then(|| format!("Not text, left out (send binary meshes with the API): {}", skipped.join(", "))),
-            );
+            let read: Vec<PickedFile> = read.into_iter().map(|(name, bytes)| PickedFile::read(name, bytes)).collect();
+            draft.note.set(None);
             let urdf = read.iter().find(|f| f.name.to_ascii_lowercase().ends_with(".urdf")).map(|f| f.name.clone());
             draft.helpers.update(|helpers| {
                 for file in read {
@@ -459,13 +450,13 @@ pub fn RobotUpload() -> impl IntoView {
                     </label>
                     <label
                         class="btn btn-small file-pick"
-                        title="Import a robot described in URDF (.urdf, with its .obj or .gltf meshes): docs/urdf.md"
+                        title="Import a robot described in URDF (.urdf, with its .stl, .obj, .gltf or .glb meshes): docs/urdf.md"
                     >
                         "Load URDF…"
                         <input
                             type="file"
                             multiple=true
-                            accept=".urdf,.obj,.gltf"
+                            accept=".urdf,.stl,.obj,.gltf,.glb,.png,.jpg,.jpeg"
                             data-testid="urdf-file"
                             on:change=pick_urdf
                         />

@@ -120,9 +120,7 @@ pub fn program_parts(program: &ProgramFile, helpers: &[PickedFile]) -> Vec<Part>
         },
     };
     let mut parts = vec![main];
-    parts.extend(
-        helpers.iter().filter(|helper| helper.name != program.name).map(|h| Part::text(&h.name, &h.name, &h.text)),
-    );
+    parts.extend(helpers.iter().filter(|helper| helper.name != program.name).map(PickedFile::part));
     parts
 }
 
@@ -134,7 +132,7 @@ pub fn robot_upload_parts(description: &str, program: &ProgramFile, helpers: &[P
     if !program.is_blank() {
         parts.extend(program_parts(program, helpers));
     } else {
-        parts.extend(robot_files(helpers).map(|h| Part::text(&h.name, &h.name, &h.text)));
+        parts.extend(robot_files(helpers).map(PickedFile::part));
     }
     parts
 }
@@ -192,12 +190,15 @@ pub fn sort_program_files(files: Vec<(String, Vec<u8>)>) -> PickedProgram {
         .map(|(index, _)| index);
     let mut picked = PickedProgram { main: None, helpers: Vec::new(), ignored: Vec::new() };
     for (index, (name, bytes)) in files.into_iter().enumerate() {
-        let text = || String::from_utf8_lossy(&bytes).into_owned();
         if Some(index) == main_index {
-            let body = if kind(&name) == 1 { ProgramBody::Wasm(bytes.clone()) } else { ProgramBody::Text(text()) };
+            let body = if kind(&name) == 1 {
+                ProgramBody::Wasm(bytes)
+            } else {
+                ProgramBody::Text(String::from_utf8_lossy(&bytes).into_owned())
+            };
             picked.main = Some(ProgramFile { name, body });
         } else if kind(&name) == 2 || kind(&name) == 3 {
-            picked.helpers.push(PickedFile { text: text(), name });
+            picked.helpers.push(PickedFile::read(name, bytes));
         } else {
             picked.ignored.push(name);
         }
@@ -233,7 +234,7 @@ pub fn program_from_source(source: &ProgramSource) -> (ProgramFile, Vec<PickedFi
         .files
         .iter()
         .filter(|(name, _)| **name != source.main)
-        .map(|(name, text)| PickedFile { name: name.clone(), text: text.clone() })
+        .map(|(name, text)| PickedFile::text(name, text))
         .collect();
     (ProgramFile { name: source.main.clone(), body }, helpers)
 }
@@ -323,7 +324,7 @@ mod tests {
     }
 
     fn helper(name: &str, text: &str) -> PickedFile {
-        PickedFile { name: name.into(), text: text.into() }
+        PickedFile::text(name, text)
     }
 
     #[test]
@@ -359,6 +360,19 @@ mod tests {
             robot_upload_body("d;", &python("x"), &[]),
             Body::Parts(vec![Part::text("description", "robot.vlab", "d;"), Part::text("program", "main.py", "x")])
         );
+    }
+
+    #[test]
+    fn a_urdf_robot_sends_its_binary_meshes_as_bytes() {
+        let mesh = PickedFile::read("meshes/base.stl".into(), vec![0, 1, 2, 0xff]);
+        let urdf = PickedFile::text("bot.urdf", "<robot/>");
+        let Body::Parts(parts) = robot_upload_body("d;", &ProgramFile::empty(), &[urdf, mesh]) else {
+            panic!("a URDF goes as parts")
+        };
+        assert_eq!(parts.len(), 3);
+        assert_eq!(parts[1], Part::text("bot.urdf", "bot.urdf", "<robot/>"));
+        assert_eq!(parts[2].filename, "meshes/base.stl");
+        assert_eq!(parts[2].body, PartBody::Binary(vec![0, 1, 2, 0xff]));
     }
 
     #[test]

@@ -56,13 +56,11 @@ impl SceneDraft {
     }
 }
 
-/// Reads every picked file as text, in order. A file that cannot be read is an error naming it.
+/// Reads every picked file, in order: text, or bytes for meshes and images. A file that
+/// cannot be read is an error naming it.
 pub async fn read_files(files: FileList) -> Result<Vec<PickedFile>, String> {
     let read = crate::ui::browser::read_files(files).await?;
-    Ok(read
-        .into_iter()
-        .map(|(name, bytes)| PickedFile { name, text: String::from_utf8_lossy(&bytes).into_owned() })
-        .collect())
+    Ok(read.into_iter().map(|(name, bytes)| PickedFile::read(name, bytes)).collect())
 }
 
 /// Posts the scene to `path` with the instructor's `token` (see [`scene_upload_body`]).

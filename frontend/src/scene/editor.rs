@@ -81,14 +81,15 @@ pub fn SceneEditor() -> impl IntoView {
             let roles = draft.text.with_untracked(|text| sort_picked_files(text, &picked));
             if let Some(main) = roles.main {
                 let file = &picked[main];
+                let text = file.as_text().unwrap_or_default().to_owned();
                 let current = draft.text.get_untracked();
                 let replace = current.trim().is_empty()
-                    || current == file.text
+                    || current == text
                     || window()
                         .confirm_with_message(&format!("Replace the text in the editor with {}?", file.name))
                         .unwrap_or(false);
                 if replace {
-                    draft.text.set(file.text.clone());
+                    draft.text.set(text);
                     draft.main_name.set(file.name.clone());
                     draft.outcome.set(None);
                 }

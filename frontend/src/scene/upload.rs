@@ -5,7 +5,7 @@
 
 use vlab_protocol::{InsertedCounts, SceneUploadReply, SourceMessage};
 
-use crate::api::{ApiError, Body, Part, error_sentence};
+use crate::api::{ApiError, Body, Part, PartBody, error_sentence};
 
 /// The name the editor's text is sent under when it was not loaded from a file: the
 /// server's own name for a plain-text upload, so errors name the same file either way.
@@ -61,7 +61,7 @@ pub fn scene_upload_body(main_name: &str, text: &str, includes: &[PickedFile]) -
         return Body::Text(text.to_owned());
     }
     let mut parts = vec![Part::text("scene", main_name, text)];
-    parts.extend(includes.iter().map(|file| Part::text(&file.name, &file.name, &file.text)));
+    parts.extend(includes.iter().map(PickedFile::part));
     Body::Parts(parts)
 }
 
@@ -134,13 +134,65 @@ pub fn draft_storage_key(lab: &str) -> String {
     format!("vlab.scene-draft.{lab}")
 }
 
-/// A file the user picked: its name and text.
+/// A file the user picked: its name and content.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PickedFile {
     /// File name, as sent in the upload.
     pub name: String,
     /// Its content.
-    pub text: String,
+    pub content: FileContent,
+}
+
+/// What a picked file holds: text (scenes, programs, URDF, OBJ) or bytes (binary STL,
+/// glTF, images), which go to the server untouched.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum FileContent {
+    /// UTF-8 text.
+    Text(String),
+    /// Anything else.
+    Binary(Vec<u8>),
+}
+
+/// File endings read as bytes whatever they hold: the server takes meshes, textures and
+/// modules as bytes, and a binary STL may happen to be valid UTF-8.
+const BINARY_ENDINGS: [&str; 7] = [".glb", ".stl", ".png", ".jpg", ".jpeg", ".wasm", ".zip"];
+
+impl PickedFile {
+    /// A text file.
+    pub fn text(name: &str, text: &str) -> PickedFile {
+        PickedFile { name: name.to_owned(), content: FileContent::Text(text.to_owned()) }
+    }
+
+    /// A file as read from the disk: text when it is UTF-8 and not of a binary kind.
+    pub fn read(name: String, bytes: Vec<u8>) -> PickedFile {
+        let lower = name.to_ascii_lowercase();
+        let content = if BINARY_ENDINGS.iter().any(|ending| lower.ends_with(ending)) {
+            FileContent::Binary(bytes)
+        } else {
+            match String::from_utf8(bytes) {
+                Ok(text) => FileContent::Text(text),
+                Err(error) => FileContent::Binary(error.into_bytes()),
+            }
+        };
+        PickedFile { name, content }
+    }
+
+    /// Its text, unless it is binary.
+    pub fn as_text(&self) -> Option<&str> {
+        match &self.content {
+            FileContent::Text(text) => Some(text),
+            FileContent::Binary(_) => None,
+        }
+    }
+
+    /// The multipart part that carries it, under its own name.
+    pub fn part(&self) -> Part {
+        let body = match &self.content {
+            FileContent::Text(text) => PartBody::Text(text.clone()),
+            FileContent::Binary(bytes) => PartBody::Binary(bytes.clone()),
+        };
+        Part { field: self.name.clone(), filename: self.name.clone(), body }
+    }
 }
 
 /// How picked files are used: at most one becomes the editor's text, the rest go along as includes.
@@ -159,7 +211,7 @@ pub struct PickedRoles {
 pub fn sort_picked_files(editor_text: &str, files: &[PickedFile]) -> PickedRoles {
     let mut included = included_names(editor_text);
     for file in files {
-        included.extend(included_names(&file.text));
+        included.extend(included_names(file.as_text().unwrap_or_default()));
     }
     let main = files
         .iter()
@@ -282,7 +334,7 @@ mod tests {
 
     #[test]
     fn picked_files_split_into_the_main_scene_and_its_includes() {
-        let file = |name: &str, text: &str| PickedFile { name: name.into(), text: text.into() };
+        let file = PickedFile::text;
         let files = [
             file("walls.vlab", "static w { shape box(1,1,1); }"),
             file("robot.rhai", "fn main() {}"),
@@ -302,7 +354,7 @@ mod tests {
     #[test]
     fn a_scene_goes_as_text_alone_and_as_parts_with_its_files() {
         assert_eq!(scene_upload_body(DEFAULT_MAIN_NAME, "a;", &[]), Body::Text("a;".into()));
-        let walls = PickedFile { name: "walls.vlab".into(), text: "w;".into() };
+        let walls = PickedFile::text("walls.vlab", "w;");
         let Body::Parts(parts) = scene_upload_body(DEFAULT_MAIN_NAME, "a;", std::slice::from_ref(&walls)) else {
             panic!()
         };
@@ -312,6 +364,28 @@ mod tests {
         };
         assert_eq!(parts[0].filename, "maze.vlab");
         assert_eq!(parts[0].body, PartBody::Text("m;".into()));
+    }
+
+    #[test]
+    fn meshes_and_images_go_as_bytes_and_the_rest_as_text() {
+        // A binary STL whose bytes happen to be UTF-8 is still a mesh.
+        let stl = PickedFile::read("wheel.STL".into(), b"solid-looking header".to_vec());
+        assert_eq!(stl.content, FileContent::Binary(b"solid-looking header".to_vec()));
+        assert_eq!(stl.as_text(), None);
+        assert_eq!(stl.part().body, PartBody::Binary(b"solid-looking header".to_vec()));
+        assert_eq!(stl.part().filename, "wheel.STL");
+        // Not UTF-8: bytes, whatever its name.
+        let odd = PickedFile::read("base.dae".into(), vec![0xff, 0xfe, 0]);
+        assert_eq!(odd.content, FileContent::Binary(vec![0xff, 0xfe, 0]));
+        // Text files stay text, so the scene's includes can be read.
+        let urdf = PickedFile::read("bot.urdf".into(), b"<robot name=\"b\"/>".to_vec());
+        assert_eq!(urdf.as_text(), Some("<robot name=\"b\"/>"));
+        assert_eq!(urdf.part(), Part::text("bot.urdf", "bot.urdf", "<robot name=\"b\"/>"));
+        // A binary file among a scene's files: sent as it is, and sorting ignores it.
+        let roles = sort_picked_files("", &[stl.clone(), PickedFile::text("main.vlab", "m;")]);
+        assert_eq!(roles, PickedRoles { main: Some(1), includes: vec![0] });
+        let Body::Parts(parts) = scene_upload_body("main.vlab", "m;", &[stl]) else { panic!("parts") };
+        assert_eq!(parts[1].body, PartBody::Binary(b"solid-looking header".to_vec()));
     }
 
     #[test]
