@@ -10,6 +10,7 @@ use rapier3d::prelude::*;
 
 mod joints;
 mod probe;
+mod ray_hit;
 mod sight;
 
 use self::probe::ColliderTag;
@@ -192,6 +193,12 @@ impl World {
     /// Whether the body is asleep (at rest, skipped by the solver).
     pub fn is_sleeping(&self, index: BodyIndex) -> bool {
         self.physics.bodies[self.bodies[index]].is_sleeping()
+    }
+
+    /// Whether every body is asleep (or fixed): until something wakes one (a command
+    /// to a joint, a body moved, an insertion), a step changes nothing.
+    pub fn all_asleep(&self) -> bool {
+        self.physics.islands.active_bodies().next().is_none()
     }
 
     /// The current world pose of a body.

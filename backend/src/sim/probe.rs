@@ -138,11 +138,27 @@ impl World {
                 .physics
                 .all_colliders()
                 .filter(|(handle, collider)| !collider.is_sensor() && sees(*handle, collider))
-                .filter_map(|(_, collider)| collider.shape().cast_ray(collider.position(), &ray, max_distance, true))
+                .filter_map(|(_, collider)| super::ray_hit::distance(collider, &ray, max_distance))
                 .min_by(Real::total_cmp);
         }
-        let query = QueryFilter::default().exclude_sensors().predicate(&sees);
-        self.physics.cast_ray(&ray, max_distance, true, query).map(|(_, distance)| distance)
+        // The query index's leaves are collider indices: each one the ray reaches is
+        // filtered and cast on here, bounded by the nearest hit so far.
+        let colliders = &self.physics.colliders;
+        self.query_index()
+            .cast_ray(&ray, max_distance, |leaf, nearest| {
+                let (collider, handle) = colliders.get_unknown_gen(leaf)?;
+                if collider.is_sensor() || !sees(handle, collider) {
+                    return None;
+                }
+                super::ray_hit::distance(collider, &ray, nearest)
+            })
+            .map(|(_, distance)| distance)
+    }
+
+    /// The engine's query index (a BVH over every collider's bounds), as the last step
+    /// left it.
+    pub(super) fn query_index(&self) -> &rapier3d::parry::partitioning::Bvh {
+        self.physics.query_pipeline().bvh
     }
 
     /// The contacts on body `index` as the last step left them.

@@ -4,6 +4,8 @@
 //! A camera casts thousands of rays per image, so the batch builds the query pipeline
 //! once and hands each hit to the caller as it comes: nothing is allocated per ray.
 
+use std::cell::Cell;
+
 use rapier3d::prelude::*;
 
 use super::World;
@@ -57,8 +59,7 @@ impl World {
                     .iter()
                     .filter(|(handle, collider)| !collider.is_sensor() && sees(*handle, collider))
                     .filter_map(|(_, collider)| {
-                        let hit =
-                            collider.shape().cast_ray_and_get_normal(collider.position(), &ray, max_distance, true)?;
+                        let hit = super::ray_hit::cast(collider, &ray, max_distance)?;
                         Some(sight(collider, hit))
                     })
                     .min_by(|a, b| a.distance.total_cmp(&b.distance));
@@ -66,15 +67,26 @@ impl World {
             }
             return;
         }
-        let query = QueryFilter::default().exclude_sensors().predicate(&sees);
-        let pipeline = self.physics.query_pipeline_with_filter(query);
+        let (colliders, index) = (&self.physics.colliders, self.query_index());
         // Bounding each search by the neighbouring pixel's hit was tried: no gain
         // measurable by the camera bench, so each ray searches the whole index.
-        for (index, local) in directions.iter().enumerate() {
-            let hit = pipeline
-                .cast_ray_and_get_normal(&ray(local), max_distance, true)
-                .map(|(handle, hit)| sight(&self.physics.colliders[handle], hit));
-            seen(index, hit);
+        for (at, local) in directions.iter().enumerate() {
+            let ray = ray(local);
+            let nearest = Cell::new(None);
+            index.cast_ray(&ray, max_distance, |leaf, bound| {
+                let (collider, handle) = colliders.get_unknown_gen(leaf)?;
+                if collider.is_sensor() || !sees(handle, collider) {
+                    return None;
+                }
+                let hit = super::ray_hit::cast(collider, &ray, bound)?;
+                // The search keeps a leaf whose answer is nearer than the bound it gave:
+                // the same test keeps its sight.
+                if hit.time_of_impact < bound {
+                    nearest.set(Some(sight(collider, hit)));
+                }
+                Some(hit.time_of_impact)
+            });
+            seen(at, nearest.get());
         }
     }
 }
