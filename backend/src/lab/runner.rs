@@ -43,6 +43,12 @@ const TELEMETRY_INTERVAL: Duration = Duration::from_millis(100);
 /// How often a lab looks whether programs have started, to show it at once even while
 /// paused (the clock never waits for them).
 const PROGRAM_START_POLL: Duration = Duration::from_millis(20);
+/// How often a parked lab wakes to move its clock on and look for viewers: a viewer
+/// who arrives sees it running again within this (a command wakes it at once).
+const PARKED_TICK: Duration = Duration::from_millis(100);
+/// Set to `off` in the environment of the process, labs opened afterwards never park
+/// (to measure what parking saves: benches/idle_labs.rs).
+pub const PARKING_SWITCH: &str = "VLAB_IDLE_PARKING";
 
 /// What the lab simulates: its scene, the world built from it and the robots in it.
 pub struct Parts {
@@ -99,6 +105,11 @@ pub struct Runner {
     stepping: Option<(u64, Option<oneshot::Sender<LabState>>)>,
     /// Where the current run started, to re-simulate it.
     run: RunStart,
+    /// Whether the lab may park when idle ([`PARKING_SWITCH`]).
+    may_park: bool,
+    /// Parked since this step: running, but nobody watches, nothing runs and every
+    /// body sleeps, so the clock moves on without stepping (see [`Runner::park`]).
+    parked: Option<u64>,
 }
 
 /// What a run started from, and what it inserted since: with the recorded inputs, all a
@@ -162,6 +173,8 @@ impl Runner {
             last_frame_at: now,
             last_frame_step: 0,
             stepping: None,
+            may_park: std::env::var(PARKING_SWITCH).as_deref() != Ok("off"),
+            parked: None,
         }
     }
 
@@ -176,7 +189,7 @@ impl Runner {
             };
             match received {
                 Ok(LabCommand::Shutdown) | Err(RecvTimeoutError::Disconnected) => break,
-                Ok(command) => self.handle(command),
+                Ok(command) => self.receive(command),
                 Err(RecvTimeoutError::Timeout) => {}
             }
             self.take_inputs(CommandSource::Hand);
@@ -186,7 +199,7 @@ impl Runner {
                     self.recorder.settle(&self.robots);
                     return;
                 }
-                self.handle(command);
+                self.receive(command);
                 self.take_inputs(CommandSource::Hand);
             }
             self.record_console();
@@ -199,6 +212,9 @@ impl Runner {
 
     /// How long to wait for a command before the next step is due (`None`: forever).
     fn wait_time(&self) -> Option<Duration> {
+        if self.parked.is_some() {
+            return Some(PARKED_TICK);
+        }
         let paused = if self.programs.starting() { Some(PROGRAM_START_POLL) } else { None };
         match (self.mode, self.rate) {
             (LabMode::Paused, _) => paused,
@@ -210,6 +226,13 @@ impl Runner {
                 Some(paused.map_or(wait, |poll| wait.min(poll)))
             }
         }
+    }
+
+    /// Obeys a command. Whatever it reads or changes, it finds the lab as if the lab
+    /// had stepped all along (a parked lab wakes first).
+    fn receive(&mut self, command: LabCommand) {
+        self.unpark();
+        self.handle(command);
     }
 
     fn handle(&mut self, command: LabCommand) {
@@ -504,6 +527,14 @@ impl Runner {
         let deadline = started + BATCH_BUDGET;
         match (self.mode, self.rate) {
             (LabMode::Paused, _) => return,
+            (LabMode::Running, Rate::RealTime(_)) if self.parked.is_some() => {
+                self.step = self.step.max(self.pacer.target_step(started));
+                if !self.idle() {
+                    self.unpark();
+                }
+                self.status.send_modify(|status| status.state = self.state());
+                return;
+            }
             (LabMode::Running, Rate::RealTime(_)) => {
                 let mut target = self.pacer.target_step(started);
                 if self.pacer.due_at(self.step) + MAX_BACKLOG < started {
@@ -512,6 +543,9 @@ impl Runner {
                 }
                 while self.step < target && Instant::now() < deadline {
                     self.step_once();
+                }
+                if self.step >= target {
+                    self.park();
                 }
             }
             (LabMode::Running, Rate::Max) => {
@@ -544,6 +578,43 @@ impl Runner {
             self.publish_telemetry();
         }
         self.status.send_modify(|status| status.state = self.state());
+    }
+
+    /// Whether stepping would change nothing anybody can see: nobody watches (no
+    /// viewer, no robot report wanted), no program runs or starts, every body sleeps
+    /// and the robots leave the world as it is (no motor turning, no radio).
+    fn idle(&self) -> bool {
+        use ProgramState::{Idle, None as NoProgram, Stopped};
+        self.may_park
+            && self.stepping.is_none()
+            && self.hub.viewer_count() == 0
+            && !self.programs.starting()
+            && self.robots.all().iter().all(|r| matches!(r.program().state, NoProgram | Idle | Stopped))
+            && self.world.all_asleep()
+            && self.robots.at_rest()
+            && self.telemetry.wanted().is_empty()
+    }
+
+    /// Parks a running lab that is [`Runner::idle`] (it has caught up with its clock):
+    /// from now on it wakes every `PARKED_TICK` only to move its step on with the
+    /// wall clock, skipping the physics and sensor phases, until a command, a viewer,
+    /// a watched robot (or anything else that ends idleness) wakes it.
+    fn park(&mut self) {
+        if self.parked.is_none() && self.idle() {
+            self.publish_frame();
+            self.recorder.settle(&self.robots);
+            self.parked = Some(self.step);
+        }
+    }
+
+    /// Ends a park: the steps skipped since are made good at once (no body moved
+    /// during them, so every sensor's schedule is booked and its latest due reading
+    /// taken as those steps would have left them; see `Robots::skip_still`).
+    fn unpark(&mut self) {
+        let Some(from) = self.parked.take() else { return };
+        self.robots.skip_still(&self.world, from, self.step, self.model.dt_secs);
+        self.publish_frame();
+        self.publish_telemetry();
     }
 
     /// One physics step, in the loop's order (docs/design.md): the programs' commands (1) and every
@@ -665,4 +736,144 @@ impl Runner {
 /// ", by Ana" for a robot a participant added; nothing for the lab's own.
 fn owner_words(robot: Option<&crate::robot::Robot>) -> String {
     robot.and_then(|r| r.owner()).map(|o| format!(", by {}", o.name)).unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scene::{DirLoader, Options, interpret};
+
+    /// One diffbot (noisy lidar, encoders, odometry, bumper) and a box, left alone:
+    /// everything comes to rest.
+    fn still_scene() -> SceneModel {
+        let source = "environment room { width 6; length 6; height 3; gravity -9.81; }\n\
+                      include \"diffbot_robot.vlab\";\n\
+                      call diffbot(\"_1\", 3, 3, 0);\n\
+                      id:[\"crate\"] { shape box(0.2, 0.2, 0.2); pos(4, 0.1, 3); density 400; }\n";
+        let scenes = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../scenes");
+        let loader = DirLoader { scenes, assets: None };
+        interpret(source, "still.vlab", &loader, &Options::default()).expect("the scene builds").model
+    }
+
+    fn built(model: &SceneModel, seed: u64) -> (World, Robots) {
+        let mut world = World::build(model).expect("the scene builds");
+        let mut robots = Robots::configure(model, seed).expect("the robots configure");
+        robots.install(&mut world, 0, 0.0);
+        (world, robots)
+    }
+
+    /// The tests' real-time factor: a minute of simulation in 1.2 s.
+    const RATE: f64 = 50.0;
+
+    /// A running lab's runner at [`RATE`] times real time, driven by the test instead
+    /// of its thread.
+    fn runner(model: &SceneModel) -> Runner {
+        let (world, robots) = built(model, 7);
+        let (_, keyframe) = FrameBuilder::start(&world, 0);
+        let hub = Arc::new(Hub::new(wire::snapshot_json(&wire::snapshot(model, &world, 0)), keyframe));
+        let outlets = Outlets {
+            hub,
+            status: watch::channel(LabStatus {
+                state: LabState {
+                    mode: LabMode::Running,
+                    rate: Rate::default(),
+                    step: 0,
+                    time: 0.0,
+                    dt_secs: model.dt_secs,
+                    epoch: 0,
+                },
+                bodies: 0,
+                robots: Vec::new(),
+                owners: BTreeMap::new(),
+            })
+            .0,
+            telemetry: Arc::new(Telemetry::default()),
+            console: broadcast::channel(16).0,
+            recorder: Recorder::new("t".into(), None, 1),
+        };
+        let parts = Parts { model: model.clone(), world, robots, seed: 7, programs: BTreeMap::new() };
+        let (_, commands) = std::sync::mpsc::channel();
+        let mut runner = Runner::new(parts, outlets, commands, LabMode::Running, SyncMode::default());
+        runner.may_park = true;
+        runner.rate = Rate::RealTime(RATE);
+        runner.pacer = Pacer::new(model.dt_secs, RATE, Instant::now(), 0);
+        runner
+    }
+
+    impl Runner {
+        /// Runs as the lab's thread would until it parks (at most `secs` of simulation).
+        fn run_until_parked(&mut self, secs: u64) {
+            let last = (secs as f64 / self.model.dt_secs) as u64;
+            while self.parked.is_none() && self.step < last {
+                std::thread::sleep(Duration::from_millis(1));
+                self.advance();
+            }
+        }
+
+        /// Runs as the lab's thread would for `wall` (wall clock).
+        fn run_for(&mut self, wall: Duration) {
+            let end = Instant::now() + wall;
+            while Instant::now() < end {
+                std::thread::sleep(Duration::from_millis(1));
+                self.advance();
+            }
+        }
+
+        fn report(&mut self) -> vlab_protocol::RobotReport {
+            let (reply, answer) = oneshot::channel();
+            self.receive(LabCommand::Robot { robot: "diffbot_1".into(), reply });
+            answer.blocking_recv().expect("an answer").expect("the robot")
+        }
+    }
+
+    #[test]
+    fn a_parked_lab_reads_exactly_as_one_that_stepped_all_along() {
+        let model = still_scene();
+        let mut lab = runner(&model);
+        lab.run_until_parked(60);
+        let parked_at = lab.parked.expect("the lab parks once everything sleeps and nobody watches");
+        let poses: Vec<_> = (0..lab.world.body_count()).map(|i| lab.world.pose(i)).collect();
+        // A minute of simulation passes; the parked lab only moves its clock on.
+        std::thread::sleep(Duration::from_secs_f64(60.0 / RATE));
+        let due = lab.pacer.target_step(Instant::now());
+        lab.advance();
+        assert!(lab.parked.is_some(), "nothing woke it");
+        let step = lab.step;
+        assert!(step >= due && step >= parked_at + 60 * 240, "the clock went on: step {step}, due {due}");
+        // A command wakes it and finds it as if it had stepped all along.
+        let parked = lab.report();
+        assert!(lab.parked.is_none(), "a command wakes the lab");
+        let (mut world, mut robots) = built(&model, 7);
+        for n in 1..=step {
+            changes::bare_step(&mut world, &mut robots, n, model.dt_secs);
+        }
+        let stepped = robots.report("diffbot_1", &world, step, step as f64 * model.dt_secs).expect("the robot");
+        assert_eq!(parked, stepped);
+        let lidar = parked.sensors.iter().find(|s| s.name == "lidar").expect("a lidar");
+        assert!(lidar.step.expect("a reading") > step - 24, "its latest reading is of the last 0.1 s");
+        assert_eq!(poses, (0..world.body_count()).map(|i| world.pose(i)).collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn a_viewer_wakes_a_parked_lab_and_a_switched_off_lab_never_parks() {
+        let model = still_scene();
+        let mut lab = runner(&model);
+        lab.run_until_parked(60);
+        assert!(lab.parked.is_some(), "the lab parks");
+        let viewer = lab.hub.join();
+        lab.advance();
+        assert!(lab.parked.is_none(), "a viewer wakes it");
+        let woken = lab.step;
+        lab.run_for(Duration::from_millis(200));
+        assert!(lab.parked.is_none() && lab.step > woken + 240, "it steps while watched");
+        drop(viewer);
+        lab.run_for(Duration::from_millis(50));
+        assert!(lab.parked.is_some(), "it parks again once nobody watches");
+
+        let mut never = runner(&model);
+        never.may_park = false;
+        never.run_until_parked(20);
+        assert!(never.parked.is_none(), "parking switched off");
+        assert!(never.world.all_asleep(), "yet everything sleeps");
+    }
 }

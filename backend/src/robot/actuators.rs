@@ -19,6 +19,8 @@ const STALL_AFTER_SECS: f64 = 0.5;
 
 /// A servo this close to its target (radians or metres) has reached it and may rest.
 const SERVO_SETTLED: f64 = 1e-3;
+/// A motor asked for less than this (rad/s or m/s) is not watched for stalling.
+const STILL_SPEED: f64 = 0.05;
 
 /// Why a hand-given command was refused.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -252,13 +254,29 @@ impl Actuator {
         }
     }
 
+    /// Whether it leaves the world as it is: no command waiting for the next step, a
+    /// motor asked for no speed to speak of (below the stall indicator's threshold), a
+    /// servo settled where it aims.
+    pub fn at_rest(&self) -> bool {
+        if self.dirty || self.missing_for != 0.0 {
+            return false;
+        }
+        match self.control {
+            Control::Motor { speed, .. } => speed.abs() <= STILL_SPEED,
+            Control::Servo { target, .. } => {
+                self.tracker.as_ref().is_some_and(|t| (t.position - target).abs() <= SERVO_SETTLED)
+            }
+            Control::Drive { .. } => true,
+        }
+    }
+
     /// Follows its joint after a step and updates the stall indicator.
     pub fn observe(&mut self, world: &World, dt: f64) {
         let Some(tracker) = &mut self.tracker else { return };
         tracker.update(world);
         let missing = match self.control {
             Control::Motor { speed, .. } => {
-                speed.abs() > 0.05 && (tracker.velocity - speed).abs() > 0.25 * speed.abs() + 0.1
+                speed.abs() > STILL_SPEED && (tracker.velocity - speed).abs() > 0.25 * speed.abs() + 0.1
             }
             Control::Servo { target, .. } => {
                 // The last stretch to the target is slow enough for the engine to put

@@ -125,6 +125,12 @@ impl Robot {
         }
     }
 
+    /// Whether its actuators leave the world as it is: no command waiting for the
+    /// next step, no motor asked to turn, every servo where it aims.
+    fn at_rest(&self) -> bool {
+        self.actuators.iter().all(Actuator::at_rest)
+    }
+
     fn report(&self, world: &World, step: u64, time: f64) -> RobotReport {
         RobotReport {
             name: self.name.clone(),
@@ -281,6 +287,35 @@ impl Robots {
     pub fn update_sensors(&mut self, world: &World, step: u64, time: f64) {
         for robot in &mut self.robots {
             robot.update_sensors(world, step, time);
+        }
+    }
+
+    /// Whether nothing the robots do can change a world where every body sleeps:
+    /// every actuator at rest and no radio (the lab hands radios a reading every control
+    /// step). Then [`Robots::skip_still`] stands in for stepping.
+    pub fn at_rest(&self) -> bool {
+        self.robots.iter().all(|robot| robot.at_rest() && !robot.sensors.iter().any(|s| s.radio().is_some()))
+    }
+
+    /// What the post-step phases of the steps `from + 1 ..= to` would have done to a
+    /// world where nothing moved (every body asleep, [`Robots::at_rest`]): every
+    /// sensor's schedule booked and its last due reading taken, as if those steps had
+    /// been taken one by one.
+    pub fn skip_still(&mut self, world: &World, from: u64, to: u64, dt_secs: f64) {
+        if to <= from {
+            return;
+        }
+        for robot in &mut self.robots {
+            let context = Context {
+                world,
+                robot: robot.index,
+                keys: &robot.keys,
+                time: to as f64 * dt_secs,
+                dt: f64::from(world.dt()),
+            };
+            for sensor in &mut robot.sensors {
+                sensor.skip_still(&context, from + 1..=to, dt_secs);
+            }
         }
     }
 

@@ -161,6 +161,29 @@ impl Sensor {
     /// turns) and, when the sensor is due, takes a reading.
     pub fn update(&mut self, context: &Context, step: u64) {
         let due = self.schedule.due(context.time, context.dt);
+        self.take(context, step, due);
+    }
+
+    /// Books the updates the sensor would have made after each of the steps
+    /// `steps` (times `step × dt_secs`) in a world where nothing moved, and takes the
+    /// last of them now, stamped with its step: exactly the reading it would hold had
+    /// the steps been taken, as a still world reads the same at every step and the
+    /// noise of a step is drawn from that step's own stream.
+    pub fn skip_still(&mut self, context: &Context, steps: std::ops::RangeInclusive<u64>, dt_secs: f64) {
+        let last_due = steps.filter(|&step| self.schedule.due(step as f64 * dt_secs, context.dt)).last();
+        if let Some(step) = last_due {
+            let context = Context { time: step as f64 * dt_secs, ..*context };
+            self.take(&context, step, true);
+        }
+    }
+
+    /// Follows the world after a step and, when `due`, takes a reading.
+    fn take(&mut self, context: &Context, step: u64, due: bool) {
+        // Each step draws its noise from its own stream of the sensor's generator, so
+        // a reading depends on its step alone, not on how many draws came before: a
+        // lab that skipped steps where nothing moved reads as if it had taken them.
+        self.rng.set_stream(step);
+        self.rng.set_word_pos(0);
         let mut origin = None;
         let taken = match &mut self.probe {
             Probe::Motion(probe) => probe.update(context, due, &self.noise, &mut self.rng),
