@@ -4,6 +4,7 @@
 //! machine needs is installed here, by the command that needs it, so the README's two
 //! commands work on a new clone: `cargo xtask run` and `cargo xtask test`.
 
+mod load;
 mod python_client;
 mod soak;
 mod test_all;
@@ -23,7 +24,12 @@ commands:
                  (default: --addr 127.0.0.1:8080 --db vlab.db)
   test           run every test: unit, integration, and browser (e2e) tests;
                  installs what they need (wasm target, Chromium, npm packages)
-  bench          run the benchmarks and print their figures
+  bench          run the benchmarks and print their figures, then the load sweeps:
+                 server CPU against viewers (1 to 1000) and against labs (1 to 100)
+  load [--viewers 100] [--lab demo] [--seconds 10] [--labs 1] [--server URL [--pid P] [--key K]]
+                 N websocket viewers on a lab of a release server (started here, or
+                 running at URL): its CPU, the lab's real-time factor, each viewer's
+                 bytes and frames per second, frame delays (`cargo xtask load --help`)
   soak --minutes N [--robots 30]
                  load a release server with a class (robots, programs, viewers,
                  uploads and removals) for N minutes, printing its memory and step
@@ -41,7 +47,15 @@ fn main() -> Result<()> {
         "web" => web::build_bundle().map(|_| ()),
         "run" => run_server(rest),
         "test" => test_all::run(),
-        "bench" => cargo(&["bench", "-p", "vlab-backend"]),
+        "bench" => {
+            cargo(&["bench", "-p", "vlab-backend"])?;
+            load::sweep::run()
+        }
+        "load" if rest.iter().any(|a| a == "--help" || a == "-h") => {
+            println!("{}", load::USAGE);
+            Ok(())
+        }
+        "load" => load::run(rest),
         "soak" => soak::run(rest),
         "help" | "--help" | "-h" => {
             print!("{USAGE}");
