@@ -208,7 +208,7 @@ async fn a_run_recorded_before_the_server_was_killed_is_still_there_after_it_res
     };
     let connect = |url: String| async move {
         let (socket, _) = tokio_tungstenite::connect_async(url).await.unwrap();
-        Client { socket }
+        Client::new(socket)
     };
     let ws = format!("/ws/labs/demo?protocol={PROTOCOL_VERSION}");
 

@@ -58,7 +58,7 @@ async fn a_robot_uploaded_and_removed_again_and_again_leaves_nothing_behind() {
             tokio_tungstenite::connect_async(server.ws_url(&format!("/ws/labs/demo?protocol={PROTOCOL_VERSION}")))
                 .await
                 .unwrap();
-        let mut viewer = Client { socket };
+        let mut viewer = Client::new(socket);
 
         let (mut with_robot, mut without_robot) = (Vec::new(), Vec::new());
         let mut memory = Vec::new();

@@ -6,6 +6,10 @@
 //!   most one pending snapshot and one pending frame. A new frame is folded into a
 //!   pending one ([`Frame::absorb`]), so a viewer that skipped frames still ends with
 //!   every body's latest pose, and the lab never waits;
+//! - a frame is encoded once for every viewer whose slot was empty: those got every
+//!   frame before, so it is written as the change from the keyframe ([`Frame::encode_after`]).
+//!   A merged frame, the keyframe on joining and after a new scene are written without
+//!   base ([`Frame::encode`]), readable whatever the viewer missed;
 //! - JSON events (clock state, notices) go through a bounded broadcast channel; a
 //!   viewer that lags behind it is resynchronised with the current state.
 //!
@@ -138,10 +142,12 @@ impl Hub {
         Subscription { slot, events }
     }
 
-    /// Sends a frame to every viewer (encoded once) and folds it into the keyframe.
+    /// Sends a frame to every viewer and folds it into the keyframe. Encoded once, as
+    /// the change from the keyframe: what every viewer whose slot is empty holds.
     pub fn publish_frame(&self, frame: Frame) {
-        let outgoing = OutgoingFrame { encoded: Some(Bytes::from(frame.encode())), frame: Arc::new(frame) };
         let mut inner = self.inner.lock().expect("hub lock");
+        let encoded = Bytes::from(frame.encode_after(&inner.keyframe));
+        let outgoing = OutgoingFrame { encoded: Some(encoded), frame: Arc::new(frame) };
         inner.keyframe.absorb((*outgoing.frame).clone());
         inner.slots.retain(|slot| match slot.upgrade() {
             Some(slot) => {
@@ -197,7 +203,7 @@ impl Hub {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use vlab_protocol::{BodyId, BodyPose};
+    use vlab_protocol::{BodyId, BodyPose, FrameDecoder};
 
     fn frame(epoch: u32, step: u64, ids: &[u32]) -> Frame {
         Frame {
@@ -251,7 +257,39 @@ mod tests {
         let published = frame(0, 1, &[4]);
         hub.publish_frame(published.clone());
         let bytes = sub.slot.take().frame.unwrap().into_bytes();
-        assert_eq!(bytes, published.encode());
+        assert_eq!(bytes, published.encode_after(&frame(0, 0, &[])));
+    }
+
+    #[test]
+    fn a_viewer_that_is_sometimes_slow_always_decodes_every_latest_pose() {
+        let hub = Hub::new("snap".into(), frame(0, 0, &[0, 1, 2, 3, 4, 5, 6]));
+        let sub = hub.join();
+        let mut decoder = FrameDecoder::new();
+        let mut held = std::collections::BTreeMap::new();
+        let mut receive = |bytes: Bytes| {
+            for pose in decoder.decode(&bytes).unwrap().poses {
+                held.insert(pose.id.0, pose.position[0]);
+            }
+        };
+        receive(sub.slot.take().frame.unwrap().into_bytes());
+        for step in 1..=200u64 {
+            let mut ids = vec![(step % 7) as u32, ((step * 3) % 7) as u32];
+            ids.sort_unstable();
+            ids.dedup();
+            hub.publish_frame(frame(0, step, &ids));
+            // Taken at irregular intervals: one frame, or several merged.
+            if step % 5 != 1 && step % 3 != 0 {
+                receive(sub.slot.take().frame.unwrap().into_bytes());
+            }
+        }
+        if let Some(last) = sub.slot.take().frame {
+            receive(last.into_bytes());
+        }
+        let keyframe = hub.inner.lock().unwrap().keyframe.clone();
+        assert_eq!(held.len(), keyframe.poses.len());
+        for pose in &keyframe.poses {
+            assert_eq!(held[&pose.id.0], pose.position[0], "body {}", pose.id.0);
+        }
     }
 
     #[test]

@@ -136,7 +136,7 @@ impl TestServer {
         let stream = socket.connect(self.addr).await.unwrap();
         let url = format!("ws://{}/ws/labs/{lab}?protocol={PROTOCOL_VERSION}", self.addr);
         let (socket, _) = tokio_tungstenite::client_async(url, MaybeTlsStream::Plain(stream)).await.unwrap();
-        Client { socket }
+        Client::new(socket)
     }
 
     /// A viewer's websocket from the local address `from` (any of 127.0.0.0/8, so that
@@ -151,12 +151,12 @@ impl TestServer {
         let stream = socket.connect(self.addr).await.unwrap();
         let url = format!("ws://{}/ws/labs/{lab}?protocol={PROTOCOL_VERSION}", self.addr);
         let (socket, _) = tokio_tungstenite::client_async(url, MaybeTlsStream::Plain(stream)).await?;
-        Ok(Client { socket })
+        Ok(Client::new(socket))
     }
 
     pub async fn connect_raw(&self, path_and_query: &str) -> Client {
         let (socket, _) = connect_async(format!("ws://{}{path_and_query}", self.addr)).await.unwrap();
-        Client { socket }
+        Client::new(socket)
     }
 }
 
@@ -210,9 +210,15 @@ pub enum Received {
 
 pub struct Client {
     pub socket: WebSocketStream<MaybeTlsStream<TcpStream>>,
+    /// Reads the frames, most written as changes from the frame before.
+    frames: vlab_protocol::FrameDecoder,
 }
 
 impl Client {
+    pub fn new(socket: WebSocketStream<MaybeTlsStream<TcpStream>>) -> Client {
+        Client { socket, frames: vlab_protocol::FrameDecoder::new() }
+    }
+
     pub async fn next(&mut self) -> Received {
         loop {
             let message = tokio::time::timeout(PATIENCE, self.socket.next()).await.expect("nothing received in time");
@@ -227,7 +233,7 @@ impl Client {
                 Some(Ok(Message::Binary(bytes))) if vlab_protocol::CameraView::is_camera_view(&bytes) => {
                     return Received::Camera(vlab_protocol::CameraView::decode(&bytes).unwrap());
                 }
-                Some(Ok(Message::Binary(bytes))) => return Received::Frame(Frame::decode(&bytes).unwrap()),
+                Some(Ok(Message::Binary(bytes))) => return Received::Frame(self.frames.decode(&bytes).unwrap()),
                 Some(Ok(Message::Close(frame))) => return Received::Closed(frame.map(|f| u16::from(f.code))),
                 Some(Ok(_)) => continue,
             }

@@ -9,7 +9,7 @@ use std::rc::Rc;
 use std::time::Duration;
 
 use leptos::prelude::*;
-use vlab_protocol::{ErrorCode, Frame, PROTOCOL_VERSION, ServerMsg};
+use vlab_protocol::{ErrorCode, Frame, FrameDecoder, PROTOCOL_VERSION, ServerMsg};
 use wasm_bindgen::JsCast;
 use wasm_bindgen::closure::Closure;
 use web_sys::{BinaryType, CloseEvent, MessageEvent, WebSocket};
@@ -37,6 +37,7 @@ pub fn start(session: LabSession, secure: bool) {
         gave_up: false,
         clock_fresh: true,
         live_epoch: None,
+        frames: FrameDecoder::new(),
     }));
     connect(&client);
 }
@@ -57,6 +58,8 @@ struct Client {
     /// The live scene's epoch (from snapshots and State), kept while the view shows a
     /// recorded moment: live frames of it still move the clock and the timeline's end.
     live_epoch: Option<u32>,
+    /// Reads this socket's frames, most written as changes from the frame before.
+    frames: FrameDecoder,
 }
 
 /// The JS callbacks of one socket, kept alive as long as it may call them.
@@ -81,6 +84,8 @@ fn connect(client: &Rc<RefCell<Client>>) {
     let mut this = client.borrow_mut();
     this.handlers = None;
     this.opened_at_ms = None;
+    // A new socket starts from a keyframe: nothing held from the last one applies.
+    this.frames.reset();
     let session = this.session;
     let url = session.params.with_value(|p| session.host.with_value(|host| p.websocket_url(this.secure, host)));
     let socket = match WebSocket::new(&url) {
@@ -188,7 +193,8 @@ fn on_message(client: &Rc<RefCell<Client>>, event: MessageEvent) {
             }
             return;
         }
-        match Frame::decode(&bytes) {
+        let decoded = client.borrow_mut().frames.decode(&bytes);
+        match decoded {
             Ok(frame) => on_frame(client, &frame),
             Err(error) => leptos::logging::warn!("ignoring a frame: {error}"),
         }
