@@ -20,6 +20,7 @@ mod remote;
 mod robots;
 mod server;
 mod uploads;
+mod web_files;
 mod ws;
 
 use std::path::PathBuf;
@@ -30,7 +31,7 @@ use axum::extract::DefaultBodyLimit;
 use axum::http::{HeaderValue, header};
 use axum::routing::{get, post};
 use tokio::net::TcpListener;
-use tower_http::services::{ServeDir, ServeFile};
+use tower_http::services::ServeDir;
 use tower_http::set_header::SetResponseHeaderLayer;
 use tower_http::trace::TraceLayer;
 
@@ -51,10 +52,9 @@ pub struct AppState {
 }
 
 /// The whole HTTP surface: `/api/...`, `/ws/labs/{lab}`, `/assets/...` (meshes,
-/// textures) and the browser app.
+/// textures) and the browser app (precompressed and cached, see `web_files`).
 pub fn app(state: Arc<AppState>) -> Router {
-    let index = state.web_dir.join("index.html");
-    let web = ServeDir::new(&state.web_dir).fallback(ServeFile::new(index));
+    let web = web_files::service(&state.web_dir);
     // Meshes, textures, the material library. ServeDir refuses `..` and absolute paths,
     // so nothing outside the folder is reachable; a missing file is a plain 404.
     let assets = ServeDir::new(&state.classroom.library().assets_dir);
@@ -107,7 +107,7 @@ pub fn app(state: Arc<AppState>) -> Router {
         .route("/ws/labs/{lab}", get(ws::upgrade))
         .merge(control)
         .nest_service("/assets", assets)
-        .route("/", get(http::index))
+        .route("/", get(http::index).layer(web_files::revalidated()))
         .fallback_service(web)
         // Logs name the path, never the query: a websocket's `?token=` stays out of them.
         .layer(TraceLayer::new_for_http().make_span_with(|request: &axum::http::Request<_>| {
