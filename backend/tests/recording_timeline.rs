@@ -53,13 +53,15 @@ fn assert_same_poses(recorded: &[BodyPose], live: &[BodyPose], step: u64) {
     assert_eq!(recorded.len(), live.len(), "step {step}: every moving body");
     for pose in recorded {
         let seen = live[&pose.id];
-        assert_eq!(pose.position, seen.position, "step {step}, body {:?}", pose.id);
-        // Live frames carry rotations quantized to 16 bits a component, and q and −q
-        // are the same rotation.
+        // Live frames carry positions on a grid (within half of it) and rotations
+        // quantized to 13 bits a component, and q and −q are the same rotation.
+        let off = pose.position.iter().zip(seen.position).map(|(a, b)| (a - b).abs()).fold(0.0, f32::max);
+        let half_grid = (vlab_protocol::POSITION_RESOLUTION_M / 2.0) as f32 * 1.01;
+        assert!(off <= half_grid, "step {step}, body {:?}: {:?} vs {:?}", pose.id, pose.position, seen.position);
         let apart =
             |sign: f32| pose.rotation.iter().zip(seen.rotation).map(|(a, b)| (a - sign * b).abs()).fold(0.0, f32::max);
         let turned = apart(1.0).min(apart(-1.0));
-        assert!(turned < 1e-4, "step {step}, body {:?}: {:?} vs {:?}", pose.id, pose.rotation, seen.rotation);
+        assert!(turned < 5e-4, "step {step}, body {:?}: {:?} vs {:?}", pose.id, pose.rotation, seen.rotation);
     }
 }
 
