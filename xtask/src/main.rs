@@ -30,6 +30,7 @@ commands:
                  N websocket viewers on a lab of a release server (started here, or
                  running at URL): its CPU, the lab's real-time factor, each viewer's
                  bytes and frames per second, frame delays (`cargo xtask load --help`)
+  load --sweep   only the load sweeps of `bench`, without the benches
   soak --minutes N [--robots 30]
                  load a release server with a class (robots, programs, viewers,
                  uploads and removals) for N minutes, printing its memory and step
@@ -55,6 +56,7 @@ fn main() -> Result<()> {
             println!("{}", load::USAGE);
             Ok(())
         }
+        "load" if rest == ["--sweep"] => load::sweep::run(),
         "load" => load::run(rest),
         "soak" => soak::run(rest),
         "help" | "--help" | "-h" => {

@@ -67,7 +67,11 @@ pub async fn watch(
     };
     drop(permit);
     let _ = connected.send(Ok(()));
-    let mut window = None;
+    // The phase may have moved on while this viewer connected.
+    let mut window = match *phase.borrow_and_update() {
+        Phase::Window { start, end } => Some((start, end)),
+        Phase::Connecting | Phase::Stop => None,
+    };
     let mut decoder = FrameDecoder::new();
     loop {
         let message = tokio::select! {
@@ -145,4 +149,86 @@ async fn open(url: &str) -> Result<Socket, String> {
         tokio::time::sleep(Duration::from_secs(1)).await;
     }
     Err(last)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use futures_util::SinkExt;
+    use vlab_protocol::{BodyId, BodyPose, Frame, LabMode, LabState, Rate};
+
+    use super::*;
+
+    fn frame(step: u64, x: f32) -> Frame {
+        let pose =
+            |id: u32, x: f32| BodyPose { id: BodyId(id), position: [x, 0.5, 0.1], rotation: [0.0, 0.0, 0.0, 1.0] };
+        Frame { epoch: 1, step, time: step as f64 / 240.0, poses: vec![pose(0, x), pose(3, -x)] }
+    }
+
+    /// A stand-in server on one websocket: a state message, `frames` frames (the first
+    /// without base, the others as changes from the one before, as the server writes
+    /// them to a viewer that keeps up), a binary message that is no frame, a text that
+    /// is no server message, then it closes.
+    async fn serve_once(listener: tokio::net::TcpListener, frames: u64) {
+        let (stream, _) = listener.accept().await.unwrap();
+        let mut socket = tokio_tungstenite::accept_async(stream).await.unwrap();
+        let state = LabState {
+            mode: LabMode::Running,
+            rate: Rate::RealTime(1.0),
+            step: 0,
+            time: 0.0,
+            dt_secs: 1.0 / 240.0,
+            epoch: 1,
+        };
+        let state = serde_json::to_string(&ServerMsg::State(state)).unwrap();
+        socket.send(Message::text(state)).await.unwrap();
+        let mut before: Option<Frame> = None;
+        for i in 0..frames {
+            let now = frame(4 * (i + 1), i as f32 * 0.01);
+            let bytes = match &before {
+                None => now.encode(),
+                Some(base) => now.encode_after(base),
+            };
+            socket.send(Message::binary(bytes)).await.unwrap();
+            before = Some(now);
+        }
+        socket.send(Message::binary(vec![0xff, 1, 2])).await.unwrap();
+        socket.send(Message::text("{\"type\":\"no such message\"}")).await.unwrap();
+        socket.close(None).await.unwrap();
+    }
+
+    #[tokio::test]
+    async fn a_viewer_decodes_a_stream_of_frames_and_counts_what_it_cannot_read() {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let url = format!("ws://{}/ws/labs/demo", listener.local_addr().unwrap());
+        let server = tokio::spawn(serve_once(listener, 25));
+        let origin = Instant::now();
+        let run = Arc::new(Watch { url, rate: Some(1.0), origin });
+        // The window is open from the start, and long: the stream's end ends the viewer.
+        let window = Phase::Window { start: origin, end: origin + Duration::from_secs(3600) };
+        let (_phase_tx, phase_rx) = watch::channel(window);
+        let (connected_tx, mut connected_rx) = mpsc::unbounded_channel();
+        let report = super::watch(run, Arc::new(Semaphore::new(1)), connected_tx, phase_rx).await.unwrap();
+        server.await.unwrap();
+        assert_eq!(connected_rx.recv().await, Some(Ok(())));
+        assert_eq!((report.frames, report.poses, report.decode_errors), (25, 50, 1), "{report:?}");
+        assert_eq!((report.texts, report.unreadable_texts, report.server_errors, report.snapshots), (2, 1, 0, 0));
+        assert_eq!(report.offsets.len(), 25);
+        assert!(report.offsets.iter().all(|&(epoch, _)| epoch == 1));
+        assert!(report.bytes > 25 * 10, "{report:?}");
+        assert!(report.ended_early.is_some(), "the stand-in server closed the websocket");
+    }
+
+    #[tokio::test]
+    async fn a_viewer_that_cannot_connect_says_so_and_reports_nothing() {
+        // A port nobody listens on: bound, then let go.
+        let addr = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap();
+        let run = Arc::new(Watch { url: format!("ws://{addr}/ws/labs/demo"), rate: None, origin: Instant::now() });
+        let (_phase_tx, phase_rx) = watch::channel(Phase::Connecting);
+        let (connected_tx, mut connected_rx) = mpsc::unbounded_channel();
+        let report = super::watch(run, Arc::new(Semaphore::new(1)), connected_tx, phase_rx).await;
+        assert_eq!(report, None);
+        assert!(matches!(connected_rx.recv().await, Some(Err(why)) if why.contains("could not connect")));
+    }
 }
