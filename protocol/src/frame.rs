@@ -1,13 +1,14 @@
 //! Binary frames: the poses of the bodies that moved, sent tens of times a second.
 //!
-//! The server writes format 2 ([`format2`]'s layout): positions on a quarter-millimetre
-//! grid, rotations "smallest three" at 13 bits a component, and, for viewers that got
-//! every frame before, each pose as the change from the pose of the frame before
-//! (a robot driving at walking pace costs 2–3 bytes of position a frame). Such a frame
-//! is read by a [`FrameDecoder`] that holds what it decoded before; a frame written
-//! without base ([`Frame::encode`]: the keyframe, a slow viewer's merged frame) is read
-//! by anyone ([`Frame::decode`]). Format 1 ([`format1`]: every pose absolute, 20 bytes)
-//! is still read, and written for comparison ([`Frame::encode_format1`]).
+//! The server writes format 2 (layout in `frame/format2.rs`): positions on a
+//! quarter-millimetre grid, rotations "smallest three" at 13 bits a component, and, for
+//! viewers that got every frame before, each pose as the change from the pose of the
+//! frame before (a robot driving at walking pace costs 2–3 bytes of position a frame).
+//! Such a frame is read by a [`FrameDecoder`] that holds what it decoded before; a frame
+//! written without base ([`Frame::encode`]: the keyframe, a slow viewer's merged frame)
+//! is read by anyone ([`Frame::decode`]). Format 1 (`frame/format1.rs`: every pose
+//! absolute, 20 bytes) is still read, and written for comparison
+//! ([`Frame::encode_format1`]).
 
 mod codec;
 mod format1;
