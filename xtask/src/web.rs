@@ -43,25 +43,52 @@ pub fn build_bundle() -> Result<PathBuf> {
         bail!("the build succeeded but {} is missing", wasm.display());
     }
 
-    let dist = crate::workspace_root().join("dist");
-    // Start from an empty folder so no file of an older build lingers.
-    if dist.exists() {
-        fs::remove_dir_all(&dist).with_context(|| format!("could not clear {}", dist.display()))?;
-    }
-    fs::create_dir_all(&dist).with_context(|| format!("could not create {}", dist.display()))?;
-
-    generate_glue(&wasm, &dist)?;
-    let glue_wasm = dist.join(BUNDLE.wasm);
+    // The bundle is made in the target folder and copied to `dist/` when complete:
+    // wasm-opt and brotli take minutes, and a server or test reading `dist/` meanwhile
+    // sees the previous bundle, not half of the next one.
+    let staging = crate::target_dir().join("web-bundle");
+    empty_dir(&staging)?;
+    generate_glue(&wasm, &staging)?;
+    let glue_wasm = staging.join(BUNDLE.wasm);
     let generated = file_size(&glue_wasm)?;
     if wasm_opt::optimise(&glue_wasm)? {
         eprintln!("xtask: wasm-opt -Oz: {generated} B -> {} B", file_size(&glue_wasm)?);
     }
-    copy_static_files(&crate::workspace_root().join("frontend").join("static"), &dist)?;
-    hashed_names::apply(&dist, &BUNDLE)?;
-    let sizes = precompress::precompress(&dist)?;
+    copy_static_files(&crate::workspace_root().join("frontend").join("static"), &staging)?;
+    hashed_names::apply(&staging, &BUNDLE)?;
+    let sizes = precompress::precompress(&staging)?;
     precompress::print_table(&sizes);
+
+    let dist = crate::workspace_root().join("dist");
+    // Start from an empty folder so no file of an older build lingers.
+    empty_dir(&dist)?;
+    copy_tree(&staging, &dist)?;
     eprintln!("xtask: bundle in {}", dist.display());
     Ok(dist)
+}
+
+/// Makes `dir` an empty folder.
+fn empty_dir(dir: &Path) -> Result<()> {
+    if dir.exists() {
+        fs::remove_dir_all(dir).with_context(|| format!("could not clear {}", dir.display()))?;
+    }
+    fs::create_dir_all(dir).with_context(|| format!("could not create {}", dir.display()))
+}
+
+/// Copies every file below `from` to the same place below `to`.
+fn copy_tree(from: &Path, to: &Path) -> Result<()> {
+    for entry in fs::read_dir(from).with_context(|| format!("could not read {}", from.display()))? {
+        let entry = entry?;
+        let target = to.join(entry.file_name());
+        if entry.file_type()?.is_dir() {
+            fs::create_dir_all(&target).with_context(|| format!("could not create {}", target.display()))?;
+            copy_tree(&entry.path(), &target)?;
+        } else {
+            fs::copy(entry.path(), &target)
+                .with_context(|| format!("could not copy {} to {}", entry.path().display(), target.display()))?;
+        }
+    }
+    Ok(())
 }
 
 /// Installs the wasm target through rustup when it is missing. Without rustup (a
