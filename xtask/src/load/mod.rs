@@ -12,6 +12,7 @@ pub mod sweep;
 mod viewer;
 
 use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -68,9 +69,18 @@ pub fn run(args: &[String]) -> Result<()> {
 /// Builds the release server (`cargo build --release -p vlab-backend --bin vlab`) and
 /// starts it allowing `viewers` connections from one address.
 fn start_release_server(viewers: usize) -> Result<OwnServer> {
+    start_server(&build_release_server()?, viewers)
+}
+
+/// Builds the release server; the path of its binary.
+fn build_release_server() -> Result<PathBuf> {
     crate::cargo(&["build", "--release", "-p", "vlab-backend", "--bin", "vlab"])?;
-    let binary = crate::target_dir().join("release").join("vlab");
-    let server = OwnServer::start(&binary, viewers)?;
+    Ok(crate::target_dir().join("release").join("vlab"))
+}
+
+/// Starts `binary` allowing `viewers` connections from one address.
+fn start_server(binary: &Path, viewers: usize) -> Result<OwnServer> {
+    let server = OwnServer::start(binary, viewers)?;
     eprintln!("xtask: started {} (pid {}) on {}", binary.display(), server.pid(), server.base);
     Ok(server)
 }

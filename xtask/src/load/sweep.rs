@@ -1,13 +1,13 @@
 //! The load sweeps `cargo xtask bench` prints after the benches: the server's CPU
 //! against viewers on the demo lab, and against labs on the server (mostly unwatched),
 //! each a Markdown table. Each sweep has a release server of its own, started once; the
-//! labs sweep adds labs to it between rows.
+//! labs sweep adds labs to it between rows. The server is built once, before both.
 
 use std::time::Duration;
 
 use anyhow::Result;
 
-use super::{Measurement, OwnServer, Target, raise_open_files_limit, runtime, start_release_server};
+use super::{Measurement, OwnServer, Target, build_release_server, raise_open_files_limit, runtime, start_server};
 
 /// Viewers on the demo lab, one row each.
 pub const VIEWER_COUNTS: [usize; 5] = [1, 10, 100, 300, 1000];
@@ -26,8 +26,9 @@ pub fn run() -> Result<()> {
     let most = VIEWER_COUNTS.into_iter().max().unwrap_or(1);
     raise_open_files_limit(most);
     let runtime = runtime()?;
+    let binary = build_release_server()?;
 
-    let server = start_release_server(most)?;
+    let server = start_server(&binary, most)?;
     let target = target_of(&server)?;
     let mut rows = Vec::new();
     for viewers in VIEWER_COUNTS {
@@ -38,7 +39,7 @@ pub fn run() -> Result<()> {
     println!("\nServer CPU against viewers (demo lab, {} s windows):\n", WINDOW.as_secs());
     print!("{}", viewers_table(&rows));
 
-    let server = start_release_server(VIEWERS_WITH_LABS)?;
+    let server = start_server(&binary, VIEWERS_WITH_LABS)?;
     let target = target_of(&server)?;
     let mut rows = Vec::new();
     let mut labs = 1;
