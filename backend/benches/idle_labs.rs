@@ -26,48 +26,69 @@ const IDLE_LABS: usize = 100;
 const SETTLE: Duration = Duration::from_secs(6);
 /// Wall time measured.
 const MEASURED: Duration = Duration::from_secs(5);
-/// The environment variable that switches parking off (lab::runner's PARKING_SWITCH).
+/// The environment variable that switches parking off (lab::runner's PARKING_SWITCH;
+/// any other value leaves it on).
 const PARKING_SWITCH: &str = "VLAB_IDLE_PARKING";
 
 fn main() {
-    let runtime = tokio::runtime::Runtime::new().expect("a runtime");
+    // Each round runs in a child process of its own, the switch in its environment.
+    if let Some(round) = std::env::args().skip_while(|a| a != "--round").nth(1) {
+        return one_round(&round);
+    }
     let idle = idle_scene();
     let busy = common::classroom();
     println!(
         "VLab bench: {IDLE_LABS} idle labs ({} bodies each, nobody watching) beside one busy classroom lab \
-         ({} bodies, 30 robots driving); {} s to settle, then {} s measured; 2 cores",
+         ({} bodies, 30 robots driving); {} s to settle, then {} s measured",
         idle.bodies.len(),
         busy.bodies.len(),
         SETTLE.as_secs(),
         MEASURED.as_secs()
     );
-    println!("{:<12} | {:>12} {:>16} {:>22}", "parking", "process CPU", "CPU per idle lab", "busy lab real time");
-    for parking in [false, true] {
-        // SAFETY: set while no other thread of this process reads the environment (the
-        // labs of the previous round are closed and joined; the new ones read it when
-        // opened, on this thread).
-        unsafe {
-            if parking {
-                std::env::remove_var(PARKING_SWITCH);
-            } else {
-                std::env::set_var(PARKING_SWITCH, "off");
-            }
-        }
-        let (cpu, rtf) = runtime.block_on(round(&idle, &busy));
-        println!(
-            "{:<12} | {:>11.1}% {:>15.2}% {:>21.2}×",
-            if parking { "on" } else { "off" },
-            cpu * 100.0,
-            cpu * 100.0 / IDLE_LABS as f64,
-            rtf
-        );
+    println!("{:<22} | {:>11} {:>16} {:>18}", "round", "process CPU", "CPU per idle lab", "busy lab real time");
+    let me = std::env::current_exe().expect("the bench's own path");
+    let mut busy_alone = 0.0;
+    for (round, switch) in [("busy", "on"), ("off", "off"), ("on", "on")] {
+        let output = std::process::Command::new(&me)
+            .args(["--round", round])
+            .env(PARKING_SWITCH, switch)
+            .output()
+            .expect("a round runs");
+        assert!(output.status.success(), "the {round} round failed");
+        let text = String::from_utf8_lossy(&output.stdout);
+        let [cpu, rtf]: [f64; 2] = text
+            .split_whitespace()
+            .map(|n| n.parse().expect("a figure"))
+            .collect::<Vec<_>>()
+            .try_into()
+            .expect("two figures");
+        let (label, per_idle) = if round == "busy" {
+            busy_alone = cpu;
+            ("busy lab alone".to_owned(), "-".to_owned())
+        } else {
+            let per_idle = (cpu - busy_alone) * 100.0 / IDLE_LABS as f64;
+            (format!("+{IDLE_LABS} idle, parking {round}"), format!("{per_idle:.3}%"))
+        };
+        println!("{label:<22} | {:>10.1}% {per_idle:>16} {rtf:>17.2}×", cpu * 100.0);
     }
 }
 
-/// One round: the labs opened, settled, measured, closed. Returns the process's CPU
-/// (cores) over the measured window and the busy lab's real-time factor in it.
-async fn round(idle: &SceneModel, busy: &SceneModel) -> (f64, f64) {
-    let labs: Vec<Arc<LabHandle>> = (0..IDLE_LABS).map(|i| open(&format!("idle{i}"), idle)).collect();
+/// Runs one round in this process and prints the process's CPU (cores) and the busy
+/// lab's real-time factor: `busy` (the busy lab alone, what the idle labs add is
+/// measured against it), `off` or `on` (with the idle labs, parking as the
+/// environment says).
+fn one_round(round: &str) {
+    let runtime = tokio::runtime::Runtime::new().expect("a runtime");
+    let idle = if round == "busy" { 0 } else { IDLE_LABS };
+    let (cpu, rtf) = runtime.block_on(run(idle, &idle_scene(), &common::classroom()));
+    println!("{cpu} {rtf}");
+}
+
+/// One round: `idle_labs` idle labs and the busy one opened, settled, measured,
+/// closed. Returns the process's CPU (cores) over the measured window and the busy
+/// lab's real-time factor in it.
+async fn run(idle_labs: usize, idle: &SceneModel, busy: &SceneModel) -> (f64, f64) {
+    let labs: Vec<Arc<LabHandle>> = (0..idle_labs).map(|i| open(&format!("idle{i}"), idle)).collect();
     let class = open("busy", busy);
     for (i, robot) in busy.robots.iter().enumerate() {
         let omega = if i % 2 == 0 { 0.3 } else { -0.3 };
@@ -129,7 +150,6 @@ fn cpu_secs() -> f64 {
     // Fields after the command name (which may hold spaces) start after its ')'.
     let fields: Vec<&str> = stat[stat.rfind(')').expect("a command name") + 2..].split(' ').collect();
     let ticks: f64 = fields[11].parse::<f64>().expect("utime") + fields[12].parse::<f64>().expect("stime");
-    // SAFETY: sysconf only reads a configuration value.
-    let per_sec = unsafe { libc::sysconf(libc::_SC_CLK_TCK) } as f64;
-    ticks / per_sec
+    // /proc counts in USER_HZ, 100 a second on every Linux ABI.
+    ticks / 100.0
 }
