@@ -361,7 +361,11 @@ mod tests {
         assert!(devices[1].offset.is_none(), "the origin itself moves nothing");
         assert!(devices[2].offset.is_none());
         assert_eq!(warnings.len(), 1);
-        assert!(warnings[0].message.contains("sensor 'c'") && warnings[0].message.contains("six numbers"), "{}", warnings[0].message);
+        assert!(
+            warnings[0].message.contains("sensor 'c'") && warnings[0].message.contains("six numbers"),
+            "{}",
+            warnings[0].message
+        );
         assert_eq!(warnings[0].pos.line, 3);
     }
 

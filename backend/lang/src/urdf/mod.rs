@@ -478,7 +478,10 @@ mod tests {
         // ROS's z (up) is VLab's y: 0.1 m ahead and 0.2 m above the link's origin.
         let [from, to] = [0, 1].map(|b| robot.bodies[b].pose.position);
         let offset: Vec<f32> = (0..3).map(|i| to[i] - from[i]).collect();
-        assert!((offset[0] - 0.1).abs() < 1e-6 && (offset[1] - 0.2).abs() < 1e-6 && offset[2].abs() < 1e-6, "{offset:?}");
+        assert!(
+            (offset[0] - 0.1).abs() < 1e-6 && (offset[1] - 0.2).abs() < 1e-6 && offset[2].abs() < 1e-6,
+            "{offset:?}"
+        );
         assert_eq!(robot.joints.len(), 1);
         assert!(matches!(robot.joints[0].kind, JointKind::Fixed), "{:?}", robot.joints[0].kind);
         // The IMU measures its link's motion: its pose is told and left out.
