@@ -8,10 +8,8 @@
 
 mod common;
 
-use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
-use serde_json::json;
 use vlab_backend::robot::Robots;
 use vlab_backend::sim::World;
 
@@ -29,9 +27,7 @@ fn main() {
     // Every robot drives a circle of radius 0.5 m (half of them clockwise) in its lane.
     let names: Vec<String> = robots.all().iter().map(|r| r.name().to_owned()).collect();
     for (i, name) in names.iter().enumerate() {
-        let omega = if i % 2 == 0 { 0.3 } else { -0.3 };
-        let commands = BTreeMap::from([("drive".to_owned(), json!({"v": 0.15, "omega": omega}))]);
-        robots.command(name, &commands).expect("a robot").expect("a drive command");
+        robots.command(name, &common::circle_drive(i)).expect("a robot").expect("a drive command");
     }
     let sensors: usize = robots.all().iter().map(|r| r.sensors().len()).sum();
     println!(

@@ -14,7 +14,6 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use serde_json::json;
 use vlab_backend::lab::{LabConfig, LabHandle};
 use vlab_backend::scene::{DirLoader, Options, SceneModel, interpret};
 use vlab_backend::secret::TokenDigest;
@@ -91,9 +90,7 @@ async fn run(idle_labs: usize, idle: &SceneModel, busy: &SceneModel) -> (f64, f6
     let labs: Vec<Arc<LabHandle>> = (0..idle_labs).map(|i| open(&format!("idle{i}"), idle)).collect();
     let class = open("busy", busy);
     for (i, robot) in busy.robots.iter().enumerate() {
-        let omega = if i % 2 == 0 { 0.3 } else { -0.3 };
-        let commands = BTreeMap::from([("drive".to_owned(), json!({"v": 0.15, "omega": omega}))]);
-        class.actuate(&robot.name, commands).await.expect("a drive command");
+        class.actuate(&robot.name, common::circle_drive(i)).await.expect("a drive command");
     }
     tokio::time::sleep(SETTLE).await;
     let (cpu0, wall0, step0) = (cpu_secs(), Instant::now(), class.state().step);

@@ -10,10 +10,8 @@
 
 mod common;
 
-use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
-use serde_json::json;
 use vlab_backend::robot::Robots;
 use vlab_backend::scene::{DirLoader, Options, ParamValue, SceneModel, interpret};
 use vlab_backend::sim::World;
@@ -79,9 +77,7 @@ fn measure(class: Class) -> [f64; 4] {
     robots.install(&mut world, 0, 0.0);
     let names: Vec<String> = robots.all().iter().map(|r| r.name().to_owned()).collect();
     for (i, name) in names.iter().enumerate() {
-        let omega = if i % 2 == 0 { 0.3 } else { -0.3 };
-        let commands = BTreeMap::from([("drive".to_owned(), json!({"v": 0.15, "omega": omega}))]);
-        robots.command(name, &commands).expect("a robot").expect("a drive command");
+        robots.command(name, &common::circle_drive(i)).expect("a robot").expect("a drive command");
     }
     let mut step = 0u64;
     let mut one_step = |world: &mut World, robots: &mut Robots| -> [Duration; 3] {

@@ -116,6 +116,14 @@ pub fn classroom() -> vlab_backend::scene::SceneModel {
         .model
 }
 
+/// The drive command of the `i`-th robot of a classroom bench: a circle of radius 0.5 m
+/// at 0.15 m/s, every other one clockwise, so the robots stay in their lanes.
+#[allow(dead_code)] // only the benches that drive robots by hand use it
+pub fn circle_drive(i: usize) -> std::collections::BTreeMap<String, serde_json::Value> {
+    let omega = if i.is_multiple_of(2) { 0.3 } else { -0.3 };
+    std::collections::BTreeMap::from([("drive".to_owned(), serde_json::json!({"v": 0.15, "omega": omega}))])
+}
+
 /// Each robot wanders: ahead while the lidar's front sector is clear, turning away
 /// from the nearer side when it is not, and logs now and then.
 #[allow(dead_code)] // only the program benches run it
