@@ -67,12 +67,18 @@ impl Recorded {
 
     /// Steps the lab `steps` steps and waits until the recording keeps them.
     async fn step(&self, steps: u64) -> u64 {
+        self.step_in_run(steps, 1).await
+    }
+
+    /// Steps the lab `steps` steps and waits until the recording keeps them in run
+    /// `run` (after a reset, the old run's later steps must not count).
+    async fn step_in_run(&self, steps: u64, run: u64) -> u64 {
         let state = self.server.control("demo", ControlAction::Step { steps: steps as u32 }).await;
         let deadline = tokio::time::Instant::now() + PATIENCE;
         loop {
             let (status, summary) = self.server.get_json("/api/labs/demo/recording").await;
             assert_eq!(status, 200, "{summary}");
-            if summary["last_step"].as_u64() >= Some(state.step) {
+            if summary["run"].as_u64() == Some(run) && summary["last_step"].as_u64() >= Some(state.step) {
                 return state.step;
             }
             assert!(
@@ -493,7 +499,7 @@ async fn bad_runs_and_ranges_are_refused_with_what_is_kept() {
 
     // A new run after a reset: the old one stays exportable by number.
     lab.server.control("demo", ControlAction::Reset).await;
-    lab.step(50).await;
+    lab.step_in_run(50, 2).await;
     let (status, summary) = lab.server.get_json("/api/labs/demo/recording").await;
     assert_eq!(status, 200);
     assert_eq!(summary["run"], 2, "{summary}");
