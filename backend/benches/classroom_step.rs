@@ -8,7 +8,7 @@
 
 mod common;
 
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use vlab_backend::robot::Robots;
 use vlab_backend::sim::World;
@@ -39,16 +39,9 @@ fn main() {
     );
 
     let mut step = 0u64;
-    let mut one_step = |world: &mut World, robots: &mut Robots| -> [Duration; 3] {
-        let started = Instant::now();
-        robots.apply_actuators(world);
-        let commanded = Instant::now();
-        world.step();
-        let stepped = Instant::now();
+    let mut one_step = |world: &mut World, robots: &mut Robots| {
         step += 1;
-        robots.update_sensors(world, step, step as f64 * dt);
-        let sensed = Instant::now();
-        [commanded - started, stepped - commanded, sensed - stepped]
+        common::timed_step(world, robots, step, dt)
     };
     for _ in 0..(WARM_UP_SECS / dt) as usize {
         one_step(&mut world, &mut robots);

@@ -10,7 +10,7 @@
 
 mod common;
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use vlab_backend::robot::Robots;
 use vlab_backend::scene::{DirLoader, Options, ParamValue, SceneModel, interpret};
@@ -80,15 +80,9 @@ fn measure(class: Class) -> [f64; 4] {
         robots.command(name, &common::circle_drive(i)).expect("a robot").expect("a drive command");
     }
     let mut step = 0u64;
-    let mut one_step = |world: &mut World, robots: &mut Robots| -> [Duration; 3] {
-        let started = Instant::now();
-        robots.apply_actuators(world);
-        let commanded = Instant::now();
-        world.step();
-        let stepped = Instant::now();
+    let mut one_step = |world: &mut World, robots: &mut Robots| {
         step += 1;
-        robots.update_sensors(world, step, step as f64 * dt);
-        [commanded - started, stepped - commanded, stepped.elapsed()]
+        common::timed_step(world, robots, step, dt)
     };
     for _ in 0..(WARM_UP_SECS / dt) as usize {
         one_step(&mut world, &mut robots);

@@ -124,6 +124,24 @@ pub fn circle_drive(i: usize) -> std::collections::BTreeMap<String, serde_json::
     std::collections::BTreeMap::from([("drive".to_owned(), serde_json::json!({"v": 0.15, "omega": omega}))])
 }
 
+/// Step `step` of a lab's loop, timed per phase: the actuators' commands reach the
+/// joints, the physics steps, the sensors read (the time of step `step` is `step × dt`).
+#[allow(dead_code)] // only the benches that time the loop's phases use it
+pub fn timed_step(
+    world: &mut vlab_backend::sim::World,
+    robots: &mut vlab_backend::robot::Robots,
+    step: u64,
+    dt: f64,
+) -> [Duration; 3] {
+    let started = std::time::Instant::now();
+    robots.apply_actuators(world);
+    let commanded = std::time::Instant::now();
+    world.step();
+    let stepped = std::time::Instant::now();
+    robots.update_sensors(world, step, step as f64 * dt);
+    [commanded - started, stepped - commanded, stepped.elapsed()]
+}
+
 /// Each robot wanders: ahead while the lidar's front sector is clear, turning away
 /// from the nearer side when it is not, and logs now and then.
 #[allow(dead_code)] // only the program benches run it
