@@ -1,19 +1,24 @@
 //! Fetches meshes and textures named by the snapshot (`/assets/...`) with the browser's
-//! `fetch`, decodes them in memory with three-d-asset, and keeps them per URL in an
-//! [`AssetCache`]. The renderer asks; when an asset arrives the caches' generation
+//! `fetch`, decodes them in memory (OBJ with three-d-asset, glTF with [`gltf_mesh`],
+//! images with the browser's own decoders), and keeps them per URL in an [`AssetCache`]. The renderer asks; when an asset arrives the caches' generation
 //! changes and the renderer rebuilds with it.
 
 use std::cell::RefCell;
 use std::rc::Rc;
 use std::sync::Arc;
 
-use three_d::{Context, CpuMesh, CpuTexture, Texture2D};
+use three_d::{Context, CpuMesh, CpuTexture, Indices, Mat4, Positions, Srgba, Texture2D, Vec2, Vec3};
 use three_d_asset::io::RawAssets;
 use three_d_asset::{Geometry, Model, TextureData, f16};
 use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
+use web_sys::{
+    CanvasRenderingContext2d, ColorSpaceConversion, HtmlCanvasElement, ImageBitmap, ImageBitmapOptions,
+    PremultiplyAlpha,
+};
 
 use crate::view3d::asset_cache::{AssetCache, is_supported_mesh, srgb_to_linear};
+use crate::view3d::gltf_mesh::{self, TriangleMesh};
 
 /// The triangle meshes of one mesh file, in the file's own units and frame.
 pub type MeshAsset = Rc<Vec<CpuMesh>>;
@@ -64,14 +69,11 @@ impl Assets {
             let url = url.to_owned();
             let context = context.clone();
             wasm_bindgen_futures::spawn_local(async move {
-                let result = fetch_bytes(&url).await.and_then(|bytes| {
-                    let mut raw = RawAssets::new();
-                    raw.insert(file_name(&url), bytes);
-                    let mut cpu: CpuTexture = raw.deserialize(file_name(&url)).map_err(|e| e.to_string())?;
+                let result = decode_image(&url).await.map(|mut cpu| {
                     linearise(&mut cpu);
                     // three-d's `Texture2DRef` takes an `Arc`; one thread here anyway.
                     #[allow(clippy::arc_with_non_send_sync)]
-                    Ok(Arc::new(Texture2D::new(&context, &cpu)))
+                    Arc::new(Texture2D::new(&context, &cpu))
                 });
                 if let Err(error) = &result {
                     leptos::logging::warn!("texture {url}: {error}; drawing the plain colour instead");
@@ -81,6 +83,60 @@ impl Assets {
         }
         None
     }
+}
+
+/// The image at `url` as 8-bit texels, decoded by the browser (any format it reads:
+/// PNG, JPEG, WebP...). Colours are taken as stored (no colour-space conversion, no
+/// premultiplied alpha); an image without transparency gives RGB texels.
+async fn decode_image(url: &str) -> Result<CpuTexture, String> {
+    let window = web_sys::window().ok_or("no window")?;
+    let response = fetch_response(url).await?;
+    let blob = response.blob().map_err(|e| format!("{e:?}"))?;
+    let blob: web_sys::Blob = JsFuture::from(blob)
+        .await
+        .map_err(|e| format!("reading the body failed: {e:?}"))?
+        .dyn_into()
+        .map_err(|_| "not a blob")?;
+    let options = ImageBitmapOptions::new();
+    options.set_color_space_conversion(ColorSpaceConversion::None);
+    options.set_premultiply_alpha(PremultiplyAlpha::None);
+    let decoding = window.create_image_bitmap_with_blob_and_image_bitmap_options(&blob, &options);
+    let bitmap: ImageBitmap = JsFuture::from(decoding.map_err(|e| format!("{e:?}"))?)
+        .await
+        .map_err(|e| format!("not an image the browser can decode: {e:?}"))?
+        .dyn_into()
+        .map_err(|_| "not an image bitmap")?;
+    let (width, height) = (bitmap.width(), bitmap.height());
+    let texels = bitmap_texels(&window, &bitmap);
+    bitmap.close();
+    let texels = texels?;
+    let rgba: Vec<[u8; 4]> = texels.chunks_exact(4).map(|t| [t[0], t[1], t[2], t[3]]).collect();
+    let data = if rgba.iter().all(|t| t[3] == u8::MAX) {
+        TextureData::RgbU8(rgba.into_iter().map(|[r, g, b, _]| [r, g, b]).collect())
+    } else {
+        TextureData::RgbaU8(rgba)
+    };
+    Ok(CpuTexture { name: file_name(url).to_owned(), data, width, height, ..Default::default() })
+}
+
+/// The RGBA bytes of `bitmap`, read back through a 2D canvas of its size.
+fn bitmap_texels(window: &web_sys::Window, bitmap: &ImageBitmap) -> Result<Vec<u8>, String> {
+    let document = window.document().ok_or("no document")?;
+    let canvas: HtmlCanvasElement =
+        document.create_element("canvas").map_err(|e| format!("{e:?}"))?.dyn_into().map_err(|_| "not a canvas")?;
+    canvas.set_width(bitmap.width());
+    canvas.set_height(bitmap.height());
+    let context: CanvasRenderingContext2d = canvas
+        .get_context("2d")
+        .map_err(|e| format!("{e:?}"))?
+        .ok_or("no 2D context")?
+        .dyn_into()
+        .map_err(|_| "not a 2D context")?;
+    context.draw_image_with_image_bitmap(bitmap, 0.0, 0.0).map_err(|e| format!("{e:?}"))?;
+    let image = context
+        .get_image_data(0.0, 0.0, f64::from(bitmap.width()), f64::from(bitmap.height()))
+        .map_err(|e| format!("{e:?}"))?;
+    Ok(image.data().0)
 }
 
 /// Turns 8-bit sRGB colour texels into linear half floats (see [`srgb_to_linear`]);
@@ -105,18 +161,29 @@ fn file_name(url: &str) -> &str {
 /// Every triangle mesh of a mesh file, with its node transformation applied and
 /// normals computed when the file has none.
 fn decode_mesh(url: &str, bytes: Vec<u8>) -> Result<Vec<CpuMesh>, String> {
-    let mut raw = RawAssets::new();
-    raw.insert(file_name(url), bytes);
-    let model: Model = raw.deserialize(file_name(url)).map_err(|e| e.to_string())?;
+    let lower = url.to_ascii_lowercase();
+    let placed: Vec<(CpuMesh, Mat4)> = if lower.ends_with(".glb") || lower.ends_with(".gltf") {
+        gltf_mesh::triangle_meshes(&bytes).map_err(|e| e.to_string())?.into_iter().map(cpu_mesh_of).collect()
+    } else {
+        let mut raw = RawAssets::new();
+        raw.insert(file_name(url), bytes);
+        let model: Model = raw.deserialize(file_name(url)).map_err(|e| e.to_string())?;
+        model
+            .geometries
+            .into_iter()
+            .filter_map(|primitive| match primitive.geometry {
+                Geometry::Triangles(mesh) => Some((mesh, primitive.transformation)),
+                _ => None,
+            })
+            .collect()
+    };
     let mut meshes = Vec::new();
-    for primitive in model.geometries {
-        if let Geometry::Triangles(mut mesh) = primitive.geometry {
-            mesh.transform(primitive.transformation).map_err(|e| e.to_string())?;
-            if mesh.normals.is_none() {
-                mesh.compute_normals();
-            }
-            meshes.push(mesh);
+    for (mut mesh, transformation) in placed {
+        mesh.transform(transformation).map_err(|e| e.to_string())?;
+        if mesh.normals.is_none() {
+            mesh.compute_normals();
         }
+        meshes.push(mesh);
     }
     if meshes.is_empty() {
         return Err("no triangles in the file".to_owned());
@@ -124,14 +191,34 @@ fn decode_mesh(url: &str, bytes: Vec<u8>) -> Result<Vec<CpuMesh>, String> {
     Ok(meshes)
 }
 
-/// The body of `GET url`, or why not.
-async fn fetch_bytes(url: &str) -> Result<Vec<u8>, String> {
+/// three-d's mesh of a glTF primitive, and the transformation that places it.
+fn cpu_mesh_of(mesh: TriangleMesh) -> (CpuMesh, Mat4) {
+    let vec3 = |v: Vec<[f32; 3]>| v.into_iter().map(Vec3::from).collect::<Vec<_>>();
+    let cpu = CpuMesh {
+        positions: Positions::F32(vec3(mesh.positions)),
+        normals: mesh.normals.map(vec3),
+        indices: mesh.indices.map_or(Indices::None, Indices::U32),
+        uvs: mesh.uvs.map(|uvs| uvs.into_iter().map(Vec2::from).collect()),
+        colors: mesh.colors.map(|colors| colors.into_iter().map(|[r, g, b, a]| Srgba::new(r, g, b, a)).collect()),
+        ..Default::default()
+    };
+    (cpu, Mat4::from(mesh.transform))
+}
+
+/// The answer to `GET url` when it succeeded, or why not.
+async fn fetch_response(url: &str) -> Result<web_sys::Response, String> {
     let window = web_sys::window().ok_or("no window")?;
     let response = JsFuture::from(window.fetch_with_str(url)).await.map_err(|e| format!("fetch failed: {e:?}"))?;
     let response: web_sys::Response = response.dyn_into().map_err(|_| "not a response")?;
     if !response.ok() {
         return Err(format!("HTTP {}", response.status()));
     }
+    Ok(response)
+}
+
+/// The body of `GET url`, or why not.
+async fn fetch_bytes(url: &str) -> Result<Vec<u8>, String> {
+    let response = fetch_response(url).await?;
     let buffer = response.array_buffer().map_err(|e| format!("{e:?}"))?;
     let buffer = JsFuture::from(buffer).await.map_err(|e| format!("reading the body failed: {e:?}"))?;
     Ok(js_sys::Uint8Array::new(&buffer).to_vec())
