@@ -4,17 +4,20 @@
 //! built with 1 to 60 robots, 0 to 720 lidar beams per robot and 0 to 800 props. For
 //! each, in the same run and the same steps: the bare physics step (`World::step`)
 //! beside the full step (actuators, physics, sensors), their ratio and the real-time
-//! factor the full step allows.
+//! factor the full step allows. Then, at the run's last poses, every lidar's scan cast
+//! one beam at a time (`World::cast_ray`, as the sensors did before) beside the whole
+//! fan at once (`World::cast_fan`, as they do now), which must answer the same.
 //!
 //! Prints figures rather than asserting them: timings are for reading, not for tests.
 
 mod common;
 
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use vlab_backend::robot::Robots;
-use vlab_backend::scene::{DirLoader, Options, ParamValue, SceneModel, interpret};
-use vlab_backend::sim::World;
+use vlab_backend::robot::frame::rotate;
+use vlab_backend::scene::{DirLoader, Mount, Options, ParamValue, SceneModel, interpret};
+use vlab_backend::sim::{Fan, RayFilter, World};
 
 /// Seconds of simulation before timing: the props settle and the robots spin up.
 const WARM_UP_SECS: f64 = 1.0;
@@ -49,16 +52,27 @@ fn main() {
         "VLab bench: step scaling, dt = 1/240 s, lidars at 10 Hz, {WARM_UP_SECS} s warm-up then {TIMED_SECS} s timed per scene"
     );
     println!(
-        "{:<7} {:>6} {:>6} {:>6} | {:>12} {:>12} {:>12} {:>12} | {:>6} {:>9}",
-        "axis", "robots", "beams", "props", "physics µs", "actuators µs", "sensors µs", "full µs", "ratio", "real time"
+        "{:<7} {:>6} {:>6} {:>6} | {:>12} {:>12} {:>12} {:>12} | {:>6} {:>9} | {:>13} {:>11}",
+        "axis",
+        "robots",
+        "beams",
+        "props",
+        "physics µs",
+        "actuators µs",
+        "sensors µs",
+        "full µs",
+        "ratio",
+        "real time",
+        "scan beams µs",
+        "scan fan µs"
     );
     for (axis, class) in classes {
         if filter.as_deref().is_some_and(|f| f != axis) {
             continue;
         }
-        let [physics, actuators, sensors, full] = measure(class);
+        let ([physics, actuators, sensors, full], [by_beam, by_fan]) = measure(class);
         println!(
-            "{axis:<7} {:>6} {:>6} {:>6} | {physics:>12.1} {actuators:>12.1} {sensors:>12.1} {full:>12.1} | {:>5.2}× {:>8.1}×",
+            "{axis:<7} {:>6} {:>6} {:>6} | {physics:>12.1} {actuators:>12.1} {sensors:>12.1} {full:>12.1} | {:>5.2}× {:>8.1}× | {by_beam:>13.1} {by_fan:>11.1}",
             class.robots,
             class.beams,
             class.props,
@@ -68,8 +82,9 @@ fn main() {
     }
 }
 
-/// Mean µs per step of the physics, the actuators, the sensors and the whole step.
-fn measure(class: Class) -> [f64; 4] {
+/// Mean µs per step of the physics, the actuators, the sensors and the whole step, and
+/// per lidar scan cast beam by beam and as a fan ([`scan_costs`]).
+fn measure(class: Class) -> ([f64; 4], [f64; 2]) {
     let model = scene(class);
     let dt = model.dt_secs;
     let mut world = World::build(&model).expect("the scene builds");
@@ -97,7 +112,70 @@ fn measure(class: Class) -> [f64; 4] {
     }
     let mean = |d: Duration| d.as_secs_f64() * 1e6 / steps as f64;
     let [physics, actuators, sensors] = sums.map(mean);
-    [physics, actuators, sensors, physics + actuators + sensors]
+    ([physics, actuators, sensors, physics + actuators + sensors], scan_costs(&world, &model))
+}
+
+/// Rounds of every lidar's scan for [`scan_costs`].
+const SCAN_ROUNDS: usize = 20;
+
+/// Mean µs per lidar scan at the world's current poses, cast one beam at a time with
+/// `World::cast_ray` and as one fan with `World::cast_fan`, the beams set out as the
+/// lidar sensor sets them; panics if the two disagree. Zeros without lidars.
+fn scan_costs(world: &World, model: &SceneModel) -> [f64; 2] {
+    let lidars: Vec<(u32, usize, &vlab_backend::scene::DeviceModel)> = (model.sensors.iter())
+        .filter(|device| device.kind == "Lidar")
+        .map(|device| {
+            let robot = model.robots.iter().position(|r| Some(&r.name) == device.robot.as_ref()).expect("its robot");
+            let body = match device.mount {
+                Mount::Body(body) => body,
+                _ => model.robots[robot].main_body,
+            };
+            (robot as u32, body, device)
+        })
+        .collect();
+    if lidars.is_empty() {
+        return [0.0; 2];
+    }
+    let (mut by_beam, mut by_fan) = (Duration::ZERO, Duration::ZERO);
+    for &(robot, body, device) in &lidars {
+        let (max_range, fov) = (device.num("range").unwrap_or(10.0), device.num("fov").unwrap_or(std::f64::consts::PI));
+        let beams = device.num("beams").unwrap_or(361.0).max(1.0) as usize;
+        let step = if beams > 1 { fov / (beams - 1) as f64 } else { 0.0 };
+        let first = if beams > 1 { -fov / 2.0 } else { 0.0 };
+        let pose = world.pose(body);
+        let directions: Vec<[f32; 3]> = (0..beams)
+            .map(|i| {
+                let angle = first + step * i as f64;
+                rotate(pose.rotation, [angle.cos(), 0.0, -angle.sin()]).map(|c| c as f32)
+            })
+            .collect();
+        let filter = RayFilter { ignore_robot: Some(robot), through_transparent: true };
+        let fan = Fan {
+            origin: pose.position,
+            rotation: pose.rotation,
+            angle_min: first as f32,
+            angle_step: step as f32,
+            directions: &directions,
+        };
+        let (mut single, mut together) = (vec![None; beams], vec![None; beams]);
+        let started = Instant::now();
+        for _ in 0..SCAN_ROUNDS {
+            for (range, direction) in single.iter_mut().zip(&directions) {
+                *range = world.cast_ray(pose.position, *direction, max_range as f32, filter);
+            }
+            std::hint::black_box(&single);
+        }
+        by_beam += started.elapsed();
+        let started = Instant::now();
+        for _ in 0..SCAN_ROUNDS {
+            world.cast_fan(&fan, max_range as f32, filter, &mut together);
+            std::hint::black_box(&together);
+        }
+        by_fan += started.elapsed();
+        assert_eq!(single, together, "the fan answers as its beams one by one");
+    }
+    let scans = (lidars.len() * SCAN_ROUNDS) as f64;
+    [by_beam, by_fan].map(|d| d.as_secs_f64() * 1e6 / scans)
 }
 
 /// The scene of `class` in the scene language: rows of diffbots 1.7 m apart, props in

@@ -14,7 +14,7 @@ use super::Context;
 use crate::robot::frame::rotate;
 use crate::robot::noise::NoiseModel;
 use crate::scene::DeviceModel;
-use crate::sim::RayFilter;
+use crate::sim::{Fan, RayFilter};
 
 /// Polar angles of the sonar's rings, as fractions of its half-cone, and how many
 /// rays each ring has: 1 + 8 + 8 + 8 rays sample a cone finely enough for the walls,
@@ -31,6 +31,10 @@ pub struct RayProbe {
     min_range: f64,
     max_range: f64,
     light: bool,
+    /// A scan's beams in the world frame and their hits, kept between readings so a
+    /// reading allocates only the ranges it reports.
+    world_directions: Vec<[f32; 3]>,
+    hits: Vec<Option<f32>>,
 }
 
 impl RayProbe {
@@ -71,21 +75,42 @@ impl RayProbe {
             }
             _ => (vec![[1.0, 0.0, 0.0]], None),
         };
-        RayProbe { body, directions, scan, min_range, max_range, light: device.kind != "Sonar" }
+        RayProbe {
+            body,
+            directions,
+            scan,
+            min_range,
+            max_range,
+            light: device.kind != "Sonar",
+            world_directions: Vec::new(),
+            hits: Vec::new(),
+        }
     }
 
-    /// Casts the rays now.
-    pub fn read(&self, context: &Context, noise: &NoiseModel, rng: &mut ChaCha8Rng) -> (SensorValue, SensorValue) {
+    /// Casts the rays now: a scan's fan at once ([`World::cast_fan`]), other sensors'
+    /// rays one by one.
+    ///
+    /// [`World::cast_fan`]: crate::sim::World::cast_fan
+    pub fn read(&mut self, context: &Context, noise: &NoiseModel, rng: &mut ChaCha8Rng) -> (SensorValue, SensorValue) {
         let pose = context.world.pose(self.body);
         let filter = RayFilter { ignore_robot: Some(context.robot), through_transparent: self.light };
-        let hits = self.directions.iter().map(|local| {
-            let direction = rotate(pose.rotation, *local).map(|c| c as f32);
-            context.world.cast_ray(pose.position, direction, self.max_range as f32, filter).map(f64::from)
-        });
+        let world_direction = |local: &[f64; 3]| rotate(pose.rotation, *local).map(|c| c as f32);
         match self.scan {
             Some((angle_min, angle_step)) => {
-                let (mut measured, mut truth) = (Vec::new(), Vec::new());
-                for hit in hits {
+                self.world_directions.clear();
+                self.world_directions.extend(self.directions.iter().map(world_direction));
+                self.hits.resize(self.directions.len(), None);
+                let fan = Fan {
+                    origin: pose.position,
+                    rotation: pose.rotation,
+                    angle_min: angle_min as f32,
+                    angle_step: angle_step as f32,
+                    directions: &self.world_directions,
+                };
+                context.world.cast_fan(&fan, self.max_range as f32, filter, &mut self.hits);
+                let count = self.hits.len();
+                let (mut measured, mut truth) = (Vec::with_capacity(count), Vec::with_capacity(count));
+                for hit in self.hits.iter().map(|hit| hit.map(f64::from)) {
                     truth.push(round_range(hit.unwrap_or(self.max_range)));
                     measured.push(round_range(self.measure(hit, noise, rng)));
                 }
@@ -93,7 +118,13 @@ impl RayProbe {
                 (scan(measured), scan(truth))
             }
             None => {
-                let nearest = hits.flatten().min_by(f64::total_cmp);
+                let nearest = (self.directions.iter())
+                    .filter_map(|local| {
+                        let direction = world_direction(local);
+                        context.world.cast_ray(pose.position, direction, self.max_range as f32, filter)
+                    })
+                    .map(f64::from)
+                    .min_by(f64::total_cmp);
                 let truth = nearest.unwrap_or(self.max_range);
                 let measured = self.measure(nearest, noise, rng);
                 (SensorValue::Scalar { value: measured }, SensorValue::Scalar { value: truth })
