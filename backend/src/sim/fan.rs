@@ -86,17 +86,16 @@ impl Sweep {
         let relative = self.inverse * collider.position();
         let shape = collider.shape();
         // The collider's bounds in the fan's frame: a box (its own local bounds,
-        // turned) and a sphere about the box's centre.
-        let (center, extent, radius) = match shape.as_ball() {
-            Some(ball) => (relative.translation, Vector::splat(ball.radius), ball.radius),
+        // turned: centre and half axes) and a sphere about the box's centre.
+        let (center, axes, radius) = match shape.as_ball() {
+            Some(ball) => (relative.translation, None, ball.radius),
             None => {
-                let local = shape.compute_local_aabb();
-                let half = local.half_extents();
+                let (center, half) = local_bounds(shape);
                 let axes = [Vector::X * half.x, Vector::Y * half.y, Vector::Z * half.z].map(|a| relative.rotation * a);
-                let extent = axes[0].abs() + axes[1].abs() + axes[2].abs();
-                (relative * local.center(), extent, half.length())
+                (relative * center, Some(axes), half.length())
             }
         };
+        let extent = axes.map_or(Vector::splat(radius), |[a, b, c]| a.abs() + b.abs() + c.abs());
         if center.y.abs() > extent.y + DISTANCE_SLACK {
             return None;
         }
@@ -108,13 +107,80 @@ impl Sweep {
         if distance - slice > self.reach {
             return None;
         }
-        if distance <= slice {
-            return Some(None);
-        }
         let middle = (-center.z).atan2(center.x);
-        let half = (slice / distance).asin() + ANGLE_SLACK;
-        Some(Some((middle - half, middle + half)))
+        if distance > slice {
+            let half = (slice / distance).asin() + ANGLE_SLACK;
+            return Some(Some((middle - half, middle + half)));
+        }
+        // The origin is inside the circle: a wall, the floor, a large prop close by.
+        // Unless the box stands over the origin, its outline in the plane subtends
+        // less than a half-turn, spanned by its corners.
+        match axes {
+            Some(axes) if !over_origin(center, &axes) => Some(Some(corner_angles(center, &axes, middle))),
+            _ => Some(None),
+        }
     }
+}
+
+/// Whether the box of centre `center` and half axes `axes` (the fan's frame) meets the
+/// line through the origin along the plane's normal (local Y), give or take the slack:
+/// then its outline in the plane surrounds the origin.
+fn over_origin(center: Vector, axes: &[Vector; 3]) -> bool {
+    let (mut low, mut high) = (Real::NEG_INFINITY, Real::INFINITY);
+    for axis in axes {
+        let half = axis.length();
+        if half <= 0.0 {
+            continue;
+        }
+        let unit = *axis / half;
+        // Along this axis the line's points sit at s·unit.y; the box spans
+        // unit·center ± (half + slack).
+        let (near, far) = (unit.dot(center) - half - DISTANCE_SLACK, unit.dot(center) + half + DISTANCE_SLACK);
+        if unit.y.abs() < 1e-6 {
+            if near > 0.0 || far < 0.0 {
+                return false;
+            }
+            continue;
+        }
+        let (a, b) = (near / unit.y, far / unit.y);
+        low = low.max(a.min(b));
+        high = high.min(a.max(b));
+    }
+    low <= high
+}
+
+/// The angles spanned by the eight corners of the box of centre `center` and half axes
+/// `axes` (the fan's frame), seen from the origin, unwrapped about `middle` (the
+/// centre's angle, inside the span as the box's outline is convex), with the slack.
+fn corner_angles(center: Vector, axes: &[Vector; 3], middle: Real) -> (Real, Real) {
+    let (mut low, mut high) = (0.0 as Real, 0.0 as Real);
+    for corner in 0..8 {
+        let sign = |bit: usize| if corner & bit == 0 { -1.0 } else { 1.0 };
+        let p = center + axes[0] * sign(1) + axes[1] * sign(2) + axes[2] * sign(4);
+        let mut offset = (-p.z).atan2(p.x) - middle;
+        if offset > std::f32::consts::PI {
+            offset -= std::f32::consts::TAU;
+        } else if offset < -std::f32::consts::PI {
+            offset += std::f32::consts::TAU;
+        }
+        low = low.min(offset);
+        high = high.max(offset);
+    }
+    (middle + low - ANGLE_SLACK, middle + high + ANGLE_SLACK)
+}
+
+/// The centre and half extents of a shape's bounds in its own frame: read off the
+/// primitives (the engine finds a cylinder's through its support map, which showed in
+/// profiles), asked of the others.
+fn local_bounds(shape: &dyn Shape) -> (Vector, Vector) {
+    if let Some(cuboid) = shape.as_cuboid() {
+        return (Vector::ZERO, cuboid.half_extents);
+    }
+    if let Some(cylinder) = shape.as_cylinder() {
+        return (Vector::ZERO, Vector::new(cylinder.radius, cylinder.half_height, cylinder.radius));
+    }
+    let bounds = shape.compute_local_aabb();
+    (bounds.center(), bounds.half_extents())
 }
 
 impl World {
@@ -157,11 +223,10 @@ impl World {
 /// nearest hit so far (as the query index bounds a single ray's search).
 fn cast_on(fan: &Fan, sweep: &Sweep, collider: &Collider, max_distance: Real, ranges: &mut [Option<f32>]) {
     let Some(angles) = sweep.angles(collider) else { return };
-    let origin = Vector::from_array(fan.origin);
+    let seen = super::ray_hit::FromOrigin::new(collider, Vector::from_array(fan.origin));
     let mut cast = |beam: usize| {
-        let ray = Ray::new(origin, Vector::from_array(fan.directions[beam]));
         let bound = ranges[beam].unwrap_or(max_distance);
-        if let Some(distance) = super::ray_hit::distance(collider, &ray, bound)
+        if let Some(distance) = seen.distance(Vector::from_array(fan.directions[beam]), bound)
             && distance <= bound
         {
             ranges[beam] = Some(distance);
@@ -340,6 +405,30 @@ mod tests {
             hits > 20_000 && misses > 10_000 && inside > 1000,
             "{hits} hits, {misses} misses, {inside} from inside of {compared}"
         );
+    }
+
+    #[test]
+    fn a_tilted_fan_over_a_floor_meets_it_all_round() {
+        // The floor's outline surrounds the origin: every beam that dips reaches it,
+        // whichever way it points.
+        let mut world = World::empty(-9.81, 1.0 / 240.0);
+        let body = world.physics.insert_body(RigidBodyBuilder::fixed().translation(Vector::new(3.0, -0.05, -2.0)));
+        let floor = ColliderBuilder::cuboid(6.0, 0.05, 6.0)
+            .user_data(ColliderTag { robot: None, transparent: false, color: [0; 3] }.pack());
+        world.physics.insert_collider(floor, Some(body));
+        world.step();
+        let rotation = Rotation::from_rotation_x(0.3);
+        let (angle_min, angle_step, directions) = fan_directions(rotation, std::f32::consts::TAU, 360);
+        let origin = [0.0, 0.1, 0.0];
+        let fan = Fan { origin, rotation: rotation.to_array(), angle_min, angle_step, directions: &directions };
+        let mut ranges = vec![None; 360];
+        world.cast_fan(&fan, 8.0, RayFilter::default(), &mut ranges);
+        let singles: Vec<_> =
+            directions.iter().map(|d| world.cast_ray(origin, *d, 8.0, RayFilter::default())).collect();
+        assert_eq!(ranges, singles);
+        let (dipping, rising) =
+            (directions.iter().filter(|d| d[1] < -0.05).count(), ranges.iter().filter(|r| r.is_none()).count());
+        assert!(dipping > 150 && ranges.iter().flatten().count() >= dipping && rising > 100, "{ranges:?}");
     }
 
     #[test]

@@ -37,6 +37,42 @@ pub(crate) fn distance(collider: &Collider, ray: &Ray, max_toi: Real) -> Option<
     }
 }
 
+/// One collider readied for many rays from one origin (a lidar's fan): the origin is
+/// brought into the collider's frame once, each ray's direction as it comes. The
+/// answers are [`distance`]'s to the bit (the same steps in the same order).
+pub(crate) struct FromOrigin<'a> {
+    shape: &'a dyn Shape,
+    /// A cylinder's half height and radius, solved in closed form.
+    cylinder: Option<(Real, Real)>,
+    origin: Vector,
+    unrotate: Rotation,
+}
+
+impl<'a> FromOrigin<'a> {
+    /// `collider` seen from `origin` (world frame).
+    pub(crate) fn new(collider: &'a Collider, origin: Vector) -> FromOrigin<'a> {
+        let pose = collider.position();
+        FromOrigin {
+            shape: collider.shape(),
+            cylinder: collider.shape().as_cylinder().map(|c| (c.half_height, c.radius)),
+            origin: pose.inverse_transform_point(origin),
+            unrotate: pose.rotation.inverse(),
+        }
+    }
+
+    /// The distance along `direction` (unit, world frame) to the collider, as
+    /// [`distance`] answers for the ray from the origin.
+    pub(crate) fn distance(&self, direction: Vector, max_toi: Real) -> Option<Real> {
+        let local = Ray::new(self.origin, self.unrotate * direction);
+        match self.cylinder {
+            Some((half_height, radius)) => {
+                cylinder_hit(half_height, radius, &local, max_toi).map(|hit| hit.time_of_impact)
+            }
+            None => self.shape.cast_local_ray(&local, max_toi, true),
+        }
+    }
+}
+
 /// A solid cylinder along local Y (`|y| ≤ half_height`, `x² + z² ≤ radius²`) against
 /// `ray` in its frame: the span of the ray inside the infinite cylinder intersected
 /// with its span between the caps; the span's start is the hit.
