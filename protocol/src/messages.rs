@@ -141,6 +141,18 @@ pub enum ClientMsg {
     /// Back to the live lab after seeking: the server sends the current snapshot and
     /// keyframe again.
     Live,
+    /// The page drew the frames it received up to the one of this step: sent after
+    /// drawing, at most once per drawn picture, with the step of the newest binary frame
+    /// received since the last `Drawn`. From a connection's first `Drawn` on, the server
+    /// keeps at most a few frames sent and not yet drawn (its window); the lab's newer
+    /// poses wait on the server, merged newest-wins, so a page gets frames as fast as it
+    /// draws them and every latest pose. A client that never sends it gets every frame
+    /// its socket takes. A step that is no frame in flight (already drawn, or never sent)
+    /// changes nothing.
+    Drawn {
+        /// The step of the newest frame received and drawn.
+        step: u64,
+    },
     /// Liveness check; answered with [`ServerMsg::Pong`].
     Ping {
         /// Echoed back.
@@ -359,6 +371,7 @@ mod tests {
             ClientMsg::Control { command: ControlAction::Step { steps: 10 } },
             ClientMsg::Control { command: ControlAction::Rate { rate: Rate::Max } },
             ClientMsg::Ping { nonce: u64::MAX },
+            ClientMsg::Drawn { step: u64::MAX },
             ClientMsg::Subscribe { robot: "bot".into() },
             ClientMsg::Unsubscribe { robot: "bot".into() },
             ClientMsg::Keys { robot: "bot".into(), keys: vec!["I".into(), "ARROWUP".into()] },
@@ -375,6 +388,10 @@ mod tests {
         assert_eq!(
             serde_json::from_str::<ClientMsg>(json).unwrap(),
             ClientMsg::Control { command: ControlAction::Step { steps: 10 } }
+        );
+        assert_eq!(
+            serde_json::from_str::<ClientMsg>(r#"{"type":"drawn","step":240}"#).unwrap(),
+            ClientMsg::Drawn { step: 240 }
         );
         assert!(serde_json::from_str::<ClientMsg>(r#"{"type":"teleport"}"#).is_err());
         assert!(serde_json::from_str::<ClientMsg>(r#"{"type":"ping"}"#).is_err());

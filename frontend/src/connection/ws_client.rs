@@ -15,6 +15,7 @@ use wasm_bindgen::closure::Closure;
 use web_sys::{BinaryType, CloseEvent, MessageEvent, WebSocket};
 
 use crate::connection::clock::Clock;
+use crate::connection::drawn;
 use crate::connection::reconnect::{Backoff, CloseAction, HEALTHY_CONNECTION_MS};
 use crate::connection::state::{ConnectionState, INCOMPATIBLE_NOTICE, not_found_notice, unreachable_notice};
 use crate::connection::{LabSession, Notice};
@@ -123,6 +124,7 @@ fn on_opened(client: &Rc<RefCell<Client>>) {
     let session = this.session;
     let socket = this.handlers.as_ref().map(|h| h.socket.clone());
     drop(this);
+    drawn::use_socket(socket.clone());
     session.socket.set_value(socket);
     session.connection.set(ConnectionState::Connected);
     session.connection_notice.set(None);
@@ -140,6 +142,7 @@ fn on_closed(client: &Rc<RefCell<Client>>, code: u16) {
     let mut this = client.borrow_mut();
     let session = this.session;
     session.socket.set_value(None);
+    drawn::use_socket(None);
     if this.gave_up {
         return;
     }
@@ -195,7 +198,10 @@ fn on_message(client: &Rc<RefCell<Client>>, event: MessageEvent) {
         }
         let decoded = client.borrow_mut().frames.decode(&bytes);
         match decoded {
-            Ok(frame) => on_frame(client, &frame),
+            Ok(frame) => {
+                drawn::frame_received(frame.step);
+                on_frame(client, &frame);
+            }
             Err(error) => leptos::logging::warn!("ignoring a frame: {error}"),
         }
     }

@@ -4,7 +4,8 @@
 //! [`HEARTBEAT_MS`] passed: a paused lab then costs almost nothing, which matters on
 //! laptops and under software WebGL, where one frame of this scene takes tens of ms.
 //! When frames still come too slowly, [`QualityGovernor`] lowers the resolution, then
-//! drops shadows.
+//! drops shadows. After every animation frame the page tells the server it drew the
+//! frames received so far, so frames come as fast as the page draws them.
 
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
@@ -142,6 +143,9 @@ fn schedule(state: &Rc<LoopState>) {
             return;
         }
         next.tick();
+        // Drawn or not, the page now shows every frame it received: the server may
+        // send the next ones (see `connection::drawn`).
+        crate::connection::drawn::frames_drawn();
         schedule(&next);
     });
     state.pending.set(handle.ok());
