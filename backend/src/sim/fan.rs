@@ -41,6 +41,15 @@ pub struct Fan<'a> {
     pub directions: &'a [[f32; 3]],
 }
 
+/// The beams that may hit one collider.
+struct Reach {
+    /// No beam meets it nearer than this, metres.
+    nearest: Real,
+    /// The angles (radians, in the fan's frame) between which beams may meet it; `None`:
+    /// any beam may.
+    angles: Option<(Real, Real)>,
+}
+
 /// The fan's frame and the culling's tests, computed once per cast.
 struct Sweep {
     /// The fan's frame (the plane is its XZ), and its inverse.
@@ -80,9 +89,8 @@ impl Sweep {
         self.ahead.is_none_or(|ahead| ahead.dot(offset) + ahead.abs().dot(half) >= -DISTANCE_SLACK)
     }
 
-    /// The angles (radians, in the fan's frame) of the beams that may hit `collider`:
-    /// `None` when none can, `Some(None)` when every beam may.
-    fn angles(&self, collider: &Collider) -> Option<Option<(Real, Real)>> {
+    /// Which beams may hit `collider` and how near: `None` when none can.
+    fn reach(&self, collider: &Collider) -> Option<Reach> {
         let relative = self.inverse * collider.position();
         let shape = collider.shape();
         // The collider's bounds in the fan's frame: a box (its own local bounds,
@@ -110,15 +118,16 @@ impl Sweep {
         let middle = (-center.z).atan2(center.x);
         if distance > slice {
             let half = (slice / distance).asin() + ANGLE_SLACK;
-            return Some(Some((middle - half, middle + half)));
+            return Some(Reach { nearest: distance - slice, angles: Some((middle - half, middle + half)) });
         }
         // The origin is inside the circle: a wall, the floor, a large prop close by.
         // Unless the box stands over the origin, its outline in the plane subtends
         // less than a half-turn, spanned by its corners.
-        match axes {
-            Some(axes) if !over_origin(center, &axes) => Some(Some(corner_angles(center, &axes, middle))),
-            _ => Some(None),
-        }
+        let angles = match axes {
+            Some(axes) if !over_origin(center, &axes) => Some(corner_angles(center, &axes, middle)),
+            _ => None,
+        };
+        Some(Reach { nearest: 0.0, angles })
     }
 }
 
@@ -222,10 +231,14 @@ impl World {
 /// Casts the beams of `fan` that may reach `collider` on it, each bounded by its
 /// nearest hit so far (as the query index bounds a single ray's search).
 fn cast_on(fan: &Fan, sweep: &Sweep, collider: &Collider, max_distance: Real, ranges: &mut [Option<f32>]) {
-    let Some(angles) = sweep.angles(collider) else { return };
+    let Some(Reach { nearest, angles }) = sweep.reach(collider) else { return };
     let seen = super::ray_hit::FromOrigin::new(collider, Vector::from_array(fan.origin));
     let mut cast = |beam: usize| {
         let bound = ranges[beam].unwrap_or(max_distance);
+        // A beam that already hit something nearer than the collider can come skips it.
+        if bound < nearest {
+            return;
+        }
         if let Some(distance) = seen.distance(Vector::from_array(fan.directions[beam]), bound)
             && distance <= bound
         {

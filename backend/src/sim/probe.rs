@@ -284,10 +284,12 @@ impl World {
         self.physics.integration_parameters.dt
     }
 
-    fn joint_parts(&self, joint: usize) -> Option<(JointAxis, GenericJoint, RigidBodyHandle, RigidBodyHandle)> {
+    /// A joint's driven axis, its data (borrowed: a joint's data is a few hundred bytes,
+    /// and encoders and odometry ask every step) and its two bodies.
+    fn joint_parts(&self, joint: usize) -> Option<(JointAxis, &GenericJoint, RigidBodyHandle, RigidBodyHandle)> {
         let axis = driven_axis(self.joint_models.get(joint)?)?;
         let joint = self.physics.impulse_joints.get(self.joints[joint])?;
-        Some((axis, joint.data, joint.body1(), joint.body2()))
+        Some((axis, &joint.data, joint.body1(), joint.body2()))
     }
 }
 
