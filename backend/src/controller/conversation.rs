@@ -1,12 +1,13 @@
 //! The lab's side of one conversation in the program protocol (version
-//! [`PROTOCOL_VERSION`]), whatever carries it: which answer the lab waits for, the
+//! [`super::PROTOCOL_VERSION`], or [`super::packed::PIPE_PROTOCOL_VERSION`] on a sandboxed
+//! program's pipe), whatever carries it: which answer the lab waits for, the
 //! console lines that come before it, a step's output budget. A sandboxed Python
 //! program (its pipes) and a remote controller (its websocket) share it, so both are
 //! held to the same rules.
 
 use std::collections::VecDeque;
 
-use super::messages::{ConsoleLine, LabMsg, PROTOCOL_VERSION, ProgramMsg, Reply};
+use super::messages::{ConsoleLine, LabMsg, ProgramMsg, Reply};
 use super::{Limits, ProgramError, RobotSide};
 
 /// Console lines kept for a program's console history.
@@ -28,6 +29,8 @@ pub(crate) enum Awaiting {
 /// One program's conversation with the lab, from the lab's side.
 #[derive(Debug)]
 pub(crate) struct Conversation {
+    /// The protocol version it speaks.
+    version: u32,
     awaiting: Awaiting,
     output_bytes: usize,
     output_limit: usize,
@@ -37,9 +40,10 @@ pub(crate) struct Conversation {
 }
 
 impl Conversation {
-    /// A conversation under `limits`, before the hello.
-    pub fn new(limits: &Limits) -> Conversation {
+    /// A conversation in protocol `version` under `limits`, before the hello.
+    pub fn new(limits: &Limits, version: u32) -> Conversation {
         Conversation {
+            version,
             awaiting: Awaiting::Nothing,
             output_bytes: 0,
             output_limit: limits.output_bytes_per_step,
@@ -54,7 +58,7 @@ impl Conversation {
         self.awaiting = Awaiting::Ready;
         self.output_bytes = 0;
         LabMsg::Hello {
-            version: PROTOCOL_VERSION,
+            version: self.version,
             robot: side.robot.clone(),
             sensors: side.sensors.clone(),
             actuators: side.actuators.clone(),
@@ -116,9 +120,10 @@ impl Conversation {
             }
             (ProgramMsg::Ready { version, commands, output, belief, radio }, Awaiting::Ready) => {
                 self.take_output(output)?;
-                if version != PROTOCOL_VERSION {
+                if version != self.version {
                     return Err(ProgramError::Protocol(format!(
-                        "it speaks protocol version {version}, the lab {PROTOCOL_VERSION}"
+                        "it speaks protocol version {version}, the lab {}",
+                        self.version
                     )));
                 }
                 self.awaiting = Awaiting::Nothing;
@@ -197,6 +202,7 @@ fn kind_of(message: &ProgramMsg) -> String {
 mod tests {
     use super::*;
     use crate::controller::ConsoleSource;
+    use crate::controller::PROTOCOL_VERSION;
 
     fn line(text: &str) -> ConsoleLine {
         ConsoleLine { source: ConsoleSource::Print, text: text.into() }
@@ -204,7 +210,7 @@ mod tests {
 
     #[test]
     fn an_answer_is_taken_only_for_the_step_asked() {
-        let mut talk = Conversation::new(&Limits::default());
+        let mut talk = Conversation::new(&Limits::default(), PROTOCOL_VERSION);
         let _ = talk.hello(&RobotSide::new("bot"));
         let ready = Conversation::parse(br#"{"type":"ready","version":1}"#).unwrap();
         assert_eq!(talk.take(ready).unwrap().unwrap().step, None);
@@ -227,7 +233,7 @@ mod tests {
     #[test]
     fn output_past_a_steps_budget_is_a_flood() {
         let limits = Limits { output_bytes_per_step: 10, ..Limits::default() };
-        let mut talk = Conversation::new(&limits);
+        let mut talk = Conversation::new(&limits, PROTOCOL_VERSION);
         let _ = talk.hello(&RobotSide::new("bot"));
         assert_eq!(talk.take(ProgramMsg::Output { output: vec![line("123456789")] }).unwrap(), None);
         let error = talk.take(ProgramMsg::Output { output: vec![line("x")] }).unwrap_err();
@@ -236,7 +242,7 @@ mod tests {
 
     #[test]
     fn done_error_and_another_version_end_it() {
-        let mut talk = Conversation::new(&Limits::default());
+        let mut talk = Conversation::new(&Limits::default(), PROTOCOL_VERSION);
         let _ = talk.hello(&RobotSide::new("bot"));
         let other = Conversation::parse(br#"{"type":"ready","version":2}"#).unwrap();
         assert!(matches!(talk.take(other), Err(ProgramError::Protocol(m)) if m.contains("version 2")));

@@ -9,8 +9,9 @@ use serde::{Deserialize, Serialize};
 pub use vlab_protocol::ConsoleSource;
 use vlab_protocol::{ActuatorCommand, ActuatorCommands, Drawing, Estimate, RobotReport, SensorValue};
 
-/// The version of the lab ↔ program protocol. A program that answers another version
-/// is refused.
+/// The version of the lab ↔ program protocol in JSON, as remote controllers speak it
+/// (a sandboxed program's pipe speaks [`super::PIPE_PROTOCOL_VERSION`]). A program that
+/// answers another version than its hello's is refused.
 pub const PROTOCOL_VERSION: u32 = 1;
 
 /// A sensor or an actuator as the program is told about it.
@@ -28,7 +29,7 @@ pub struct PartInfo {
 pub enum LabMsg {
     /// The first message: who the program drives and how often it is asked.
     Hello {
-        /// [`PROTOCOL_VERSION`].
+        /// [`PROTOCOL_VERSION`], or [`super::PIPE_PROTOCOL_VERSION`] on a pipe.
         version: u32,
         /// The robot's name in the lab.
         robot: String,
@@ -79,7 +80,7 @@ pub struct ConsoleLine {
 pub enum ProgramMsg {
     /// The answer to `hello`: commands set before the first `robot.step()`.
     Ready {
-        /// [`PROTOCOL_VERSION`] as the program speaks it.
+        /// The protocol version as the program speaks it (its hello's).
         version: u32,
         /// Commands by actuator name.
         #[serde(default)]

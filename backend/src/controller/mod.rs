@@ -4,15 +4,15 @@
 //! This module knows nothing of the lab's thread, the network or the physics world: the
 //! lab gives a program a robot's readings and gets commands back (`docs/programs.md`).
 //!
-//! # The protocol (version [`PROTOCOL_VERSION`])
+//! # The protocol (version [`PROTOCOL_VERSION`]; [`PIPE_PROTOCOL_VERSION`] on the pipe)
 //! JSON, one object per line, over the child's stdin (lab → program) and stdout
 //! (program → lab):
 //!
 //! ```text
-//! lab:     {"type":"hello","version":1,"robot":"bot","sensors":[{"name":"GPS1","kind":"SimpleGPS"}],
+//! lab:     {"type":"hello","version":2,"robot":"bot","sensors":[{"name":"GPS1","kind":"SimpleGPS"}],
 //!           "actuators":[{"name":"M1","kind":"SimpleMotor"}],"dt":0.004166,"control_period":5,
 //!           "step":0,"time":0.0,"seed":7}
-//! program: {"type":"ready","version":1,"commands":{"M1":{"speed":2.0}},"output":[...]}
+//! program: {"type":"ready","version":2,"commands":{"M1":{"speed":2.0}},"output":[...]}
 //! lab:     {"type":"step","step":5,"time":0.0208,"sensors":{"GPS1":{"type":"vector","values":[0,0,0]}}}
 //! program: {"type":"output","output":[{"source":"print","text":"..."}]}      (optional, any number)
 //! program: {"type":"commands","step":5,"commands":{"M1":{"speed":2.5}},"output":[...]}
@@ -22,6 +22,9 @@
 //! ```
 //! Sensor values are `vlab_protocol::SensorValue`'s JSON, commands
 //! `vlab_protocol::ActuatorCommand`'s (`{"speed"}`, `{"position"}`, `{"v","omega"}`).
+//! A sandboxed program's pipe speaks version 2: version 1 with every scan's ranges
+//! packed after the step's line as little-endian `f64` (the `packed` module); a remote
+//! controller's websocket speaks version 1, plain JSON.
 //! The program answers every `hello` and `step` exactly once: the commands it set
 //! before calling `robot.step()` again, which the lab applies in the next pre-step
 //! phase; the readings of a `step` are the post-step values. A program that raised
@@ -49,6 +52,7 @@ mod error;
 mod interpreter;
 mod launch;
 mod messages;
+mod packed;
 #[cfg(target_os = "linux")]
 mod program;
 mod remote;
@@ -62,6 +66,7 @@ pub use self::launch::{CodeProblem, ProgramCode, RobotSide, check, control_perio
 pub use self::messages::{
     BeliefUpdate, ConsoleLine, ConsoleSource, LabMsg, PROTOCOL_VERSION, PartInfo, ProgramMsg, Reply, StepInput,
 };
+pub use self::packed::PIPE_PROTOCOL_VERSION;
 #[cfg(target_os = "linux")]
 pub use self::program::{
     CONSOLE_HISTORY_LINES, MAX_PROGRAM_BYTES, MAX_PROGRAM_FILES, ProgramSpec, PythonProgram, default_programs_dir,

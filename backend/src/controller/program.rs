@@ -2,8 +2,10 @@
 //! with the lab.
 
 use std::collections::BTreeMap;
+use std::fs::File;
 use std::io::{ErrorKind, Read, Write};
 use std::os::fd::AsFd;
+use std::os::unix::fs::FileExt;
 use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStderr, ChildStdin, ChildStdout, ExitStatus};
@@ -20,6 +22,7 @@ use super::RobotSide;
 use super::conversation::{Conversation, MAX_CONSOLE_LINE_BYTES};
 use super::interpreter::Interpreter;
 use super::messages::{ConsoleLine, ConsoleSource, LabMsg, PartInfo, Reply, StepInput};
+use super::packed::{PIPE_PROTOCOL_VERSION, StepWriter};
 use super::sandbox::{self, Launch};
 use super::{Limits, ProgramError};
 
@@ -37,6 +40,8 @@ pub const MAX_PROGRAM_BYTES: usize = 1024 * 1024;
 /// The program's threads are counted at every this many looks for its answer (about
 /// every 80 ms of simulation time at the default control rate).
 const THREAD_CHECK_EVERY: u64 = 4;
+/// Bytes read from the program's pipes at once.
+const READ_CHUNK: usize = 64 * 1024;
 
 /// What to run, for which robot, under which limits.
 #[derive(Clone, Debug)]
@@ -209,7 +214,18 @@ pub struct PythonProgram {
     stdout: ChildStdout,
     stderr: Option<ChildStderr>,
     out_buf: Vec<u8>,
+    /// How much of `out_buf` is known to hold no newline.
+    out_scanned: usize,
     err_buf: Vec<u8>,
+    /// What is read from the pipes goes here first (kept: a step allocates nothing).
+    chunk: Vec<u8>,
+    /// The message being written (kept, as `chunk`).
+    send_buf: Vec<u8>,
+    steps: StepWriter,
+    /// The program's `/proc/<pid>/stat`, kept open: it is read again from its start.
+    stat: Option<File>,
+    /// The clock of the program's CPU time (`None` where it cannot be had).
+    cpu_clock: Option<nix::time::ClockId>,
     conversation: Conversation,
     deadline: Instant,
     budget: Duration,
@@ -267,16 +283,23 @@ impl PythonProgram {
             };
         let nonblocking = |fd: std::os::fd::BorrowedFd<'_>| fcntl(fd, FcntlArg::F_SETFL(OFlag::O_NONBLOCK));
         let set = nonblocking(stdin.as_fd()).and(nonblocking(stdout.as_fd())).and(nonblocking(stderr.as_fd()));
+        let pid = nix::unistd::Pid::from_raw(spawned.child.id() as i32);
         let mut program = PythonProgram {
             robot: spec.side.robot.clone(),
             limits: spec.limits.clone(),
+            stat: File::open(format!("/proc/{pid}/stat")).ok(),
+            cpu_clock: nix::time::clock_getcpuclockid(pid).ok(),
             child: spawned.child,
             stdin,
             stdout,
             stderr: Some(stderr),
             out_buf: Vec::new(),
+            out_scanned: 0,
             err_buf: Vec::new(),
-            conversation: Conversation::new(&spec.limits),
+            chunk: vec![0; READ_CHUNK],
+            send_buf: Vec::new(),
+            steps: StepWriter::default(),
+            conversation: Conversation::new(&spec.limits, PIPE_PROTOCOL_VERSION),
             deadline: Instant::now() + spec.limits.startup_budget,
             budget: spec.limits.startup_budget,
             failed: None,
@@ -301,9 +324,11 @@ impl PythonProgram {
             Err(e) => return Err(self.fail(ProgramError::SandboxUnavailable(e))),
         };
         let preamble = serde_json::json!({ "seccomp": stage2, "parent": std::process::id() });
-        self.write_line(&preamble.to_string())?;
-        let line = self.read_line(true)?.expect("a patient read returns a line or an error");
-        match serde_json::from_slice::<BootstrapMsg>(&line) {
+        self.write_message(&preamble)?;
+        let end = self.read_line(true)?.expect("a patient read returns a line or an error");
+        let said = serde_json::from_slice::<BootstrapMsg>(&self.out_buf[..end]);
+        self.take_line(end);
+        match said {
             Ok(BootstrapMsg::Sandboxed) => {}
             Ok(BootstrapMsg::SandboxFailed { message }) => {
                 return Err(self.fail(ProgramError::SandboxUnavailable(message)));
@@ -346,7 +371,9 @@ impl PythonProgram {
         }
         self.deadline = Instant::now() + self.limits.step_budget;
         self.budget = self.limits.step_budget;
-        self.write_message(&input.to_message())
+        self.send_buf.clear();
+        self.steps.write(input, &mut self.send_buf);
+        self.write_buffered()
     }
 
     /// The answer to the hello or to the last step sent: waits at most until that
@@ -368,9 +395,7 @@ impl PythonProgram {
         if self.reaped {
             return None;
         }
-        let pid = nix::unistd::Pid::from_raw(self.child.id() as i32);
-        let clock = nix::time::clock_getcpuclockid(pid).ok()?;
-        let spent = nix::time::clock_gettime(clock).ok()?;
+        let spent = nix::time::clock_gettime(self.cpu_clock?).ok()?;
         Some(Duration::from(spent))
     }
 
@@ -381,7 +406,11 @@ impl PythonProgram {
         if !self.looks.is_multiple_of(THREAD_CHECK_EVERY) {
             return Ok(());
         }
-        let Ok(stat) = std::fs::read_to_string(format!("/proc/{}/stat", self.child.id())) else { return Ok(()) };
+        let Some(file) = &self.stat else { return Ok(()) };
+        // Read from its start, the file says how things are now (not when it was opened).
+        let mut stat = [0u8; 1024];
+        let Ok(read) = file.read_at(&mut stat, 0) else { return Ok(()) };
+        let stat = String::from_utf8_lossy(&stat[..read]);
         // The command name (field 2) may hold spaces: count from after its ')'.
         let threads = stat.rsplit_once(')').and_then(|(_, rest)| rest.split_whitespace().nth(17)?.parse::<u32>().ok());
         match threads {
@@ -403,8 +432,10 @@ impl PythonProgram {
             return Err(self.fail(e));
         }
         loop {
-            let Some(line) = self.read_line(wait)? else { return Ok(None) };
-            match Conversation::parse(&line).and_then(|message| self.conversation.take(message)) {
+            let Some(end) = self.read_line(wait)? else { return Ok(None) };
+            let message = Conversation::parse(&self.out_buf[..end]);
+            self.take_line(end);
+            match message.and_then(|message| self.conversation.take(message)) {
                 Ok(Some(reply)) => return Ok(Some(reply)),
                 Ok(None) => {}
                 Err(e) => return Err(self.fail(e)),
@@ -446,19 +477,19 @@ impl PythonProgram {
         self.conversation.take_output(lines).map_err(|e| self.fail(e))
     }
 
-    fn write_message(&mut self, message: &LabMsg) -> Result<(), ProgramError> {
-        let line = serde_json::to_string(message).expect("lab messages serialise");
-        self.write_line(&line)
+    /// Writes `message` as one line.
+    fn write_message<M: serde::Serialize>(&mut self, message: &M) -> Result<(), ProgramError> {
+        self.send_buf.clear();
+        serde_json::to_writer(&mut self.send_buf, message).expect("lab messages serialise");
+        self.send_buf.push(b'\n');
+        self.write_buffered()
     }
 
-    /// Writes one line without ever blocking past the deadline.
-    fn write_line(&mut self, line: &str) -> Result<(), ProgramError> {
-        let mut bytes = Vec::with_capacity(line.len() + 1);
-        bytes.extend_from_slice(line.as_bytes());
-        bytes.push(b'\n');
+    /// Writes `send_buf` without ever blocking past the deadline.
+    fn write_buffered(&mut self) -> Result<(), ProgramError> {
         let mut written = 0;
-        while written < bytes.len() {
-            match self.stdin.write(&bytes[written..]) {
+        while written < self.send_buf.len() {
+            match self.stdin.write(&self.send_buf[written..]) {
                 Ok(n) => written += n,
                 Err(e) if e.kind() == ErrorKind::WouldBlock => {
                     let Some(timeout) = self.poll_timeout() else {
@@ -478,22 +509,34 @@ impl PythonProgram {
         Ok(())
     }
 
+    /// Drops the line that ends at `end` (its newline) from `out_buf`.
+    fn take_line(&mut self, end: usize) {
+        self.out_buf.drain(..=end);
+        self.out_scanned = 0;
+    }
+
     /// Reads one line from the program's stdout, draining its stderr meanwhile: with
     /// `wait`, until the deadline; without, only what has arrived (`None`: no whole
-    /// line yet).
-    fn read_line(&mut self, wait: bool) -> Result<Option<Vec<u8>>, ProgramError> {
+    /// line yet). The line is `out_buf[..end]`, `end` the index of its newline, which
+    /// [`PythonProgram::take_line`] drops once it has been read.
+    fn read_line(&mut self, wait: bool) -> Result<Option<usize>, ProgramError> {
+        let mut chunk = std::mem::take(&mut self.chunk);
+        let result = self.read_line_with(wait, &mut chunk);
+        self.chunk = chunk;
+        result
+    }
+
+    fn read_line_with(&mut self, wait: bool, chunk: &mut [u8]) -> Result<Option<usize>, ProgramError> {
         let max_line = self.limits.output_bytes_per_step + 256 * 1024;
-        let mut chunk = vec![0u8; 64 * 1024];
         // Past the deadline the pipes get one more look without waiting: the lab may
         // come to a program late (it collected a slower one first), and an answer that
         // arrived in time must not count as a miss.
         let mut last_look = false;
         loop {
-            if let Some(end) = self.out_buf.iter().position(|&b| b == b'\n') {
-                let mut line: Vec<u8> = self.out_buf.drain(..=end).collect();
-                line.pop();
-                return Ok(Some(line));
+            if let Some(at) = self.out_buf[self.out_scanned..].iter().position(|&b| b == b'\n') {
+                return Ok(Some(self.out_scanned + at));
             }
+            self.out_scanned = self.out_buf.len();
             if self.out_buf.len() > max_line {
                 return Err(self.fail(ProgramError::OutputFlood { bytes: self.limits.output_bytes_per_step }));
             }
@@ -524,10 +567,10 @@ impl PythonProgram {
                 }
             };
             if err_ready {
-                self.read_stderr(&mut chunk)?;
+                self.read_stderr(chunk)?;
             }
             if out_ready {
-                match self.stdout.read(&mut chunk) {
+                match self.stdout.read(chunk) {
                     Ok(0) => {
                         let error = self.exit_error();
                         return Err(self.fail(error));

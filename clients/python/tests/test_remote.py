@@ -9,7 +9,9 @@ from conftest import Server, free_port, run_client, start_server
 
 ROBOT = 'include "diffbot_robot.vlab";\ncall diffbot("_twin", 10, 7, 0);\n'
 
-# Uses the clock (time.sleep), a sensor and randomness: all three must be the lab's.
+# Uses the clock (time.sleep), sensors and randomness: all must be the lab's. The turn
+# follows every range of the lidar, which a lab's pipe packs and a websocket sends as
+# JSON numbers: a range read one bit apart would steer the two runs apart.
 PROGRAM = """\
 import random
 import time
@@ -21,7 +23,8 @@ drive.set(0.3, 0.0)
 time.sleep(0.5)
 while robot.step():
     x, y, theta = robot.sensor("odom").value() or (0.0, 0.0, 0.0)
-    turn = 1.0 if theta < 1.0 else -0.4
+    ranges = robot.sensor("lidar").ranges() or [0.0]
+    turn = (1.0 if theta < 1.0 else -0.4) + 0.01 * (min(ranges) + sum(ranges) / len(ranges))
     drive.set(0.25 + random.uniform(-0.05, 0.05), turn)
 """
 

@@ -31,9 +31,11 @@ from __future__ import annotations
 
 import _thread
 import binascii as _binascii
+import sys as _sys
 import json as _json
 import math as _math
 import struct as _struct
+from array import array as _array
 from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple
 
 __all__ = ["Robot", "Sensor", "Actuator", "OccupancyGrid", "Image", "DepthImage", "Landmark", "Message", "VlabError"]
@@ -42,7 +44,18 @@ __all__ = ["Robot", "Sensor", "Actuator", "OccupancyGrid", "Image", "DepthImage"
 # millionth of a control step short of it count (step * dt is not exact in floats).
 _TIME_TOLERANCE = 1e-6
 
+# The JSON protocol (docs/programs.md, docs/remote.md): what a remote controller speaks.
 PROTOCOL_VERSION = 1
+# A lab's own pipe speaks version 2: version 1 with scans' ranges packed, the bytes of
+# little-endian f64 (the numbers version 1's JSON reads as) after the step's line,
+# decoded only when the program reads them. The module answers in the hello's version.
+_PACKED_VERSION = 2
+_VERSIONS = (PROTOCOL_VERSION, _PACKED_VERSION)
+_BIG_ENDIAN = _sys.byteorder == "big"
+# Made once: ``json.dumps`` with options builds a new encoder at every call, and
+# ``json.loads`` of bytes guesses their encoding first.
+_encode = _json.JSONEncoder(allow_nan=False, separators=(",", ":")).encode
+_decode = _json.JSONDecoder().decode
 _MAX_LINE_CHARS = 1000
 # The lab's drawing budget (vlab_protocol::MAX_DRAWN_*): refused here, at the call.
 _MAX_DRAWN_VERTICES = 4000
@@ -70,9 +83,12 @@ class _Link:
         self._reader = reader
         self._writer = writer
         self.hello = hello
+        self.version = hello.get("version") if hello.get("version") in _VERSIONS else PROTOCOL_VERSION
         self.step = hello.get("step", 0)
         self.time = hello.get("time", 0.0)
         self.readings = {}
+        # Each actuator's latest command this control step, as its JSON entry (a float's
+        # repr is its JSON): an answer joins them without building and encoding dicts.
         self.commands = {}
         self.output = []
         self._output_bytes = 0
@@ -93,10 +109,12 @@ class _Link:
         self.radio_out = []
         self.inbox = []
         self.radio = next((s["name"] for s in hello.get("sensors", []) if s["kind"] == "Radio"), None)
+        # Only cameras' readings come without their pixels (see _keep_pixels).
+        self.cameras = any(s["kind"] in ("Camera", "DepthCamera") for s in hello.get("sensors", []))
         self._tolerance = hello.get("dt", 0.0) * hello.get("control_period", 1) * _TIME_TOLERANCE
 
     def send(self, message):
-        data = _json.dumps(message, allow_nan=False, separators=(",", ":")) + "\n"
+        data = _encode(message) + "\n"
         self._writer.write(data.encode("utf-8"))
         self._writer.flush()
 
@@ -124,28 +142,58 @@ class _Link:
         next one. Returns False on stop."""
         if self.stopped:
             return False
-        _flush_consoles()
-        commands, self.commands = self.commands, {}
+        for console in _consoles:
+            if console._partial:
+                console.finish()
+        commands = "{" + ",".join(self.commands.values()) + "}" if self.commands else "{}"
+        self.commands = {}
+        if self.answered_hello and not (self.output or self.radio_out or self.drawn or self.keep or self.clear_kept
+                                        or self.estimate is not None):
+            # The answer of most steps, written as it goes out (the same JSON as below).
+            if self.drawings_due:
+                self.drawings_due = False
+                self.drawn_vertices = self.drawn_texts = 0
+                self._writer.write(('{"type":"commands","step":%d,"commands":%s,"drawings":[]}\n'
+                                    % (self.answering, commands)).encode("utf-8"))
+            else:
+                self._writer.write(('{"type":"commands","step":%d,"commands":%s}\n'
+                                    % (self.answering, commands)).encode("utf-8"))
+            self._writer.flush()
+            return self.listen()
+        commands = _decode(commands)
         if not self.answered_hello:
             self.answered_hello = True
-            message = {"type": "ready", "version": PROTOCOL_VERSION, "commands": commands,
+            message = {"type": "ready", "version": self.version, "commands": commands,
                        "output": self.take_output()}
         else:
             message = {"type": "commands", "step": self.answering, "commands": commands,
                        "output": self.take_output()}
-        message.update(self.take_belief())
+        if self.estimate is not None or self.clear_kept or self.keep or self.drawings_due:
+            message.update(self.take_belief())
         if self.radio_out:
             message["radio"], self.radio_out = self.radio_out, []
         self.send(message)
+        return self.listen()
+
+    def listen(self):
+        """Takes the lab's next message: True with a step's readings, False on stop."""
         line = self._reader.readline()
-        message = _json.loads(line) if line else {}
+        message = _decode(line.decode("utf-8")) if line else {}
         if message.get("type") == "step":
             self.step = message["step"]
             self.time = message["time"]
-            self.readings = _keep_pixels(message.get("sensors", {}), self.readings)
-            self.hear()
+            readings = message.get("sensors", {})
+            packed = message.get("packed")
+            if packed:
+                _place(readings, self._reader.read(packed))
+            if self.cameras:
+                readings = _keep_pixels(readings, self.readings)
+            self.readings = readings
+            if self.radio:
+                self.hear()
             self.answering = self.step
-            _wake_sleepers()
+            if _sleepers:
+                _wake_sleepers()
             return True
         self.stopped = True
         _wake_sleepers()
@@ -362,10 +410,14 @@ class Sensor:
         ``keys``, ``ticks``, ``joint``, ``pose2d``, ``contact``, ``image``, ``depth_image``,
         ``orientation``, ``landmarks``, ``radio``) and its fields, or
         ``None`` before the first reading."""
-        return _link.readings.get(self.name) if _link else None
+        reading = _link.readings.get(self.name) if _link else None
+        if reading is not None and reading.get("type") == "scan" and reading["ranges"].__class__ is bytes:
+            reading["ranges"] = _ranges(reading)
+        return reading
 
     def _expect(self, accessor, *types):
-        reading = self.reading()
+        # The reading as it came (a scan's ranges perhaps still packed: see _ranges).
+        reading = _link.readings.get(self.name) if _link else None
         if reading is None:
             return None
         if reading.get("type") not in types:
@@ -392,7 +444,7 @@ class Sensor:
 
         ``None`` before the sensor's first reading (0 for a keyboard key).
         """
-        reading = self.reading()
+        reading = _link.readings.get(self.name) if _link else None
         kind = reading.get("type") if reading else None
         if key is not None:
             if reading is None and self.kind == "Keyboard":
@@ -407,7 +459,7 @@ class Sensor:
         if kind == "vector":
             return tuple(reading["values"])
         if kind == "scan":
-            return list(reading["ranges"])
+            return _ranges(reading)
         if kind == "keys":
             return tuple(reading["keys"])
         if kind == "ticks":
@@ -431,14 +483,14 @@ class Sensor:
     def ranges(self) -> Optional[List[float]]:
         """A scan's distances, metres (``max_range()`` where nothing was hit)."""
         reading = self._expect("ranges", "scan")
-        return None if reading is None else list(reading["ranges"])
+        return None if reading is None else _ranges(reading)
 
     def angles(self) -> Optional[List[float]]:
         """A scan's beam angles, radians counter-clockwise from the forward axis."""
         reading = self._expect("angles", "scan")
         if reading is None:
             return None
-        return [reading["angle_min"] + i * reading["angle_step"] for i in range(len(reading["ranges"]))]
+        return [reading["angle_min"] + i * reading["angle_step"] for i in range(len(_ranges(reading)))]
 
     def max_range(self) -> Optional[float]:
         """A scan's longest distance, metres."""
@@ -515,6 +567,8 @@ class Actuator:
     def __init__(self, name, kind):
         self.name = name
         self.kind = kind
+        # Its entry in an answer's commands starts with its name, in JSON.
+        self._key = _encode(name) + ":"
 
     def __repr__(self):
         return f"Actuator({self.name!r}, {self.kind})"
@@ -528,18 +582,18 @@ class Actuator:
     def set_speed(self, speed: float) -> None:
         """A motor's target velocity: rad/s on a hinge, m/s on a slider."""
         self._check("set_speed", "SimpleMotor")
-        _link.commands[self.name] = {"speed": _number(speed, "the speed")}
+        _link.commands[self.name] = '%s{"speed":%r}' % (self._key, _number(speed, "the speed"))
 
     def set_position(self, position: float) -> None:
         """A servo's target position: rad on a hinge, m on a slider."""
         self._check("set_position", "SimpleServo")
-        _link.commands[self.name] = {"position": _number(position, "the position")}
+        _link.commands[self.name] = '%s{"position":%r}' % (self._key, _number(position, "the position"))
 
     def set(self, v: float, omega: float) -> None:
         """A differential drive's forward speed ``v`` (m/s) and turn rate ``omega``
         (rad/s, counter-clockwise seen from above)."""
         self._check("set", "DiffDrive")
-        _link.commands[self.name] = {"v": _number(v, "v"), "omega": _number(omega, "omega")}
+        _link.commands[self.name] = '%s{"v":%r,"omega":%r}' % (self._key, _number(v, "v"), _number(omega, "omega"))
 
 
 class Robot:
@@ -753,6 +807,30 @@ class DepthImage:
         if not (0 <= x < self.width and 0 <= y < self.height):
             raise VlabError(f"pixel ({x}, {y}) is outside a {self.width}x{self.height} image")
         return self.depths[y * self.width + x]
+
+
+def _place(readings, packed):
+    """Hands each packed scan of a step (its ``ranges`` a count of beams) its bytes of
+    ``packed``, in the order of the step's line."""
+    at = 0
+    for reading in readings.values():
+        if reading.__class__ is dict and reading.get("type") == "scan" and reading["ranges"].__class__ is int:
+            end = at + 8 * reading["ranges"]
+            reading["ranges"] = packed[at:end]
+            at = end
+
+
+def _ranges(scan):
+    """A new list of a scan reading's ranges, from the bytes a lab's pipe packs them in
+    (decoded only when the program reads them) or the list of a remote controller's
+    JSON."""
+    ranges = scan["ranges"]
+    if ranges.__class__ is not bytes:
+        return list(ranges)
+    values = _array("d", ranges)
+    if _BIG_ENDIAN:
+        values.byteswap()
+    return values.tolist()
 
 
 # The field that carries an image reading's pixels; the lab sends them once, in the

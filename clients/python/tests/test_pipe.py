@@ -1,0 +1,104 @@
+"""The robot API over a lab's pipe (protocol version 2: scans' ranges packed after the
+step's line) against the same API over plain JSON (version 1, a remote controller's):
+the program reads the same numbers and answers the same JSON. No server: the lab's side
+is played here, as the lab writes it (backend/src/controller/packed.rs)."""
+
+from __future__ import annotations
+
+import io
+import json
+import struct
+
+import vlab
+
+SENSORS = [{"name": "GPS1", "kind": "SimpleGPS"}, {"name": "lidar", "kind": "Lidar"},
+           {"name": "kbd", "kind": "Keyboard"}]
+ACTUATORS = [{"name": "base", "kind": "DiffDrive"}, {"name": "arm \"1\"", "kind": "SimpleServo"}]
+RANGES = [0.1, 2.5, 9.9999, 10.0, 0.30000001192092896, 1e-7]
+
+
+class Lab:
+    """A lab's end of the pipe: its messages ready to be read, the answers written."""
+
+    def __init__(self, version: int, steps: int):
+        self.version = version
+        out = b""
+        for k in range(steps):
+            out += self.step(5 * (k + 1), [r + k for r in RANGES])
+        self.reader = io.BufferedReader(io.BytesIO(out + b'{"type":"stop"}\n'))
+        self.answers: list = []
+
+    def hello(self) -> dict:
+        return {"type": "hello", "version": self.version, "robot": "bot", "sensors": SENSORS,
+                "actuators": ACTUATORS, "dt": 1 / 240, "control_period": 5, "step": 0, "time": 0.0, "seed": 7}
+
+    def step(self, step: int, ranges: list) -> bytes:
+        scan = {"type": "scan", "angle_min": -1.5, "angle_step": 0.25, "max_range": 12.0}
+        message = {"type": "step", "step": step, "time": step / 240,
+                   "sensors": {"GPS1": {"type": "vector", "values": [1.5, -0.25, step / 1000]},
+                               "kbd": {"type": "keys", "keys": ["J"]}, "lidar": scan, "bump": None}}
+        if self.version == 1:
+            scan["ranges"] = ranges
+            return json.dumps(message).encode() + b"\n"
+        scan["ranges"] = len(ranges)
+        packed = struct.pack(f"<{len(ranges)}d", *ranges)
+        message["packed"] = len(packed)
+        return json.dumps(message, separators=(",", ":")).encode() + b"\n" + packed
+
+    def write(self, data: bytes) -> None:
+        self.answers += [json.loads(line) for line in data.decode().splitlines()]
+
+    def flush(self) -> None:
+        pass
+
+    def readline(self) -> bytes:
+        return self.reader.readline()
+
+    def read(self, count: int) -> bytes:
+        return self.reader.read(count)
+
+
+def run(version: int) -> tuple:
+    """The same program over one protocol version: what it read and what it answered."""
+    lab = Lab(version, 3)
+    vlab._connect(lab, lab, lab.hello())
+    robot = vlab.Robot()
+    drive, arm = robot.actuator("base"), robot.actuator('arm "1"')
+    seen = []
+    drive.set(0.5, -0.125)
+    while robot.step():
+        lidar = robot.sensor("lidar")
+        seen.append((lidar.ranges(), lidar.value(), lidar.angles(), robot.sensor("GPS1").value(),
+                     robot.sensor("kbd").value("J"), robot.time(), robot.step_count()))
+        seen.append(dict(lidar.reading()))
+        drive.set(min(lidar.ranges()), 1.0 / 3.0)
+        if robot.step_count() == 10:
+            arm.set_position(0.25)
+            robot.log("moved")
+    return seen, lab.answers
+
+
+def test_a_program_reads_the_same_numbers_and_answers_the_same_over_a_pipe_as_over_json():
+    packed, plain = run(2), run(1)
+    assert packed[0] == plain[0], "the same readings, bit for bit"
+    assert packed[0][0][0] == [0.1, 2.5, 9.9999, 10.0, 0.30000001192092896, 1e-7]
+    assert packed[0][1]["ranges"] == packed[0][0][0], "the raw reading holds the list too"
+    for answers in (packed[1], plain[1]):
+        for answer in answers:
+            answer.pop("version", None)
+    assert packed[1] == plain[1], "the same answers"
+    ready, first, second, third = packed[1][:4]
+    assert ready["commands"] == {"base": {"v": 0.5, "omega": -0.125}}
+    assert first == {"type": "commands", "step": 5, "commands": {"base": {"v": 1e-7, "omega": 1.0 / 3.0}},
+                     "drawings": []}
+    assert second["commands"] == {"base": {"v": 1 + 1e-7, "omega": 1.0 / 3.0}, 'arm "1"': {"position": 0.25}}
+    assert second["output"] == [{"source": "log", "text": "moved"}]
+    assert third["step"] == 15
+
+
+def test_the_ready_speaks_the_version_of_the_hello():
+    for version in (1, 2):
+        lab = Lab(version, 0)
+        vlab._connect(lab, lab, lab.hello())
+        assert not vlab.Robot().step()
+        assert lab.answers[0]["version"] == version
