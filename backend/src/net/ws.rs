@@ -3,7 +3,8 @@
 //! On connect: `Hello`, `Snapshot`, `State`, the keyframe; then frames (binary) and
 //! events (JSON) as the lab produces them, while the client's messages are read
 //! concurrently. A slow client only delays itself: its frames are merged in its slot
-//! (see [`crate::lab::hub`]) and its events resynchronised if it lags.
+//! (see [`crate::lab::hub`]) and its events resynchronised if it lags. A page that says
+//! which frames it drew (`drawn`) is sent frames only as fast as it draws them.
 
 use std::collections::BTreeSet;
 use std::sync::Arc;
@@ -45,6 +46,7 @@ pub async fn upgrade(
     // its header, before its payload is buffered (a 16 MB frame costs nothing).
     ws.max_message_size(MAX_WEBSOCKET_MESSAGE_BYTES)
         .max_frame_size(MAX_WEBSOCKET_MESSAGE_BYTES)
+        .read_buffer_size(READ_CHUNK_BYTES)
         .on_upgrade(move |socket| session(socket, app, lab, handshake))
 }
 
@@ -132,6 +134,12 @@ async fn serve(
     let mut camera = lab.camera_watcher();
     // Replies to this client's own requests, produced by tasks that may wait on the lab.
     let (replies_tx, mut replies) = mpsc::unbounded_channel::<ServerMsg>();
+    // Made once, not at every turn of the loop: each would subscribe to the lab's shared
+    // channels again, and a thousand viewers turn the loop 60 times a second each.
+    let closed = lab.wait_closed();
+    tokio::pin!(closed);
+    let gone = removed(lab, caller);
+    tokio::pin!(gone);
     loop {
         tokio::select! {
             () = subscription.slot.ready() => {
@@ -171,14 +179,15 @@ async fn serve(
                 Ok(_) | Err(broadcast::error::RecvError::Lagged(_)) => {}
                 Err(broadcast::error::RecvError::Closed) => return Ok(()),
             },
-            () = removed(lab, caller) => {
+            () = &mut gone => {
                 let notice = error(ErrorCode::Unauthorized, REMOVED);
                 send(&mut sink, json_message(&notice)).await?;
                 // Their robots are gone with them, and the keys they held.
                 driving.clear();
                 caller = Caller::Viewer;
+                gone.set(removed(lab, caller));
             }
-            () = lab.wait_closed() => {
+            () = &mut closed => {
                 let gone = error(ErrorCode::LabUnavailable, "the instructor closed this lab");
                 send(&mut sink, json_message(&gone)).await?;
                 let close = CloseFrame { code: CLOSE_LAB_NOT_FOUND, reason: Utf8Bytes::from("lab closed") };
@@ -211,6 +220,7 @@ async fn serve(
                             send(&mut sink, json_message(&reply)).await?;
                         }
                         Handled::Live => lab.resync(&subscription.slot),
+                        Handled::Drawn(step) => subscription.slot.drawn(step),
                         Handled::Camera(Some((robot, sensor))) => camera.watch(&robot, &sensor),
                         Handled::Camera(None) => camera.unwatch(),
                     }
@@ -224,6 +234,12 @@ async fn serve(
         }
     }
 }
+
+/// Bytes the websocket reads from its socket at a time. Tungstenite zeroes this much of
+/// its read buffer before every read (the default, 128 KiB, made each 30-byte `drawn`
+/// cost a 128 KiB memset: a third of the server's CPU with 1,000 pages); client messages
+/// are small, and a larger one (at most `MAX_WEBSOCKET_MESSAGE_BYTES`) takes a few reads.
+const READ_CHUNK_BYTES: usize = 4096;
 
 /// A page's seeks are answered at most this often.
 const SEEK_INTERVAL: Duration = Duration::from_millis(50);
@@ -248,6 +264,8 @@ enum Handled {
     Seek(Seek),
     /// Back to the live lab.
     Live,
+    /// The page drew the frames up to one of this step: its next frames may go.
+    Drawn(u64),
     /// Watch this camera (robot, sensor) from now on, or none.
     Camera(Option<(String, String)>),
 }
@@ -296,6 +314,7 @@ fn handle_client_text(
         ClientMsg::Ping { nonce } => Handled::reply(ServerMsg::Pong { nonce }),
         ClientMsg::Seek { run, step, epoch, robots } => Handled::Seek(Seek { run, step, epoch, robots }),
         ClientMsg::Live => Handled::Live,
+        ClientMsg::Drawn { step } => Handled::Drawn(step),
         ClientMsg::Subscribe { robot } => {
             if let Err(refused) = classroom.may_watch(lab, caller, &robot) {
                 return Handled::reply(refusal(refused));
