@@ -20,7 +20,7 @@ use anyhow::{Context, Result, bail};
 use tokio::sync::{Semaphore, mpsc, watch};
 use vlab_protocol::{CreatedLab, LabMode, Rate};
 
-pub use options::{Options, USAGE};
+pub use options::{DEFAULT_THREADS, Options, USAGE};
 use server::{Api, OwnServer, cpu_ticks, ticks_per_second};
 use stats::{ViewersSummary, cpu_percent, summarize};
 use viewer::{Phase, Watch};
@@ -51,8 +51,8 @@ pub fn run(args: &[String]) -> Result<()> {
         (None, Some(base)) => (base.clone(), options.pid, options.key.clone()),
         (None, None) => unreachable!("a server is started when none is given"),
     };
-    runtime()?.block_on(async {
-        let target = Target { api: Api::new(&base)?, pid, key };
+    runtime(options.threads)?.block_on(async {
+        let target = Target { api: Api::new(&base)?, pid, key, acknowledge: options.acknowledge };
         let created = target.add_labs(options.labs.saturating_sub(1), 0).await?;
         if !created.is_empty() {
             tokio::time::sleep(SETTLE).await;
@@ -85,9 +85,18 @@ fn start_server(binary: &Path, viewers: usize) -> Result<OwnServer> {
     Ok(server)
 }
 
-/// The multi-thread runtime the viewers run on (a worker per core).
-fn runtime() -> Result<tokio::runtime::Runtime> {
-    tokio::runtime::Builder::new_multi_thread().enable_all().build().context("cannot start the tokio runtime")
+/// The runtime the viewers run on: one thread (a current-thread runtime: the tool then
+/// takes one core at most) or a multi-thread one with `threads` workers.
+fn runtime(threads: usize) -> Result<tokio::runtime::Runtime> {
+    let mut builder = match threads {
+        0 | 1 => tokio::runtime::Builder::new_current_thread(),
+        _ => {
+            let mut builder = tokio::runtime::Builder::new_multi_thread();
+            builder.worker_threads(threads);
+            builder
+        }
+    };
+    builder.enable_all().build().context("cannot start the tokio runtime")
 }
 
 /// Raises this process's open-file limit towards `viewers` sockets and some spare (up
@@ -130,6 +139,8 @@ pub struct Target {
     pid: Option<u32>,
     /// Its key, to create labs.
     key: Option<String>,
+    /// Whether the viewers acknowledge the frames they decoded.
+    acknowledge: bool,
 }
 
 /// One measured window.
@@ -182,8 +193,13 @@ impl Measurement {
         };
         line(format!("server              {base}, {} lab(s)", self.labs));
         line(format!(
-            "viewers             {} of {} connected on lab `{}`, {:.1} s measured",
-            self.connected, self.viewers, options.lab, self.secs
+            "viewers             {} of {} connected on lab `{}`, {:.1} s measured, {} drawn frames, on {} thread(s)",
+            self.connected,
+            self.viewers,
+            options.lab,
+            self.secs,
+            if options.acknowledge { "acknowledging" } else { "not acknowledging" },
+            options.threads
         ));
         if let Some(why) = &self.connect_error {
             line(format!("  first refusal     {why}"));
@@ -223,7 +239,7 @@ impl Measurement {
 impl Target {
     /// A target at `base`, whose process is `pid`, with `key`.
     pub fn new(base: &str, pid: Option<u32>, key: Option<String>) -> Result<Target> {
-        Ok(Target { api: Api::new(base)?, pid, key })
+        Ok(Target { api: Api::new(base)?, pid, key, acknowledge: true })
     }
 
     /// Creates `count` labs of the demo yard (running, unwatched), named after
@@ -274,7 +290,7 @@ impl Target {
         let server_cpu_idle = self.cpu_over(window.min(BASELINE_WINDOW)).await;
 
         let origin = Instant::now();
-        let run = Arc::new(Watch { url: self.api.viewer_url(lab), rate, origin });
+        let run = Arc::new(Watch { url: self.api.viewer_url(lab), rate, origin, acknowledge: self.acknowledge });
         let connecting = Arc::new(Semaphore::new(CONNECTING_AT_ONCE));
         let (connected_tx, mut connected_rx) = mpsc::unbounded_channel();
         let (phase_tx, phase_rx) = watch::channel(Phase::Connecting);

@@ -13,12 +13,22 @@ pub const DEFAULT_SECONDS: f64 = 10.0;
 pub const MAX_VIEWERS: usize = 20_000;
 /// Most labs one run creates (`--labs`); each is a simulation thread in the server.
 pub const MAX_LABS: usize = 1_000;
+/// Threads the viewers run on when `--threads` is not given: one, a current-thread
+/// runtime, so that the tool takes at most one core of the machine it shares with the
+/// server (and can be pinned to one with `taskset`).
+pub const DEFAULT_THREADS: usize = 1;
+/// Most `--threads`.
+pub const MAX_THREADS: usize = 64;
 
 /// The usage line of `cargo xtask load`, also shown in `cargo xtask help`.
 pub const USAGE: &str = "\
 usage: cargo xtask load [--viewers N] [--lab L] [--seconds S] [--labs M]
-                        [--server URL [--pid P] [--key K]]
+                        [--no-ack] [--threads T] [--server URL [--pid P] [--key K]]
   --viewers N   websocket viewers on the lab, each decoding every frame (default 100)
+                and saying it drew them (`drawn`) as soon as it has read what came
+  --no-ack      viewers never say which frames they drew (as an older page or a script):
+                the server sends them every frame their sockets take
+  --threads T   threads the viewers run on (default 1: a current-thread runtime, one core)
   --lab L       the lab they watch (default demo)
   --seconds S   length of the measured window, after every viewer is connected (default 10)
   --labs M      labs on the server: M-1 more are created (demo yard, running, unwatched)
@@ -46,6 +56,10 @@ pub struct Options {
     pub pid: Option<u32>,
     /// The running server's key, to create labs.
     pub key: Option<String>,
+    /// Viewers acknowledge the frames they decoded (`drawn`), as a page does.
+    pub acknowledge: bool,
+    /// Threads the viewers run on (1: a current-thread runtime).
+    pub threads: usize,
 }
 
 impl Default for Options {
@@ -58,6 +72,8 @@ impl Default for Options {
             server: None,
             pid: None,
             key: None,
+            acknowledge: true,
+            threads: DEFAULT_THREADS,
         }
     }
 }
@@ -102,6 +118,10 @@ impl Options {
         let mut options = Options::default();
         let mut rest = args.iter();
         while let Some(arg) = rest.next() {
+            if arg == "--no-ack" {
+                options.acknowledge = false;
+                continue;
+            }
             let (flag, inline) = match arg.split_once('=') {
                 Some((flag, value)) if flag.starts_with("--") => (flag, Some(value.to_owned())),
                 _ => (arg.as_str(), None),
@@ -114,6 +134,7 @@ impl Options {
                 "--server" => "--server",
                 "--pid" => "--pid",
                 "--key" => "--key",
+                "--threads" => "--threads",
                 other => return Err(OptionsError::Unknown(other.to_owned())),
             };
             let value = match inline {
@@ -147,6 +168,13 @@ impl Options {
                 }
                 "--server" => options.server = Some(server_base(&value).ok_or_else(|| invalid("http://HOST:PORT"))?),
                 "--pid" => options.pid = Some(value.parse().map_err(|_| invalid("a process id"))?),
+                "--threads" => {
+                    options.threads = value
+                        .parse()
+                        .ok()
+                        .filter(|n| (1..=MAX_THREADS).contains(n))
+                        .ok_or_else(|| invalid("a number of threads from 1 to 64"))?;
+                }
                 _ => options.key = Some(value),
             }
         }
@@ -196,6 +224,14 @@ mod tests {
         let options = parse(&[]).unwrap();
         assert_eq!(options, Options { viewers: 100, lab: "demo".into(), seconds: 10.0, labs: 1, ..Options::default() });
         assert_eq!(options.server, None);
+        assert!(options.acknowledge, "viewers acknowledge drawn frames, as pages do");
+        assert_eq!(options.threads, 1);
+    }
+
+    #[test]
+    fn viewers_may_be_told_not_to_acknowledge_and_to_run_on_more_threads() {
+        let options = parse(&["--no-ack", "--viewers", "300", "--threads=2"]).unwrap();
+        assert_eq!((options.acknowledge, options.viewers, options.threads), (false, 300, 2));
     }
 
     #[test]
@@ -219,6 +255,8 @@ mod tests {
             (&["--server", "https://example.org"], "--server"),
             (&["--server", "http://host/path"], "--server"),
             (&["--server", "h:1", "--pid", "-3"], "--pid"),
+            (&["--threads", "0"], "--threads"),
+            (&["--threads", "65"], "--threads"),
         ] {
             match parse(args) {
                 Err(OptionsError::Invalid { flag: refused, .. }) => assert_eq!(refused, flag, "{args:?}"),

@@ -7,7 +7,10 @@ use std::time::Duration;
 
 use anyhow::Result;
 
-use super::{Measurement, OwnServer, Target, build_release_server, raise_open_files_limit, runtime, start_server};
+use super::{
+    DEFAULT_THREADS, Measurement, OwnServer, Target, build_release_server, raise_open_files_limit, runtime,
+    start_server,
+};
 
 /// Viewers on the demo lab, one row each.
 pub const VIEWER_COUNTS: [usize; 5] = [1, 10, 100, 300, 1000];
@@ -25,7 +28,7 @@ const LABS_SETTLE: Duration = Duration::from_secs(2);
 pub fn run() -> Result<()> {
     let most = VIEWER_COUNTS.into_iter().max().unwrap_or(1);
     raise_open_files_limit(most);
-    let runtime = runtime()?;
+    let runtime = runtime(DEFAULT_THREADS)?;
     let binary = build_release_server()?;
 
     let server = start_server(&binary, most)?;

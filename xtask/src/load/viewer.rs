@@ -2,20 +2,28 @@
 //! It reads every message, decodes every binary frame with a `vlab_protocol::FrameDecoder`
 //! (as the browser app does: a frame may be written as changes from the one before)
 //! and every text one as a `ServerMsg`, and counts what arrives inside the measured
-//! window (see [`super::stats`] for the delay of a frame).
+//! window (see [`super::stats`] for the delay of a frame). Like a page, it says which
+//! frames it drew (`drawn`, with the newest step) once it has read everything that had
+//! arrived, so the server paces it as it paces a page that draws at once; unless told
+//! not to, as an older page or a script.
 
 use std::time::{Duration, Instant};
 
-use futures_util::StreamExt;
+use futures_util::{FutureExt, SinkExt, StreamExt};
 use tokio::sync::{Semaphore, mpsc, watch};
-use tokio_tungstenite::connect_async;
+use tokio_tungstenite::connect_async_with_config;
 use tokio_tungstenite::tungstenite::Message;
-use vlab_protocol::{FrameDecoder, ServerMsg};
+use tokio_tungstenite::tungstenite::protocol::WebSocketConfig;
+use vlab_protocol::{ClientMsg, FrameDecoder, ServerMsg};
 
 use super::stats::{ViewerReport, offset};
 
 /// Longest wait for one websocket to open.
 const CONNECT_PATIENCE: Duration = Duration::from_secs(30);
+/// Bytes a viewer reads from its socket at a time: tungstenite zeroes this much of its
+/// read buffer before every read, and its default (128 KiB) for every 200-byte frame
+/// made the tool the machine's busiest process.
+const READ_CHUNK_BYTES: usize = 4096;
 /// Tries to open a websocket before the viewer gives up (a loaded server may refuse a
 /// connection with 503 while its accept queue is full).
 const CONNECT_TRIES: u32 = 5;
@@ -44,6 +52,8 @@ pub struct Watch {
     pub rate: Option<f64>,
     /// The tool's clock origin: offsets are seconds since it.
     pub origin: Instant,
+    /// Say which frames were drawn (`drawn`), as a page does.
+    pub acknowledge: bool,
 }
 
 /// Opens the websocket (holding a `connecting` permit meanwhile, so that only so many
@@ -56,7 +66,7 @@ pub async fn watch(
     connected: mpsc::UnboundedSender<Result<(), String>>,
     mut phase: watch::Receiver<Phase>,
 ) -> Option<ViewerReport> {
-    let mut report = ViewerReport::default();
+    let report = ViewerReport::default();
     let permit = connecting.acquire().await;
     let mut socket = match open(&run.url).await {
         Ok(socket) => socket,
@@ -72,7 +82,7 @@ pub async fn watch(
         Phase::Window { start, end } => Some((start, end)),
         Phase::Connecting | Phase::Stop => None,
     };
-    let mut decoder = FrameDecoder::new();
+    let mut reader = Reader { run: &run, decoder: FrameDecoder::new(), report, newest: None };
     loop {
         let message = tokio::select! {
             changed = phase.changed() => {
@@ -85,33 +95,82 @@ pub async fn watch(
             }
             message = socket.next() => message,
         };
+        if reader.take(message, window).is_break() {
+            break;
+        }
+        // What arrived meanwhile is read before saying what was drawn, as a page draws
+        // once for every message its event loop had queued.
+        let mut ended = false;
+        while let Some(message) = socket.next().now_or_never() {
+            if reader.take(message, window).is_break() {
+                ended = true;
+                break;
+            }
+        }
+        if ended {
+            break;
+        }
+        if let Some(step) = reader.newest.take().filter(|_| run.acknowledge) {
+            let drawn = serde_json::to_string(&ClientMsg::Drawn { step }).expect("client messages serialise");
+            if let Err(e) = socket.send(Message::text(drawn)).await {
+                reader.report.ended_early = Some(format!("the websocket failed: {e}"));
+                break;
+            }
+        }
+    }
+    let report = reader.report;
+    // Politely, but a busy server does not hold the report back.
+    let _ = tokio::time::timeout(Duration::from_secs(2), socket.close(None)).await;
+    Some(report)
+}
+
+/// What a viewer has read so far.
+struct Reader<'a> {
+    run: &'a Watch,
+    decoder: FrameDecoder,
+    report: ViewerReport,
+    /// The step of the newest frame decoded since the viewer last said what it drew.
+    newest: Option<u64>,
+}
+
+impl Reader<'_> {
+    /// Counts one message (`None`: the socket ended) if it arrived inside `window`;
+    /// breaks when the websocket ended.
+    fn take(
+        &mut self,
+        message: Option<Result<Message, tokio_tungstenite::tungstenite::Error>>,
+        window: Option<(Instant, Instant)>,
+    ) -> std::ops::ControlFlow<()> {
         let arrival = Instant::now();
         let counted = window.is_some_and(|(start, end)| arrival >= start && arrival < end);
+        let report = &mut self.report;
         let message = match message {
             Some(Ok(message)) => message,
             Some(Err(e)) => {
                 report.ended_early = Some(format!("the websocket failed: {e}"));
-                break;
+                return std::ops::ControlFlow::Break(());
             }
             None => {
                 report.ended_early = Some("the server ended the websocket".into());
-                break;
+                return std::ops::ControlFlow::Break(());
             }
         };
         if counted {
             report.bytes += message.len() as u64;
         }
         match message {
-            Message::Binary(bytes) => match decoder.decode(&bytes) {
-                Ok(frame) if counted => {
-                    report.frames += 1;
-                    report.poses += frame.poses.len() as u64;
-                    if let Some(rate) = run.rate {
-                        let arrival_secs = arrival.duration_since(run.origin).as_secs_f64();
-                        report.offsets.push((frame.epoch, offset(arrival_secs, frame.time, rate)));
+            Message::Binary(bytes) => match self.decoder.decode(&bytes) {
+                Ok(frame) => {
+                    self.newest = Some(frame.step);
+                    if counted {
+                        report.frames += 1;
+                        report.poses += frame.poses.len() as u64;
+                        if let Some(rate) = self.run.rate {
+                            let arrival_secs = arrival.duration_since(self.run.origin).as_secs_f64();
+                            report.offsets.push((frame.epoch, offset(arrival_secs, frame.time, rate)));
+                        }
                     }
                 }
-                Ok(_) => {}
                 Err(_) => report.decode_errors += u64::from(counted),
             },
             Message::Text(text) => {
@@ -125,14 +184,12 @@ pub async fn watch(
             }
             Message::Close(frame) => {
                 report.ended_early = Some(format!("the server closed the websocket: {frame:?}"));
-                break;
+                return std::ops::ControlFlow::Break(());
             }
             Message::Ping(_) | Message::Pong(_) | Message::Frame(_) => {}
         }
+        std::ops::ControlFlow::Continue(())
     }
-    // Politely, but a busy server does not hold the report back.
-    let _ = tokio::time::timeout(Duration::from_secs(2), socket.close(None)).await;
-    Some(report)
 }
 
 type Socket = tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
@@ -141,7 +198,8 @@ type Socket = tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStre
 async fn open(url: &str) -> Result<Socket, String> {
     let mut last = String::new();
     for _ in 0..CONNECT_TRIES {
-        match tokio::time::timeout(CONNECT_PATIENCE, connect_async(url)).await {
+        let config = WebSocketConfig::default().read_buffer_size(READ_CHUNK_BYTES);
+        match tokio::time::timeout(CONNECT_PATIENCE, connect_async_with_config(url, Some(config), true)).await {
             Ok(Ok((socket, _))) => return Ok(socket),
             Ok(Err(e)) => last = format!("could not connect: {e}"),
             Err(_) => last = format!("the websocket did not open within {CONNECT_PATIENCE:?}"),
@@ -204,7 +262,7 @@ mod tests {
         let url = format!("ws://{}/ws/labs/demo", listener.local_addr().unwrap());
         let server = tokio::spawn(serve_once(listener, 25));
         let origin = Instant::now();
-        let run = Arc::new(Watch { url, rate: Some(1.0), origin });
+        let run = Arc::new(Watch { url, rate: Some(1.0), origin, acknowledge: false });
         // The window is open from the start, and long: the stream's end ends the viewer.
         let window = Phase::Window { start: origin, end: origin + Duration::from_secs(3600) };
         let (_phase_tx, phase_rx) = watch::channel(window);
@@ -221,10 +279,58 @@ mod tests {
     }
 
     #[tokio::test]
+    async fn a_viewer_says_it_drew_the_newest_frame_it_read() {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let url = format!("ws://{}/ws/labs/demo", listener.local_addr().unwrap());
+        let server = tokio::spawn(async move {
+            let (stream, _) = listener.accept().await.unwrap();
+            let mut socket = tokio_tungstenite::accept_async(stream).await.unwrap();
+            let mut acknowledged = Vec::new();
+            for round in 0..3u64 {
+                // A few frames at once, each without base; then wait for `drawn`.
+                for i in 0..3 {
+                    let step = 10 * round + i;
+                    socket.send(Message::binary(frame(step, step as f32).encode())).await.unwrap();
+                }
+                loop {
+                    let Some(Ok(Message::Text(text))) = socket.next().await else { panic!("no drawn") };
+                    let ClientMsg::Drawn { step } = serde_json::from_str(text.as_str()).unwrap() else {
+                        panic!("{text}")
+                    };
+                    acknowledged.push(step);
+                    if step == 10 * round + 2 {
+                        break;
+                    }
+                }
+            }
+            socket.close(None).await.unwrap();
+            acknowledged
+        });
+        let origin = Instant::now();
+        let run = Arc::new(Watch { url, rate: None, origin, acknowledge: true });
+        let window = Phase::Window { start: origin, end: origin + Duration::from_secs(3600) };
+        let (_phase_tx, phase_rx) = watch::channel(window);
+        let (connected_tx, _connected_rx) = mpsc::unbounded_channel();
+        let report = super::watch(run, Arc::new(Semaphore::new(1)), connected_tx, phase_rx).await.unwrap();
+        let acknowledged = server.await.unwrap();
+        assert_eq!(report.frames, 9, "{report:?}");
+        // Each round ends with its newest frame drawn; steps only go forward.
+        for newest in [2, 12, 22] {
+            assert!(acknowledged.contains(&newest), "{acknowledged:?}");
+        }
+        assert!(acknowledged.windows(2).all(|w| w[0] < w[1]), "{acknowledged:?}");
+    }
+
+    #[tokio::test]
     async fn a_viewer_that_cannot_connect_says_so_and_reports_nothing() {
         // A port nobody listens on: bound, then let go.
         let addr = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap();
-        let run = Arc::new(Watch { url: format!("ws://{addr}/ws/labs/demo"), rate: None, origin: Instant::now() });
+        let run = Arc::new(Watch {
+            url: format!("ws://{addr}/ws/labs/demo"),
+            rate: None,
+            origin: Instant::now(),
+            acknowledge: true,
+        });
         let (_phase_tx, phase_rx) = watch::channel(Phase::Connecting);
         let (connected_tx, mut connected_rx) = mpsc::unbounded_channel();
         let report = super::watch(run, Arc::new(Semaphore::new(1)), connected_tx, phase_rx).await;
