@@ -162,7 +162,7 @@ fn over_origin(center: Vector, axes: &[Vector; 3]) -> bool {
 /// `axes` (the fan's frame), seen from the origin, unwrapped about `middle` (the
 /// centre's angle, inside the span as the box's outline is convex), with the slack.
 fn corner_angles(center: Vector, axes: &[Vector; 3], middle: Real) -> (Real, Real) {
-    let (mut low, mut high) = (0.0 as Real, 0.0 as Real);
+    let (mut low, mut high): (Real, Real) = (0.0, 0.0);
     for corner in 0..8 {
         let sign = |bit: usize| if corner & bit == 0 { -1.0 } else { 1.0 };
         let p = center + axes[0] * sign(1) + axes[1] * sign(2) + axes[2] * sign(4);
