@@ -14,8 +14,8 @@ mod probe;
 mod ray_hit;
 mod sight;
 
-use self::probe::ColliderTag;
 pub use self::fan::Fan;
+use self::probe::ColliderTag;
 pub use self::probe::{Contacts, JointCoordinate, JointDrive, RayFilter};
 pub use self::sight::Sight;
 use crate::scene::{self, JointKind, JointModel, Motion, SceneError, SceneModel, Shape};
