@@ -6,19 +6,24 @@
 //! frame before (a robot driving at walking pace costs 2–3 bytes of position a frame).
 //! Such a frame is read by a [`FrameDecoder`] that holds what it decoded before; a frame
 //! written without base ([`Frame::encode`]: the keyframe, a slow viewer's merged frame)
-//! is read by anyone ([`Frame::decode`]). Format 1 (`frame/format1.rs`: every pose
-//! absolute, 20 bytes) is still read, and written for comparison
-//! ([`Frame::encode_format1`]).
+//! is read by anyone ([`Frame::decode`]). A body hung from another by a hinge or a
+//! slider (a wheel) is sent as its joint coordinate when writer and reader share the
+//! scene's [`LinkTable`] ([`Frame::encode_with`], [`FrameDecoder::set_links`]); the
+//! reader rebuilds its pose. Format 1 (`frame/format1.rs`: every pose absolute, 20
+//! bytes) is still read, and written for comparison ([`Frame::encode_format1`]).
 
 mod codec;
 mod format1;
 mod format2;
+#[cfg(test)]
+mod links_tests;
 
 use serde::{Deserialize, Serialize};
 
 pub use format2::{MAX_GRID_METRES, POSITION_RESOLUTION_M};
 
 use crate::BodyId;
+use crate::links::{JointLink, LinkTable, LinkTableError};
 
 /// The pose of one body at a frame's step.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
@@ -97,6 +102,22 @@ pub enum FrameDecodeError {
         /// Its offset.
         at: usize,
     },
+    /// A joint coordinate for a body the reader holds no joint link for (format 2).
+    #[error("a joint coordinate for body {id}, which has no joint link here, at byte {at}")]
+    NoLink {
+        /// The body.
+        id: u32,
+        /// Offset of its kind byte.
+        at: usize,
+    },
+    /// A pose for a body the reader places by its joint link (format 2).
+    #[error("a pose for body {id}, which its joint link places, at byte {at}")]
+    LinkedPose {
+        /// The body.
+        id: u32,
+        /// Offset of its kind byte.
+        at: usize,
+    },
     /// Bytes left after the last pose.
     #[error("{0} unexpected bytes after the frame")]
     TrailingBytes(usize),
@@ -106,10 +127,13 @@ pub enum FrameDecodeError {
 /// so that format-2 changes apply to them.
 ///
 /// A frame that fails to decode leaves the decoder as it was. Reset it when the
-/// connection is replaced (the server then starts again from a frame without base).
+/// connection is replaced (the server then starts again from a frame without base),
+/// and give it each scene snapshot's links ([`FrameDecoder::set_links`]) before the
+/// frames that follow the snapshot.
 #[derive(Clone, Debug, Default)]
 pub struct FrameDecoder {
     bases: format2::Bases,
+    links: LinkTable,
 }
 
 impl FrameDecoder {
@@ -118,15 +142,26 @@ impl FrameDecoder {
         FrameDecoder::default()
     }
 
-    /// Forgets what it holds.
+    /// Forgets what it holds, links included.
     pub fn reset(&mut self) {
         *self = FrameDecoder::default();
+    }
+
+    /// Takes a new scene's links ([`crate::SceneSnapshot::links`]) and forgets the poses
+    /// it holds (the server follows a snapshot with a frame without base). Links that
+    /// cannot be used are refused, and the decoder then holds none: a frame with
+    /// coordinates is refused ([`FrameDecodeError::NoLink`]) rather than misread.
+    pub fn set_links(&mut self, links: &[JointLink]) -> Result<(), LinkTableError> {
+        self.bases = format2::Bases::default();
+        self.links = LinkTable::default();
+        self.links = LinkTable::new(links.to_vec())?;
+        Ok(())
     }
 
     /// Decodes the next frame of the stream (format 1 or 2).
     pub fn decode(&mut self, bytes: &[u8]) -> Result<Frame, FrameDecodeError> {
         match bytes.first() {
-            Some(&first) if first & 0x7f == format2::FORMAT => format2::decode(bytes, &mut self.bases),
+            Some(&first) if first & 0x7f == format2::FORMAT => format2::decode(bytes, &mut self.bases, &self.links),
             Some(&first) if first == format1::MAGIC[0] => format1::decode(bytes),
             Some(_) => Err(FrameDecodeError::BadMagic),
             None => Err(FrameDecodeError::Truncated { at: 0, len: 0 }),
@@ -139,7 +174,7 @@ impl Frame {
     /// Poses must be sorted by ascending id (debug-asserted).
     pub fn encode(&self) -> Vec<u8> {
         debug_assert!(self.poses.windows(2).all(|w| w[0].id < w[1].id), "poses must be sorted by id");
-        format2::encode(self, None)
+        format2::encode(self, None, &LinkTable::default())
     }
 
     /// Encodes the frame in format 2 for readers that hold `base` (the latest pose of
@@ -149,7 +184,20 @@ impl Frame {
     pub fn encode_after(&self, base: &Frame) -> Vec<u8> {
         debug_assert!(self.poses.windows(2).all(|w| w[0].id < w[1].id), "poses must be sorted by id");
         debug_assert!(base.poses.windows(2).all(|w| w[0].id < w[1].id), "base poses must be sorted by id");
-        format2::encode(self, Some(base))
+        format2::encode(self, Some(base), &LinkTable::default())
+    }
+
+    /// Encodes the frame in format 2 with the bodies of `links` as their joint
+    /// coordinate, for readers holding those links: without `base` as [`Frame::encode`]
+    /// (the frame must then name a linked body's parent with it, as one completed with
+    /// [`LinkTable::complete`] does; a linked body without is left out), with it as
+    /// [`Frame::encode_after`] (the frame is completed from `base` first).
+    pub fn encode_with(&self, links: &LinkTable, base: Option<&Frame>) -> Vec<u8> {
+        debug_assert!(self.poses.windows(2).all(|w| w[0].id < w[1].id), "poses must be sorted by id");
+        if let Some(base) = base {
+            debug_assert!(base.poses.windows(2).all(|w| w[0].id < w[1].id), "base poses must be sorted by id");
+        }
+        format2::encode(self, base, links)
     }
 
     /// Encodes the frame in format 1 (every pose absolute, `f32` positions).

@@ -21,6 +21,7 @@ mod classroom;
 mod control;
 mod frame;
 mod limits;
+mod links;
 mod messages;
 pub mod permissions;
 mod programs;
@@ -38,6 +39,7 @@ pub use classroom::{
 pub use control::{ControlAction, LabMode, LabState, Rate, RateError, Role};
 pub use frame::{BodyPose, Frame, FrameDecodeError, FrameDecoder, MAX_GRID_METRES, POSITION_RESOLUTION_M};
 pub use limits::*;
+pub use links::{JointLink, JointLinkKind, LinkTable, LinkTableError};
 pub use messages::{
     ClientMsg, ErrorBody, ErrorCode, InsertedCounts, LabSummary, SceneUploadReply, ServerMsg, SourceMessage,
 };
@@ -53,7 +55,7 @@ pub use sightings::{Landmark, RadioMessage};
 
 /// The version of this protocol. Bumped on any incompatible change of a message or
 /// of the frame encoding; checked when a websocket connects.
-pub const PROTOCOL_VERSION: u32 = 2;
+pub const PROTOCOL_VERSION: u32 = 3;
 
 /// Query parameter of the websocket URL that carries the client's [`PROTOCOL_VERSION`].
 pub const PROTOCOL_QUERY_PARAM: &str = "protocol";

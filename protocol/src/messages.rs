@@ -310,6 +310,7 @@ mod tests {
             ServerMsg::Snapshot(SceneSnapshot {
                 epoch: 1,
                 sky: [1, 2, 3],
+                links: vec![],
                 bodies: vec![BodyView {
                     id: BodyId(0),
                     name: "floor".into(),

@@ -137,6 +137,11 @@ pub struct SceneSnapshot {
     pub sky: [u8; 3],
     /// The bodies, indexed by their [`BodyId`] (`bodies[i].id == BodyId(i)`).
     pub bodies: Vec<BodyView>,
+    /// Bodies placed by one joint coordinate (wheels, arm links), parents first: frames
+    /// send the coordinate instead of their pose (see [`crate::LinkTable`]). Absent from
+    /// snapshots of scenes without such joints.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub links: Vec<crate::JointLink>,
 }
 
 #[cfg(test)]
@@ -148,6 +153,7 @@ mod tests {
         let snapshot = SceneSnapshot {
             epoch: 7,
             sky: [20, 30, 40],
+            links: vec![],
             bodies: vec![BodyView {
                 id: BodyId(0),
                 name: "cart".into(),

@@ -16,21 +16,38 @@
 //!   dropped component as held), `2` absolute (6 bytes: the dropped component's index
 //!   in bits 0–1, then the three components in 13 bits each, offset by 4096, the top
 //!   7 bits zero); bits 4–7 are zero. A pose unchanged in both is not written at all.
+//! - kind `0x10 | c`, a body placed by its joint (a wheel: see [`crate::LinkTable`],
+//!   which both ends take from the scene snapshot): no pose but its joint coordinate,
+//!   `c` = `1` change (zigzag varint), `2` absolute (zigzag varint), `3` raw `f32` (a
+//!   slider beyond the grid). A hinge's angle is counted in 1/65,536 of a turn
+//!   (0.0055°), absolute in `0..65536`, its change taken modulo a turn into
+//!   `-32768..=32767`; a slider's distance is on the position grid. The reader places
+//!   the body from its parent's pose (written earlier in the frame or held) and
+//!   places it again whenever its parent moves, coordinate written or not; it emits
+//!   every body it placed. A frame writes no pose for a linked body, and no coordinate
+//!   for a body the reader holds no link for: both are refused. A coordinate unchanged
+//!   on the wire is not written.
 //!
 //! The "held" pose and step are what the reader decoded last in the same epoch: a
 //! frame with changes can only be read by a reader that got every frame before it
 //! (see [`super::FrameDecoder`]); a frame without base (the keyframe, a merged frame
-//! for a slow viewer) is read by anyone.
+//! for a slow viewer) is read by anyone holding the poses of the parents of the linked
+//! bodies it names. Frames completed with [`crate::LinkTable::complete`] (the hub's)
+//! name a linked body exactly when they name its parent, so the coordinate the reader
+//! holds is always the one of the poses the writer's base holds.
 //!
 //! Quantization: positions round to [`POSITION_RESOLUTION_M`] (error ≤ 0.125 mm per
 //! axis); rotation components to 1/(4095·√2) (error under 0.035°, see the tests; 12
-//! bits would reach 0.06° for some rotations).
+//! bits would reach 0.06° for some rotations); a linked body adds at most 0.0028° of
+//! angle to its parent's error.
 
 use std::collections::BTreeMap;
+use std::f64::consts::TAU;
 
 use super::codec::{Reader, rebuild_rotation, signed_len, smallest_three, write_signed, write_varint};
 use super::{BodyPose, Frame, FrameDecodeError};
 use crate::BodyId;
+use crate::links::{JointLinkKind, LinkTable};
 
 pub(super) const FORMAT: u8 = 2;
 /// Set in the format byte when the step is written as a change.
@@ -56,6 +73,14 @@ const ROTATION_SHIFT: u8 = 2;
 const ROTATION_SAME: u8 = 0;
 const ROTATION_DELTA: u8 = 1;
 const ROTATION_FULL: u8 = 2;
+/// Set in a kind byte: a joint coordinate instead of a pose.
+const JOINT: u8 = 0x10;
+const COORDINATE_MASK: u8 = 0b0011;
+const COORDINATE_DELTA: u8 = 1;
+const COORDINATE_ABSOLUTE: u8 = 2;
+const COORDINATE_FLOAT: u8 = 3;
+/// Steps of a hinge's full turn: 0.0055° each, far finer than the 13-bit rotations.
+const TURN_STEPS: f64 = 65_536.0;
 
 /// A position as the wire carries it.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -106,18 +131,86 @@ impl Held {
     }
 }
 
+/// A joint coordinate as the wire carries it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Coordinate {
+    /// A hinge's angle in steps of a turn, `0..65536`.
+    Angle(u16),
+    /// A slider's distance in grid units.
+    Grid(i64),
+    /// A slider's distance beyond the grid (or not finite).
+    Float(f32),
+}
+
+impl Coordinate {
+    fn of(kind: JointLinkKind, value: f64) -> Coordinate {
+        match kind {
+            JointLinkKind::Hinge => {
+                let steps = (value / TAU * TURN_STEPS).round();
+                Coordinate::Angle(if steps.is_finite() { steps.rem_euclid(TURN_STEPS) as u16 } else { 0 })
+            }
+            JointLinkKind::Slider => {
+                // Decided on the `f32`, as positions are, so a float read back is never on the grid.
+                let value = value as f32;
+                let grid = (f64::from(value) * UNITS_PER_METRE).round();
+                if grid.is_finite() && grid.abs() <= MAX_GRID as f64 {
+                    Coordinate::Grid(grid as i64)
+                } else {
+                    Coordinate::Float(value)
+                }
+            }
+        }
+    }
+
+    /// Radians or metres.
+    fn value(self) -> f64 {
+        match self {
+            Coordinate::Angle(steps) => f64::from(steps) * TAU / TURN_STEPS,
+            Coordinate::Grid(grid) => grid as f64 * POSITION_RESOLUTION_M,
+            Coordinate::Float(value) => f64::from(value),
+        }
+    }
+}
+
+/// What a reader holds of a body placed by its joint: the coordinate and the pose it
+/// gave.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Placed {
+    coordinate: Coordinate,
+    pose: BodyPose,
+}
+
 /// What a decoder holds between frames of format 2.
 #[derive(Clone, Debug, Default)]
 pub(super) struct Bases {
     epoch: Option<u32>,
     step: u64,
     bodies: BTreeMap<u32, Held>,
+    /// Bodies placed by their joint (see [`LinkTable`]).
+    placed: BTreeMap<u32, Placed>,
+}
+
+fn find(poses: &[BodyPose], id: u32) -> Option<&BodyPose> {
+    poses.binary_search_by_key(&id, |p| p.id.0).ok().map(|at| &poses[at])
 }
 
 /// Encodes `frame`, as changes from `base` where `base` (the poses every reader of
-/// the frame already holds, same epoch) has the body and that is shorter.
-pub(super) fn encode(frame: &Frame, base: Option<&Frame>) -> Vec<u8> {
+/// the frame already holds, same epoch) has the body and that is shorter; bodies of
+/// `links` as their joint coordinate. With a base, the frame is first completed from it
+/// ([`LinkTable::complete`]); without one, a linked body whose parent the frame does not
+/// hold is left out (a completed frame has none).
+pub(super) fn encode(frame: &Frame, base: Option<&Frame>, links: &LinkTable) -> Vec<u8> {
     let base = base.filter(|b| b.epoch == frame.epoch && b.step <= frame.step);
+    let completed;
+    let frame = match base {
+        Some(base) if !links.missing(frame).is_empty() => {
+            let mut whole = frame.clone();
+            links.complete(&mut whole, base);
+            completed = whole;
+            &completed
+        }
+        _ => frame,
+    };
     let mut out = Vec::with_capacity(16 + frame.poses.len() * 12);
     out.push(if base.is_some() { FORMAT | STEP_IS_CHANGE } else { FORMAT });
     write_varint(&mut out, u64::from(frame.epoch));
@@ -128,6 +221,25 @@ pub(super) fn encode(frame: &Frame, base: Option<&Frame>) -> Vec<u8> {
     let mut next_id = 0u32;
     let mut held = base.map(|b| b.poses.iter().peekable());
     for pose in &frame.poses {
+        if let Some(link) = links.link_of(pose.id.0) {
+            let parent = find(&frame.poses, link.parent.0).or_else(|| base.and_then(|b| find(&b.poses, link.parent.0)));
+            let Some(parent) = parent else { continue };
+            let now = Coordinate::of(link.kind, link.coordinate(parent, pose));
+            let before = base.and_then(|b| {
+                let (parent, child) = (find(&b.poses, link.parent.0)?, find(&b.poses, pose.id.0)?);
+                Some(Coordinate::of(link.kind, link.coordinate(parent, child)))
+            });
+            if before.is_some_and(|before| before.eq_bits(&now)) {
+                continue;
+            }
+            count += 1;
+            write_varint(&mut poses, u64::from(pose.id.0 - next_id));
+            next_id = pose.id.0 + 1;
+            let kind_at = poses.len();
+            poses.push(0);
+            poses[kind_at] = JOINT | write_coordinate(&mut poses, before, now);
+            continue;
+        }
         let before = held.as_mut().and_then(|held| {
             while held.next_if(|b| b.id < pose.id).is_some() {}
             held.next_if(|b| b.id == pose.id).map(Held::of)
@@ -190,6 +302,80 @@ impl Place {
     }
 }
 
+impl Coordinate {
+    /// Equal as the wire carries them (a float compared by its bits).
+    fn eq_bits(&self, other: &Coordinate) -> bool {
+        match (self, other) {
+            (Coordinate::Float(a), Coordinate::Float(b)) => a.to_bits() == b.to_bits(),
+            _ => self == other,
+        }
+    }
+}
+
+fn write_coordinate(out: &mut Vec<u8>, before: Option<Coordinate>, now: Coordinate) -> u8 {
+    let (delta, absolute) = match (before, now) {
+        (_, Coordinate::Float(value)) => {
+            out.extend_from_slice(&value.to_le_bytes());
+            return COORDINATE_FLOAT;
+        }
+        (Some(Coordinate::Angle(before)), Coordinate::Angle(now)) => {
+            (Some(i64::from(now.wrapping_sub(before) as i16)), i64::from(now))
+        }
+        (Some(Coordinate::Grid(before)), Coordinate::Grid(now)) => (Some(now - before), now),
+        (_, Coordinate::Angle(now)) => (None, i64::from(now)),
+        (_, Coordinate::Grid(now)) => (None, now),
+    };
+    match delta {
+        Some(delta) if signed_len(delta) <= signed_len(absolute) => {
+            write_signed(out, delta);
+            COORDINATE_DELTA
+        }
+        _ => {
+            write_signed(out, absolute);
+            COORDINATE_ABSOLUTE
+        }
+    }
+}
+
+/// Reads a coordinate of wire kind `wire` for a joint of `kind`; `held` is what the
+/// reader holds of it, `kind_at` where the kind byte was.
+fn read_coordinate(
+    reader: &mut Reader<'_>,
+    kind: JointLinkKind,
+    wire: u8,
+    held: Option<Coordinate>,
+    kind_at: usize,
+) -> Result<Coordinate, FrameDecodeError> {
+    let at = reader.at;
+    let out_of_range = FrameDecodeError::OutOfRange { at };
+    let missing = FrameDecodeError::MissingBase { at: kind_at };
+    Ok(match (kind, wire) {
+        (JointLinkKind::Hinge, COORDINATE_DELTA) => {
+            let Some(Coordinate::Angle(before)) = held else { return Err(missing) };
+            let delta = i16::try_from(reader.signed()?).map_err(|_| out_of_range)?;
+            Coordinate::Angle(before.wrapping_add(delta as u16))
+        }
+        (JointLinkKind::Hinge, COORDINATE_ABSOLUTE) => {
+            Coordinate::Angle(u16::try_from(reader.signed()?).map_err(|_| out_of_range)?)
+        }
+        (JointLinkKind::Slider, COORDINATE_DELTA) => {
+            let Some(Coordinate::Grid(before)) = held else { return Err(missing) };
+            let grid = reader.signed()?.checked_add(before).ok_or(out_of_range.clone())?;
+            Coordinate::Grid(in_grid([grid, 0, 0], at)?[0])
+        }
+        (JointLinkKind::Slider, COORDINATE_ABSOLUTE) => Coordinate::Grid(in_grid([reader.signed()?, 0, 0], at)?[0]),
+        (JointLinkKind::Slider, COORDINATE_FLOAT) => {
+            let value = f32::from_le_bytes(reader.array()?);
+            // Only a distance the grid cannot hold is written as a float: one encoding a value.
+            if matches!(Coordinate::of(kind, f64::from(value)), Coordinate::Grid(_)) {
+                return Err(out_of_range);
+            }
+            Coordinate::Float(value)
+        }
+        _ => return Err(FrameDecodeError::BadKind { kind: JOINT | wire, at: kind_at }),
+    })
+}
+
 fn write_turn(out: &mut Vec<u8>, before: Option<Turn>, now: Turn) -> u8 {
     match before {
         Some(before) if before == now => ROTATION_SAME,
@@ -231,8 +417,9 @@ fn read_full_turn(reader: &mut Reader<'_>) -> Result<Turn, FrameDecodeError> {
     Ok(Turn { largest: (packed & 0b11) as u8, small })
 }
 
-/// Decodes a format-2 frame against (and into) `bases`. On error `bases` is untouched.
-pub(super) fn decode(bytes: &[u8], bases: &mut Bases) -> Result<Frame, FrameDecodeError> {
+/// Decodes a format-2 frame against (and into) `bases`, placing the bodies of `links`
+/// from their parents. On error `bases` is untouched.
+pub(super) fn decode(bytes: &[u8], bases: &mut Bases, links: &LinkTable) -> Result<Frame, FrameDecodeError> {
     let mut reader = Reader::new(bytes);
     let format = reader.byte()?;
     if format & !STEP_IS_CHANGE != FORMAT {
@@ -257,6 +444,8 @@ pub(super) fn decode(bytes: &[u8], bases: &mut Bases) -> Result<Frame, FrameDeco
         return Err(FrameDecodeError::Truncated { at: bytes.len(), len: bytes.len() });
     }
     let mut decoded: Vec<(u32, Held)> = Vec::with_capacity(count as usize);
+    // Coordinates read, with where their kind byte was.
+    let mut coordinates: BTreeMap<u32, (Coordinate, usize)> = BTreeMap::new();
     let mut next_id = 0u32;
     for _ in 0..count {
         let gap_at = reader.at;
@@ -265,6 +454,19 @@ pub(super) fn decode(bytes: &[u8], bases: &mut Bases) -> Result<Frame, FrameDeco
         next_id = id.checked_add(1).ok_or(FrameDecodeError::BadVarint { at: gap_at })?;
         let kind_at = reader.at;
         let kind = reader.byte()?;
+        if kind & JOINT != 0 {
+            if kind & !(JOINT | COORDINATE_MASK) != 0 {
+                return Err(FrameDecodeError::BadKind { kind, at: kind_at });
+            }
+            let Some(link) = links.link_of(id) else { return Err(FrameDecodeError::NoLink { id, at: kind_at }) };
+            let held = if same_epoch { bases.placed.get(&id).map(|p| p.coordinate) } else { None };
+            let coordinate = read_coordinate(&mut reader, link.kind, kind & COORDINATE_MASK, held, kind_at)?;
+            coordinates.insert(id, (coordinate, kind_at));
+            continue;
+        }
+        if links.link_of(id).is_some() {
+            return Err(FrameDecodeError::LinkedPose { id, at: kind_at });
+        }
         let (position_kind, rotation_kind) = (kind & POSITION_MASK, kind >> ROTATION_SHIFT);
         if rotation_kind > ROTATION_FULL {
             return Err(FrameDecodeError::BadKind { kind, at: kind_at });
@@ -319,19 +521,68 @@ pub(super) fn decode(bytes: &[u8], bases: &mut Bases) -> Result<Frame, FrameDeco
     if reader.remaining() != 0 {
         return Err(FrameDecodeError::TrailingBytes(reader.remaining()));
     }
+    let placed = if links.is_empty() { Vec::new() } else { place(links, bases, same_epoch, &decoded, &coordinates)? };
     if !same_epoch {
         bases.bodies.clear();
+        bases.placed.clear();
         bases.epoch = Some(epoch);
     }
     bases.step = step;
-    let poses = decoded
+    let mut poses: Vec<BodyPose> = decoded
         .into_iter()
         .map(|(id, held)| {
             bases.bodies.insert(id, held);
             held.pose(id)
         })
         .collect();
+    if !placed.is_empty() {
+        for (id, body) in placed {
+            bases.placed.insert(id, body);
+            poses.push(body.pose);
+        }
+        poses.sort_unstable_by_key(|p| p.id);
+    }
     Ok(Frame { epoch, step, time, poses })
+}
+
+/// The bodies of `links` this frame places, parents first: those whose coordinate it
+/// wrote and those whose parent it moved (or placed). Reads `bases`, changes nothing.
+fn place(
+    links: &LinkTable,
+    bases: &Bases,
+    same_epoch: bool,
+    decoded: &[(u32, Held)],
+    coordinates: &BTreeMap<u32, (Coordinate, usize)>,
+) -> Result<Vec<(u32, Placed)>, FrameDecodeError> {
+    let moved: BTreeMap<u32, BodyPose> = decoded.iter().map(|&(id, held)| (id, held.pose(id))).collect();
+    let mut placed: BTreeMap<u32, Placed> = BTreeMap::new();
+    for link in links.links() {
+        let (child, parent) = (link.child.0, link.parent.0);
+        let parent_now = moved.get(&parent).or_else(|| placed.get(&parent).map(|p| &p.pose)).copied();
+        let coordinate = match coordinates.get(&child) {
+            Some(&(coordinate, at)) => Some((coordinate, at)),
+            // Its parent moved: the same coordinate places it anew, if it is known.
+            None if parent_now.is_some() && same_epoch => bases.placed.get(&child).map(|p| (p.coordinate, 0)),
+            None => None,
+        };
+        let Some((coordinate, at)) = coordinate else { continue };
+        let held_parent = || {
+            if !same_epoch {
+                return None;
+            }
+            bases
+                .bodies
+                .get(&parent)
+                .map(|held| held.pose(parent))
+                .or_else(|| bases.placed.get(&parent).map(|p| p.pose))
+        };
+        let Some(parent_pose) = parent_now.or_else(held_parent) else {
+            return Err(FrameDecodeError::MissingBase { at });
+        };
+        let pose = link.child_pose(&parent_pose, coordinate.value());
+        placed.insert(child, Placed { coordinate, pose });
+    }
+    Ok(placed.into_iter().collect())
 }
 
 fn read_floats(reader: &mut Reader<'_>) -> Result<[f32; 3], FrameDecodeError> {
