@@ -27,9 +27,10 @@ pub struct Estimate {
     pub theta: f64,
 }
 
-/// One thing a program draws.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "shape", rename_all = "snake_case", deny_unknown_fields)]
+/// One thing a program draws. Read by hand (`crate::decode`), without serde's
+/// buffering of tagged enums; a field its shape does not take is refused.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(tag = "shape", rename_all = "snake_case")]
 pub enum Drawing {
     /// Dots.
     Points {

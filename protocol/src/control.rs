@@ -71,32 +71,12 @@ impl std::fmt::Display for Rate {
     }
 }
 
-/// On the wire a rate is a number or the string `"max"`.
-#[derive(Serialize, Deserialize)]
-#[serde(untagged)]
-enum RateWire {
-    Factor(f64),
-    Word(String),
-}
-
+/// On the wire a rate is a number or the string `"max"` (read in `crate::decode`).
 impl Serialize for Rate {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         match self {
-            Rate::RealTime(factor) => RateWire::Factor(*factor),
-            Rate::Max => RateWire::Word("max".to_owned()),
-        }
-        .serialize(serializer)
-    }
-}
-
-impl<'de> Deserialize<'de> for Rate {
-    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        match RateWire::deserialize(deserializer)? {
-            RateWire::Factor(factor) => Ok(Rate::RealTime(factor)),
-            RateWire::Word(word) if word.eq_ignore_ascii_case("max") => Ok(Rate::Max),
-            RateWire::Word(word) => {
-                Err(serde::de::Error::custom(format!("rate must be a number or \"max\", got \"{word}\"")))
-            }
+            Rate::RealTime(factor) => serializer.serialize_f64(*factor),
+            Rate::Max => serializer.serialize_str("max"),
         }
     }
 }

@@ -19,6 +19,7 @@ mod belief;
 mod camera_view;
 mod classroom;
 mod control;
+mod decode;
 mod frame;
 mod limits;
 mod links;

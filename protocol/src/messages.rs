@@ -11,7 +11,10 @@ use crate::{
 /// Server → client, as JSON text. Binary messages are [`crate::Frame`]s.
 ///
 /// Order on a new connection: `Hello`, `Snapshot`, `State`, then frames and events.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+///
+/// Read by hand (`crate::decode`), without serde's buffering of tagged enums; the
+/// attributes here say how it is written.
+#[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum ServerMsg {
     /// First message: who the server thinks you are.

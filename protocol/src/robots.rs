@@ -73,8 +73,9 @@ pub struct SensorReport {
     pub origin: Option<RobotPose>,
 }
 
-/// A sensor's value, typed by what the sensor measures.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+/// A sensor's value, typed by what the sensor measures. Read by hand
+/// (`crate::decode`), without serde's buffering of tagged enums.
+#[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum SensorValue {
     /// One number: heading (rad), distance (m), touch (0/1).
@@ -221,8 +222,9 @@ pub struct JointReading {
 
 /// A command for one actuator. On the wire, by hand: `{"speed": 6.0}` for a
 /// `SimpleMotor`, `{"position": 0.5}` for a `SimpleServo`, `{"v": 0.15, "omega": 0.3}`
-/// for a `DiffDrive`.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+/// for a `DiffDrive`. Read by hand (`crate::decode`), without serde's buffering of
+/// untagged enums.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
 #[serde(untagged)]
 pub enum ActuatorCommand {
     /// Target velocity: rad/s on a hinge, m/s on a slider.

@@ -28,8 +28,9 @@ impl Default for Pose {
     }
 }
 
-/// A collision/visual primitive, in the part's own frame (centred on its origin).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+/// A collision/visual primitive, in the part's own frame (centred on its origin). Read
+/// by hand (`crate::decode`), without serde's buffering of tagged enums.
+#[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum Shape {
     /// A box with these half-extents along X, Y, Z.

@@ -8,6 +8,8 @@
 use serde::de::DeserializeOwned;
 use vlab_protocol::ErrorBody;
 
+use super::json::from_json;
+
 /// Characters of an unexpected body quoted in a sentence.
 const EXCERPT_CHARS: usize = 160;
 
@@ -42,7 +44,7 @@ impl ApiError {
         struct Wrapped {
             error: ErrorBody,
         }
-        match serde_json::from_str::<Wrapped>(body) {
+        match from_json::<Wrapped>(body) {
             Ok(Wrapped { error }) => ApiError::Refused { status, error: Some(error), excerpt: String::new() },
             Err(_) => {
                 ApiError::Refused { status, error: None, excerpt: body.trim().chars().take(EXCERPT_CHARS).collect() }
@@ -75,14 +77,14 @@ pub fn read_json<T: DeserializeOwned>(status: u16, body: &str) -> Result<T, ApiE
         return Err(ApiError::refused(status, body));
     }
     let text = if body.trim().is_empty() { "null" } else { body };
-    serde_json::from_str(text).map_err(|e| ApiError::Unreadable { status, reason: e.to_string() })
+    from_json(text).map_err(|e| ApiError::Unreadable { status, reason: e.to_string() })
 }
 
 /// Reads an answer that is a `T` whatever its status, with the status (an upload's
 /// reply: refused scenes come back as a reply with positioned errors and a 4xx);
 /// anything else as [`read_json`] does.
 pub fn read_reply<T: DeserializeOwned>(status: u16, body: &str) -> Result<(u16, T), ApiError> {
-    match serde_json::from_str::<T>(body) {
+    match from_json::<T>(body) {
         Ok(reply) => Ok((status, reply)),
         Err(_) => read_json(status, body).map(|reply| (status, reply)),
     }

@@ -38,7 +38,7 @@ pub struct StoredSession {
 impl StoredSession {
     /// Reads a stored value; `None` when it is not one (an older format, a hand edit).
     pub fn from_json(text: &str) -> Option<StoredSession> {
-        serde_json::from_str::<StoredSession>(text).ok().filter(|s| !s.token.is_empty() && !s.lab.is_empty())
+        crate::api::from_json::<StoredSession>(text).ok().filter(|s| !s.token.is_empty() && !s.lab.is_empty())
     }
 
     /// The value to store.
