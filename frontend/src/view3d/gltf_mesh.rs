@@ -8,9 +8,9 @@
 
 use std::fmt;
 
-use gltf::Gltf;
 use gltf::buffer::Source;
 use gltf::mesh::Mode;
+use gltf::{Document, Glb};
 
 /// A column-major 4×4 matrix, as glTF writes them.
 pub type Matrix = [[f32; 4]; 4];
@@ -59,10 +59,28 @@ impl fmt::Display for GltfError {
     }
 }
 
+/// The file's validated document and its binary chunk, as `gltf::Gltf::from_slice`
+/// reads them, but with the JSON read through a `serde_json::Value` like all the page's
+/// JSON (`crate::api::json`): the glTF types' readers are then compiled for `Value`
+/// only, not once more for JSON bytes.
+fn read_document(bytes: &[u8]) -> Result<(Document, Option<Vec<u8>>), GltfError> {
+    let unreadable = |reason: String| GltfError::Unreadable(reason);
+    let (json, blob) = if bytes.starts_with(b"glTF") {
+        let glb = Glb::from_slice(bytes).map_err(|e| unreadable(e.to_string()))?;
+        (glb.json.into_owned(), glb.bin.map(|bin| bin.into_owned()))
+    } else {
+        (bytes.to_vec(), None)
+    };
+    let text = std::str::from_utf8(&json).map_err(|e| unreadable(format!("the JSON is not UTF-8: {e}")))?;
+    let root: gltf::json::Root = crate::api::from_json(text).map_err(|e| unreadable(e.to_string()))?;
+    let document = Document::from_json(root).map_err(|e| unreadable(e.to_string()))?;
+    Ok((document, blob))
+}
+
 /// Every triangle primitive of the file's scene (its default one, else its first;
 /// without scenes, every root node).
 pub fn triangle_meshes(bytes: &[u8]) -> Result<Vec<TriangleMesh>, GltfError> {
-    let Gltf { document, mut blob } = Gltf::from_slice(bytes).map_err(|e| GltfError::Unreadable(e.to_string()))?;
+    let (document, mut blob) = read_document(bytes)?;
     let mut buffers = Vec::new();
     for buffer in document.buffers() {
         let data = match buffer.source() {
@@ -162,6 +180,13 @@ mod tests {
         assert_eq!(triangle_meshes(external), Err(GltfError::ExternalBuffer));
         let empty = br#"{"asset":{"version":"2.0"},"scenes":[{"nodes":[]}]}"#;
         assert_eq!(triangle_meshes(empty), Err(GltfError::NoTriangles));
+        // Read through a `serde_json::Value`: `extras` (kept as raw JSON) and unknown
+        // members still read, a broken index is still refused by validation.
+        let extras = br#"{"asset":{"version":"2.0","extras":{"by":"x"}},"scenes":[{"nodes":[]}],"extensionsX":1}"#;
+        assert_eq!(triangle_meshes(extras), Err(GltfError::NoTriangles));
+        let dangling = br#"{"asset":{"version":"2.0"},"scenes":[{"nodes":[3]}]}"#;
+        assert!(matches!(triangle_meshes(dangling), Err(GltfError::Unreadable(_))));
+        assert!(matches!(triangle_meshes(b"glTF\x02\0\0\0"), Err(GltfError::Unreadable(_))), "a cut GLB header");
     }
 
     #[test]
