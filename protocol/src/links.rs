@@ -96,12 +96,14 @@ impl LinkTable {
             }
             let finite = |pose: &Pose| pose.position.iter().chain(&pose.rotation).all(|c| c.is_finite());
             let axis_length = link.axis.iter().map(|c| f64::from(*c).powi(2)).sum::<f64>().sqrt();
-            let rotations = [link.parent_frame.rotation, link.child_frame.rotation];
-            if !finite(&link.parent_frame)
-                || !finite(&link.child_frame)
-                || !(axis_length > 1e-6 && axis_length.is_finite())
-                || rotations.iter().any(|q| q.iter().map(|c| c * c).sum::<f32>() < 1e-6)
-            {
+            let usable_rotation = |pose: &Pose| pose.rotation.iter().map(|c| c * c).sum::<f32>() >= 1e-6;
+            let usable = finite(&link.parent_frame)
+                && finite(&link.child_frame)
+                && usable_rotation(&link.parent_frame)
+                && usable_rotation(&link.child_frame)
+                && axis_length > 1e-6
+                && axis_length.is_finite();
+            if !usable {
                 return Err(LinkTableError::BadGeometry(link.child.0));
             }
             if by_child.insert(link.child.0, i).is_some() {

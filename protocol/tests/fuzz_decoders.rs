@@ -1,11 +1,11 @@
 //! A deterministic fuzz loop over the protocol's two decoders, run by every `cargo test`:
-//! binary frames (`Frame::decode`) and JSON client messages (`ClientMsg` through
-//! serde_json) never panic on mutations of valid messages, on JSON reshaped at random
-//! or on random bytes.
+//! binary frames (`Frame::decode`, and a `FrameDecoder` holding a scene's joint links)
+//! and JSON client messages (`ClientMsg` through serde_json) never panic on mutations
+//! of valid messages, on JSON reshaped at random or on random bytes.
 //!
 //! - Every frame the decoder accepts re-encodes to bytes that decode to the same frame
-//!   (header, ids and positions bit for bit, rotations up to their 13-bit quantization);
-//!   every refusal says why.
+//!   (header, ids and positions bit for bit, rotations up to their 13-bit quantization;
+//!   a body placed by its joint within the grid); every refusal says why.
 //! - Every client message serde accepts serializes back to itself, and the server's
 //!   `from_str` (it reads websocket text) agrees with `from_slice` wherever the bytes
 //!   are UTF-8.
@@ -17,9 +17,13 @@
 //! (docs/operations.md, "Fuzzing").
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::OnceLock;
 
 use serde_json::{Map, Value, json};
-use vlab_protocol::{BodyId, BodyPose, ClientMsg, ControlAction, Frame, MAX_KEYS_HELD, MAX_STEPS_PER_COMMAND, Rate};
+use vlab_protocol::{
+    BodyId, BodyPose, ClientMsg, ControlAction, Frame, FrameDecoder, JointLink, JointLinkKind, LinkTable,
+    MAX_GRID_METRES, MAX_KEYS_HELD, MAX_STEPS_PER_COMMAND, Pose, Rate,
+};
 
 /// Cases per target when `VLAB_FUZZ_ITERATIONS` is not set: a few seconds at most in a
 /// debug build on two cores.
@@ -287,12 +291,23 @@ fn angle_between(a: [f32; 4], b: [f32; 4]) -> f64 {
 
 /// Decodes; an accepted frame must survive a round trip, a refusal must say why.
 fn check_frame(bytes: &[u8]) -> Result<bool, String> {
-    let frame = match Frame::decode(bytes) {
+    check_frame_with(bytes, &LinkTable::default())
+}
+
+/// Decodes with a fresh decoder holding `links`; an accepted frame must survive a round
+/// trip, a refusal must say why.
+fn check_frame_with(bytes: &[u8], links: &LinkTable) -> Result<bool, String> {
+    let decode = |bytes: &[u8]| {
+        let mut decoder = FrameDecoder::new();
+        decoder.set_links(links.links()).expect("usable links");
+        decoder.decode(bytes)
+    };
+    let frame = match decode(bytes) {
         Err(error) if error.to_string().is_empty() => return Err(format!("refused without a message: {error:?}")),
         Err(_) => return Ok(false),
         Ok(frame) => frame,
     };
-    let again = Frame::decode(&frame.encode()).map_err(|e| format!("its re-encoding was refused: {e}"))?;
+    let again = decode(&frame.encode_with(links, None)).map_err(|e| format!("its re-encoding was refused: {e}"))?;
     if (again.epoch, again.step, again.time.to_bits()) != (frame.epoch, frame.step, frame.time.to_bits()) {
         return Err(format!("header changed in a round trip: {frame:?} became {again:?}"));
     }
@@ -300,7 +315,29 @@ fn check_frame(bytes: &[u8]) -> Result<bool, String> {
         return Err(format!("{} poses became {}", frame.poses.len(), again.poses.len()));
     }
     for (a, b) in frame.poses.iter().zip(&again.poses) {
-        if a.id != b.id || a.position.map(f32::to_bits) != b.position.map(f32::to_bits) {
+        // A body placed by its joint is placed again from its coordinate read back from
+        // its placed pose, the same, but from a root body whose rotation may have moved
+        // as any rotation does (below): by up to that angle at the body's distance from
+        // the root, plus the `f32` rounding of far positions. A slider placed from a
+        // parent somewhere not finite has no distance to read back.
+        let find = |id: BodyId| frame.poses.iter().find(|p| p.id == id);
+        let linked = links.link_of(a.id.0).is_some_and(|link| {
+            let mut root = link.parent;
+            while let Some(up) = links.link_of(root.0) {
+                root = up.parent;
+            }
+            let Some(root) = find(root).filter(|p| p.position.iter().all(|c| c.is_finite())) else { return true };
+            if !find(link.parent).is_some_and(|p| p.position.iter().all(|c| c.is_finite())) {
+                return true;
+            }
+            let lever = (0..3).map(|k| (a.position[k] - root.position[k]).powi(2)).sum::<f32>().sqrt();
+            let allowed =
+                ROTATION_TOLERANCE as f32 * (1.0 + lever) + 1e-6 * a.position.iter().fold(0f32, |m, c| m.max(c.abs()));
+            (0..3).all(|k| {
+                a.position[k].to_bits() == b.position[k].to_bits() || (a.position[k] - b.position[k]).abs() <= allowed
+            })
+        });
+        if a.id != b.id || (a.position.map(f32::to_bits) != b.position.map(f32::to_bits) && !linked) {
             return Err(format!("pose changed in a round trip: {a:?} became {b:?}"));
         }
         let drift = angle_between(a.rotation, b.rotation);
@@ -338,6 +375,89 @@ fn frame_decoder_survives_mutations() {
         accepted += u64::from(run_case("frames", case, &input, check_frame));
     }
     report("frames", executions, accepted);
+}
+
+// ---------------------------------------------------------------------------------------
+// Binary frames with bodies placed by their joint.
+
+/// Coordinate kinds, and pose kinds, a mutation may write over a kind byte.
+const LINK_TOKENS: &[&[u8]] = &[b"\x10", b"\x11", b"\x12", b"\x13", b"\x01\x11", b"\x01\x12\x80\x80\x08", b"\x0a"];
+
+/// A chassis 0 on two wheels 1 and 2, a lift 3 on it carrying an arm 4 ← 5, and a
+/// wheel 8 on body 7: hinges and sliders, in chains.
+fn fuzz_links() -> &'static LinkTable {
+    static LINKS: OnceLock<LinkTable> = OnceLock::new();
+    LINKS.get_or_init(|| {
+        let link = |child: u32, parent: u32, kind: JointLinkKind, at: [f32; 3]| JointLink {
+            child: BodyId(child),
+            parent: BodyId(parent),
+            kind,
+            parent_frame: Pose { position: at, rotation: [0.0, -0.707_106_77, 0.0, 0.707_106_77] },
+            child_frame: Pose { position: [0.0, -0.1, 0.0], rotation: [0.0, -0.707_106_77, 0.0, 0.707_106_77] },
+            axis: [1.0, 0.0, 0.0],
+        };
+        LinkTable::new(vec![
+            link(1, 0, JointLinkKind::Hinge, [0.0, 0.0, 0.12]),
+            link(2, 0, JointLinkKind::Hinge, [0.0, 0.0, -0.12]),
+            link(3, 0, JointLinkKind::Slider, [0.0, 0.1, 0.0]),
+            link(4, 3, JointLinkKind::Hinge, [0.0, 0.3, 0.0]),
+            link(5, 4, JointLinkKind::Hinge, [0.0, 0.25, 0.0]),
+            link(8, 7, JointLinkKind::Hinge, [0.2, 0.0, 0.0]),
+        ])
+        .expect("parents first")
+    })
+}
+
+/// Valid frames of the linked bodies: parents anywhere (on the grid, beyond it, not
+/// finite), coordinates of every size, some bodies left out.
+fn linked_frame_corpus() -> Vec<Vec<u8>> {
+    let links = fuzz_links();
+    let mut rng = Rng::new(0x11_4e5);
+    let mut frames = Vec::new();
+    for i in 0..48u32 {
+        let mut poses: Vec<BodyPose> = Vec::new();
+        for root in [0u32, 6, 7] {
+            let scale = *rng.pick(&[1.0f32, 50.0, 1e6]);
+            let position = if rng.one_in(16) {
+                [f32::NAN, 0.0, f32::INFINITY]
+            } else {
+                [rng.unit() * scale, rng.unit() * scale, rng.unit() * scale]
+            };
+            poses.push(pose(root, position, [rng.unit(), rng.unit(), rng.unit(), rng.unit()]));
+        }
+        for link in links.links() {
+            let parent = *poses.iter().find(|p| p.id == link.parent).expect("parents first");
+            let coordinate = match link.kind {
+                JointLinkKind::Hinge => f64::from(rng.unit()) * 10.0,
+                JointLinkKind::Slider => f64::from(rng.unit()) * *rng.pick(&[0.5, 3.0 * MAX_GRID_METRES]),
+            };
+            poses.push(link.child_pose(&parent, coordinate));
+        }
+        poses.retain(|_| !rng.one_in(5));
+        poses.sort_unstable_by_key(|p| p.id);
+        frames.push(Frame { epoch: i % 3, step: rng.next() >> rng.below(64), time: f64::from(i) * 0.25, poses });
+    }
+    frames.iter().map(|frame| frame.encode_with(links, None)).collect()
+}
+
+fn check_linked_frame(bytes: &[u8]) -> Result<bool, String> {
+    check_frame_with(bytes, fuzz_links())
+}
+
+#[test]
+fn linked_frame_decoder_survives_mutations() {
+    let corpus = linked_frame_corpus();
+    let tokens: Vec<&[u8]> = FRAME_TOKENS.iter().chain(LINK_TOKENS).copied().collect();
+    let executions = iterations();
+    let mut accepted = 0;
+    for case in 0..executions {
+        let mut rng = Rng::new(case ^ 0x1111_0000);
+        let mut bytes = rng.pick(&corpus).clone();
+        let other = rng.pick(&corpus);
+        mutate_bytes(&mut rng, &mut bytes, other, &tokens);
+        accepted += u64::from(run_case("linked frames", case, &bytes, check_linked_frame));
+    }
+    report("linked frames", executions, accepted);
 }
 
 // ---------------------------------------------------------------------------------------
