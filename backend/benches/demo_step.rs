@@ -24,7 +24,7 @@ fn main() {
     let snapshot = wire::snapshot(&model, &world, 0);
     let snapshot_json = wire::snapshot_json(&snapshot);
     let (mut frames, keyframe) = FrameBuilder::start(&world, 0);
-    let hub = Hub::new(snapshot_json.clone(), keyframe.clone());
+    let hub = Hub::new(snapshot_json.clone(), wire::link_table(&snapshot), keyframe.clone());
     // Viewers that never read: the worst case for the hub (every frame merges).
     let viewers: Vec<_> = (0..VIEWERS).map(|_| hub.join()).collect();
 

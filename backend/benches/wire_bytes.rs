@@ -1,17 +1,21 @@
 //! `cargo bench -p vlab-backend --bench wire_bytes`: how many bytes a viewer receives,
-//! frame format 1 beside format 2 in the same run.
+//! frame format 1 beside format 2, and format 2 with wheels sent as their joint angle
+//! (the scene's joint links), in the same run.
 //!
 //! The demo lab runs with its robots driving for a few seconds of simulation time;
 //! frames are built every 4 steps (60 frames/s at 240 Hz), as the lab builds them, and
 //! published through a real hub to an up-to-date viewer (which takes every frame) and
-//! to a slow one (which takes every fourth, so gets merged frames). Then the same with
-//! synthetic rooms of 5 to 400 moving bodies. Prints figures, asserts nothing.
+//! to a slow one (which takes every fourth, so gets merged frames), and through a second
+//! hub that knows the scene's joint links to two such viewers holding the links. Then
+//! the same with synthetic rooms of 5 to 400 moving bodies, and of robots on two
+//! wheels. Prints figures, asserts nothing.
 
 use vlab_backend::lab::frames::FrameBuilder;
 use vlab_backend::lab::hub::Hub;
+use vlab_backend::lab::wire;
 use vlab_backend::scene::demo_scene;
 use vlab_backend::sim::World;
-use vlab_protocol::{BodyId, BodyPose, Frame, FrameDecoder};
+use vlab_protocol::{BodyId, BodyPose, Frame, FrameDecoder, JointLink, JointLinkKind, LinkTable, Pose};
 
 /// Steps per frame: 240 Hz physics, 60 Hz frames.
 const STEPS_PER_FRAME: u64 = 4;
@@ -30,6 +34,8 @@ struct Tally {
     format1: u64,
     shared: u64,
     slow: u64,
+    /// The shared encoding with joint links.
+    linked: u64,
 }
 
 impl Tally {
@@ -37,7 +43,7 @@ impl Tally {
         let per_s = |bytes: u64| bytes as f64 / seconds;
         let moving = self.poses as f64 / self.frames as f64;
         println!(
-            "{label:<22} {:>6.1} {:>8.1} {:>10.0} {:>10.0} {:>8.1}× {:>10.0} {:>10.1} {:>10.1}",
+            "{label:<22} {:>6.1} {:>8.1} {:>10.0} {:>10.0} {:>8.1}× {:>10.0} {:>10.1} {:>10.1} {:>10.0}",
             self.frames as f64 / seconds,
             moving,
             per_s(self.format1),
@@ -46,20 +52,20 @@ impl Tally {
             per_s(self.slow),
             per_s(self.format1) / moving,
             per_s(self.shared) / moving,
+            per_s(self.linked),
         );
     }
 }
 
 fn header() {
     println!(
-        "{:<22} {:>6} {:>8} {:>10} {:>10} {:>9} {:>10} {:>10} {:>10}",
-        "", "fps", "moving", "fmt1 B/s", "fmt2 B/s", "ratio", "slow B/s", "fmt1 B/s/b", "fmt2 B/s/b"
+        "{:<22} {:>6} {:>8} {:>10} {:>10} {:>9} {:>10} {:>10} {:>10} {:>10}",
+        "", "fps", "moving", "fmt1 B/s", "fmt2 B/s", "ratio", "slow B/s", "fmt1 B/s/b", "fmt2 B/s/b", "links B/s"
     );
 }
 
-/// Publishes `frame` to a hub with an up-to-date and a slow viewer and adds what each
-/// received; checks that both viewers' decoders follow the stream.
-struct Viewers {
+/// A hub with an up-to-date and a slow viewer.
+struct Audience {
     hub: Hub,
     fast: vlab_backend::lab::hub::Subscription,
     slow: vlab_backend::lab::hub::Subscription,
@@ -67,40 +73,70 @@ struct Viewers {
     slow_decoder: FrameDecoder,
 }
 
-impl Viewers {
-    fn new(keyframe: Frame) -> Viewers {
-        let hub = Hub::new("{}".into(), keyframe);
+impl Audience {
+    fn new(keyframe: Frame, links: &LinkTable) -> Audience {
+        let hub = Hub::new("{}".into(), links.clone(), keyframe);
         let (fast, slow) = (hub.join(), hub.join());
-        let mut viewers =
-            Viewers { hub, fast, slow, fast_decoder: FrameDecoder::new(), slow_decoder: FrameDecoder::new() };
-        for (sub, decoder) in [(&viewers.fast, &mut viewers.fast_decoder), (&viewers.slow, &mut viewers.slow_decoder)] {
+        let mut audience =
+            Audience { hub, fast, slow, fast_decoder: FrameDecoder::new(), slow_decoder: FrameDecoder::new() };
+        for (sub, decoder) in
+            [(&audience.fast, &mut audience.fast_decoder), (&audience.slow, &mut audience.slow_decoder)]
+        {
+            decoder.set_links(links.links()).expect("usable links");
             let keyframe = sub.slot.take().frame.expect("a keyframe on joining").into_bytes();
             decoder.decode(&keyframe).expect("the keyframe decodes");
         }
-        viewers
+        audience
+    }
+
+    /// Publishes `frame`; returns the bytes of the shared encoding and of the slow
+    /// viewer's merged frame, if it took one. Checks that both decoders follow.
+    fn publish(&mut self, frame: Frame, index: u64) -> (u64, u64) {
+        self.hub.publish_frame(frame);
+        let bytes = self.fast.slot.take().frame.expect("a frame for the fast viewer").into_bytes();
+        self.fast_decoder.decode(&bytes).expect("the fast viewer decodes every frame");
+        let mut slow = 0;
+        if index.is_multiple_of(SLOW_EVERY) {
+            let merged = self.slow.slot.take().frame.expect("a merged frame for the slow viewer").into_bytes();
+            self.slow_decoder.decode(&merged).expect("the slow viewer decodes its merged frame");
+            slow = merged.len() as u64;
+        }
+        (bytes.len() as u64, slow)
+    }
+}
+
+/// Publishes each frame to a hub without joint links and to one with the scene's, each
+/// with an up-to-date and a slow viewer, and adds what they received.
+struct Viewers {
+    plain: Audience,
+    linked: Audience,
+}
+
+impl Viewers {
+    fn new(keyframe: Frame, links: &LinkTable) -> Viewers {
+        Viewers {
+            plain: Audience::new(keyframe.clone(), &LinkTable::default()),
+            linked: Audience::new(keyframe, links),
+        }
     }
 
     fn publish(&mut self, frame: Frame, index: u64, tally: &mut Tally) {
         tally.frames += 1;
         tally.poses += frame.poses.len() as u64;
         tally.format1 += frame.encode_format1().len() as u64;
-        self.hub.publish_frame(frame);
-        let bytes = self.fast.slot.take().frame.expect("a frame for the fast viewer").into_bytes();
-        self.fast_decoder.decode(&bytes).expect("the fast viewer decodes every frame");
-        tally.shared += bytes.len() as u64;
-        if index.is_multiple_of(SLOW_EVERY) {
-            let bytes = self.slow.slot.take().frame.expect("a merged frame for the slow viewer").into_bytes();
-            self.slow_decoder.decode(&bytes).expect("the slow viewer decodes its merged frame");
-            tally.slow += bytes.len() as u64;
-        }
+        let (shared, slow) = self.plain.publish(frame.clone(), index);
+        tally.shared += shared;
+        tally.slow += slow;
+        tally.linked += self.linked.publish(frame, index).0;
     }
 }
 
 fn demo_lab() {
     let model = demo_scene(1);
     let mut world = World::build(&model).expect("the demo builds");
+    let links = wire::link_table(&wire::snapshot(&model, &world, 0));
     let (mut frames, keyframe) = FrameBuilder::start(&world, 0);
-    let mut viewers = Viewers::new(keyframe);
+    let mut viewers = Viewers::new(keyframe, &links);
     let dt = model.dt_secs;
     let mut step = 0u64;
     for (label, seconds) in [("demo, settling", SETTLE_SECS), ("demo, robots driving", MEASURE_SECS)] {
@@ -138,7 +174,7 @@ fn synthetic(count: u32) {
             .collect();
         Frame { epoch: 0, step: k * STEPS_PER_FRAME, time: k as f64 / 60.0, poses }
     };
-    let mut viewers = Viewers::new(frame_at(0));
+    let mut viewers = Viewers::new(frame_at(0), &LinkTable::default());
     let mut tally = Tally::default();
     let frames = (MEASURE_SECS * 60.0) as u64;
     for k in 1..=frames {
@@ -147,16 +183,67 @@ fn synthetic(count: u32) {
     tally.print(&format!("{count} bodies driving"), MEASURE_SECS);
 }
 
+/// `count` robots, each a chassis on two wheels (10 cm across, on hinges), driving
+/// circles about a 20 m room at up to 1 m/s, the wheels rolling without slipping.
+fn wheeled(count: u32) {
+    const RADIUS: f32 = 0.05;
+    const HALF_TRACK: f32 = 0.12;
+    let axle = std::f32::consts::FRAC_1_SQRT_2;
+    let wheel = |robot: u32, side: f32| JointLink {
+        child: BodyId(3 * robot + if side > 0.0 { 1 } else { 2 }),
+        parent: BodyId(3 * robot),
+        kind: JointLinkKind::Hinge,
+        // The joint frame's X along the chassis' Z (the axle).
+        parent_frame: Pose { position: [0.0, 0.0, side * HALF_TRACK], rotation: [0.0, -axle, 0.0, axle] },
+        child_frame: Pose { position: [0.0; 3], rotation: [0.0, -axle, 0.0, axle] },
+        axis: [1.0, 0.0, 0.0],
+    };
+    let links = LinkTable::new((0..count).flat_map(|r| [wheel(r, 1.0), wheel(r, -1.0)]).collect()).unwrap();
+    let frame_at = |k: u64| {
+        let t = k as f32 / 60.0;
+        let mut poses = Vec::new();
+        for r in 0..count {
+            let f = r as f32;
+            let radius = 1.0 + (f * 0.37).sin().abs() * 8.0;
+            let speed = 0.2 + (f * 0.71).cos().abs() * 0.8;
+            let angle = f + t * speed / radius;
+            let half = 0.5 * (angle + std::f32::consts::FRAC_PI_2);
+            let chassis = BodyPose {
+                id: BodyId(3 * r),
+                position: [radius * angle.cos(), RADIUS, radius * angle.sin()],
+                rotation: [0.0, -half.sin(), 0.0, half.cos()],
+            };
+            poses.push(chassis);
+            for (link, side) in links.links()[2 * r as usize..2 * r as usize + 2].iter().zip([1.0f32, -1.0]) {
+                // Each wheel rolls its own circle's arc: the outer one a little faster.
+                let rolled = t * speed * (radius + side * HALF_TRACK) / radius / RADIUS;
+                poses.push(link.child_pose(&chassis, f64::from(-rolled)));
+            }
+        }
+        Frame { epoch: 0, step: k * STEPS_PER_FRAME, time: k as f64 / 60.0, poses }
+    };
+    let mut viewers = Viewers::new(frame_at(0), &links);
+    let mut tally = Tally::default();
+    for k in 1..=(MEASURE_SECS * 60.0) as u64 {
+        viewers.publish(frame_at(k), k, &mut tally);
+    }
+    tally.print(&format!("{count} robots on wheels"), MEASURE_SECS);
+}
+
 fn main() {
     println!("VLab bench: bytes a viewer receives a second, frame format 1 beside format 2");
     println!(
         "(fps: frames/s; moving: poses a frame; fmt2: the shared encoding an up-to-date viewer gets; slow: a viewer \
-         taking one frame in {SLOW_EVERY}, merged; B/s/b: per moving body)"
+         taking one frame in {SLOW_EVERY}, merged; B/s/b: per moving body; links: fmt2 with wheels sent as their \
+         joint angle)"
     );
     println!();
     header();
     demo_lab();
     for count in [5, 25, 100, 400] {
         synthetic(count);
+    }
+    for count in [5, 25, 100] {
+        wheeled(count);
     }
 }

@@ -117,7 +117,7 @@ impl LabHandle {
         robots.install(&mut world, 0, 0.0);
         let snapshot = wire::snapshot(&scene, &world, 0);
         let (_, keyframe) = frames::FrameBuilder::start(&world, 0);
-        let hub = Arc::new(hub::Hub::new(wire::snapshot_json(&snapshot), keyframe));
+        let hub = Arc::new(hub::Hub::new(wire::snapshot_json(&snapshot), wire::link_table(&snapshot), keyframe));
         let mode = if start_running { LabMode::Running } else { LabMode::Paused };
         let initial = LabStatus {
             state: LabState { mode, rate: Rate::default(), step: 0, time: 0.0, dt_secs: scene.dt_secs, epoch: 0 },

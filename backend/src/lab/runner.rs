@@ -487,7 +487,7 @@ impl Runner {
         let snapshot = wire::snapshot(&self.model, &self.world, self.epoch);
         let snapshot_json = wire::snapshot_json(&snapshot);
         self.recorder.scene(&keyframe, Arc::clone(&snapshot_json), &self.model, &self.robots);
-        self.hub.publish_scene(snapshot_json, keyframe);
+        self.hub.publish_scene(snapshot_json, wire::link_table(&snapshot), keyframe);
         let (bodies, robots) = (self.world.body_count(), self.model.robots.iter().map(|r| r.name.clone()).collect());
         let owners = self.robots.owners();
         self.status.send_modify(|status| {
@@ -770,7 +770,8 @@ mod tests {
     fn runner(model: &SceneModel) -> Runner {
         let (world, robots) = built(model, 7);
         let (_, keyframe) = FrameBuilder::start(&world, 0);
-        let hub = Arc::new(Hub::new(wire::snapshot_json(&wire::snapshot(model, &world, 0)), keyframe));
+        let snapshot_json = wire::snapshot_json(&wire::snapshot(model, &world, 0));
+        let hub = Arc::new(Hub::new(snapshot_json, Default::default(), keyframe));
         let outlets = Outlets {
             hub,
             status: watch::channel(LabStatus {

@@ -1,8 +1,10 @@
 //! Conversions from the lab's application types to the wire types of `vlab-protocol`.
 
+use std::collections::BTreeMap;
+
 use vlab_protocol as wire;
 
-use crate::scene::{self, SceneModel};
+use crate::scene::{self, JointKind, SceneModel};
 use crate::sim::World;
 
 /// The snapshot of `model` as built into `world`, for scene epoch `epoch`.
@@ -29,7 +31,93 @@ pub fn snapshot(model: &SceneModel, world: &World, epoch: u32) -> wire::SceneSna
             robot: body.robot.clone(),
         })
         .collect();
-    wire::SceneSnapshot { epoch, sky: model.sky, bodies }
+    wire::SceneSnapshot { epoch, sky: model.sky, bodies, links: links(model, world) }
+}
+
+/// The link table of a snapshot made by [`snapshot`], for the hub's encoder.
+pub fn link_table(snapshot: &wire::SceneSnapshot) -> wire::LinkTable {
+    wire::LinkTable::new(snapshot.links.clone()).expect("snapshots list usable links, parents first")
+}
+
+/// The bodies a hinge or a slider hangs from another moving body, parents first: frames
+/// send their joint coordinate instead of their pose.
+///
+/// A joint's child is the body it alone holds and that is no robot's main body (a wheel,
+/// whichever of the two bodies the scene named first), else its second body (a URDF
+/// joint's child link). A child must be the child of no other such joint and have no
+/// other joint but those hanging its own children (an arm's links): a body held by a
+/// loop of joints, or by a joint of another kind, keeps its pose in frames. Fixed bodies
+/// are never in frames, so neither end may be fixed.
+fn links(model: &SceneModel, world: &World) -> Vec<wire::JointLink> {
+    let mut joint_count = vec![0usize; model.bodies.len()];
+    for joint in &model.joints {
+        joint_count[joint.body1] += 1;
+        joint_count[joint.body2] += 1;
+    }
+    let main_bodies: Vec<usize> = model.robots.iter().map(|robot| robot.main_body).collect();
+    let leaf = |body: usize| joint_count[body] == 1 && !main_bodies.contains(&body);
+    // (joint, child, parent, kind), one per child.
+    let mut candidates: BTreeMap<usize, (usize, usize, wire::JointLinkKind)> = BTreeMap::new();
+    let mut twice = Vec::new();
+    for (index, joint) in model.joints.iter().enumerate() {
+        let kind = match joint.kind {
+            JointKind::Hinge { .. } => wire::JointLinkKind::Hinge,
+            JointKind::Slider { .. } => wire::JointLinkKind::Slider,
+            _ => continue,
+        };
+        if world.is_fixed(joint.body1) || world.is_fixed(joint.body2) {
+            continue;
+        }
+        let (child, parent) = if leaf(joint.body1) && !leaf(joint.body2) {
+            (joint.body1, joint.body2)
+        } else {
+            (joint.body2, joint.body1)
+        };
+        if candidates.insert(child, (index, parent, kind)).is_some() {
+            twice.push(child);
+        }
+    }
+    for child in twice {
+        candidates.remove(&child);
+    }
+    // Every joint of a child must be its own link or one of its children's; dropping a
+    // link may leave its parent with a joint that is neither, so until nothing changes.
+    loop {
+        let mut children_of = vec![0usize; model.bodies.len()];
+        for &(_, parent, _) in candidates.values() {
+            children_of[parent] += 1;
+        }
+        let before = candidates.len();
+        candidates.retain(|&child, _| joint_count[child] == 1 + children_of[child]);
+        if candidates.len() == before {
+            break;
+        }
+    }
+    // Parents first: from each root (a parent that is no child) down its tree. A loop
+    // of links has no root and is left out.
+    let mut ordered = Vec::with_capacity(candidates.len());
+    let mut stack: Vec<usize> =
+        candidates.values().map(|&(_, parent, _)| parent).filter(|parent| !candidates.contains_key(parent)).collect();
+    stack.sort_unstable();
+    stack.dedup();
+    while let Some(parent) = stack.pop() {
+        for (&child, &(joint, p, kind)) in candidates.iter().filter(|(_, (_, p, _))| *p == parent) {
+            let Some((frame1, frame2)) = world.joint_frames(joint) else { continue };
+            let body2_is_child = model.joints[joint].body2 == child;
+            let (parent_frame, child_frame) = if body2_is_child { (frame1, frame2) } else { (frame2, frame1) };
+            ordered.push(wire::JointLink {
+                child: wire::BodyId(child as u32),
+                parent: wire::BodyId(p as u32),
+                kind,
+                parent_frame: pose(&parent_frame),
+                child_frame: pose(&child_frame),
+                // Both joints turn about, or slide along, their frame's X (`sim::joints`).
+                axis: [1.0, 0.0, 0.0],
+            });
+            stack.push(child);
+        }
+    }
+    ordered
 }
 
 /// Where the browser fetches the asset `path` (library-relative, as the scene

@@ -208,6 +208,13 @@ impl World {
         from_pose(self.physics.bodies[self.bodies[index]].position())
     }
 
+    /// Joint `joint`'s frame in each of its two bodies (rapier's local frames, as the
+    /// table of `sim::joints` chooses them), `None` for a joint the world does not have.
+    pub fn joint_frames(&self, joint: usize) -> Option<(scene::Pose, scene::Pose)> {
+        let joint = self.physics.impulse_joints.get(*self.joints.get(joint)?)?;
+        Some((from_pose(&joint.data.local_frame1), from_pose(&joint.data.local_frame2)))
+    }
+
     /// The linear velocity of a body, m/s.
     pub fn linear_velocity(&self, index: BodyIndex) -> [f32; 3] {
         self.physics.bodies[self.bodies[index]].linvel().to_array()

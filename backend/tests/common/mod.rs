@@ -226,9 +226,12 @@ impl Client {
                 None => return Received::Closed(None),
                 Some(Err(e)) => panic!("websocket error: {e}"),
                 Some(Ok(Message::Text(text))) => {
-                    return Received::Json(
-                        serde_json::from_str(text.as_str()).unwrap_or_else(|e| panic!("{e}: {text}")),
-                    );
+                    let message = serde_json::from_str(text.as_str()).unwrap_or_else(|e| panic!("{e}: {text}"));
+                    if let ServerMsg::Snapshot(snapshot) = &message {
+                        // The frames that follow place the scene's linked bodies (wheels) by it.
+                        self.frames.set_links(&snapshot.links).expect("the snapshot's links are usable");
+                    }
+                    return Received::Json(message);
                 }
                 Some(Ok(Message::Binary(bytes))) if vlab_protocol::CameraView::is_camera_view(&bytes) => {
                     return Received::Camera(vlab_protocol::CameraView::decode(&bytes).unwrap());
