@@ -2,25 +2,29 @@
 //! classroom. Each control step sends every program its readings (GPS, a 180-beam
 //! lidar, a keyboard) and then collects every answer (a DiffDrive command and a log
 //! line), as the lab will. Prints the wall time of the whole exchange per step and per
-//! robot per step (mean, p50, p99, max).
+//! robot per step (mean, p50, p99, max), and the CPU time it took per robot per step:
+//! the programs' own (their processes' CPU clocks) and the lab thread's (its thread
+//! clock around the exchange), which the machine's load changes far less than the wall
+//! time.
 //!
 //! `cargo bench -p vlab-backend --bench controller_step` (add `-- --steps N` to change
-//! the 1000 measured steps).
+//! the 1000 measured steps, `-- --robots N` the 30 programs).
 
 mod common;
 
 use std::collections::BTreeMap;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 #[cfg(target_os = "linux")]
 fn main() {
-    use vlab_backend::controller::{ProgramError, ProgramSpec, PythonProgram};
+    use vlab_backend::controller::{ProgramError, ProgramSpec, PythonProgram, StepInput};
     use vlab_protocol::SensorValue;
 
-    const ROBOTS: usize = 30;
     const WARM_UP: u64 = 50;
-    let steps: u64 =
-        std::env::args().skip_while(|a| a != "--steps").nth(1).and_then(|n| n.parse().ok()).unwrap_or(1000);
+    let arg =
+        |name: &str| -> Option<u64> { std::env::args().skip_while(|a| a != name).nth(1).and_then(|n| n.parse().ok()) };
+    let steps: u64 = arg("--steps").unwrap_or(1000).max(1);
+    let robots = arg("--robots").unwrap_or(30).max(1) as usize;
     let source = r#"
 from vlab import Robot
 robot = Robot()
@@ -35,8 +39,8 @@ while robot.step():
         robot.log(f"x={x:.2f} front={front:.2f}")
 "#;
     let started = Instant::now();
-    let mut programs = Vec::with_capacity(ROBOTS);
-    for i in 0..ROBOTS {
+    let mut programs = Vec::with_capacity(robots);
+    for i in 0..robots {
         let spec = ProgramSpec::new(&format!("bot{i}"), source)
             .sensor("GPS1", "SimpleGPS")
             .sensor("lidar", "Lidar")
@@ -54,16 +58,58 @@ while robot.step():
     for program in &mut programs {
         program.receive().expect("ready");
     }
-    println!("controller_step: {ROBOTS} programs started in {:.0} ms", started.elapsed().as_secs_f64() * 1e3);
+    println!("controller_step: {robots} programs started in {:.0} ms", started.elapsed().as_secs_f64() * 1e3);
 
-    let mut per_step = common::lockstep(&mut programs, WARM_UP, steps, "base", |k, i| {
+    let readings = |k: u64, i: usize| {
         BTreeMap::from([
             ("GPS1".to_string(), Some(SensorValue::Vector { values: [i as f64, 0.05, k as f64 * 0.001] })),
             ("lidar".to_string(), Some(common::moving_scan(k, i, 1.0))),
             ("kbd".to_string(), Some(SensorValue::Keys { keys: vec![] })),
         ])
-    });
-    common::report_exchange("controller_step", ROBOTS, &mut per_step);
+    };
+    let programs_cpu =
+        |programs: &[PythonProgram]| programs.iter().filter_map(PythonProgram::cpu_time).sum::<Duration>();
+    let mut per_step = Vec::with_capacity(steps as usize);
+    let (mut lab_cpu, mut cpu_at_start) = (Duration::ZERO, Duration::ZERO);
+    for k in 0..WARM_UP + steps {
+        if k == WARM_UP {
+            cpu_at_start = programs_cpu(&programs);
+        }
+        let step = (k + 1) * 5;
+        let inputs: Vec<StepInput> =
+            (0..robots).map(|i| StepInput { step, time_secs: step as f64 / 240.0, sensors: readings(k, i) }).collect();
+        let lab_before = thread_cpu();
+        let started = Instant::now();
+        for (program, input) in programs.iter_mut().zip(&inputs) {
+            program.send_step(input).expect("sent");
+        }
+        for program in programs.iter_mut() {
+            let reply = program.receive().expect("answer");
+            assert!(reply.commands.contains_key("base"), "every answer commands the drive");
+        }
+        if k >= WARM_UP {
+            per_step.push(started.elapsed());
+            lab_cpu += thread_cpu().saturating_sub(lab_before);
+        }
+    }
+    let program_cpu = programs_cpu(&programs).saturating_sub(cpu_at_start);
+    for program in &mut programs {
+        program.stop().expect("a clean stop");
+    }
+    common::report_exchange("controller_step", robots, &mut per_step);
+    let per_robot_step = |cpu: Duration| cpu.as_secs_f64() * 1e6 / (steps as f64 * robots as f64);
+    println!(
+        "controller_step: CPU per robot per step     {:8.1} µs  (programs {:.1} µs, lab thread {:.1} µs)",
+        per_robot_step(program_cpu + lab_cpu),
+        per_robot_step(program_cpu),
+        per_robot_step(lab_cpu)
+    );
+}
+
+/// The CPU time of the calling thread.
+#[cfg(target_os = "linux")]
+fn thread_cpu() -> Duration {
+    nix::time::clock_gettime(nix::time::ClockId::CLOCK_THREAD_CPUTIME_ID).map(Duration::from).unwrap_or_default()
 }
 
 #[cfg(not(target_os = "linux"))]

@@ -51,6 +51,7 @@ mod conversation;
 mod error;
 mod interpreter;
 mod launch;
+mod marshal;
 mod messages;
 mod packed;
 #[cfg(target_os = "linux")]

@@ -550,11 +550,14 @@ impl PythonProgram {
                 None => return Err(self.timed_out()),
             };
             let (out_ready, err_ready) = {
-                let mut fds = vec![PollFd::new(self.stdout.as_fd(), PollFlags::POLLIN)];
-                if let Some(stderr) = &self.stderr {
-                    fds.push(PollFd::new(stderr.as_fd(), PollFlags::POLLIN));
-                }
-                match poll(&mut fds, timeout) {
+                // On the stack: a step's read allocates nothing.
+                let out = PollFd::new(self.stdout.as_fd(), PollFlags::POLLIN);
+                let (mut both, looked) = match &self.stderr {
+                    Some(stderr) => ([out, PollFd::new(stderr.as_fd(), PollFlags::POLLIN)], 2),
+                    None => ([out, PollFd::new(self.stdout.as_fd(), PollFlags::POLLIN)], 1),
+                };
+                let fds = &mut both[..looked];
+                match poll(fds, timeout) {
                     Ok(0) if !wait => return Ok(None),
                     Ok(0) if last_look => return Err(self.timed_out()),
                     Ok(0) => continue,

@@ -116,6 +116,11 @@ struct Running {
     program: Box<dyn Controller>,
     /// When the readings it is answering went out, and its CPU clock then.
     asked: Option<(Instant, Option<Duration>)>,
+    /// Its CPU clock when the lab last read it (at its latest answer, or as it joined):
+    /// a program that has answered waits for its readings without computing, so this
+    /// is its clock when they go out, without reading it again (a system call per
+    /// program per control step).
+    cpu_seen: Option<Duration>,
     meter: Option<CpuMeter>,
     /// The step of the last readings sent: camera images taken since travel whole.
     sent: Option<u64>,
@@ -613,8 +618,9 @@ impl Slot {
         }
         let Life::Ready(..) = &self.life else { return };
         let Life::Ready(program, first) = std::mem::replace(&mut self.life, Life::Stopped) else { unreachable!() };
-        let meter = program.cpu_time().map(|now| CpuMeter::new(rules, nominal, now));
-        self.life = Life::Running(Running { program, asked: None, meter, sent: None });
+        let cpu_seen = program.cpu_time();
+        let meter = cpu_seen.map(|now| CpuMeter::new(rules, nominal, now));
+        self.life = Life::Running(Running { program, asked: None, cpu_seen, meter, sent: None });
         let after = tick.step - self.started_at;
         self.join_after = Some(after);
         self.join_at = None;
@@ -634,6 +640,7 @@ impl Slot {
             SyncMode::Realtime => running.program.try_receive(),
         };
         let cpu_now = running.program.cpu_time();
+        running.cpu_seen = cpu_now;
         let verdict = match (&answer, cpu_now, running.meter.as_mut()) {
             (Ok(Some(_)), Some(now), Some(meter)) => Some(meter.answered(now, share)),
             (Ok(None), Some(now), Some(meter)) => Some(meter.waiting(now, share)),
@@ -674,7 +681,7 @@ impl Slot {
         let time_secs = tick.step as f64 * tick.dt_secs;
         match running.program.send_step(&readings(robot, tick.step, time_secs, running.sent)) {
             Ok(()) => {
-                running.asked = Some((Instant::now(), running.program.cpu_time()));
+                running.asked = Some((Instant::now(), running.cpu_seen));
                 running.sent = Some(tick.step);
             }
             Err(error) => self.stopped(name, robots, &error, tick.step, tick.dt_secs),

@@ -1,12 +1,15 @@
-"""The robot API over a lab's pipe (protocol version 2: scans' ranges packed after the
-step's line) against the same API over plain JSON (version 1, a remote controller's):
-the program reads the same numbers and answers the same JSON. No server: the lab's side
-is played here, as the lab writes it (backend/src/controller/packed.rs)."""
+"""The robot API over a lab's pipe (protocol version 3: a step as a line ``m<N>`` and N
+bytes of ``marshal``, scans' ranges as bytes of f64) against the same API over plain
+JSON (version 1, a remote controller's): the program reads the same numbers and answers
+the same JSON. No server: the lab's side is played here, as the lab writes it
+(backend/src/controller/packed.rs, whose own tests check that Python reads its bytes as
+it reads version 1's JSON)."""
 
 from __future__ import annotations
 
 import io
 import json
+import marshal
 import struct
 
 import vlab
@@ -40,10 +43,9 @@ class Lab:
         if self.version == 1:
             scan["ranges"] = ranges
             return json.dumps(message).encode() + b"\n"
-        scan["ranges"] = len(ranges)
-        packed = struct.pack(f"<{len(ranges)}d", *ranges)
-        message["packed"] = len(packed)
-        return json.dumps(message, separators=(",", ":")).encode() + b"\n" + packed
+        scan["ranges"] = struct.pack(f"<{len(ranges)}d", *ranges)
+        body = marshal.dumps(message)
+        return b"m%d\n" % len(body) + body
 
     def write(self, data: bytes) -> None:
         self.answers += [json.loads(line) for line in data.decode().splitlines()]
@@ -79,7 +81,7 @@ def run(version: int) -> tuple:
 
 
 def test_a_program_reads_the_same_numbers_and_answers_the_same_over_a_pipe_as_over_json():
-    packed, plain = run(2), run(1)
+    packed, plain = run(3), run(1)
     assert packed[0] == plain[0], "the same readings, bit for bit"
     assert packed[0][0][0] == [0.1, 2.5, 9.9999, 10.0, 0.30000001192092896, 1e-7]
     assert packed[0][1]["ranges"] == packed[0][0][0], "the raw reading holds the list too"
@@ -97,7 +99,7 @@ def test_a_program_reads_the_same_numbers_and_answers_the_same_over_a_pipe_as_ov
 
 
 def test_the_ready_speaks_the_version_of_the_hello():
-    for version in (1, 2):
+    for version in (1, 3):
         lab = Lab(version, 0)
         vlab._connect(lab, lab, lab.hello())
         assert not vlab.Robot().step()

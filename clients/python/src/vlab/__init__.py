@@ -34,6 +34,7 @@ import binascii as _binascii
 import sys as _sys
 import json as _json
 import math as _math
+from marshal import loads as _unmarshal
 import struct as _struct
 from array import array as _array
 from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple
@@ -46,16 +47,20 @@ _TIME_TOLERANCE = 1e-6
 
 # The JSON protocol (docs/programs.md, docs/remote.md): what a remote controller speaks.
 PROTOCOL_VERSION = 1
-# A lab's own pipe speaks version 2: version 1 with scans' ranges packed, the bytes of
-# little-endian f64 (the numbers version 1's JSON reads as) after the step's line,
-# decoded only when the program reads them. The module answers in the hello's version.
-_PACKED_VERSION = 2
-_VERSIONS = (PROTOCOL_VERSION, _PACKED_VERSION)
+# A lab's own pipe speaks version 3: version 1, except that a step comes as a line
+# ``m<N>`` and N bytes of ``marshal`` (the objects version 1's JSON reads as, built
+# without scanning text), a scan's ranges as bytes of little-endian f64 decoded only
+# when the program reads them. The module answers in the hello's version.
+_PIPE_VERSION = 3
+_VERSIONS = (PROTOCOL_VERSION, _PIPE_VERSION)
 _BIG_ENDIAN = _sys.byteorder == "big"
 # Made once: ``json.dumps`` with options builds a new encoder at every call, and
 # ``json.loads`` of bytes guesses their encoding first.
 _encode = _json.JSONEncoder(allow_nan=False, separators=(",", ":")).encode
 _decode = _json.JSONDecoder().decode
+# A JSON line from the lab is one object: its scanner alone reads it, without
+# ``decode``'s two whitespace matches around it.
+_scan = _json.JSONDecoder().scan_once
 _MAX_LINE_CHARS = 1000
 # The lab's drawing budget (vlab_protocol::MAX_DRAWN_*): refused here, at the call.
 _MAX_DRAWN_VERTICES = 4000
@@ -178,14 +183,14 @@ class _Link:
     def listen(self):
         """Takes the lab's next message: True with a step's readings, False on stop."""
         line = self._reader.readline()
-        message = _decode(line.decode("utf-8")) if line else {}
+        if line[:1] == b"m":
+            message = _unmarshal(self._reader.read(int(line[1:])))
+        else:
+            message = _scan(line.decode("utf-8"), 0)[0] if line[:1] == b"{" else {}
         if message.get("type") == "step":
             self.step = message["step"]
             self.time = message["time"]
             readings = message.get("sensors", {})
-            packed = message.get("packed")
-            if packed:
-                _place(readings, self._reader.read(packed))
             if self.cameras:
                 readings = _keep_pixels(readings, self.readings)
             self.readings = readings
@@ -482,6 +487,9 @@ class Sensor:
 
     def ranges(self) -> Optional[List[float]]:
         """A scan's distances, metres (``max_range()`` where nothing was hit)."""
+        reading = _link.readings.get(self.name) if _link else None
+        if reading is not None and reading.get("type") == "scan":
+            return _ranges(reading)
         reading = self._expect("ranges", "scan")
         return None if reading is None else _ranges(reading)
 
@@ -581,19 +589,27 @@ class Actuator:
 
     def set_speed(self, speed: float) -> None:
         """A motor's target velocity: rad/s on a hinge, m/s on a slider."""
-        self._check("set_speed", "SimpleMotor")
+        if self.kind != "SimpleMotor":
+            self._check("set_speed", "SimpleMotor")
         _link.commands[self.name] = '%s{"speed":%r}' % (self._key, _number(speed, "the speed"))
 
     def set_position(self, position: float) -> None:
         """A servo's target position: rad on a hinge, m on a slider."""
-        self._check("set_position", "SimpleServo")
+        if self.kind != "SimpleServo":
+            self._check("set_position", "SimpleServo")
         _link.commands[self.name] = '%s{"position":%r}' % (self._key, _number(position, "the position"))
 
     def set(self, v: float, omega: float) -> None:
         """A differential drive's forward speed ``v`` (m/s) and turn rate ``omega``
         (rad/s, counter-clockwise seen from above)."""
-        self._check("set", "DiffDrive")
-        _link.commands[self.name] = '%s{"v":%r,"omega":%r}' % (self._key, _number(v, "v"), _number(omega, "omega"))
+        if self.kind != "DiffDrive":
+            self._check("set", "DiffDrive")
+        # A finite float is its own number (x - x is 0 for it alone): no call for it.
+        if v.__class__ is not float or v - v != 0.0:
+            v = _number(v, "v")
+        if omega.__class__ is not float or omega - omega != 0.0:
+            omega = _number(omega, "omega")
+        _link.commands[self.name] = '%s{"v":%r,"omega":%r}' % (self._key, v, omega)
 
 
 class Robot:
@@ -807,17 +823,6 @@ class DepthImage:
         if not (0 <= x < self.width and 0 <= y < self.height):
             raise VlabError(f"pixel ({x}, {y}) is outside a {self.width}x{self.height} image")
         return self.depths[y * self.width + x]
-
-
-def _place(readings, packed):
-    """Hands each packed scan of a step (its ``ranges`` a count of beams) its bytes of
-    ``packed``, in the order of the step's line."""
-    at = 0
-    for reading in readings.values():
-        if reading.__class__ is dict and reading.get("type") == "scan" and reading["ranges"].__class__ is int:
-            end = at + 8 * reading["ranges"]
-            reading["ranges"] = packed[at:end]
-            at = end
 
 
 def _ranges(scan):
