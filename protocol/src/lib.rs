@@ -38,6 +38,7 @@ pub use classroom::{
     Participant, SyncMode, UserId, clean_display_name,
 };
 pub use control::{ControlAction, LabMode, LabState, Rate, RateError, Role};
+pub use decode::from_json_value;
 pub use frame::{BodyPose, Frame, FrameDecodeError, FrameDecoder, MAX_GRID_METRES, POSITION_RESOLUTION_M};
 pub use limits::*;
 pub use links::{JointLink, JointLinkKind, LinkTable, LinkTableError};

@@ -1,5 +1,5 @@
-//! JSON text read into a type, always through a [`serde_json::Value`]: the page's one
-//! way of reading JSON.
+//! JSON text read into a type, always through a [`serde_json::Value`] and the
+//! protocol's [`vlab_protocol::from_json_value`]: the page's one way of reading JSON.
 //!
 //! *Why:* serde compiles a type's reader once for every deserializer it is read from.
 //! The websocket's messages are read through `Value` (the protocol's tagged enums are
@@ -9,9 +9,10 @@
 
 use serde::de::DeserializeOwned;
 
-/// `text` as a `T`: parsed into a `Value`, then read from it.
+/// `text` as a `T`: parsed into a `Value`, then read from it (a struct must be an
+/// object, see [`vlab_protocol::from_json_value`]).
 pub fn from_json<T: DeserializeOwned>(text: &str) -> serde_json::Result<T> {
-    serde_json::from_value(serde_json::from_str(text)?)
+    vlab_protocol::from_json_value(serde_json::from_str(text)?)
 }
 
 #[cfg(test)]

@@ -6,9 +6,9 @@
 //! then reads every type inside from that buffer: each of those types is compiled once
 //! more, for the buffer's deserializer, and the buffering code comes with it. In the
 //! browser's wasm that was a third of all JSON code. Here the object is read into a
-//! `Value` once, the tag taken out, and the rest read from `Value`s, so each type is
-//! compiled for the `Value` deserializer only (the page reads all its JSON through
-//! `Value`, so that is the one copy it has).
+//! `Value` once, the tag taken out, and the rest read from `Value`s by
+//! [`from_json_value`]'s reader, so each type is compiled for that reader only (the
+//! page reads all its JSON through it, so that is the one copy it has).
 //!
 //! What they accept is what the derived code accepted: the tag in any position,
 //! unknown fields ignored or refused exactly where the enum's serde attributes said,
@@ -21,12 +21,16 @@
 mod actuator_command;
 mod drawing;
 mod rate;
+mod reader;
 mod sensor_value;
 mod server_msg;
 mod shape;
 
 use serde::de::{DeserializeOwned, Error as _, Unexpected};
 use serde_json::{Error, Map, Value};
+
+use self::reader::ValueReader;
+pub use self::reader::from_json_value;
 
 /// An object being read field by field: each field is taken out by name, so what is
 /// left at the end is what nobody asked for.
@@ -56,7 +60,7 @@ impl Fields {
     /// A field that must be there.
     pub(crate) fn required<T: DeserializeOwned>(&mut self, name: &'static str) -> Result<T, Error> {
         match self.map.remove(name) {
-            Some(value) => T::deserialize(value),
+            Some(value) => T::deserialize(ValueReader(value)),
             None => Err(Error::missing_field(name)),
         }
     }
@@ -65,7 +69,7 @@ impl Fields {
     /// derive reads it) or a `#[serde(default)]` field.
     pub(crate) fn optional<T: DeserializeOwned + Default>(&mut self, name: &'static str) -> Result<T, Error> {
         match self.map.remove(name) {
-            Some(value) => T::deserialize(value),
+            Some(value) => T::deserialize(ValueReader(value)),
             None => Ok(T::default()),
         }
     }
@@ -73,7 +77,7 @@ impl Fields {
     /// The fields not taken, read as one value: a newtype variant's content, which
     /// serde's internal tagging gives the inner type without its tag.
     pub(crate) fn rest<T: DeserializeOwned>(self) -> Result<T, Error> {
-        T::deserialize(Value::Object(self.map))
+        T::deserialize(ValueReader(Value::Object(self.map)))
     }
 
     /// For `deny_unknown_fields`: an error naming a field not taken, if any is left.
