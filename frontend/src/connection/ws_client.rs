@@ -256,6 +256,11 @@ fn on_server_message(client: &Rc<RefCell<Client>>, message: ServerMsg) {
                 let mut this = client.borrow_mut();
                 this.live_epoch = Some(snapshot.epoch);
                 this.clock_fresh = true;
+                // The frames after it (the keyframe first) place the scene's wheels and
+                // other linked bodies by these links, whether or not the view shows it.
+                if let Err(error) = this.frames.set_links(&snapshot.links) {
+                    leptos::logging::warn!("the scene's joint links cannot be used: {error}");
+                }
             }
             // While a recorded moment is shown the live scene waits: going live brings it again.
             if !session.replay.try_update(|replay| replay.live_snapshot(snapshot.epoch)).unwrap_or(true) {

@@ -44,6 +44,7 @@ mod tests {
         let snapshot = SceneSnapshot {
             epoch: 1,
             sky: [0, 0, 0],
+            links: vec![],
             bodies: vec![
                 body(0, None),
                 body(1, Some("rover_red")),
@@ -58,7 +59,7 @@ mod tests {
 
     #[test]
     fn a_scene_without_robots_lists_none() {
-        let snapshot = SceneSnapshot { epoch: 1, sky: [0, 0, 0], bodies: vec![body(0, None)] };
+        let snapshot = SceneSnapshot { epoch: 1, sky: [0, 0, 0], bodies: vec![body(0, None)], links: vec![] };
         assert!(robot_names(&snapshot).is_empty());
     }
 

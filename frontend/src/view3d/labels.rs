@@ -70,6 +70,7 @@ mod tests {
         world.apply_snapshot(SceneSnapshot {
             epoch: 1,
             sky: [0, 0, 0],
+            links: vec![],
             bodies: vec![BodyView {
                 id: BodyId(0),
                 name: "chassis".into(),
