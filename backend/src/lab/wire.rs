@@ -176,3 +176,94 @@ fn pose(pose: &scene::Pose) -> wire::Pose {
 pub fn snapshot_json(snapshot: &wire::SceneSnapshot) -> std::sync::Arc<str> {
     serde_json::to_string(&wire::ServerMsg::Snapshot(snapshot.clone())).expect("snapshots serialise").into()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scene::demo_scene;
+
+    fn scene_file(name: &str) -> SceneModel {
+        let scenes = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../scenes");
+        let loader = vlab_scene::DirLoader { scenes: scenes.clone(), assets: None };
+        let source = std::fs::read_to_string(scenes.join(format!("{name}.vlab"))).unwrap();
+        vlab_scene::interpret(&source, &format!("{name}.vlab"), &loader, &vlab_scene::Options::default())
+            .unwrap_or_else(|e| panic!("{name}: {}", e[0]))
+            .model
+    }
+
+    fn body_pose(world: &World, id: wire::BodyId) -> wire::BodyPose {
+        let pose = world.pose(id.0 as usize);
+        wire::BodyPose { id, position: pose.position, rotation: pose.rotation }
+    }
+
+    /// The largest distance (m) and angle (rad) between a linked body and its place on
+    /// its joint, from its parent's pose and its coordinate.
+    fn off_joints(world: &World, table: &wire::LinkTable) -> (f32, f32) {
+        let (mut distance, mut angle) = (0f32, 0f32);
+        for link in table.links() {
+            let (parent, child) = (body_pose(world, link.parent), body_pose(world, link.child));
+            let placed = link.child_pose(&parent, link.coordinate(&parent, &child));
+            let d = (0..3).map(|k| (placed.position[k] - child.position[k]).powi(2)).sum::<f32>().sqrt();
+            // From the chord between the quaternions (q and -q are one rotation), exact
+            // for tiny angles where `acos` of their dot product is not.
+            let chord = |sign: f64| {
+                (0..4)
+                    .map(|k| (f64::from(placed.rotation[k]) - sign * f64::from(child.rotation[k])).powi(2))
+                    .sum::<f64>()
+            };
+            let turned = (4.0 * (chord(1.0).min(chord(-1.0)).sqrt() / 2.0).min(1.0).asin()) as f32;
+            distance = distance.max(d);
+            angle = angle.max(turned);
+        }
+        (distance, angle)
+    }
+
+    #[test]
+    fn linked_bodies_sit_on_their_joints_in_the_example_scenes() {
+        let mut scenes: Vec<(&str, SceneModel)> = ["arm", "cart", "joints", "skidsteer", "tankbot", "urdf_diffbot"]
+            .into_iter()
+            .map(|name| (name, scene_file(name)))
+            .collect();
+        scenes.push(("demo", demo_scene(1)));
+        let mut linked = 0;
+        for (name, model) in scenes {
+            let mut world = World::build(&model).unwrap();
+            let table = link_table(&snapshot(&model, &world, 0));
+            linked += table.links().len();
+            // As built, every joint is exactly where its frames say.
+            let (distance, angle) = off_joints(&world, &table);
+            assert!(distance < 1e-5 && angle < 1e-3f32.to_radians(), "{name}: {distance} m, {angle} rad as built");
+            for _ in 0..480 {
+                world.step();
+            }
+            // Two seconds on, the joints give what a physics joint gives under load.
+            let (distance, angle) = off_joints(&world, &table);
+            assert!(distance < 1e-3 && angle < 1f32.to_radians(), "{name}: {distance} m, {angle} rad after 2 s");
+        }
+        assert!(linked >= 10, "{linked} linked bodies in the example scenes");
+    }
+
+    #[test]
+    fn wheels_hang_from_their_robot_and_no_body_from_a_fixed_one() {
+        let model = demo_scene(1);
+        let world = World::build(&model).unwrap();
+        let links = snapshot(&model, &world, 0).links;
+        let mains: Vec<u32> = model.robots.iter().map(|r| r.main_body as u32).collect();
+        assert_eq!(links.len(), 2 * model.robots.len(), "two wheels a robot");
+        for link in &links {
+            assert!(mains.contains(&link.parent.0), "{link:?}");
+            assert_eq!(link.kind, wire::JointLinkKind::Hinge);
+            assert!(model.bodies[link.child.0 as usize].name.contains("wheel"), "{link:?}");
+        }
+        // The arm's upper arm turns on a fixed base: only its forearm hangs from it.
+        let model = scene_file("arm");
+        let world = World::build(&model).unwrap();
+        let links = snapshot(&model, &world, 0).links;
+        let names: Vec<(&str, &str)> = links
+            .iter()
+            .map(|l| (model.bodies[l.child.0 as usize].name.as_str(), model.bodies[l.parent.0 as usize].name.as_str()))
+            .collect();
+        assert_eq!(names.len(), 1, "{names:?}");
+        assert!(names[0].0.contains("forearm") && names[0].1.contains("upper_arm"), "{names:?}");
+    }
+}
