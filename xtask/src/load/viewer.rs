@@ -176,7 +176,13 @@ impl Reader<'_> {
             Message::Text(text) => {
                 report.texts += u64::from(counted);
                 match serde_json::from_str::<ServerMsg>(text.as_str()) {
-                    Ok(ServerMsg::Snapshot(_)) => report.snapshots += 1,
+                    Ok(ServerMsg::Snapshot(snapshot)) => {
+                        report.snapshots += 1;
+                        // Wheels come as their joint coordinate, placed by the snapshot's links.
+                        if self.decoder.set_links(&snapshot.links).is_err() {
+                            report.unreadable_texts += 1;
+                        }
+                    }
                     Ok(ServerMsg::Error(_)) => report.server_errors += 1,
                     Ok(_) => {}
                     Err(_) => report.unreadable_texts += 1,
