@@ -5,7 +5,9 @@
 //! out and answers in at the same control step, the lab's thread idle while programs
 //! compute) and once pipelined (answers collected one control step later, the physics
 //! stepping meanwhile). How long a step takes with and without the programs, what the
-//! exchange costs the lab's thread per control step, and the real-time factor of each.
+//! exchange costs the lab's thread per control step (its wall time, and the part of it
+//! the thread spent working rather than waiting for answers: its CPU clock), and the
+//! real-time factor of each.
 //!
 //! Prints figures rather than asserting them: timings are for reading, not for tests.
 
@@ -70,31 +72,38 @@ fn run(label: &str, exchange: Exchange) -> bool {
     );
 
     let mut step = 0u64;
-    let mut one_step = |world: &mut World, robots: &mut Robots, programs: &mut Programs| -> (u64, [Duration; 3]) {
-        let started = Instant::now();
+    // The thread's CPU clock is read on control steps only: each read is a system call,
+    // kept out of the other steps' timings.
+    let period = programs.control_period();
+    let mut one_step = |world: &mut World, robots: &mut Robots, programs: &mut Programs| -> (u64, [Duration; 4]) {
+        let control = (step + 1).is_multiple_of(period);
+        let cpu = || if control { thread_cpu() } else { Duration::ZERO };
+        let (started, cpu_started) = (Instant::now(), cpu());
         programs.pre_step(robots, step, dt);
-        let commanded = Instant::now();
+        let (commanded, cpu_commanded) = (Instant::now(), cpu());
         robots.apply_actuators(world);
         world.step();
         step += 1;
         robots.update_sensors(world, step, step as f64 * dt);
-        let simulated = Instant::now();
+        let (simulated, cpu_simulated) = (Instant::now(), cpu());
         programs.post_step(robots, world, Tick { step, dt_secs: dt, sync: SyncMode::Lockstep, wall_per_sim: 1.0 });
         let answered = Instant::now();
-        (step, [commanded - started, simulated - commanded, answered - simulated])
+        let worked = (cpu_commanded - cpu_started) + (cpu() - cpu_simulated);
+        (step, [commanded - started, simulated - commanded, answered - simulated, worked])
     };
     for _ in 0..(WARM_UP_SECS / dt) as usize {
         one_step(&mut world, &mut robots, &mut programs);
     }
     let steps = (TIMED_SECS / dt) as usize;
-    let period = programs.control_period();
     let (mut simulation, mut exchanges, mut full) = (Vec::new(), Vec::new(), Vec::with_capacity(steps));
+    let mut working = Vec::new();
     let wall = Instant::now();
     for _ in 0..steps {
-        let (at, [pre, sim, post]) = one_step(&mut world, &mut robots, &mut programs);
+        let (at, [pre, sim, post, worked]) = one_step(&mut world, &mut robots, &mut programs);
         simulation.push(sim);
         if at.is_multiple_of(period) {
             exchanges.push(pre + post);
+            working.push(worked);
         }
         full.push(pre + sim + post);
     }
@@ -108,9 +117,15 @@ fn run(label: &str, exchange: Exchange) -> bool {
     let per_robot = |samples: &mut Vec<Duration>| common::summarize(samples, names.len() as u32);
     let exchange = common::summarize(&mut exchanges.clone(), 1);
     let robot = per_robot(&mut exchanges);
+    let work = per_robot(&mut working);
     println!(
         "  lab's thread in the exchange per control step: mean {:.1} µs, p50 {:.1} µs, p99 {:.1} µs; per robot mean {:.1} µs",
         exchange.mean, exchange.p50, exchange.p99, robot.mean
+    );
+    println!(
+        "  of which working (its CPU clock) per robot mean {:.1} µs, waiting for answers {:.1} µs",
+        work.mean,
+        robot.mean - work.mean
     );
     println!(
         "  {label}: wall time {:.2} s for {TIMED_SECS} s of simulation: {:.1}× real time",
@@ -120,4 +135,9 @@ fn run(label: &str, exchange: Exchange) -> bool {
     let pose = robots.report(&names[0], &world, 0, 0.0).expect("a robot").pose.position;
     println!("  (robot {} ended at {pose:.2?})", names[0]);
     true
+}
+
+/// The CPU time of the calling thread.
+fn thread_cpu() -> Duration {
+    nix::time::clock_gettime(nix::time::ClockId::CLOCK_THREAD_CPUTIME_ID).map(Duration::from).unwrap_or_default()
 }
