@@ -31,12 +31,20 @@ pub fn snapshot(model: &SceneModel, world: &World, epoch: u32) -> wire::SceneSna
             robot: body.robot.clone(),
         })
         .collect();
-    wire::SceneSnapshot { epoch, sky: model.sky, bodies, links: links(model, world) }
+    let mut links = links(model, world);
+    // The page refuses a table it cannot use, and then every frame after it: a table
+    // that fails the check (a joint frame that is not a rotation) is dropped whole, and
+    // its bodies go as plain poses.
+    if wire::LinkTable::new(links.clone()).is_err() {
+        links.clear();
+    }
+    wire::SceneSnapshot { epoch, sky: model.sky, bodies, links }
 }
 
 /// The link table of a snapshot made by [`snapshot`], for the hub's encoder.
 pub fn link_table(snapshot: &wire::SceneSnapshot) -> wire::LinkTable {
-    wire::LinkTable::new(snapshot.links.clone()).expect("snapshots list usable links, parents first")
+    // `snapshot` drops a table that fails the check, so this one passes it.
+    wire::LinkTable::new(snapshot.links.clone()).unwrap_or_default()
 }
 
 /// The bodies a hinge or a slider hangs from another moving body, parents first: frames
