@@ -341,6 +341,12 @@ impl Hub {
         let _ = self.events.send(json);
     }
 
+    /// Whether any viewer is connected: the runner asks at every step, so this stops
+    /// at the first live slot instead of counting (and pruning) them all under the lock.
+    pub fn has_viewers(&self) -> bool {
+        self.inner.lock().expect("hub lock").slots.iter().any(|slot| slot.strong_count() > 0)
+    }
+
     /// How many viewers are connected.
     pub fn viewer_count(&self) -> usize {
         let mut inner = self.inner.lock().expect("hub lock");
@@ -460,11 +466,13 @@ mod tests {
         let a = hub.join();
         let b = hub.join();
         assert_eq!(hub.viewer_count(), 2);
+        assert!(hub.has_viewers());
         drop(a);
         hub.publish_frame(frame(0, 1, &[0]));
         assert_eq!(hub.viewer_count(), 1);
         drop(b);
         assert_eq!(hub.viewer_count(), 0);
+        assert!(!hub.has_viewers());
     }
 
     /// Takes the pending frame's step, or `None` when nothing may be taken; as the

@@ -587,7 +587,7 @@ impl Runner {
         use ProgramState::{Idle, None as NoProgram, Stopped};
         self.may_park
             && self.stepping.is_none()
-            && self.hub.viewer_count() == 0
+            && !self.hub.has_viewers()
             && !self.programs.starting()
             && self.robots.all().iter().all(|r| matches!(r.program().state, NoProgram | Idle | Stopped))
             && self.world.all_asleep()
