@@ -233,10 +233,7 @@ pub(super) fn encode(frame: &Frame, base: Option<&Frame>, links: &LinkTable) -> 
                 continue;
             }
             count += 1;
-            write_varint(&mut poses, u64::from(pose.id.0 - next_id));
-            next_id = pose.id.0 + 1;
-            let kind_at = poses.len();
-            poses.push(0);
+            let kind_at = start_entry(&mut poses, pose.id.0, &mut next_id);
             poses[kind_at] = JOINT | write_coordinate(&mut poses, before, now);
             continue;
         }
@@ -249,10 +246,7 @@ pub(super) fn encode(frame: &Frame, base: Option<&Frame>, links: &LinkTable) -> 
             continue;
         }
         count += 1;
-        write_varint(&mut poses, u64::from(pose.id.0 - next_id));
-        next_id = pose.id.0 + 1;
-        let kind_at = poses.len();
-        poses.push(0);
+        let kind_at = start_entry(&mut poses, pose.id.0, &mut next_id);
         let position = write_place(&mut poses, before.map(|b| b.place), now.place);
         let rotation = write_turn(&mut poses, before.map(|b| b.turn), now.turn);
         poses[kind_at] = position | (rotation << ROTATION_SHIFT);
@@ -260,6 +254,15 @@ pub(super) fn encode(frame: &Frame, base: Option<&Frame>, links: &LinkTable) -> 
     write_varint(&mut out, count);
     out.extend_from_slice(&poses);
     out
+}
+
+/// Writes an entry's id (as the gap from `next_id`, which moves past it) and a kind
+/// byte to fill in once the entry's contents are written; returns where that byte is.
+fn start_entry(out: &mut Vec<u8>, id: u32, next_id: &mut u32) -> usize {
+    write_varint(out, u64::from(id - *next_id));
+    *next_id = id + 1;
+    out.push(0);
+    out.len() - 1
 }
 
 fn write_place(out: &mut Vec<u8>, before: Option<Place>, now: Place) -> u8 {
