@@ -98,6 +98,36 @@ mod tests {
         ]
     }
 
+    /// The tag of each variant, by a match the compiler checks is complete: a variant
+    /// added to `SensorValue` does not build here until it is given its tag, its reader
+    /// and a place in `every_variant`.
+    fn tag(value: &SensorValue) -> &'static str {
+        match value {
+            SensorValue::Scalar { .. } => "scalar",
+            SensorValue::Vector { .. } => "vector",
+            SensorValue::Scan { .. } => "scan",
+            SensorValue::Keys { .. } => "keys",
+            SensorValue::Ticks { .. } => "ticks",
+            SensorValue::Joint { .. } => "joint",
+            SensorValue::Pose2d { .. } => "pose2d",
+            SensorValue::Contact { .. } => "contact",
+            SensorValue::Image { .. } => "image",
+            SensorValue::DepthImage { .. } => "depth_image",
+            SensorValue::Orientation { .. } => "orientation",
+            SensorValue::Landmarks { .. } => "landmarks",
+            SensorValue::Radio { .. } => "radio",
+        }
+    }
+
+    #[test]
+    fn every_variant_has_its_tag_listed_and_written() {
+        let tags: Vec<&str> = every_variant().iter().map(tag).collect();
+        assert_eq!(tags, super::VARIANTS, "every_variant holds each variant once, in VARIANTS' order");
+        for value in every_variant() {
+            assert_eq!(serde_json::to_value(&value).unwrap()["type"], tag(&value));
+        }
+    }
+
     #[test]
     fn every_variant_reads_back_as_written() {
         let values = every_variant();

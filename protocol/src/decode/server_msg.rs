@@ -131,6 +131,36 @@ mod tests {
         ]
     }
 
+    /// The tag of each variant, by a match the compiler checks is complete: a variant
+    /// added to `ServerMsg` does not build here until it is given its tag, its reader
+    /// and a place in `every_variant`.
+    fn tag(message: &ServerMsg) -> &'static str {
+        match message {
+            ServerMsg::Hello { .. } => "hello",
+            ServerMsg::Snapshot(_) => "snapshot",
+            ServerMsg::State(_) => "state",
+            ServerMsg::Robot(_) => "robot",
+            ServerMsg::Belief(_) => "belief",
+            ServerMsg::Presence { .. } => "presence",
+            ServerMsg::Settings(_) => "settings",
+            ServerMsg::Notice { .. } => "notice",
+            ServerMsg::Console { .. } => "console",
+            ServerMsg::Recording(_) => "recording",
+            ServerMsg::Moment(_) => "moment",
+            ServerMsg::Pong { .. } => "pong",
+            ServerMsg::Error(_) => "error",
+        }
+    }
+
+    #[test]
+    fn every_variant_has_its_tag_listed_and_written() {
+        let tags: Vec<&str> = every_variant().iter().map(tag).collect();
+        assert_eq!(tags, super::VARIANTS, "every_variant holds each variant once, in VARIANTS' order");
+        for message in every_variant() {
+            assert_eq!(serde_json::to_value(&message).unwrap()["type"], tag(&message));
+        }
+    }
+
     #[test]
     fn every_variant_reads_back_as_written() {
         let messages = every_variant();
