@@ -250,6 +250,14 @@ pub const MAX_DEPTH_RANGE: f64 = 65.0;
 /// whatever its owner declares (docs/sensors.md, "Cameras").
 pub const MAX_CAMERA_RAYS_PER_ROBOT: u64 = 2 * 160 * 120 * 5;
 
+/// Camera rays all the cameras of one lab may cast per second of simulation time,
+/// whoever declared them: five robots' full budgets (ten default cameras, or forty of
+/// 80 × 60). At a few hundred nanoseconds a ray that is about a third of a core at 1×,
+/// which leaves the physics, the other sensors and the programs' exchange the rest: a
+/// class cannot fill the lab's thread with cameras one robot at a time
+/// (docs/sensors.md, "Cameras").
+pub const MAX_CAMERA_RAYS_PER_LAB: u64 = 5 * MAX_CAMERA_RAYS_PER_ROBOT;
+
 /// The rays per second of simulation time a camera of these parameters casts (one per
 /// pixel per image); `None` for any other device.
 pub fn camera_rays_per_second(device: &str, num: impl Fn(&str) -> Option<f64>) -> Option<f64> {

@@ -57,6 +57,9 @@ pub enum LabError {
         /// Robots the insertion adds.
         adding: usize,
     },
+    /// The insertion would take the lab past what it holds; the lab is unchanged.
+    #[error(transparent)]
+    OverCapacity(#[from] crate::lab::capacity::OverCapacity),
     /// The insertion was refused; the lab is unchanged.
     #[error(transparent)]
     Refused(SceneError),

@@ -8,6 +8,7 @@
 
 mod beliefs;
 pub mod camera_feed;
+pub mod capacity;
 mod changes;
 mod commands;
 pub mod cpu_meter;

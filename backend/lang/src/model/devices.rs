@@ -29,6 +29,12 @@ impl DeviceModel {
             _ => crate::catalogue::default_value(&self.kind, name),
         }
     }
+
+    /// The rays per second of simulation time this device casts if it is a camera
+    /// (width × height × rate); `None` for any other device.
+    pub fn camera_rays_per_second(&self) -> Option<f64> {
+        crate::catalogue::camera_rays_per_second(&self.kind, |name| self.num(name))
+    }
 }
 
 /// Where a device sits.

@@ -27,6 +27,7 @@ pub use bundle::{Bundle, UploadFiles};
 
 use super::access::{authorize, authorize_on_robot};
 use super::{Classroom, ClassroomError, RefusalKind};
+use crate::lab::capacity::OverCapacity;
 use crate::lab::{Caller, LabError, LabHandle, Owner};
 use crate::scene::{DirLoader, SceneError, SceneModel};
 use crate::store::Insertion;
@@ -39,9 +40,7 @@ pub const MAX_UPLOAD_BYTES: usize = 4 * 1024 * 1024;
 /// robots have 20 to 40; the limit keeps one student's robot from slowing the class.
 pub const MAX_ROBOT_ELEMENTS: usize = 300;
 
-/// The most rigid bodies a lab may hold, whoever inserts them: the whole class shares
-/// one world and one thread (the 30-robot classroom scene has 356).
-pub const MAX_LAB_BODIES: usize = 5_000;
+pub use crate::lab::capacity::MAX_LAB_BODIES;
 
 /// Who adds robots, and whether their quota applies.
 struct Adder {
@@ -285,6 +284,10 @@ impl Classroom {
                         };
                         (kind, interpret::position_of(&refusal, &bundle))
                     }
+                    full @ LabError::OverCapacity(_) => (
+                        RefusalKind::Invalid,
+                        SourceMessage { file: bundle.main_name.clone(), line: 1, col: 1, message: full.to_string() },
+                    ),
                     over @ LabError::OverQuota { .. } => (
                         RefusalKind::OverQuota,
                         SourceMessage { file: bundle.main_name.clone(), line: 1, col: 1, message: over.to_string() },
@@ -374,13 +377,12 @@ fn holds_only_robots(model: &SceneModel) -> bool {
         && model.sensors.iter().chain(&model.actuators).all(|d| d.robot.is_some())
 }
 
-/// Whether the lab has room for `model`'s bodies (see [`MAX_LAB_BODIES`]).
+/// Whether the lab has room for `model`'s bodies (see [`MAX_LAB_BODIES`]): told early,
+/// before programs are checked; the lab checks again, with its cameras, as it inserts.
 fn room_for(model: &SceneModel, lab: &LabHandle) -> Result<(), String> {
     let (have, adding) = (lab.summary().bodies, model.bodies.len());
     if have + adding > MAX_LAB_BODIES {
-        return Err(format!(
-            "this lab has {have} bodies and this adds {adding}: a lab holds at most {MAX_LAB_BODIES} (remove something first)"
-        ));
+        return Err(OverCapacity::Bodies { have, adding }.to_string());
     }
     Ok(())
 }
