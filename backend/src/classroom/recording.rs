@@ -3,17 +3,17 @@
 //! seeks and exports read them back.
 
 use std::collections::BTreeMap;
-use std::sync::mpsc::{Receiver, sync_channel};
 use std::sync::{Arc, Mutex};
 
 use tokio::sync::broadcast;
 use vlab_protocol::{RecordingSummary, ServerMsg};
 
-use crate::lab::recording::{Chunk, Kept, RecordingSink};
+use crate::lab::recording::{Chunk, Kept, RecordingQueue, RecordingSink, recording_queue};
 use crate::store::{ChunkRow, RecordingStore, StoreError};
 
 /// Closed chunks waiting for the keeper, over all labs: at one chunk every two
-/// seconds per lab, the keeper would have to stall for minutes to fill it.
+/// seconds per lab, the keeper would have to stall for minutes to fill it (the queue
+/// is bounded in bytes too: `recording::MAX_QUEUED_BYTES`).
 const QUEUE: usize = 256;
 /// Recording summaries waiting for websockets (each keeps only the latest of its lab).
 const UPDATES: usize = 64;
@@ -32,7 +32,7 @@ pub struct Recordings {
 impl Recordings {
     /// Keeps recordings in `store`, each lab within `budget` bytes; starts the keeper.
     pub fn start(store: RecordingStore, budget: u64) -> Recordings {
-        let (sink, queue) = sync_channel(QUEUE);
+        let (sink, queue) = recording_queue(QUEUE);
         let store = Arc::new(Mutex::new(store));
         let summaries = Arc::new(Mutex::new(BTreeMap::new()));
         let updates = broadcast::channel(UPDATES).0;
@@ -112,11 +112,11 @@ struct Keeper {
 }
 
 impl Keeper {
-    fn run(self, queue: Receiver<Kept>) {
+    fn run(self, queue: RecordingQueue) {
         // Ends when every lab and the classroom have let go of the sink.
         while let Ok(kept) = queue.recv() {
             let (lab, run) = match &kept {
-                Kept::Chunk { lab, chunk } => (lab.clone(), chunk.run),
+                Kept::Chunk { lab, chunk, .. } => (lab.clone(), chunk.run),
                 Kept::Scene { lab, run, .. } => (lab.clone(), *run),
                 Kept::Fork { lab, to, .. } => (lab.clone(), *to),
                 Kept::Barrier(_) => {
@@ -177,7 +177,7 @@ fn keep(store: &RecordingStore, kept: Kept, budget: u64) -> Result<(), StoreErro
             store.trim(&lab, budget)?;
             Ok(())
         }
-        Kept::Chunk { lab, chunk } => {
+        Kept::Chunk { lab, chunk, .. } => {
             keep_chunk(store, &lab, &chunk)?;
             store.trim(&lab, budget)?;
             Ok(())

@@ -13,7 +13,7 @@ use vlab_protocol::{RecordedTrail, RunSummary};
 
 use super::StoreError;
 
-const RECORDINGS_SCHEMA_VERSION: i64 = 1;
+const RECORDINGS_SCHEMA_VERSION: i64 = 2;
 /// Pages given back to the file system after a trim, at most (a few MiB).
 const VACUUM_PAGES: u32 = 1024;
 
@@ -106,6 +106,21 @@ impl RecordingStore {
                 )
                 .map_err(self.sqlite())?;
         }
+        if version < 2 {
+            // A scene's size is kept beside it, so the budget's sum never reads the
+            // snapshots themselves; chunks are found by epoch to tell which scenes
+            // no kept chunk needs.
+            self.connection
+                .execute_batch(
+                    "BEGIN;
+                     ALTER TABLE scenes ADD COLUMN bytes INTEGER NOT NULL DEFAULT 0;
+                     UPDATE scenes SET bytes = octet_length(snapshot);
+                     CREATE INDEX IF NOT EXISTS chunks_by_epoch ON chunks (lab, run, epoch);
+                     PRAGMA user_version = 2;
+                     COMMIT;",
+                )
+                .map_err(self.sqlite())?;
+        }
         // Chunks are written every few seconds per lab: a write-ahead log keeps those
         // writes short and lets readers (a viewer seeking) go on meanwhile. A crash may
         // lose the last chunk, never corrupt the file.
@@ -151,8 +166,8 @@ impl RecordingStore {
     pub fn keep_scene(&self, lab: &str, run: u32, epoch: u32, snapshot: &str) -> Result<(), StoreError> {
         self.connection
             .execute(
-                "INSERT OR REPLACE INTO scenes (lab, run, epoch, snapshot) VALUES (?1, ?2, ?3, ?4)",
-                params![lab, run, epoch, snapshot],
+                "INSERT OR REPLACE INTO scenes (lab, run, epoch, snapshot, bytes) VALUES (?1, ?2, ?3, ?4, ?5)",
+                params![lab, run, epoch, snapshot, snapshot.len() as i64],
             )
             .map_err(self.sqlite())?;
         Ok(())
@@ -166,38 +181,50 @@ impl RecordingStore {
             .map_err(self.sqlite())?;
         let scenes: i64 = self
             .connection
-            .query_row("SELECT COALESCE(SUM(LENGTH(snapshot)), 0) FROM scenes WHERE lab = ?1", [lab], |r| r.get(0))
+            .query_row("SELECT COALESCE(SUM(bytes), 0) FROM scenes WHERE lab = ?1", [lab], |r| r.get(0))
             .map_err(self.sqlite())?;
         Ok((chunks + scenes) as u64)
     }
 
     /// Drops lab `lab`'s oldest chunks (and the scenes no chunk needs any more) until
     /// its recording takes at most `budget` bytes; returns how many chunks went.
+    ///
+    /// Called after every kept chunk, so it costs index lookups, never a read of what
+    /// is kept: the sizes are columns of their own.
     pub fn trim(&self, lab: &str, budget: u64) -> Result<usize, StoreError> {
-        let mut dropped = 0;
-        while self.bytes(lab)? > budget {
-            let oldest: Option<i64> = self
-                .connection
-                .query_row("SELECT MIN(id) FROM chunks WHERE lab = ?1", [lab], |r| r.get(0))
-                .map_err(self.sqlite())?;
-            let Some(oldest) = oldest else { break };
-            self.connection.execute("DELETE FROM chunks WHERE id = ?1", [oldest]).map_err(self.sqlite())?;
-            dropped += 1;
+        let over = self.bytes(lab)?.saturating_sub(budget);
+        if over == 0 {
+            return Ok(0);
         }
-        if dropped > 0 {
-            self.connection
-                .execute(
-                    "DELETE FROM scenes WHERE lab = ?1 AND NOT EXISTS (
-                         SELECT 1 FROM chunks c WHERE c.lab = scenes.lab AND c.run = scenes.run AND c.epoch = scenes.epoch)
-                     AND run < (SELECT COALESCE(MAX(run), 0) FROM chunks WHERE lab = ?1)",
-                    [lab],
-                )
-                .map_err(self.sqlite())?;
-            self.connection
-                .execute_batch(&format!("PRAGMA incremental_vacuum({VACUUM_PAGES});"))
-                .map_err(self.sqlite())?;
+        let mut oldest = self
+            .connection
+            .prepare("SELECT id, bytes FROM chunks WHERE lab = ?1 ORDER BY id")
+            .map_err(self.sqlite())?;
+        let mut rows = oldest.query([lab]).map_err(self.sqlite())?;
+        let (mut doomed, mut freed) = (Vec::new(), 0u64);
+        while freed < over
+            && let Some(row) = rows.next().map_err(self.sqlite())?
+        {
+            doomed.push(row.get::<_, i64>(0).map_err(self.sqlite())?);
+            freed += row.get::<_, i64>(1).map_err(self.sqlite())? as u64;
         }
-        Ok(dropped)
+        drop(rows);
+        for id in &doomed {
+            self.connection.execute("DELETE FROM chunks WHERE id = ?1", [id]).map_err(self.sqlite())?;
+        }
+        // A scene no kept chunk shows: one of an older run, or of an epoch of the
+        // current run before its oldest kept chunk (later ones may still get chunks).
+        self.connection
+            .execute(
+                "DELETE FROM scenes WHERE lab = ?1 AND NOT EXISTS (
+                     SELECT 1 FROM chunks c WHERE c.lab = scenes.lab AND c.run = scenes.run AND c.epoch = scenes.epoch)
+                 AND (run < (SELECT COALESCE(MAX(run), 0) FROM chunks WHERE lab = ?1)
+                      OR epoch < (SELECT MIN(c.epoch) FROM chunks c WHERE c.lab = scenes.lab AND c.run = scenes.run))",
+                [lab],
+            )
+            .map_err(self.sqlite())?;
+        self.connection.execute_batch(&format!("PRAGMA incremental_vacuum({VACUUM_PAGES});")).map_err(self.sqlite())?;
+        Ok(doomed.len())
     }
 
     /// The chunk of lab `lab`'s run `run` that holds `step`: the last one starting at
@@ -380,6 +407,49 @@ mod tests {
         assert_eq!((runs[0].first_step, runs[0].last_step), (6 * 480, 10 * 480));
         assert!(store.bytes("demo").unwrap() <= 4500);
         assert_eq!(store.runs("other").unwrap().len(), 1, "another lab's recording is untouched");
+    }
+
+    #[test]
+    fn scenes_no_kept_chunk_shows_go_with_the_trim_in_the_current_run_too() {
+        let store = RecordingStore::in_memory().unwrap();
+        // A long run whose scene changed at every chunk (robots added and removed).
+        for epoch in 0..10u32 {
+            store.keep_scene("demo", 1, epoch, &"s".repeat(500)).unwrap();
+            let row = ChunkRow { id: 0, run: 1, epoch, first_step: u64::from(epoch) * 480, last_step: 480 };
+            store.keep_chunk("demo", &row, (0.0, 2.0), &[], &[7; 1000]).unwrap();
+        }
+        // The newest scene has no chunk yet: it is the one being recorded.
+        store.keep_scene("demo", 1, 10, &"s".repeat(500)).unwrap();
+        // Each chunk is its 1000 bytes and its trails' `[]`.
+        assert_eq!(store.bytes("demo").unwrap(), 10 * 1002 + 11 * 500);
+        let dropped = store.trim("demo", 11_000).unwrap();
+        assert_eq!(dropped, 5, "the 4520 bytes over take the 5 oldest chunks");
+        let kept: Vec<u32> = (0..=10).filter(|e| store.scene("demo", 1, *e).unwrap().is_some()).collect();
+        assert_eq!(kept, vec![5, 6, 7, 8, 9, 10], "the scenes of kept chunks and the one still open");
+        assert_eq!(store.bytes("demo").unwrap(), 5 * 1002 + 6 * 500);
+        assert_eq!(store.trim("demo", 11_000).unwrap(), 0, "within the budget nothing more goes");
+    }
+
+    #[test]
+    fn a_version_1_file_learns_its_scenes_sizes() {
+        let connection = Connection::open_in_memory().unwrap();
+        connection
+            .execute_batch(
+                "CREATE TABLE chunks (id INTEGER PRIMARY KEY AUTOINCREMENT, lab TEXT NOT NULL, run INTEGER NOT NULL,
+                     epoch INTEGER NOT NULL, first_step INTEGER NOT NULL, last_step INTEGER NOT NULL,
+                     first_time REAL NOT NULL, last_time REAL NOT NULL, trails TEXT NOT NULL, bytes INTEGER NOT NULL,
+                     data BLOB NOT NULL);
+                 CREATE INDEX chunks_by_step ON chunks (lab, run, first_step);
+                 CREATE TABLE scenes (lab TEXT NOT NULL, run INTEGER NOT NULL, epoch INTEGER NOT NULL,
+                     snapshot TEXT NOT NULL, PRIMARY KEY (lab, run, epoch));
+                 INSERT INTO scenes VALUES ('demo', 1, 0, 'héllo');
+                 PRAGMA user_version = 1;",
+            )
+            .unwrap();
+        let mut store = RecordingStore { connection, path: ":memory:".into() };
+        store.migrate().unwrap();
+        assert_eq!(store.bytes("demo").unwrap(), 6, "bytes, not characters");
+        assert_eq!(store.scene("demo", 1, 0).unwrap().as_deref(), Some("héllo"));
     }
 
     fn keep_other(store: &RecordingStore) {

@@ -2,8 +2,9 @@
 //! console lines, commands, time control, insertions and removals) in chunks of a
 //! few seconds, and hands each closed chunk to whoever keeps them.
 //!
-//! The recorder never waits: closed chunks go into a bounded queue; if the keeper falls
-//! that far behind, the chunk is dropped and counted rather than slow the lab. What a
+//! The recorder never waits: closed chunks go into a queue bounded in chunks and in
+//! bytes; if the keeper falls that far behind, the chunk is dropped and counted rather
+//! than slow the lab or let the queue take the server's memory. What a
 //! chunk holds and how a moment is rebuilt from it: [`chunk`], [`moment`].
 
 pub mod chunk;
@@ -11,7 +12,8 @@ pub mod moment;
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
-use std::sync::mpsc::{SyncSender, TrySendError};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::mpsc::{Receiver, RecvError, SendError, SyncSender, TrySendError, sync_channel};
 use std::time::{Duration, Instant};
 
 use vlab_protocol::{BodyId, ConsoleLine, Frame, RecordedTrail, SensorReport, SensorValue, TrailPoint};
@@ -50,6 +52,8 @@ pub enum Kept {
         lab: String,
         /// The chunk.
         chunk: Box<Chunk>,
+        /// About the memory it holds, as its records were added.
+        bytes: usize,
     },
     /// Run `to` continues run `from` after a rewind to step `until`: it starts with
     /// what `from` recorded up to there.
@@ -79,8 +83,83 @@ pub enum Kept {
     },
 }
 
-/// Where closed chunks go: a bounded queue to the keeper.
-pub type RecordingSink = SyncSender<Kept>;
+/// Bytes of closed chunks and scenes waiting for the keeper, over all labs, at most:
+/// a busy class lab records about 5 MB a second before compression, so this is many
+/// seconds of every lab, while a keeper starved of CPU cannot make the queue hold
+/// hundreds of megabytes (its count of chunks alone would let it).
+pub const MAX_QUEUED_BYTES: usize = 64 * 1024 * 1024;
+
+/// Where closed chunks go: a queue to the keeper, bounded in items and in bytes.
+#[derive(Clone)]
+pub struct RecordingSink {
+    sender: SyncSender<Kept>,
+    queued_bytes: Arc<AtomicUsize>,
+}
+
+/// The keeper's end of the queue.
+pub struct RecordingQueue {
+    receiver: Receiver<Kept>,
+    queued_bytes: Arc<AtomicUsize>,
+}
+
+/// A queue from labs to a keeper of at most `items` items and [`MAX_QUEUED_BYTES`].
+pub fn recording_queue(items: usize) -> (RecordingSink, RecordingQueue) {
+    let (sender, receiver) = sync_channel(items);
+    let queued_bytes = Arc::new(AtomicUsize::new(0));
+    (RecordingSink { sender, queued_bytes: Arc::clone(&queued_bytes) }, RecordingQueue { receiver, queued_bytes })
+}
+
+impl RecordingSink {
+    /// Queues `kept` unless the queue is full, in items or in bytes.
+    pub fn try_send(&self, kept: Kept) -> Result<(), TrySendError<Kept>> {
+        let bytes = kept.bytes();
+        let before = self.queued_bytes.fetch_add(bytes, Ordering::AcqRel);
+        let refused = if before + bytes > MAX_QUEUED_BYTES && before > 0 {
+            Err(TrySendError::Full(kept))
+        } else {
+            self.sender.try_send(kept)
+        };
+        if refused.is_err() {
+            self.queued_bytes.fetch_sub(bytes, Ordering::AcqRel);
+        }
+        refused
+    }
+
+    /// Queues `kept`, waiting for room in items (not in bytes: for a barrier, which
+    /// holds none).
+    pub fn send(&self, kept: Kept) -> Result<(), SendError<Kept>> {
+        let bytes = kept.bytes();
+        self.queued_bytes.fetch_add(bytes, Ordering::AcqRel);
+        self.sender.send(kept).inspect_err(|_| {
+            self.queued_bytes.fetch_sub(bytes, Ordering::AcqRel);
+        })
+    }
+
+    /// Bytes waiting for the keeper now.
+    pub fn queued_bytes(&self) -> usize {
+        self.queued_bytes.load(Ordering::Acquire)
+    }
+}
+
+impl RecordingQueue {
+    /// The next item, waiting for one; an error once every sink is gone.
+    pub fn recv(&self) -> Result<Kept, RecvError> {
+        let kept = self.receiver.recv()?;
+        self.queued_bytes.fetch_sub(kept.bytes(), Ordering::AcqRel);
+        Ok(kept)
+    }
+}
+
+impl Kept {
+    /// About the memory it holds (a chunk's estimate as it was recorded).
+    fn bytes(&self) -> usize {
+        match self {
+            Kept::Chunk { bytes, .. } => *bytes,
+            Kept::Scene { snapshot, .. } => snapshot.len(),
+            Kept::Fork { .. } | Kept::Barrier(_) => 0,
+        }
+    }
+}
 
 /// The recording of one lab, on its thread.
 pub struct Recorder {
@@ -293,14 +372,14 @@ impl Recorder {
         }
         // The chunk ends with the poses viewers last got.
         self.flush_frame();
-        let (step, time) = (self.open.last_step, self.open.last_time);
+        let (step, time, bytes) = (self.open.last_step, self.open.last_time, self.open_bytes);
         let next = self.fresh_chunk(step, time);
         let closed = std::mem::replace(&mut self.open, next);
         self.open.robots = closed.robots.clone();
         if closed.is_empty() {
             return;
         }
-        self.send(Kept::Chunk { lab: self.lab.clone(), chunk: Box::new(closed) });
+        self.send(Kept::Chunk { lab: self.lab.clone(), chunk: Box::new(closed), bytes });
     }
 
     /// The open chunk as it is now, for a viewer seeking the last seconds.
@@ -442,4 +521,45 @@ fn reading_bytes(report: &SensorReport) -> usize {
         _ => 32,
     };
     120 + values(&report.measured) + values(&report.truth)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn scene(bytes: usize) -> Kept {
+        Kept::Scene { lab: "demo".into(), run: 1, epoch: 0, snapshot: "s".repeat(bytes).into() }
+    }
+
+    #[test]
+    fn the_queue_refuses_past_its_bytes_and_takes_again_once_the_keeper_reads() {
+        let (sink, queue) = recording_queue(256);
+        sink.try_send(scene(MAX_QUEUED_BYTES - 10)).unwrap();
+        sink.try_send(scene(10)).unwrap();
+        assert_eq!(sink.queued_bytes(), MAX_QUEUED_BYTES, "exactly at the bound");
+        assert!(matches!(sink.try_send(scene(1)), Err(TrySendError::Full(_))), "one byte over");
+        assert_eq!(sink.queued_bytes(), MAX_QUEUED_BYTES, "a refusal holds nothing");
+        queue.recv().unwrap();
+        assert_eq!(sink.queued_bytes(), 10);
+        sink.try_send(scene(1000)).unwrap();
+        assert_eq!(sink.queued_bytes(), 1010);
+    }
+
+    #[test]
+    fn an_empty_queue_takes_one_item_larger_than_its_bytes() {
+        let (sink, queue) = recording_queue(256);
+        sink.try_send(scene(MAX_QUEUED_BYTES + 1)).unwrap();
+        assert!(matches!(sink.try_send(scene(1)), Err(TrySendError::Full(_))));
+        queue.recv().unwrap();
+        assert_eq!(sink.queued_bytes(), 0);
+    }
+
+    #[test]
+    fn the_queue_refuses_past_its_items_too() {
+        let (sink, _queue) = recording_queue(2);
+        sink.try_send(scene(1)).unwrap();
+        sink.try_send(scene(1)).unwrap();
+        assert!(matches!(sink.try_send(scene(1)), Err(TrySendError::Full(_))));
+        assert_eq!(sink.queued_bytes(), 2);
+    }
 }
