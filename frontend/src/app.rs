@@ -12,7 +12,7 @@ use crate::programs::{RobotDraft, RobotUpload, RobotUploadOpen};
 use crate::scene::{SceneDraft, SceneEditor};
 use crate::timeline::TimelineBar;
 use crate::ui::browser::{hide_link_token, link_token};
-use crate::ui::{ErrorBanner, Toolbar};
+use crate::ui::{ErrorBanner, Toolbar, When};
 use crate::view3d::LabCanvas;
 
 /// The page the URL asks for.
@@ -82,10 +82,10 @@ fn LabPage(mut params: PageParams) -> impl IntoView {
                     <NoticeBanner />
                 </main>
                 // What the permission table allows (the server refuses the rest anyway).
-                <Show when=move || draft.open.get() && session.may(Action::InsertScene)>
+                <When when=move || draft.open.get() && session.may(Action::InsertScene)>
                     <SceneEditor />
-                </Show>
-                <Show when=move || {
+                </When>
+                <When when=move || {
                     upload_open.0.get()
                         && match robot_draft.editing.get() {
                             Some(robot) => session.may_on(Action::ReplaceProgram, &robot),
@@ -93,7 +93,7 @@ fn LabPage(mut params: PageParams) -> impl IntoView {
                         }
                 }>
                     <RobotUpload />
-                </Show>
+                </When>
                 <RobotPanel />
             </div>
         </div>

@@ -10,7 +10,7 @@ use crate::api::error_sentence;
 use crate::classroom::forms::role_badge;
 use crate::connection::LabSession;
 use crate::programs::RobotUploadOpen;
-use crate::ui::{PanelLabels, SidePanel};
+use crate::ui::{PanelLabels, SidePanel, When};
 
 /// The panel; everybody sees the people, the button and the tools show to whom the permission table allows them.
 #[component]
@@ -32,7 +32,7 @@ pub fn ClassPanel() -> impl IntoView {
     };
     view! {
         <SidePanel labels count=Signal::derive(people_count) open>
-            <Show when=may_add>
+            <When when=may_add>
                 <button
                     class="btn add-robot-button"
                     class:is-active=move || upload_open.get()
@@ -43,11 +43,11 @@ pub fn ClassPanel() -> impl IntoView {
                 >
                     "+ Add robot"
                 </button>
-            </Show>
+            </When>
             <PeopleList />
-            <Show when=move || session.may(Action::ChangeSettings)>
+            <When when=move || session.may(Action::ChangeSettings)>
                 <InstructorTools />
-            </Show>
+            </When>
         </SidePanel>
     }
 }
@@ -118,10 +118,10 @@ fn PeopleList() -> impl IntoView {
                             </div>
                             <div class="person-badges">
                                 <span class=format!("badge role-{badge}")>{badge}</span>
-                                <Show when=is_you>
+                                <When when=is_you>
                                     <span class="badge is-you">"you"</span>
-                                </Show>
-                                <Show when=removable>
+                                </When>
+                                <When when=removable>
                                     {
                                         let name = name.clone();
                                         view! {
@@ -139,7 +139,7 @@ fn PeopleList() -> impl IntoView {
                                             </button>
                                         }
                                     }
-                                </Show>
+                                </When>
                             </div>
                             {(!robots.is_empty())
                                 .then(|| {

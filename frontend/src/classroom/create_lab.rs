@@ -6,6 +6,7 @@ use vlab_protocol::CreatedLab;
 use super::client::{create_lab, library_scenes};
 use super::forms::{DEMO_SCENE_CHOICE, LibraryScene, create_lab_body, interpret_create};
 use crate::api::error_sentence;
+use crate::ui::When;
 
 /// The whole create page.
 #[component]
@@ -62,7 +63,7 @@ pub fn CreateLabPage() -> impl IntoView {
                 <p class="tagline">"Create a lab: a room of its own, with its own clock and join code."</p>
             </header>
             <main class="page-columns">
-                <Show
+                <When
                     when=move || created.with(Option::is_none)
                     fallback=move || view! { <CreatedCard lab=created.get().expect("shown once created") /> }
                 >
@@ -113,21 +114,21 @@ pub fn CreateLabPage() -> impl IntoView {
                                     </For>
                                 </select>
                             </label>
-                            <Show when=move || scenes_problem.with(Option::is_some)>
+                            <When when=move || scenes_problem.with(Option::is_some)>
                                 <p class="hint">{move || scenes_problem.get()}</p>
-                            </Show>
+                            </When>
                             <button class="btn btn-primary" type="submit" data-testid="btn-create-lab" disabled=move || busy.get()>
                                 {move || if busy.get() { "Creating…" } else { "Create" }}
                             </button>
-                            <Show when=move || problem.with(Option::is_some)>
+                            <When when=move || problem.with(Option::is_some)>
                                 <p class="form-error" role="alert" data-testid="create-error">{move || problem.get()}</p>
-                            </Show>
+                            </When>
                         </form>
                         <p class="create-link">
                             <a href="/">"← Back to the labs"</a>
                         </p>
                     </section>
-                </Show>
+                </When>
             </main>
         </div>
     }

@@ -14,6 +14,7 @@ use super::forms::{SYNC_CHOICES, broadcast_body, parse_max_participants, parse_q
 use crate::api::error_sentence;
 use crate::connection::LabSession;
 use crate::timeline::LabDownloads;
+use crate::ui::When;
 
 /// The tools.
 #[component]
@@ -132,7 +133,7 @@ pub fn InstructorTools() -> impl IntoView {
                 <div class="join-code" data-testid="join-code-shown" title="Students join at this server's front page with this code">
                     {move || join_code.get().unwrap_or_else(|| "…".to_owned())}
                 </div>
-                <Show when=move || session.may(Action::ChangeJoinCode)>
+                <When when=move || session.may(Action::ChangeJoinCode)>
                     <button
                         class="btn btn-small"
                         data-testid="btn-new-join-code"
@@ -142,7 +143,7 @@ pub fn InstructorTools() -> impl IntoView {
                     >
                         "New code"
                     </button>
-                </Show>
+                </When>
             </div>
             <h3>"Settings"</h3>
             <label class="toggle">

@@ -5,6 +5,7 @@ use leptos::prelude::*;
 use super::client::{join, list_labs, store_session, stored_sessions};
 use super::forms::{JoinOutcome, LabLine, check_join_form, interpret_join, lab_lines};
 use crate::page::lab_query;
+use crate::ui::When;
 
 /// The whole landing page.
 #[component]
@@ -186,11 +187,11 @@ fn JoinForm() -> impl IntoView {
             <button class="btn btn-primary" type="submit" data-testid="btn-join" disabled=move || busy.get()>
                 {move || if busy.get() { "Joining…" } else { "Join" }}
             </button>
-            <Show when=move || problem.with(Option::is_some)>
+            <When when=move || problem.with(Option::is_some)>
                 <p class="form-error" role="alert" data-testid="join-error">
                     {move || problem.with(|p| p.as_ref().map(|(_, m)| m.clone()).unwrap_or_default())}
                 </p>
-            </Show>
+            </When>
         </form>
     }
 }

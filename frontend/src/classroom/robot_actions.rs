@@ -7,6 +7,7 @@ use super::client::{remove_robot, reset_robot};
 use super::forms::owner_of;
 use crate::api::error_sentence;
 use crate::connection::LabSession;
+use crate::ui::When;
 
 /// A row of buttons for `session.inspected`; nothing when no robot is picked.
 #[component]
@@ -46,7 +47,7 @@ pub fn RobotActions() -> impl IntoView {
     };
 
     view! {
-        <Show when=move || robot().is_some()>
+        <When when=move || robot().is_some()>
             <div class="robot-actions" data-testid="robot-actions">
                 <span class="robot-owner" data-testid="robot-owner" title="who added it">
                     {move || owner().map_or_else(|| "the lab's robot".to_owned(), |name| format!("owner: {name}"))}
@@ -65,7 +66,7 @@ pub fn RobotActions() -> impl IntoView {
                     >
                         {move || if following() { "◎ Following" } else { "◎ Follow" }}
                     </button>
-                    <Show when=move || may(Action::ResetRobot)>
+                    <When when=move || may(Action::ResetRobot)>
                         <button
                             class="btn btn-small"
                             data-testid="btn-reset-robot"
@@ -75,8 +76,8 @@ pub fn RobotActions() -> impl IntoView {
                         >
                             "↺ Reset"
                         </button>
-                    </Show>
-                    <Show when=move || may(Action::RemoveRobot)>
+                    </When>
+                    <When when=move || may(Action::RemoveRobot)>
                         <button
                             class="btn btn-small btn-danger"
                             data-testid="btn-remove-robot"
@@ -86,9 +87,9 @@ pub fn RobotActions() -> impl IntoView {
                         >
                             "Remove"
                         </button>
-                    </Show>
+                    </When>
                 </div>
             </div>
-        </Show>
+        </When>
     }
 }

@@ -12,6 +12,7 @@ use crate::inspector::client::post_actuator_commands;
 use crate::inspector::{
     CommandForm, CommandOutcome, actuators_body, command_text, initial_fields, joint_text, parse_command,
 };
+use crate::ui::{ForEachName, When};
 
 /// The actuators of `session.robot_report`.
 #[component]
@@ -29,16 +30,16 @@ pub fn ActuatorList() -> impl IntoView {
     view! {
         <section class="robot-section">
             <h4>"Actuators"</h4>
-            <Show
+            <When
                 when=move || names.with(|n| n.as_ref().is_some_and(|n| !n.is_empty()))
                 fallback=|| view! { <p class="robot-hint">"No actuators."</p> }
             >
                 <ul class="actuator-list" role="list">
-                    <For each=move || names.get().unwrap_or_default() key=|name| name.clone() let:name>
+                    <ForEachName each=move || names.get().unwrap_or_default() let:name>
                         <ActuatorRow name=name.clone() actuator=actuator(name) />
-                    </For>
+                    </ForEachName>
                 </ul>
-            </Show>
+            </When>
         </section>
     }
 }
@@ -58,7 +59,7 @@ fn ActuatorRow(name: String, actuator: Memo<Option<ActuatorReport>>) -> impl Int
             <div class="actuator-head">
                 <span class="actuator-name">{name.clone()}</span>
                 <span class="sensor-kind">{kind}</span>
-                <Show when=stalled>
+                <When when=stalled>
                     <span
                         class="badge is-stalled"
                         data-testid="actuator-stalled"
@@ -66,19 +67,19 @@ fn ActuatorRow(name: String, actuator: Memo<Option<ActuatorReport>>) -> impl Int
                     >
                         "stalled"
                     </span>
-                </Show>
+                </When>
             </div>
             <div class="readout actuator-command" data-testid="actuator-command" title="its current command">
                 {command}
             </div>
-            <Show when=move || joint().is_some()>
+            <When when=move || joint().is_some()>
                 <div class="readout actuator-joint" title="what its joint does now">{joint}</div>
-            </Show>
-            <Show when=move || {
+            </When>
+            <When when=move || {
                 session.inspected.get().is_some_and(|robot| session.may_on(Action::DriveRobot, &robot))
             }>
                 <ManualCommand name=form_name.clone() actuator=actuator />
-            </Show>
+            </When>
         </li>
     }
 }
@@ -185,8 +186,8 @@ fn ManualCommand(name: String, actuator: Memo<Option<ActuatorReport>>) -> impl I
                 "Set"
             </button>
         </form>
-        <Show when=move || problem.with(Option::is_some)>
+        <When when=move || problem.with(Option::is_some)>
             <p class="actuator-error" role="alert" data-testid="actuator-error">{move || problem.get()}</p>
-        </Show>
+        </When>
     }
 }

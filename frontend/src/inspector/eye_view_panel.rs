@@ -11,6 +11,7 @@ use wasm_bindgen::JsCast;
 
 use super::eye_view::{camera_names, rgba_of};
 use crate::connection::LabSession;
+use crate::ui::{ForEachName, When};
 
 /// The section under the picked robot's report; nothing for a robot without cameras.
 #[component]
@@ -46,11 +47,11 @@ pub fn RobotEyeView() -> impl IntoView {
         })
     };
     view! {
-        <Show when=move || cameras.with(|c| !c.is_empty())>
+        <When when=move || cameras.with(|c| !c.is_empty())>
             <section class="eye-view" data-testid="robot-eye-view">
                 <h4>"Robot's-eye view"</h4>
                 <div class="eye-view-cameras">
-                    <For each=move || cameras.get() key=|name| name.clone() let:name>
+                    <ForEachName each=move || cameras.get() let:name>
                         {
                             let this = name.clone();
                             let on = move || chosen.with(|c| c.as_deref() == Some(this.as_str()));
@@ -72,15 +73,15 @@ pub fn RobotEyeView() -> impl IntoView {
                                 </button>
                             }
                         }
-                    </For>
+                    </ForEachName>
                 </div>
-                <Show when=move || chosen.with(Option::is_some)>
+                <When when=move || chosen.with(Option::is_some)>
                     <canvas node_ref=canvas class="eye-view-canvas" data-testid="eye-view-canvas" data-step=shown_step
                         width="160" height="120"></canvas>
-                </Show>
+                </When>
                 <p class="eye-view-caption">{caption}</p>
             </section>
-        </Show>
+        </When>
     }
 }
 

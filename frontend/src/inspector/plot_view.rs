@@ -7,6 +7,7 @@ use leptos::prelude::*;
 
 use crate::connection::LabSession;
 use crate::inspector::plot_layout::{PlotLayout, lay_out};
+use crate::ui::{ForEachName, When};
 
 /// Size of a plot in SVG units (the CSS stretches it to the panel's width).
 const PLOT_WIDTH: f64 = 300.0;
@@ -20,14 +21,14 @@ pub fn PlotList() -> impl IntoView {
         session.plots.with(|board| board.plots().iter().map(|p| p.source().key()).collect::<Vec<_>>())
     });
     view! {
-        <Show when=move || keys.with(|keys| !keys.is_empty())>
+        <When when=move || keys.with(|keys| !keys.is_empty())>
             <section class="robot-section plots" data-testid="plots">
                 <h4>"Plots"</h4>
-                <For each=move || keys.get() key=|key| key.clone() let:key>
+                <ForEachName each=move || keys.get() let:key>
                     <PlotView key />
-                </For>
+                </ForEachName>
             </section>
-        </Show>
+        </When>
     }
 }
 
@@ -149,9 +150,9 @@ fn PlotView(key: String) -> impl IntoView {
             <div class="plot-legend">
                 {legend}
                 <span class="plot-style">"— measured"</span>
-                <Show when=has_truth>
+                <When when=has_truth>
                     <span class="plot-style is-truth">"- - true"</span>
-                </Show>
+                </When>
                 <span class="plot-axis">"sim time (s)"</span>
             </div>
         </figure>

@@ -5,6 +5,7 @@ use leptos::prelude::*;
 use super::robot_list::list_late_badge;
 use crate::connection::LabSession;
 use crate::programs::console_log::LATE_TITLE;
+use crate::ui::{ForEachName, When};
 
 /// The robots of the scene as buttons; the picked one is pressed, and marked late while
 /// its report says its program needs more CPU per control step than its share (only the
@@ -14,7 +15,7 @@ pub fn RobotList() -> impl IntoView {
     let session = expect_context::<LabSession>();
     view! {
         <ul class="robot-list" role="list">
-            <For each=move || session.robots.get() key=|name| name.clone() let:name>
+            <ForEachName each=move || session.robots.get() let:name>
                 {
                     let picked = {
                         let name = name.clone();
@@ -45,15 +46,15 @@ pub fn RobotList() -> impl IntoView {
                             >
                                 {name.clone()}
                             </button>
-                            <Show when=move || late.with(Option::is_some)>
+                            <When when=move || late.with(Option::is_some)>
                                 <span class="badge is-late" data-testid="robot-late" data-robot=name.clone() title=LATE_TITLE>
                                     {move || late.get().unwrap_or_default()}
                                 </span>
-                            </Show>
+                            </When>
                         </li>
                     }
                 }
-            </For>
+            </ForEachName>
         </ul>
     }
 }

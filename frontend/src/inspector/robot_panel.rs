@@ -21,7 +21,7 @@ use crate::connection::LabSession;
 use crate::programs::RobotConsole;
 use crate::programs::keep_console;
 use crate::timeline::RobotDownloads;
-use crate::ui::{PanelLabels, SidePanel};
+use crate::ui::{PanelLabels, SidePanel, When};
 
 /// The panel at the right edge of the page.
 #[component]
@@ -61,14 +61,14 @@ pub fn RobotPanel() -> impl IntoView {
             <RobotList />
             <RobotActions />
             // The program's console: its owner and the instructor (the server sends them its lines).
-            <Show when=may_read_console>
+            <When when=may_read_console>
                 <RobotConsole />
-            </Show>
+            </When>
             // Mounted for anybody who may drive a robot of their own; it enables itself per robot.
-            <Show when=move || session.may_on_own(Action::SendKeys)>
+            <When when=move || session.may_on_own(Action::SendKeys)>
                 <KeyboardDrive />
-            </Show>
-            <Show
+            </When>
+            <When
                 when=move || session.inspected.with(Option::is_some)
                 fallback=move || {
                     view! {
@@ -86,7 +86,7 @@ pub fn RobotPanel() -> impl IntoView {
             >
                 <RobotReportView />
                 <RobotEyeView />
-            </Show>
+            </When>
             <RobotDownloads />
         </SidePanel>
     }

@@ -9,6 +9,7 @@ use crate::connection::LabSession;
 use crate::inspector::{heading_text, position_text, program_text, time_text};
 use crate::timeline::ReplayBadge;
 use crate::timeline::replay::Replay;
+use crate::ui::When;
 
 /// Shows `session.robot_report`; a placeholder until the first report arrives.
 #[component]
@@ -47,7 +48,7 @@ pub fn RobotReportView() -> impl IntoView {
                 </span>
             </header>
             <ReplayBadge testid="replay-badge" />
-            <Show
+            <When
                 when=has_report
                 fallback=move || {
                     view! {
@@ -75,9 +76,9 @@ pub fn RobotReportView() -> impl IntoView {
                     <dt>"program"</dt>
                     <dd data-testid="robot-program">
                         {field(|r| program_text(&r.program))}
-                        <Show when=move || program_message().is_some()>
+                        <When when=move || program_message().is_some()>
                             <span class="program-message">{program_message}</span>
-                        </Show>
+                        </When>
                     </dd>
                     <dt>"keys"</dt>
                     <dd class="readout" data-testid="robot-keys" title="keys its Keyboard sensors read">
@@ -87,7 +88,7 @@ pub fn RobotReportView() -> impl IntoView {
                 <PlotList />
                 <SensorTable />
                 <ActuatorList />
-            </Show>
+            </When>
         </section>
     }
 }

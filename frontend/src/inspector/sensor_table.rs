@@ -10,6 +10,7 @@ use super::scan_plot_view::ScanPlotView;
 use crate::connection::LabSession;
 use crate::inspector::plot_board::{PlotSource, has_odometry_error, plottable};
 use crate::inspector::{seconds_text, sensor_value_text};
+use crate::ui::{ForEachName, When};
 
 /// The sensors of `session.robot_report`.
 #[component]
@@ -45,7 +46,7 @@ pub fn SensorTable() -> impl IntoView {
     view! {
         <section class="robot-section">
             <h4>"Sensors"</h4>
-            <Show
+            <When
                 when=move || names.with(|n| n.as_ref().is_some_and(|n| !n.is_empty()))
                 fallback=|| view! { <p class="robot-hint">"No sensors."</p> }
             >
@@ -57,23 +58,23 @@ pub fn SensorTable() -> impl IntoView {
                             <th scope="col" title="simulation time of the reading, seconds">"at (s)"</th>
                         </tr>
                     </thead>
-                    <For each=move || names.get().unwrap_or_default() key=|name| name.clone() let:name>
+                    <ForEachName each=move || names.get().unwrap_or_default() let:name>
                         <SensorRows name=name.clone() sensor=sensor(name) />
-                    </For>
+                    </ForEachName>
                 </table>
-            </Show>
-            <Show when=move || session.belief.with(|b| b.as_ref().is_some_and(|b| b.estimate.is_some()))>
+            </When>
+            <When when=move || session.belief.with(|b| b.as_ref().is_some_and(|b| b.estimate.is_some()))>
                 <p class="robot-hint estimate-row" data-testid="estimate-row">
                     "Its program's estimate: "
                     <span class="readout" data-testid="estimate-text">{estimate_text}</span>
                     " "
                     <PlotToggle source=PlotSource::EstimateError testid="btn-plot-estimate-error" text="plot error" />
                 </p>
-            </Show>
+            </When>
             <div class="scan-plots">
-                <For each=move || scans.get() key=|name| name.clone() let:name>
+                <ForEachName each=move || scans.get() let:name>
                     <ScanPlotView name=name.clone() sensor=sensor(name) />
-                </For>
+                </ForEachName>
             </div>
         </section>
     }
@@ -107,12 +108,12 @@ fn SensorRows(name: String, sensor: Memo<Option<SensorReport>>) -> impl IntoView
                     <span class="sensor-name">{name}</span>
                     " "
                     <span class="sensor-kind">{kind}</span>
-                    <Show when=move || sensor.with(|s| s.as_ref().is_some_and(plottable))>
+                    <When when=move || sensor.with(|s| s.as_ref().is_some_and(plottable))>
                         <PlotToggle source=reading.clone() testid="btn-plot-sensor" text="plot" />
-                    </Show>
-                    <Show when=move || sensor.with(|s| s.as_ref().is_some_and(has_odometry_error))>
+                    </When>
+                    <When when=move || sensor.with(|s| s.as_ref().is_some_and(has_odometry_error))>
                         <PlotToggle source=error.clone() testid="btn-plot-error" text="plot error" />
-                    </Show>
+                    </When>
                 </th>
                 <td class="readout sensor-time">
                     {move || sensor.with(|s| s.as_ref().and_then(|s| s.time).map_or_else(|| "—".to_owned(), seconds_text))}

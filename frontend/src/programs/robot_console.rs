@@ -16,6 +16,7 @@ use super::console_log::{
 use super::robot_upload::{RobotDraft, RobotUploadOpen};
 use super::upload::{ProgramFile, program_from_source};
 use crate::connection::LabSession;
+use crate::ui::When;
 
 /// How close to the bottom (pixels) still counts as "reading the newest lines".
 const STICK_TO_BOTTOM_PX: i32 = 24;
@@ -118,17 +119,17 @@ pub fn RobotConsole() -> impl IntoView {
             <div class="console-status" data-testid="program-status" data-state=move || state_word(state())>
                 <span class=move || format!("program-dot is-{}", state_word(state()).replace(' ', "-"))></span>
                 <span class="console-headline">{move || status().map(|s| status_headline(&s)).unwrap_or_default()}</span>
-                <Show when=move || late.with(Option::is_some)>
+                <When when=move || late.with(Option::is_some)>
                     <span class="badge is-late" data-testid="program-late" title=LATE_TITLE>
                         {move || late.get().unwrap_or_default()}
                     </span>
-                </Show>
+                </When>
             </div>
-            <Show when=move || message().is_some()>
+            <When when=move || message().is_some()>
                 <pre class="console-message" data-testid="program-message">{message}</pre>
-            </Show>
+            </When>
             <div class="robot-action-buttons">
-                <Show when=move || may(Action::RunProgram)>
+                <When when=move || may(Action::RunProgram)>
                     <button
                         class="btn btn-small"
                         data-testid="btn-program-restart"
@@ -147,9 +148,9 @@ pub fn RobotConsole() -> impl IntoView {
                     >
                         "■ Stop"
                     </button>
-                </Show>
+                </When>
                 // Editing reads the program back, then replaces it.
-                <Show when=move || may(Action::ReadProgram) && may(Action::ReplaceProgram)>
+                <When when=move || may(Action::ReadProgram) && may(Action::ReplaceProgram)>
                     <button
                         class="btn btn-small"
                         data-testid="btn-edit-program"
@@ -159,15 +160,15 @@ pub fn RobotConsole() -> impl IntoView {
                     >
                         "✎ Edit program"
                     </button>
-                </Show>
+                </When>
             </div>
-            <Show when=move || may(Action::AttachController)>
+            <When when=move || may(Action::AttachController)>
                 <details class="remote-hint" data-testid="remote-hint">
                     <summary>"Drive it from your laptop"</summary>
                     <p>{move || remote_note(status().as_ref())}</p>
                     <pre data-testid="remote-command">{remote_line}</pre>
                 </details>
-            </Show>
+            </When>
             <div
                 class="console-lines"
                 data-testid="console-lines"
@@ -175,14 +176,14 @@ pub fn RobotConsole() -> impl IntoView {
                 node_ref=scroller
                 on:scroll=on_scroll
             >
-                <Show when=move || session.console.with(|c| c.dropped() > 0)>
+                <When when=move || session.console.with(|c| c.dropped() > 0)>
                     <div class="console-dropped">
                         {move || format!("… {} older lines not shown", session.console.with(|c| c.dropped()))}
                     </div>
-                </Show>
-                <Show when=move || session.console.with(|c| c.is_empty())>
+                </When>
+                <When when=move || session.console.with(|c| c.is_empty())>
                     <div class="console-empty">"No output yet."</div>
-                </Show>
+                </When>
                 <For each=lines key=|(seq, _)| *seq let:entry>
                     <div
                         class=format!("console-line is-{}", source_tag(entry.1.source))

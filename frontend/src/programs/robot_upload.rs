@@ -24,7 +24,7 @@ use crate::connection::LabSession;
 use crate::scene::SceneResult;
 use crate::scene::upload::{PickedFile, UploadOutcome, caret_offset_utf16, editor_line};
 use crate::ui::browser::read_files;
-use crate::ui::{CodeEditor, CodeEditorRefs};
+use crate::ui::{CodeEditor, CodeEditorRefs, When};
 
 /// Whether the "Add robot" panel is open: shared by the class panel's button and the panel.
 #[derive(Clone, Copy)]
@@ -390,7 +390,7 @@ pub fn RobotUpload() -> impl IntoView {
                     on:click=move |_| close()
                 ></button>
             </header>
-            <Show when=move || editing().is_none()>
+            <When when=move || editing().is_none()>
                 <div class="field-row">
                     <label for="robot-suffix">
                         {move || if draft.example.with(String::is_empty) { "Name: diffbot_" } else { "Name suffix:" }}
@@ -420,9 +420,9 @@ pub fn RobotUpload() -> impl IntoView {
                         "Use template"
                     </button>
                 </div>
-                <Show when=move || name_problem.with(Option::is_some)>
+                <When when=move || name_problem.with(Option::is_some)>
                     <p class="form-error" data-testid="robot-name-error">{move || name_problem.get()}</p>
-                </Show>
+                </When>
                 <div class="field-row">
                     <label for="robot-example">"Start from:"</label>
                     <select
@@ -437,9 +437,9 @@ pub fn RobotUpload() -> impl IntoView {
                         {example_options}
                     </select>
                 </div>
-                <Show when=move || example_summary().is_some()>
+                <When when=move || example_summary().is_some()>
                     <p class="example-summary" data-testid="robot-example-summary">{example_summary}</p>
-                </Show>
+                </When>
                 <div class="editor-heading">
                     <h3>"Description"</h3>
                     <span class="main-name">"robot.vlab"</span>
@@ -468,10 +468,10 @@ pub fn RobotUpload() -> impl IntoView {
                     refs=description_refs
                     on_submit=upload
                 />
-            </Show>
-            <Show when=move || session.settings.with(|s| s.is_some_and(|s| s.uploads_locked)) && bound_by_settings()>
+            </When>
+            <When when=move || session.settings.with(|s| s.is_some_and(|s| s.uploads_locked)) && bound_by_settings()>
                 <p class="form-error">"The instructor has locked uploads for now."</p>
-            </Show>
+            </When>
             <div class="editor-heading">
                 <h3>"Program"</h3>
                 <span class="main-name" data-testid="program-name" title="the name errors refer to">
@@ -489,7 +489,7 @@ pub fn RobotUpload() -> impl IntoView {
                     />
                 </label>
             </div>
-            <Show when=move || draft.helpers.with(|h| !h.is_empty()) || draft.note.with(Option::is_some)>
+            <When when=move || draft.helpers.with(|h| !h.is_empty()) || draft.note.with(Option::is_some)>
                 <div class="panel-files">
                     <ul class="attached">
                         <For each=move || draft.helpers.get() key=|file| file.name.clone() let:file>
@@ -508,8 +508,8 @@ pub fn RobotUpload() -> impl IntoView {
                     </ul>
                     <span class="hint">{move || draft.note.get()}</span>
                 </div>
-            </Show>
-            <Show
+            </When>
+            <When
                 when=move || draft.program_wasm.with(Option::is_none)
                 fallback=move || {
                     view! {
@@ -540,7 +540,7 @@ pub fn RobotUpload() -> impl IntoView {
                     label="robot program (Python)"
                     placeholder="# Optional: a Python program for the robot, e.g.\nfrom vlab import Robot\nrobot = Robot()\nwhile robot.step():\n    print(robot.time())"
                 />
-            </Show>
+            </When>
             <div class="panel-actions">
                 <span class="hint">
                     {move || {
@@ -553,7 +553,7 @@ pub fn RobotUpload() -> impl IntoView {
                     }}
                 </span>
                 <div class="spacer"></div>
-                <Show
+                <When
                     when=move || editing().is_some()
                     fallback=move || {
                         view! {
@@ -578,7 +578,7 @@ pub fn RobotUpload() -> impl IntoView {
                     >
                         {move || if draft.busy.get() { "Saving…" } else { "Save program" }}
                     </button>
-                </Show>
+                </When>
             </div>
             <SceneResult
                 outcome=draft.outcome

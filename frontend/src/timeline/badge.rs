@@ -5,6 +5,7 @@ use leptos::prelude::*;
 use crate::connection::LabSession;
 use crate::timeline::replay::Replay;
 use crate::timeline::time_text::clock_text;
+use crate::ui::When;
 
 /// Shown while the page is seeking; `testid` names it for tests. `compact` leaves the
 /// time out (the timeline shows it at its thumb).
@@ -19,7 +20,7 @@ pub fn ReplayBadge(testid: &'static str, #[prop(optional)] compact: bool) -> imp
         None => "Replay — finding the moment…".to_owned(),
     };
     view! {
-        <Show when=seeking>
+        <When when=seeking>
             <span
                 class="badge is-replay"
                 data-testid=testid
@@ -31,6 +32,6 @@ pub fn ReplayBadge(testid: &'static str, #[prop(optional)] compact: bool) -> imp
             >
                 {text}
             </span>
-        </Show>
+        </When>
     }
 }

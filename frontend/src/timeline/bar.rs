@@ -17,6 +17,7 @@ use crate::timeline::replay::{Replay, Target};
 use crate::timeline::span::{DEFAULT_DT_SECS, LiveEnd, Span, run_choices};
 use crate::timeline::throttle::Throttle;
 use crate::timeline::time_text::clock_text;
+use crate::ui::When;
 
 /// Least time between two seeks of a drag, milliseconds.
 const SEEK_INTERVAL_MS: f64 = 100.0;
@@ -125,7 +126,7 @@ pub fn TimelineBar() -> impl IntoView {
     });
 
     view! {
-        <Show when=move || span.with(Option::is_some)>
+        <When when=move || span.with(Option::is_some)>
             <section
                 id="timeline"
                 class="timeline"
@@ -138,7 +139,7 @@ pub fn TimelineBar() -> impl IntoView {
                 aria-label="Timeline of the lab's recording"
             >
                 <div class="timeline-row">
-                    <Show when=move || choices.with(|c| c.len() > 1)>
+                    <When when=move || choices.with(|c| c.len() > 1)>
                         <select
                             id="timeline-run"
                             class="input timeline-run"
@@ -156,7 +157,7 @@ pub fn TimelineBar() -> impl IntoView {
                                 </option>
                             </For>
                         </select>
-                    </Show>
+                    </When>
                     <output
                         id="timeline-time"
                         class="readout timeline-time"
@@ -185,7 +186,7 @@ pub fn TimelineBar() -> impl IntoView {
                     <span class="readout timeline-live-time" data-testid="timeline-live-time" title="The live lab's simulation time">
                         "live " {live_time}
                     </span>
-                    <Show
+                    <When
                         when=move || seeking.get()
                         fallback=|| view! { <span class="timeline-live-mark" data-testid="timeline-is-live">"● live"</span> }
                     >
@@ -200,14 +201,14 @@ pub fn TimelineBar() -> impl IntoView {
                             "Back to live"
                         </button>
                         <RewindButton ui=rewind />
-                    </Show>
+                    </When>
                 </div>
                 <RewindConfirm ui=rewind on_live=Callback::new(move |()| back_to_live()) />
-                <Show when=move || note().is_some()>
+                <When when=move || note().is_some()>
                     <p id="timeline-note" class="timeline-note" data-testid="timeline-note">{note}</p>
-                </Show>
+                </When>
             </section>
-        </Show>
+        </When>
     }
 }
 

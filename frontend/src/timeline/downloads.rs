@@ -13,6 +13,7 @@ use crate::connection::LabSession;
 use crate::timeline::exports::{ExportFormat, ExportScope, ExportSpan, export_file_name, export_url};
 use crate::timeline::replay::Replay;
 use crate::timeline::span::first_kept_step;
+use crate::ui::When;
 use crate::ui::browser::save_blob;
 
 /// The picked robot's downloads, for those who may export its recording.
@@ -22,9 +23,9 @@ pub fn RobotDownloads() -> impl IntoView {
     let may = move || session.inspected.get().is_some_and(|robot| session.may_on(Action::ExportRobotRecording, &robot));
     let scope = Signal::derive(move || session.inspected.get().map(ExportScope::Robot));
     view! {
-        <Show when=may>
+        <When when=may>
             <Downloads scope title="Recording" testid="robot-downloads" />
-        </Show>
+        </When>
     }
 }
 
@@ -34,9 +35,9 @@ pub fn LabDownloads() -> impl IntoView {
     let session = expect_context::<LabSession>();
     let scope = Signal::derive(|| Some(ExportScope::Lab));
     view! {
-        <Show when=move || session.may(Action::ExportRecording)>
+        <When when=move || session.may(Action::ExportRecording)>
             <Downloads scope title="Recording of the lab" testid="lab-downloads" />
-        </Show>
+        </When>
     }
 }
 
@@ -118,7 +119,7 @@ fn Downloads(scope: Signal<Option<ExportScope>>, title: &'static str, testid: &'
                     "btn-download-mcap",
                 )}
             </div>
-            <Show when=move || shown().is_some()>
+            <When when=move || shown().is_some()>
                 <label class="toggle downloads-upto">
                     <input
                         type="checkbox"
@@ -128,10 +129,10 @@ fn Downloads(scope: Signal<Option<ExportScope>>, title: &'static str, testid: &'
                     />
                     <span>{move || format!("Only up to this step ({})", shown().map_or(0, |s| s.step))}</span>
                 </label>
-            </Show>
-            <Show when=move || error.with(Option::is_some)>
+            </When>
+            <When when=move || error.with(Option::is_some)>
                 <p class="downloads-error" role="alert" data-testid="downloads-error">{move || error.get()}</p>
-            </Show>
+            </When>
         </section>
     }
 }

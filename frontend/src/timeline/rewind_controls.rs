@@ -12,6 +12,7 @@ use crate::api::{error_sentence, fetch_json};
 use crate::connection::LabSession;
 use crate::timeline::replay::Replay;
 use crate::timeline::rewind::{RewindPoint, confirm_text, rewind_point, rewind_request};
+use crate::ui::When;
 
 /// The rewind's state on the bar; `Copy`, for the bar's two places.
 #[derive(Clone, Copy)]
@@ -60,7 +61,7 @@ pub fn RewindButton(ui: RewindUi) -> impl IntoView {
         ui.confirming.set(ui.point.get_untracked());
     };
     view! {
-        <Show when=move || ui.point.with(Option::is_some)>
+        <When when=move || ui.point.with(Option::is_some)>
             <button
                 id="timeline-rewind"
                 class="btn btn-small btn-danger"
@@ -72,7 +73,7 @@ pub fn RewindButton(ui: RewindUi) -> impl IntoView {
             >
                 "Rewind the lab to here"
             </button>
-        </Show>
+        </When>
     }
 }
 
@@ -99,7 +100,7 @@ pub fn RewindConfirm(ui: RewindUi, on_live: Callback<()>) -> impl IntoView {
         });
     };
     view! {
-        <Show when=move || ui.confirming.with(Option::is_some)>
+        <When when=move || ui.confirming.with(Option::is_some)>
             <div class="timeline-confirm" id="timeline-confirm" data-testid="timeline-confirm" role="alertdialog" aria-label="Rewind the lab?">
                 <span class="timeline-confirm-text" data-testid="timeline-confirm-text">
                     {move || ui.confirming.get().map(confirm_text)}
@@ -123,11 +124,11 @@ pub fn RewindConfirm(ui: RewindUi, on_live: Callback<()>) -> impl IntoView {
                     "Cancel"
                 </button>
             </div>
-        </Show>
-        <Show when=move || ui.error.with(Option::is_some)>
+        </When>
+        <When when=move || ui.error.with(Option::is_some)>
             <p id="timeline-error" class="timeline-error" role="alert" data-testid="timeline-error">
                 {move || ui.error.get()}
             </p>
-        </Show>
+        </When>
     }
 }

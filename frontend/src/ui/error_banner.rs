@@ -2,6 +2,7 @@
 
 use leptos::prelude::*;
 
+use super::When;
 use crate::connection::LabSession;
 
 /// Overlays the top of the canvas, so showing it never shifts the layout.
@@ -12,7 +13,7 @@ pub fn ErrorBanner() -> impl IntoView {
     let notice = move || session.connection_notice.get();
     let text = move || notice().or_else(|| session.error.get());
     view! {
-        <Show when=move || text().is_some()>
+        <When when=move || text().is_some()>
             <div
                 class="banner"
                 class:is-connection=move || notice().is_some()
@@ -22,7 +23,7 @@ pub fn ErrorBanner() -> impl IntoView {
                 // Icon and × are drawn by CSS so the banner's text is only the message.
                 <span class="banner-icon" aria-hidden="true"></span>
                 <span class="banner-text">{text}</span>
-                <Show when=move || notice().is_none()>
+                <When when=move || notice().is_none()>
                     <button
                         class="banner-dismiss"
                         data-testid="btn-dismiss-error"
@@ -30,8 +31,8 @@ pub fn ErrorBanner() -> impl IntoView {
                         aria-label="Dismiss"
                         on:click=move |_| session.error.set(None)
                     ></button>
-                </Show>
+                </When>
             </div>
-        </Show>
+        </When>
     }
 }

@@ -1,14 +1,18 @@
-//! Pieces of the page that several features share: the code editor, the side panels, the toolbar, the error banner, and the browser's storage and file picking.
+//! Pieces of the page that several features share: the code editor, the side panels, the toolbar, the error banner, a shared `<Show>` and `<For>` over names, and the browser's storage and file picking.
 //!
 //! All web only: the components know nothing of what they frame.
 
 pub(crate) mod browser;
 mod code_editor;
 mod error_banner;
+mod name_rows;
 mod side_panel;
 mod toolbar;
+mod when;
 
 pub(crate) use self::code_editor::{CodeEditor, CodeEditorRefs};
 pub(crate) use self::error_banner::ErrorBanner;
+pub(crate) use self::name_rows::ForEachName;
 pub(crate) use self::side_panel::{PanelLabels, SidePanel};
 pub(crate) use self::toolbar::Toolbar;
+pub(crate) use self::when::When;

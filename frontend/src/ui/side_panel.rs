@@ -1,6 +1,7 @@
 //! A side panel of the lab view (Robots, People): a header with its title, a count and
 //! a collapse button, folding to a narrow tab that shows the title and the count.
 
+use super::When;
 use leptos::prelude::*;
 
 /// What a side panel is called and where it sits.
@@ -37,7 +38,7 @@ pub fn SidePanel(
             data-open=move || open.get().to_string()
             aria-label=title
         >
-            <Show
+            <When
                 when=move || open.get()
                 fallback=move || {
                     view! {
@@ -68,7 +69,7 @@ pub fn SidePanel(
                     ></button>
                 </header>
                 {children()}
-            </Show>
+            </When>
         </aside>
     }
 }

@@ -4,6 +4,7 @@ use leptos::prelude::*;
 use vlab_protocol::Role;
 use vlab_protocol::permissions::Action;
 
+use super::When;
 use crate::classroom::forms::role_badge;
 use crate::connection::LabSession;
 use crate::connection::{ClockReadout, ConnectionStatus, TimeControls};
@@ -37,10 +38,10 @@ pub fn Toolbar() -> impl IntoView {
             </div>
             <div class="spacer"></div>
             <ClockReadout />
-            <Show when=move || session.may(Action::ControlTime)>
+            <When when=move || session.may(Action::ControlTime)>
                 <TimeControls />
-            </Show>
-            <Show when=move || session.may(Action::InsertScene)>
+            </When>
+            <When when=move || session.may(Action::InsertScene)>
                 <button
                     class="btn open-scene-editor"
                     class:is-active=move || draft.open.get()
@@ -51,7 +52,7 @@ pub fn Toolbar() -> impl IntoView {
                 >
                     "+ Scene"
                 </button>
-            </Show>
+            </When>
         </header>
     }
 }

@@ -9,6 +9,7 @@ use super::render_loop::{RenderLoop, ViewCamera, ViewInputs};
 use super::robot_labels::RobotLabels;
 use super::view_toggles::ViewToggles;
 use crate::connection::LabSession;
+use crate::ui::When;
 use crate::view3d::picking::{is_click, pick_robot};
 use crate::view3d::screen::{Viewport, pixel_ray};
 
@@ -163,9 +164,9 @@ pub fn LabCanvas() -> impl IntoView {
             <RobotLabels container=labels />
             <BeliefLabels container=belief_labels />
             <ViewToggles />
-            <Show when=move || view_error.get().is_some()>
+            <When when=move || view_error.get().is_some()>
                 <div class="view-error">"The 3D view cannot start: " {move || view_error.get()}</div>
-            </Show>
+            </When>
             <p class="canvas-hint">
                 "Click a robot to inspect it · drag to orbit · right-drag to pan · wheel to zoom · double-click to reframe"
             </p>

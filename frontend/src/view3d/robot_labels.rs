@@ -10,6 +10,7 @@ use leptos::prelude::*;
 use web_sys::{Element, HtmlDivElement};
 
 use crate::connection::LabSession;
+use crate::ui::ForEachName;
 use crate::view3d::labels::{owner_text, place_label};
 use crate::view3d::orbit_camera::OrbitCamera;
 use crate::view3d::screen::Viewport;
@@ -33,7 +34,7 @@ pub fn RobotLabels(container: NodeRef<Div>) -> impl IntoView {
             node_ref=container
             aria-hidden="true"
         >
-            <For each=move || session.robots.get() key=|name| name.clone() let:name>
+            <ForEachName each=move || session.robots.get() let:name>
                 {
                     let owner = {
                         let name = name.clone();
@@ -56,7 +57,7 @@ pub fn RobotLabels(container: NodeRef<Div>) -> impl IntoView {
                         </div>
                     }
                 }
-            </For>
+            </ForEachName>
         </div>
     }
 }
