@@ -136,6 +136,7 @@ def test_one_controller_per_robot_and_only_its_owner_or_the_instructor(server, t
         _, err = second.communicate(timeout=60)
         assert second.returncode == 1
         assert "already has a remote controller attached: one at a time" in err, err
+        assert "Traceback" not in err, "a refusal is told in one line"
         intruder = run_client(server, idle, "--lab", lab["id"], "--token", ben, "--robot", "diffbot_twin",
                               folder=tmp_path / "ben")
         _, err = intruder.communicate(timeout=60)

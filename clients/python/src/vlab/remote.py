@@ -311,9 +311,25 @@ def _echo(source: str, text: str) -> None:
     print(f"[{source}] {text}", file=sys.stderr, flush=True)
 
 
+def _refusals_in_one_line() -> None:
+    """An uncaught ``ConnectError`` is told in one line, without a traceback: it says what
+    to do about the command line or the lab, and the program's own lines have nothing to
+    do with it. The exit status stays 1. (A notebook shows exceptions its own way.)"""
+    previous: Callable[..., Any] = sys.excepthook
+
+    def excepthook(kind, error, tb):
+        if isinstance(error, ConnectError):
+            _say(str(error))
+        else:
+            previous(kind, error, tb)
+
+    sys.excepthook = excepthook
+
+
 def connect(opts: Optional[Options] = None) -> None:
     """Connects this program to its robot (``Robot()`` calls it when no lab started the
     program). Raises ``ConnectError`` with what to do when it cannot."""
+    _refusals_in_one_line()
     opts = options() if opts is None else opts
     session = _Session(opts)
     session.prepare()
