@@ -60,6 +60,9 @@ pub enum LabError {
     /// The insertion would take the lab past what it holds; the lab is unchanged.
     #[error(transparent)]
     OverCapacity(#[from] crate::lab::capacity::OverCapacity),
+    /// A robot of the insertion would stand over nothing fixed; the lab is unchanged.
+    #[error(transparent)]
+    OffTheGround(#[from] crate::lab::placement::OffTheGround),
     /// The insertion was refused; the lab is unchanged.
     #[error(transparent)]
     Refused(SceneError),

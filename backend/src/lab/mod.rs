@@ -17,6 +17,7 @@ pub mod frames;
 pub mod handle;
 pub mod hub;
 mod pacer;
+pub mod placement;
 pub mod participants;
 pub mod programs;
 pub mod radio;

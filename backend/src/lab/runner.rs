@@ -25,7 +25,7 @@ use super::programs::{ConsoleEvent, Programs, Tick};
 use super::recording::{Change, CommandSource, Record, Recorder, RobotEstimate};
 use super::telemetry::{Published, Telemetry};
 use super::{LabCommand, LabError, LabStatus, ProgramAction, wire};
-use super::{capacity, changes, resimulate};
+use super::{capacity, changes, placement, resimulate};
 use crate::controller::ProgramCode;
 use crate::robot::{Owner, Robots};
 use crate::scene::{Inserted, Motion, SceneError, SceneModel, static_footprints};
@@ -248,7 +248,8 @@ impl Runner {
             LabCommand::Insert { addition, owner, quota, programs, reply } => {
                 let refusal = self
                     .over_quota(&addition, owner.as_ref(), quota)
-                    .or_else(|| capacity::check(&self.model, &addition).err().map(LabError::from));
+                    .or_else(|| capacity::check(&self.model, &addition).err().map(LabError::from))
+                    .or_else(|| placement::check(&self.model, &addition).err().map(LabError::from));
                 let inserted = match refusal {
                     Some(refusal) => Err(refusal),
                     None => self.insert(&addition, owner).map_err(LabError::Refused),

@@ -26,6 +26,17 @@ pub struct Footprint {
     pub top: f64,
 }
 
+impl Footprint {
+    /// Whether ground point `p` (`[x, y]`, as the polygon's) lies on or inside the outline.
+    pub fn contains(&self, p: [f64; 2]) -> bool {
+        let polygon = &self.polygon;
+        polygon
+            .iter()
+            .zip(polygon.iter().cycle().skip(1))
+            .all(|(a, b)| (b[0] - a[0]) * (p[1] - a[1]) - (b[1] - a[1]) * (p[0] - a[0]) >= -1e-9)
+    }
+}
+
 /// The footprints of `model`'s fixed parts that belong to no robot.
 pub fn static_footprints(model: &SceneModel) -> Vec<Footprint> {
     model
@@ -140,13 +151,6 @@ mod tests {
         interpret(source, "t.vlab", &MapLoader::new(), &Options::default()).unwrap().model
     }
 
-    fn inside(polygon: &[[f64; 2]], p: [f64; 2]) -> bool {
-        polygon
-            .iter()
-            .zip(polygon.iter().cycle().skip(1))
-            .all(|(a, b)| (b[0] - a[0]) * (p[1] - a[1]) - (b[1] - a[1]) * (p[0] - a[0]) >= -1e-9)
-    }
-
     #[test]
     fn a_turned_wall_a_post_and_a_ball_have_their_footprints_and_robots_have_none() {
         let scene = model(
@@ -161,15 +165,15 @@ mod tests {
         let wall = &prints[0];
         // Turned 90° about Y: 4 m along world Z (z 1 to 5: y −5 to −1 on the ground),
         // 0.2 m along X.
-        assert!(inside(&wall.polygon, [5.0, -4.9]) && inside(&wall.polygon, [5.05, -1.1]));
-        assert!(!inside(&wall.polygon, [5.2, -3.0]) && !inside(&wall.polygon, [5.0, -5.1]));
+        assert!(wall.contains([5.0, -4.9]) && wall.contains([5.05, -1.1]));
+        assert!(!wall.contains([5.2, -3.0]) && !wall.contains([5.0, -5.1]));
         assert!((wall.bottom - 0.0).abs() < 1e-6 && (wall.top - 1.0).abs() < 1e-6);
         let post = &prints[1];
         // A cylinder stood up (its axis turned onto Y): a 0.25 m circle around (1, −1).
-        assert!(inside(&post.polygon, [1.24, -1.0]) && !inside(&post.polygon, [1.3, -1.0]));
+        assert!(post.contains([1.24, -1.0]) && !post.contains([1.3, -1.0]));
         assert!((post.bottom - 0.0).abs() < 1e-5 && (post.top - 2.0).abs() < 1e-5, "{post:?}");
         let ball = &prints[2];
-        assert!(inside(&ball.polygon, [8.0, -8.24]) && !inside(&ball.polygon, [8.0, -8.3]));
+        assert!(ball.contains([8.0, -8.24]) && !ball.contains([8.0, -8.3]));
         assert!((ball.bottom - 1.75).abs() < 1e-2 && (ball.top - 2.25).abs() < 1e-2, "{ball:?}");
     }
 
