@@ -163,7 +163,8 @@ async fn the_nine_examples_are_listed_and_each_uploads_without_errors() {
         assert_eq!(example.program.main, "main.py");
         assert!(example.program.files["main.py"].contains("from vlab import Robot"), "{}", example.id);
         let suffix = format!("_{i}");
-        let (status, reply) = upload(&server, TOKEN, example, &suffix, 3.0 + 3.0 * i as f64, 10.0).await;
+        // Two metres apart along the middle of the 20 m yard, all on its floor.
+        let (status, reply) = upload(&server, TOKEN, example, &suffix, 2.0 + 2.0 * i as f64, 10.0).await;
         assert_eq!(status, 200, "{}: {reply}", example.id);
         assert!(reply["errors"].as_array().is_none_or(|e| e.is_empty()), "{}: {reply}", example.id);
         assert!(reply["warnings"].as_array().is_none_or(|w| w.is_empty()), "{}: {reply}", example.id);
