@@ -43,7 +43,7 @@ async fn a_lab_stops_at_its_camera_budget_whoever_adds_the_cameras() {
     // The budget is five robots' worth: ten default cameras (160 × 120 at 5 Hz).
     assert_eq!(MAX_CAMERA_RAYS_PER_LAB, 5 * MAX_CAMERA_RAYS_PER_ROBOT);
     let full_class: String =
-        (0..5).map(|i| camera_robot(&format!("eye{i}"), i as f64 - 2.0, 2, (160, 120, 5.0))).collect();
+        (0..5).map(|i| camera_robot(&format!("eye{i}"), i as f64 + 2.0, 2, (160, 120, 5.0))).collect();
     let (status, reply) = add(&server, TOKEN, full_class).await;
     assert_eq!(status, 200, "exactly up to the lab's budget: {reply}");
 
