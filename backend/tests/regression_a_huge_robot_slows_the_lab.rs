@@ -6,7 +6,6 @@
 mod common;
 
 use common::{TOKEN, TestServer};
-use serde_json::Value;
 use vlab_backend::classroom::upload::{MAX_LAB_BODIES, MAX_ROBOT_ELEMENTS};
 
 /// A robot named `name` of `bodies` one-part boxes (each body and its part count two).
@@ -16,40 +15,13 @@ fn robot_of(name: &str, bodies: usize) -> String {
     )
 }
 
-async fn add(server: &TestServer, token: &str, description: String) -> (u16, Value) {
-    let response = server
-        .http
-        .post(server.url("/api/labs/demo/robots"))
-        .bearer_auth(token)
-        .body(description)
-        .send()
-        .await
-        .unwrap();
-    let status = response.status().as_u16();
-    (status, response.json().await.unwrap())
-}
-
-async fn student(server: &TestServer) -> String {
-    let joined: Value = server
-        .http
-        .post(server.url("/api/labs/demo/join"))
-        .json(&serde_json::json!({ "join_code": "DEMOCODE", "name": "Ana" }))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
-    joined["token"].as_str().unwrap().to_owned()
-}
-
 #[tokio::test]
 async fn a_students_robot_stops_at_its_element_limit() {
     let server = TestServer::start(false).await;
-    let ana = student(&server).await;
+    let ana = server.join_demo("Ana").await;
     let before = server.lab_state("demo").await["bodies"].clone();
 
-    let (status, reply) = add(&server, &ana, robot_of("huge", 10_000)).await;
+    let (status, reply) = server.add_demo_robots(&ana, robot_of("huge", 10_000)).await;
     assert_eq!(status, 422, "{reply}");
     let message = reply["errors"][0]["message"].as_str().unwrap();
     assert!(message.contains("'huge' has 20000 elements") && message.contains("at most 300"), "{message}");
@@ -57,9 +29,9 @@ async fn a_students_robot_stops_at_its_element_limit() {
 
     // At the limit (150 boxes: 300 elements) it goes in; one more box does not.
     assert_eq!(MAX_ROBOT_ELEMENTS, 300);
-    let (status, reply) = add(&server, &ana, robot_of("edge", 150)).await;
+    let (status, reply) = server.add_demo_robots(&ana, robot_of("edge", 150)).await;
     assert_eq!(status, 200, "{reply}");
-    let (status, reply) = add(&server, &ana, robot_of("over", 151)).await;
+    let (status, reply) = server.add_demo_robots(&ana, robot_of("over", 151)).await;
     assert_eq!(status, 422, "{reply}");
     assert!(reply["errors"][0]["message"].as_str().unwrap().contains("'over' has 302 elements"), "{reply}");
 }
@@ -71,9 +43,9 @@ async fn a_lab_stops_at_its_body_limit_even_for_the_instructor() {
     // The instructor has no element limit per robot, but the lab has room for
     // MAX_LAB_BODIES bodies in all.
     let room = MAX_LAB_BODIES - have;
-    let (status, reply) = add(&server, TOKEN, robot_of("fills", room)).await;
+    let (status, reply) = server.add_demo_robots(TOKEN, robot_of("fills", room)).await;
     assert_eq!(status, 200, "exactly up to the limit: {reply}");
-    let (status, reply) = add(&server, TOKEN, robot_of("one_more", 1)).await;
+    let (status, reply) = server.add_demo_robots(TOKEN, robot_of("one_more", 1)).await;
     assert_eq!(status, 422, "{reply}");
     let message = reply["errors"][0]["message"].as_str().unwrap();
     assert!(message.contains(&format!("at most {MAX_LAB_BODIES}")), "{message}");

@@ -19,19 +19,6 @@ fn camera_robot(name: &str, x: f64, cameras: usize, (width, height, rate): (u32,
     format!("robot {name} {{ body {{ {name}_base {{ shape box(0.2, 0.1, 0.2); pos({x}, 0.1, 8); {devices} }} }} }}\n")
 }
 
-async fn add(server: &TestServer, token: &str, description: String) -> (u16, Value) {
-    let response = server
-        .http
-        .post(server.url("/api/labs/demo/robots"))
-        .bearer_auth(token)
-        .body(description)
-        .send()
-        .await
-        .unwrap();
-    let status = response.status().as_u16();
-    (status, response.json().await.unwrap())
-}
-
 async fn robots(server: &TestServer) -> Value {
     server.lab_state("demo").await["robots"].clone()
 }
@@ -44,7 +31,7 @@ async fn a_lab_stops_at_its_camera_budget_whoever_adds_the_cameras() {
     assert_eq!(MAX_CAMERA_RAYS_PER_LAB, 5 * MAX_CAMERA_RAYS_PER_ROBOT);
     let full_class: String =
         (0..5).map(|i| camera_robot(&format!("eye{i}"), i as f64 + 2.0, 2, (160, 120, 5.0))).collect();
-    let (status, reply) = add(&server, TOKEN, full_class).await;
+    let (status, reply) = server.add_demo_robots(TOKEN, full_class).await;
     assert_eq!(status, 200, "exactly up to the lab's budget: {reply}");
 
     // One camera of one pixel once a second is one ray too many, for a student as for
@@ -52,7 +39,7 @@ async fn a_lab_stops_at_its_camera_budget_whoever_adds_the_cameras() {
     let ana = server.join_demo("Ana").await;
     let before = robots(&server).await;
     for token in [ana.as_str(), TOKEN] {
-        let (status, reply) = add(&server, token, camera_robot("pinhole", 3.0, 1, (1, 1, 1.0))).await;
+        let (status, reply) = server.add_demo_robots(token, camera_robot("pinhole", 3.0, 1, (1, 1, 1.0))).await;
         assert_eq!(status, 422, "{reply}");
         let message = reply["errors"][0]["message"].as_str().unwrap();
         assert!(
@@ -65,10 +52,10 @@ async fn a_lab_stops_at_its_camera_budget_whoever_adds_the_cameras() {
     }
 
     // A robot without cameras still fits, and a camera robot removed makes room.
-    let (status, reply) = add(&server, &ana, camera_robot("blind", 3.0, 0, (1, 1, 1.0))).await;
+    let (status, reply) = server.add_demo_robots(&ana, camera_robot("blind", 3.0, 0, (1, 1, 1.0))).await;
     assert_eq!(status, 200, "{reply}");
     let removed = server.http.delete(server.url("/api/labs/demo/robots/eye4")).bearer_auth(TOKEN).send().await.unwrap();
     assert!(removed.status().is_success(), "{}", removed.status());
-    let (status, reply) = add(&server, &ana, camera_robot("pinhole", 3.5, 1, (1, 1, 1.0))).await;
+    let (status, reply) = server.add_demo_robots(&ana, camera_robot("pinhole", 3.5, 1, (1, 1, 1.0))).await;
     assert_eq!(status, 200, "{reply}");
 }

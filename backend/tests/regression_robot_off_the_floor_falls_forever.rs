@@ -6,24 +6,10 @@
 mod common;
 
 use common::TestServer;
-use serde_json::Value;
 use vlab_protocol::ControlAction;
 
 fn robot_at(name: &str, x: f64, z: f64) -> String {
     format!("robot {name} {{ body {{ {name}_base {{ shape box(0.2, 0.1, 0.2); pos({x}, 0.1, {z}); }} }} }}")
-}
-
-async fn add(server: &TestServer, token: &str, description: String) -> (u16, Value) {
-    let response = server
-        .http
-        .post(server.url("/api/labs/demo/robots"))
-        .bearer_auth(token)
-        .body(description)
-        .send()
-        .await
-        .unwrap();
-    let status = response.status().as_u16();
-    (status, response.json().await.unwrap())
 }
 
 #[tokio::test]
@@ -33,7 +19,7 @@ async fn a_robot_beside_the_floor_is_refused_and_one_on_it_goes_in() {
     let ana = server.join_demo("Ana").await;
     let before = server.lab_state("demo").await["robots"].clone();
 
-    let (status, reply) = add(&server, &ana, robot_at("lost", -3.0, 2.0)).await;
+    let (status, reply) = server.add_demo_robots(&ana, robot_at("lost", -3.0, 2.0)).await;
     assert_eq!(status, 422, "{reply}");
     let message = reply["errors"][0]["message"].as_str().unwrap();
     assert!(
@@ -43,6 +29,6 @@ async fn a_robot_beside_the_floor_is_refused_and_one_on_it_goes_in() {
     );
     assert_eq!(server.lab_state("demo").await["robots"], before, "nothing inserted");
 
-    let (status, reply) = add(&server, &ana, robot_at("found", 2.0, 3.0)).await;
+    let (status, reply) = server.add_demo_robots(&ana, robot_at("found", 2.0, 3.0)).await;
     assert_eq!(status, 200, "{reply}");
 }

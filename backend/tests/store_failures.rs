@@ -48,16 +48,7 @@ async fn call(
 async fn add_robot(server: &TestServer, token: &str, name: &str) -> (u16, Value) {
     let description =
         format!("robot {name} {{ body {{ {name}_chassis {{ shape box(0.3, 0.1, 0.2); pos(3, 0.2, 3); }} }} }}");
-    let response = server
-        .http
-        .post(server.url("/api/labs/demo/robots"))
-        .bearer_auth(token)
-        .body(description)
-        .send()
-        .await
-        .unwrap();
-    let status = response.status().as_u16();
-    (status, response.json().await.unwrap())
+    server.add_demo_robots(token, description).await
 }
 
 /// Makes every write to the database fail from now on, through a second connection, as

@@ -107,6 +107,15 @@ impl TestServer {
         joined["token"].as_str().unwrap_or_else(|| panic!("{name} could not join: {joined}")).to_owned()
     }
 
+    /// `token` adds the robots `description` (scene language, as plain text) to lab
+    /// `demo`; the status and the JSON answer.
+    pub async fn add_demo_robots(&self, token: &str, description: String) -> (u16, serde_json::Value) {
+        let url = self.url("/api/labs/demo/robots");
+        let response = self.http.post(url).bearer_auth(token).body(description).send().await.unwrap();
+        let status = response.status().as_u16();
+        (status, response.json().await.unwrap())
+    }
+
     /// The instructor changes lab `demo`'s settings (`patch`: JSON).
     pub async fn patch_demo_settings(&self, patch: serde_json::Value) {
         let response =
