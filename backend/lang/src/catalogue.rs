@@ -252,8 +252,9 @@ pub const MAX_CAMERA_RAYS_PER_ROBOT: u64 = 2 * 160 * 120 * 5;
 
 /// Camera rays all the cameras of one lab may cast per second of simulation time,
 /// whoever declared them: five robots' full budgets (ten default cameras, or forty of
-/// 80 × 60). At a few hundred nanoseconds a ray that is about a third of a core at 1×,
-/// which leaves the physics, the other sensors and the programs' exchange the rest: a
+/// 80 × 60). At 145 ns a ray (an idle 2-core machine) to 300–500 ns (a busy one) that
+/// is 14–48 % of a core at 1×, which leaves the physics, the other sensors and the
+/// programs' exchange the rest: a
 /// class cannot fill the lab's thread with cameras one robot at a time
 /// (docs/sensors.md, "Cameras").
 pub const MAX_CAMERA_RAYS_PER_LAB: u64 = 5 * MAX_CAMERA_RAYS_PER_ROBOT;
