@@ -6,8 +6,8 @@
 //! compute) and once pipelined (answers collected one control step later, the physics
 //! stepping meanwhile). How long a step takes with and without the programs, what the
 //! exchange costs the lab's thread per control step (its wall time, and the part of it
-//! the thread spent working rather than waiting for answers: its CPU clock), and the
-//! real-time factor of each.
+//! the thread spent working rather than waiting for answers: its CPU clock), the
+//! programs' own CPU per robot per control step, and the real-time factor of each.
 //!
 //! Prints figures rather than asserting them: timings are for reading, not for tests.
 
@@ -97,6 +97,7 @@ fn run(label: &str, exchange: Exchange) -> bool {
     let steps = (TIMED_SECS / dt) as usize;
     let (mut simulation, mut exchanges, mut full) = (Vec::new(), Vec::new(), Vec::with_capacity(steps));
     let mut working = Vec::new();
+    let programs_cpu_at_start = children_cpu();
     let wall = Instant::now();
     for _ in 0..steps {
         let (at, [pre, sim, post, worked]) = one_step(&mut world, &mut robots, &mut programs);
@@ -108,6 +109,7 @@ fn run(label: &str, exchange: Exchange) -> bool {
         full.push(pre + sim + post);
     }
     let wall = wall.elapsed();
+    let programs_cpu = children_cpu().saturating_sub(programs_cpu_at_start);
     let stopped = robots.all().iter().filter(|r| r.program().state != vlab_protocol::ProgramState::Running).count();
     println!(
         "  {steps} steps ({TIMED_SECS} s of simulation) after {WARM_UP_SECS} s of warm-up, {stopped} programs stopped:"
@@ -128,6 +130,10 @@ fn run(label: &str, exchange: Exchange) -> bool {
         robot.mean - work.mean
     );
     println!(
+        "  the programs' own CPU per robot per control step: {:.1} µs",
+        programs_cpu.as_secs_f64() * 1e6 / (working.len() * names.len()).max(1) as f64
+    );
+    println!(
         "  {label}: wall time {:.2} s for {TIMED_SECS} s of simulation: {:.1}× real time",
         wall.as_secs_f64(),
         TIMED_SECS / wall.as_secs_f64()
@@ -135,6 +141,28 @@ fn run(label: &str, exchange: Exchange) -> bool {
     let pose = robots.report(&names[0], &world, 0, 0.0).expect("a robot").pose.position;
     println!("  (robot {} ended at {pose:.2?})", names[0]);
     true
+}
+
+/// The CPU time the processes this one started (the programs) have run, from the
+/// scheduler's own nanosecond count (`/proc/<pid>/schedstat`); zero where there is none.
+fn children_cpu() -> Duration {
+    let me = std::process::id().to_string();
+    let Ok(entries) = std::fs::read_dir("/proc") else { return Duration::ZERO };
+    let mut total = Duration::ZERO;
+    for entry in entries.flatten() {
+        let path = entry.path();
+        let Ok(stat) = std::fs::read_to_string(path.join("stat")) else { continue };
+        // The parent's pid is the second field after the command's closing parenthesis.
+        let parent = stat.rsplit_once(')').and_then(|(_, rest)| rest.split_whitespace().nth(1));
+        if parent != Some(me.as_str()) {
+            continue;
+        }
+        let ran = std::fs::read_to_string(path.join("schedstat")).ok();
+        if let Some(ns) = ran.as_deref().and_then(|s| s.split_whitespace().next()?.parse::<u64>().ok()) {
+            total += Duration::from_nanos(ns);
+        }
+    }
+    total
 }
 
 /// The CPU time of the calling thread.

@@ -22,9 +22,10 @@
 //! ```
 //! Sensor values are `vlab_protocol::SensorValue`'s JSON, commands
 //! `vlab_protocol::ActuatorCommand`'s (`{"speed"}`, `{"position"}`, `{"v","omega"}`).
-//! A sandboxed program's pipe speaks version 3: version 1 with every step in Python's
+//! A sandboxed program's pipe speaks version 4: version 1 with every step in Python's
 //! `marshal` format after a line `m<N>` saying its length, a scan's ranges as bytes of
-//! little-endian `f64` (the `packed` and `marshal` modules); a remote controller's
+//! little-endian `f64`, left out while they are those of the step before (the `packed`
+//! and `marshal` modules); a remote controller's
 //! websocket speaks version 1, plain JSON.
 //! The program answers every `hello` and `step` exactly once: the commands it set
 //! before calling `robot.step()` again, which the lab applies in the next pre-step

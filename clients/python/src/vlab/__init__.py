@@ -47,11 +47,12 @@ _TIME_TOLERANCE = 1e-6
 
 # The JSON protocol (docs/programs.md, docs/remote.md): what a remote controller speaks.
 PROTOCOL_VERSION = 1
-# A lab's own pipe speaks version 3: version 1, except that a step comes as a line
+# A lab's own pipe speaks version 4: version 1, except that a step comes as a line
 # ``m<N>`` and N bytes of ``marshal`` (the objects version 1's JSON reads as, built
 # without scanning text), a scan's ranges as bytes of little-endian f64 decoded only
-# when the program reads them. The module answers in the hello's version.
-_PIPE_VERSION = 3
+# when the program reads them, and left out while they are those of the step before.
+# The module answers in the hello's version.
+_PIPE_VERSION = 4
 _VERSIONS = (PROTOCOL_VERSION, _PIPE_VERSION)
 _BIG_ENDIAN = _sys.byteorder == "big"
 # Made once: ``json.dumps`` with options builds a new encoder at every call, and
@@ -116,6 +117,10 @@ class _Link:
         self.radio = next((s["name"] for s in hello.get("sensors", []) if s["kind"] == "Radio"), None)
         # Only cameras' readings come without their pixels (see _keep_pixels).
         self.cameras = any(s["kind"] in ("Camera", "DepthCamera") for s in hello.get("sensors", []))
+        # Lidars' scans come without their ranges while they do not change (see
+        # _keep_ranges): each one's last packed ranges, and their floats once read.
+        self.scanners = tuple(s["name"] for s in hello.get("sensors", []) if s["kind"] == "Lidar")
+        self.scans = {}
         self._tolerance = hello.get("dt", 0.0) * hello.get("control_period", 1) * _TIME_TOLERANCE
 
     def send(self, message):
@@ -193,6 +198,8 @@ class _Link:
             readings = message.get("sensors", {})
             if self.cameras:
                 readings = _keep_pixels(readings, self.readings)
+            if self.scanners:
+                _keep_ranges(readings, self.scanners, self.scans)
             self.readings = readings
             if self.radio:
                 self.hear()
@@ -417,7 +424,7 @@ class Sensor:
         ``None`` before the first reading."""
         reading = _link.readings.get(self.name) if _link else None
         if reading is not None and reading.get("type") == "scan" and reading["ranges"].__class__ is bytes:
-            reading["ranges"] = _ranges(reading)
+            reading["ranges"] = _ranges(reading, self.name)
         return reading
 
     def _expect(self, accessor, *types):
@@ -464,7 +471,7 @@ class Sensor:
         if kind == "vector":
             return tuple(reading["values"])
         if kind == "scan":
-            return _ranges(reading)
+            return _ranges(reading, self.name)
         if kind == "keys":
             return tuple(reading["keys"])
         if kind == "ticks":
@@ -489,16 +496,16 @@ class Sensor:
         """A scan's distances, metres (``max_range()`` where nothing was hit)."""
         reading = _link.readings.get(self.name) if _link else None
         if reading is not None and reading.get("type") == "scan":
-            return _ranges(reading)
+            return _ranges(reading, self.name)
         reading = self._expect("ranges", "scan")
-        return None if reading is None else _ranges(reading)
+        return None if reading is None else _ranges(reading, self.name)
 
     def angles(self) -> Optional[List[float]]:
         """A scan's beam angles, radians counter-clockwise from the forward axis."""
         reading = self._expect("angles", "scan")
         if reading is None:
             return None
-        return [reading["angle_min"] + i * reading["angle_step"] for i in range(len(_ranges(reading)))]
+        return [reading["angle_min"] + i * reading["angle_step"] for i in range(len(_ranges(reading, self.name)))]
 
     def max_range(self) -> Optional[float]:
         """A scan's longest distance, metres."""
@@ -825,17 +832,54 @@ class DepthImage:
         return self.depths[y * self.width + x]
 
 
-def _ranges(scan):
+def _ranges(scan, name):
     """A new list of a scan reading's ranges, from the bytes a lab's pipe packs them in
-    (decoded only when the program reads them) or the list of a remote controller's
-    JSON."""
+    (decoded only when the program reads them, once per scan) or the list of a remote
+    controller's JSON."""
     ranges = scan["ranges"]
     if ranges.__class__ is not bytes:
         return list(ranges)
-    values = _array("d", ranges)
+    kept = _link.scans.get(name) if _link else None
+    if kept is None or not kept[2] or kept[0] is not ranges:
+        # A new scan: its floats are made for this step alone, as a scan that changes
+        # every step would otherwise pay for keeping them too.
+        return _floats(ranges)
+    if kept[1] is None:
+        kept[1] = _floats(ranges)
+    # A copy: the program may change its list; the kept floats serve the steps to come.
+    return kept[1][:]
+
+
+def _floats(packed):
+    """The floats of packed little-endian ``f64`` ranges."""
+    values = _array("d", packed)
     if _BIG_ENDIAN:
         values.byteswap()
     return values.tolist()
+
+
+def _keep_ranges(readings, scanners, kept):
+    """Gives each scan that came without its ranges (the lab leaves them out while they
+    are those of the step before, since a lidar measures less often than a program
+    steps) the ranges it had, and keeps every scan's packed ranges for the steps to
+    come: ``kept[name]`` is [packed ranges, their floats once a repeated scan was read,
+    whether this step repeats the scan]."""
+    for name in scanners:
+        reading = readings.get(name)
+        if reading is None:
+            kept.pop(name, None)
+        elif "ranges" not in reading:
+            entry = kept[name]
+            reading["ranges"] = entry[0]
+            entry[2] = True
+        elif reading["ranges"].__class__ is bytes:
+            entry = kept.get(name)
+            if entry is None:
+                kept[name] = [reading["ranges"], None, False]
+            else:
+                entry[0], entry[1], entry[2] = reading["ranges"], None, False
+        else:
+            kept.pop(name, None)
 
 
 # The field that carries an image reading's pixels; the lab sends them once, in the
