@@ -12,7 +12,7 @@ use crate::programs::{RobotDraft, RobotUpload, RobotUploadOpen};
 use crate::scene::{SceneDraft, SceneEditor};
 use crate::timeline::TimelineBar;
 use crate::ui::browser::{hide_link_token, link_token};
-use crate::ui::{ErrorBanner, Toolbar, When};
+use crate::ui::{ErrorBanner, Toolbar, When, effect};
 use crate::view3d::LabCanvas;
 
 /// The page the URL asks for.
@@ -54,17 +54,17 @@ fn LabPage(mut params: PageParams) -> impl IntoView {
     crate::connection::ws_client::start(session, secure);
 
     // The tab title follows the lab's display name once the server tells it.
-    Effect::new(move |_| {
+    effect(move |_| {
         let name = session.lab_name.get();
         document().set_title(&name.map_or_else(|| title.clone(), |name| format!("{name} · VLab")));
     });
     // One editor beside the view at a time.
-    Effect::new(move |_| {
+    effect(move |_| {
         if upload_open.0.get() {
             draft.open.set(false);
         }
     });
-    Effect::new(move |_| {
+    effect(move |_| {
         if draft.open.get() {
             upload_open.0.set(false);
         }

@@ -10,7 +10,7 @@ use crate::api::error_sentence;
 use crate::classroom::forms::role_badge;
 use crate::connection::LabSession;
 use crate::programs::RobotUploadOpen;
-use crate::ui::{PanelLabels, SidePanel, When};
+use crate::ui::{ForEach, PanelLabels, SidePanel, When};
 
 /// The panel; everybody sees the people, the button and the tools show to whom the permission table allows them.
 #[component]
@@ -84,7 +84,7 @@ fn PeopleList() -> impl IntoView {
     };
     view! {
         <ul class="people-list" role="list" data-testid="people-list">
-            <For
+            <ForEach
                 each=move || session.participants.get()
                 key=|p: &Participant| (p.id, p.name.clone(), p.online, p.robots.clone())
                 let:person
@@ -170,7 +170,7 @@ fn PeopleList() -> impl IntoView {
                         </li>
                     }
                 }
-            </For>
+            </ForEach>
         </ul>
     }
 }

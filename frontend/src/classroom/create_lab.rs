@@ -6,7 +6,7 @@ use vlab_protocol::CreatedLab;
 use super::client::{create_lab, library_scenes};
 use super::forms::{DEMO_SCENE_CHOICE, LibraryScene, create_lab_body, interpret_create};
 use crate::api::error_sentence;
-use crate::ui::When;
+use crate::ui::{ForEach, When};
 
 /// The whole create page.
 #[component]
@@ -103,7 +103,7 @@ pub fn CreateLabPage() -> impl IntoView {
                                     <option value=DEMO_SCENE_CHOICE selected=true>
                                         "The demo yard (walls, props, three carts)"
                                     </option>
-                                    <For each=move || scenes.get() key=|s| s.name.clone() let:library>
+                                    <ForEach each=move || scenes.get() key=|s| s.name.clone() let:library>
                                         <option value=library.name.clone()>
                                             {if library.about.is_empty() {
                                                 library.name.clone()
@@ -111,7 +111,7 @@ pub fn CreateLabPage() -> impl IntoView {
                                                 format!("{} — {}", library.name, library.about)
                                             }}
                                         </option>
-                                    </For>
+                                    </ForEach>
                                 </select>
                             </label>
                             <When when=move || scenes_problem.with(Option::is_some)>

@@ -14,7 +14,7 @@ use super::forms::{SYNC_CHOICES, broadcast_body, parse_max_participants, parse_q
 use crate::api::error_sentence;
 use crate::connection::LabSession;
 use crate::timeline::LabDownloads;
-use crate::ui::When;
+use crate::ui::{When, effect};
 
 /// The tools.
 #[component]
@@ -69,7 +69,7 @@ pub fn InstructorTools() -> impl IntoView {
 
     let quota_text = RwSignal::new(String::new());
     let max_text = RwSignal::new(String::new());
-    Effect::new(move |_| {
+    effect(move |_| {
         if let Some(settings) = session.settings.get() {
             quota_text.set(settings.robot_quota.to_string());
             max_text.set(settings.max_participants.to_string());

@@ -3,6 +3,7 @@
 use leptos::prelude::*;
 
 use crate::connection::{LabSession, Notice};
+use crate::ui::ForEach;
 
 /// The latest notices, newest last; under the error banner when both show.
 #[component]
@@ -11,7 +12,7 @@ pub fn NoticeBanner() -> impl IntoView {
     let dismiss = move |id: u64| session.notices.update(|notices| notices.retain(|n| n.id != id));
     view! {
         <div class="notices" class:is-below-banner=move || session.error.with(Option::is_some) || session.connection_notice.with(Option::is_some)>
-            <For each=move || session.notices.get() key=|n: &Notice| n.id let:notice>
+            <ForEach each=move || session.notices.get() key=|n: &Notice| n.id let:notice>
                 <div class="notice" role="status" data-testid="notice">
                     <span class="notice-icon" aria-hidden="true"></span>
                     <span class="notice-from">{notice.from.clone()}</span>
@@ -25,7 +26,7 @@ pub fn NoticeBanner() -> impl IntoView {
                         on:click=move |_| dismiss(notice.id)
                     ></button>
                 </div>
-            </For>
+            </ForEach>
         </div>
     }
 }

@@ -12,20 +12,18 @@ use crate::inspector::client::post_actuator_commands;
 use crate::inspector::{
     CommandForm, CommandOutcome, actuators_body, command_text, initial_fields, joint_text, parse_command,
 };
-use crate::ui::{ForEachName, When};
+use crate::ui::{ForEachName, When, memo};
 
 /// The actuators of `session.robot_report`.
 #[component]
 pub fn ActuatorList() -> impl IntoView {
     let session = expect_context::<LabSession>();
     let report = session.robot_report;
-    let names = Memo::new(move |_| {
+    let names = memo(move |_| {
         report.with(|r| r.as_ref().map(|r| r.actuators.iter().map(|a| a.name.clone()).collect::<Vec<_>>()))
     });
     let actuator = move |name: String| {
-        Memo::new(move |_| {
-            report.with(|r| r.as_ref().and_then(|r| r.actuators.iter().find(|a| a.name == name).cloned()))
-        })
+        memo(move |_| report.with(|r| r.as_ref().and_then(|r| r.actuators.iter().find(|a| a.name == name).cloned())))
     };
     view! {
         <section class="robot-section">

@@ -11,6 +11,7 @@ use super::{CommandOutcome, interpret_actuator_response};
 use crate::api::{Body, fetch_json};
 use crate::connection::LabSession;
 use crate::timeline::replay::Replay;
+use crate::ui::effect;
 
 /// Keeps the socket subscribed to the inspected robot while `active` (something shows its reports):
 /// unsubscribes from the previous robot when another is picked, and subscribes again
@@ -20,7 +21,7 @@ use crate::timeline::replay::Replay;
 pub fn keep_subscribed(session: LabSession, active: Signal<bool>) {
     let subscribed = StoredValue::new(None::<String>);
     let was_seeking = StoredValue::new(false);
-    Effect::new(move |_| {
+    effect(move |_| {
         let connected = session.is_connected();
         let wanted = if active.get() { session.inspected.get() } else { None };
         let seeking = session.replay.with(Replay::is_seeking);

@@ -11,18 +11,18 @@ use wasm_bindgen::JsCast;
 
 use super::eye_view::{camera_names, rgba_of};
 use crate::connection::LabSession;
-use crate::ui::{ForEachName, When};
+use crate::ui::{ForEachName, When, effect, memo};
 
 /// The section under the picked robot's report; nothing for a robot without cameras.
 #[component]
 pub fn RobotEyeView() -> impl IntoView {
     let session = expect_context::<LabSession>();
-    let cameras = Memo::new(move |_| {
+    let cameras = memo(move |_| {
         session.robot_report.with(|report| report.as_ref().map(|r| camera_names(&r.sensors)).unwrap_or_default())
     });
     let chosen = RwSignal::new(None::<String>);
     // Another robot picked: its cameras are other ones.
-    Effect::new(move |previous: Option<Option<String>>| {
+    effect(move |previous: Option<Option<String>>| {
         let picked = session.inspected.get();
         if previous.is_some_and(|previous| previous != picked) {
             chosen.set(None);
@@ -31,7 +31,7 @@ pub fn RobotEyeView() -> impl IntoView {
     });
     keep_watching(session, chosen);
     let canvas = NodeRef::<leptos::html::Canvas>::new();
-    Effect::new(move |_| {
+    effect(move |_| {
         session.camera_view.with(|view| {
             if let (Some(view), Some(canvas)) = (view, canvas.get()) {
                 draw(&canvas, view);
@@ -89,7 +89,7 @@ pub fn RobotEyeView() -> impl IntoView {
 /// nothing is chosen, and again after a reconnection (the server forgets it).
 fn keep_watching(session: LabSession, chosen: RwSignal<Option<String>>) {
     let watched = StoredValue::new(None::<(String, String)>);
-    Effect::new(move |_| {
+    effect(move |_| {
         let connected = session.is_connected();
         let wanted = session.inspected.get().zip(chosen.get());
         if !connected {

@@ -18,6 +18,7 @@ use web_sys::{Event, HtmlElement, KeyboardEvent};
 use crate::connection::LabSession;
 use crate::inspector::client::send_keys;
 use crate::inspector::{HeldKeys, KeyRoute, key_name, route_key};
+use crate::ui::effect;
 
 /// How long after the last change the held set is sent once more. The server applies
 /// each `Keys` message in a task of its own, so two sent a few milliseconds apart may
@@ -98,7 +99,7 @@ pub fn KeyboardDrive() -> impl IntoView {
 
     // Another robot picked while driving: the previous one lets go of its keys. No robot
     // (or a lost connection): driving stops.
-    Effect::new(move |previous: Option<Option<String>>| {
+    effect(move |previous: Option<Option<String>>| {
         let current = session.inspected.get();
         if let Some(Some(previous)) = previous
             && Some(&previous) != current.as_ref()
@@ -112,7 +113,7 @@ pub fn KeyboardDrive() -> impl IntoView {
         }
         current
     });
-    Effect::new(move |_| {
+    effect(move |_| {
         if !session.is_connected() && driving.get_untracked() {
             // The server forgets the keys of a closed connection; start clean.
             held.update_value(|keys| {

@@ -7,7 +7,7 @@ use leptos::prelude::*;
 
 use crate::connection::LabSession;
 use crate::inspector::plot_layout::{PlotLayout, lay_out};
-use crate::ui::{ForEachName, When};
+use crate::ui::{ForEachName, When, memo};
 
 /// Size of a plot in SVG units (the CSS stretches it to the panel's width).
 const PLOT_WIDTH: f64 = 300.0;
@@ -17,9 +17,8 @@ const PLOT_HEIGHT: f64 = 130.0;
 #[component]
 pub fn PlotList() -> impl IntoView {
     let session = expect_context::<LabSession>();
-    let keys = Memo::new(move |_| {
-        session.plots.with(|board| board.plots().iter().map(|p| p.source().key()).collect::<Vec<_>>())
-    });
+    let keys =
+        memo(move |_| session.plots.with(|board| board.plots().iter().map(|p| p.source().key()).collect::<Vec<_>>()));
     view! {
         <When when=move || keys.with(|keys| !keys.is_empty())>
             <section class="robot-section plots" data-testid="plots">
@@ -48,7 +47,7 @@ fn PlotView(key: String) -> impl IntoView {
     let session = expect_context::<LabSession>();
     let shown = {
         let key = key.clone();
-        Memo::new(move |_| {
+        memo(move |_| {
             session.plots.with(|board| {
                 board.plot(&key).map(|plot| Shown {
                     title: plot.source().title(),

@@ -5,7 +5,7 @@ use leptos::prelude::*;
 use super::robot_list::list_late_badge;
 use crate::connection::LabSession;
 use crate::programs::console_log::LATE_TITLE;
-use crate::ui::{ForEachName, When};
+use crate::ui::{ForEachName, When, memo};
 
 /// The robots of the scene as buttons; the picked one is pressed, and marked late while
 /// its report says its program needs more CPU per control step than its share (only the
@@ -31,7 +31,7 @@ pub fn RobotList() -> impl IntoView {
                     // Reports come ten times a second: the badge changes only when its text does.
                     let late = {
                         let name = name.clone();
-                        Memo::new(move |_| session.robot_report.with(|report| list_late_badge(&name, report.as_ref())))
+                        memo(move |_| session.robot_report.with(|report| list_late_badge(&name, report.as_ref())))
                     };
                     view! {
                         <li class="robot-entry">

@@ -21,7 +21,7 @@ use crate::connection::LabSession;
 use crate::programs::RobotConsole;
 use crate::programs::keep_console;
 use crate::timeline::RobotDownloads;
-use crate::ui::{PanelLabels, SidePanel, When};
+use crate::ui::{PanelLabels, SidePanel, When, effect};
 
 /// The panel at the right edge of the page.
 #[component]
@@ -37,7 +37,7 @@ pub fn RobotPanel() -> impl IntoView {
     keep_subscribed(session, wants_reports);
     keep_console(session, open.into());
     // A robot picked in the 3D view opens its inspector.
-    Effect::new(move |previous: Option<Option<String>>| {
+    effect(move |previous: Option<Option<String>>| {
         let picked = session.inspected.get();
         if picked.is_some() && previous.is_some_and(|previous| previous != picked) {
             open.set(true);

@@ -7,6 +7,7 @@ use leptos::prelude::*;
 use vlab_protocol::SensorReport;
 
 use crate::inspector::{ScanPlot, number_text, outer_radius};
+use crate::ui::memo;
 
 /// Side of the plot in SVG units (the CSS sets its size on screen).
 const PLOT_SIZE: f64 = 200.0;
@@ -21,8 +22,8 @@ pub fn ScanPlotView(name: String, sensor: Memo<Option<SensorReport>>) -> impl In
                 .and_then(|value| ScanPlot::of(value, PLOT_SIZE))
         })
     };
-    let measured = Memo::new(move |_| plot_of(false));
-    let truth = Memo::new(move |_| plot_of(true));
+    let measured = memo(move |_| plot_of(false));
+    let truth = memo(move |_| plot_of(true));
     // The field of view from whichever scan there is: both share the sensor's geometry.
     let field_of_view =
         move || measured.with(|m| truth.with(|t| m.as_ref().or(t.as_ref()).map(ScanPlot::field_of_view_path)));

@@ -10,17 +10,17 @@ use super::scan_plot_view::ScanPlotView;
 use crate::connection::LabSession;
 use crate::inspector::plot_board::{PlotSource, has_odometry_error, plottable};
 use crate::inspector::{seconds_text, sensor_value_text};
-use crate::ui::{ForEachName, When};
+use crate::ui::{ForEachName, When, memo};
 
 /// The sensors of `session.robot_report`.
 #[component]
 pub fn SensorTable() -> impl IntoView {
     let session = expect_context::<LabSession>();
     let report = session.robot_report;
-    let names = Memo::new(move |_| {
+    let names = memo(move |_| {
         report.with(|r| r.as_ref().map(|r| r.sensors.iter().map(|s| s.name.clone()).collect::<Vec<_>>()))
     });
-    let scans = Memo::new(move |_| {
+    let scans = memo(move |_| {
         report.with(|r| {
             r.as_ref().map_or_else(Vec::new, |r| {
                 r.sensors
@@ -32,7 +32,7 @@ pub fn SensorTable() -> impl IntoView {
         })
     });
     let sensor = move |name: String| {
-        Memo::new(move |_| report.with(|r| r.as_ref().and_then(|r| r.sensors.iter().find(|s| s.name == name).cloned())))
+        memo(move |_| report.with(|r| r.as_ref().and_then(|r| r.sensors.iter().find(|s| s.name == name).cloned())))
     };
 
     let estimate_text = move || {

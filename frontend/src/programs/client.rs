@@ -16,6 +16,7 @@ use crate::api::{Body, fetch_json, fetch_reply};
 use crate::connection::LabSession;
 use crate::page::{lab_api_path, robot_api_path};
 use crate::scene::upload::{PickedFile, UploadOutcome};
+use crate::ui::effect;
 
 /// `POST /api/labs/{lab}/robots`: adds the robot `description` with its `program` and
 /// `helpers`; how it ended, and the robots it added.
@@ -66,7 +67,7 @@ pub async fn load_examples() -> Result<Vec<ExampleRobot>, String> {
 /// the server fills for the owner and the instructor) beneath the live lines; again after
 /// a reconnection, when lines may have been missed.
 pub fn keep_console(session: LabSession, active: Signal<bool>) {
-    Effect::new(move |_| {
+    effect(move |_| {
         let connected = session.is_connected();
         let robot = if active.get() { session.inspected.get() } else { None };
         if session.console.with_untracked(|c| c.robot() != robot.as_deref()) {

@@ -16,7 +16,7 @@ use super::console_log::{
 use super::robot_upload::{RobotDraft, RobotUploadOpen};
 use super::upload::{ProgramFile, program_from_source};
 use crate::connection::LabSession;
-use crate::ui::When;
+use crate::ui::{ForEach, When, effect, memo};
 
 /// How close to the bottom (pixels) still counts as "reading the newest lines".
 const STICK_TO_BOTTOM_PX: i32 = 24;
@@ -35,11 +35,11 @@ pub fn RobotConsole() -> impl IntoView {
     let state = move || status().map_or(ProgramState::None, |s: ProgramStatus| s.state);
     let message = move || status().and_then(|s| s.message).filter(|m| !m.trim().is_empty());
     // Reports come ten times a second: the badge changes only when its text does.
-    let late = Memo::new(move |_| session.robot_report.with(|r| r.as_ref().and_then(|r| late_badge(&r.program))));
+    let late = memo(move |_| session.robot_report.with(|r| r.as_ref().and_then(|r| late_badge(&r.program))));
     let may = move |action: Action| session.inspected.get().is_some_and(|robot| session.may_on(action, &robot));
 
     // Newest lines in view, unless the reader scrolled up to older ones.
-    Effect::new(move |_| {
+    effect(move |_| {
         session.console.track();
         if !stick.get_value() {
             return;
@@ -184,7 +184,7 @@ pub fn RobotConsole() -> impl IntoView {
                 <When when=move || session.console.with(|c| c.is_empty())>
                     <div class="console-empty">"No output yet."</div>
                 </When>
-                <For each=lines key=|(seq, _)| *seq let:entry>
+                <ForEach each=lines key=|(seq, _)| *seq let:entry>
                     <div
                         class=format!("console-line is-{}", source_tag(entry.1.source))
                         data-testid="console-line"
@@ -195,7 +195,7 @@ pub fn RobotConsole() -> impl IntoView {
                         <span class="console-tag">{source_tag(entry.1.source)}</span>
                         <span class="console-text">{entry.1.text.clone()}</span>
                     </div>
-                </For>
+                </ForEach>
             </div>
         </section>
     }

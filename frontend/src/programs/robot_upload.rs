@@ -24,7 +24,7 @@ use crate::connection::LabSession;
 use crate::scene::SceneResult;
 use crate::scene::upload::{PickedFile, UploadOutcome, caret_offset_utf16, editor_line};
 use crate::ui::browser::read_files;
-use crate::ui::{CodeEditor, CodeEditorRefs, When};
+use crate::ui::{CodeEditor, CodeEditorRefs, ForEach, When};
 
 /// Whether the "Add robot" panel is open: shared by the class panel's button and the panel.
 #[derive(Clone, Copy)]
@@ -492,7 +492,7 @@ pub fn RobotUpload() -> impl IntoView {
             <When when=move || draft.helpers.with(|h| !h.is_empty()) || draft.note.with(Option::is_some)>
                 <div class="panel-files">
                     <ul class="attached">
-                        <For each=move || draft.helpers.get() key=|file| file.name.clone() let:file>
+                        <ForEach each=move || draft.helpers.get() key=|file| file.name.clone() let:file>
                             <li class="chip attached-file" data-testid="program-helper" title=format!("sent along as {}", file.name)>
                                 <span>{file.name.clone()}</span>
                                 <button
@@ -504,7 +504,7 @@ pub fn RobotUpload() -> impl IntoView {
                                     }
                                 ></button>
                             </li>
-                        </For>
+                        </ForEach>
                     </ul>
                     <span class="hint">{move || draft.note.get()}</span>
                 </div>

@@ -13,6 +13,7 @@ use super::upload::{
 };
 use crate::api::fetch_reply;
 use crate::ui::browser::local_storage;
+use crate::ui::effect;
 
 /// The scene editor's state, kept by the app (not the panel) so closing the panel or a
 /// failed upload loses nothing; the text is also saved per lab in `localStorage`.
@@ -45,7 +46,7 @@ impl SceneDraft {
             busy: RwSignal::new(false),
             outcome: RwSignal::new(None),
         };
-        Effect::new(move |_| {
+        effect(move |_| {
             let text = draft.text.get();
             if let Some(storage) = local_storage() {
                 // A full storage only costs the copy that survives a reload.

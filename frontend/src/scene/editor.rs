@@ -12,7 +12,7 @@ use super::result::SceneResult;
 use crate::connection::LabSession;
 use crate::scene::client::{SceneDraft, read_files, upload};
 use crate::scene::upload::{UploadOutcome, caret_offset_utf16, editor_line, sort_picked_files};
-use crate::ui::{CodeEditor, CodeEditorRefs};
+use crate::ui::{CodeEditor, CodeEditorRefs, ForEach};
 
 /// The side panel; render it only for the instructor.
 #[component]
@@ -130,7 +130,7 @@ pub fn SceneEditor() -> impl IntoView {
                     />
                 </label>
                 <ul class="attached">
-                    <For each=move || draft.includes.get() key=|file| file.name.clone() let:file>
+                    <ForEach each=move || draft.includes.get() key=|file| file.name.clone() let:file>
                         <li class="chip attached-file" title=format!("sent along as {}", file.name)>
                             <span>{file.name.clone()}</span>
                             <button
@@ -142,7 +142,7 @@ pub fn SceneEditor() -> impl IntoView {
                                 }
                             ></button>
                         </li>
-                    </For>
+                    </ForEach>
                 </ul>
             </div>
             <CodeEditor text=draft.text error_line=error_line refs=refs on_submit=insert />

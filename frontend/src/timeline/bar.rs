@@ -17,7 +17,7 @@ use crate::timeline::replay::{Replay, Target};
 use crate::timeline::span::{DEFAULT_DT_SECS, LiveEnd, Span, run_choices};
 use crate::timeline::throttle::Throttle;
 use crate::timeline::time_text::clock_text;
-use crate::ui::When;
+use crate::ui::{ForEach, When, effect, memo};
 
 /// Least time between two seeks of a drag, milliseconds.
 const SEEK_INTERVAL_MS: f64 = 100.0;
@@ -35,16 +35,16 @@ pub fn TimelineBar() -> impl IntoView {
         LiveEnd { step: clock.step, time: clock.time_secs, dt_secs }
     };
     // The run the slider covers: the one a moment is asked of, else the current one.
-    let run = Memo::new(move |_| session.replay.with(|replay| replay.target().and_then(|t| t.run)));
-    let span = Memo::new(move |_| {
+    let run = memo(move |_| session.replay.with(|replay| replay.target().and_then(|t| t.run)));
+    let span = memo(move |_| {
         let live = live_end();
         session.recording.with(|summary| {
             let summary = summary.as_ref()?;
             Span::of(summary, run.get(), live).or_else(|| Span::of(summary, None, live))
         })
     });
-    let choices = Memo::new(move |_| session.recording.with(|s| s.as_ref().map(run_choices).unwrap_or_default()));
-    let seeking = Memo::new(move |_| session.replay.with(Replay::is_seeking));
+    let choices = memo(move |_| session.recording.with(|s| s.as_ref().map(run_choices).unwrap_or_default()));
+    let seeking = memo(move |_| session.replay.with(Replay::is_seeking));
     // The thumb: the step asked while seeking, the live end otherwise.
     let value = move || {
         let span = span.get()?;
@@ -115,7 +115,7 @@ pub fn TimelineBar() -> impl IntoView {
     };
     let note = move || span.get().and_then(|span| span.dropped_note());
     // Another robot picked while a moment is shown: the same moment, with its readings.
-    Effect::new(move |previous: Option<Option<String>>| {
+    effect(move |previous: Option<Option<String>>| {
         let picked = session.inspected.get();
         if previous.is_some_and(|previous| previous != picked)
             && let Some(target) = session.replay.with_untracked(Replay::target)
@@ -148,14 +148,14 @@ pub fn TimelineBar() -> impl IntoView {
                             title="Earlier runs: before a reset or a server restart"
                             on:change=pick_run
                         >
-                            <For each=move || choices.get() key=|choice| (choice.run, choice.label.clone()) let:choice>
+                            <ForEach each=move || choices.get() key=|choice| (choice.run, choice.label.clone()) let:choice>
                                 <option
                                     value=choice.run.to_string()
                                     prop:selected=move || shown_run() == Some(choice.run)
                                 >
                                     {choice.label.clone()}
                                 </option>
-                            </For>
+                            </ForEach>
                         </select>
                     </When>
                     <output

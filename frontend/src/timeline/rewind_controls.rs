@@ -12,7 +12,7 @@ use crate::api::{error_sentence, fetch_json};
 use crate::connection::LabSession;
 use crate::timeline::replay::Replay;
 use crate::timeline::rewind::{RewindPoint, confirm_text, rewind_point, rewind_request};
-use crate::ui::When;
+use crate::ui::{When, effect, memo};
 
 /// The rewind's state on the bar; `Copy`, for the bar's two places.
 #[derive(Clone, Copy)]
@@ -31,13 +31,13 @@ impl RewindUi {
     /// The rewind of `session`'s page: the confirm row closes when the moment shown
     /// changes, and the refusal goes when the page is live again.
     pub fn new(session: LabSession) -> RewindUi {
-        let point = Memo::new(move |_| {
+        let point = memo(move |_| {
             let current_run = session.recording.with(|summary| summary.as_ref().map(|s| s.run));
             rewind_point(session.may(Action::ControlTime), session.replay.with(Replay::shown), current_run)
         });
         let ui =
             RewindUi { point, confirming: RwSignal::new(None), busy: RwSignal::new(false), error: RwSignal::new(None) };
-        Effect::new(move |_| {
+        effect(move |_| {
             let point = point.get();
             if ui.busy.get_untracked() {
                 return;

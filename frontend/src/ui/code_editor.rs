@@ -10,6 +10,7 @@ use leptos::prelude::*;
 
 use crate::programs::upload::EditorSyntax;
 use crate::scene::syntax::{line_count, longest_line_chars};
+use crate::ui::memo;
 
 /// Height of one line in pixels: the CSS `line-height` of `.code-editor` (keep them equal).
 pub const LINE_HEIGHT_PX: i32 = 20;
@@ -65,7 +66,7 @@ pub fn CodeEditor(
     #[prop(default = "// Write a scene to add, e.g.\ncrate1 { shape box(1,1,1); pos(2,0.5,2); }")]
     placeholder: &'static str,
 ) -> impl IntoView {
-    let lines = Memo::new(move |_| text.with(|text| line_count(text)));
+    let lines = memo(move |_| text.with(|text| line_count(text)));
     let gutter = move || {
         let error = error_line.get();
         let mut html = String::new();

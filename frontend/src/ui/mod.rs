@@ -2,16 +2,20 @@
 //!
 //! All web only: the components know nothing of what they frame.
 
+mod boxed;
 pub(crate) mod browser;
 mod code_editor;
 mod error_banner;
+mod for_each;
 mod name_rows;
 mod side_panel;
 mod toolbar;
 mod when;
 
+pub(crate) use self::boxed::{effect, memo};
 pub(crate) use self::code_editor::{CodeEditor, CodeEditorRefs};
 pub(crate) use self::error_banner::ErrorBanner;
+pub(crate) use self::for_each::ForEach;
 pub(crate) use self::name_rows::ForEachName;
 pub(crate) use self::side_panel::{PanelLabels, SidePanel};
 pub(crate) use self::toolbar::Toolbar;

@@ -8,6 +8,7 @@ use leptos::prelude::*;
 use web_sys::{Element, HtmlDivElement};
 
 use crate::connection::LabSession;
+use crate::ui::{ForEach, memo};
 use crate::view3d::belief_shapes::belief_shapes;
 use crate::view3d::orbit_camera::OrbitCamera;
 use crate::view3d::screen::{Viewport, on_viewport, project};
@@ -19,8 +20,7 @@ const EDGE_MARGIN_PX: f32 = 60.0;
 #[component]
 pub fn BeliefLabels(container: NodeRef<Div>) -> impl IntoView {
     let session = expect_context::<LabSession>();
-    let texts =
-        Memo::new(move |_| session.belief.with(|b| b.as_ref().map(|b| belief_shapes(b).texts).unwrap_or_default()));
+    let texts = memo(move |_| session.belief.with(|b| b.as_ref().map(|b| belief_shapes(b).texts).unwrap_or_default()));
     let numbered = move || texts.get().into_iter().enumerate().collect::<Vec<_>>();
     view! {
         <div
@@ -30,7 +30,7 @@ pub fn BeliefLabels(container: NodeRef<Div>) -> impl IntoView {
             node_ref=container
             aria-hidden="true"
         >
-            <For each=numbered key=|(index, text)| (*index, text.text.clone(), text.color.clone(), text.at.map(f32::to_bits)) let:item>
+            <ForEach each=numbered key=|(index, text)| (*index, text.text.clone(), text.color.clone(), text.at.map(f32::to_bits)) let:item>
                 {
                     let (_, text) = item;
                     let at = format!("{},{},{}", text.at[0], text.at[1], text.at[2]);
@@ -45,7 +45,7 @@ pub fn BeliefLabels(container: NodeRef<Div>) -> impl IntoView {
                         </div>
                     }
                 }
-            </For>
+            </ForEach>
         </div>
     }
 }

@@ -9,7 +9,7 @@ use super::render_loop::{RenderLoop, ViewCamera, ViewInputs};
 use super::robot_labels::RobotLabels;
 use super::view_toggles::ViewToggles;
 use crate::connection::LabSession;
-use crate::ui::When;
+use crate::ui::{When, effect};
 use crate::view3d::picking::{is_click, pick_robot};
 use crate::view3d::screen::{Viewport, pixel_ray};
 
@@ -50,7 +50,7 @@ pub fn LabCanvas() -> impl IntoView {
     let belief_labels = NodeRef::<Div>::new();
 
     // Start drawing once the canvas is in the document.
-    Effect::new(move |_| {
+    effect(move |_| {
         let Some(canvas) = canvas_ref.get() else { return };
         if render_loop.with_value(Option::is_some) {
             return;

@@ -10,7 +10,7 @@ use leptos::prelude::*;
 use web_sys::{Element, HtmlDivElement};
 
 use crate::connection::LabSession;
-use crate::ui::ForEachName;
+use crate::ui::{ForEachName, memo};
 use crate::view3d::labels::{owner_text, place_label};
 use crate::view3d::orbit_camera::OrbitCamera;
 use crate::view3d::screen::Viewport;
@@ -38,7 +38,7 @@ pub fn RobotLabels(container: NodeRef<Div>) -> impl IntoView {
                 {
                     let owner = {
                         let name = name.clone();
-                        Memo::new(move |_| session.participants.with(|people| owner_text(&name, people)))
+                        memo(move |_| session.participants.with(|people| owner_text(&name, people)))
                     };
                     let picked = {
                         let name = name.clone();
