@@ -211,19 +211,7 @@ body, text = rest[:int(line[1:])], rest[int(line[1:]):]
 print(repr(plain(marshal.loads(body))))
 print(repr(plain(json.loads(text))))
 "#;
-        let python = &crate::controller::interpreter::Interpreter::system().expect("python3").executable;
-        let mut child = std::process::Command::new(python)
-            .args(["-I", "-S", "-c", script])
-            .stdin(std::process::Stdio::piped())
-            .stdout(std::process::Stdio::piped())
-            .spawn()
-            .expect("python runs");
-        let mut stdin = child.stdin.take().unwrap();
-        std::io::Write::write_all(&mut stdin, &[&out, text.as_bytes()].concat()).unwrap();
-        drop(stdin);
-        let output = child.wait_with_output().unwrap();
-        assert!(output.status.success());
-        let printed = String::from_utf8(output.stdout).unwrap();
+        let printed = python_prints(script, &[&out, text.as_bytes()].concat());
         let (marshalled, json) = printed.trim_end().split_once('\n').expect("two lines");
         (marshalled.to_owned(), json.to_owned())
     }
@@ -263,6 +251,23 @@ print(repr(plain(json.loads(text))))
         assert_eq!(marshalled, json);
     }
 
+    /// What the real `python3` prints running `script` with `input` on its stdin.
+    fn python_prints(script: &str, input: &[u8]) -> String {
+        let python = &crate::controller::interpreter::Interpreter::system().expect("python3").executable;
+        let mut child = std::process::Command::new(python)
+            .args(["-I", "-S", "-c", script])
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .expect("python runs");
+        let mut stdin = child.stdin.take().unwrap();
+        std::io::Write::write_all(&mut stdin, input).unwrap();
+        drop(stdin);
+        let output = child.wait_with_output().unwrap();
+        assert!(output.status.success());
+        String::from_utf8(output.stdout).unwrap()
+    }
+
     /// The step messages one writer writes for `steps`, each as Python's `marshal`
     /// reads it, in `repr`.
     fn python_reads_in_turn(steps: &[StepInput]) -> Vec<String> {
@@ -273,18 +278,7 @@ print(repr(plain(json.loads(text))))
                 let mut out = Vec::new();
                 writer.write(input, &mut out);
                 let body = &out[out.iter().position(|&b| b == b'\n').unwrap() + 1..];
-                let script = "import sys, marshal; print(repr(marshal.loads(sys.stdin.buffer.read())))";
-                let python = &crate::controller::interpreter::Interpreter::system().expect("python3").executable;
-                let mut child = std::process::Command::new(python)
-                    .args(["-I", "-S", "-c", script])
-                    .stdin(std::process::Stdio::piped())
-                    .stdout(std::process::Stdio::piped())
-                    .spawn()
-                    .expect("python runs");
-                std::io::Write::write_all(&mut child.stdin.take().unwrap(), body).unwrap();
-                let output = child.wait_with_output().unwrap();
-                assert!(output.status.success());
-                String::from_utf8(output.stdout).unwrap()
+                python_prints("import sys, marshal; print(repr(marshal.loads(sys.stdin.buffer.read())))", body)
             })
             .collect()
     }
