@@ -71,10 +71,8 @@ impl StepWriter {
 
     fn sensors(&mut self, sensors: &BTreeMap<String, Option<SensorValue>>) {
         // A scan is left out only where the previous step carried it: a sensor missing
-        // from a step (or not a finite scan there) is forgotten.
-        self.sent_scans.retain(|name, _| {
-            matches!(sensors.get(name), Some(Some(SensorValue::Scan { ranges, .. })) if ranges.iter().all(|r| r.is_finite()))
-        });
+        // from a step (or not a finite scan there, below) is forgotten.
+        self.sent_scans.retain(|name, _| sensors.contains_key(name));
         let body = &mut self.body;
         marshal::dict_start(body);
         for (name, value) in sensors {
@@ -109,7 +107,10 @@ impl StepWriter {
                     marshal::dict_end(body);
                 }
                 // Non-finite ranges are JSON's `null`: such a scan goes as version 1 has it.
-                other => marshal::write(body, &mut self.decimal, other).expect("readings marshal"),
+                other => {
+                    self.sent_scans.remove(name);
+                    marshal::write(body, &mut self.decimal, other).expect("readings marshal");
+                }
             }
         }
         marshal::dict_end(body);
