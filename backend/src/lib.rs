@@ -6,13 +6,15 @@
 //! its fan-out to viewers) → [`classroom`] (the product's rules: permissions, uploads,
 //! labs' lives, persistence policy) → [`net`] (HTTP routes and websockets, translation
 //! only). [`store`] keeps what must survive a restart; [`secret`] mints tokens and keeps
-//! only their digests; [`examples`] reads the example robots teachers hand out.
+//! only their digests; [`examples`] reads the example robots teachers hand out; [`mesh`] reads mesh files into
+//! the triangles pages draw.
 //! The browser app and test clients only ever see the types of `vlab-protocol`.
 
 pub mod classroom;
 pub mod controller;
 pub mod examples;
 pub mod lab;
+pub mod mesh;
 pub mod net;
 pub mod robot;
 pub mod scene;

@@ -1,6 +1,7 @@
 // A scene with a mesh and library materials is drawn with them: after the instructor
 // uploads wheels (`shape mesh("wheel.mesh", ...)`), a glass pane and textured boxes, the
-// page fetches /assets/wheel.obj and the textures once each, every one answers 200, and
+// page fetches the triangles of /assets/wheel.obj (`/api/triangles?mesh=...`: the server
+// reads the file) and the textures once each, every one answers 200, and
 // no error is logged (a mesh that does not exist is only a warning; its collision shape
 // is drawn and nothing is fetched for it).
 
@@ -25,8 +26,9 @@ test('meshes and textured materials are fetched once and drawn', { timeout: 300_
     const assets = new Map();
     page.on('response', (response) => {
       const url = new URL(response.url());
-      if (url.pathname.startsWith('/assets/')) {
-        assets.set(url.pathname, [...(assets.get(url.pathname) ?? []), response.status()]);
+      const key = url.pathname === '/api/triangles' ? `triangles of ${url.searchParams.get('mesh')}` : url.pathname;
+      if (url.pathname.startsWith('/assets/') || url.pathname === '/api/triangles') {
+        assets.set(key, [...(assets.get(key) ?? []), response.status()]);
       }
     });
 
@@ -45,16 +47,17 @@ test('meshes and textured materials are fetched once and drawn', { timeout: 300_
     await waitUntil(
       'the wheel mesh and the stripes texture to be fetched',
       async () => new Map(assets),
-      (seen) => seen.has('/assets/wheel.obj') && seen.has('/assets/textures/redstripes.png'),
+      (seen) => seen.has('triangles of /assets/wheel.obj') && seen.has('/assets/textures/redstripes.png'),
     );
     // Give the view a moment to draw with them, then keep a picture for people.
     await page.waitForTimeout(1500);
     const shot = await page.locator(byTestId('lab-canvas')).screenshot();
     t.diagnostic(`canvas: ${saveArtifact(artifactName('canvas.png'), shot)}; assets: ${JSON.stringify([...assets])}`);
 
-    for (const [pathname, statuses] of assets) {
-      assert.deepEqual(statuses, [200], `${pathname} is fetched once and served`);
+    for (const [asset, statuses] of assets) {
+      assert.deepEqual(statuses, [200], `${asset} is fetched once and served`);
     }
+    assert.ok(!assets.has('/assets/wheel.obj'), 'the page does not read the OBJ file itself');
     assert.ok(![...assets.keys()].some((p) => p.includes('nosuch')), 'nothing is fetched for a missing mesh');
   });
 });

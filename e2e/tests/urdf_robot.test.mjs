@@ -143,7 +143,8 @@ test('a student adds a URDF robot with its binary STL mesh picked beside it, and
     assert.equal(report.status, 200, JSON.stringify(report.body));
     const meshUrl = await waitUntil(
       'the page to load the chassis mesh',
-      () => student.evaluate(() => performance.getEntriesByType('resource').map((e) => new URL(e.name).pathname).find((p) => p.endsWith('/chassis.stl.obj')) ?? null),
+      // The page asks the server for the mesh's triangles: /api/triangles?mesh=URL.
+      () => student.evaluate(() => performance.getEntriesByType('resource').map((e) => new URL(e.name)).filter((u) => u.pathname === '/api/triangles').map((u) => u.searchParams.get('mesh')).find((m) => m?.endsWith('/chassis.stl.obj')) ?? null),
       (url) => url !== null,
     );
     const obj = await server.request('GET', meshUrl, { token });

@@ -30,6 +30,7 @@ mod recording;
 mod robots;
 mod scene;
 mod sightings;
+mod triangles;
 
 pub use belief::{Belief, Drawing, Estimate, MAX_DRAWN_TEXT_CHARS, MAX_DRAWN_TEXTS, MAX_DRAWN_VERTICES, drawing_color};
 pub use camera_view::{CameraView, CameraViewError};
@@ -54,6 +55,7 @@ pub use robots::{
 };
 pub use scene::{BodyId, BodyView, Material, MeshView, PartView, Pose, SceneSnapshot, Shape};
 pub use sightings::{Landmark, RadioMessage};
+pub use triangles::{IDENTITY, Matrix, TriangleMesh, TrianglesError, decode_triangles, encode_triangles};
 
 /// The version of this protocol. Bumped on any incompatible change of a message or
 /// of the frame encoding; checked when a websocket connects.

@@ -14,6 +14,7 @@ mod access;
 mod error;
 pub mod export;
 mod labs;
+mod meshes;
 mod people;
 pub mod recording;
 mod robots;
@@ -77,6 +78,7 @@ pub struct Classroom {
     pub labs: Labs,
     library: Library,
     assets: UploadedAssets,
+    library_triangles: meshes::LibraryTriangles,
     budget: UploadBudget,
     server_key: Option<TokenDigest>,
     open_labs: bool,
@@ -97,6 +99,7 @@ impl Classroom {
             labs: Labs::default(),
             library: config.library,
             assets: UploadedAssets::default(),
+            library_triangles: meshes::LibraryTriangles::default(),
             budget: UploadBudget::default(),
             server_key: config.server_key,
             open_labs: config.open_labs,

@@ -86,6 +86,7 @@ pub fn app(state: Arc<AppState>) -> Router {
         .route("/labs/{lab}/robots/{robot}/program/restart", post(programs::restart_program))
         .route("/labs/{lab}/robots/{robot}/program/stop", post(programs::stop_program))
         .route("/labs/{lab}/assets/{*path}", get(uploads::uploaded_asset))
+        .route("/triangles", get(uploads::mesh_triangles))
         .route("/labs/{lab}/scene", post(uploads::upload_scene).layer(DefaultBodyLimit::max(MAX_UPLOAD_BYTES)))
         .route("/labs/{lab}/recording", get(recording::summary))
         .route("/labs/{lab}/recording.csv", get(recording::lab_csv))

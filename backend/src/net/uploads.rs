@@ -2,12 +2,13 @@
 //! is which is the classroom's business), the scene and robot upload routes, and the
 //! assets uploads brought.
 
+use std::collections::HashMap;
 use std::sync::Arc;
 
 use axum::Json;
 use axum::body::Bytes;
 use axum::extract::multipart::MultipartError;
-use axum::extract::{FromRequest, Multipart, Path, Request, State};
+use axum::extract::{FromRequest, Multipart, Path, Query, Request, State};
 use axum::http::StatusCode;
 use axum::http::header::CONTENT_TYPE;
 use axum::response::{IntoResponse, Response};
@@ -53,6 +54,23 @@ pub async fn uploaded_asset(
 ) -> Result<Response, AppError> {
     let bytes = app.classroom.uploaded_asset(&lab, &path)?;
     Ok(([(CONTENT_TYPE, content_type(&path))], bytes).into_response())
+}
+
+/// `GET /api/triangles?mesh=URL`: the triangles of a mesh the page draws (a library
+/// mesh or one uploaded to a lab), read on the server so the page parses no mesh files.
+pub async fn mesh_triangles(
+    State(app): State<Arc<AppState>>,
+    Query(query): Query<HashMap<String, String>>,
+) -> Result<Response, AppError> {
+    let url = query
+        .get("mesh")
+        .cloned()
+        .ok_or_else(|| AppError::BadRequest("say which mesh: /api/triangles?mesh=/assets/wheel.obj".into()))?;
+    // A large file takes a while to read the first time: not on the async workers.
+    let bytes = tokio::task::spawn_blocking(move || app.classroom.mesh_triangles(&url))
+        .await
+        .map_err(|e| AppError::Internal(format!("reading the mesh failed: {e}")))??;
+    Ok(([(CONTENT_TYPE, "application/octet-stream")], bytes).into_response())
 }
 
 /// Reads an upload: a plain-text body (the main file, called `plain_name`) or a

@@ -1,15 +1,16 @@
 //! Fetches meshes and textures named by the snapshot (`/assets/...`) with the browser's
-//! `fetch`, decodes them in memory (OBJ with three-d-asset, glTF with [`gltf_mesh`],
-//! images with the browser's own decoders), and keeps them per URL in an [`AssetCache`]. The renderer asks; when an asset arrives the caches' generation
-//! changes and the renderer rebuilds with it.
+//! `fetch` and keeps them per URL in an [`AssetCache`]. A mesh comes as the triangles
+//! the server read from its file (`GET /api/triangles?mesh=URL`: the page has no OBJ or
+//! glTF reader); an image is decoded by the browser's own decoders. The renderer asks;
+//! when an asset arrives the caches' generation changes and the renderer rebuilds with it.
 
 use std::cell::RefCell;
 use std::rc::Rc;
 use std::sync::Arc;
 
 use three_d::{Context, CpuMesh, CpuTexture, Indices, Mat4, Positions, Srgba, Texture2D, Vec2, Vec3};
-use three_d_asset::io::RawAssets;
-use three_d_asset::{Geometry, Model, TextureData, f16};
+use three_d_asset::{TextureData, f16};
+use vlab_protocol::TriangleMesh;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
 use web_sys::{
@@ -18,7 +19,6 @@ use web_sys::{
 };
 
 use crate::view3d::asset_cache::{AssetCache, is_supported_mesh, srgb_to_linear};
-use crate::view3d::gltf_mesh::{self, TriangleMesh};
 
 /// The triangle meshes of one mesh file, in the file's own units and frame.
 pub type MeshAsset = Rc<Vec<CpuMesh>>;
@@ -46,7 +46,7 @@ impl Assets {
             let url = url.to_owned();
             wasm_bindgen_futures::spawn_local(async move {
                 let result = if is_supported_mesh(&url) {
-                    fetch_bytes(&url).await.and_then(|bytes| decode_mesh(&url, bytes))
+                    fetch_bytes(&triangles_url(&url)).await.and_then(|bytes| decode_mesh(&bytes))
                 } else {
                     Err("not an .obj, .gltf or .glb file".to_owned())
                 };
@@ -153,32 +153,22 @@ fn linearise(texture: &mut CpuTexture) {
     };
 }
 
-/// The last path segment: three-d-asset picks the decoder by its extension.
+/// The last path segment: the texture's name.
 fn file_name(url: &str) -> &str {
     url.rsplit('/').next().unwrap_or(url)
 }
 
-/// Every triangle mesh of a mesh file, with its node transformation applied and
-/// normals computed when the file has none.
-fn decode_mesh(url: &str, bytes: Vec<u8>) -> Result<Vec<CpuMesh>, String> {
-    let lower = url.to_ascii_lowercase();
-    let placed: Vec<(CpuMesh, Mat4)> = if lower.ends_with(".glb") || lower.ends_with(".gltf") {
-        gltf_mesh::triangle_meshes(&bytes).map_err(|e| e.to_string())?.into_iter().map(cpu_mesh_of).collect()
-    } else {
-        let mut raw = RawAssets::new();
-        raw.insert(file_name(url), bytes);
-        let model: Model = raw.deserialize(file_name(url)).map_err(|e| e.to_string())?;
-        model
-            .geometries
-            .into_iter()
-            .filter_map(|primitive| match primitive.geometry {
-                Geometry::Triangles(mesh) => Some((mesh, primitive.transformation)),
-                _ => None,
-            })
-            .collect()
-    };
+/// Where the server answers with the triangles of the mesh file at `url`.
+fn triangles_url(url: &str) -> String {
+    format!("/api/triangles?mesh={}", String::from(js_sys::encode_uri_component(url)))
+}
+
+/// Every triangle mesh the server read from a mesh file, with its transformation
+/// applied and normals computed when the file has none.
+fn decode_mesh(bytes: &[u8]) -> Result<Vec<CpuMesh>, String> {
+    let placed = vlab_protocol::decode_triangles(bytes).map_err(|e| e.to_string())?;
     let mut meshes = Vec::new();
-    for (mut mesh, transformation) in placed {
+    for (mut mesh, transformation) in placed.into_iter().map(cpu_mesh_of) {
         mesh.transform(transformation).map_err(|e| e.to_string())?;
         if mesh.normals.is_none() {
             mesh.compute_normals();
@@ -191,7 +181,7 @@ fn decode_mesh(url: &str, bytes: Vec<u8>) -> Result<Vec<CpuMesh>, String> {
     Ok(meshes)
 }
 
-/// three-d's mesh of a glTF primitive, and the transformation that places it.
+/// three-d's mesh of one of a file's triangle meshes, and the transformation that places it.
 fn cpu_mesh_of(mesh: TriangleMesh) -> (CpuMesh, Mat4) {
     let vec3 = |v: Vec<[f32; 3]>| v.into_iter().map(Vec3::from).collect::<Vec<_>>();
     let cpu = CpuMesh {

@@ -4,9 +4,9 @@
 //! [`overlay`] (the picked robot's rays, trails and belief), [`belief_shapes`] (a
 //! program's drawings and estimate in world space),
 //! [`primitives`] (parts as unit primitives), [`orbit_camera`], [`quality`] (adaptive
-//! resolution and shadows), [`asset_cache`] (per-URL state of meshes and textures),
-//! [`gltf_mesh`] (the triangles of a glTF file).
-//! Web only: `assets` fetches the meshes and textures the snapshot names, `gl` gets a
+//! resolution and shadows), [`asset_cache`] (per-URL state of meshes and textures).
+//! Web only: `assets` fetches the meshes (as the triangles the server read from their
+//! files) and textures the snapshot names, `gl` gets a
 //! three-d context from the canvas leptos created, `renderer` turns the world into lit
 //! meshes and draws them (lit by `environment`'s ambient light and a sun), `render_loop`
 //! drives it with `requestAnimationFrame`, keeps the canvas sized to its box and adapts
@@ -14,7 +14,6 @@
 
 pub mod asset_cache;
 pub mod belief_shapes;
-pub mod gltf_mesh;
 pub mod labels;
 pub mod orbit_camera;
 pub mod overlay;

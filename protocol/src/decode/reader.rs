@@ -6,11 +6,10 @@
 //! each struct the page reads carried a copy of the array way, which the protocol never
 //! sends (every struct travels as an object). This reader never asks a struct for the
 //! array way, so the compiler leaves that code out of the page. Everything else is
-//! handed to `Value`'s own reader (numbers, strings, enums, `RawValue`) or done as it
+//! handed to `Value`'s own reader (numbers, strings, enums) or done as it
 //! does it (options, sequences, maps, and "fewer elements" errors when a visitor stops
 //! early). Map keys are read as strings, so a map with number keys does not read; the
-//! protocol has none. (`RawValue`, which glTF's `extras` use, is tested with the page's
-//! glTF reader: this crate builds `serde_json` without it.)
+//! protocol has none.
 
 use serde::de::{
     self, DeserializeOwned, DeserializeSeed, Deserializer, IntoDeserializer, MapAccess, SeqAccess, Visitor,
@@ -26,9 +25,6 @@ pub fn from_json_value<T: DeserializeOwned>(value: Value) -> Result<T, Error> {
 
 /// A `Value` being read.
 pub(crate) struct ValueReader(pub(crate) Value);
-
-/// The name `serde_json` gives `RawValue`'s newtype, which `Value`'s reader knows.
-const RAW_VALUE_TOKEN: &str = "$serde_json::private::RawValue";
 
 impl<'de> Deserializer<'de> for ValueReader {
     type Error = Error;
@@ -48,12 +44,8 @@ impl<'de> Deserializer<'de> for ValueReader {
         }
     }
 
-    fn deserialize_newtype_struct<V: Visitor<'de>>(self, name: &'static str, visitor: V) -> Result<V::Value, Error> {
-        if name == RAW_VALUE_TOKEN {
-            self.0.deserialize_newtype_struct(name, visitor)
-        } else {
-            visitor.visit_newtype_struct(self)
-        }
+    fn deserialize_newtype_struct<V: Visitor<'de>>(self, _name: &'static str, visitor: V) -> Result<V::Value, Error> {
+        visitor.visit_newtype_struct(self)
     }
 
     fn deserialize_seq<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {

@@ -7,6 +7,8 @@ use std::collections::{BTreeSet, HashMap};
 
 use bytes::Bytes;
 
+use crate::mesh::TrianglesOnce;
+
 /// What uses an uploaded asset.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum AssetUser {
@@ -19,6 +21,8 @@ pub enum AssetUser {
 struct Served {
     bytes: Bytes,
     users: BTreeSet<AssetUser>,
+    /// The asset's triangles once a page asked for them (meshes only): they go with it.
+    triangles: TrianglesOnce,
 }
 
 /// Assets uploaded with scenes, per lab.
@@ -36,13 +40,24 @@ impl UploadedAssets {
         let mut by_lab = self.by_lab.write().expect("assets lock");
         let served = by_lab.entry(lab.to_owned()).or_default();
         for (path, bytes, user) in assets {
-            served.entry(path).or_insert_with(|| Served { bytes, users: BTreeSet::new() }).users.insert(user);
+            served
+                .entry(path)
+                .or_insert_with(|| Served { bytes, users: BTreeSet::new(), triangles: TrianglesOnce::default() })
+                .users
+                .insert(user);
         }
     }
 
     /// The asset at `path` in lab `lab`.
     pub fn get(&self, lab: &str, path: &str) -> Option<Bytes> {
         self.by_lab.read().expect("assets lock").get(lab)?.get(path).map(|served| served.bytes.clone())
+    }
+
+    /// The asset at `path` in lab `lab` and where its triangles are kept once read.
+    pub fn with_triangles(&self, lab: &str, path: &str) -> Option<(Bytes, TrianglesOnce)> {
+        let by_lab = self.by_lab.read().expect("assets lock");
+        let served = by_lab.get(lab)?.get(path)?;
+        Some((served.bytes.clone(), served.triangles.clone()))
     }
 
     /// Robot `robot` left lab `lab`: the assets only it used go.

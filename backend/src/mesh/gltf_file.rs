@@ -1,94 +1,32 @@
-//! Reads the triangle meshes of a glTF file into plain arrays, each with the
-//! transformation of the node that places it.
-//!
-//! Only geometry: the view colours and textures parts from the scene's materials, so a
-//! file's own materials and images are never decoded (no image decoder in the page).
-//! The buffers must be inside the file (a `.glb`'s binary chunk): the page fetches one
-//! URL per mesh. Host-tested with the repository's `assets/pyramid.glb`.
-
-use std::fmt;
+//! glTF and GLB files: the triangle primitives of the file's scene, each with the
+//! transformation of the node that places it. The buffers must be inside the file (a
+//! `.glb`'s binary chunk): a mesh is one URL.
 
 use gltf::buffer::Source;
 use gltf::mesh::Mode;
-use gltf::{Document, Glb};
+use gltf::{Document, Gltf};
+use vlab_protocol::{IDENTITY, Matrix, TriangleMesh};
 
-/// A column-major 4×4 matrix, as glTF writes them.
-pub type Matrix = [[f32; 4]; 4];
+use super::MeshError;
 
-/// The identity transformation.
-const IDENTITY: Matrix = [[1.0, 0.0, 0.0, 0.0], [0.0, 1.0, 0.0, 0.0], [0.0, 0.0, 1.0, 0.0], [0.0, 0.0, 0.0, 1.0]];
-
-/// One triangle primitive of a glTF mesh, in the mesh's own frame.
-#[derive(Clone, Debug, PartialEq)]
-pub struct TriangleMesh {
-    /// Vertex positions, in the file's units.
-    pub positions: Vec<[f32; 3]>,
-    /// Vertex normals; `None` when the file has none (the view computes them).
-    pub normals: Option<Vec<[f32; 3]>>,
-    /// Three per triangle; `None` when the vertices are the triangles in order.
-    pub indices: Option<Vec<u32>>,
-    /// The first set of texture coordinates.
-    pub uvs: Option<Vec<[f32; 2]>>,
-    /// The first set of vertex colours, as 8-bit RGBA.
-    pub colors: Option<Vec<[u8; 4]>>,
-    /// File frame from mesh frame: the product of the node and its ancestors.
-    pub transform: Matrix,
-}
-
-/// Why a glTF file gives no meshes.
-#[derive(Debug, PartialEq)]
-pub enum GltfError {
-    /// Not glTF, or glTF that fails validation.
-    Unreadable(String),
-    /// A buffer lives in another file or a data URI; only `.glb` binary chunks are read.
-    ExternalBuffer,
-    /// A buffer shorter than the file declares.
-    ShortBuffer,
-    /// No triangle primitive with positions in the scene.
-    NoTriangles,
-}
-
-impl fmt::Display for GltfError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            GltfError::Unreadable(reason) => write!(f, "not a readable glTF file: {reason}"),
-            GltfError::ExternalBuffer => f.write_str("glTF buffers must be inside the file (use .glb)"),
-            GltfError::ShortBuffer => f.write_str("a glTF buffer is shorter than declared"),
-            GltfError::NoTriangles => f.write_str("no triangles in the file"),
-        }
-    }
-}
-
-/// The file's validated document and its binary chunk, as `gltf::Gltf::from_slice`
-/// reads them, but with the JSON read through a `serde_json::Value` like all the page's
-/// JSON (`crate::api::json`): the glTF types' readers are then compiled for `Value`
-/// only, not once more for JSON bytes.
-fn read_document(bytes: &[u8]) -> Result<(Document, Option<Vec<u8>>), GltfError> {
-    let unreadable = |reason: String| GltfError::Unreadable(reason);
-    let (json, blob) = if bytes.starts_with(b"glTF") {
-        let glb = Glb::from_slice(bytes).map_err(|e| unreadable(e.to_string()))?;
-        (glb.json.into_owned(), glb.bin.map(|bin| bin.into_owned()))
-    } else {
-        (bytes.to_vec(), None)
-    };
-    let text = std::str::from_utf8(&json).map_err(|e| unreadable(format!("the JSON is not UTF-8: {e}")))?;
-    let root: gltf::json::Root = crate::api::from_json(text).map_err(|e| unreadable(e.to_string()))?;
-    let document = Document::from_json(root).map_err(|e| unreadable(e.to_string()))?;
-    Ok((document, blob))
+/// The file's validated document and its binary chunk.
+fn read_document(bytes: &[u8]) -> Result<(Document, Option<Vec<u8>>), MeshError> {
+    let gltf = Gltf::from_slice(bytes).map_err(|e| MeshError::Unreadable { kind: "glTF", reason: e.to_string() })?;
+    Ok((gltf.document, gltf.blob))
 }
 
 /// Every triangle primitive of the file's scene (its default one, else its first;
 /// without scenes, every root node).
-pub fn triangle_meshes(bytes: &[u8]) -> Result<Vec<TriangleMesh>, GltfError> {
+pub fn triangle_meshes(bytes: &[u8]) -> Result<Vec<TriangleMesh>, MeshError> {
     let (document, mut blob) = read_document(bytes)?;
     let mut buffers = Vec::new();
     for buffer in document.buffers() {
         let data = match buffer.source() {
-            Source::Bin => blob.take().ok_or(GltfError::ShortBuffer)?,
-            Source::Uri(_) => return Err(GltfError::ExternalBuffer),
+            Source::Bin => blob.take().ok_or(MeshError::ShortBuffer)?,
+            Source::Uri(_) => return Err(MeshError::ExternalBuffer),
         };
         if data.len() < buffer.length() {
-            return Err(GltfError::ShortBuffer);
+            return Err(MeshError::ShortBuffer);
         }
         buffers.push(data);
     }
@@ -104,7 +42,7 @@ pub fn triangle_meshes(bytes: &[u8]) -> Result<Vec<TriangleMesh>, GltfError> {
         visit(&root, IDENTITY, &buffers, &mut meshes);
     }
     if meshes.is_empty() {
-        return Err(GltfError::NoTriangles);
+        return Err(MeshError::NoTriangles);
     }
     Ok(meshes)
 }
@@ -175,18 +113,18 @@ mod tests {
 
     #[test]
     fn files_that_are_not_glb_meshes_say_why() {
-        assert!(matches!(triangle_meshes(b"solid cube"), Err(GltfError::Unreadable(_))));
+        assert!(matches!(triangle_meshes(b"solid cube"), Err(MeshError::Unreadable { .. })));
         let external = br#"{"asset":{"version":"2.0"},"buffers":[{"byteLength":4,"uri":"mesh.bin"}]}"#;
-        assert_eq!(triangle_meshes(external), Err(GltfError::ExternalBuffer));
+        assert_eq!(triangle_meshes(external), Err(MeshError::ExternalBuffer));
         let empty = br#"{"asset":{"version":"2.0"},"scenes":[{"nodes":[]}]}"#;
-        assert_eq!(triangle_meshes(empty), Err(GltfError::NoTriangles));
-        // Read through a `serde_json::Value`: `extras` (kept as raw JSON) and unknown
-        // members still read, a broken index is still refused by validation.
+        assert_eq!(triangle_meshes(empty), Err(MeshError::NoTriangles));
+        // `extras` (kept as raw JSON) and unknown members read; a broken index is
+        // refused by validation.
         let extras = br#"{"asset":{"version":"2.0","extras":{"by":"x"}},"scenes":[{"nodes":[]}],"extensionsX":1}"#;
-        assert_eq!(triangle_meshes(extras), Err(GltfError::NoTriangles));
+        assert_eq!(triangle_meshes(extras), Err(MeshError::NoTriangles));
         let dangling = br#"{"asset":{"version":"2.0"},"scenes":[{"nodes":[3]}]}"#;
-        assert!(matches!(triangle_meshes(dangling), Err(GltfError::Unreadable(_))));
-        assert!(matches!(triangle_meshes(b"glTF\x02\0\0\0"), Err(GltfError::Unreadable(_))), "a cut GLB header");
+        assert!(matches!(triangle_meshes(dangling), Err(MeshError::Unreadable { .. })));
+        assert!(matches!(triangle_meshes(b"glTF\x02\0\0\0"), Err(MeshError::Unreadable { .. })), "a cut GLB header");
     }
 
     #[test]
@@ -198,6 +136,6 @@ mod tests {
         cut[bin_start..bin_start + 4].copy_from_slice(&16u32.to_le_bytes());
         let total = cut.len() as u32;
         cut[8..12].copy_from_slice(&total.to_le_bytes());
-        assert_eq!(triangle_meshes(&cut), Err(GltfError::ShortBuffer));
+        assert_eq!(triangle_meshes(&cut), Err(MeshError::ShortBuffer));
     }
 }
