@@ -207,7 +207,9 @@ impl<'de> MapAccess<'de> for MapReader {
         match self.entries.next() {
             Some((key, value)) => {
                 self.value = Some(value);
-                seed.deserialize(ValueReader(Value::String(key))).map(Some)
+                // serde's own reader of a string: smaller, per key type, than
+                // going through a `Value` (a field name, a map's `String` key, a unit enum).
+                seed.deserialize(IntoDeserializer::<Error>::into_deserializer(key)).map(Some)
             }
             None => Ok(None),
         }
