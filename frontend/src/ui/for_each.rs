@@ -15,18 +15,18 @@ use std::sync::Arc;
 use leptos::prelude::*;
 
 /// Builds the view of one row.
-type RowView = Arc<dyn Fn() -> AnyView + Send + Sync>;
+pub(crate) type RowView = Arc<dyn Fn() -> AnyView + Send + Sync>;
 
 /// One item of a list: its key and its view.
-struct Row {
+pub(crate) struct Row {
     /// The item's key, as text.
-    key: String,
+    pub(crate) key: String,
     /// The item's row.
-    view: RowView,
+    pub(crate) view: RowView,
 }
 
 /// A list's rows, read again when the list changes.
-type Rows = Box<dyn Fn() -> Vec<Row> + Send + Sync>;
+pub(crate) type Rows = Box<dyn Fn() -> Vec<Row> + Send + Sync>;
 
 /// One `children(item)` row per item of `each`, in order, keyed by `key(item)`.
 #[component]
@@ -61,7 +61,7 @@ where
     keyed_rows(rows)
 }
 
-/// The one `<For>` every such list goes through.
-fn keyed_rows(rows: Rows) -> impl IntoView {
+/// The one `<For>` every keyed list of the page goes through (`<ForEachName>` too).
+pub(crate) fn keyed_rows(rows: Rows) -> impl IntoView {
     view! { <For each=move || rows() key=|row: &Row| row.key.clone() children=|row: Row| (row.view)() /> }
 }
