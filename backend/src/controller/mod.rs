@@ -121,6 +121,9 @@ pub struct Limits {
     /// waits; its rules for late programs are the lab's (`lab::programs`).
     pub step_budget: Duration,
     /// Wall time from the start to its first answer: imports and set-up (default 5 s).
+    /// A Python program gets back the time its start waited for a CPU on a busy
+    /// machine, up to [`program::MAX_STARTUP_STRETCH`] budgets in all
+    /// ([`program::startup_deadline`]).
     pub startup_budget: Duration,
     /// Wall time it has to end after `stop` before it is killed (default 200 ms).
     pub stop_budget: Duration,

@@ -43,6 +43,10 @@ const THREAD_CHECK_EVERY: u64 = 4;
 /// Bytes read from the program's pipes at once.
 const READ_CHUNK: usize = 64 * 1024;
 
+/// A start's wall time may stretch to this many startup budgets in all when the
+/// program spent the extra time waiting for a CPU (see [`startup_deadline`]).
+pub const MAX_STARTUP_STRETCH: u32 = 3;
+
 /// What to run, for which robot, under which limits.
 #[derive(Clone, Debug)]
 pub struct ProgramSpec {
@@ -224,6 +228,11 @@ pub struct PythonProgram {
     steps: StepWriter,
     /// The program's `/proc/<pid>/stat`, kept open: it is read again from its start.
     stat: Option<File>,
+    /// `/proc/<pid>/schedstat`: how long the program waited for a CPU.
+    schedstat: Option<File>,
+    /// When it started, until its first step is sent: its start-up budget counts
+    /// from here, without the time the machine made it wait (see [`startup_deadline`]).
+    starting_since: Option<Instant>,
     /// The clock of the program's CPU time (`None` where it cannot be had).
     cpu_clock: Option<nix::time::ClockId>,
     conversation: Conversation,
@@ -288,6 +297,8 @@ impl PythonProgram {
             robot: spec.side.robot.clone(),
             limits: spec.limits.clone(),
             stat: File::open(format!("/proc/{pid}/stat")).ok(),
+            schedstat: File::open(format!("/proc/{pid}/schedstat")).ok(),
+            starting_since: Some(Instant::now()),
             cpu_clock: nix::time::clock_getcpuclockid(pid).ok(),
             child: spawned.child,
             stdin,
@@ -369,6 +380,7 @@ impl PythonProgram {
         if let Err(e) = self.conversation.step(input.step) {
             return Err(self.fail(e));
         }
+        self.starting_since = None;
         self.deadline = Instant::now() + self.limits.step_budget;
         self.budget = self.limits.step_budget;
         self.send_buf.clear();
@@ -456,6 +468,7 @@ impl PythonProgram {
         if let Some(e) = &self.failed {
             return if *e == ProgramError::Stopped || *e == ProgramError::Ended { Ok(()) } else { Err(e.clone()) };
         }
+        self.starting_since = None;
         self.deadline = Instant::now() + self.limits.stop_budget;
         self.budget = self.limits.stop_budget;
         self.conversation.stop();
@@ -543,6 +556,7 @@ impl PythonProgram {
             let timeout = match self.poll_timeout() {
                 _ if !wait => PollTimeout::ZERO,
                 Some(timeout) => timeout,
+                None if self.stretch_startup() => continue,
                 None if !last_look => {
                     last_look = true;
                     PollTimeout::ZERO
@@ -621,6 +635,28 @@ impl PythonProgram {
         self.take_output(lines)
     }
 
+    /// While the program starts: moves the deadline on by the time it waited for a CPU
+    /// (a busy machine, not the program's doing), within [`MAX_STARTUP_STRETCH`].
+    /// Whether the deadline moved.
+    fn stretch_startup(&mut self) -> bool {
+        let (Some(since), Some(waited)) = (self.starting_since, self.cpu_wait()) else { return false };
+        let deadline = startup_deadline(since, self.limits.startup_budget, waited);
+        if deadline > self.deadline && deadline > Instant::now() {
+            self.deadline = deadline;
+            return true;
+        }
+        false
+    }
+
+    /// How long the program's main thread has waited for a CPU, runnable but not
+    /// running (`/proc/<pid>/schedstat`, field 2, nanoseconds).
+    fn cpu_wait(&self) -> Option<Duration> {
+        let mut text = [0u8; 128];
+        let read = self.schedstat.as_ref()?.read_at(&mut text, 0).ok()?;
+        let waited = std::str::from_utf8(&text[..read]).ok()?.split_whitespace().nth(1)?.parse::<u64>().ok()?;
+        Some(Duration::from_nanos(waited))
+    }
+
     /// Time left before the deadline, for `poll`; `None` once it has passed.
     fn poll_timeout(&self) -> Option<PollTimeout> {
         let left = self.deadline.checked_duration_since(Instant::now())?;
@@ -632,6 +668,10 @@ impl PythonProgram {
     }
 
     fn timed_out(&mut self) -> ProgramError {
+        if let Some(since) = self.starting_since {
+            // Report the wall time it had, stretch included.
+            self.budget = self.deadline.saturating_duration_since(since).max(self.budget);
+        }
         self.fail(ProgramError::Timeout { ms: self.budget.as_millis() })
     }
 
@@ -764,5 +804,32 @@ impl super::Controller for PythonProgram {
 
     fn error(&self) -> Option<&ProgramError> {
         PythonProgram::error(self)
+    }
+}
+
+/// When a program that started at `since` must have answered: its start-up `budget`
+/// of wall time plus the time it `waited` for a CPU, at most [`MAX_STARTUP_STRETCH`]
+/// budgets in all. On a busy machine (other programs starting, a build, a lab at full
+/// speed) imports take longer for reasons that are not the program's; a program that
+/// sleeps or loops is still stopped once its own time is up.
+pub fn startup_deadline(since: Instant, budget: Duration, waited: Duration) -> Instant {
+    since + (budget + waited).min(budget * MAX_STARTUP_STRETCH)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_start_gets_back_the_time_it_waited_for_a_cpu_within_the_stretch() {
+        let since = Instant::now();
+        let budget = Duration::from_secs(5);
+        assert_eq!(startup_deadline(since, budget, Duration::ZERO), since + budget, "a quiet machine: the budget");
+        assert_eq!(startup_deadline(since, budget, Duration::from_secs(2)), since + Duration::from_secs(7));
+        assert_eq!(
+            startup_deadline(since, budget, Duration::from_secs(60)),
+            since + budget * MAX_STARTUP_STRETCH,
+            "never more than the stretch"
+        );
     }
 }
