@@ -7,7 +7,11 @@ use gltf::mesh::Mode;
 use gltf::{Document, Gltf};
 use vlab_protocol::{IDENTITY, Matrix, TriangleMesh};
 
-use super::MeshError;
+use super::{MAX_VERTICES, MeshError};
+
+/// Deepest node tree read: deeper is a loop (a node among its own descendants, which
+/// validation does not refuse) or no real model.
+pub const MAX_NODE_DEPTH: usize = 64;
 
 /// The file's validated document and its binary chunk.
 fn read_document(bytes: &[u8]) -> Result<(Document, Option<Vec<u8>>), MeshError> {
@@ -33,13 +37,15 @@ pub fn triangle_meshes(bytes: &[u8]) -> Result<Vec<TriangleMesh>, MeshError> {
     let roots: Vec<gltf::Node> = match document.default_scene().or_else(|| document.scenes().next()) {
         Some(scene) => scene.nodes().collect(),
         None => {
-            let children: Vec<usize> = document.nodes().flat_map(|n| n.children().map(|c| c.index())).collect();
+            let children: std::collections::HashSet<usize> =
+                document.nodes().flat_map(|n| n.children().map(|c| c.index())).collect();
             document.nodes().filter(|n| !children.contains(&n.index())).collect()
         }
     };
     let mut meshes = Vec::new();
+    let mut vertices = 0;
     for root in roots {
-        visit(&root, IDENTITY, &buffers, &mut meshes);
+        visit(&root, IDENTITY, 0, &buffers, &mut meshes, &mut vertices)?;
     }
     if meshes.is_empty() {
         return Err(MeshError::NoTriangles);
@@ -47,13 +53,30 @@ pub fn triangle_meshes(bytes: &[u8]) -> Result<Vec<TriangleMesh>, MeshError> {
     Ok(meshes)
 }
 
-/// Adds the triangles of `node` and its descendants, `parent` placing the node.
-fn visit(node: &gltf::Node, parent: Matrix, buffers: &[Vec<u8>], meshes: &mut Vec<TriangleMesh>) {
+/// Adds the triangles of `node` (at `depth` in its tree) and its descendants, `parent`
+/// placing the node; `vertices` counts what was added, against [`MAX_VERTICES`] (a
+/// node may be reached through many parents, so a small file can place a mesh very
+/// many times).
+fn visit(
+    node: &gltf::Node,
+    parent: Matrix,
+    depth: usize,
+    buffers: &[Vec<u8>],
+    meshes: &mut Vec<TriangleMesh>,
+    vertices: &mut usize,
+) -> Result<(), MeshError> {
+    if depth >= MAX_NODE_DEPTH {
+        return Err(MeshError::TooLarge(format!("its node tree is deeper than {MAX_NODE_DEPTH} (or loops)")));
+    }
     let transform = multiply(&parent, &node.transform().matrix());
     if let Some(mesh) = node.mesh() {
         for primitive in mesh.primitives().filter(|p| p.mode() == Mode::Triangles) {
             let reader = primitive.reader(|buffer| buffers.get(buffer.index()).map(Vec::as_slice));
             let Some(positions) = reader.read_positions() else { continue };
+            *vertices += positions.len();
+            if *vertices > MAX_VERTICES {
+                return Err(MeshError::TooLarge(format!("its scene places more than {MAX_VERTICES} vertices")));
+            }
             meshes.push(TriangleMesh {
                 positions: positions.collect(),
                 normals: reader.read_normals().map(Iterator::collect),
@@ -65,8 +88,9 @@ fn visit(node: &gltf::Node, parent: Matrix, buffers: &[Vec<u8>], meshes: &mut Ve
         }
     }
     for child in node.children() {
-        visit(&child, transform, buffers, meshes);
+        visit(&child, transform, depth + 1, buffers, meshes, vertices)?;
     }
+    Ok(())
 }
 
 /// `a · b` for column-major matrices.
@@ -125,6 +149,43 @@ mod tests {
         let dangling = br#"{"asset":{"version":"2.0"},"scenes":[{"nodes":[3]}]}"#;
         assert!(matches!(triangle_meshes(dangling), Err(MeshError::Unreadable { .. })));
         assert!(matches!(triangle_meshes(b"glTF\x02\0\0\0"), Err(MeshError::Unreadable { .. })), "a cut GLB header");
+    }
+
+    #[test]
+    fn a_node_tree_that_loops_or_places_too_much_is_refused_not_followed() {
+        let looping =
+            br#"{"asset":{"version":"2.0"},"scenes":[{"nodes":[0]}],"nodes":[{"children":[1]},{"children":[0]}]}"#;
+        assert!(matches!(triangle_meshes(looping), Err(MeshError::TooLarge(_))), "{:?}", triangle_meshes(looping));
+        // The pyramid's 18 vertices placed 2^20 times, through nodes that each have
+        // the next one twice among their children: a small file, a huge scene.
+        let pyramid = triangle_meshes(PYRAMID).unwrap().remove(0);
+        assert!(pyramid.positions.len() << 20 > MAX_VERTICES);
+        let json_length = u32::from_le_bytes(PYRAMID[12..16].try_into().unwrap()) as usize;
+        let mut json: serde_json::Value = serde_json::from_slice(&PYRAMID[20..20 + json_length]).unwrap();
+        let mesh_node = serde_json::json!({"mesh": 0});
+        let mut nodes = vec![mesh_node];
+        for level in 1..=20 {
+            nodes.push(serde_json::json!({"children": [level - 1, level - 1]}));
+        }
+        json["nodes"] = serde_json::Value::Array(nodes);
+        json["scenes"] = serde_json::json!([{"nodes": [20]}]);
+        json["scene"] = serde_json::json!(0);
+        let mut text = serde_json::to_vec(&json).unwrap();
+        while text.len() % 4 != 0 {
+            text.push(b' ');
+        }
+        let bin = &PYRAMID[20 + json_length..];
+        let mut glb = b"glTF".to_vec();
+        glb.extend_from_slice(&2u32.to_le_bytes());
+        glb.extend_from_slice(&((12 + 8 + text.len() + bin.len()) as u32).to_le_bytes());
+        glb.extend_from_slice(&(text.len() as u32).to_le_bytes());
+        glb.extend_from_slice(b"JSON");
+        glb.extend_from_slice(&text);
+        glb.extend_from_slice(bin);
+        match triangle_meshes(&glb) {
+            Err(MeshError::TooLarge(reason)) => assert!(reason.contains("vertices"), "{reason}"),
+            other => panic!("{:?}", other.map(|m| m.len())),
+        }
     }
 
     #[test]

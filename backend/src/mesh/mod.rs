@@ -38,6 +38,10 @@ pub enum MeshError {
     /// No triangles with positions in the file (or in its scene).
     #[error("no triangles in the file")]
     NoTriangles,
+    /// More than the view draws from one file ([`MAX_VERTICES`], a node tree deeper
+    /// than [`gltf_file::MAX_NODE_DEPTH`]).
+    #[error("the mesh is too large to draw: {0}")]
+    TooLarge(String),
     /// The file's arrays do not agree (normals, uvs or colours not one per vertex).
     #[error("the file's arrays do not agree: {0}")]
     Inconsistent(#[from] TrianglesError),
@@ -55,6 +59,11 @@ pub type TrianglesOnce = Arc<OnceLock<Result<Bytes, MeshError>>>;
 pub fn read_once(once: &TrianglesOnce, name: &str, bytes: &[u8]) -> Result<Bytes, MeshError> {
     once.get_or_init(|| Ok(Bytes::from(encode_triangles(&triangles_of(name, bytes)?)?))).clone()
 }
+
+/// Most vertices read from one file, all its meshes together (a 24 MB array of
+/// positions): far above any robot part, low enough that no file can make the server
+/// build gigabytes.
+pub const MAX_VERTICES: usize = 2_000_000;
 
 /// Whether `name` (a file name or URL) is a mesh file the view draws.
 pub fn is_mesh_file(name: &str) -> bool {

@@ -6,7 +6,7 @@ use three_d_asset::io::RawAssets;
 use three_d_asset::{Geometry, Model};
 use vlab_protocol::TriangleMesh;
 
-use super::MeshError;
+use super::{MAX_VERTICES, MeshError};
 
 /// The name the reader is given: it picks its decoder by the extension.
 const NAME: &str = "mesh.obj";
@@ -32,7 +32,10 @@ pub fn triangle_meshes(bytes: &[u8]) -> Result<Vec<TriangleMesh>, MeshError> {
             _ => None,
         })
         .filter(|mesh| !mesh.positions.is_empty())
-        .collect();
+        .collect::<Vec<_>>();
+    if meshes.iter().map(|m| m.positions.len()).sum::<usize>() > MAX_VERTICES {
+        return Err(MeshError::TooLarge(format!("more than {MAX_VERTICES} vertices")));
+    }
     Ok(meshes)
 }
 
