@@ -171,7 +171,7 @@ mod tests {
         json["scenes"] = serde_json::json!([{"nodes": [20]}]);
         json["scene"] = serde_json::json!(0);
         let mut text = serde_json::to_vec(&json).unwrap();
-        while text.len() % 4 != 0 {
+        while !text.len().is_multiple_of(4) {
             text.push(b' ');
         }
         let bin = &PYRAMID[20 + json_length..];
