@@ -110,3 +110,101 @@ async fn urls_that_are_not_meshes_of_this_server_are_refused_with_a_reason() {
         assert!(body.contains(says), "{mesh}: {body}");
     }
 }
+
+/// `assets/pyramid.glb` (18 vertices) placed `2^levels` times: nodes that each have the
+/// next one twice among their children. A file of about a kilobyte.
+fn pyramids(levels: usize) -> Vec<u8> {
+    const PYRAMID: &[u8] = include_bytes!("../../assets/pyramid.glb");
+    let json_length = u32::from_le_bytes(PYRAMID[12..16].try_into().unwrap()) as usize;
+    let mut json: serde_json::Value = serde_json::from_slice(&PYRAMID[20..20 + json_length]).unwrap();
+    let mut nodes = vec![serde_json::json!({"mesh": 0})];
+    for level in 1..=levels {
+        nodes.push(serde_json::json!({"children": [level - 1, level - 1]}));
+    }
+    json["nodes"] = serde_json::Value::Array(nodes);
+    json["scenes"] = serde_json::json!([{"nodes": [levels]}]);
+    json["scene"] = serde_json::json!(0);
+    let mut text = serde_json::to_vec(&json).unwrap();
+    while !text.len().is_multiple_of(4) {
+        text.push(b' ');
+    }
+    let bin = &PYRAMID[20 + json_length..];
+    let mut glb = b"glTF".to_vec();
+    glb.extend_from_slice(&2u32.to_le_bytes());
+    glb.extend_from_slice(&((12 + 8 + text.len() + bin.len()) as u32).to_le_bytes());
+    glb.extend_from_slice(&(text.len() as u32).to_le_bytes());
+    glb.extend_from_slice(b"JSON");
+    glb.extend_from_slice(&text);
+    glb.extend_from_slice(bin);
+    glb
+}
+
+/// Symptom: a small mesh file can place its mesh thousands of times, and the triangles
+/// the server built from it for pages (up to `MAX_VERTICES` per file) were counted
+/// nowhere: a student's few kilobytes of uploads could make the server hold gigabytes.
+/// Now an upload's meshes are read when it arrives and a student's robots keep at most
+/// `STUDENT_MESH_BUDGET_BYTES` of triangles in a lab: past it the upload is refused
+/// with 413, says what to do and changes nothing; removing a robot gives its share
+/// back; the instructor has no budget.
+#[tokio::test]
+async fn the_triangles_of_a_students_meshes_have_a_budget() {
+    use vlab_backend::classroom::STUDENT_MESH_BUDGET_BYTES;
+    let server = TestServer::start(false).await;
+    server.patch_demo_settings(serde_json::json!({ "robot_quota": 10 })).await;
+    let ana = server.join_demo("Ana").await;
+    let mut viewer = server.connect("demo", None).await;
+    viewer.join_sequence().await;
+    let upload = |token: &str, robot: &str, x: f64| {
+        let description = format!(
+            "robot {robot} {{ body {{ {robot}_hull {{ shape mesh(\"pyramids.mesh\", 0.1); \
+             customgeom box(0.3, 0.1, 0.2); pos({x}, 0.3, 4); }} }} }}"
+        );
+        let form = reqwest::multipart::Form::new()
+            .part("description", reqwest::multipart::Part::text(description).file_name("bot.vlab"))
+            .part("pyramids.glb", reqwest::multipart::Part::bytes(pyramids(15)).file_name("pyramids.glb"));
+        let request = server.http.post(server.url("/api/labs/demo/robots")).bearer_auth(token).multipart(form);
+        async move {
+            let response = request.send().await.unwrap();
+            (response.status().as_u16(), response.json::<serde_json::Value>().await.unwrap())
+        }
+    };
+    assert!(pyramids(15).len() < 4096, "a small file");
+    let (status, reply) = upload(&ana, "ana_a", 1.0).await;
+    assert_eq!(status, 200, "{reply}");
+    let snapshot = viewer
+        .until(|r| match r {
+            Received::Json(ServerMsg::Snapshot(s)) if s.bodies.iter().any(|b| b.name == "ana_a_hull") => {
+                Some(s.clone())
+            }
+            _ => None,
+        })
+        .await;
+    let body = snapshot.bodies.iter().find(|b| b.name == "ana_a_hull").unwrap();
+    let url = body.parts[0].mesh.as_ref().expect("the part carries its mesh").url.clone();
+    let (status, bytes) = triangles(&server, &url).await;
+    assert_eq!(status, 200);
+    let each = bytes.len() as u64;
+    assert!(
+        2 * each <= STUDENT_MESH_BUDGET_BYTES && 3 * each > STUDENT_MESH_BUDGET_BYTES,
+        "the file's triangles ({each} B) fit twice in the budget, not three times"
+    );
+
+    assert_eq!(upload(&ana, "ana_b", 2.0).await.0, 200, "the same file again: counted again, within the budget");
+    let (status, reply) = upload(&ana, "ana_c", 3.0).await;
+    assert_eq!(status, 413, "{reply}");
+    let message = reply["errors"][0]["message"].as_str().unwrap();
+    assert!(message.contains("meshes of your robots") && message.contains("at most 32.0 MiB"), "{message}");
+    assert_eq!(reply["errors"][0]["file"], "bot.vlab", "positioned in the upload: {reply}");
+    let robots = server.lab_state("demo").await["robots"].clone();
+    assert!(!robots.as_array().unwrap().iter().any(|r| r == "ana_c"), "nothing was added: {robots}");
+
+    // Others and the instructor are not charged for Ana's meshes.
+    let bob = server.join_demo("Bob").await;
+    assert_eq!(upload(&bob, "bob_a", 4.0).await.0, 200);
+    assert_eq!(upload(TOKEN, "teacher_a", 5.0).await.0, 200, "the instructor has no budget");
+
+    // A removal gives its share back.
+    let removed = server.http.delete(server.url("/api/labs/demo/robots/ana_a")).bearer_auth(&ana).send().await.unwrap();
+    assert!(removed.status().is_success());
+    assert_eq!(upload(&ana, "ana_c", 3.0).await.0, 200);
+}

@@ -26,7 +26,7 @@ use std::sync::{Arc, Mutex};
 
 pub use error::{ClassroomError, RefusalKind, UploadRefusal};
 pub use labs::{DemoLab, OpenedDemo};
-pub use upload::{STUDENT_UPLOAD_BUDGET_BYTES, UploadBudget, UploadFiles, UploadedAssets};
+pub use upload::{STUDENT_MESH_BUDGET_BYTES, STUDENT_UPLOAD_BUDGET_BYTES, UploadBudget, UploadFiles, UploadedAssets};
 
 pub use recording::Recordings;
 pub use timeline::Seek;

@@ -7,7 +7,7 @@ use std::collections::{BTreeSet, HashMap};
 
 use bytes::Bytes;
 
-use crate::mesh::TrianglesOnce;
+use crate::mesh::{self, TrianglesOnce};
 
 /// What uses an uploaded asset.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -25,6 +25,19 @@ struct Served {
     triangles: TrianglesOnce,
 }
 
+/// An asset an upload brings to its lab: where it is served, its bytes, what uses it
+/// and, for a mesh, its triangles.
+pub struct ServedAsset {
+    /// Its path under the lab's assets ([`served_path`]).
+    pub path: String,
+    /// The file.
+    pub bytes: Bytes,
+    /// What uses it.
+    pub user: AssetUser,
+    /// Its triangles, read at upload ([`UploadedAssets::read_meshes`]).
+    pub triangles: TrianglesOnce,
+}
+
 /// Assets uploaded with scenes, per lab.
 #[derive(Default)]
 pub struct UploadedAssets {
@@ -32,20 +45,51 @@ pub struct UploadedAssets {
 }
 
 impl UploadedAssets {
-    /// Serves `assets` (path, bytes, what uses it) in lab `lab`.
-    pub fn add(&self, lab: &str, assets: Vec<(String, Bytes, AssetUser)>) {
+    /// Serves `assets` in lab `lab`.
+    pub fn add(&self, lab: &str, assets: Vec<ServedAsset>) {
         if assets.is_empty() {
             return;
         }
         let mut by_lab = self.by_lab.write().expect("assets lock");
         let served = by_lab.entry(lab.to_owned()).or_default();
-        for (path, bytes, user) in assets {
+        for ServedAsset { path, bytes, user, triangles } in assets {
             served
                 .entry(path)
-                .or_insert_with(|| Served { bytes, users: BTreeSet::new(), triangles: TrianglesOnce::default() })
+                .or_insert_with(|| Served { bytes, users: BTreeSet::new(), triangles })
                 .users
                 .insert(user);
         }
+    }
+
+    /// Reads the triangles of the meshes among `assets`, about to be served in lab
+    /// `lab`, off the async workers: each file once, and not again when the lab serves
+    /// the same file already. Returns the bytes they take, each file counted once (a
+    /// file that does not read takes none: pages draw its part's collision shape).
+    /// Reading them now, rather than when a page first asks, is what lets the budget
+    /// count them before the upload is in.
+    pub async fn read_meshes(&self, lab: &str, assets: &mut [ServedAsset]) -> u64 {
+        let mut files: Vec<(String, Bytes, TrianglesOnce)> = Vec::new();
+        for asset in assets.iter_mut().filter(|asset| mesh::is_mesh_file(&asset.path)) {
+            if let Some((_, triangles)) = self.with_triangles(lab, &asset.path) {
+                asset.triangles = triangles;
+            } else if let Some((_, _, triangles)) = files.iter().find(|(path, _, _)| *path == asset.path) {
+                asset.triangles = triangles.clone();
+            }
+            if !files.iter().any(|(path, _, _)| *path == asset.path) {
+                files.push((asset.path.clone(), asset.bytes.clone(), asset.triangles.clone()));
+            }
+        }
+        if files.is_empty() {
+            return 0;
+        }
+        let read = tokio::task::spawn_blocking(move || {
+            files
+                .iter()
+                .filter_map(|(path, bytes, once)| mesh::read_once(once, path, bytes).ok())
+                .map(|t| t.len())
+                .sum()
+        });
+        read.await.map_or(0, |bytes: usize| bytes as u64)
     }
 
     /// The asset at `path` in lab `lab`.
@@ -111,8 +155,14 @@ mod tests {
         let assets = UploadedAssets::default();
         let wheel = Bytes::from_static(b"wheel");
         let robot = |name: &str| AssetUser::Robot(name.into());
-        assets.add("lab", vec![("w".into(), wheel.clone(), robot("a")), ("w".into(), wheel.clone(), robot("b"))]);
-        assets.add("lab", vec![("floor".into(), Bytes::from_static(b"floor"), AssetUser::Scene)]);
+        let served = |path: &str, bytes: &Bytes, user: AssetUser| ServedAsset {
+            path: path.into(),
+            bytes: bytes.clone(),
+            user,
+            triangles: TrianglesOnce::default(),
+        };
+        assets.add("lab", vec![served("w", &wheel, robot("a")), served("w", &wheel, robot("b"))]);
+        assets.add("lab", vec![served("floor", &Bytes::from_static(b"floor"), AssetUser::Scene)]);
         assets.robot_removed("lab", "a");
         assert_eq!(assets.get("lab", "w"), Some(wheel), "b still uses it");
         assets.robot_removed("lab", "b");

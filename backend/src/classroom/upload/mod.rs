@@ -21,8 +21,8 @@ use bytes::Bytes;
 use vlab_protocol::permissions::Action;
 use vlab_protocol::{INSTRUCTOR_ID, InsertedCounts, SceneUploadReply, SourceMessage};
 
-pub use assets::{AssetUser, UploadedAssets, content_type};
-pub use budget::{STUDENT_UPLOAD_BUDGET_BYTES, UploadBudget};
+pub use assets::{AssetUser, ServedAsset, UploadedAssets, content_type};
+pub use budget::{Cost, STUDENT_MESH_BUDGET_BYTES, STUDENT_UPLOAD_BUDGET_BYTES, UploadBudget};
 pub use bundle::{Bundle, UploadFiles};
 
 use super::access::{authorize, authorize_on_robot};
@@ -112,7 +112,7 @@ impl Classroom {
             Some(owner) => {
                 let bytes = bundle.size();
                 let checked = matches!(caller, Caller::Student(_));
-                Some(self.budget.reserve(lab.id(), owner, bytes, checked).map_err(|over| {
+                Some(self.budget.reserve(lab.id(), owner, Cost::files(bytes), checked).map_err(|over| {
                     let error = SourceMessage { file: field.clone(), line: 1, col: 1, message: over.to_string() };
                     let reply =
                         SceneUploadReply { errors: vec![error], robots: vec![robot.to_owned()], ..Default::default() };
@@ -172,7 +172,7 @@ impl Classroom {
                 let reservation = lab
                     .owner_of(&robot)
                     .filter(|owner| *owner != INSTRUCTOR_ID)
-                    .map(|owner| self.budget.reserve(lab.id(), owner, bundle.size(), false));
+                    .map(|owner| self.budget.reserve(lab.id(), owner, Cost::files(bundle.size()), false));
                 lab.set_program(&robot, code).await?;
                 if let Some(Ok(reservation)) = reservation {
                     reservation.keep_as_program(&robot);
@@ -208,7 +208,7 @@ impl Classroom {
         let mut interpretation = interpret::run(Arc::clone(&bundle), library, lab.seed())
             .await
             .map_err(|errors| invalid(errors, &SceneUploadReply::default()))?;
-        let served = self.serve_uploaded_meshes(lab, &mut interpretation.model, &bundle);
+        let mut served = self.serve_uploaded_meshes(lab, &mut interpretation.model, &bundle);
         let mut reply = SceneUploadReply {
             log: std::mem::take(&mut interpretation.log),
             warnings: interpret::warnings(&interpretation),
@@ -233,12 +233,14 @@ impl Classroom {
         let programs = programs.into_iter().map(|(robot, code)| (robot, Arc::new(code))).collect();
         let robots: Vec<String> = model.robots.iter().map(|r| r.name.clone()).collect();
         let only_robots = holds_only_robots(&model).then(|| robots.clone());
+        let meshes = self.assets.read_meshes(lab.id(), &mut served).await;
         // A student's bytes: reserved now, so uploads sent at once cannot pass the
         // budget together; given back if the upload fails from here on.
         let reservation = match adder.as_ref().filter(|a| a.owner.id != INSTRUCTOR_ID && !robots.is_empty()) {
             Some(adder) => {
                 let checked = adder.within_quota;
-                Some(self.budget.reserve(lab.id(), adder.owner.id, bundle.size(), checked).map_err(|over| {
+                let cost = Cost { files: bundle.size(), meshes };
+                Some(self.budget.reserve(lab.id(), adder.owner.id, cost, checked).map_err(|over| {
                     let error =
                         SourceMessage { file: bundle.main_name.clone(), line: 1, col: 1, message: over.to_string() };
                     ClassroomError::upload(
@@ -311,13 +313,9 @@ impl Classroom {
     }
 
     /// Points the meshes that came in the upload at the lab's own copy of them, served
-    /// at a path that names their content; returns what to serve once inserted.
-    fn serve_uploaded_meshes(
-        &self,
-        lab: &LabHandle,
-        model: &mut SceneModel,
-        bundle: &Bundle,
-    ) -> Vec<(String, Bytes, AssetUser)> {
+    /// at a path that names their content; returns what to serve once inserted (their
+    /// triangles not read yet).
+    fn serve_uploaded_meshes(&self, lab: &LabHandle, model: &mut SceneModel, bundle: &Bundle) -> Vec<ServedAsset> {
         let mut served = Vec::new();
         for body in model.bodies.iter_mut() {
             let user = body.robot.clone().map_or(AssetUser::Scene, AssetUser::Robot);
@@ -340,7 +338,7 @@ impl Classroom {
                 };
                 let path = assets::served_path(&name, &bytes);
                 mesh.resolved = Some(format!("/api/labs/{}/assets/{path}", lab.id()));
-                served.push((path, bytes, user.clone()));
+                served.push(ServedAsset { path, bytes, user: user.clone(), triangles: Default::default() });
             }
         }
         served
