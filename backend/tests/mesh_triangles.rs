@@ -67,7 +67,13 @@ async fn a_mesh_uploaded_with_a_scene_comes_as_its_triangles_while_it_is_served(
         .part("bad.glb", reqwest::multipart::Part::bytes(b"glTF but not really".to_vec()).file_name("bad.glb"));
     let response =
         server.http.post(server.url("/api/labs/demo/scene")).bearer_auth(TOKEN).multipart(form).send().await.unwrap();
-    assert_eq!(response.status().as_u16(), 200, "{}", response.text().await.unwrap());
+    assert_eq!(response.status().as_u16(), 200);
+    // Read when the upload arrives: a file that does not read is a warning there already.
+    let reply: serde_json::Value = response.json().await.unwrap();
+    let warning = &reply["warnings"][0];
+    assert_eq!(warning["file"], "bad.glb", "{reply}");
+    let says = warning["message"].as_str().unwrap();
+    assert!(says.contains("not a readable glTF file") && says.contains("collision shape"), "{says}");
     let snapshot = viewer
         .until(|r| match r {
             Received::Json(ServerMsg::Snapshot(s)) if s.bodies.iter().any(|b| b.name == "sq") => Some(s.clone()),
@@ -111,41 +117,55 @@ async fn urls_that_are_not_meshes_of_this_server_are_refused_with_a_reason() {
     }
 }
 
-/// `assets/pyramid.glb` (18 vertices) placed `2^levels` times: nodes that each have the
-/// next one twice among their children. A file of about a kilobyte.
-fn pyramids(levels: usize) -> Vec<u8> {
-    const PYRAMID: &[u8] = include_bytes!("../../assets/pyramid.glb");
-    let json_length = u32::from_le_bytes(PYRAMID[12..16].try_into().unwrap()) as usize;
-    let mut json: serde_json::Value = serde_json::from_slice(&PYRAMID[20..20 + json_length]).unwrap();
+/// A GLB of a mesh of 2,304 vertices with normals (55 KiB) placed 256 times (the most
+/// one file may place), through nodes that each have the next one twice among their
+/// children: a small file, 14 MB of triangles.
+fn placed_256_times() -> Vec<u8> {
+    const VERTICES: usize = 2_304;
+    let half = VERTICES * 12;
+    let mut bin = ((2 * half) as u32).to_le_bytes().to_vec();
+    bin.extend_from_slice(b"BIN\0");
+    bin.resize(8 + 2 * half, 0);
     let mut nodes = vec![serde_json::json!({"mesh": 0})];
-    for level in 1..=levels {
+    for level in 1..=8 {
         nodes.push(serde_json::json!({"children": [level - 1, level - 1]}));
     }
-    json["nodes"] = serde_json::Value::Array(nodes);
-    json["scenes"] = serde_json::json!([{"nodes": [levels]}]);
-    json["scene"] = serde_json::json!(0);
+    let accessor = |view: usize| {
+        serde_json::json!({"bufferView": view, "componentType": 5126, "count": VERTICES, "type": "VEC3",
+                           "min": [0.0, 0.0, 0.0], "max": [0.0, 0.0, 0.0]})
+    };
+    let json = serde_json::json!({
+        "asset": {"version": "2.0"},
+        "buffers": [{"byteLength": 2 * half}],
+        "bufferViews": [{"buffer": 0, "byteLength": half}, {"buffer": 0, "byteOffset": half, "byteLength": half}],
+        "accessors": [accessor(0), accessor(1)],
+        "meshes": [{"primitives": [{"attributes": {"POSITION": 0, "NORMAL": 1}}]}],
+        "nodes": nodes,
+        "scenes": [{"nodes": [8]}],
+        "scene": 0,
+    });
     let mut text = serde_json::to_vec(&json).unwrap();
     while !text.len().is_multiple_of(4) {
         text.push(b' ');
     }
-    let bin = &PYRAMID[20 + json_length..];
     let mut glb = b"glTF".to_vec();
     glb.extend_from_slice(&2u32.to_le_bytes());
     glb.extend_from_slice(&((12 + 8 + text.len() + bin.len()) as u32).to_le_bytes());
     glb.extend_from_slice(&(text.len() as u32).to_le_bytes());
     glb.extend_from_slice(b"JSON");
     glb.extend_from_slice(&text);
-    glb.extend_from_slice(bin);
+    glb.extend_from_slice(&bin);
     glb
 }
 
-/// Symptom: a small mesh file can place its mesh thousands of times, and the triangles
-/// the server built from it for pages (up to `MAX_VERTICES` per file) were counted
-/// nowhere: a student's few kilobytes of uploads could make the server hold gigabytes.
-/// Now an upload's meshes are read when it arrives and a student's robots keep at most
-/// `STUDENT_MESH_BUDGET_BYTES` of triangles in a lab: past it the upload is refused
-/// with 413, says what to do and changes nothing; removing a robot gives its share
-/// back; the instructor has no budget.
+/// Symptom: a small mesh file can place its mesh many times, and the triangles the
+/// server built from it for pages (up to `MAX_VERTICES` per file) were counted nowhere:
+/// a student's few kilobytes of uploads could make the server hold gigabytes (and a
+/// file placing tens of thousands of meshes stalled every page drawing them). Now one
+/// file places at most `MAX_MESHES`, an upload's meshes are read when it arrives, and a
+/// student's robots keep at most `STUDENT_MESH_BUDGET_BYTES` of triangles in a lab:
+/// past it the upload is refused with 413, says what to do and changes nothing;
+/// removing a robot gives its share back; the instructor has no budget.
 #[tokio::test]
 async fn the_triangles_of_a_students_meshes_have_a_budget() {
     use vlab_backend::classroom::STUDENT_MESH_BUDGET_BYTES;
@@ -156,19 +176,19 @@ async fn the_triangles_of_a_students_meshes_have_a_budget() {
     viewer.join_sequence().await;
     let upload = |token: &str, robot: &str, x: f64| {
         let description = format!(
-            "robot {robot} {{ body {{ {robot}_hull {{ shape mesh(\"pyramids.mesh\", 0.1); \
+            "robot {robot} {{ body {{ {robot}_hull {{ shape mesh(\"placed.mesh\", 0.1); \
              customgeom box(0.3, 0.1, 0.2); pos({x}, 0.3, 4); }} }} }}"
         );
         let form = reqwest::multipart::Form::new()
             .part("description", reqwest::multipart::Part::text(description).file_name("bot.vlab"))
-            .part("pyramids.glb", reqwest::multipart::Part::bytes(pyramids(15)).file_name("pyramids.glb"));
+            .part("placed.glb", reqwest::multipart::Part::bytes(placed_256_times()).file_name("placed.glb"));
         let request = server.http.post(server.url("/api/labs/demo/robots")).bearer_auth(token).multipart(form);
         async move {
             let response = request.send().await.unwrap();
             (response.status().as_u16(), response.json::<serde_json::Value>().await.unwrap())
         }
     };
-    assert!(pyramids(15).len() < 4096, "a small file");
+    assert!(placed_256_times().len() < 64 * 1024, "a small file");
     let (status, reply) = upload(&ana, "ana_a", 1.0).await;
     assert_eq!(status, 200, "{reply}");
     let snapshot = viewer

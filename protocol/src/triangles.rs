@@ -120,14 +120,18 @@ fn count(len: usize, mesh: usize, part: &'static str) -> Result<u32, TrianglesEr
     u32::try_from(len).map_err(|_| TrianglesError::Mismatched { mesh, part })
 }
 
-/// The meshes written by [`encode_triangles`].
+/// How many meshes `bytes` (as [`encode_triangles`] wrote them) holds, from its header
+/// alone: each is one draw call for a page.
 ///
 /// # Errors
-/// See [`TrianglesError`]; counts are checked against the bytes before anything is
-/// allocated, so a lying header costs nothing.
-pub fn decode_triangles(bytes: &[u8]) -> Result<Vec<TriangleMesh>, TrianglesError> {
-    let mut reader = Reader { bytes, at: 0 };
-    if !bytes.starts_with(&MAGIC) {
+/// [`TrianglesError`] when the header is not one this build reads.
+pub fn count_meshes(bytes: &[u8]) -> Result<usize, TrianglesError> {
+    read_header(&mut Reader { bytes, at: 0 }).map(|count| count as usize)
+}
+
+/// The magic bytes and format checked, the mesh count.
+fn read_header(reader: &mut Reader) -> Result<u32, TrianglesError> {
+    if !reader.bytes.starts_with(&MAGIC) {
         return Err(TrianglesError::BadMagic);
     }
     reader.at = 2;
@@ -135,7 +139,17 @@ pub fn decode_triangles(bytes: &[u8]) -> Result<Vec<TriangleMesh>, TrianglesErro
     if format != FORMAT {
         return Err(TrianglesError::UnsupportedFormat(format));
     }
-    let mesh_count = reader.u32()?;
+    reader.u32()
+}
+
+/// The meshes written by [`encode_triangles`].
+///
+/// # Errors
+/// See [`TrianglesError`]; counts are checked against the bytes before anything is
+/// allocated, so a lying header costs nothing.
+pub fn decode_triangles(bytes: &[u8]) -> Result<Vec<TriangleMesh>, TrianglesError> {
+    let mut reader = Reader { bytes, at: 0 };
+    let mesh_count = read_header(&mut reader)?;
     let mut meshes = Vec::new();
     for _ in 0..mesh_count {
         let parts = reader.take(1)?[0];
@@ -238,6 +252,10 @@ mod tests {
         // Header 7; quad 9 + 64 + 4 × (12 + 12 + 8 + 4) + 6 × 4; bare 9 + 64 + 3 × 12.
         assert_eq!(bytes.len(), 7 + (73 + 144 + 24) + (73 + 36));
         assert_eq!(decode_triangles(&bytes), Ok(meshes));
+        assert_eq!(count_meshes(&bytes), Ok(2), "from the header alone");
+        assert_eq!(count_meshes(&bytes[..7]), Ok(2));
+        assert_eq!(count_meshes(&bytes[..6]), Err(TrianglesError::Truncated { len: 6 }));
+        assert_eq!(count_meshes(b"XY\x01\0\0\0\0"), Err(TrianglesError::BadMagic));
         assert_eq!(decode_triangles(&encode_triangles(&[]).unwrap()), Ok(vec![]));
     }
 

@@ -7,7 +7,7 @@ use gltf::mesh::Mode;
 use gltf::{Document, Gltf};
 use vlab_protocol::{IDENTITY, Matrix, TriangleMesh};
 
-use super::{MAX_VERTICES, MeshError};
+use super::{MAX_MESHES, MAX_VERTICES, MeshError};
 
 /// Deepest node tree read: deeper is a loop (a node among its own descendants, which
 /// validation does not refuse) or no real model.
@@ -76,6 +76,9 @@ fn visit(
             *vertices += positions.len();
             if *vertices > MAX_VERTICES {
                 return Err(MeshError::TooLarge(format!("its scene places more than {MAX_VERTICES} vertices")));
+            }
+            if meshes.len() == MAX_MESHES {
+                return Err(MeshError::TooLarge(format!("its scene places more than {MAX_MESHES} meshes")));
             }
             meshes.push(TriangleMesh {
                 positions: positions.collect(),
@@ -151,30 +154,12 @@ mod tests {
         assert!(matches!(triangle_meshes(b"glTF\x02\0\0\0"), Err(MeshError::Unreadable { .. })), "a cut GLB header");
     }
 
-    #[test]
-    fn a_node_tree_that_loops_or_places_too_much_is_refused_not_followed() {
-        let looping =
-            br#"{"asset":{"version":"2.0"},"scenes":[{"nodes":[0]}],"nodes":[{"children":[1]},{"children":[0]}]}"#;
-        assert!(matches!(triangle_meshes(looping), Err(MeshError::TooLarge(_))), "{:?}", triangle_meshes(looping));
-        // The pyramid's 18 vertices placed 2^20 times, through nodes that each have
-        // the next one twice among their children: a small file, a huge scene.
-        let pyramid = triangle_meshes(PYRAMID).unwrap().remove(0);
-        assert!(pyramid.positions.len() << 20 > MAX_VERTICES);
-        let json_length = u32::from_le_bytes(PYRAMID[12..16].try_into().unwrap()) as usize;
-        let mut json: serde_json::Value = serde_json::from_slice(&PYRAMID[20..20 + json_length]).unwrap();
-        let mesh_node = serde_json::json!({"mesh": 0});
-        let mut nodes = vec![mesh_node];
-        for level in 1..=20 {
-            nodes.push(serde_json::json!({"children": [level - 1, level - 1]}));
-        }
-        json["nodes"] = serde_json::Value::Array(nodes);
-        json["scenes"] = serde_json::json!([{"nodes": [20]}]);
-        json["scene"] = serde_json::json!(0);
-        let mut text = serde_json::to_vec(&json).unwrap();
+    /// A GLB of `json` and the binary chunk `bin`.
+    fn glb(json: &serde_json::Value, bin: &[u8]) -> Vec<u8> {
+        let mut text = serde_json::to_vec(json).unwrap();
         while !text.len().is_multiple_of(4) {
             text.push(b' ');
         }
-        let bin = &PYRAMID[20 + json_length..];
         let mut glb = b"glTF".to_vec();
         glb.extend_from_slice(&2u32.to_le_bytes());
         glb.extend_from_slice(&((12 + 8 + text.len() + bin.len()) as u32).to_le_bytes());
@@ -182,7 +167,60 @@ mod tests {
         glb.extend_from_slice(b"JSON");
         glb.extend_from_slice(&text);
         glb.extend_from_slice(bin);
-        match triangle_meshes(&glb) {
+        glb
+    }
+
+    /// `json`'s mesh 0 placed `2^levels` times, through nodes that each have the next
+    /// one twice among their children: a small file, a large scene.
+    fn placed(mut json: serde_json::Value, bin: &[u8], levels: usize) -> Vec<u8> {
+        let mut nodes = vec![serde_json::json!({"mesh": 0})];
+        for level in 1..=levels {
+            nodes.push(serde_json::json!({"children": [level - 1, level - 1]}));
+        }
+        json["nodes"] = serde_json::Value::Array(nodes);
+        json["scenes"] = serde_json::json!([{"nodes": [levels]}]);
+        json["scene"] = serde_json::json!(0);
+        glb(&json, bin)
+    }
+
+    /// The pyramid's JSON and binary chunk.
+    fn pyramid_parts() -> (serde_json::Value, &'static [u8]) {
+        let json_length = u32::from_le_bytes(PYRAMID[12..16].try_into().unwrap()) as usize;
+        (serde_json::from_slice(&PYRAMID[20..20 + json_length]).unwrap(), &PYRAMID[20 + json_length..])
+    }
+
+    #[test]
+    fn a_node_tree_that_loops_or_places_too_much_is_refused_not_followed() {
+        let looping =
+            br#"{"asset":{"version":"2.0"},"scenes":[{"nodes":[0]}],"nodes":[{"children":[1]},{"children":[0]}]}"#;
+        assert!(matches!(triangle_meshes(looping), Err(MeshError::TooLarge(_))), "{:?}", triangle_meshes(looping));
+
+        // The pyramid placed 256 times: every mesh a page may draw from one file; 512: refused.
+        let (json, bin) = pyramid_parts();
+        assert_eq!(1 << 8, MAX_MESHES);
+        assert_eq!(triangle_meshes(&placed(json.clone(), bin, 8)).map(|m| m.len()), Ok(MAX_MESHES));
+        match triangle_meshes(&placed(json, bin, 9)) {
+            Err(MeshError::TooLarge(reason)) => assert!(reason.contains("256 meshes"), "{reason}"),
+            other => panic!("{:?}", other.map(|m| m.len())),
+        }
+
+        // 7,815 vertices placed 256 times: more than MAX_VERTICES within MAX_MESHES.
+        let count = 7_815;
+        assert!(count * MAX_MESHES > MAX_VERTICES && count * (MAX_MESHES - 1) <= MAX_VERTICES);
+        let positions = count * 12;
+        let mut bin = (positions as u32).to_le_bytes().to_vec();
+        bin.extend_from_slice(b"BIN\0");
+        bin.resize(8 + positions, 0);
+        let json = serde_json::json!({
+            "asset": {"version": "2.0"},
+            "buffers": [{"byteLength": positions}],
+            "bufferViews": [{"buffer": 0, "byteLength": positions}],
+            "accessors": [{"bufferView": 0, "componentType": 5126, "count": count, "type": "VEC3",
+                           "min": [0.0, 0.0, 0.0], "max": [0.0, 0.0, 0.0]}],
+            "meshes": [{"primitives": [{"attributes": {"POSITION": 0}}]}],
+        });
+        assert_eq!(triangle_meshes(&placed(json.clone(), &bin, 0)).map(|m| m[0].positions.len()), Ok(count));
+        match triangle_meshes(&placed(json, &bin, 8)) {
             Err(MeshError::TooLarge(reason)) => assert!(reason.contains("vertices"), "{reason}"),
             other => panic!("{:?}", other.map(|m| m.len())),
         }

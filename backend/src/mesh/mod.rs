@@ -38,8 +38,8 @@ pub enum MeshError {
     /// No triangles with positions in the file (or in its scene).
     #[error("no triangles in the file")]
     NoTriangles,
-    /// More than the view draws from one file ([`MAX_VERTICES`], a node tree deeper
-    /// than [`gltf_file::MAX_NODE_DEPTH`]).
+    /// More than the view draws from one file ([`MAX_VERTICES`], [`MAX_MESHES`], a node
+    /// tree deeper than [`gltf_file::MAX_NODE_DEPTH`]).
     #[error("the mesh is too large to draw: {0}")]
     TooLarge(String),
     /// The file's arrays do not agree (normals, uvs or colours not one per vertex).
@@ -64,6 +64,11 @@ pub fn read_once(once: &TrianglesOnce, name: &str, bytes: &[u8]) -> Result<Bytes
 /// positions): far above any robot part, low enough that no file can make the server
 /// build gigabytes.
 pub const MAX_VERTICES: usize = 2_000_000;
+
+/// Most meshes one file may place (a glTF mesh's primitives at every node that uses it,
+/// an OBJ file's objects): each is a draw call on every page. A detailed robot part has
+/// a few; tens of thousands of tiny ones would stall every viewer's page.
+pub const MAX_MESHES: usize = 256;
 
 /// Whether `name` (a file name or URL) is a mesh file the view draws.
 pub fn is_mesh_file(name: &str) -> bool {
@@ -98,6 +103,9 @@ pub fn triangles_of(name: &str, bytes: &[u8]) -> Result<Vec<TriangleMesh>, MeshE
     };
     if meshes.is_empty() {
         return Err(MeshError::NoTriangles);
+    }
+    if meshes.len() > MAX_MESHES {
+        return Err(MeshError::TooLarge(format!("more than {MAX_MESHES} meshes")));
     }
     Ok(meshes)
 }

@@ -63,11 +63,12 @@ impl UploadedAssets {
 
     /// Reads the triangles of the meshes among `assets`, about to be served in lab
     /// `lab`, off the async workers: each file once, and not again when the lab serves
-    /// the same file already. Returns the bytes they take, each file counted once (a
-    /// file that does not read takes none: pages draw its part's collision shape).
+    /// the same file already. Returns what they count against the student's budget
+    /// ([`super::budget::mesh_cost`]), each file once, and the files that do not read,
+    /// with why (they count nothing: pages draw their parts' collision shapes).
     /// Reading them now, rather than when a page first asks, is what lets the budget
     /// count them before the upload is in.
-    pub async fn read_meshes(&self, lab: &str, assets: &mut [ServedAsset]) -> u64 {
+    pub async fn read_meshes(&self, lab: &str, assets: &mut [ServedAsset]) -> (u64, Vec<(String, mesh::MeshError)>) {
         let mut files: Vec<(String, Bytes, TrianglesOnce)> = Vec::new();
         for asset in assets.iter_mut().filter(|asset| mesh::is_mesh_file(&asset.path)) {
             if let Some((_, triangles)) = self.with_triangles(lab, &asset.path) {
@@ -80,16 +81,20 @@ impl UploadedAssets {
             }
         }
         if files.is_empty() {
-            return 0;
+            return (0, Vec::new());
         }
         let read = tokio::task::spawn_blocking(move || {
-            files
-                .iter()
-                .filter_map(|(path, bytes, once)| mesh::read_once(once, path, bytes).ok())
-                .map(|t| t.len())
-                .sum()
+            let mut cost = 0;
+            let mut unread = Vec::new();
+            for (path, bytes, once) in &files {
+                match mesh::read_once(once, path, bytes) {
+                    Ok(triangles) => cost += super::budget::mesh_cost(&triangles),
+                    Err(error) => unread.push((path.clone(), error)),
+                }
+            }
+            (cost, unread)
         });
-        read.await.map_or(0, |bytes: usize| bytes as u64)
+        read.await.unwrap_or_default()
     }
 
     /// The asset at `path` in lab `lab`.

@@ -27,6 +27,19 @@ pub const STUDENT_UPLOAD_BUDGET_BYTES: u64 = 8 * 1024 * 1024;
 /// their own. With 30 students a lab keeps at most 960 MiB of them.
 pub const STUDENT_MESH_BUDGET_BYTES: u64 = 32 * 1024 * 1024;
 
+/// The least one mesh counts against [`STUDENT_MESH_BUDGET_BYTES`], however few its
+/// triangles: every mesh is a draw call on every page, so a student's robots draw at
+/// most 1,024 meshes in a lab.
+pub const MIN_BYTES_PER_MESH: u64 = 32 * 1024;
+
+/// What a file's triangles (`triangles`, as pages fetch them) count against a
+/// student's [`STUDENT_MESH_BUDGET_BYTES`]: their bytes, and at least
+/// [`MIN_BYTES_PER_MESH`] for each mesh.
+pub fn mesh_cost(triangles: &[u8]) -> u64 {
+    let meshes = vlab_protocol::count_meshes(triangles).unwrap_or(0) as u64;
+    (triangles.len() as u64).max(meshes * MIN_BYTES_PER_MESH)
+}
+
 /// What an upload, a program or a robot costs: bytes kept in the store, and bytes of
 /// triangles kept for its meshes.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -300,6 +313,25 @@ mod tests {
         budget.reserve("lab", 1, meshes(0, 10 * MIB), true).unwrap().keep_as_upload(&["d".into()]);
         assert!(budget.reserve("lab", 1, meshes(0, 1), true).is_err());
         let message = OverBudget::Meshes { used: 32 * MIB, adding: MIB }.to_string();
+        assert!(message.contains("use meshes with fewer triangles"), "{message}");
         assert!(message.contains("take 32.0 MiB to draw") && message.contains("at most 32.0 MiB"), "{message}");
+    }
+
+    #[test]
+    fn a_mesh_counts_its_bytes_and_at_least_its_draw_call() {
+        let mesh = |positions: usize| vlab_protocol::TriangleMesh {
+            positions: vec![[0.0; 3]; positions],
+            normals: None,
+            indices: None,
+            uvs: None,
+            colors: None,
+            transform: vlab_protocol::IDENTITY,
+        };
+        let small = vlab_protocol::encode_triangles(&[mesh(3), mesh(3)]).unwrap();
+        assert_eq!(mesh_cost(&small), 2 * MIN_BYTES_PER_MESH, "two draw calls");
+        let large = vlab_protocol::encode_triangles(&[mesh(30_000)]).unwrap();
+        assert_eq!(mesh_cost(&large), large.len() as u64, "its bytes");
+        assert!(large.len() as u64 > MIN_BYTES_PER_MESH);
+        assert_eq!(STUDENT_MESH_BUDGET_BYTES / MIN_BYTES_PER_MESH, 1024, "the documented number of meshes");
     }
 }

@@ -233,7 +233,13 @@ impl Classroom {
         let programs = programs.into_iter().map(|(robot, code)| (robot, Arc::new(code))).collect();
         let robots: Vec<String> = model.robots.iter().map(|r| r.name.clone()).collect();
         let only_robots = holds_only_robots(&model).then(|| robots.clone());
-        let meshes = self.assets.read_meshes(lab.id(), &mut served).await;
+        let (meshes, unread) = self.assets.read_meshes(lab.id(), &mut served).await;
+        reply.warnings.extend(unread.into_iter().map(|(path, error)| SourceMessage {
+            file: path.rsplit('/').next().unwrap_or(&path).to_owned(),
+            line: 1,
+            col: 1,
+            message: format!("{error}: pages draw its part as its collision shape"),
+        }));
         // A student's bytes: reserved now, so uploads sent at once cannot pass the
         // budget together; given back if the upload fails from here on.
         let reservation = match adder.as_ref().filter(|a| a.owner.id != INSTRUCTOR_ID && !robots.is_empty()) {
