@@ -228,3 +228,58 @@ async fn the_triangles_of_a_students_meshes_have_a_budget() {
     assert!(removed.status().is_success());
     assert_eq!(upload(&ana, "ana_c", 3.0).await.0, 200);
 }
+
+/// An uploaded mesh's triangles and an uploaded asset live at addresses that name their
+/// content: browsers may keep them, when the page names the triangle layout it reads
+/// (a later build that reads another asks again, under another address). A library
+/// mesh, or a request that names no layout, is asked again every time.
+#[tokio::test]
+async fn browsers_keep_what_names_its_content_and_no_other_layout_is_served() {
+    let server = TestServer::start(true).await;
+    let mut viewer = server.connect("demo", None).await;
+    viewer.join_sequence().await;
+    let obj = "v 0 0 0\nv 1 0 0\nv 1 1 0\nf 1 2 3\n";
+    let form = reqwest::multipart::Form::new()
+        .part(
+            "scene",
+            reqwest::multipart::Part::text(
+                "tri { shape mesh(\"tri.mesh\", 0.5); customgeom box(0.5, 0.5, 0.1); pos(6, 1, 6); }\n",
+            )
+            .file_name("main.vlab"),
+        )
+        .part("tri.obj", reqwest::multipart::Part::bytes(obj.as_bytes().to_vec()).file_name("tri.obj"));
+    let response =
+        server.http.post(server.url("/api/labs/demo/scene")).bearer_auth(TOKEN).multipart(form).send().await.unwrap();
+    assert_eq!(response.status().as_u16(), 200);
+    let snapshot = viewer
+        .until(|r| match r {
+            Received::Json(ServerMsg::Snapshot(s)) if s.bodies.iter().any(|b| b.name == "tri") => Some(s.clone()),
+            _ => None,
+        })
+        .await;
+    let body = snapshot.bodies.iter().find(|b| b.name == "tri").unwrap();
+    let url = body.parts[0].mesh.as_ref().unwrap().url.clone();
+    let get = |path: String| {
+        let request = server.http.get(server.url(&path));
+        async move {
+            let response = request.send().await.unwrap();
+            let cache = response.headers().get("cache-control").map(|v| v.to_str().unwrap().to_owned());
+            (response.status().as_u16(), cache, response.text().await.unwrap_or_default())
+        }
+    };
+    let lasting = Some("public, max-age=31536000, immutable".to_owned());
+    let asked_again = Some("no-cache".to_owned());
+    let format = vlab_protocol::TRIANGLES_FORMAT;
+
+    let (status, cache, _) = get(format!("/api/triangles?mesh={url}&format={format}")).await;
+    assert_eq!((status, cache), (200, lasting.clone()), "an uploaded mesh in a named layout");
+    let (status, cache, _) = get(format!("/api/triangles?mesh={url}")).await;
+    assert_eq!((status, cache), (200, asked_again.clone()), "no layout named");
+    let (status, cache, _) = get(format!("/api/triangles?mesh=/assets/wheel.obj&format={format}")).await;
+    assert_eq!((status, cache), (200, asked_again), "a library mesh may change with the server");
+    let (status, _, says) = get(format!("/api/triangles?mesh={url}&format=99")).await;
+    assert_eq!(status, 400, "{says}");
+    assert!(says.contains(&format!("triangle format {format}, not 99")) && says.contains("reload"), "{says}");
+    let (status, cache, _) = get(url.clone()).await;
+    assert_eq!((status, cache), (200, lasting), "the uploaded file itself");
+}

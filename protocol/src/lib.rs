@@ -55,7 +55,9 @@ pub use robots::{
 };
 pub use scene::{BodyId, BodyView, Material, MeshView, PartView, Pose, SceneSnapshot, Shape};
 pub use sightings::{Landmark, RadioMessage};
-pub use triangles::{IDENTITY, Matrix, TriangleMesh, TrianglesError, count_meshes, decode_triangles, encode_triangles};
+pub use triangles::{
+    IDENTITY, Matrix, TRIANGLES_FORMAT, TriangleMesh, TrianglesError, count_meshes, decode_triangles, encode_triangles,
+};
 
 /// The version of this protocol. Bumped on any incompatible change of a message or
 /// of the frame encoding; checked when a websocket connects.

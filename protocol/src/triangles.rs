@@ -17,6 +17,11 @@
 
 const MAGIC: [u8; 2] = *b"VT";
 const FORMAT: u8 = 1;
+
+/// The layout version [`encode_triangles`] writes and [`decode_triangles`] reads. The
+/// page names it when it asks for triangles, so that a response kept by a browser is
+/// never read by a build that reads another.
+pub const TRIANGLES_FORMAT: u8 = FORMAT;
 const NORMALS: u8 = 1;
 const INDICES: u8 = 2;
 const UVS: u8 = 4;

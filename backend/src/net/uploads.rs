@@ -9,12 +9,13 @@ use axum::Json;
 use axum::body::Bytes;
 use axum::extract::multipart::MultipartError;
 use axum::extract::{FromRequest, Multipart, Path, Query, Request, State};
-use axum::http::StatusCode;
-use axum::http::header::CONTENT_TYPE;
+use axum::http::header::{CACHE_CONTROL, CONTENT_TYPE};
+use axum::http::{HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
-use vlab_protocol::SceneUploadReply;
+use vlab_protocol::{SceneUploadReply, TRIANGLES_FORMAT};
 
 use super::extract::InLab;
+use super::web_files::{LASTING, REVALIDATE};
 use super::{AppError, AppState};
 use crate::classroom::UploadFiles;
 use crate::classroom::upload::content_type;
@@ -48,12 +49,14 @@ pub async fn upload_robots(
 }
 
 /// `GET /api/labs/{lab}/assets/{*path}`: an asset uploaded with one of the lab's scenes.
+/// Its path names its content, so browsers may keep it.
 pub async fn uploaded_asset(
     State(app): State<Arc<AppState>>,
     Path((lab, path)): Path<(String, String)>,
 ) -> Result<Response, AppError> {
     let bytes = app.classroom.uploaded_asset(&lab, &path)?;
-    Ok(([(CONTENT_TYPE, content_type(&path))], bytes).into_response())
+    Ok(([(CONTENT_TYPE, HeaderValue::from_static(content_type(&path))), (CACHE_CONTROL, LASTING)], bytes)
+        .into_response())
 }
 
 /// `GET /api/triangles?mesh=URL`: the triangles of a mesh the page draws (a library
@@ -66,11 +69,21 @@ pub async fn mesh_triangles(
         .get("mesh")
         .cloned()
         .ok_or_else(|| AppError::BadRequest("say which mesh: /api/triangles?mesh=/assets/wheel.obj".into()))?;
+    // The page names the layout it reads: a browser keeps an uploaded mesh's triangles
+    // (its URL names the file's content), and must never hand them to another layout's reader.
+    let format = query.get("format");
+    if let Some(format) = format.filter(|f| **f != TRIANGLES_FORMAT.to_string()) {
+        return Err(AppError::BadRequest(format!(
+            "this server writes triangle format {TRIANGLES_FORMAT}, not {format}: reload the page"
+        )));
+    }
+    let cache = if format.is_some() && url.starts_with("/api/labs/") { LASTING } else { REVALIDATE };
     // A large file takes a while to read the first time: not on the async workers.
     let bytes = tokio::task::spawn_blocking(move || app.classroom.mesh_triangles(&url))
         .await
         .map_err(|e| AppError::Internal(format!("reading the mesh failed: {e}")))??;
-    Ok(([(CONTENT_TYPE, "application/octet-stream")], bytes).into_response())
+    Ok(([(CONTENT_TYPE, HeaderValue::from_static("application/octet-stream")), (CACHE_CONTROL, cache)], bytes)
+        .into_response())
 }
 
 /// Reads an upload: a plain-text body (the main file, called `plain_name`) or a

@@ -21,9 +21,9 @@ use tower_http::services::{ServeDir, ServeFile};
 use tower_http::set_header::SetResponseHeaderLayer;
 
 /// For content-hashed files: their bytes never change under that name.
-const LASTING: HeaderValue = HeaderValue::from_static("public, max-age=31536000, immutable");
+pub(super) const LASTING: HeaderValue = HeaderValue::from_static("public, max-age=31536000, immutable");
 /// For files under fixed names: keep, but ask the server before each use.
-const REVALIDATE: HeaderValue = HeaderValue::from_static("no-cache");
+pub(super) const REVALIDATE: HeaderValue = HeaderValue::from_static("no-cache");
 /// The number of hex digits of the hash in a bundle file's name (64 bits).
 pub const HASH_HEX_DIGITS: usize = 16;
 

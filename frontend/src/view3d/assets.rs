@@ -158,9 +158,14 @@ fn file_name(url: &str) -> &str {
     url.rsplit('/').next().unwrap_or(url)
 }
 
-/// Where the server answers with the triangles of the mesh file at `url`.
+/// Where the server answers with the triangles of the mesh file at `url`, in the layout
+/// this build reads (a browser may keep an uploaded mesh's triangles: see docs/assets.md).
 fn triangles_url(url: &str) -> String {
-    format!("/api/triangles?mesh={}", String::from(js_sys::encode_uri_component(url)))
+    format!(
+        "/api/triangles?mesh={}&format={}",
+        String::from(js_sys::encode_uri_component(url)),
+        vlab_protocol::TRIANGLES_FORMAT
+    )
 }
 
 /// Every triangle mesh the server read from a mesh file, with its transformation
