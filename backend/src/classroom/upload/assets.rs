@@ -71,14 +71,15 @@ impl UploadedAssets {
     pub async fn read_meshes(&self, lab: &str, assets: &mut [ServedAsset]) -> (u64, Vec<(String, mesh::MeshError)>) {
         let mut files: Vec<(String, Bytes, TrianglesOnce)> = Vec::new();
         for asset in assets.iter_mut().filter(|asset| mesh::is_mesh_file(&asset.path)) {
+            // The same file twice in one upload: read and counted once.
+            if let Some((_, _, triangles)) = files.iter().find(|(path, _, _)| *path == asset.path) {
+                asset.triangles = triangles.clone();
+                continue;
+            }
             if let Some((_, triangles)) = self.with_triangles(lab, &asset.path) {
                 asset.triangles = triangles;
-            } else if let Some((_, _, triangles)) = files.iter().find(|(path, _, _)| *path == asset.path) {
-                asset.triangles = triangles.clone();
             }
-            if !files.iter().any(|(path, _, _)| *path == asset.path) {
-                files.push((asset.path.clone(), asset.bytes.clone(), asset.triangles.clone()));
-            }
+            files.push((asset.path.clone(), asset.bytes.clone(), asset.triangles.clone()));
         }
         if files.is_empty() {
             return (0, Vec::new());
