@@ -24,6 +24,7 @@ mod frame;
 mod limits;
 mod links;
 mod messages;
+mod pacing;
 pub mod permissions;
 mod programs;
 mod recording;
@@ -46,6 +47,7 @@ pub use links::{JointLink, JointLinkKind, LinkTable, LinkTableError};
 pub use messages::{
     ClientMsg, ErrorBody, ErrorCode, InsertedCounts, LabSummary, SceneUploadReply, ServerMsg, SourceMessage,
 };
+pub use pacing::DrawnFrames;
 pub use permissions::INSTRUCTOR_ID;
 pub use programs::{ConsoleLine, ConsoleSource, ExampleRobot, Language, ProgramSource};
 pub use recording::{MAX_SEEK_ROBOTS, RecordedMoment, RecordedTrail, RecordingSummary, RunSummary, TrailPoint};

@@ -75,6 +75,15 @@ pub enum ServerMsg {
     /// The lab at a recorded step: the answer to [`ClientMsg::Seek`]. Live frames go on
     /// arriving; the page shows this moment until it seeks again or goes back to live.
     Moment(Box<RecordedMoment>),
+    /// How often this connection should send [`ClientMsg::Drawn`]: once at least
+    /// `drawn_every` frames arrived since the last one (until told, after every picture
+    /// that showed a new frame). Sent only to clients whose `drawn` counts `pictures`,
+    /// whenever the number changes: it grows when the server may keep more frames in
+    /// flight for the page, and is back to 1 when the page draws slower than frames come.
+    Pacing {
+        /// Frames to receive between two `drawn`s (at least 1).
+        drawn_every: u32,
+    },
     /// Answer to [`ClientMsg::Ping`].
     Pong {
         /// The client's nonce, echoed.
@@ -146,15 +155,21 @@ pub enum ClientMsg {
     Live,
     /// The page drew the frames it received up to the one of this step: sent after
     /// drawing, at most once per drawn picture, with the step of the newest binary frame
-    /// received since the last `Drawn`. From a connection's first `Drawn` on, the server
-    /// keeps at most a few frames sent and not yet drawn (its window); the lab's newer
-    /// poses wait on the server, merged newest-wins, so a page gets frames as fast as it
-    /// draws them and every latest pose. A client that never sends it gets every frame
-    /// its socket takes. A step that is no frame in flight (already drawn, or never sent)
-    /// changes nothing.
+    /// received since the last `Drawn` (`crate::DrawnFrames` says when). From a
+    /// connection's first `Drawn` on, the server keeps at most a few frames sent and not
+    /// yet drawn (its window); the lab's newer poses wait on the server, merged
+    /// newest-wins, so a page gets frames as fast as it draws them and every latest pose.
+    /// A client that never sends it gets every frame its socket takes. A step that is no
+    /// frame in flight (already drawn, or never sent) changes nothing.
     Drawn {
         /// The step of the newest frame received and drawn.
         step: u64,
+        /// How many pictures drawn since the last `Drawn` showed a new frame. A client
+        /// that counts them is told by [`ServerMsg::Pacing`] how many frames it may
+        /// receive between two `Drawn`s; one that does not (`None`: one picture) sends
+        /// `Drawn` after every picture that showed a new frame.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pictures: Option<u32>,
     },
     /// Liveness check; answered with [`ServerMsg::Pong`].
     Ping {
@@ -337,6 +352,7 @@ mod tests {
             }),
             ServerMsg::State(state()),
             ServerMsg::Pong { nonce: 77 },
+            ServerMsg::Pacing { drawn_every: 2 },
             ServerMsg::Console {
                 robot: "bot_ana".into(),
                 lines: vec![crate::ConsoleLine {
@@ -375,7 +391,8 @@ mod tests {
             ClientMsg::Control { command: ControlAction::Step { steps: 10 } },
             ClientMsg::Control { command: ControlAction::Rate { rate: Rate::Max } },
             ClientMsg::Ping { nonce: u64::MAX },
-            ClientMsg::Drawn { step: u64::MAX },
+            ClientMsg::Drawn { step: u64::MAX, pictures: None },
+            ClientMsg::Drawn { step: 7, pictures: Some(2) },
             ClientMsg::Subscribe { robot: "bot".into() },
             ClientMsg::Unsubscribe { robot: "bot".into() },
             ClientMsg::Keys { robot: "bot".into(), keys: vec!["I".into(), "ARROWUP".into()] },
@@ -395,7 +412,11 @@ mod tests {
         );
         assert_eq!(
             serde_json::from_str::<ClientMsg>(r#"{"type":"drawn","step":240}"#).unwrap(),
-            ClientMsg::Drawn { step: 240 }
+            ClientMsg::Drawn { step: 240, pictures: None }
+        );
+        assert_eq!(
+            serde_json::from_str::<ClientMsg>(r#"{"type":"drawn","step":240,"pictures":2}"#).unwrap(),
+            ClientMsg::Drawn { step: 240, pictures: Some(2) }
         );
         assert!(serde_json::from_str::<ClientMsg>(r#"{"type":"teleport"}"#).is_err());
         assert!(serde_json::from_str::<ClientMsg>(r#"{"type":"ping"}"#).is_err());

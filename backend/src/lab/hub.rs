@@ -36,15 +36,22 @@ use vlab_protocol::{Frame, LinkTable, ServerMsg};
 const EVENT_BACKLOG: usize = 64;
 
 /// Most frames a paced viewer (one that acknowledges drawn frames) has been sent and not
-/// yet drawn. Three keep a page that draws at 60 frames/s fed across a round trip of up
-/// to about 30 ms (one frame drawn while two more are on the way), and its socket never
-/// holds more than three frames of backlog.
-pub const MAX_FRAMES_IN_FLIGHT: usize = 3;
+/// yet drawn. Four keep a page that draws at 60 frames/s fed across a round trip of up to
+/// about 30 ms while it acknowledges every second frame (two frames held unacknowledged,
+/// two more on the way), and its socket never holds more than four frames of backlog.
+pub const MAX_FRAMES_IN_FLIGHT: usize = 4;
 
-/// Acknowledgements in a row, each of a single frame while the window was full, after
-/// which a viewer's window grows by one frame (up to [`MAX_FRAMES_IN_FLIGHT`]). A page
-/// that draws slower than frames come skips frames, and its window shrinks to one at
-/// once; growing back slowly keeps it near one frame per picture drawn (about 1.1).
+/// Frames of a viewer's window kept for the round trip: a viewer that counts its
+/// pictures is asked to acknowledge once `window - ROUND_TRIP_FRAMES` frames arrived
+/// (at least one), so the server never waits for an acknowledgement the viewer is not
+/// yet due to send, and still has frames to send while one travels back.
+const ROUND_TRIP_FRAMES: usize = 2;
+
+/// Acknowledgements in a row, none releasing more frames than the pictures that showed
+/// them, after which a viewer's window grows by one frame (up to
+/// [`MAX_FRAMES_IN_FLIGHT`]). A page that draws slower than frames come skips frames,
+/// and its window shrinks to one at once; growing back slowly keeps it near one frame per
+/// picture drawn (about 1.1).
 const GROW_AFTER: u32 = 8;
 
 /// The viewers of one lab.
@@ -93,23 +100,34 @@ impl Mailbox {
 /// is taken). A step that is not in flight (acknowledged already, never sent, or sent
 /// before pacing started) releases nothing.
 ///
-/// The window follows the page: an acknowledgement that releases several frames says the
-/// page drew only the newest of them (it draws slower than frames come), and the window
+/// The window follows the page: an acknowledgement that releases more frames than the
+/// pictures that showed them (one, for a viewer that does not count pictures) says the
+/// page drew only the newest of some (it draws slower than frames come), and the window
 /// drops to one frame, so the page is sent about one frame per picture; after
-/// [`GROW_AFTER`] acknowledgements of one frame each while the window was full, it grows
-/// by one, up to [`MAX_FRAMES_IN_FLIGHT`] (a fast page on a slow link).
+/// [`GROW_AFTER`] acknowledgements in a row that skipped nothing, it grows by one, up to
+/// [`MAX_FRAMES_IN_FLIGHT`]. A viewer that counts pictures is told how often to
+/// acknowledge whenever that changes ([`Pacing::drawn_every`]).
 #[derive(Debug)]
 struct Pacing {
     acknowledging: bool,
     in_flight: VecDeque<u64>,
     window: usize,
-    /// Acknowledgements of a single frame in a row while the window was full.
-    single_full: u32,
+    /// Acknowledgements in a row that skipped no frame.
+    unskipped: u32,
+    /// What the viewer was told of how often to acknowledge (`None`: it does not count
+    /// pictures, and is never told).
+    told_drawn_every: Option<u32>,
 }
 
 impl Default for Pacing {
     fn default() -> Pacing {
-        Pacing { acknowledging: false, in_flight: VecDeque::new(), window: MAX_FRAMES_IN_FLIGHT, single_full: 0 }
+        Pacing {
+            acknowledging: false,
+            in_flight: VecDeque::new(),
+            window: MAX_FRAMES_IN_FLIGHT,
+            unskipped: 0,
+            told_drawn_every: None,
+        }
     }
 }
 
@@ -126,22 +144,37 @@ impl Pacing {
         }
     }
 
-    /// The viewer drew the frames up to one of `step`.
-    fn drawn(&mut self, step: u64) {
+    /// How many frames a viewer that counts pictures may receive between two
+    /// acknowledgements with the current window: fewer than the window by the frames
+    /// kept for the round trip, at least one.
+    fn drawn_every(&self) -> u32 {
+        self.window.saturating_sub(ROUND_TRIP_FRAMES).max(1) as u32
+    }
+
+    /// The viewer drew the frames up to one of `step`, shown by `pictures` pictures
+    /// (`None`: a viewer that does not count them). Returns how often the viewer should
+    /// now acknowledge, when it counts pictures and was told otherwise.
+    fn drawn(&mut self, step: u64, pictures: Option<u32>) -> Option<u32> {
         self.acknowledging = true;
-        let Some(newest) = self.in_flight.iter().rposition(|&s| s == step) else { return };
-        let was_full = self.in_flight.len() >= self.window;
-        self.in_flight.drain(..=newest);
-        if newest > 0 {
-            self.window = 1;
-            self.single_full = 0;
-        } else if was_full {
-            self.single_full += 1;
-            if self.single_full >= GROW_AFTER {
-                self.window = (self.window + 1).min(MAX_FRAMES_IN_FLIGHT);
-                self.single_full = 0;
+        if let Some(newest) = self.in_flight.iter().rposition(|&s| s == step) {
+            self.in_flight.drain(..=newest);
+            let released = newest as u64 + 1;
+            if released > u64::from(pictures.unwrap_or(1).max(1)) {
+                self.window = 1;
+                self.unskipped = 0;
+            } else {
+                self.unskipped += 1;
+                if self.unskipped >= GROW_AFTER {
+                    self.window = (self.window + 1).min(MAX_FRAMES_IN_FLIGHT);
+                    self.unskipped = 0;
+                }
             }
         }
+        // A viewer that counts pictures starts out acknowledging every frame.
+        let told = self.told_drawn_every.or(pictures.map(|_| 1))?;
+        let drawn_every = self.drawn_every();
+        self.told_drawn_every = Some(drawn_every);
+        (drawn_every != told).then_some(drawn_every)
     }
 }
 
@@ -207,16 +240,19 @@ impl ClientSlot {
         pending
     }
 
-    /// The viewer drew the frames it received up to one of `step` (see [`Pacing`]); what
-    /// waited for its window is offered again.
-    pub fn drawn(&self, step: u64) {
+    /// The viewer drew the frames it received up to one of `step`, in `pictures`
+    /// pictures when it counts them (see [`Pacing`]); what waited for its window is
+    /// offered again. Returns the `drawn_every` to tell the viewer
+    /// ([`ServerMsg::Pacing`]), when that changed.
+    pub fn drawn(&self, step: u64, pictures: Option<u32>) -> Option<u32> {
         let mut mailbox = self.mailbox.lock().expect("slot lock");
-        mailbox.pacing.drawn(step);
+        let drawn_every = mailbox.pacing.drawn(step, pictures);
         let wake = mailbox.sendable();
         drop(mailbox);
         if wake {
             self.notify.notify_one();
         }
+        drawn_every
     }
 
     fn offer_frame(&self, frame: &OutgoingFrame) {
@@ -360,7 +396,7 @@ mod tests {
     use std::collections::BTreeMap;
 
     use super::*;
-    use vlab_protocol::{BodyId, BodyPose, FrameDecoder};
+    use vlab_protocol::{BodyId, BodyPose, ClientMsg, DrawnFrames, FrameDecoder};
 
     fn frame(epoch: u32, step: u64, ids: &[u32]) -> Frame {
         Frame {
@@ -504,7 +540,7 @@ mod tests {
         let hub = Hub::new("snap".into(), LinkTable::default(), frame(0, 0, &[]));
         let sub = hub.join();
         assert_eq!(take_step(&sub), Some(0));
-        sub.slot.drawn(0);
+        sub.slot.drawn(0, None);
         for step in 1..=MAX_FRAMES_IN_FLIGHT as u64 {
             hub.publish_frame(frame(0, step, &[1]));
             assert_eq!(take_step(&sub), Some(step));
@@ -513,13 +549,13 @@ mod tests {
         assert!(!is_ready(&sub), "a full window is not woken for a new frame");
         assert_eq!(take_step(&sub), None, "the window is full");
         // Drawing the first frame in flight frees one place: the waiting frame goes.
-        sub.slot.drawn(1);
+        sub.slot.drawn(1, None);
         assert!(is_ready(&sub));
         assert_eq!(take_step(&sub), Some(10));
         hub.publish_frame(frame(0, 11, &[1]));
-        assert_eq!(take_step(&sub), None, "2, 3 and 10 are in flight");
+        assert_eq!(take_step(&sub), None, "2, 3, 4 and 10 are in flight");
         // Drawing a later frame releases every earlier one too.
-        sub.slot.drawn(10);
+        sub.slot.drawn(10, None);
         assert_eq!(take_step(&sub), Some(11));
     }
 
@@ -530,7 +566,7 @@ mod tests {
         let fast = hub.join();
         for sub in [&slow, &fast] {
             sub.slot.take();
-            sub.slot.drawn(0);
+            sub.slot.drawn(0, None);
         }
         let (mut slow_frames, mut fast_frames, mut pictures) = (0, 0, 0);
         let mut slow_newest = None;
@@ -538,7 +574,7 @@ mod tests {
             hub.publish_frame(frame(0, step, &[1]));
             // The fast page draws every frame as it comes.
             let drawn = take_step(&fast).expect("the fast page's window is never full");
-            fast.slot.drawn(drawn);
+            fast.slot.drawn(drawn, None);
             fast_frames += 1;
             // The slow page reads what comes, and draws (the newest) every third step.
             if let Some(step) = take_step(&slow) {
@@ -548,7 +584,7 @@ mod tests {
             if step % 3 == 0
                 && let Some(newest) = slow_newest.take()
             {
-                slow.slot.drawn(newest);
+                slow.slot.drawn(newest, None);
                 pictures += 1;
             }
         }
@@ -562,11 +598,11 @@ mod tests {
     #[test]
     fn the_window_grows_back_when_the_page_draws_every_frame() {
         let mut pacing = Pacing::default();
-        pacing.drawn(0);
+        pacing.drawn(0, None);
         for step in 1..=3 {
             pacing.sent(step);
         }
-        pacing.drawn(3);
+        pacing.drawn(3, None);
         assert_eq!(pacing.window, 1, "two frames were skipped");
         let mut step = 3;
         for round in 1..=(GROW_AFTER * 2) {
@@ -576,10 +612,94 @@ mod tests {
             }
             // Only the oldest in flight drawn: one frame, while the window was full.
             let oldest = pacing.in_flight[0];
-            pacing.drawn(oldest);
+            pacing.drawn(oldest, None);
             let expected = (1 + (round / GROW_AFTER) as usize).min(MAX_FRAMES_IN_FLIGHT);
             assert_eq!(pacing.window, expected, "round {round}");
         }
+    }
+
+    /// A page drawing a picture every `draw_every` steps, saying what it drew as the
+    /// page does ([`DrawnFrames`]), while the lab publishes a frame every step for 600
+    /// steps. Returns the frames it received, its pictures that showed one, the `drawn`s
+    /// it sent and the `drawn_every`s it was told.
+    fn page_drawing_every(draw_every: u64) -> (usize, usize, usize, Vec<u32>) {
+        let hub = Hub::new("snap".into(), LinkTable::default(), frame(0, 0, &[]));
+        let sub = hub.join();
+        let mut page = DrawnFrames::default();
+        let (mut frames, mut pictures, mut acknowledgements, mut told) = (0, 0, 0, Vec::new());
+        let mut showed_new = false;
+        for step in 0..=600u64 {
+            if step > 0 {
+                hub.publish_frame(frame(0, step, &[1]));
+            }
+            if let Some(step) = take_step(&sub) {
+                page.received(step);
+                frames += 1;
+                showed_new = true;
+            }
+            if step % draw_every == 0 {
+                pictures += usize::from(std::mem::take(&mut showed_new));
+                if let Some(ClientMsg::Drawn { step, pictures }) = page.drawn() {
+                    acknowledgements += 1;
+                    if let Some(drawn_every) = sub.slot.drawn(step, pictures) {
+                        page.pacing(drawn_every);
+                        told.push(drawn_every);
+                    }
+                }
+            }
+        }
+        (frames, pictures, acknowledgements, told)
+    }
+
+    #[test]
+    fn a_page_that_draws_every_frame_says_so_every_second_frame_and_gets_them_all() {
+        let (frames, pictures, acknowledgements, told) = page_drawing_every(1);
+        assert_eq!(frames, 601, "the keyframe and every frame");
+        assert_eq!(pictures, 601);
+        assert_eq!(told, [2], "told once, on its first acknowledgement");
+        assert_eq!(acknowledgements, 1 + 600 / 2);
+    }
+
+    #[test]
+    fn a_page_that_skips_frames_counting_its_pictures_gets_about_one_per_picture() {
+        let (frames, pictures, acknowledgements, told) = page_drawing_every(3);
+        assert_eq!(pictures, 201);
+        assert!(frames >= pictures && frames <= pictures + pictures / GROW_AFTER as usize + 4, "{frames} frames");
+        // Back to every frame at its first skip; never far enough from it to be told 2.
+        assert_eq!(&told[..2], [2, 1]);
+        assert!(told[2..].iter().all(|&every| every == 1), "{told:?}");
+        assert!(acknowledgements >= pictures - 2, "{acknowledgements} acknowledgements");
+    }
+
+    #[test]
+    fn a_viewer_is_told_how_often_to_acknowledge_as_its_window_changes_and_only_if_it_counts_pictures() {
+        let mut counting = Pacing::default();
+        let mut not_counting = Pacing::default();
+        assert_eq!(counting.drawn(0, Some(1)), Some(2), "a full window: every second frame");
+        assert_eq!(not_counting.drawn(0, None), None);
+        for pacing in [&mut counting, &mut not_counting] {
+            for step in 1..=3 {
+                pacing.sent(step);
+            }
+        }
+        assert_eq!(counting.drawn(3, Some(1)), Some(1), "three frames in one picture: every frame");
+        assert_eq!(counting.window, 1);
+        assert_eq!(not_counting.drawn(3, None), None);
+        assert_eq!(not_counting.window, 1);
+        let mut step = 3;
+        let mut told = Vec::new();
+        for _ in 0..(GROW_AFTER * 3) {
+            step += 1;
+            counting.sent(step);
+            told.extend(counting.drawn(step, Some(1)));
+        }
+        assert_eq!(counting.window, MAX_FRAMES_IN_FLIGHT);
+        assert_eq!(told, [2], "windows of 2 and 3 leave no frame to spare");
+        // Two frames shown by two pictures skip nothing.
+        counting.sent(step + 1);
+        counting.sent(step + 2);
+        assert_eq!(counting.drawn(step + 2, Some(2)), None);
+        assert_eq!(counting.window, MAX_FRAMES_IN_FLIGHT);
     }
 
     #[test]
@@ -587,25 +707,25 @@ mod tests {
         let hub = Hub::new("snap".into(), LinkTable::default(), frame(0, 0, &[]));
         let sub = hub.join();
         sub.slot.take();
-        sub.slot.drawn(0);
+        sub.slot.drawn(0, None);
         for step in 1..=MAX_FRAMES_IN_FLIGHT as u64 {
             hub.publish_frame(frame(0, step, &[1]));
             take_step(&sub);
         }
         hub.publish_frame(frame(0, 50, &[1]));
         for unknown in [0, 7, 50, 99, u64::MAX] {
-            sub.slot.drawn(unknown);
+            sub.slot.drawn(unknown, None);
             assert!(!is_ready(&sub), "step {unknown}");
             assert_eq!(take_step(&sub), None, "step {unknown} is no frame in flight");
         }
-        sub.slot.drawn(1);
+        sub.slot.drawn(1, None);
         assert_eq!(take_step(&sub), Some(50));
         hub.publish_frame(frame(0, 51, &[1]));
-        assert_eq!(take_step(&sub), None, "2, 3 and 50 are in flight");
+        assert_eq!(take_step(&sub), None, "2, 3, 4 and 50 are in flight");
         // Step 1 again: drawn already.
-        sub.slot.drawn(1);
+        sub.slot.drawn(1, None);
         assert_eq!(take_step(&sub), None);
-        sub.slot.drawn(2);
+        sub.slot.drawn(2, None);
         assert_eq!(take_step(&sub), Some(51));
     }
 
@@ -623,7 +743,7 @@ mod tests {
             frame.step
         };
         let first = receive(sub.slot.take().frame.unwrap().into_bytes());
-        sub.slot.drawn(first);
+        sub.slot.drawn(first, None);
         let mut last_drawn = first;
         let mut received = Vec::new();
         let mut frames = 0;
@@ -642,14 +762,14 @@ mod tests {
             if step % 10 == 0
                 && let Some(&newest) = received.last()
             {
-                sub.slot.drawn(newest);
+                sub.slot.drawn(newest, None);
                 last_drawn = newest;
                 received.clear();
             }
         }
         // At most a window's worth between two draws.
         assert!(frames <= 30 * MAX_FRAMES_IN_FLIGHT + 1, "{frames} frames");
-        sub.slot.drawn(*received.last().unwrap_or(&last_drawn));
+        sub.slot.drawn(*received.last().unwrap_or(&last_drawn), None);
         if let Some(last) = sub.slot.take().frame {
             assert_eq!(receive(last.into_bytes()), 300);
         }
@@ -665,14 +785,14 @@ mod tests {
         let hub = Hub::new("old".into(), LinkTable::default(), frame(0, 0, &[1]));
         let sub = hub.join();
         sub.slot.take();
-        sub.slot.drawn(0);
+        sub.slot.drawn(0, None);
         for step in 1..=MAX_FRAMES_IN_FLIGHT as u64 {
             hub.publish_frame(frame(0, step, &[1]));
             sub.slot.take();
         }
         hub.publish_scene("new".into(), LinkTable::default(), frame(1, 0, &[1, 2]));
         assert!(sub.slot.take().snapshot.is_none());
-        sub.slot.drawn(MAX_FRAMES_IN_FLIGHT as u64);
+        sub.slot.drawn(MAX_FRAMES_IN_FLIGHT as u64, None);
         let pending = sub.slot.take();
         assert_eq!(pending.snapshot.as_deref(), Some("new"));
         assert_eq!(pending.frame.unwrap().frame().epoch, 1);

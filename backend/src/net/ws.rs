@@ -220,7 +220,11 @@ async fn serve(
                             send(&mut sink, json_message(&reply)).await?;
                         }
                         Handled::Live => lab.resync(&subscription.slot),
-                        Handled::Drawn(step) => subscription.slot.drawn(step),
+                        Handled::Drawn { step, pictures } => {
+                            if let Some(drawn_every) = subscription.slot.drawn(step, pictures) {
+                                send(&mut sink, json_message(&ServerMsg::Pacing { drawn_every })).await?;
+                            }
+                        }
                         Handled::Camera(Some((robot, sensor))) => camera.watch(&robot, &sensor),
                         Handled::Camera(None) => camera.unwatch(),
                     }
@@ -264,8 +268,9 @@ enum Handled {
     Seek(Seek),
     /// Back to the live lab.
     Live,
-    /// The page drew the frames up to one of this step: its next frames may go.
-    Drawn(u64),
+    /// The page drew the frames up to one of this step, in this many pictures when it
+    /// counts them: its next frames may go.
+    Drawn { step: u64, pictures: Option<u32> },
     /// Watch this camera (robot, sensor) from now on, or none.
     Camera(Option<(String, String)>),
 }
@@ -314,7 +319,7 @@ fn handle_client_text(
         ClientMsg::Ping { nonce } => Handled::reply(ServerMsg::Pong { nonce }),
         ClientMsg::Seek { run, step, epoch, robots } => Handled::Seek(Seek { run, step, epoch, robots }),
         ClientMsg::Live => Handled::Live,
-        ClientMsg::Drawn { step } => Handled::Drawn(step),
+        ClientMsg::Drawn { step, pictures } => Handled::Drawn { step, pictures },
         ClientMsg::Subscribe { robot } => {
             if let Err(refused) = classroom.may_watch(lab, caller, &robot) {
                 return Handled::reply(refusal(refused));

@@ -2,13 +2,14 @@
 //!
 //! Pure, host-tested: [`state`] (what the page says about the connection), [`reconnect`]
 //! (the backoff and what each close code means), [`clock`] (step and sim time, newest
-//! wins), [`drawn`] (which frames to tell the server the page drew). Web only: `session`
-//! (the signals every component reads), `ws_client` (the socket, which writes them), and
-//! the toolbar pieces that show them: the connection indicator, the clock readout and the
-//! time controls.
+//! wins). Web only: `session` (the signals every component reads), `ws_client` (the
+//! socket, which writes them), `drawn` (telling the server which frames the page drew,
+//! by the protocol's `DrawnFrames`), and the toolbar pieces that show them: the
+//! connection indicator, the clock readout and the time controls.
 
 pub mod clock;
-pub mod drawn;
+#[cfg(target_arch = "wasm32")]
+pub(crate) mod drawn;
 pub mod reconnect;
 pub mod rewind;
 pub mod state;

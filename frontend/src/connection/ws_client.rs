@@ -344,6 +344,7 @@ fn on_server_message(client: &Rc<RefCell<Client>>, message: ServerMsg) {
         }
         ServerMsg::Recording(summary) => session.recording.set(Some(summary)),
         ServerMsg::Moment(moment) => crate::timeline::moment::show_moment(session, *moment),
+        ServerMsg::Pacing { drawn_every } => drawn::pacing(drawn_every),
         ServerMsg::Pong { .. } => {}
     }
 }

@@ -18,6 +18,7 @@ const VARIANTS: &[&str] = &[
     "console",
     "recording",
     "moment",
+    "pacing",
     "pong",
     "error",
 ];
@@ -49,6 +50,7 @@ fn read(value: Value) -> Result<ServerMsg, Error> {
         "console" => ServerMsg::Console { robot: fields.required("robot")?, lines: fields.required("lines")? },
         "recording" => ServerMsg::Recording(fields.rest()?),
         "moment" => ServerMsg::Moment(fields.rest()?),
+        "pacing" => ServerMsg::Pacing { drawn_every: fields.required("drawn_every")? },
         "pong" => ServerMsg::Pong { nonce: fields.required("nonce")? },
         "error" => ServerMsg::Error(fields.rest()?),
         other => return Err(serde::de::Error::unknown_variant(other, VARIANTS)),
@@ -126,6 +128,7 @@ mod tests {
                 robots: vec![report()],
                 trails: vec![],
             })),
+            ServerMsg::Pacing { drawn_every: 2 },
             ServerMsg::Pong { nonce: u64::MAX },
             ServerMsg::Error(ErrorBody::new(ErrorCode::Forbidden, "no")),
         ]
@@ -147,6 +150,7 @@ mod tests {
             ServerMsg::Console { .. } => "console",
             ServerMsg::Recording(_) => "recording",
             ServerMsg::Moment(_) => "moment",
+            ServerMsg::Pacing { .. } => "pacing",
             ServerMsg::Pong { .. } => "pong",
             ServerMsg::Error(_) => "error",
         }

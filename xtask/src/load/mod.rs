@@ -23,6 +23,7 @@ use vlab_protocol::{CreatedLab, LabMode, Rate};
 pub use options::{DEFAULT_THREADS, Options, USAGE};
 use server::{Api, OwnServer, cpu_ticks, ticks_per_second};
 use stats::{ViewersSummary, cpu_percent, summarize};
+use viewer::Acknowledge;
 use viewer::{Phase, Watch};
 
 /// Handshakes in flight at once while viewers connect.
@@ -139,8 +140,8 @@ pub struct Target {
     pid: Option<u32>,
     /// Its key, to create labs.
     key: Option<String>,
-    /// Whether the viewers acknowledge the frames they decoded.
-    acknowledge: bool,
+    /// Whether and how the viewers acknowledge the frames they decoded.
+    acknowledge: Acknowledge,
 }
 
 /// One measured window.
@@ -198,7 +199,7 @@ impl Measurement {
             self.viewers,
             options.lab,
             self.secs,
-            if options.acknowledge { "acknowledging" } else { "not acknowledging" },
+            options.acknowledge.describe(),
             options.threads
         ));
         if let Some(why) = &self.connect_error {
@@ -221,6 +222,7 @@ impl Measurement {
         }
         line(format!("bytes/s per viewer  mean {:.0}, min {:.0}", seen.bytes.mean, seen.bytes.min));
         line(format!("frames/s per viewer mean {:.1}, min {:.1}", seen.frames.mean, seen.frames.min));
+        line(format!("drawn/s per viewer  mean {:.1}, min {:.1}", seen.drawn_sent.mean, seen.drawn_sent.min));
         line(format!(
             "frame delay         p50 {}, p99 {}, max {}",
             ms(seen.delay_p50),
@@ -239,7 +241,7 @@ impl Measurement {
 impl Target {
     /// A target at `base`, whose process is `pid`, with `key`.
     pub fn new(base: &str, pid: Option<u32>, key: Option<String>) -> Result<Target> {
-        Ok(Target { api: Api::new(base)?, pid, key, acknowledge: true })
+        Ok(Target { api: Api::new(base)?, pid, key, acknowledge: Acknowledge::AsTold })
     }
 
     /// Creates `count` labs of the demo yard (running, unwatched), named after

@@ -3,6 +3,8 @@
 
 use std::fmt;
 
+pub use super::viewer::Acknowledge;
+
 /// Viewers when `--viewers` is not given.
 pub const DEFAULT_VIEWERS: usize = 100;
 /// Lab watched when `--lab` is not given: the demo lab every server opens.
@@ -23,11 +25,15 @@ pub const MAX_THREADS: usize = 64;
 /// The usage line of `cargo xtask load`, also shown in `cargo xtask help`.
 pub const USAGE: &str = "\
 usage: cargo xtask load [--viewers N] [--lab L] [--seconds S] [--labs M]
-                        [--no-ack] [--threads T] [--server URL [--pid P] [--key K]]
-  --viewers N   websocket viewers on the lab, each decoding every frame (default 100)
-                and saying it drew them (`drawn`) as soon as it has read what came
-  --no-ack      viewers never say which frames they drew (as an older page or a script):
-                the server sends them every frame their sockets take
+                        [--no-ack | --ack-every-frame] [--threads T]
+                        [--server URL [--pid P] [--key K]]
+  --viewers N   websocket viewers on the lab, each decoding every frame and saying it
+                drew them (`drawn`) once it has read what came, as often as the server
+                asks (as a page does: every second frame at full pace) (default 100)
+  --no-ack      viewers never say which frames they drew (as a script): the server
+                sends them every frame their sockets take
+  --ack-every-frame  viewers say `drawn` after everything they read, never counting
+                pictures (as a page did before the server said how often)
   --threads T   threads the viewers run on (default 1: a current-thread runtime, one core)
   --lab L       the lab they watch (default demo)
   --seconds S   length of the measured window, after every viewer is connected (default 10)
@@ -56,8 +62,8 @@ pub struct Options {
     pub pid: Option<u32>,
     /// The running server's key, to create labs.
     pub key: Option<String>,
-    /// Viewers acknowledge the frames they decoded (`drawn`), as a page does.
-    pub acknowledge: bool,
+    /// Whether and how viewers acknowledge the frames they decoded (`drawn`).
+    pub acknowledge: Acknowledge,
     /// Threads the viewers run on (1: a current-thread runtime).
     pub threads: usize,
 }
@@ -72,7 +78,7 @@ impl Default for Options {
             server: None,
             pid: None,
             key: None,
-            acknowledge: true,
+            acknowledge: Acknowledge::AsTold,
             threads: DEFAULT_THREADS,
         }
     }
@@ -118,8 +124,16 @@ impl Options {
         let mut options = Options::default();
         let mut rest = args.iter();
         while let Some(arg) = rest.next() {
-            if arg == "--no-ack" {
-                options.acknowledge = false;
+            let acknowledge = match arg.as_str() {
+                "--no-ack" => Some(Acknowledge::Never),
+                "--ack-every-frame" => Some(Acknowledge::EveryRead),
+                _ => None,
+            };
+            if let Some(acknowledge) = acknowledge {
+                if options.acknowledge != Acknowledge::AsTold && options.acknowledge != acknowledge {
+                    return Err(OptionsError::Conflict("`--no-ack` and `--ack-every-frame` exclude each other"));
+                }
+                options.acknowledge = acknowledge;
                 continue;
             }
             let (flag, inline) = match arg.split_once('=') {
@@ -224,14 +238,16 @@ mod tests {
         let options = parse(&[]).unwrap();
         assert_eq!(options, Options { viewers: 100, lab: "demo".into(), seconds: 10.0, labs: 1, ..Options::default() });
         assert_eq!(options.server, None);
-        assert!(options.acknowledge, "viewers acknowledge drawn frames, as pages do");
+        assert_eq!(options.acknowledge, Acknowledge::AsTold, "viewers acknowledge drawn frames, as pages do");
         assert_eq!(options.threads, 1);
     }
 
     #[test]
     fn viewers_may_be_told_not_to_acknowledge_and_to_run_on_more_threads() {
         let options = parse(&["--no-ack", "--viewers", "300", "--threads=2"]).unwrap();
-        assert_eq!((options.acknowledge, options.viewers, options.threads), (false, 300, 2));
+        assert_eq!((options.acknowledge, options.viewers, options.threads), (Acknowledge::Never, 300, 2));
+        assert_eq!(parse(&["--ack-every-frame"]).unwrap().acknowledge, Acknowledge::EveryRead);
+        assert!(matches!(parse(&["--no-ack", "--ack-every-frame"]), Err(OptionsError::Conflict(_))));
     }
 
     #[test]

@@ -28,6 +28,8 @@ pub struct ViewerReport {
     pub poses: u64,
     /// Text (JSON) messages.
     pub texts: u64,
+    /// `drawn` messages the viewer sent.
+    pub drawn_sent: u64,
     /// Binary messages `Frame::decode` refused.
     pub decode_errors: u64,
     /// Text messages that are not a `ServerMsg`.
@@ -114,6 +116,8 @@ pub struct ViewersSummary {
     pub bytes: Spread,
     /// Frames per second per viewer.
     pub frames: Spread,
+    /// `drawn` messages sent per second per viewer.
+    pub drawn_sent: Spread,
     /// Frame delays (see the module's doc), seconds: median, 99th percentile, largest.
     pub delay_p50: Option<f64>,
     /// See `delay_p50`.
@@ -146,6 +150,7 @@ pub fn summarize(reports: &[ViewerReport], secs: f64, rate: Option<f64>) -> View
         viewers: reports.len(),
         bytes: Spread::per_second(reports.iter().map(|r| r.bytes), secs),
         frames: Spread::per_second(reports.iter().map(|r| r.frames), secs),
+        drawn_sent: Spread::per_second(reports.iter().map(|r| r.drawn_sent), secs),
         delay_p50: percentile(&all_delays, 50.0),
         delay_p99: percentile(&all_delays, 99.0),
         delay_max: all_delays.last().copied(),

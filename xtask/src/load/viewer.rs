@@ -3,9 +3,10 @@
 //! (as the browser app does: a frame may be written as changes from the one before)
 //! and every text one as a `ServerMsg`, and counts what arrives inside the measured
 //! window (see [`super::stats`] for the delay of a frame). Like a page, it says which
-//! frames it drew (`drawn`, with the newest step) once it has read everything that had
-//! arrived, so the server paces it as it paces a page that draws at once; unless told
-//! not to, as an older page or a script.
+//! frames it drew (`drawn`, by the protocol's `DrawnFrames`: as often as the server asks)
+//! once it has read everything that had arrived, as if it drew one picture then, so the
+//! server paces it as it paces a page that draws at once; unless told to say it after
+//! every read (as a page did before the server said how often) or never (a script).
 
 use std::time::{Duration, Instant};
 
@@ -14,7 +15,7 @@ use tokio::sync::{Semaphore, mpsc, watch};
 use tokio_tungstenite::connect_async_with_config;
 use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::tungstenite::protocol::WebSocketConfig;
-use vlab_protocol::{ClientMsg, FrameDecoder, ServerMsg};
+use vlab_protocol::{ClientMsg, DrawnFrames, FrameDecoder, ServerMsg};
 
 use super::stats::{ViewerReport, offset};
 
@@ -52,8 +53,30 @@ pub struct Watch {
     pub rate: Option<f64>,
     /// The tool's clock origin: offsets are seconds since it.
     pub origin: Instant,
-    /// Say which frames were drawn (`drawn`), as a page does.
-    pub acknowledge: bool,
+    /// Whether and how to say which frames were drawn (`drawn`).
+    pub acknowledge: Acknowledge,
+}
+
+/// Whether and how a viewer says which frames it drew.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Acknowledge {
+    /// As a page does: counting its pictures, as often as the server asks.
+    AsTold,
+    /// After every read that brought a frame, without counting pictures.
+    EveryRead,
+    /// Never (a script): the server does not pace it.
+    Never,
+}
+
+impl Acknowledge {
+    /// How the report names it.
+    pub fn describe(self) -> &'static str {
+        match self {
+            Acknowledge::AsTold => "acknowledging as told",
+            Acknowledge::EveryRead => "acknowledging every read",
+            Acknowledge::Never => "not acknowledging",
+        }
+    }
 }
 
 /// Opens the websocket (holding a `connecting` permit meanwhile, so that only so many
@@ -82,7 +105,7 @@ pub async fn watch(
         Phase::Window { start, end } => Some((start, end)),
         Phase::Connecting | Phase::Stop => None,
     };
-    let mut reader = Reader { run: &run, decoder: FrameDecoder::new(), report, newest: None };
+    let mut reader = Reader { run: &run, decoder: FrameDecoder::new(), report, drawn: DrawnFrames::default() };
     loop {
         let message = tokio::select! {
             changed = phase.changed() => {
@@ -110,11 +133,19 @@ pub async fn watch(
         if ended {
             break;
         }
-        if let Some(step) = reader.newest.take().filter(|_| run.acknowledge) {
-            let drawn = serde_json::to_string(&ClientMsg::Drawn { step }).expect("client messages serialise");
+        let drawn = reader.drawn.drawn().and_then(|message| match (run.acknowledge, message) {
+            (Acknowledge::Never, _) => None,
+            (Acknowledge::EveryRead, ClientMsg::Drawn { step, .. }) => Some(ClientMsg::Drawn { step, pictures: None }),
+            (_, message) => Some(message),
+        });
+        if let Some(drawn) = drawn {
+            let drawn = serde_json::to_string(&drawn).expect("client messages serialise");
             if let Err(e) = socket.send(Message::text(drawn)).await {
                 reader.report.ended_early = Some(format!("the websocket failed: {e}"));
                 break;
+            }
+            if window.is_some_and(|(start, end)| (start..end).contains(&Instant::now())) {
+                reader.report.drawn_sent += 1;
             }
         }
     }
@@ -129,8 +160,9 @@ struct Reader<'a> {
     run: &'a Watch,
     decoder: FrameDecoder,
     report: ViewerReport,
-    /// The step of the newest frame decoded since the viewer last said what it drew.
-    newest: Option<u64>,
+    /// The frames decoded since the viewer last said what it drew, and how often the
+    /// server asked it to.
+    drawn: DrawnFrames,
 }
 
 impl Reader<'_> {
@@ -161,7 +193,7 @@ impl Reader<'_> {
         match message {
             Message::Binary(bytes) => match self.decoder.decode(&bytes) {
                 Ok(frame) => {
-                    self.newest = Some(frame.step);
+                    self.drawn.received(frame.step);
                     if counted {
                         report.frames += 1;
                         report.poses += frame.poses.len() as u64;
@@ -184,6 +216,7 @@ impl Reader<'_> {
                         }
                     }
                     Ok(ServerMsg::Error(_)) => report.server_errors += 1,
+                    Ok(ServerMsg::Pacing { drawn_every }) => self.drawn.pacing(drawn_every),
                     Ok(_) => {}
                     Err(_) => report.unreadable_texts += 1,
                 }
@@ -268,7 +301,7 @@ mod tests {
         let url = format!("ws://{}/ws/labs/demo", listener.local_addr().unwrap());
         let server = tokio::spawn(serve_once(listener, 25));
         let origin = Instant::now();
-        let run = Arc::new(Watch { url, rate: Some(1.0), origin, acknowledge: false });
+        let run = Arc::new(Watch { url, rate: Some(1.0), origin, acknowledge: Acknowledge::Never });
         // The window is open from the start, and long: the stream's end ends the viewer.
         let window = Phase::Window { start: origin, end: origin + Duration::from_secs(3600) };
         let (_phase_tx, phase_rx) = watch::channel(window);
@@ -300,7 +333,7 @@ mod tests {
                 }
                 loop {
                     let Some(Ok(Message::Text(text))) = socket.next().await else { panic!("no drawn") };
-                    let ClientMsg::Drawn { step } = serde_json::from_str(text.as_str()).unwrap() else {
+                    let ClientMsg::Drawn { step, .. } = serde_json::from_str(text.as_str()).unwrap() else {
                         panic!("{text}")
                     };
                     acknowledged.push(step);
@@ -313,7 +346,7 @@ mod tests {
             acknowledged
         });
         let origin = Instant::now();
-        let run = Arc::new(Watch { url, rate: None, origin, acknowledge: true });
+        let run = Arc::new(Watch { url, rate: None, origin, acknowledge: Acknowledge::AsTold });
         let window = Phase::Window { start: origin, end: origin + Duration::from_secs(3600) };
         let (_phase_tx, phase_rx) = watch::channel(window);
         let (connected_tx, _connected_rx) = mpsc::unbounded_channel();
@@ -335,7 +368,7 @@ mod tests {
             url: format!("ws://{addr}/ws/labs/demo"),
             rate: None,
             origin: Instant::now(),
-            acknowledge: true,
+            acknowledge: Acknowledge::AsTold,
         });
         let (_phase_tx, phase_rx) = watch::channel(Phase::Connecting);
         let (connected_tx, mut connected_rx) = mpsc::unbounded_channel();
