@@ -49,9 +49,10 @@ const ROUND_TRIP_FRAMES: usize = 2;
 
 /// Acknowledgements in a row, none releasing more frames than the pictures that showed
 /// them, after which a viewer's window grows by one frame (up to
-/// [`MAX_FRAMES_IN_FLIGHT`]). A page that draws slower than frames come skips frames,
-/// and its window shrinks to one at once; growing back slowly keeps it near one frame per
-/// picture drawn (about 1.1).
+/// [`MAX_FRAMES_IN_FLIGHT`]); also how long a single skipped frame is remembered. A page
+/// that draws slower than frames come skips frames, and its window shrinks to one as
+/// soon as it skips two (at once, or within this many acknowledgements); growing back
+/// slowly keeps it near one frame per picture drawn (about 1.2).
 const GROW_AFTER: u32 = 8;
 
 /// The viewers of one lab.
@@ -102,9 +103,12 @@ impl Mailbox {
 ///
 /// The window follows the page: an acknowledgement that releases more frames than the
 /// pictures that showed them (one, for a viewer that does not count pictures) says the
-/// page drew only the newest of some (it draws slower than frames come), and the window
-/// drops to one frame, so the page is sent about one frame per picture; after
-/// [`GROW_AFTER`] acknowledgements in a row that skipped nothing, it grows by one, up to
+/// page drew only the newest of some: it skipped frames. One skipped frame, the first
+/// for [`GROW_AFTER`] acknowledgements, is a page whose pictures and the lab's frames met
+/// out of step (two frames before one picture, none before the next) and is let go; any
+/// other skip says it draws slower than frames come, and the window drops to one frame,
+/// so the page is sent about one frame per picture. After [`GROW_AFTER`]
+/// acknowledgements in a row that skipped nothing, the window grows by one, up to
 /// [`MAX_FRAMES_IN_FLIGHT`]. A viewer that counts pictures is told how often to
 /// acknowledge whenever that changes ([`Pacing::drawn_every`]).
 #[derive(Debug)]
@@ -114,6 +118,9 @@ struct Pacing {
     window: usize,
     /// Acknowledgements in a row that skipped no frame.
     unskipped: u32,
+    /// Acknowledgements since the last one that skipped a frame (counted up to
+    /// [`GROW_AFTER`]).
+    since_skip: u32,
     /// What the viewer was told of how often to acknowledge (`None`: it does not count
     /// pictures, and is never told).
     told_drawn_every: Option<u32>,
@@ -126,6 +133,7 @@ impl Default for Pacing {
             in_flight: VecDeque::new(),
             window: MAX_FRAMES_IN_FLIGHT,
             unskipped: 0,
+            since_skip: GROW_AFTER,
             told_drawn_every: None,
         }
     }
@@ -159,15 +167,20 @@ impl Pacing {
         if let Some(newest) = self.in_flight.iter().rposition(|&s| s == step) {
             self.in_flight.drain(..=newest);
             let released = newest as u64 + 1;
-            if released > u64::from(pictures.unwrap_or(1).max(1)) {
-                self.window = 1;
-                self.unskipped = 0;
-            } else {
+            let skipped = released.saturating_sub(u64::from(pictures.unwrap_or(1).max(1)));
+            if skipped == 0 {
+                self.since_skip = (self.since_skip + 1).min(GROW_AFTER);
                 self.unskipped += 1;
                 if self.unskipped >= GROW_AFTER {
                     self.window = (self.window + 1).min(MAX_FRAMES_IN_FLIGHT);
                     self.unskipped = 0;
                 }
+            } else {
+                if skipped > 1 || self.since_skip < GROW_AFTER {
+                    self.window = 1;
+                }
+                self.since_skip = 0;
+                self.unskipped = 0;
             }
         }
         // A viewer that counts pictures starts out acknowledging every frame.
@@ -590,8 +603,9 @@ mod tests {
         }
         assert_eq!(fast_frames, 600);
         assert_eq!(pictures, 200);
-        // About one frame per picture: the window grows back to two only once in a while.
-        assert!(slow_frames <= pictures + pictures / GROW_AFTER as usize + 2, "{slow_frames} frames");
+        // About one frame per picture: the window grows back to two only once in a while,
+        // for two pictures (the first skip is let go).
+        assert!(slow_frames <= pictures + 2 * pictures / (GROW_AFTER as usize + 2) + 4, "{slow_frames} frames");
         assert!(slow_frames >= pictures, "{slow_frames} frames");
     }
 
@@ -616,6 +630,37 @@ mod tests {
             let expected = (1 + (round / GROW_AFTER) as usize).min(MAX_FRAMES_IN_FLIGHT);
             assert_eq!(pacing.window, expected, "round {round}");
         }
+    }
+
+    #[test]
+    fn one_skipped_frame_now_and_then_is_let_go_and_two_close_together_are_not() {
+        let mut pacing = Pacing::default();
+        assert_eq!(pacing.drawn(0, Some(1)), Some(2));
+        let mut step = 0;
+        let mut draw = |pacing: &mut Pacing, frames: u64, pictures: u32| {
+            for _ in 0..frames {
+                step += 1;
+                pacing.sent(step);
+            }
+            pacing.drawn(step, Some(pictures))
+        };
+        // Two frames before one picture, none before the next: out of step, let go.
+        assert_eq!(draw(&mut pacing, 2, 1), None);
+        assert_eq!(pacing.window, MAX_FRAMES_IN_FLIGHT);
+        assert_eq!(draw(&mut pacing, 2, 2), None);
+        // Again, soon after: the page is slower than the frames.
+        assert_eq!(draw(&mut pacing, 2, 1), Some(1));
+        assert_eq!(pacing.window, 1);
+        for _ in 0..(GROW_AFTER * 3) {
+            draw(&mut pacing, 1, 1);
+        }
+        assert_eq!(pacing.window, MAX_FRAMES_IN_FLIGHT);
+        // Long after the last one, a single skip is let go again; two at once are not.
+        assert_eq!(draw(&mut pacing, 2, 1), None);
+        for _ in 0..GROW_AFTER {
+            draw(&mut pacing, 2, 2);
+        }
+        assert_eq!(draw(&mut pacing, 3, 1), Some(1), "two frames skipped at once");
     }
 
     /// A page drawing a picture every `draw_every` steps, saying what it drew as the
@@ -664,7 +709,10 @@ mod tests {
     fn a_page_that_skips_frames_counting_its_pictures_gets_about_one_per_picture() {
         let (frames, pictures, acknowledgements, told) = page_drawing_every(3);
         assert_eq!(pictures, 201);
-        assert!(frames >= pictures && frames <= pictures + pictures / GROW_AFTER as usize + 4, "{frames} frames");
+        assert!(
+            frames >= pictures && frames <= pictures + 2 * pictures / (GROW_AFTER as usize + 2) + 4,
+            "{frames} frames"
+        );
         // Back to every frame at its first skip; never far enough from it to be told 2.
         assert_eq!(&told[..2], [2, 1]);
         assert!(told[2..].iter().all(|&every| every == 1), "{told:?}");
