@@ -54,19 +54,13 @@ async fn a_mesh_uploaded_with_a_scene_comes_as_its_triangles_while_it_is_served(
     let mut viewer = server.connect("demo", None).await;
     viewer.join_sequence().await;
     let obj = "v 0 0 0\nv 1 0 0\nv 1 1 0\nv 0 1 0\nf 1 2 3 4\n";
-    let form = reqwest::multipart::Form::new()
-        .part(
-            "scene",
-            reqwest::multipart::Part::text(
-                "sq { shape mesh(\"sq.mesh\", 0.5); customgeom box(0.5, 0.5, 0.1); pos(6, 1, 6); }\n\
-                 bad { shape mesh(\"bad.mesh\", 0.5); customgeom box(0.5, 0.5, 0.1); pos(4, 1, 4); }\n",
-            )
-            .file_name("main.vlab"),
+    let response = server
+        .upload_demo_bundle(
+            "sq { shape mesh(\"sq.mesh\", 0.5); customgeom box(0.5, 0.5, 0.1); pos(6, 1, 6); }\n\
+             bad { shape mesh(\"bad.mesh\", 0.5); customgeom box(0.5, 0.5, 0.1); pos(4, 1, 4); }\n",
+            &[("sq.obj", obj.as_bytes()), ("bad.glb", b"glTF but not really")],
         )
-        .part("sq.obj", reqwest::multipart::Part::bytes(obj.as_bytes().to_vec()).file_name("sq.obj"))
-        .part("bad.glb", reqwest::multipart::Part::bytes(b"glTF but not really".to_vec()).file_name("bad.glb"));
-    let response =
-        server.http.post(server.url("/api/labs/demo/scene")).bearer_auth(TOKEN).multipart(form).send().await.unwrap();
+        .await;
     assert_eq!(response.status().as_u16(), 200);
     // Read when the upload arrives: a file that does not read is a warning there already.
     let reply: serde_json::Value = response.json().await.unwrap();
@@ -239,17 +233,12 @@ async fn browsers_keep_what_names_its_content_and_no_other_layout_is_served() {
     let mut viewer = server.connect("demo", None).await;
     viewer.join_sequence().await;
     let obj = "v 0 0 0\nv 1 0 0\nv 1 1 0\nf 1 2 3\n";
-    let form = reqwest::multipart::Form::new()
-        .part(
-            "scene",
-            reqwest::multipart::Part::text(
-                "tri { shape mesh(\"tri.mesh\", 0.5); customgeom box(0.5, 0.5, 0.1); pos(6, 1, 6); }\n",
-            )
-            .file_name("main.vlab"),
+    let response = server
+        .upload_demo_bundle(
+            "tri { shape mesh(\"tri.mesh\", 0.5); customgeom box(0.5, 0.5, 0.1); pos(6, 1, 6); }\n",
+            &[("tri.obj", obj.as_bytes())],
         )
-        .part("tri.obj", reqwest::multipart::Part::bytes(obj.as_bytes().to_vec()).file_name("tri.obj"));
-    let response =
-        server.http.post(server.url("/api/labs/demo/scene")).bearer_auth(TOKEN).multipart(form).send().await.unwrap();
+        .await;
     assert_eq!(response.status().as_u16(), 200);
     let snapshot = viewer
         .until(|r| match r {

@@ -142,21 +142,15 @@ async fn an_empty_lab_takes_its_first_environment_and_refuses_a_second() {
 async fn a_bundle_brings_its_own_includes() {
     let server = TestServer::start(true).await;
     let before = bodies(&server).await;
-    let form = reqwest::multipart::Form::new()
-        .part(
-            "scene",
-            reqwest::multipart::Part::text("include \"parts/ball.vlab\";\ncall ball(\"b1\", 3);\n")
-                .file_name("main.vlab"),
+    let response = server
+        .upload_demo_bundle(
+            "include \"parts/ball.vlab\";\ncall ball(\"b1\", 3);\n",
+            &[(
+                "parts/ball.vlab",
+                b"function void ball(string name, num x) { id:[name] { shape sphere(0.2); pos(x, 1, 3); } }\n",
+            )],
         )
-        .part(
-            "parts/ball.vlab",
-            reqwest::multipart::Part::text(
-                "function void ball(string name, num x) { id:[name] { shape sphere(0.2); pos(x, 1, 3); } }\n",
-            )
-            .file_name("parts/ball.vlab"),
-        );
-    let response =
-        server.http.post(server.url("/api/labs/demo/scene")).bearer_auth(TOKEN).multipart(form).send().await.unwrap();
+        .await;
     let status = response.status().as_u16();
     let body: serde_json::Value = response.json().await.unwrap();
     assert_eq!(status, 200, "{body}");
@@ -178,17 +172,12 @@ async fn a_bundle_brings_its_own_meshes_served_by_the_lab() {
     let mut viewer = server.connect("demo", None).await;
     viewer.join_sequence().await;
     let obj = "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n";
-    let form = reqwest::multipart::Form::new()
-        .part(
-            "scene",
-            reqwest::multipart::Part::text(
-                "tri { shape mesh(\"tri.mesh\", 0.5); customgeom box(0.5, 0.5, 0.1); pos(6, 1, 6); }\n",
-            )
-            .file_name("main.vlab"),
+    let response = server
+        .upload_demo_bundle(
+            "tri { shape mesh(\"tri.mesh\", 0.5); customgeom box(0.5, 0.5, 0.1); pos(6, 1, 6); }\n",
+            &[("tri.obj", obj.as_bytes())],
         )
-        .part("tri.obj", reqwest::multipart::Part::bytes(obj.as_bytes().to_vec()).file_name("tri.obj"));
-    let response =
-        server.http.post(server.url("/api/labs/demo/scene")).bearer_auth(TOKEN).multipart(form).send().await.unwrap();
+        .await;
     let status = response.status().as_u16();
     let body: serde_json::Value = response.json().await.unwrap();
     assert_eq!(status, 200, "{body}");

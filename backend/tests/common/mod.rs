@@ -116,6 +116,18 @@ impl TestServer {
         (status, response.json().await.unwrap())
     }
 
+    /// The instructor uploads a scene bundle to lab `demo`: `scene` as `main.vlab`, and
+    /// each of `files` (name, bytes) under its name; the raw answer.
+    pub async fn upload_demo_bundle(&self, scene: &str, files: &[(&str, &[u8])]) -> reqwest::Response {
+        let mut form = reqwest::multipart::Form::new()
+            .part("scene", reqwest::multipart::Part::text(scene.to_owned()).file_name("main.vlab"));
+        for &(name, bytes) in files {
+            form =
+                form.part(name.to_owned(), reqwest::multipart::Part::bytes(bytes.to_vec()).file_name(name.to_owned()));
+        }
+        self.http.post(self.url("/api/labs/demo/scene")).bearer_auth(TOKEN).multipart(form).send().await.unwrap()
+    }
+
     /// The instructor changes lab `demo`'s settings (`patch`: JSON).
     pub async fn patch_demo_settings(&self, patch: serde_json::Value) {
         let response =
