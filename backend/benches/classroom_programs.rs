@@ -7,7 +7,8 @@
 //! stepping meanwhile). How long a step takes with and without the programs, what the
 //! exchange costs the lab's thread per control step (its wall time, and the part of it
 //! the thread spent working rather than waiting for answers: its CPU clock), the
-//! programs' own CPU per robot per control step, and the real-time factor of each.
+//! programs' own CPU per robot per control step and how long they stood runnable
+//! without a core (the scheduler's counts), and the real-time factor of each.
 //!
 //! Prints figures rather than asserting them: timings are for reading, not for tests.
 
@@ -97,7 +98,8 @@ fn run(label: &str, exchange: Exchange) -> bool {
     let steps = (TIMED_SECS / dt) as usize;
     let (mut simulation, mut exchanges, mut full) = (Vec::new(), Vec::new(), Vec::with_capacity(steps));
     let mut working = Vec::new();
-    let programs_cpu_at_start = children_cpu();
+    let programs_at_start = children_schedstat();
+    let lab_at_start = own_schedstat();
     let wall = Instant::now();
     for _ in 0..steps {
         let (at, [pre, sim, post, worked]) = one_step(&mut world, &mut robots, &mut programs);
@@ -109,7 +111,8 @@ fn run(label: &str, exchange: Exchange) -> bool {
         full.push(pre + sim + post);
     }
     let wall = wall.elapsed();
-    let programs_cpu = children_cpu().saturating_sub(programs_cpu_at_start);
+    let programs = children_schedstat().since(programs_at_start);
+    let lab = own_schedstat().since(lab_at_start);
     let stopped = robots.all().iter().filter(|r| r.program().state != vlab_protocol::ProgramState::Running).count();
     println!(
         "  {steps} steps ({TIMED_SECS} s of simulation) after {WARM_UP_SECS} s of warm-up, {stopped} programs stopped:"
@@ -129,9 +132,16 @@ fn run(label: &str, exchange: Exchange) -> bool {
         work.mean,
         robot.mean - work.mean
     );
+    let per_robot_step = |time: Duration| time.as_secs_f64() * 1e6 / (working.len() * names.len()).max(1) as f64;
     println!(
-        "  the programs' own CPU per robot per control step: {:.1} µs",
-        programs_cpu.as_secs_f64() * 1e6 / (working.len() * names.len()).max(1) as f64
+        "  the programs' own CPU per robot per control step: {:.1} µs; runnable but waiting for a core: {:.1} µs",
+        per_robot_step(programs.ran),
+        per_robot_step(programs.waited)
+    );
+    println!(
+        "  the lab's thread waited for a core {:.1} µs per step ({:.1} % of the wall time)",
+        lab.waited.as_secs_f64() * 1e6 / steps as f64,
+        100.0 * lab.waited.as_secs_f64() / wall.as_secs_f64()
     );
     println!(
         "  {label}: wall time {:.2} s for {TIMED_SECS} s of simulation: {:.1}× real time",
@@ -143,12 +153,31 @@ fn run(label: &str, exchange: Exchange) -> bool {
     true
 }
 
-/// The CPU time the processes this one started (the programs) have run, from the
-/// scheduler's own nanosecond count (`/proc/<pid>/schedstat`); zero where there is none.
-fn children_cpu() -> Duration {
+/// What the scheduler counted for some tasks (`/proc/<pid>/schedstat`): time run on
+/// a core and time spent runnable, waiting for one.
+#[derive(Clone, Copy, Default)]
+struct Schedstat {
+    ran: Duration,
+    waited: Duration,
+}
+
+impl Schedstat {
+    fn read(path: &std::path::Path) -> Schedstat {
+        let text = std::fs::read_to_string(path).unwrap_or_default();
+        let mut fields = text.split_whitespace().map(|field| Duration::from_nanos(field.parse().unwrap_or(0)));
+        Schedstat { ran: fields.next().unwrap_or_default(), waited: fields.next().unwrap_or_default() }
+    }
+
+    fn since(self, start: Schedstat) -> Schedstat {
+        Schedstat { ran: self.ran.saturating_sub(start.ran), waited: self.waited.saturating_sub(start.waited) }
+    }
+}
+
+/// The processes this one started (the programs), summed; zero where there are none.
+fn children_schedstat() -> Schedstat {
     let me = std::process::id().to_string();
-    let Ok(entries) = std::fs::read_dir("/proc") else { return Duration::ZERO };
-    let mut total = Duration::ZERO;
+    let Ok(entries) = std::fs::read_dir("/proc") else { return Schedstat::default() };
+    let mut total = Schedstat::default();
     for entry in entries.flatten() {
         let path = entry.path();
         let Ok(stat) = std::fs::read_to_string(path.join("stat")) else { continue };
@@ -157,12 +186,16 @@ fn children_cpu() -> Duration {
         if parent != Some(me.as_str()) {
             continue;
         }
-        let ran = std::fs::read_to_string(path.join("schedstat")).ok();
-        if let Some(ns) = ran.as_deref().and_then(|s| s.split_whitespace().next()?.parse::<u64>().ok()) {
-            total += Duration::from_nanos(ns);
-        }
+        let child = Schedstat::read(&path.join("schedstat"));
+        total.ran += child.ran;
+        total.waited += child.waited;
     }
     total
+}
+
+/// The calling thread (the lab's).
+fn own_schedstat() -> Schedstat {
+    Schedstat::read(std::path::Path::new("/proc/thread-self/schedstat"))
 }
 
 /// The CPU time of the calling thread.
