@@ -6,6 +6,10 @@
 //! one looking for a robot; the field still goes to the one robot that names none, and
 //! two robots naming none are still a clear 422.
 //!
+//! A program sent under another part name (`-F file=@main.py`) left the robot without a
+//! program and the reply said nothing: now the reply warns, naming the file, the robot
+//! and how to send it.
+//!
 //! Python programs run only where the server can sandbox them; elsewhere it must refuse
 //! them with that reason (fail closed), which is what these tests then check.
 
@@ -105,6 +109,7 @@ async fn a_robot_naming_main_py_takes_the_main_py_sent_as_its_program() {
         return;
     }
     assert_eq!(reply["robots"], json!(["pybot_ana"]));
+    assert_eq!(reply["warnings"], json!([]), "a program that runs is not warned about: {reply}");
     let program = program_of(&server, &ana, "pybot_ana").await;
     assert_eq!(program["main"], "main.py", "{program}");
     assert_eq!(program["files"]["main.py"], PROGRAM, "{program}");
@@ -157,4 +162,27 @@ async fn a_program_field_for_two_robots_naming_none_is_a_clear_422() {
     let lab = server.lab_state("demo").await;
     let robots = lab["robots"].as_array().unwrap();
     assert!(!robots.iter().any(|r| r == "first" || r == "second"), "nothing inserted: {lab}");
+}
+
+#[tokio::test]
+async fn a_program_sent_under_another_part_name_is_warned_about() {
+    let server = TestServer::start(false).await;
+    let ana = join(&server, "Ana").await;
+    let form = Form::new()
+        .part("description", Part::text(robot("quiet_ana", 2.0, 3.0, None)).file_name("robot.vlab"))
+        .part("file", Part::text(PROGRAM).file_name("main.py"));
+    let (status, reply) = upload(&server, &ana, form).await;
+    // A robot without a program needs no sandbox: accepted on every platform.
+    assert_eq!(status, 200, "{reply}");
+    assert_eq!(reply["robots"], json!(["quiet_ana"]));
+    let warnings = reply["warnings"].as_array().expect("warnings");
+    assert_eq!(warnings.len(), 1, "one warning, for main.py: {reply}");
+    assert_eq!(warnings[0]["file"], "main.py", "{reply}");
+    let message = warnings[0]["message"].as_str().unwrap_or_default();
+    assert!(message.contains("quiet_ana"), "names the robot left without a program: {reply}");
+    assert!(message.contains("program=@main.py"), "says how to send it: {reply}");
+    assert!(message.contains("code \"main.py\""), "or how to name it: {reply}");
+    let url = server.url("/api/labs/demo/robots/quiet_ana/program");
+    let response = server.http.get(url).bearer_auth(&ana).send().await.unwrap();
+    assert_eq!(response.status().as_u16(), 404, "the robot has no program");
 }

@@ -230,6 +230,7 @@ impl Classroom {
         }
         let programs = programs::resolve(&model, &bundle, &self.program_library()).map_err(|e| invalid(e, &reply))?;
         programs::check_all(&programs).await.map_err(|e| invalid(e, &reply))?;
+        reply.warnings.extend(programs::unrun(&model, &bundle, &programs));
         let programs = programs.into_iter().map(|(robot, code)| (robot, Arc::new(code))).collect();
         let robots: Vec<String> = model.robots.iter().map(|r| r.name.clone()).collect();
         let only_robots = holds_only_robots(&model).then(|| robots.clone());

@@ -88,6 +88,36 @@ pub fn resolve(
     if errors.is_empty() { Ok(programs) } else { Err(errors) }
 }
 
+/// Warnings for the program files of an upload that no robot runs, when none of its
+/// robots got a program: most likely a program sent under another part name than the
+/// form's `program` (`-F file=@main.py`). The robots are inserted all the same (a robot
+/// may be driven by hand, or given a program later); the warning says why they stand
+/// still and how to send the program.
+pub fn unrun(model: &SceneModel, bundle: &Bundle, programs: &BTreeMap<String, ProgramCode>) -> Vec<SourceMessage> {
+    if model.robots.is_empty() || !programs.is_empty() || bundle.program.is_some() {
+        return Vec::new();
+    }
+    let is_program = |name: &&String| {
+        let lower = name.to_ascii_lowercase();
+        lower.ends_with(".py") || is_project(&lower)
+    };
+    let mut files: Vec<&String> = bundle.files.keys().filter(is_program).chain(bundle.binaries.keys()).collect();
+    files.sort();
+    let robots = model.robots.iter().map(|robot| robot.name.as_str()).collect::<Vec<_>>().join(", ");
+    files
+        .into_iter()
+        .map(|file| SourceMessage {
+            file: file.clone(),
+            line: 1,
+            col: 1,
+            message: format!(
+                "no robot runs '{file}', so {robots} will stand still: send it as the form's `program` part \
+                 (`-F program=@{file}`), or name it in the robot's description with `code \"{file}\";`"
+            ),
+        })
+        .collect()
+}
+
 /// The program that file `field` of the upload stands for: a main file, or a project
 /// file naming the sources.
 pub fn program_of_file(field: &str, bundle: &Bundle, library: &dyn SourceLoader) -> Result<ProgramCode, SourceMessage> {
