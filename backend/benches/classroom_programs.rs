@@ -117,6 +117,9 @@ fn run(label: &str, exchange: Exchange) -> bool {
     println!(
         "  {steps} steps ({TIMED_SECS} s of simulation) after {WARM_UP_SECS} s of warm-up, {stopped} programs stopped:"
     );
+    // What the lab's thread cannot hand to another core: its physics, actuators and
+    // sensors, and its own work in the exchange. The whole step can come no closer.
+    let own_work = simulation.iter().chain(&working).sum::<Duration>().as_secs_f64() * 1e6 / steps as f64;
     common::report_steps("  physics + actuators + sensors        ", &mut simulation, dt);
     common::report_steps("  + the programs (whole step)          ", &mut full, dt);
     let per_robot = |samples: &mut Vec<Duration>| common::summarize(samples, names.len() as u32);
@@ -137,6 +140,10 @@ fn run(label: &str, exchange: Exchange) -> bool {
         "  the programs' own CPU per robot per control step: {:.1} µs; runnable but waiting for a core: {:.1} µs",
         per_robot_step(programs.ran),
         per_robot_step(programs.waited)
+    );
+    println!(
+        "  the lab's thread's own work (physics + actuators + sensors as timed above, and its CPU in the exchange): {own_work:.1} µs a step, {:.1}× real time if it never waited",
+        dt * 1e6 / own_work
     );
     println!(
         "  the lab's thread waited for a core {:.1} µs per step ({:.1} % of the wall time)",
