@@ -14,11 +14,17 @@ pub struct VlabProcess {
 impl VlabProcess {
     /// `vlab serve --addr 127.0.0.1:0 --db DB ARGS…`, once it serves.
     pub fn start(db: &Path, args: &[&str]) -> VlabProcess {
+        Self::start_with_env(db, args, &[])
+    }
+
+    /// [`VlabProcess::start`] with more environment variables for the server.
+    pub fn start_with_env(db: &Path, args: &[&str], env: &[(&str, &str)]) -> VlabProcess {
         let mut child = Command::new(env!("CARGO_BIN_EXE_vlab"))
             .args(["serve", "--addr", "127.0.0.1:0", "--db"])
             .arg(db)
             .args(args)
             .env("RUST_LOG", "warn")
+            .envs(env.iter().copied())
             .stdout(Stdio::piped())
             .spawn()
             .expect("the vlab binary starts");
