@@ -97,11 +97,8 @@ pub fn unrun(model: &SceneModel, bundle: &Bundle, programs: &BTreeMap<String, Pr
     if model.robots.is_empty() || !programs.is_empty() || bundle.program.is_some() {
         return Vec::new();
     }
-    let is_program = |name: &&String| {
-        let lower = name.to_ascii_lowercase();
-        lower.ends_with(".py") || is_project(&lower)
-    };
-    let mut files: Vec<&String> = bundle.files.keys().filter(is_program).chain(bundle.binaries.keys()).collect();
+    let is_program = |name: &&String| Language::from_file_name(name).is_some() || is_project(name);
+    let mut files: Vec<&String> = bundle.files.keys().chain(bundle.binaries.keys()).filter(is_program).collect();
     files.sort();
     let robots = model.robots.iter().map(|robot| robot.name.as_str()).collect::<Vec<_>>().join(", ");
     files
