@@ -8,7 +8,8 @@
 //! time.
 //!
 //! `cargo bench -p vlab-backend --bench controller_step` (add `-- --steps N` to change
-//! the 1000 measured steps, `-- --robots N` the 30 programs).
+//! the 1000 measured steps, `-- --robots N` the 30 programs, `-- --program FILE` to run
+//! another Python program on the same robots: one that must set `base` every step).
 
 mod common;
 
@@ -25,7 +26,8 @@ fn main() {
         |name: &str| -> Option<u64> { std::env::args().skip_while(|a| a != name).nth(1).and_then(|n| n.parse().ok()) };
     let steps: u64 = arg("--steps").unwrap_or(1000).max(1);
     let robots = arg("--robots").unwrap_or(30).max(1) as usize;
-    let source = r#"
+    let program_file = std::env::args().skip_while(|a| a != "--program").nth(1);
+    let default_source = r#"
 from vlab import Robot
 robot = Robot()
 lidar, drive = robot.sensor("lidar"), robot.actuator("base")
@@ -38,6 +40,14 @@ while robot.step():
     if robot.step_count() % 50 == 0:
         robot.log(f"x={x:.2f} front={front:.2f}")
 "#;
+    let source = match &program_file {
+        Some(path) => std::fs::read_to_string(path).unwrap_or_else(|e| panic!("--program {path}: {e}")),
+        None => default_source.to_string(),
+    };
+    let source = source.as_str();
+    if let Some(path) = &program_file {
+        println!("controller_step: program {path}");
+    }
     let started = Instant::now();
     let mut programs = Vec::with_capacity(robots);
     for i in 0..robots {
