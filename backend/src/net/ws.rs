@@ -13,7 +13,6 @@ use std::time::{Duration, Instant};
 use axum::extract::ws::{CloseFrame, Message, Utf8Bytes, WebSocket, WebSocketUpgrade};
 use axum::extract::{Path, Query, State};
 use axum::response::Response;
-use futures_util::{SinkExt, StreamExt};
 use serde::Deserialize;
 use tokio::sync::{broadcast, mpsc};
 use vlab_protocol::{
@@ -93,14 +92,13 @@ async fn session(mut socket: WebSocket, app: Arc<AppState>, lab_id: String, hand
 /// The connection's main loop; returns why it ended. A student the instructor removes
 /// is told (an `Unauthorized` error) and goes on watching as a viewer.
 async fn serve(
-    socket: WebSocket,
+    mut socket: WebSocket,
     classroom: &Classroom,
     lab: &Arc<LabHandle>,
     mut caller: Caller,
     driving: &mut BTreeSet<String>,
 ) -> Result<(), String> {
     let subscription = lab.subscribe();
-    let (mut sink, mut stream) = socket.split();
     let hello = ServerMsg::Hello {
         protocol: PROTOCOL_VERSION,
         server_version: env!("CARGO_PKG_VERSION").into(),
@@ -109,22 +107,22 @@ async fn serve(
         role: caller.role(),
         you: caller.user().and_then(|id| lab.participant(id)),
     };
-    send(&mut sink, json_message(&hello)).await?;
+    send(&mut socket, json_message(&hello)).await?;
     // Snapshot first, then the clock, then the poses: the order a client draws in.
     let pending = subscription.slot.take();
     if let Some(snapshot) = pending.snapshot {
-        send(&mut sink, Message::Text(Utf8Bytes::from(snapshot.to_string()))).await?;
+        send(&mut socket, Message::Text(Utf8Bytes::from(snapshot.to_string()))).await?;
     }
-    send(&mut sink, json_message(&ServerMsg::State(lab.state()))).await?;
+    send(&mut socket, json_message(&ServerMsg::State(lab.state()))).await?;
     if let Some(frame) = pending.frame {
-        send(&mut sink, Message::Binary(frame.into_bytes())).await?;
+        send(&mut socket, Message::Binary(frame.into_bytes())).await?;
     }
-    send(&mut sink, json_message(&ServerMsg::Settings(lab.settings()))).await?;
-    send(&mut sink, json_message(&ServerMsg::Presence { participants: lab.participants() })).await?;
+    send(&mut socket, json_message(&ServerMsg::Settings(lab.settings()))).await?;
+    send(&mut socket, json_message(&ServerMsg::Presence { participants: lab.participants() })).await?;
     // Subscribed before the summary is read, so no change falls between the two.
     let mut recording = classroom.recordings().map(|r| r.updates());
     if let Ok(summary) = classroom.recording_summary(lab) {
-        send(&mut sink, json_message(&ServerMsg::Recording(summary))).await?;
+        send(&mut socket, json_message(&ServerMsg::Recording(summary))).await?;
     }
 
     let mut last_seek = Instant::now() - SEEK_INTERVAL;
@@ -145,26 +143,26 @@ async fn serve(
             () = subscription.slot.ready() => {
                 let pending = subscription.slot.take();
                 if let Some(snapshot) = pending.snapshot {
-                    send(&mut sink, Message::Text(Utf8Bytes::from(snapshot.to_string()))).await?;
+                    send(&mut socket, Message::Text(Utf8Bytes::from(snapshot.to_string()))).await?;
                 }
                 if let Some(frame) = pending.frame {
-                    send(&mut sink, Message::Binary(frame.into_bytes())).await?;
+                    send(&mut socket, Message::Binary(frame.into_bytes())).await?;
                 }
             }
             event = events.recv() => match event {
-                Ok(json) => send(&mut sink, Message::Text(Utf8Bytes::from(json.to_string()))).await?,
+                Ok(json) => send(&mut socket, Message::Text(Utf8Bytes::from(json.to_string()))).await?,
                 Err(broadcast::error::RecvError::Lagged(_)) => {
-                    send(&mut sink, json_message(&ServerMsg::State(lab.state()))).await?;
+                    send(&mut socket, json_message(&ServerMsg::State(lab.state()))).await?;
                 }
                 Err(broadcast::error::RecvError::Closed) => {
                     let gone = error(ErrorCode::LabUnavailable, "this lab has been closed");
-                    send(&mut sink, json_message(&gone)).await?;
+                    send(&mut socket, json_message(&gone)).await?;
                     return Ok(());
                 }
             },
-            Some(reply) = replies.recv() => send(&mut sink, json_message(&reply)).await?,
+            Some(reply) = replies.recv() => send(&mut socket, json_message(&reply)).await?,
             update = next_update(&mut recording) => match update {
-                Ok((id, json)) if id == lab.id() => send(&mut sink, Message::Text(Utf8Bytes::from(json.to_string()))).await?,
+                Ok((id, json)) if id == lab.id() => send(&mut socket, Message::Text(Utf8Bytes::from(json.to_string()))).await?,
                 Ok(_) => {}
                 // A summary skipped is superseded by the next one.
                 Err(broadcast::error::RecvError::Lagged(_)) => {}
@@ -172,7 +170,7 @@ async fn serve(
             },
             event = console.recv() => match event {
                 Ok(event) if caller.may_read_console(event.owner) => {
-                    send(&mut sink, Message::Text(Utf8Bytes::from(event.json.to_string()))).await?;
+                    send(&mut socket, Message::Text(Utf8Bytes::from(event.json.to_string()))).await?;
                 }
                 // Not this caller's robot; or lines skipped by a slow page, which can
                 // read the console's latest lines again over HTTP.
@@ -181,7 +179,7 @@ async fn serve(
             },
             () = &mut gone => {
                 let notice = error(ErrorCode::Unauthorized, REMOVED);
-                send(&mut sink, json_message(&notice)).await?;
+                send(&mut socket, json_message(&notice)).await?;
                 // Their robots are gone with them, and the keys they held.
                 driving.clear();
                 caller = Caller::Viewer;
@@ -189,25 +187,28 @@ async fn serve(
             }
             () = &mut closed => {
                 let gone = error(ErrorCode::LabUnavailable, "the instructor closed this lab");
-                send(&mut sink, json_message(&gone)).await?;
+                send(&mut socket, json_message(&gone)).await?;
                 let close = CloseFrame { code: CLOSE_LAB_NOT_FOUND, reason: Utf8Bytes::from("lab closed") };
-                send(&mut sink, Message::Close(Some(close))).await?;
+                send(&mut socket, Message::Close(Some(close))).await?;
                 return Ok(());
             }
-            Some(image) = camera.next() => send(&mut sink, Message::Binary(image)).await?,
+            Some(image) = camera.next() => send(&mut socket, Message::Binary(image)).await?,
             Some(()) = telemetry.changed() => {
                 let shared = lab.settings().share_beliefs;
                 for report in telemetry.latest(|owner| caller.may_see_belief(owner, shared)) {
-                    send(&mut sink, Message::Text(Utf8Bytes::from(report.to_string()))).await?;
+                    send(&mut socket, Message::Text(Utf8Bytes::from(report.to_string()))).await?;
                 }
             }
-            incoming = stream.next() => match incoming {
+            // The socket is read and written by this loop alone, not split in two halves
+            // (which take a shared lock at every poll): `select!` drops this pending read
+            // before any branch writes, and a read cut short loses nothing.
+            incoming = socket.recv() => match incoming {
                 None => return Ok(()),
                 Some(Err(e)) => return Err(e.to_string()),
                 Some(Ok(Message::Close(_))) => return Ok(()),
                 Some(Ok(Message::Text(text))) => {
                     match handle_client_text(text.as_str(), classroom, lab, caller, &mut telemetry, driving, &replies_tx) {
-                        Handled::Reply(reply) => send(&mut sink, json_message(&reply)).await?,
+                        Handled::Reply(reply) => send(&mut socket, json_message(&reply)).await?,
                         Handled::Done => {}
                         Handled::Seek(seek) => {
                             // One page seeks at most this often, however fast it drags.
@@ -217,12 +218,12 @@ async fn serve(
                                 Ok(moment) => ServerMsg::Moment(Box::new(moment)),
                                 Err(refused) => refusal(refused),
                             };
-                            send(&mut sink, json_message(&reply)).await?;
+                            send(&mut socket, json_message(&reply)).await?;
                         }
                         Handled::Live => lab.resync(&subscription.slot),
                         Handled::Drawn { step, pictures } => {
                             if let Some(drawn_every) = subscription.slot.drawn(step, pictures) {
-                                send(&mut sink, json_message(&ServerMsg::Pacing { drawn_every })).await?;
+                                send(&mut socket, json_message(&ServerMsg::Pacing { drawn_every })).await?;
                             }
                         }
                         Handled::Camera(Some((robot, sensor))) => camera.watch(&robot, &sensor),
@@ -231,7 +232,7 @@ async fn serve(
                 }
                 Some(Ok(Message::Binary(_))) => {
                     let reply = error(ErrorCode::BadRequest, "binary messages are not accepted from clients; send JSON text");
-                    send(&mut sink, json_message(&reply)).await?;
+                    send(&mut socket, json_message(&reply)).await?;
                 }
                 Some(Ok(Message::Ping(_) | Message::Pong(_))) => {}
             },
@@ -240,10 +241,12 @@ async fn serve(
 }
 
 /// Bytes the websocket reads from its socket at a time. Tungstenite zeroes this much of
-/// its read buffer before every read (the default, 128 KiB, made each 30-byte `drawn`
-/// cost a 128 KiB memset: a third of the server's CPU with 1,000 pages); client messages
-/// are small, and a larger one (at most `MAX_WEBSOCKET_MESSAGE_BYTES`) takes a few reads.
-const READ_CHUNK_BYTES: usize = 4096;
+/// its read buffer before every read, and reads twice per client message (the message,
+/// then the read that finds nothing more): the default, 128 KiB, made each 50-byte
+/// `drawn` cost two 128 KiB memsets (a third of the server's CPU with 1,000 pages), and
+/// 4 KiB still 2.5 % of it with 300. Client messages are small (a `drawn`, a key, a
+/// seek); a larger one (at most `MAX_WEBSOCKET_MESSAGE_BYTES`) takes a few more reads.
+const READ_CHUNK_BYTES: usize = 512;
 
 /// A page's seeks are answered at most this often.
 const SEEK_INTERVAL: Duration = Duration::from_millis(50);
@@ -410,9 +413,6 @@ async fn send_json(socket: &mut WebSocket, message: &ServerMsg) -> Result<(), ax
     socket.send(json_message(message)).await
 }
 
-async fn send<S>(sink: &mut S, message: Message) -> Result<(), String>
-where
-    S: futures_util::Sink<Message, Error = axum::Error> + Unpin,
-{
-    sink.send(message).await.map_err(|e| e.to_string())
+async fn send(socket: &mut WebSocket, message: Message) -> Result<(), String> {
+    socket.send(message).await.map_err(|e| e.to_string())
 }
