@@ -8,7 +8,9 @@
 //! exchange costs the lab's thread per control step (its wall time, and the part of it
 //! the thread spent working rather than waiting for answers: its CPU clock), the
 //! programs' own CPU per robot per control step and how long they stood runnable
-//! without a core (the scheduler's counts), and the real-time factor of each.
+//! without a core (the scheduler's counts), and the real-time factor of each. The
+//! pipelined exchange runs twice: with programs on every CPU, then kept off the CPU the
+//! server leaves to the labs' threads (`controller::placement`, the server's default).
 //!
 //! Prints figures rather than asserting them: timings are for reading, not for tests.
 
@@ -18,6 +20,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use vlab_backend::controller::ProgramCode;
+use vlab_backend::controller::placement::{self, ProgramCpus};
 use vlab_backend::lab::programs::{Exchange, Programs, Tick};
 use vlab_backend::robot::Robots;
 use vlab_backend::sim::World;
@@ -33,10 +36,19 @@ fn main() {
         "VLab bench: classroom with programs, every robot of scenes/classroom.vlab running its own Python program"
     );
     // The exchange of earlier versions first (readings out and answers in at the same
-    // control step), then the pipelined one, in the same run on the same machine.
-    for (label, exchange) in
-        [("same-step exchange (before)", Exchange::SameStep), ("pipelined exchange", Exchange::Pipelined)]
-    {
+    // control step), then the pipelined one with programs on every CPU, then as the
+    // server runs them (off the CPU the labs' threads keep): the same run, one machine.
+    for (label, exchange, cpus) in [
+        ("same-step exchange (before)", Exchange::SameStep, ProgramCpus::All),
+        ("pipelined exchange, programs on every CPU (before)", Exchange::Pipelined, ProgramCpus::All),
+        ("pipelined exchange, programs off the labs' CPU (now)", Exchange::Pipelined, ProgramCpus::Auto),
+    ] {
+        let on = placement::set_program_cpus(cpus).expect("every CPU and auto fit any machine");
+        println!(
+            "{label}: programs on CPUs {} of {}",
+            placement::cpu_list(&on),
+            placement::cpu_list(&placement::allowed_cpus())
+        );
         if !run(label, exchange) {
             return;
         }

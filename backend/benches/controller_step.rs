@@ -9,7 +9,10 @@
 //!
 //! `cargo bench -p vlab-backend --bench controller_step` (add `-- --steps N` to change
 //! the 1000 measured steps, `-- --robots N` the 30 programs, `-- --program FILE` to run
-//! another Python program on the same robots: one that must set `base` every step).
+//! another Python program on the same robots: one that must set `base` every step,
+//! `-- --program-cpus auto` to place the programs as the server does, off the CPU it
+//! keeps for the labs' threads; by default they get every CPU, since here the lab's
+//! thread only waits while they compute).
 
 mod common;
 
@@ -18,6 +21,7 @@ use std::time::{Duration, Instant};
 
 #[cfg(target_os = "linux")]
 fn main() {
+    use vlab_backend::controller::placement::{self, ProgramCpus};
     use vlab_backend::controller::{ProgramError, ProgramSpec, PythonProgram, StepInput};
     use vlab_protocol::SensorValue;
 
@@ -27,6 +31,17 @@ fn main() {
     let steps: u64 = arg("--steps").unwrap_or(1000).max(1);
     let robots = arg("--robots").unwrap_or(30).max(1) as usize;
     let program_file = std::env::args().skip_while(|a| a != "--program").nth(1);
+    let cpus: ProgramCpus = std::env::args()
+        .skip_while(|a| a != "--program-cpus")
+        .nth(1)
+        .map(|value| value.parse().unwrap_or_else(|e| panic!("--program-cpus {e}")))
+        .unwrap_or(ProgramCpus::All);
+    let on = placement::set_program_cpus(cpus.clone()).unwrap_or_else(|e| panic!("{e}"));
+    println!(
+        "controller_step: programs on CPUs {} of {} (--program-cpus {cpus})",
+        placement::cpu_list(&on),
+        placement::cpu_list(&placement::allowed_cpus())
+    );
     let default_source = r#"
 from vlab import Robot
 robot = Robot()

@@ -12,6 +12,7 @@ use clap::{Parser, Subcommand};
 use tracing_subscriber::EnvFilter;
 use vlab_backend::classroom::recording::DEFAULT_RECORDING_BUDGET_BYTES;
 use vlab_backend::classroom::{Classroom, ClassroomConfig, DemoLab, Library};
+use vlab_backend::controller::placement::{self, ProgramCpus};
 use vlab_backend::net::limits::{self, Rate};
 use vlab_backend::net::{self, AppState, Limits};
 use vlab_backend::store::{RecordingStore, Store, key_file_of, recordings_file_of};
@@ -106,6 +107,10 @@ struct ServeArgs {
     /// beyond it); 0 records nothing.
     #[arg(long, env = "VLAB_RECORDING_MIB", default_value_t = DEFAULT_RECORDING_BUDGET_BYTES / MIB)]
     recording_mib: u64,
+    /// CPUs robot programs run on: `auto` (every CPU the server may use but the first,
+    /// which the labs' threads keep), `all`, or a list such as `1-3,5`.
+    #[arg(long, env = "VLAB_PROGRAM_CPUS", default_value_t = ProgramCpus::Auto)]
+    program_cpus: ProgramCpus,
 }
 
 const MIB: u64 = 1024 * 1024;
@@ -153,6 +158,13 @@ fn print_key(args: &KeyArgs) -> anyhow::Result<()> {
 }
 
 async fn serve(args: ServeArgs) -> anyhow::Result<()> {
+    let program_cpus = placement::set_program_cpus(args.program_cpus.clone())?;
+    tracing::info!(
+        choice = %args.program_cpus,
+        cpus = %placement::cpu_list(&program_cpus),
+        of = %placement::cpu_list(&placement::allowed_cpus()),
+        "robot programs run on these CPUs"
+    );
     let store = Store::open(&args.db)?;
     #[cfg(target_os = "linux")]
     {

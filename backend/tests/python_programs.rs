@@ -534,6 +534,33 @@ fn a_thread_bomb_is_stopped_at_the_thread_cap() {
     parent_unaffected();
 }
 
+/// A program runs on the CPUs the server gives programs (by default every CPU but the
+/// one the labs' threads keep) and cannot move itself onto the labs' CPU.
+#[test]
+fn a_program_runs_on_the_programs_cpus_and_cannot_leave_them() {
+    use vlab_backend::controller::placement;
+    let expected = placement::program_cpus();
+    let allowed = placement::allowed_cpus();
+    if allowed.len() >= 2 {
+        assert_eq!(expected, allowed[1..].to_vec(), "by default the first CPU is the labs'");
+    }
+    let source = r#"
+import os
+print("on", sorted(os.sched_getaffinity(0)))
+try:
+    os.sched_setaffinity(0, {0})
+    print("ALLOWED", sorted(os.sched_getaffinity(0)))
+except Exception as e:
+    print("blocked", type(e).__name__)
+"#;
+    let Some((error, program)) = failure(spec(source)) else { return };
+    assert_eq!(error, ProgramError::Ended, "{}", history(&program));
+    let lines: Vec<String> = program.console().map(|l| l.text.clone()).collect();
+    let on = format!("on {expected:?}");
+    assert_eq!(lines, [on.as_str(), "blocked PermissionError"], "{lines:?}");
+    parent_unaffected();
+}
+
 /// A program cannot leave the process group the lab kills, start a session, undo the
 /// signal that kills it with its parent, or hold the server by a pidfd.
 #[test]

@@ -45,7 +45,9 @@
 //! interpreter, its libraries, the program's folder), seccomp in two stages (no sockets,
 //! no new processes, no exec after Python's own), no network or IPC namespace shared,
 //! no capabilities, rlimits. It fails closed: where it cannot be enforced, programs
-//! are refused with [`ProgramError::SandboxUnavailable`].
+//! are refused with [`ProgramError::SandboxUnavailable`]. Programs run at niceness 10,
+//! on every CPU the server may use but one, which the labs' threads keep
+//! ([`placement`]).
 
 use std::time::Duration;
 
@@ -56,6 +58,7 @@ mod launch;
 mod marshal;
 mod messages;
 mod packed;
+pub mod placement;
 #[cfg(target_os = "linux")]
 mod program;
 mod remote;

@@ -64,6 +64,8 @@ pub(crate) fn spawn(launch: Launch, limits: &Limits) -> Result<Spawned, ProgramE
         .name(launch.thread_name.clone())
         .stack_size(256 * 1024)
         .spawn(move || {
+            // Before seccomp, which denies the program (and this thread) the call.
+            super::placement::place_this_thread();
             let spawned = confine_this_thread(&launch, &filters).and_then(|()| {
                 Command::new(&launch.interpreter.executable)
                     .args(&launch.args)
@@ -289,6 +291,8 @@ fn stage1_filters() -> Result<Vec<BpfProgram>, String> {
         libc::SYS_swapoff,
         libc::SYS_acct,
         libc::SYS_quotactl,
+        // Its CPUs are the lab's choice (`placement`): it may not move onto the labs'.
+        libc::SYS_sched_setaffinity,
     ];
     #[cfg(target_arch = "x86_64")]
     let legacy: &[i64] = &[
