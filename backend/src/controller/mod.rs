@@ -120,13 +120,16 @@ pub trait Controller: Send {
 pub struct Limits {
     /// Wall time a lockstep lab waits for one answer (default 500 ms: generous for a
     /// busy machine, where a slow answer is load, not a runaway program; an endless loop
-    /// costs a lockstep lab this much once, then it is stopped). A real-time lab never
-    /// waits; its rules for late programs are the lab's (`lab::programs`).
+    /// costs a lockstep lab this much once, then it is stopped). A Python program gets
+    /// back the time it waited for a CPU while the lab waited for its answer, up to
+    /// [`program::MAX_BUDGET_STRETCH`] budgets in all ([`program::stretched_deadline`]).
+    /// A real-time lab never waits; its rules for late programs are the lab's
+    /// (`lab::programs`).
     pub step_budget: Duration,
     /// Wall time from the start to its first answer: imports and set-up (default 5 s).
     /// A Python program gets back the time its start waited for a CPU on a busy
-    /// machine, up to [`program::MAX_STARTUP_STRETCH`] budgets in all
-    /// ([`program::startup_deadline`]).
+    /// machine, up to [`program::MAX_BUDGET_STRETCH`] budgets in all
+    /// ([`program::stretched_deadline`]).
     pub startup_budget: Duration,
     /// Wall time it has to end after `stop` before it is killed (default 200 ms).
     pub stop_budget: Duration,

@@ -43,9 +43,9 @@ const THREAD_CHECK_EVERY: u64 = 4;
 /// Bytes read from the program's pipes at once.
 const READ_CHUNK: usize = 64 * 1024;
 
-/// A start's wall time may stretch to this many startup budgets in all when the
-/// program spent the extra time waiting for a CPU (see [`startup_deadline`]).
-pub const MAX_STARTUP_STRETCH: u32 = 3;
+/// A start's or a step's wall time may stretch to this many budgets in all when the
+/// program spent the extra time waiting for a CPU (see [`stretched_deadline`]).
+pub const MAX_BUDGET_STRETCH: u32 = 3;
 
 /// What to run, for which robot, under which limits.
 #[derive(Clone, Debug)]
@@ -231,8 +231,13 @@ pub struct PythonProgram {
     /// `/proc/<pid>/schedstat`: how long the program waited for a CPU.
     schedstat: Option<File>,
     /// When it started, until its first step is sent: its start-up budget counts
-    /// from here, without the time the machine made it wait (see [`startup_deadline`]).
+    /// from here, without the time the machine made it wait (see [`stretched_deadline`]).
     starting_since: Option<Instant>,
+    /// While a step is asked: when it was sent, and how long the program had waited for
+    /// a CPU ([`PythonProgram::cpu_wait`]) when the lab first found its answer not there
+    /// yet. Only that look reads the count (the lab comes to most answers after they
+    /// arrived), and what the program waited before it is not given back.
+    step_asked: Option<(Instant, Option<Duration>)>,
     /// The clock of the program's CPU time (`None` where it cannot be had).
     cpu_clock: Option<nix::time::ClockId>,
     conversation: Conversation,
@@ -299,6 +304,7 @@ impl PythonProgram {
             stat: File::open(format!("/proc/{pid}/stat")).ok(),
             schedstat: File::open(format!("/proc/{pid}/schedstat")).ok(),
             starting_since: Some(Instant::now()),
+            step_asked: None,
             cpu_clock: nix::time::clock_getcpuclockid(pid).ok(),
             child: spawned.child,
             stdin,
@@ -381,6 +387,7 @@ impl PythonProgram {
             return Err(self.fail(e));
         }
         self.starting_since = None;
+        self.step_asked = Some((Instant::now(), None));
         self.deadline = Instant::now() + self.limits.step_budget;
         self.budget = self.limits.step_budget;
         self.send_buf.clear();
@@ -469,6 +476,7 @@ impl PythonProgram {
             return if *e == ProgramError::Stopped || *e == ProgramError::Ended { Ok(()) } else { Err(e.clone()) };
         }
         self.starting_since = None;
+        self.step_asked = None;
         self.deadline = Instant::now() + self.limits.stop_budget;
         self.budget = self.limits.stop_budget;
         self.conversation.stop();
@@ -555,8 +563,11 @@ impl PythonProgram {
             }
             let timeout = match self.poll_timeout() {
                 _ if !wait => PollTimeout::ZERO,
-                Some(timeout) => timeout,
-                None if self.stretch_startup() => continue,
+                Some(timeout) => {
+                    self.note_step_wait();
+                    timeout
+                }
+                None if self.stretch_deadline() => continue,
                 None if !last_look => {
                     last_look = true;
                     PollTimeout::ZERO
@@ -635,12 +646,30 @@ impl PythonProgram {
         self.take_output(lines)
     }
 
-    /// While the program starts: moves the deadline on by the time it waited for a CPU
-    /// (a busy machine, not the program's doing), within [`MAX_STARTUP_STRETCH`].
-    /// Whether the deadline moved.
-    fn stretch_startup(&mut self) -> bool {
-        let (Some(since), Some(waited)) = (self.starting_since, self.cpu_wait()) else { return false };
-        let deadline = startup_deadline(since, self.limits.startup_budget, waited);
+    /// The first time the lab waits for a step's answer: how long the program has
+    /// waited for a CPU so far, the count its step's stretch starts from.
+    fn note_step_wait(&mut self) {
+        if matches!(self.step_asked, Some((_, None))) {
+            let waited = self.cpu_wait();
+            if let Some((_, seen)) = &mut self.step_asked {
+                *seen = waited;
+            }
+        }
+    }
+
+    /// At the deadline of a start or of a step: moves it on by the time the program
+    /// waited for a CPU meanwhile (a busy machine, not the program's doing), within
+    /// [`MAX_BUDGET_STRETCH`] budgets. Whether the deadline moved.
+    fn stretch_deadline(&mut self) -> bool {
+        let (since, budget, waited) = match (self.starting_since, self.step_asked) {
+            (Some(since), _) => (since, self.limits.startup_budget, self.cpu_wait()),
+            (None, Some((asked, Some(seen)))) => {
+                (asked, self.limits.step_budget, self.cpu_wait().map(|now| now.saturating_sub(seen)))
+            }
+            _ => return false,
+        };
+        let Some(waited) = waited else { return false };
+        let deadline = stretched_deadline(since, budget, waited);
         if deadline > self.deadline && deadline > Instant::now() {
             self.deadline = deadline;
             return true;
@@ -805,13 +834,13 @@ impl super::Controller for PythonProgram {
     }
 }
 
-/// When a program that started at `since` must have answered: its start-up `budget`
-/// of wall time plus the time it `waited` for a CPU, at most [`MAX_STARTUP_STRETCH`]
-/// budgets in all. On a busy machine (other programs starting, a build, a lab at full
-/// speed) imports take longer for reasons that are not the program's; a program that
-/// sleeps or loops is still stopped once its own time is up.
-pub fn startup_deadline(since: Instant, budget: Duration, waited: Duration) -> Instant {
-    since + (budget + waited).min(budget * MAX_STARTUP_STRETCH)
+/// When a program asked at `since` (its start, or a step in a lockstep lab) must have
+/// answered: its `budget` of wall time plus the time it `waited` for a CPU, at most
+/// [`MAX_BUDGET_STRETCH`] budgets in all. On a busy machine (other programs, a build,
+/// a lab at full speed) imports and steps take longer for reasons that are not the
+/// program's; a program that sleeps or loops is still stopped once its own time is up.
+pub fn stretched_deadline(since: Instant, budget: Duration, waited: Duration) -> Instant {
+    since + (budget + waited).min(budget * MAX_BUDGET_STRETCH)
 }
 
 #[cfg(test)]
@@ -819,14 +848,14 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_start_gets_back_the_time_it_waited_for_a_cpu_within_the_stretch() {
+    fn a_start_or_step_gets_back_the_time_it_waited_for_a_cpu_within_the_stretch() {
         let since = Instant::now();
         let budget = Duration::from_secs(5);
-        assert_eq!(startup_deadline(since, budget, Duration::ZERO), since + budget, "a quiet machine: the budget");
-        assert_eq!(startup_deadline(since, budget, Duration::from_secs(2)), since + Duration::from_secs(7));
+        assert_eq!(stretched_deadline(since, budget, Duration::ZERO), since + budget, "a quiet machine: the budget");
+        assert_eq!(stretched_deadline(since, budget, Duration::from_secs(2)), since + Duration::from_secs(7));
         assert_eq!(
-            startup_deadline(since, budget, Duration::from_secs(60)),
-            since + budget * MAX_STARTUP_STRETCH,
+            stretched_deadline(since, budget, Duration::from_secs(60)),
+            since + budget * MAX_BUDGET_STRETCH,
             "never more than the stretch"
         );
     }

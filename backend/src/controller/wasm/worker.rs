@@ -171,11 +171,15 @@ fn run(
 }
 
 /// Makes the calling thread yield to the lab's under load (nice 10; only this thread,
-/// as Linux keeps a niceness per thread). A failure costs nothing but that.
+/// as Linux keeps a niceness per thread) and run where Python programs run, off the
+/// CPU the labs' threads keep (`controller::placement`). A failure costs nothing but
+/// that.
 fn lower_priority() {
     if let Err(e) = rustix::process::setpriority_process(Some(rustix::thread::gettid()), NICENESS) {
         tracing::debug!(error = %e, "could not lower a WebAssembly program's priority");
     }
+    #[cfg(target_os = "linux")]
+    crate::controller::placement::place_this_thread();
 }
 
 /// Publishes the calling thread's CPU time.
