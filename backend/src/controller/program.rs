@@ -40,6 +40,11 @@ pub const MAX_PROGRAM_BYTES: usize = 1024 * 1024;
 /// The program's threads are counted at every this many looks for its answer (about
 /// every 80 ms of simulation time at the default control rate).
 const THREAD_CHECK_EVERY: u64 = 4;
+/// How long the lab waits for a step's answer before it notes how long the program has
+/// waited for a CPU (a read of `/proc/<pid>/schedstat`), from which the step's budget
+/// gives waiting back: most answers come sooner and cost no read, and at most this much
+/// of a step's wait for a CPU is not given back.
+const QUICK_ANSWER: Duration = Duration::from_millis(20);
 /// Bytes read from the program's pipes at once.
 const READ_CHUNK: usize = 64 * 1024;
 
@@ -234,9 +239,8 @@ pub struct PythonProgram {
     /// from here, without the time the machine made it wait (see [`stretched_deadline`]).
     starting_since: Option<Instant>,
     /// While a step is asked: when it was sent, and how long the program had waited for
-    /// a CPU ([`PythonProgram::cpu_wait`]) when the lab first found its answer not there
-    /// yet. Only that look reads the count (the lab comes to most answers after they
-    /// arrived), and what the program waited before it is not given back.
+    /// a CPU ([`PythonProgram::cpu_wait`]) once the lab had waited [`QUICK_ANSWER`] for
+    /// its answer. What the program waited before that is not given back.
     step_asked: Option<(Instant, Option<Duration>)>,
     /// The clock of the program's CPU time (`None` where it cannot be had).
     cpu_clock: Option<nix::time::ClockId>,
@@ -561,12 +565,12 @@ impl PythonProgram {
             if self.out_buf.len() > max_line {
                 return Err(self.fail(ProgramError::OutputFlood { bytes: self.limits.output_bytes_per_step }));
             }
+            if wait {
+                self.note_step_wait();
+            }
             let timeout = match self.poll_timeout() {
                 _ if !wait => PollTimeout::ZERO,
-                Some(timeout) => {
-                    self.note_step_wait();
-                    timeout
-                }
+                Some(timeout) => timeout,
                 None if self.stretch_deadline() => continue,
                 None if !last_look => {
                     last_look = true;
@@ -646,14 +650,15 @@ impl PythonProgram {
         self.take_output(lines)
     }
 
-    /// The first time the lab waits for a step's answer: how long the program has
-    /// waited for a CPU so far, the count its step's stretch starts from.
+    /// Once the lab has waited [`QUICK_ANSWER`] for a step's answer: how long the
+    /// program has waited for a CPU so far, the count its step's stretch starts from.
+    /// Most answers come sooner and cost no read; a count that cannot be read is kept
+    /// as zero (the stretch then reads nothing either, and gives nothing back).
     fn note_step_wait(&mut self) {
-        if matches!(self.step_asked, Some((_, None))) {
-            let waited = self.cpu_wait();
-            if let Some((_, seen)) = &mut self.step_asked {
-                *seen = waited;
-            }
+        if let Some((asked, None)) = self.step_asked
+            && asked.elapsed() >= QUICK_ANSWER
+        {
+            self.step_asked = Some((asked, Some(self.cpu_wait().unwrap_or_default())));
         }
     }
 
@@ -688,9 +693,14 @@ impl PythonProgram {
 
     /// Time left before the deadline, for `poll`; `None` once it has passed.
     fn poll_timeout(&self) -> Option<PollTimeout> {
-        let left = self.deadline.checked_duration_since(Instant::now())?;
+        let now = Instant::now();
+        let mut left = self.deadline.checked_duration_since(now)?;
         if left.is_zero() {
             return None;
+        }
+        // A step's wait wakes at QUICK_ANSWER to note the program's wait for a CPU.
+        if let Some((asked, None)) = self.step_asked {
+            left = left.min((asked + QUICK_ANSWER).saturating_duration_since(now));
         }
         let ms = left.as_millis().max(1).min(i32::MAX as u128) as i32;
         Some(PollTimeout::try_from(ms).unwrap_or(PollTimeout::MAX))
