@@ -41,6 +41,11 @@ impl VlabProcess {
         VlabProcess { child, base }
     }
 
+    /// The server's process id (its programs are its children).
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
     pub fn url(&self, path: &str) -> String {
         format!("{}{path}", self.base)
     }
