@@ -52,6 +52,20 @@ const READ_CHUNK: usize = 64 * 1024;
 /// program spent the extra time waiting for a CPU (see [`stretched_deadline`]).
 pub const MAX_BUDGET_STRETCH: u32 = 3;
 
+/// What a program was last asked, and since when (see [`stretched_deadline`]).
+#[derive(Clone, Copy, Debug)]
+enum Asked {
+    /// To start, at this instant, until its first step is sent: the start-up budget,
+    /// plus the time it has waited for a CPU since.
+    Start(Instant),
+    /// A step, sent `at`: the step budget, plus the time it waited for a CPU once the lab
+    /// had waited [`QUICK_ANSWER`] for the answer (`waited`: its count then); what it
+    /// waited before that is not given back.
+    Step { at: Instant, waited: Option<Duration> },
+    /// To stop: the stop budget, never stretched.
+    Stop,
+}
+
 /// What to run, for which robot, under which limits.
 #[derive(Clone, Debug)]
 pub struct ProgramSpec {
@@ -235,18 +249,12 @@ pub struct PythonProgram {
     stat: Option<File>,
     /// `/proc/<pid>/schedstat`: how long the program waited for a CPU.
     schedstat: Option<File>,
-    /// When it started, until its first step is sent: its start-up budget counts
-    /// from here, without the time the machine made it wait (see [`stretched_deadline`]).
-    starting_since: Option<Instant>,
-    /// While a step is asked: when it was sent, and how long the program had waited for
-    /// a CPU ([`PythonProgram::cpu_wait`]) once the lab had waited [`QUICK_ANSWER`] for
-    /// its answer. What the program waited before that is not given back.
-    step_asked: Option<(Instant, Option<Duration>)>,
+    /// What it was last asked, and since when: its budget and its deadline's stretch.
+    asked: Asked,
     /// The clock of the program's CPU time (`None` where it cannot be had).
     cpu_clock: Option<nix::time::ClockId>,
     conversation: Conversation,
     deadline: Instant,
-    budget: Duration,
     failed: Option<ProgramError>,
     /// Looks for an answer so far (the thread count is checked every few).
     looks: u64,
@@ -307,8 +315,7 @@ impl PythonProgram {
             limits: spec.limits.clone(),
             stat: File::open(format!("/proc/{pid}/stat")).ok(),
             schedstat: File::open(format!("/proc/{pid}/schedstat")).ok(),
-            starting_since: Some(Instant::now()),
-            step_asked: None,
+            asked: Asked::Start(Instant::now()),
             cpu_clock: nix::time::clock_getcpuclockid(pid).ok(),
             child: spawned.child,
             stdin,
@@ -322,7 +329,6 @@ impl PythonProgram {
             steps: StepWriter::default(),
             conversation: Conversation::new(&spec.limits, PIPE_PROTOCOL_VERSION),
             deadline: Instant::now() + spec.limits.startup_budget,
-            budget: spec.limits.startup_budget,
             failed: None,
             looks: 0,
             reaped: false,
@@ -390,10 +396,8 @@ impl PythonProgram {
         if let Err(e) = self.conversation.step(input.step) {
             return Err(self.fail(e));
         }
-        self.starting_since = None;
-        self.step_asked = Some((Instant::now(), None));
+        self.asked = Asked::Step { at: Instant::now(), waited: None };
         self.deadline = Instant::now() + self.limits.step_budget;
-        self.budget = self.limits.step_budget;
         self.send_buf.clear();
         self.steps.write(input, &mut self.send_buf);
         self.write_buffered()
@@ -479,10 +483,8 @@ impl PythonProgram {
         if let Some(e) = &self.failed {
             return if *e == ProgramError::Stopped || *e == ProgramError::Ended { Ok(()) } else { Err(e.clone()) };
         }
-        self.starting_since = None;
-        self.step_asked = None;
+        self.asked = Asked::Stop;
         self.deadline = Instant::now() + self.limits.stop_budget;
-        self.budget = self.limits.stop_budget;
         self.conversation.stop();
         let result = self.write_message(&LabMsg::Stop).and_then(|()| {
             loop {
@@ -655,10 +657,10 @@ impl PythonProgram {
     /// Most answers come sooner and cost no read; a count that cannot be read is kept
     /// as zero (the stretch then reads nothing either, and gives nothing back).
     fn note_step_wait(&mut self) {
-        if let Some((asked, None)) = self.step_asked
-            && asked.elapsed() >= QUICK_ANSWER
+        if let Asked::Step { at, waited: None } = self.asked
+            && at.elapsed() >= QUICK_ANSWER
         {
-            self.step_asked = Some((asked, Some(self.cpu_wait().unwrap_or_default())));
+            self.asked = Asked::Step { at, waited: Some(self.cpu_wait().unwrap_or_default()) };
         }
     }
 
@@ -666,15 +668,13 @@ impl PythonProgram {
     /// waited for a CPU meanwhile (a busy machine, not the program's doing), within
     /// [`MAX_BUDGET_STRETCH`] budgets. Whether the deadline moved.
     fn stretch_deadline(&mut self) -> bool {
-        let (since, budget, waited) = match (self.starting_since, self.step_asked) {
-            (Some(since), _) => (since, self.limits.startup_budget, self.cpu_wait()),
-            (None, Some((asked, Some(seen)))) => {
-                (asked, self.limits.step_budget, self.cpu_wait().map(|now| now.saturating_sub(seen)))
-            }
-            _ => return false,
+        let (since, waited) = match self.asked {
+            Asked::Start(since) => (since, self.cpu_wait()),
+            Asked::Step { at, waited: Some(seen) } => (at, self.cpu_wait().map(|now| now.saturating_sub(seen))),
+            Asked::Step { waited: None, .. } | Asked::Stop => return false,
         };
         let Some(waited) = waited else { return false };
-        let deadline = stretched_deadline(since, budget, waited);
+        let deadline = stretched_deadline(since, self.budget(), waited);
         if deadline > self.deadline && deadline > Instant::now() {
             self.deadline = deadline;
             return true;
@@ -699,17 +699,26 @@ impl PythonProgram {
             return None;
         }
         // A step's wait wakes at QUICK_ANSWER to note the program's wait for a CPU.
-        if let Some((asked, None)) = self.step_asked {
-            left = left.min((asked + QUICK_ANSWER).saturating_duration_since(now));
+        if let Asked::Step { at, waited: None } = self.asked {
+            left = left.min((at + QUICK_ANSWER).saturating_duration_since(now));
         }
         let ms = left.as_millis().max(1).min(i32::MAX as u128) as i32;
         Some(PollTimeout::try_from(ms).unwrap_or(PollTimeout::MAX))
     }
 
+    /// The budget of what it was last asked.
+    fn budget(&self) -> Duration {
+        match self.asked {
+            Asked::Start(_) => self.limits.startup_budget,
+            Asked::Step { .. } => self.limits.step_budget,
+            Asked::Stop => self.limits.stop_budget,
+        }
+    }
+
     /// The budget named is the one it had: time given back for waiting for a CPU was
     /// never its own.
     fn timed_out(&mut self) -> ProgramError {
-        self.fail(ProgramError::Timeout { ms: self.budget.as_millis() })
+        self.fail(ProgramError::Timeout { ms: self.budget().as_millis() })
     }
 
     /// Why the program is gone, once its stdout closed or its stdin broke.

@@ -151,7 +151,7 @@ fn run(
     answers: &Sender<Result<Reply, ProgramError>>,
     cpu: &AtomicU64,
 ) -> Result<(), ProgramError> {
-    lower_priority();
+    yield_to_the_labs();
     publish_cpu_time(cpu);
     let first = program.receive();
     publish_cpu_time(cpu);
@@ -174,7 +174,7 @@ fn run(
 /// as Linux keeps a niceness per thread) and run where Python programs run, off the
 /// CPU the labs' threads keep (`controller::placement`). A failure costs nothing but
 /// that.
-fn lower_priority() {
+fn yield_to_the_labs() {
     if let Err(e) = rustix::process::setpriority_process(Some(rustix::thread::gettid()), NICENESS) {
         tracing::debug!(error = %e, "could not lower a WebAssembly program's priority");
     }
