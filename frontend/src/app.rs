@@ -2,6 +2,7 @@
 
 use leptos::prelude::*;
 use vlab_protocol::permissions::Action;
+use wasm_split_helpers::wasm_split;
 
 use crate::classroom::client::stored_session;
 use crate::classroom::{ClassPanel, CreateLabPage, LandingPage, NoticeBanner};
@@ -12,7 +13,7 @@ use crate::programs::{RobotDraft, RobotUpload, RobotUploadOpen};
 use crate::scene::{SceneDraft, SceneEditor};
 use crate::timeline::TimelineBar;
 use crate::ui::browser::{hide_link_token, link_token};
-use crate::ui::{ErrorBanner, Toolbar, When, effect};
+use crate::ui::{ErrorBanner, Part, PartNotLoaded, Toolbar, When, effect};
 use crate::view3d::LabCanvas;
 
 /// The page the URL asks for.
@@ -20,8 +21,8 @@ use crate::view3d::LabCanvas;
 pub fn App() -> impl IntoView {
     let search = window().location().search().unwrap_or_default();
     match Route::from_query(&search) {
-        Route::Landing => view! { <LandingPage /> }.into_any(),
-        Route::Create => view! { <CreateLabPage /> }.into_any(),
+        Route::Landing => view! { <Part what="the start page" load=|| Box::pin(landing_page()) /> }.into_any(),
+        Route::Create => view! { <Part what="the new lab form" load=|| Box::pin(create_lab_page()) /> }.into_any(),
         Route::Lab(params) => view! { <LabPage params=params /> }.into_any(),
     }
 }
@@ -83,7 +84,7 @@ fn LabPage(mut params: PageParams) -> impl IntoView {
                 </main>
                 // What the permission table allows (the server refuses the rest anyway).
                 <When when=move || draft.open.get() && session.may(Action::InsertScene)>
-                    <SceneEditor />
+                    <Part what="the scene editor" load=|| Box::pin(scene_editor()) />
                 </When>
                 <When when=move || {
                     upload_open.0.get()
@@ -92,10 +93,33 @@ fn LabPage(mut params: PageParams) -> impl IntoView {
                             None => session.may(Action::AddRobot),
                         }
                 }>
-                    <RobotUpload />
+                    <Part what="the robot form" load=|| Box::pin(robot_upload()) />
                 </When>
                 <RobotPanel />
             </div>
         </div>
     }
+}
+
+// The parts of the page that are fetched when first shown (`ui::part`): the start
+// pages, which a lab's page never shows, and the two forms, which open on demand.
+
+#[wasm_split(landing, fallible)]
+fn landing_page() -> Result<AnyView, PartNotLoaded> {
+    Ok(view! { <LandingPage /> }.into_any())
+}
+
+#[wasm_split(landing, fallible)]
+fn create_lab_page() -> Result<AnyView, PartNotLoaded> {
+    Ok(view! { <CreateLabPage /> }.into_any())
+}
+
+#[wasm_split(scene_editor, fallible)]
+fn scene_editor() -> Result<AnyView, PartNotLoaded> {
+    Ok(view! { <SceneEditor /> }.into_any())
+}
+
+#[wasm_split(robot_upload, fallible)]
+fn robot_upload() -> Result<AnyView, PartNotLoaded> {
+    Ok(view! { <RobotUpload /> }.into_any())
 }

@@ -3,6 +3,7 @@
 use leptos::prelude::*;
 use vlab_protocol::permissions::Action;
 use vlab_protocol::{Participant, Role, UserId};
+use wasm_split_helpers::wasm_split;
 
 use super::client::remove_participant;
 use super::instructor_tools::InstructorTools;
@@ -10,7 +11,7 @@ use crate::api::error_sentence;
 use crate::classroom::forms::role_badge;
 use crate::connection::LabSession;
 use crate::programs::RobotUploadOpen;
-use crate::ui::{ForEach, PanelLabels, SidePanel, When};
+use crate::ui::{ForEach, PanelLabels, Part, PartNotLoaded, SidePanel, When};
 
 /// The panel; everybody sees the people, the button and the tools show to whom the permission table allows them.
 #[component]
@@ -46,7 +47,7 @@ pub fn ClassPanel() -> impl IntoView {
             </When>
             <PeopleList />
             <When when=move || session.may(Action::ChangeSettings)>
-                <InstructorTools />
+                <Part what="the instructor's tools" load=|| Box::pin(instructor_tools()) />
             </When>
         </SidePanel>
     }
@@ -173,4 +174,11 @@ fn PeopleList() -> impl IntoView {
             </ForEach>
         </ul>
     }
+}
+
+/// The instructor's tools: a part of the page of their own (`ui::part`), which the
+/// students' pages never fetch.
+#[wasm_split(instructor_tools, fallible)]
+fn instructor_tools() -> Result<AnyView, PartNotLoaded> {
+    Ok(view! { <InstructorTools /> }.into_any())
 }

@@ -10,6 +10,7 @@
 
 use leptos::prelude::*;
 use vlab_protocol::permissions::Action;
+use wasm_split_helpers::wasm_split;
 
 use super::client::keep_subscribed;
 use super::eye_view_panel::RobotEyeView;
@@ -21,7 +22,7 @@ use crate::connection::LabSession;
 use crate::programs::RobotConsole;
 use crate::programs::keep_console;
 use crate::timeline::RobotDownloads;
-use crate::ui::{PanelLabels, SidePanel, When, effect};
+use crate::ui::{PanelLabels, Part, PartNotLoaded, SidePanel, When, effect};
 
 /// The panel at the right edge of the page.
 #[component]
@@ -62,11 +63,11 @@ pub fn RobotPanel() -> impl IntoView {
             <RobotActions />
             // The program's console: its owner and the instructor (the server sends them its lines).
             <When when=may_read_console>
-                <RobotConsole />
+                <Part what="the program's console" load=|| Box::pin(program_console()) />
             </When>
             // Mounted for anybody who may drive a robot of their own; it enables itself per robot.
             <When when=move || session.may_on_own(Action::SendKeys)>
-                <KeyboardDrive />
+                <Part what="keyboard driving" load=|| Box::pin(keyboard_drive()) />
             </When>
             <When
                 when=move || session.inspected.with(Option::is_some)
@@ -84,10 +85,33 @@ pub fn RobotPanel() -> impl IntoView {
                     }
                 }
             >
-                <RobotReportView />
-                <RobotEyeView />
+                <Part what="the robot's sensors" load=|| Box::pin(picked_robot()) />
             </When>
-            <RobotDownloads />
         </SidePanel>
     }
+}
+
+/// A picked robot's sensors, plots, actuators, camera and recording: a part of the page
+/// of its own (`ui::part`), fetched when a robot is first picked.
+#[wasm_split(picked_robot, fallible)]
+fn picked_robot() -> Result<AnyView, PartNotLoaded> {
+    Ok(view! {
+        <RobotReportView />
+        <RobotEyeView />
+        <RobotDownloads />
+    }
+    .into_any())
+}
+
+/// Driving one's robot with the keyboard: a part of its own, fetched on the pages of
+/// those who may drive a robot.
+#[wasm_split(keyboard_drive, fallible)]
+fn keyboard_drive() -> Result<AnyView, PartNotLoaded> {
+    Ok(view! { <KeyboardDrive /> }.into_any())
+}
+
+/// The picked robot's program console, in the same module as its sensors.
+#[wasm_split(picked_robot, fallible)]
+fn program_console() -> Result<AnyView, PartNotLoaded> {
+    Ok(view! { <RobotConsole /> }.into_any())
 }

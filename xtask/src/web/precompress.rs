@@ -53,8 +53,10 @@ pub fn precompress(dist: &Path) -> Result<Vec<Sizes>> {
     Ok(sizes)
 }
 
-/// Prints the size table: raw, gzip and brotli bytes per file, then the totals.
-pub fn print_table(sizes: &[Sizes]) {
+/// Prints the size table: raw, gzip and brotli bytes per file, then the totals: of the
+/// files named in `first_load` (what a lab's page downloads before its first frame),
+/// then of all.
+pub fn print_table(sizes: &[Sizes], first_load: &[&str]) {
     let width = sizes.iter().map(|entry| entry.name.len()).max().unwrap_or(4).max(5);
     let cell = |value: Option<usize>| value.map_or_else(|| "-".to_string(), |bytes| bytes.to_string());
     eprintln!("xtask:   {:<width$}  {:>9}  {:>9}  {:>9}", "file", "raw B", "gzip B", "brotli B");
@@ -67,11 +69,20 @@ pub fn print_table(sizes: &[Sizes]) {
             cell(entry.brotli)
         );
     }
-    // A file left uncompressed is sent raw whatever the browser accepts.
-    let raw: usize = sizes.iter().map(|entry| entry.raw).sum();
-    let gzip: usize = sizes.iter().map(|entry| entry.gzip.unwrap_or(entry.raw)).sum();
-    let brotli: usize = sizes.iter().map(|entry| entry.brotli.unwrap_or(entry.raw)).sum();
-    eprintln!("xtask:   {:<width$}  {raw:>9}  {gzip:>9}  {brotli:>9}", "total");
+    let first: Vec<&Sizes> = sizes.iter().filter(|entry| first_load.contains(&entry.name.as_str())).collect();
+    print_total("first load", first.into_iter(), width);
+    print_total("total", sizes.iter(), width);
+}
+
+fn print_total<'a>(label: &str, sizes: impl Iterator<Item = &'a Sizes>, width: usize) {
+    let (mut raw, mut gzip, mut brotli) = (0, 0, 0);
+    for entry in sizes {
+        // A file left uncompressed is sent raw whatever the browser accepts.
+        raw += entry.raw;
+        gzip += entry.gzip.unwrap_or(entry.raw);
+        brotli += entry.brotli.unwrap_or(entry.raw);
+    }
+    eprintln!("xtask:   {label:<width$}  {raw:>9}  {gzip:>9}  {brotli:>9}");
 }
 
 fn gzip(bytes: &[u8]) -> Result<Vec<u8>> {
