@@ -82,7 +82,9 @@ test('the instructor inserts a scene from the editor after fixing its error', { 
     await page.reload();
     await waitForConnected(page, 'the reloaded page');
     await page.locator(byTestId('btn-open-scene-editor')).click();
-    assert.equal((await readEditor(page)).text, BROKEN, 'a reload keeps the text (localStorage)');
+    // The reloaded page fetches the editor's part of the page the first time it opens.
+    const reopened = await waitUntil('the editor to open', () => readEditor(page), (e) => e.open && e.text !== null);
+    assert.equal(reopened.text, BROKEN, 'a reload keeps the text (localStorage)');
 
     // The fixed scene: three boxes more, on the page and in the API.
     await page.locator(byTestId('scene-source')).fill(FIXED);

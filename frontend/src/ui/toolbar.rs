@@ -3,8 +3,9 @@
 use leptos::prelude::*;
 use vlab_protocol::Role;
 use vlab_protocol::permissions::Action;
+use wasm_split_helpers::wasm_split;
 
-use super::When;
+use super::{Part, PartNotLoaded, When};
 use crate::classroom::forms::role_badge;
 use crate::connection::LabSession;
 use crate::connection::{ClockReadout, ConnectionStatus, TimeControls};
@@ -39,7 +40,7 @@ pub fn Toolbar() -> impl IntoView {
             <div class="spacer"></div>
             <ClockReadout />
             <When when=move || session.may(Action::ControlTime)>
-                <TimeControls />
+                <Part what="the time controls" load=|| Box::pin(time_controls()) />
             </When>
             <When when=move || session.may(Action::InsertScene)>
                 <button
@@ -55,4 +56,11 @@ pub fn Toolbar() -> impl IntoView {
             </When>
         </header>
     }
+}
+
+/// Pause, step, speed and reset: the instructor's, so they come with the instructor's
+/// tools (`ui::part`) and the students' pages never fetch them.
+#[wasm_split(instructor_tools, fallible)]
+fn time_controls() -> Result<AnyView, PartNotLoaded> {
+    Ok(view! { <TimeControls /> }.into_any())
 }
