@@ -3,7 +3,7 @@
 //! instructor's tools, a picked robot's inspector, the landing pages).
 //!
 //! The frontend marks those parts with `#[wasm_split(part, fallible)]`
-//! (`frontend/src/ui/lazy.rs`); rustc keeps the relocations (`--emit-relocs`, see
+//! (`frontend/src/ui/part.rs`); rustc keeps the relocations (`--emit-relocs`, see
 //! [`LINK_FLAGS`]) that let `wasm_split_cli_support` follow every call and move each
 //! function reached only from one part into that part's module. What several parts
 //! share goes into a shared chunk; what the first module reaches stays in it. A small
