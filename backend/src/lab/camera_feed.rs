@@ -95,13 +95,13 @@ pub struct CameraWatcher {
 
 impl CameraWatcher {
     /// Watches camera `sensor` of `robot` (the caller checked that the robot may be
-    /// watched), instead of the one watched so far.
+    /// watched), instead of the one watched so far. Its image so far, if any, is then
+    /// [`Self::newest`].
     pub fn watch(&mut self, robot: &str, sensor: &str) {
         self.unwatch();
         let key = (robot.to_owned(), sensor.to_owned());
         *self.feed.interest.lock().expect("camera interest lock").entry(key.clone()).or_default() += 1;
         self.camera = Some(key);
-        self.receiver.mark_changed();
     }
 
     /// Watches no camera.
@@ -118,18 +118,25 @@ impl CameraWatcher {
         self.sent = None;
     }
 
-    /// Waits for an image of the watched camera newer than the last one given; `None`
-    /// when the lab is gone. Cancel-safe: an image is marked given only when returned.
-    pub async fn next(&mut self) -> Option<bytes::Bytes> {
-        loop {
-            self.receiver.changed().await.ok()?;
-            let views = self.receiver.borrow_and_update().clone();
-            let Some((step, bytes)) = self.camera.as_ref().and_then(|key| views.get(key)) else { continue };
-            if self.sent != Some(*step) {
-                self.sent = Some(*step);
-                return Some(bytes.clone());
-            }
+    /// A receiver of the images' channel, to wait for new images apart from this
+    /// watcher (a connection waits on it while it changes what it watches).
+    pub fn updates(&self) -> watch::Receiver<Views> {
+        self.receiver.clone()
+    }
+
+    /// The watched camera's newest image if it is newer than the last one given (and
+    /// marks it given); nothing otherwise.
+    pub fn newest(&mut self) -> Option<bytes::Bytes> {
+        let (step, bytes) = {
+            let views = self.receiver.borrow_and_update();
+            let (step, bytes) = self.camera.as_ref().and_then(|key| views.get(key))?;
+            (*step, bytes.clone())
+        };
+        if self.sent == Some(step) {
+            return None;
         }
+        self.sent = Some(step);
+        Some(bytes)
     }
 }
 

@@ -105,9 +105,10 @@ impl Watcher {
         }
     }
 
-    /// Waits for new reports; `None` when the lab is gone.
-    pub async fn changed(&mut self) -> Option<()> {
-        self.receiver.changed().await.ok()
+    /// A receiver of the reports' channel, to wait for new reports apart from this
+    /// watcher (a connection waits on it while it changes what it watches).
+    pub fn updates(&self) -> watch::Receiver<Reports> {
+        self.receiver.clone()
     }
 
     /// The latest messages about the robots this connection watches: each report, and

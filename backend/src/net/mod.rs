@@ -22,6 +22,7 @@ mod server;
 mod uploads;
 mod web_files;
 mod ws;
+mod ws_wakes;
 
 use std::path::PathBuf;
 use std::sync::Arc;

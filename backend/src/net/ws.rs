@@ -21,6 +21,7 @@ use vlab_protocol::{
 };
 
 use super::limits::MAX_WEBSOCKET_MESSAGE_BYTES;
+use super::ws_wakes::{Sources, Wake, Wakes};
 use super::{AppError, AppState};
 use crate::classroom::{Classroom, ClassroomError, Seek};
 use crate::lab::telemetry::Watcher;
@@ -120,28 +121,37 @@ async fn serve(
     send(&mut socket, json_message(&ServerMsg::Settings(lab.settings()))).await?;
     send(&mut socket, json_message(&ServerMsg::Presence { participants: lab.participants() })).await?;
     // Subscribed before the summary is read, so no change falls between the two.
-    let mut recording = classroom.recordings().map(|r| r.updates());
+    let recording_updates = classroom.recordings().map(|r| r.updates());
     if let Ok(summary) = classroom.recording_summary(lab) {
         send(&mut socket, json_message(&ServerMsg::Recording(summary))).await?;
     }
 
     let mut last_seek = Instant::now() - SEEK_INTERVAL;
-    let mut events = subscription.events;
-    let mut console = lab.console();
     let mut telemetry = lab.telemetry();
     let mut camera = lab.camera_watcher();
     // Replies to this client's own requests, produced by tasks that may wait on the lab.
-    let (replies_tx, mut replies) = mpsc::unbounded_channel::<ServerMsg>();
-    // Made once, not at every turn of the loop: each would subscribe to the lab's shared
-    // channels again, and a thousand viewers turn the loop 60 times a second each.
-    let closed = lab.wait_closed();
-    tokio::pin!(closed);
-    let gone = removed(lab, caller);
-    tokio::pin!(gone);
+    let (replies_tx, replies) = mpsc::unbounded_channel::<ServerMsg>();
+    // Everything else the loop waits for, each waited for once and kept across turns
+    // (see `ws_wakes`); frames and the socket wake the loop far more often.
+    let mut wakes = Wakes::new(Sources {
+        events: subscription.events,
+        recording: recording_updates,
+        console: lab.console(),
+        replies,
+        telemetry: telemetry.updates(),
+        camera: camera.updates(),
+        closed: lab.wait_closed(),
+        removed: removed(lab, caller),
+    });
+    // The slot's wake-up too: made again only once it fired.
+    let slot = &subscription.slot;
+    let ready = slot.ready();
+    tokio::pin!(ready);
     loop {
         tokio::select! {
-            () = subscription.slot.ready() => {
-                let pending = subscription.slot.take();
+            () = &mut ready => {
+                ready.set(slot.ready());
+                let pending = slot.take();
                 if let Some(snapshot) = pending.snapshot {
                     send(&mut socket, Message::Text(Utf8Bytes::from(snapshot.to_string()))).await?;
                 }
@@ -149,56 +159,56 @@ async fn serve(
                     send(&mut socket, Message::Binary(frame.into_bytes())).await?;
                 }
             }
-            event = events.recv() => match event {
-                Ok(json) => send(&mut socket, Message::Text(Utf8Bytes::from(json.to_string()))).await?,
-                Err(broadcast::error::RecvError::Lagged(_)) => {
+            Some(wake) = wakes.next() => match wake {
+                Wake::Event(Ok(json)) => send(&mut socket, Message::Text(Utf8Bytes::from(json.to_string()))).await?,
+                Wake::Event(Err(broadcast::error::RecvError::Lagged(_))) => {
                     send(&mut socket, json_message(&ServerMsg::State(lab.state()))).await?;
                 }
-                Err(broadcast::error::RecvError::Closed) => {
+                Wake::Event(Err(broadcast::error::RecvError::Closed)) => {
                     let gone = error(ErrorCode::LabUnavailable, "this lab has been closed");
                     send(&mut socket, json_message(&gone)).await?;
                     return Ok(());
                 }
-            },
-            Some(reply) = replies.recv() => send(&mut socket, json_message(&reply)).await?,
-            update = next_update(&mut recording) => match update {
-                Ok((id, json)) if id == lab.id() => send(&mut socket, Message::Text(Utf8Bytes::from(json.to_string()))).await?,
-                Ok(_) => {}
-                // A summary skipped is superseded by the next one.
-                Err(broadcast::error::RecvError::Lagged(_)) => {}
-                Err(broadcast::error::RecvError::Closed) => recording = None,
-            },
-            event = console.recv() => match event {
-                Ok(event) if caller.may_read_console(event.owner) => {
+                Wake::Reply(reply) => send(&mut socket, json_message(&reply)).await?,
+                Wake::Recording(Ok((id, json))) if id == lab.id() => {
+                    send(&mut socket, Message::Text(Utf8Bytes::from(json.to_string()))).await?;
+                }
+                // Another lab's; or a summary skipped, superseded by the next one; or no
+                // more summaries.
+                Wake::Recording(_) => {}
+                Wake::Console(Ok(event)) if caller.may_read_console(event.owner) => {
                     send(&mut socket, Message::Text(Utf8Bytes::from(event.json.to_string()))).await?;
                 }
                 // Not this caller's robot; or lines skipped by a slow page, which can
                 // read the console's latest lines again over HTTP.
-                Ok(_) | Err(broadcast::error::RecvError::Lagged(_)) => {}
-                Err(broadcast::error::RecvError::Closed) => return Ok(()),
-            },
-            () = &mut gone => {
-                let notice = error(ErrorCode::Unauthorized, REMOVED);
-                send(&mut socket, json_message(&notice)).await?;
-                // Their robots are gone with them, and the keys they held.
-                driving.clear();
-                caller = Caller::Viewer;
-                gone.set(removed(lab, caller));
-            }
-            () = &mut closed => {
-                let gone = error(ErrorCode::LabUnavailable, "the instructor closed this lab");
-                send(&mut socket, json_message(&gone)).await?;
-                let close = CloseFrame { code: CLOSE_LAB_NOT_FOUND, reason: Utf8Bytes::from("lab closed") };
-                send(&mut socket, Message::Close(Some(close))).await?;
-                return Ok(());
-            }
-            Some(image) = camera.next() => send(&mut socket, Message::Binary(image)).await?,
-            Some(()) = telemetry.changed() => {
-                let shared = lab.settings().share_beliefs;
-                for report in telemetry.latest(|owner| caller.may_see_belief(owner, shared)) {
-                    send(&mut socket, Message::Text(Utf8Bytes::from(report.to_string()))).await?;
+                Wake::Console(Ok(_) | Err(broadcast::error::RecvError::Lagged(_))) => {}
+                Wake::Console(Err(broadcast::error::RecvError::Closed)) => return Ok(()),
+                Wake::Removed => {
+                    let notice = error(ErrorCode::Unauthorized, REMOVED);
+                    send(&mut socket, json_message(&notice)).await?;
+                    // Their robots are gone with them, and the keys they held.
+                    driving.clear();
+                    caller = Caller::Viewer;
                 }
-            }
+                Wake::Closed => {
+                    let gone = error(ErrorCode::LabUnavailable, "the instructor closed this lab");
+                    send(&mut socket, json_message(&gone)).await?;
+                    let close = CloseFrame { code: CLOSE_LAB_NOT_FOUND, reason: Utf8Bytes::from("lab closed") };
+                    send(&mut socket, Message::Close(Some(close))).await?;
+                    return Ok(());
+                }
+                Wake::Camera => {
+                    if let Some(image) = camera.newest() {
+                        send(&mut socket, Message::Binary(image)).await?;
+                    }
+                }
+                Wake::Telemetry => {
+                    let shared = lab.settings().share_beliefs;
+                    for report in telemetry.latest(|owner| caller.may_see_belief(owner, shared)) {
+                        send(&mut socket, Message::Text(Utf8Bytes::from(report.to_string()))).await?;
+                    }
+                }
+            },
             // The socket is read and written by this loop alone, not split in two halves
             // (which take a shared lock at every poll): `select!` drops this pending read
             // before any branch writes, and a read cut short loses nothing.
@@ -220,13 +230,19 @@ async fn serve(
                             };
                             send(&mut socket, json_message(&reply)).await?;
                         }
-                        Handled::Live => lab.resync(&subscription.slot),
+                        Handled::Live => lab.resync(slot),
                         Handled::Drawn { step, pictures } => {
-                            if let Some(drawn_every) = subscription.slot.drawn(step, pictures) {
+                            if let Some(drawn_every) = slot.drawn(step, pictures) {
                                 send(&mut socket, json_message(&ServerMsg::Pacing { drawn_every })).await?;
                             }
                         }
-                        Handled::Camera(Some((robot, sensor))) => camera.watch(&robot, &sensor),
+                        Handled::Camera(Some((robot, sensor))) => {
+                            camera.watch(&robot, &sensor);
+                            // Its image so far, at once; newer ones as they come.
+                            if let Some(image) = camera.newest() {
+                                send(&mut socket, Message::Binary(image)).await?;
+                            }
+                        }
                         Handled::Camera(None) => camera.unwatch(),
                     }
                 }
@@ -250,16 +266,6 @@ const READ_CHUNK_BYTES: usize = 512;
 
 /// A page's seeks are answered at most this often.
 const SEEK_INTERVAL: Duration = Duration::from_millis(50);
-
-/// The next recording summary, or never when the server records nothing.
-async fn next_update(
-    updates: &mut Option<broadcast::Receiver<(String, Arc<str>)>>,
-) -> Result<(String, Arc<str>), broadcast::error::RecvError> {
-    match updates {
-        Some(updates) => updates.recv().await,
-        None => std::future::pending().await,
-    }
-}
 
 /// What a client's message asks of the connection's loop.
 enum Handled {
