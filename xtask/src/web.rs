@@ -81,16 +81,17 @@ pub fn build_bundle() -> Result<PathBuf> {
 /// wasm is a tenth smaller (docs/performance.md, The page); the page renders the same.
 const ERASE_COMPONENTS: &str = "--cfg erase_components";
 
-/// Compiles the frontend crate to wasm with [`ERASE_COMPONENTS`], added to any flags the
-/// caller set for the wasm target, and links it with the splitter's
-/// [`split::LINK_FLAGS`]. Only the wasm target gets the first (not the build scripts nor
-/// xtask itself), and only the frontend crate the second (it is a link flag), so nothing
-/// else rebuilds.
+/// Compiles the frontend crate to wasm with [`ERASE_COMPONENTS`] and
+/// [`remapped_sources`], added to any flags the caller set for the wasm target, and
+/// links it with the splitter's [`split::LINK_FLAGS`]. Only the wasm target gets the
+/// former (not the build scripts nor xtask itself), and only the frontend crate the
+/// latter (it is a link flag), so nothing else rebuilds.
 fn build_wasm() -> Result<()> {
     let variable = "CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUSTFLAGS";
+    let ours = std::iter::once(ERASE_COMPONENTS.to_owned()).chain(remapped_sources()).collect::<Vec<_>>().join(" ");
     let flags = match std::env::var(variable) {
-        Ok(own) if !own.trim().is_empty() => format!("{own} {ERASE_COMPONENTS}"),
-        _ => ERASE_COMPONENTS.to_owned(),
+        Ok(own) if !own.trim().is_empty() => format!("{own} {ours}"),
+        _ => ours,
     };
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
     crate::run(
@@ -100,6 +101,36 @@ fn build_wasm() -> Result<()> {
             .env(variable, flags)
             .current_dir(crate::workspace_root()),
     )
+}
+
+/// `--remap-path-prefix` flags that shorten the source paths of downloaded crates, which
+/// the wasm carries in its panic messages, from
+/// `<cargo home>/registry/src/<index>/leptos-0.8.23/src/…` to `leptos-0.8.23/src/…`:
+/// the bundle does not tell the build machine's folders, and builds of one commit on
+/// machines whose cargo homes differ give the same bytes, so the same hashed names
+/// (docs/performance.md, The page in parts). The workspace's own crates are already
+/// named relative to the workspace.
+fn remapped_sources() -> Vec<String> {
+    let Some(cargo_home) = cargo_home() else { return Vec::new() };
+    let Ok(indexes) = fs::read_dir(cargo_home.join("registry").join("src")) else { return Vec::new() };
+    let mut flags: Vec<String> = indexes
+        .filter_map(|entry| entry.ok())
+        .map(|entry| entry.path())
+        .filter(|path| path.is_dir())
+        .filter_map(|path| path.to_str().map(|path| format!("--remap-path-prefix={path}/=")))
+        // rustc reads flags split at spaces, so a path with one in it stays as it is.
+        .filter(|flag| !flag.contains(char::is_whitespace))
+        .collect();
+    flags.sort();
+    flags
+}
+
+/// Where cargo keeps downloaded crates: `CARGO_HOME`, else `~/.cargo`.
+fn cargo_home() -> Option<PathBuf> {
+    match std::env::var_os("CARGO_HOME") {
+        Some(home) if !home.is_empty() => Some(PathBuf::from(home)),
+        _ => std::env::var_os("HOME").map(|home| PathBuf::from(home).join(".cargo")),
+    }
 }
 
 /// Makes `dir` an empty folder.
