@@ -2,7 +2,7 @@
 //! not answer within 500 ms" although the program had spent most of that time waiting
 //! for a CPU, not computing: the step's budget counted the machine's slowness against
 //! the program. A step now gets back the time the program waited for a CPU while the
-//! lab waited for its answer, up to three budgets; a program's own time (computing,
+//! lab waited for its answer, up to ten budgets; a program's own time (computing,
 //! looping, sleeping) still counts in full.
 //!
 //! The busy machine is made on purpose: the test's thread, the program it starts and a

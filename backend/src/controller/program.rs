@@ -49,8 +49,13 @@ const QUICK_ANSWER: Duration = Duration::from_millis(20);
 const READ_CHUNK: usize = 64 * 1024;
 
 /// A start's or a step's wall time may stretch to this many budgets in all when the
-/// program spent the extra time waiting for a CPU (see [`stretched_deadline`]).
-pub const MAX_BUDGET_STRETCH: u32 = 3;
+/// program spent the extra time waiting for a CPU (see [`stretched_deadline`]). Ten, not
+/// three: at niceness 10 a program gets about a tenth of a CPU beside one busy process of
+/// the machine's own priority and a twentieth beside two, so a step that needs a tenth
+/// of its budget lasted past three budgets beside four (a lab's page in a browser on the
+/// same machine was enough); a program's own time still counts in full, so what loops
+/// is stopped once it has run its budget, however busy the machine.
+pub const MAX_BUDGET_STRETCH: u32 = 10;
 
 /// What a program was last asked, and since when (see [`stretched_deadline`]).
 #[derive(Clone, Copy, Debug)]
