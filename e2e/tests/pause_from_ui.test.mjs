@@ -11,8 +11,13 @@ import { byTestId, readUi } from '../lib/ui.mjs';
 test('the instructor pauses from the UI, then steps exactly 10', { timeout: 300_000 }, async (t) => {
   await withLab(t, async ({ server, openPage, artifactName }) => {
     const page = await openPage('instructor');
-    const ui = await waitUntil('the instructor role and a running lab', () => readUi(page), (u) => u.role === 'instructor' && u.mode === 'running');
-    assert.ok(ui.instructorControls.includes('btn-play-pause'), 'the instructor should have a play/pause button');
+    // The time controls come with the instructor's tools, a part of the page fetched once
+    // the role is known: wait for them, as the instructor would.
+    await waitUntil(
+      'the instructor role, a running lab and the play/pause button',
+      () => readUi(page),
+      (u) => u.role === 'instructor' && u.mode === 'running' && u.instructorControls.includes('btn-play-pause'),
+    );
 
     await page.locator(byTestId('btn-play-pause')).click();
     await waitUntil('the page to show the lab paused', () => readUi(page), (u) => u.mode === 'paused');
