@@ -3,8 +3,14 @@
 //! the server read from its file (`GET /api/triangles?mesh=URL`: the page has no OBJ or
 //! glTF reader); an image is decoded by the browser's own decoders. The renderer asks;
 //! when an asset arrives the caches' generation changes and the renderer rebuilds with it.
+//!
+//! Turning the triangles into meshes and the texels into a texture is a part of the page
+//! of its own (`scene_assets`, see `ui::part`): a lab whose scene names no mesh file and
+//! no image never downloads that code, and one that does fetches it beside its first
+//! asset (both on the way at once), while the view draws the collision shapes and plain
+//! colours it draws anyway until an asset arrives.
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 use std::sync::Arc;
 
@@ -13,6 +19,7 @@ use three_d_asset::{TextureData, f16};
 use vlab_protocol::TriangleMesh;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
+use wasm_split_helpers::{SplitLoaderError, wasm_split};
 use web_sys::{
     CanvasRenderingContext2d, ColorSpaceConversion, HtmlCanvasElement, ImageBitmap, ImageBitmapOptions,
     PremultiplyAlpha,
@@ -28,6 +35,8 @@ pub type MeshAsset = Rc<Vec<CpuMesh>>;
 pub struct Assets {
     meshes: Rc<RefCell<AssetCache<MeshAsset>>>,
     textures: Rc<RefCell<AssetCache<Arc<Texture2D>>>>,
+    /// Whether the `scene_assets` part was asked for yet.
+    code_asked: Rc<Cell<bool>>,
 }
 
 impl Assets {
@@ -42,21 +51,35 @@ impl Assets {
             return Some(Rc::clone(mesh));
         }
         if self.meshes.borrow_mut().request(url) {
+            self.ask_for_code();
             let cache = Rc::clone(&self.meshes);
             let url = url.to_owned();
             wasm_bindgen_futures::spawn_local(async move {
                 let result = if is_supported_mesh(&url) {
-                    fetch_bytes(&triangles_url(&url)).await.and_then(|bytes| decode_mesh(&bytes))
+                    match fetch_bytes(&triangles_url(&url)).await {
+                        Ok(bytes) => meshes_of(bytes).await.map_err(|AssetFailed(why)| why),
+                        Err(why) => Err(why),
+                    }
                 } else {
                     Err("not an .obj, .gltf or .glb file".to_owned())
                 };
                 if let Err(error) = &result {
                     leptos::logging::warn!("mesh {url}: {error}; drawing the collision shape instead");
                 }
-                cache.borrow_mut().finish(&url, result.map(Rc::new));
+                cache.borrow_mut().finish(&url, result);
             });
         }
         None
+    }
+
+    /// Starts fetching the `scene_assets` part with the first asset, so that it is on
+    /// its way while the asset is (a failure is reported when the asset needs it).
+    fn ask_for_code(&self) {
+        if !self.code_asked.replace(true) {
+            wasm_bindgen_futures::spawn_local(async {
+                let _ = fetch_scene_assets_code().await;
+            });
+        }
     }
 
     /// The texture at `url` on the GPU if loaded; otherwise starts loading it (once).
@@ -65,16 +88,17 @@ impl Assets {
             return Some(Arc::clone(texture));
         }
         if self.textures.borrow_mut().request(url) {
+            self.ask_for_code();
             let cache = Rc::clone(&self.textures);
             let url = url.to_owned();
             let context = context.clone();
             wasm_bindgen_futures::spawn_local(async move {
-                let result = decode_image(&url).await.map(|mut cpu| {
-                    linearise(&mut cpu);
-                    // three-d's `Texture2DRef` takes an `Arc`; one thread here anyway.
-                    #[allow(clippy::arc_with_non_send_sync)]
-                    Arc::new(Texture2D::new(&context, &cpu))
-                });
+                let result = match decode_image(&url).await {
+                    Ok(image) => {
+                        texture_of(context, file_name(&url).to_owned(), image).await.map_err(|AssetFailed(why)| why)
+                    }
+                    Err(why) => Err(why),
+                };
                 if let Err(error) = &result {
                     leptos::logging::warn!("texture {url}: {error}; drawing the plain colour instead");
                 }
@@ -85,10 +109,53 @@ impl Assets {
     }
 }
 
-/// The image at `url` as 8-bit texels, decoded by the browser (any format it reads:
-/// PNG, JPEG, WebP...). Colours are taken as stored (no colour-space conversion, no
-/// premultiplied alpha); an image without transparency gives RGB texels.
-async fn decode_image(url: &str) -> Result<CpuTexture, String> {
+/// Why an asset could not be made ready, for the console; also what a failed fetch of
+/// the `scene_assets` part becomes.
+pub struct AssetFailed(String);
+
+impl From<SplitLoaderError> for AssetFailed {
+    fn from(_: SplitLoaderError) -> AssetFailed {
+        AssetFailed(
+            "the page's code for meshes and images could not be fetched (check the connection, then reload)".into(),
+        )
+    }
+}
+
+/// An image's RGBA texels, row by row, as the browser decoded them.
+pub struct DecodedImage {
+    rgba: Vec<u8>,
+    width: u32,
+    height: u32,
+}
+
+/// The meshes of a mesh file, from the triangles the server read from it
+/// ([`decode_mesh`]). In the `scene_assets` part.
+#[wasm_split(scene_assets, fallible, preload(fetch_scene_assets_code))]
+fn meshes_of(bytes: Vec<u8>) -> Result<MeshAsset, AssetFailed> {
+    decode_mesh(&bytes).map(Rc::new).map_err(AssetFailed)
+}
+
+/// The texture of a decoded image on the GPU, its colours made linear ([`linearise`]);
+/// an image without transparency becomes an RGB texture. In the `scene_assets` part.
+#[wasm_split(scene_assets, fallible)]
+fn texture_of(context: Context, name: String, image: DecodedImage) -> Result<Arc<Texture2D>, AssetFailed> {
+    let rgba: Vec<[u8; 4]> = image.rgba.chunks_exact(4).map(|t| [t[0], t[1], t[2], t[3]]).collect();
+    let data = if rgba.iter().all(|t| t[3] == u8::MAX) {
+        TextureData::RgbU8(rgba.into_iter().map(|[r, g, b, _]| [r, g, b]).collect())
+    } else {
+        TextureData::RgbaU8(rgba)
+    };
+    let mut cpu = CpuTexture { name, data, width: image.width, height: image.height, ..Default::default() };
+    linearise(&mut cpu);
+    // three-d's `Texture2DRef` takes an `Arc`; one thread here anyway.
+    #[allow(clippy::arc_with_non_send_sync)]
+    Ok(Arc::new(Texture2D::new(&context, &cpu)))
+}
+
+/// The image at `url` as 8-bit RGBA texels, decoded by the browser (any format it
+/// reads: PNG, JPEG, WebP...). Colours are taken as stored (no colour-space conversion,
+/// no premultiplied alpha).
+async fn decode_image(url: &str) -> Result<DecodedImage, String> {
     let window = web_sys::window().ok_or("no window")?;
     let response = fetch_response(url).await?;
     let blob = response.blob().map_err(|e| format!("{e:?}"))?;
@@ -109,14 +176,7 @@ async fn decode_image(url: &str) -> Result<CpuTexture, String> {
     let (width, height) = (bitmap.width(), bitmap.height());
     let texels = bitmap_texels(&window, &bitmap);
     bitmap.close();
-    let texels = texels?;
-    let rgba: Vec<[u8; 4]> = texels.chunks_exact(4).map(|t| [t[0], t[1], t[2], t[3]]).collect();
-    let data = if rgba.iter().all(|t| t[3] == u8::MAX) {
-        TextureData::RgbU8(rgba.into_iter().map(|[r, g, b, _]| [r, g, b]).collect())
-    } else {
-        TextureData::RgbaU8(rgba)
-    };
-    Ok(CpuTexture { name: file_name(url).to_owned(), data, width, height, ..Default::default() })
+    Ok(DecodedImage { rgba: texels?, width, height })
 }
 
 /// The RGBA bytes of `bitmap`, read back through a 2D canvas of its size.
