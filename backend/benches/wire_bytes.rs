@@ -8,7 +8,9 @@
 //! to a slow one (which takes every fourth, so gets merged frames), and through a second
 //! hub that knows the scene's joint links to two such viewers holding the links. Then
 //! the same with synthetic rooms of 5 to 400 moving bodies, and of robots on two
-//! wheels. Prints figures, asserts nothing.
+//! wheels. Prints figures, asserts nothing; the last column is the time the
+//! up-to-date viewer holding the links took to decode a frame (what a page and the load
+//! tool pay for each frame they receive).
 
 use vlab_backend::lab::frames::FrameBuilder;
 use vlab_backend::lab::hub::Hub;
@@ -36,6 +38,8 @@ struct Tally {
     slow: u64,
     /// The shared encoding with joint links.
     linked: u64,
+    /// Time the up-to-date viewer holding the links spent decoding.
+    linked_decode: std::time::Duration,
 }
 
 impl Tally {
@@ -43,7 +47,7 @@ impl Tally {
         let per_s = |bytes: u64| bytes as f64 / seconds;
         let moving = self.poses as f64 / self.frames as f64;
         println!(
-            "{label:<22} {:>6.1} {:>8.1} {:>10.0} {:>10.0} {:>8.1}× {:>10.0} {:>10.1} {:>10.1} {:>10.0}",
+            "{label:<22} {:>6.1} {:>8.1} {:>10.0} {:>10.0} {:>8.1}× {:>10.0} {:>10.1} {:>10.1} {:>10.0} {:>11.2}",
             self.frames as f64 / seconds,
             moving,
             per_s(self.format1),
@@ -53,14 +57,25 @@ impl Tally {
             per_s(self.format1) / moving,
             per_s(self.shared) / moving,
             per_s(self.linked),
+            self.linked_decode.as_secs_f64() * 1e6 / self.frames as f64,
         );
     }
 }
 
 fn header() {
     println!(
-        "{:<22} {:>6} {:>8} {:>10} {:>10} {:>9} {:>10} {:>10} {:>10} {:>10}",
-        "", "fps", "moving", "fmt1 B/s", "fmt2 B/s", "ratio", "slow B/s", "fmt1 B/s/b", "fmt2 B/s/b", "links B/s"
+        "{:<22} {:>6} {:>8} {:>10} {:>10} {:>9} {:>10} {:>10} {:>10} {:>10} {:>11}",
+        "",
+        "fps",
+        "moving",
+        "fmt1 B/s",
+        "fmt2 B/s",
+        "ratio",
+        "slow B/s",
+        "fmt1 B/s/b",
+        "fmt2 B/s/b",
+        "links B/s",
+        "decode µs"
     );
 }
 
@@ -90,18 +105,22 @@ impl Audience {
     }
 
     /// Publishes `frame`; returns the bytes of the shared encoding and of the slow
-    /// viewer's merged frame, if it took one. Checks that both decoders follow.
-    fn publish(&mut self, frame: Frame, index: u64) -> (u64, u64) {
+    /// viewer's merged frame, if it took one, and how long the fast viewer took to decode
+    /// its frame. Checks that both decoders follow.
+    fn publish(&mut self, frame: Frame, index: u64) -> (u64, u64, std::time::Duration) {
         self.hub.publish_frame(frame);
         let bytes = self.fast.slot.take().frame.expect("a frame for the fast viewer").into_bytes();
-        self.fast_decoder.decode(&bytes).expect("the fast viewer decodes every frame");
+        let started = std::time::Instant::now();
+        let decoded = self.fast_decoder.decode(&bytes);
+        let decoding = started.elapsed();
+        std::hint::black_box(decoded).expect("the fast viewer decodes every frame");
         let mut slow = 0;
         if index.is_multiple_of(SLOW_EVERY) {
             let merged = self.slow.slot.take().frame.expect("a merged frame for the slow viewer").into_bytes();
             self.slow_decoder.decode(&merged).expect("the slow viewer decodes its merged frame");
             slow = merged.len() as u64;
         }
-        (bytes.len() as u64, slow)
+        (bytes.len() as u64, slow, decoding)
     }
 }
 
@@ -124,10 +143,12 @@ impl Viewers {
         tally.frames += 1;
         tally.poses += frame.poses.len() as u64;
         tally.format1 += frame.encode_format1().len() as u64;
-        let (shared, slow) = self.plain.publish(frame.clone(), index);
+        let (shared, slow, _) = self.plain.publish(frame.clone(), index);
         tally.shared += shared;
         tally.slow += slow;
-        tally.linked += self.linked.publish(frame, index).0;
+        let (linked, _, decoding) = self.linked.publish(frame, index);
+        tally.linked += linked;
+        tally.linked_decode += decoding;
     }
 }
 

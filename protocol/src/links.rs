@@ -81,8 +81,9 @@ pub enum LinkTableError {
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct LinkTable {
     links: Vec<JointLink>,
-    /// Link index by child id.
-    by_child: BTreeMap<u32, usize>,
+    /// Link index by child id, sorted by id: a decoder looks up every body of every
+    /// frame here, and a binary search of one slice is quicker than a tree's.
+    by_child: Vec<(u32, usize)>,
 }
 
 impl LinkTable {
@@ -115,7 +116,7 @@ impl LinkTable {
                 return Err(LinkTableError::ParentAfterChild { child: link.child.0, parent: link.parent.0 });
             }
         }
-        Ok(LinkTable { links, by_child })
+        Ok(LinkTable { links, by_child: by_child.into_iter().collect() })
     }
 
     /// The links, parents first.
@@ -130,7 +131,12 @@ impl LinkTable {
 
     /// The link placing body `child`, if it has one.
     pub fn link_of(&self, child: u32) -> Option<&JointLink> {
-        self.by_child.get(&child).map(|&i| &self.links[i])
+        self.index_of(child).map(|i| &self.links[i])
+    }
+
+    /// Where the link placing body `child` is in [`LinkTable::links`], if it has one.
+    pub fn index_of(&self, child: u32) -> Option<usize> {
+        self.by_child.binary_search_by_key(&child, |&(id, _)| id).ok().map(|at| self.by_child[at].1)
     }
 
     /// Adds to `frame` every body of each tree of links it names (a robot's body and all

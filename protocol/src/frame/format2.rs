@@ -41,7 +41,6 @@
 //! bits would reach 0.06° for some rotations); a linked body adds at most 0.0028° of
 //! angle to its parent's error.
 
-use std::collections::BTreeMap;
 use std::f64::consts::TAU;
 
 use super::codec::{Reader, rebuild_rotation, signed_len, smallest_three, write_signed, write_varint};
@@ -180,14 +179,29 @@ struct Placed {
     pose: BodyPose,
 }
 
-/// What a decoder holds between frames of format 2.
+/// What a decoder holds between frames of format 2. Both lists are sorted by id: every
+/// body of every frame is looked up, and a binary search of one slice is quicker than a
+/// tree's (a page and the load tool decode 60 frames a second).
 #[derive(Clone, Debug, Default)]
 pub(super) struct Bases {
     epoch: Option<u32>,
     step: u64,
-    bodies: BTreeMap<u32, Held>,
+    bodies: Vec<(u32, Held)>,
     /// Bodies placed by their joint (see [`LinkTable`]).
-    placed: BTreeMap<u32, Placed>,
+    placed: Vec<(u32, Placed)>,
+}
+
+/// The value of `id` in a list sorted by id.
+fn held_of<T: Copy>(sorted: &[(u32, T)], id: u32) -> Option<T> {
+    sorted.binary_search_by_key(&id, |&(at, _)| at).ok().map(|at| sorted[at].1)
+}
+
+/// Sets the value of `id` in a list sorted by id, keeping it sorted.
+fn hold<T>(sorted: &mut Vec<(u32, T)>, id: u32, value: T) {
+    match sorted.binary_search_by_key(&id, |&(at, _)| at) {
+        Ok(at) => sorted[at].1 = value,
+        Err(at) => sorted.insert(at, (id, value)),
+    }
 }
 
 fn find(poses: &[BodyPose], id: u32) -> Option<&BodyPose> {
@@ -447,8 +461,8 @@ pub(super) fn decode(bytes: &[u8], bases: &mut Bases, links: &LinkTable) -> Resu
         return Err(FrameDecodeError::Truncated { at: bytes.len(), len: bytes.len() });
     }
     let mut decoded: Vec<(u32, Held)> = Vec::with_capacity(count as usize);
-    // Coordinates read, with where their kind byte was.
-    let mut coordinates: BTreeMap<u32, (Coordinate, usize)> = BTreeMap::new();
+    // Coordinates read, with where their kind byte was; by id, as the frame lists bodies.
+    let mut coordinates: Vec<(u32, (Coordinate, usize))> = Vec::new();
     let mut next_id = 0u32;
     for _ in 0..count {
         let gap_at = reader.at;
@@ -462,9 +476,9 @@ pub(super) fn decode(bytes: &[u8], bases: &mut Bases, links: &LinkTable) -> Resu
                 return Err(FrameDecodeError::BadKind { kind, at: kind_at });
             }
             let Some(link) = links.link_of(id) else { return Err(FrameDecodeError::NoLink { id, at: kind_at }) };
-            let held = if same_epoch { bases.placed.get(&id).map(|p| p.coordinate) } else { None };
+            let held = if same_epoch { held_of(&bases.placed, id).map(|p| p.coordinate) } else { None };
             let coordinate = read_coordinate(&mut reader, link.kind, kind & COORDINATE_MASK, held, kind_at)?;
-            coordinates.insert(id, (coordinate, kind_at));
+            coordinates.push((id, (coordinate, kind_at)));
             continue;
         }
         if links.link_of(id).is_some() {
@@ -474,7 +488,7 @@ pub(super) fn decode(bytes: &[u8], bases: &mut Bases, links: &LinkTable) -> Resu
         if rotation_kind > ROTATION_FULL {
             return Err(FrameDecodeError::BadKind { kind, at: kind_at });
         }
-        let held = if same_epoch { bases.bodies.get(&id).copied() } else { None };
+        let held = if same_epoch { held_of(&bases.bodies, id) } else { None };
         let missing = FrameDecodeError::MissingBase { at: kind_at };
         let place = match position_kind {
             POSITION_SAME => held.ok_or(missing.clone())?.place,
@@ -524,23 +538,20 @@ pub(super) fn decode(bytes: &[u8], bases: &mut Bases, links: &LinkTable) -> Resu
     if reader.remaining() != 0 {
         return Err(FrameDecodeError::TrailingBytes(reader.remaining()));
     }
-    let placed = if links.is_empty() { Vec::new() } else { place(links, bases, same_epoch, &decoded, &coordinates)? };
+    let mut poses: Vec<BodyPose> = decoded.iter().map(|&(id, held)| held.pose(id)).collect();
+    let placed = if links.is_empty() { Vec::new() } else { place(links, bases, same_epoch, &poses, &coordinates)? };
     if !same_epoch {
         bases.bodies.clear();
         bases.placed.clear();
         bases.epoch = Some(epoch);
     }
     bases.step = step;
-    let mut poses: Vec<BodyPose> = decoded
-        .into_iter()
-        .map(|(id, held)| {
-            bases.bodies.insert(id, held);
-            held.pose(id)
-        })
-        .collect();
+    for (id, held) in decoded {
+        hold(&mut bases.bodies, id, held);
+    }
     if !placed.is_empty() {
         for (id, body) in placed {
-            bases.placed.insert(id, body);
+            hold(&mut bases.placed, id, body);
             poses.push(body.pose);
         }
         poses.sort_unstable_by_key(|p| p.id);
@@ -549,23 +560,28 @@ pub(super) fn decode(bytes: &[u8], bases: &mut Bases, links: &LinkTable) -> Resu
 }
 
 /// The bodies of `links` this frame places, parents first: those whose coordinate it
-/// wrote and those whose parent it moved (or placed). Reads `bases`, changes nothing.
+/// wrote and those whose parent it moved (or placed). `moved` are the poses the frame
+/// wrote, by id; `coordinates` the coordinates it wrote, by id. Reads `bases`, changes
+/// nothing.
 fn place(
     links: &LinkTable,
     bases: &Bases,
     same_epoch: bool,
-    decoded: &[(u32, Held)],
-    coordinates: &BTreeMap<u32, (Coordinate, usize)>,
+    moved: &[BodyPose],
+    coordinates: &[(u32, (Coordinate, usize))],
 ) -> Result<Vec<(u32, Placed)>, FrameDecodeError> {
-    let moved: BTreeMap<u32, BodyPose> = decoded.iter().map(|&(id, held)| (id, held.pose(id))).collect();
-    let mut placed: BTreeMap<u32, Placed> = BTreeMap::new();
-    for link in links.links() {
+    // What this frame placed, by link: a parent placed by its own link comes first.
+    let mut placed_by_link: Vec<Option<Placed>> = vec![None; links.links().len()];
+    let mut placed = Vec::new();
+    for (index, link) in links.links().iter().enumerate() {
         let (child, parent) = (link.child.0, link.parent.0);
-        let parent_now = moved.get(&parent).or_else(|| placed.get(&parent).map(|p| &p.pose)).copied();
-        let coordinate = match coordinates.get(&child) {
-            Some(&(coordinate, at)) => Some((coordinate, at)),
+        let parent_now = find(moved, parent)
+            .copied()
+            .or_else(|| links.index_of(parent).and_then(|at| placed_by_link[at]).map(|p| p.pose));
+        let coordinate = match held_of(coordinates, child) {
+            Some((coordinate, at)) => Some((coordinate, at)),
             // Its parent moved: the same coordinate places it anew, if it is known.
-            None if parent_now.is_some() && same_epoch => bases.placed.get(&child).map(|p| (p.coordinate, 0)),
+            None if parent_now.is_some() && same_epoch => held_of(&bases.placed, child).map(|p| (p.coordinate, 0)),
             None => None,
         };
         let Some((coordinate, at)) = coordinate else { continue };
@@ -573,19 +589,18 @@ fn place(
             if !same_epoch {
                 return None;
             }
-            bases
-                .bodies
-                .get(&parent)
+            held_of(&bases.bodies, parent)
                 .map(|held| held.pose(parent))
-                .or_else(|| bases.placed.get(&parent).map(|p| p.pose))
+                .or_else(|| held_of(&bases.placed, parent).map(|p| p.pose))
         };
         let Some(parent_pose) = parent_now.or_else(held_parent) else {
             return Err(FrameDecodeError::MissingBase { at });
         };
-        let pose = link.child_pose(&parent_pose, coordinate.value());
-        placed.insert(child, Placed { coordinate, pose });
+        let body = Placed { coordinate, pose: link.child_pose(&parent_pose, coordinate.value()) };
+        placed_by_link[index] = Some(body);
+        placed.push((child, body));
     }
-    Ok(placed.into_iter().collect())
+    Ok(placed)
 }
 
 fn read_floats(reader: &mut Reader<'_>) -> Result<[f32; 3], FrameDecodeError> {
