@@ -7,7 +7,7 @@
 //! `drawn` it reads, some 90 times a second per page. Awaiting each of these afresh at
 //! every turn put a waiter on each of the lab's shared channels and took it off again,
 //! under that channel's lock, for every page at every turn: with 1,000 pages, a fifth of
-//! the server's own work beside the sockets (docs/performance.md, Viewers' wake-ups).
+//! the server's own work beside the sockets (docs/performance.md, Each source waited for once).
 //! Here each source keeps its waiter until it fires, and a turn that a frame woke polls
 //! none of them: [`SelectAll`] polls only the sources that were woken.
 

@@ -55,14 +55,14 @@ impl Assets {
             let cache = Rc::clone(&self.meshes);
             let url = url.to_owned();
             wasm_bindgen_futures::spawn_local(async move {
-                let result = if is_supported_mesh(&url) {
-                    match fetch_bytes(&triangles_url(&url)).await {
-                        Ok(bytes) => meshes_of(bytes).await.map_err(|AssetFailed(why)| why),
-                        Err(why) => Err(why),
+                let result: Result<MeshAsset, String> = async {
+                    if !is_supported_mesh(&url) {
+                        return Err("not an .obj, .gltf or .glb file".to_owned());
                     }
-                } else {
-                    Err("not an .obj, .gltf or .glb file".to_owned())
-                };
+                    let bytes = fetch_bytes(&triangles_url(&url)).await?;
+                    Ok(meshes_of(bytes).await?)
+                }
+                .await;
                 if let Err(error) = &result {
                     leptos::logging::warn!("mesh {url}: {error}; drawing the collision shape instead");
                 }
@@ -93,12 +93,11 @@ impl Assets {
             let url = url.to_owned();
             let context = context.clone();
             wasm_bindgen_futures::spawn_local(async move {
-                let result = match decode_image(&url).await {
-                    Ok(image) => {
-                        texture_of(context, file_name(&url).to_owned(), image).await.map_err(|AssetFailed(why)| why)
-                    }
-                    Err(why) => Err(why),
-                };
+                let result: Result<Arc<Texture2D>, String> = async {
+                    let image = decode_image(&url).await?;
+                    Ok(texture_of(context, file_name(&url).to_owned(), image).await?)
+                }
+                .await;
                 if let Err(error) = &result {
                     leptos::logging::warn!("texture {url}: {error}; drawing the plain colour instead");
                 }
@@ -111,7 +110,13 @@ impl Assets {
 
 /// Why an asset could not be made ready, for the console; also what a failed fetch of
 /// the `scene_assets` part becomes.
-pub struct AssetFailed(String);
+struct AssetFailed(String);
+
+impl From<AssetFailed> for String {
+    fn from(AssetFailed(why): AssetFailed) -> String {
+        why
+    }
+}
 
 impl From<SplitLoaderError> for AssetFailed {
     fn from(_: SplitLoaderError) -> AssetFailed {
@@ -122,7 +127,7 @@ impl From<SplitLoaderError> for AssetFailed {
 }
 
 /// An image's RGBA texels, row by row, as the browser decoded them.
-pub struct DecodedImage {
+struct DecodedImage {
     rgba: Vec<u8>,
     width: u32,
     height: u32,

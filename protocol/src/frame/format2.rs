@@ -192,12 +192,12 @@ pub(super) struct Bases {
 }
 
 /// The value of `id` in a list sorted by id.
-fn held_of<T: Copy>(sorted: &[(u32, T)], id: u32) -> Option<T> {
+fn by_id<T: Copy>(sorted: &[(u32, T)], id: u32) -> Option<T> {
     sorted.binary_search_by_key(&id, |&(at, _)| at).ok().map(|at| sorted[at].1)
 }
 
 /// Sets the value of `id` in a list sorted by id, keeping it sorted.
-fn hold<T>(sorted: &mut Vec<(u32, T)>, id: u32, value: T) {
+fn set_by_id<T>(sorted: &mut Vec<(u32, T)>, id: u32, value: T) {
     match sorted.binary_search_by_key(&id, |&(at, _)| at) {
         Ok(at) => sorted[at].1 = value,
         Err(at) => sorted.insert(at, (id, value)),
@@ -476,7 +476,7 @@ pub(super) fn decode(bytes: &[u8], bases: &mut Bases, links: &LinkTable) -> Resu
                 return Err(FrameDecodeError::BadKind { kind, at: kind_at });
             }
             let Some(link) = links.link_of(id) else { return Err(FrameDecodeError::NoLink { id, at: kind_at }) };
-            let held = if same_epoch { held_of(&bases.placed, id).map(|p| p.coordinate) } else { None };
+            let held = if same_epoch { by_id(&bases.placed, id).map(|p| p.coordinate) } else { None };
             let coordinate = read_coordinate(&mut reader, link.kind, kind & COORDINATE_MASK, held, kind_at)?;
             coordinates.push((id, (coordinate, kind_at)));
             continue;
@@ -488,7 +488,7 @@ pub(super) fn decode(bytes: &[u8], bases: &mut Bases, links: &LinkTable) -> Resu
         if rotation_kind > ROTATION_FULL {
             return Err(FrameDecodeError::BadKind { kind, at: kind_at });
         }
-        let held = if same_epoch { held_of(&bases.bodies, id) } else { None };
+        let held = if same_epoch { by_id(&bases.bodies, id) } else { None };
         let missing = FrameDecodeError::MissingBase { at: kind_at };
         let place = match position_kind {
             POSITION_SAME => held.ok_or(missing.clone())?.place,
@@ -547,11 +547,11 @@ pub(super) fn decode(bytes: &[u8], bases: &mut Bases, links: &LinkTable) -> Resu
     }
     bases.step = step;
     for (id, held) in decoded {
-        hold(&mut bases.bodies, id, held);
+        set_by_id(&mut bases.bodies, id, held);
     }
     if !placed.is_empty() {
         for (id, body) in placed {
-            hold(&mut bases.placed, id, body);
+            set_by_id(&mut bases.placed, id, body);
             poses.push(body.pose);
         }
         poses.sort_unstable_by_key(|p| p.id);
@@ -571,17 +571,15 @@ fn place(
     coordinates: &[(u32, (Coordinate, usize))],
 ) -> Result<Vec<(u32, Placed)>, FrameDecodeError> {
     // What this frame placed, by link: a parent placed by its own link comes first.
-    let mut placed_by_link: Vec<Option<Placed>> = vec![None; links.links().len()];
-    let mut placed = Vec::new();
+    let mut placed: Vec<Option<Placed>> = vec![None; links.links().len()];
     for (index, link) in links.links().iter().enumerate() {
         let (child, parent) = (link.child.0, link.parent.0);
-        let parent_now = find(moved, parent)
-            .copied()
-            .or_else(|| links.index_of(parent).and_then(|at| placed_by_link[at]).map(|p| p.pose));
-        let coordinate = match held_of(coordinates, child) {
+        let parent_now =
+            find(moved, parent).copied().or_else(|| links.index_of(parent).and_then(|at| placed[at]).map(|p| p.pose));
+        let coordinate = match by_id(coordinates, child) {
             Some((coordinate, at)) => Some((coordinate, at)),
             // Its parent moved: the same coordinate places it anew, if it is known.
-            None if parent_now.is_some() && same_epoch => held_of(&bases.placed, child).map(|p| (p.coordinate, 0)),
+            None if parent_now.is_some() && same_epoch => by_id(&bases.placed, child).map(|p| (p.coordinate, 0)),
             None => None,
         };
         let Some((coordinate, at)) = coordinate else { continue };
@@ -589,18 +587,16 @@ fn place(
             if !same_epoch {
                 return None;
             }
-            held_of(&bases.bodies, parent)
+            by_id(&bases.bodies, parent)
                 .map(|held| held.pose(parent))
-                .or_else(|| held_of(&bases.placed, parent).map(|p| p.pose))
+                .or_else(|| by_id(&bases.placed, parent).map(|p| p.pose))
         };
         let Some(parent_pose) = parent_now.or_else(held_parent) else {
             return Err(FrameDecodeError::MissingBase { at });
         };
-        let body = Placed { coordinate, pose: link.child_pose(&parent_pose, coordinate.value()) };
-        placed_by_link[index] = Some(body);
-        placed.push((child, body));
+        placed[index] = Some(Placed { coordinate, pose: link.child_pose(&parent_pose, coordinate.value()) });
     }
-    Ok(placed)
+    Ok(links.links().iter().zip(placed).filter_map(|(link, body)| Some((link.child.0, body?))).collect())
 }
 
 fn read_floats(reader: &mut Reader<'_>) -> Result<[f32; 3], FrameDecodeError> {
