@@ -34,9 +34,10 @@ export const slug = (text) =>
 
 /**
  * Runs `body({server, openPage, artifactName})` against a fresh server and browser, then
- * tears both down. `openPage('instructor' | 'viewer', {name, lab = 'demo', waitConnected = true, url})`
+ * tears both down. `openPage('instructor' | 'viewer', {name, lab = 'demo', waitConnected = true, url, fail = []})`
  * opens a lab's page (or `url`, e.g. the landing page) in a new browser context (its own cookies and storage: another
- * person) and waits until it has connected. Uncaught errors in a page fail the test, and so
+ * person) and waits until it has connected; requests to URLs matching a pattern in `fail` fail from
+ * the first, as on a broken connection. Uncaught errors in a page fail the test, and so
  * do errors logged to a page's console unless `allowConsoleErrors` (tests that break the
  * connection on purpose: the browser itself logs the failed websocket).
  *
@@ -52,9 +53,10 @@ export async function withLab(t, body, { allowConsoleErrors = false } = {}) {
   try {
     browser = await launchBrowser();
 
-    const openPage = async (role, { name = role, waitConnected = true, lab = 'demo', url } = {}) => {
+    const openPage = async (role, { name = role, waitConnected = true, lab = 'demo', url, fail = [] } = {}) => {
       const context = await browser.newContext({ viewport: VIEWPORT });
       context.setDefaultTimeout(DEFAULT_TIMEOUT_MS);
+      for (const pattern of fail) await context.route(pattern, (route) => route.abort('connectionfailed'));
       const page = await context.newPage();
       const entry = { name, page, console: [], errors: [] };
       opened.push(entry);

@@ -4,24 +4,48 @@
 //! nothing to reflect). A tiny procedural cube map is enough to fix that; the
 //! pre-filtering sizes are cut far below three-d's defaults so it stays quick to build
 //! under software WebGL.
+//!
+//! The pre-filtering (three-d's environment shaders and cube-map code) is a part of the
+//! page of its own (`lighting`, see `ui::part`), fetched when the view opens: the first
+//! frames are lit by [`plain_ambient_light`], of the gradient's mean colour, and the
+//! gradient replaces it a moment later, or never if the part cannot be fetched.
+
+use std::cell::Cell;
+use std::rc::Rc;
 
 use three_d::{
     AmbientLight, Context, CpuTexture, Environment, EnvironmentOptions, Interpolation, Srgba, TextureCubeMap,
     TextureData, Wrapping,
 };
+use wasm_split_helpers::{SplitLoaderError, wasm_split};
+
+use crate::view3d::sky::{gradient, linear_to_srgb, mean_colour};
 
 /// Texels per cube face edge: the gradient is smooth, more would be wasted.
 const FACE_TEXELS: u32 = 16;
 
-/// Linear RGB seen looking straight up, at the horizon and straight down.
-const ZENITH: [f32; 3] = [0.75, 0.82, 0.95];
-const HORIZON: [f32; 3] = [0.55, 0.56, 0.58];
-const NADIR: [f32; 3] = [0.18, 0.17, 0.16];
+/// Starts making the gradient ambient light; it is put in the returned cell when ready.
+/// If its part cannot be fetched the cell stays empty, and the console says why.
+pub fn fetch_ambient_light(context: &Context, intensity: f32) -> Rc<Cell<Option<AmbientLight>>> {
+    let arriving = Rc::new(Cell::new(None));
+    let cell = Rc::clone(&arriving);
+    let context = context.clone();
+    wasm_bindgen_futures::spawn_local(async move {
+        match ambient_light(context, intensity).await {
+            Ok(light) => cell.set(Some(light)),
+            Err(LightingNotLoaded) => leptos::logging::warn!(
+                "the page's code for the sky's lighting could not be fetched: lit evenly instead (check the connection, then reload)"
+            ),
+        }
+    });
+    arriving
+}
 
-/// The ambient light of every lab view.
-pub fn ambient_light(context: &Context, intensity: f32) -> AmbientLight {
+/// The ambient light of every lab view once the `lighting` part is there.
+#[wasm_split(lighting, fallible)]
+fn ambient_light(context: Context, intensity: f32) -> Result<AmbientLight, LightingNotLoaded> {
     let faces = [0, 1, 2, 3, 4, 5].map(face_texture);
-    let cube = TextureCubeMap::new(context, &faces[0], &faces[1], &faces[2], &faces[3], &faces[4], &faces[5]);
+    let cube = TextureCubeMap::new(&context, &faces[0], &faces[1], &faces[2], &faces[3], &faces[4], &faces[5]);
     let options = EnvironmentOptions {
         irradiance_map_size: 8,
         irradiance_sample_count: 64,
@@ -32,10 +56,28 @@ pub fn ambient_light(context: &Context, intensity: f32) -> AmbientLight {
         brdf_sample_count: 64,
         ..Default::default()
     };
-    AmbientLight {
+    Ok(AmbientLight {
         intensity,
         color: Srgba::WHITE,
-        environment: Some(Environment::new_with_options(context, &cube, options)),
+        environment: Some(Environment::new_with_options(&context, &cube, options)),
+    })
+}
+
+/// The ambient light until [`ambient_light`] is ready: uniform, of the colour the
+/// gradient averages to over the sphere of directions, so that matte faces keep about
+/// their brightness when the gradient replaces it.
+pub fn plain_ambient_light(context: &Context, intensity: f32) -> AmbientLight {
+    let [r, g, b] = mean_colour().map(linear_to_srgb);
+    AmbientLight::new(context, intensity, Srgba::new_opaque(r, g, b))
+}
+
+/// Why the gradient could not be had: its part could not be fetched.
+#[derive(Debug)]
+pub struct LightingNotLoaded;
+
+impl From<SplitLoaderError> for LightingNotLoaded {
+    fn from(_: SplitLoaderError) -> LightingNotLoaded {
+        LightingNotLoaded
     }
 }
 
@@ -71,10 +113,4 @@ fn face_texture(face: usize) -> CpuTexture {
         wrap_t: Wrapping::ClampToEdge,
         ..Default::default()
     }
-}
-
-/// Colour for a direction with this vertical component (-1 down … 1 up).
-fn gradient(up: f32) -> [f32; 3] {
-    let (from, to, t) = if up >= 0.0 { (HORIZON, ZENITH, up.sqrt()) } else { (HORIZON, NADIR, (-up).sqrt()) };
-    [0, 1, 2].map(|k| from[k] + (to[k] - from[k]) * t)
 }

@@ -146,6 +146,7 @@ pub fn LabCanvas() -> impl IntoView {
                 data-bodies=move || session.body_count.get().to_string()
                 data-frames-drawn="0"
                 data-quality="0"
+                data-lighting="even"
                 data-picked=move || session.inspected.get().unwrap_or_default()
                 aria-label="3D view of the lab: click a robot to inspect it, drag to orbit, right-drag or shift-drag to pan, wheel to zoom, double-click to reframe"
                 node_ref=canvas_ref

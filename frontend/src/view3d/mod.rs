@@ -4,11 +4,13 @@
 //! [`overlay`] (the picked robot's rays, trails and belief), [`belief_shapes`] (a
 //! program's drawings and estimate in world space),
 //! [`primitives`] (parts as unit primitives), [`orbit_camera`], [`quality`] (adaptive
-//! resolution and shadows), [`asset_cache`] (per-URL state of meshes and textures).
+//! resolution and shadows), [`asset_cache`] (per-URL state of meshes and textures),
+//! [`sky`] (the colours of the ambient light's gradient).
 //! Web only: `assets` fetches the meshes (as the triangles the server read from their
 //! files) and textures the snapshot names, `gl` gets a
 //! three-d context from the canvas leptos created, `renderer` turns the world into lit
-//! meshes and draws them (lit by `environment`'s ambient light and a sun), `render_loop`
+//! meshes and draws them (lit by `environment`'s ambient light, made by the
+//! `lighting` part a moment after the view opens, and a sun), `render_loop`
 //! drives it with `requestAnimationFrame`, keeps the canvas sized to its box and adapts
 //! the quality to the machine; `lab_canvas` is the component around it all.
 
@@ -23,6 +25,7 @@ pub mod primitives;
 pub mod quality;
 pub mod screen;
 pub mod sensor_rays;
+pub mod sky;
 pub mod trail;
 pub mod world;
 

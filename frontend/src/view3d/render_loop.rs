@@ -249,6 +249,7 @@ impl LoopState {
         let _ = self.canvas.set_attribute("data-rays", &rays.to_string());
         let _ = self.canvas.set_attribute("data-trail-points", &trail_points.to_string());
         let _ = self.canvas.set_attribute("data-drawings", &renderer.drawn_drawings().to_string());
+        let _ = self.canvas.set_attribute("data-lighting", renderer.lighting());
         if options.beliefs
             && let Some(container) = self.inputs.belief_labels.get_untracked()
         {

@@ -1,5 +1,8 @@
 //! Turns the world into lit three-d meshes and draws them from the orbit camera's eye.
 
+use std::cell::Cell;
+use std::rc::Rc;
+
 use three_d::{
     AmbientLight, Camera, ClearState, Context, CpuMaterial, CpuMesh, DirectionalLight, Gm, Indices, Light, Mat3, Mat4,
     Mesh, Object, PhysicalMaterial, Positions, Quat, RenderTarget, Srgba, Texture2DRef, Vec2, Vec3, Viewport, radians,
@@ -8,7 +11,7 @@ use three_d::{
 use vlab_protocol::{PartView, Pose};
 
 use super::assets::Assets;
-use super::environment::ambient_light;
+use super::environment::{fetch_ambient_light, plain_ambient_light};
 use super::overlay_meshes::OverlayMeshes;
 use crate::view3d::asset_cache::TEXTURE_METRES;
 use crate::view3d::orbit_camera::OrbitCamera;
@@ -23,6 +26,9 @@ const SHADOW_MAP_TEXELS: u32 = 1024;
 
 /// Shortest time between two shadow-map updates, milliseconds.
 const SHADOW_PERIOD_MS: f64 = 100.0;
+
+/// How strongly the ambient light lights every face.
+const AMBIENT_INTENSITY: f32 = 0.6;
 
 /// The glow of the picked robot's parts (emissive, added to their lit colour).
 const PICKED_GLOW: Srgba = Srgba::new_opaque(40, 60, 85);
@@ -51,6 +57,8 @@ pub struct Renderer {
     /// Clear colour, the snapshot's sky as sRGB in `0..=1`.
     sky: [f32; 3],
     ambient: AmbientLight,
+    /// The gradient ambient light, put here when the `lighting` part has made it.
+    arriving_ambient: Rc<Cell<Option<AmbientLight>>>,
     sun: DirectionalLight,
     /// The world generations last synchronised, to skip work when nothing changed.
     scene_generation: u64,
@@ -89,7 +97,8 @@ impl Renderer {
             drawn: Vec::new(),
             // Until a snapshot says otherwise: the page's own background.
             sky: [26.0 / 255.0, 31.0 / 255.0, 39.0 / 255.0],
-            ambient: ambient_light(&context, 0.6),
+            ambient: plain_ambient_light(&context, AMBIENT_INTENSITY),
+            arriving_ambient: fetch_ambient_light(&context, AMBIENT_INTENSITY),
             // A high sun, slightly behind the default view, for readable shadows.
             sun: DirectionalLight::new(&context, 2.2, Srgba::WHITE, vec3(-0.45, -1.0, -0.3)),
             scene_generation: 0,
@@ -108,6 +117,12 @@ impl Renderer {
     /// Brings meshes and transforms up to date with the world; cheap when nothing
     /// changed. Returns whether anything did (the picture must be redrawn).
     pub fn sync(&mut self, world: &World) -> bool {
+        let relit = if let Some(ambient) = self.arriving_ambient.take() {
+            self.ambient = ambient;
+            true
+        } else {
+            false
+        };
         // A mesh or texture that arrived (or failed) replaces what stood in for it.
         if world.scene_generation() != self.scene_generation || self.assets.generation() != self.assets_generation {
             self.assets_generation = self.assets.generation();
@@ -117,7 +132,7 @@ impl Renderer {
             self.shadows_stale = true;
         }
         if world.pose_generation() == self.pose_generation {
-            return false;
+            return relit;
         }
         self.place(world.poses());
         self.pose_generation = world.pose_generation();
@@ -142,6 +157,12 @@ impl Renderer {
             changed = true;
         }
         changed | self.overlay.sync(overlay, options, world, picked, metres_per_px)
+    }
+
+    /// How the last picture was lit around: `"sky"` by the gradient ambient light,
+    /// `"even"` by the uniform one that stands in for it until it comes.
+    pub fn lighting(&self) -> &'static str {
+        if self.ambient.environment.is_some() { "sky" } else { "even" }
     }
 
     /// Rays and trail points drawn now (see [`OverlayMeshes::drawn_counts`]).
