@@ -4,9 +4,9 @@ use std::cell::Cell;
 use std::rc::Rc;
 
 use three_d::{
-    AmbientLight, Camera, ClearState, Context, CpuMaterial, CpuMesh, DirectionalLight, Gm, Indices, Light, Mat3, Mat4,
-    Mesh, Object, PhysicalMaterial, Positions, Quat, RenderTarget, Srgba, Texture2DRef, Vec2, Vec3, Viewport, radians,
-    vec3,
+    AmbientLight, Blend, Camera, ClearState, Context, CpuMesh, DirectionalLight, Frustum, Gm, Indices, Light,
+    LightingModel, Mat3, Mat4, Mesh, Object, PhysicalMaterial, Positions, Quat, RenderStates, RenderTarget,
+    RendererError, Srgba, Texture2DRef, Vec2, Vec3, Viewer, Viewport, WriteMask, cmp_render_order, radians, vec3,
 };
 use vlab_protocol::{PartView, Pose};
 
@@ -221,17 +221,18 @@ impl Renderer {
         // rest of the shading. The ambient's sky-over-floor gradient keeps faces turned
         // away from the sun readable, which a fill light did before.
         let lights: [&dyn Light; 2] = [&self.ambient, &self.sun];
-        RenderTarget::screen(&self.context, viewport.width, viewport.height)
-            .clear(ClearState::color_and_depth(r, g, b, 1.0, 1.0))
-            .render(
-                &self.camera,
-                self.drawn
-                    .iter()
-                    .filter(|d| !hides_ceiling(d.ceiling_y, eye_y))
-                    .map(|d| &d.object as &dyn Object)
-                    .chain(self.overlay.objects()),
-                &lights,
-            );
+        let screen = RenderTarget::screen(&self.context, viewport.width, viewport.height);
+        screen.clear(ClearState::color_and_depth(r, g, b, 1.0, 1.0));
+        draw_forward(
+            &screen,
+            &self.camera,
+            self.drawn
+                .iter()
+                .filter(|d| !hides_ceiling(d.ceiling_y, eye_y))
+                .map(|d| &d.object as &dyn Object)
+                .chain(self.overlay.objects()),
+            &lights,
+        );
     }
 
     /// New meshes and materials for a new snapshot.
@@ -310,23 +311,34 @@ impl Renderer {
             Some(url) if has_uvs => self.assets.texture(&self.context, url),
             _ => None,
         };
-        let cpu = CpuMaterial {
+        let transparent = look.transparent || a < 255;
+        // Built field by field rather than from a `CpuMaterial`: three-d's constructor
+        // would also upload the CPU textures a `CpuMaterial` may carry, code the page's
+        // first module then holds for nothing (its textures come made, see `assets`).
+        // The values are those `PhysicalMaterial::new_opaque`/`new_transparent` give a
+        // default `CpuMaterial` with this colour, roughness and metalness.
+        PhysicalMaterial {
             name: look.name.clone(),
             // A texture replaces the colour's RGB (the colour is its average look).
             albedo: if texture.is_some() { Srgba::new(255, 255, 255, a) } else { Srgba::new(r, g, b, a) },
-            roughness: look.roughness.clamp(0.0, 1.0),
+            albedo_texture: texture.map(|texture| Texture2DRef { texture, transformation: Mat3::from_scale(1.0) }),
             metallic: look.metallic.clamp(0.0, 1.0),
-            ..Default::default()
-        };
-        let mut material = if look.transparent || a < 255 {
-            PhysicalMaterial::new_transparent(&self.context, &cpu)
-        } else {
-            PhysicalMaterial::new_opaque(&self.context, &cpu)
-        };
-        if let Some(texture) = texture {
-            material.albedo_texture = Some(Texture2DRef { texture, transformation: Mat3::from_scale(1.0) });
+            roughness: look.roughness.clamp(0.0, 1.0),
+            metallic_roughness_texture: None,
+            occlusion_strength: 1.0,
+            occlusion_texture: None,
+            normal_scale: 1.0,
+            normal_texture: None,
+            render_states: if transparent {
+                RenderStates { write_mask: WriteMask::COLOR, blend: Blend::TRANSPARENCY, ..Default::default() }
+            } else {
+                RenderStates::default()
+            },
+            is_transparent: transparent,
+            emissive: Srgba::BLACK,
+            emissive_texture: None,
+            lighting_model: LightingModel::Blinn,
         }
-        material
     }
 
     /// Whether moved bodies still wait for their shadows (see [`Renderer::render`]).
@@ -351,6 +363,31 @@ fn vec3_from(v: [f32; 3]) -> Vec3 {
 fn pose_matrix(pose: &Pose) -> Mat4 {
     let [x, y, z, w] = pose.rotation;
     Mat4::from_translation(vec3_from(pose.position)) * Mat4::from(Quat::new(w, x, y, z))
+}
+
+/// Draws `objects` into `target` as three-d's `RenderTarget::render` does for forward-
+/// shaded materials: those outside the camera's view skipped, opaque ones nearest
+/// first, then transparent ones farthest first. No material here is deferred-shaded, and
+/// leaving out three-d's deferred pass (its G-buffer and lighting-pass code and shaders)
+/// keeps that code out of the page's first module.
+fn draw_forward<'a>(
+    target: &RenderTarget,
+    camera: &Camera,
+    objects: impl Iterator<Item = &'a dyn Object>,
+    lights: &[&dyn Light],
+) {
+    let frustum = Frustum::new(camera.projection() * camera.view());
+    let mut visible: Vec<&dyn Object> = objects.filter(|object| frustum.contains(object.aabb())).collect();
+    visible.sort_by(|a, b| cmp_render_order(camera, a, b));
+    let drawn = target.write::<RendererError>(|| {
+        for object in visible {
+            object.render(camera, lights);
+        }
+        Ok(())
+    });
+    if let Err(error) = drawn {
+        leptos::logging::warn!("the view could not be drawn: {error}");
+    }
 }
 
 /// Our closed unit cylinder (see [`unit_cylinder`]) as a three-d mesh.
