@@ -73,7 +73,7 @@ pub fn plain_ambient_light(context: &Context, intensity: f32) -> AmbientLight {
 
 /// Why the gradient could not be had: its part could not be fetched.
 #[derive(Debug)]
-pub struct LightingNotLoaded;
+struct LightingNotLoaded;
 
 impl From<SplitLoaderError> for LightingNotLoaded {
     fn from(_: SplitLoaderError) -> LightingNotLoaded {
