@@ -31,6 +31,7 @@ mod recording;
 mod robots;
 mod scene;
 mod sightings;
+mod sorted;
 mod triangles;
 
 pub use belief::{Belief, Drawing, Estimate, MAX_DRAWN_TEXT_CHARS, MAX_DRAWN_TEXTS, MAX_DRAWN_VERTICES, drawing_color};

@@ -134,6 +134,11 @@ impl LinkTable {
         self.index_of(child).map(|i| &self.links[i])
     }
 
+    /// The index of each link in [`LinkTable::links`] by its child's id, sorted by id.
+    pub(crate) fn by_child(&self) -> &[(u32, usize)] {
+        &self.by_child
+    }
+
     /// Where the link placing body `child` is in [`LinkTable::links`], if it has one.
     pub fn index_of(&self, child: u32) -> Option<usize> {
         self.by_child.binary_search_by_key(&child, |&(id, _)| id).ok().map(|at| self.by_child[at].1)

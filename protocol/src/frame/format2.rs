@@ -47,6 +47,7 @@ use super::codec::{Reader, rebuild_rotation, signed_len, smallest_three, write_s
 use super::{BodyPose, Frame, FrameDecodeError};
 use crate::BodyId;
 use crate::links::{JointLinkKind, LinkTable};
+use crate::sorted::{Walk, set_all_by_id};
 
 pub(super) const FORMAT: u8 = 2;
 /// Set in the format byte when the step is written as a change.
@@ -194,14 +195,6 @@ pub(super) struct Bases {
 /// The value of `id` in a list sorted by id.
 fn by_id<T: Copy>(sorted: &[(u32, T)], id: u32) -> Option<T> {
     sorted.binary_search_by_key(&id, |&(at, _)| at).ok().map(|at| sorted[at].1)
-}
-
-/// Sets the value of `id` in a list sorted by id, keeping it sorted.
-fn set_by_id<T>(sorted: &mut Vec<(u32, T)>, id: u32, value: T) {
-    match sorted.binary_search_by_key(&id, |&(at, _)| at) {
-        Ok(at) => sorted[at].1 = value,
-        Err(at) => sorted.insert(at, (id, value)),
-    }
 }
 
 fn find(poses: &[BodyPose], id: u32) -> Option<&BodyPose> {
@@ -464,6 +457,8 @@ pub(super) fn decode(bytes: &[u8], bases: &mut Bases, links: &LinkTable) -> Resu
     // Coordinates read, with where their kind byte was; by id, as the frame lists bodies.
     let mut coordinates: Vec<(u32, (Coordinate, usize))> = Vec::new();
     let mut next_id = 0u32;
+    let (mut held_bodies, mut held_placed) = (Walk::new(&bases.bodies), Walk::new(&bases.placed));
+    let mut linked = Walk::new(links.by_child());
     for _ in 0..count {
         let gap_at = reader.at;
         let gap = reader.varint()?;
@@ -475,20 +470,22 @@ pub(super) fn decode(bytes: &[u8], bases: &mut Bases, links: &LinkTable) -> Resu
             if kind & !(JOINT | COORDINATE_MASK) != 0 {
                 return Err(FrameDecodeError::BadKind { kind, at: kind_at });
             }
-            let Some(link) = links.link_of(id) else { return Err(FrameDecodeError::NoLink { id, at: kind_at }) };
-            let held = if same_epoch { by_id(&bases.placed, id).map(|p| p.coordinate) } else { None };
+            let Some(link) = linked.get(id).map(|at| &links.links()[at]) else {
+                return Err(FrameDecodeError::NoLink { id, at: kind_at });
+            };
+            let held = if same_epoch { held_placed.get(id).map(|p| p.coordinate) } else { None };
             let coordinate = read_coordinate(&mut reader, link.kind, kind & COORDINATE_MASK, held, kind_at)?;
             coordinates.push((id, (coordinate, kind_at)));
             continue;
         }
-        if links.link_of(id).is_some() {
+        if linked.get(id).is_some() {
             return Err(FrameDecodeError::LinkedPose { id, at: kind_at });
         }
         let (position_kind, rotation_kind) = (kind & POSITION_MASK, kind >> ROTATION_SHIFT);
         if rotation_kind > ROTATION_FULL {
             return Err(FrameDecodeError::BadKind { kind, at: kind_at });
         }
-        let held = if same_epoch { by_id(&bases.bodies, id) } else { None };
+        let held = if same_epoch { held_bodies.get(id) } else { None };
         let missing = FrameDecodeError::MissingBase { at: kind_at };
         let place = match position_kind {
             POSITION_SAME => held.ok_or(missing.clone())?.place,
@@ -539,22 +536,19 @@ pub(super) fn decode(bytes: &[u8], bases: &mut Bases, links: &LinkTable) -> Resu
         return Err(FrameDecodeError::TrailingBytes(reader.remaining()));
     }
     let mut poses: Vec<BodyPose> = decoded.iter().map(|&(id, held)| held.pose(id)).collect();
-    let placed = if links.is_empty() { Vec::new() } else { place(links, bases, same_epoch, &poses, &coordinates)? };
+    let mut placed = if links.is_empty() { Vec::new() } else { place(links, bases, same_epoch, &poses, &coordinates)? };
     if !same_epoch {
         bases.bodies.clear();
         bases.placed.clear();
         bases.epoch = Some(epoch);
     }
     bases.step = step;
-    for (id, held) in decoded {
-        set_by_id(&mut bases.bodies, id, held);
-    }
+    set_all_by_id(&mut bases.bodies, decoded);
     if !placed.is_empty() {
-        for (id, body) in placed {
-            set_by_id(&mut bases.placed, id, body);
-            poses.push(body.pose);
-        }
+        poses.extend(placed.iter().map(|(_, body)| body.pose));
         poses.sort_unstable_by_key(|p| p.id);
+        placed.sort_unstable_by_key(|&(id, _)| id);
+        set_all_by_id(&mut bases.placed, placed);
     }
     Ok(Frame { epoch, step, time, poses })
 }
