@@ -46,6 +46,15 @@ impl<'a, T: Copy> Walk<'a, T> {
     }
 }
 
+/// Sets the value of `id` in a list sorted by id, keeping it sorted: a bisection, for
+/// values that do not come in order of id.
+pub(crate) fn set_by_id<T>(sorted: &mut Vec<(u32, T)>, id: u32, value: T) {
+    match sorted.binary_search_by_key(&id, |&(at, _)| at) {
+        Ok(at) => sorted[at].1 = value,
+        Err(at) => sorted.insert(at, (id, value)),
+    }
+}
+
 /// Sets the values of `ascending` (by id, each id once) in a list sorted by id, keeping
 /// it sorted: one pass, as [`Walk`].
 pub(crate) fn set_all_by_id<T>(sorted: &mut Vec<(u32, T)>, ascending: impl IntoIterator<Item = (u32, T)>) {

@@ -47,7 +47,7 @@ use super::codec::{Reader, rebuild_rotation, signed_len, smallest_three, write_s
 use super::{BodyPose, Frame, FrameDecodeError};
 use crate::BodyId;
 use crate::links::{JointLinkKind, LinkTable};
-use crate::sorted::{Walk, set_all_by_id};
+use crate::sorted::{Walk, set_all_by_id, set_by_id};
 
 pub(super) const FORMAT: u8 = 2;
 /// Set in the format byte when the step is written as a change.
@@ -536,7 +536,7 @@ pub(super) fn decode(bytes: &[u8], bases: &mut Bases, links: &LinkTable) -> Resu
         return Err(FrameDecodeError::TrailingBytes(reader.remaining()));
     }
     let mut poses: Vec<BodyPose> = decoded.iter().map(|&(id, held)| held.pose(id)).collect();
-    let mut placed = if links.is_empty() { Vec::new() } else { place(links, bases, same_epoch, &poses, &coordinates)? };
+    let placed = if links.is_empty() { Vec::new() } else { place(links, bases, same_epoch, &poses, &coordinates)? };
     if !same_epoch {
         bases.bodies.clear();
         bases.placed.clear();
@@ -545,10 +545,12 @@ pub(super) fn decode(bytes: &[u8], bases: &mut Bases, links: &LinkTable) -> Resu
     bases.step = step;
     set_all_by_id(&mut bases.bodies, decoded);
     if !placed.is_empty() {
-        poses.extend(placed.iter().map(|(_, body)| body.pose));
+        // In the links' order, not by id; and few (a robot's wheels): one bisection each.
+        for (id, body) in placed {
+            set_by_id(&mut bases.placed, id, body);
+            poses.push(body.pose);
+        }
         poses.sort_unstable_by_key(|p| p.id);
-        placed.sort_unstable_by_key(|&(id, _)| id);
-        set_all_by_id(&mut bases.placed, placed);
     }
     Ok(Frame { epoch, step, time, poses })
 }
