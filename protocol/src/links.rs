@@ -141,7 +141,7 @@ impl LinkTable {
 
     /// Where the link placing body `child` is in [`LinkTable::links`], if it has one.
     pub fn index_of(&self, child: u32) -> Option<usize> {
-        self.by_child.binary_search_by_key(&child, |&(id, _)| id).ok().map(|at| self.by_child[at].1)
+        crate::sorted::by_id(&self.by_child, child)
     }
 
     /// Adds to `frame` every body of each tree of links it names (a robot's body and all

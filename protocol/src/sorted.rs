@@ -1,6 +1,6 @@
-//! Lists of `(id, value)` sorted by id, read and written in ascending order of id: the
-//! way a frame lists its bodies, so a decoder passes through what it holds once per
-//! frame instead of bisecting it once per body.
+//! Lists of `(id, value)` sorted by id: looked up and set one id at a time by bisection,
+//! or in ascending order of id in one pass, the way a frame lists its bodies, so a
+//! decoder passes through what it holds once per frame instead of bisecting it per body.
 
 /// Where `id` is in `sorted[from..]` (`Ok`), or where it would go (`Err`), as an index
 /// into `sorted`: a galloping search from `from`, which costs one comparison when `id`
@@ -33,17 +33,17 @@ impl<'a, T: Copy> Walk<'a, T> {
 
     /// The value of `id`, not below any id asked before.
     pub(crate) fn get(&mut self, id: u32) -> Option<T> {
-        match gallop(self.sorted, self.at, id) {
-            Ok(at) => {
-                self.at = at;
-                Some(self.sorted[at].1)
-            }
-            Err(at) => {
-                self.at = at;
-                None
-            }
-        }
+        let found = gallop(self.sorted, self.at, id);
+        let (Ok(at) | Err(at)) = found;
+        self.at = at;
+        found.ok().map(|at| self.sorted[at].1)
     }
+}
+
+/// The value of `id` in a list sorted by id: a bisection, for ids that do not come in
+/// order.
+pub(crate) fn by_id<T: Copy>(sorted: &[(u32, T)], id: u32) -> Option<T> {
+    sorted.binary_search_by_key(&id, |&(at, _)| at).ok().map(|at| sorted[at].1)
 }
 
 /// Sets the value of `id` in a list sorted by id, keeping it sorted: a bisection, for
@@ -60,16 +60,16 @@ pub(crate) fn set_by_id<T>(sorted: &mut Vec<(u32, T)>, id: u32, value: T) {
 pub(crate) fn set_all_by_id<T>(sorted: &mut Vec<(u32, T)>, ascending: impl IntoIterator<Item = (u32, T)>) {
     let mut from = 0;
     for (id, value) in ascending {
-        match gallop(sorted, from, id) {
+        from = match gallop(sorted, from, id) {
             Ok(at) => {
                 sorted[at].1 = value;
-                from = at + 1;
+                at + 1
             }
             Err(at) => {
                 sorted.insert(at, (id, value));
-                from = at + 1;
+                at + 1
             }
-        }
+        };
     }
 }
 

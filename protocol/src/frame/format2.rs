@@ -47,7 +47,7 @@ use super::codec::{Reader, rebuild_rotation, signed_len, smallest_three, write_s
 use super::{BodyPose, Frame, FrameDecodeError};
 use crate::BodyId;
 use crate::links::{JointLinkKind, LinkTable};
-use crate::sorted::{Walk, set_all_by_id, set_by_id};
+use crate::sorted::{Walk, by_id, set_all_by_id, set_by_id};
 
 pub(super) const FORMAT: u8 = 2;
 /// Set in the format byte when the step is written as a change.
@@ -181,8 +181,8 @@ struct Placed {
 }
 
 /// What a decoder holds between frames of format 2. Both lists are sorted by id: every
-/// body of every frame is looked up, and a binary search of one slice is quicker than a
-/// tree's (a page and the load tool decode 60 frames a second).
+/// body of every frame is looked up, in the frame's order of id, with one pass through
+/// each (see [`crate::sorted`]; a page and the load tool decode 60 frames a second).
 #[derive(Clone, Debug, Default)]
 pub(super) struct Bases {
     epoch: Option<u32>,
@@ -190,11 +190,6 @@ pub(super) struct Bases {
     bodies: Vec<(u32, Held)>,
     /// Bodies placed by their joint (see [`LinkTable`]).
     placed: Vec<(u32, Placed)>,
-}
-
-/// The value of `id` in a list sorted by id.
-fn by_id<T: Copy>(sorted: &[(u32, T)], id: u32) -> Option<T> {
-    sorted.binary_search_by_key(&id, |&(at, _)| at).ok().map(|at| sorted[at].1)
 }
 
 fn find(poses: &[BodyPose], id: u32) -> Option<&BodyPose> {
