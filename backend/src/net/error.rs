@@ -103,7 +103,7 @@ impl AppError {
                     plain(StatusCode::CONFLICT, ErrorCode::Conflict)
                 }
                 LabError::OverQuota { .. } => plain(StatusCode::FORBIDDEN, ErrorCode::Forbidden),
-                LabError::Command(_) | LabError::Keys(_) | LabError::OverCapacity(_) | LabError::OffTheGround(_) => {
+                LabError::Command(_) | LabError::Keys(_) | LabError::OverCapacity(_) | LabError::Misplaced(_) => {
                     plain(StatusCode::UNPROCESSABLE_ENTITY, ErrorCode::InvalidArgument)
                 }
                 LabError::Scene { .. } | LabError::Thread { .. } => {
