@@ -149,7 +149,8 @@ impl RemotePeer {
 
     /// A message the lab sent (`bytes` long) is written to the socket.
     pub fn written(&self, bytes: usize) {
-        let _ = self.farewell.queued.fetch_update(Ordering::AcqRel, Ordering::Acquire, |q| Some(q.saturating_sub(bytes)));
+        let _ =
+            self.farewell.queued.fetch_update(Ordering::AcqRel, Ordering::Acquire, |q| Some(q.saturating_sub(bytes)));
     }
 
     /// Says why the connection ends (the lab tells the controller's owner), before the

@@ -823,7 +823,11 @@ impl Slot {
             SlowVerdict::TooMany { slow } => {
                 let ms = SLOW_ANSWER.as_millis() as u64;
                 let held = ProgramError::HeldTheLab { slow, of: SLOW_ANSWERS_WINDOW, ms };
-                let error = if self.remote { ProgramError::Detached(held.to_string().replacen("stopped: ", "", 1)) } else { held };
+                let error = if self.remote {
+                    ProgramError::Detached(held.to_string().replacen("stopped: ", "", 1))
+                } else {
+                    held
+                };
                 if let Life::Running(running) = &mut self.life {
                     running.program.abandon(&error);
                 }

@@ -17,8 +17,8 @@ use serde::Deserialize;
 
 use super::extract::bearer_token;
 use super::{AppError, AppState};
-use crate::controller::{CLOSE_DETACHED, CLOSE_STOPPED, RemotePeer, ToPeer};
 use crate::classroom::ClassroomError;
+use crate::controller::{CLOSE_DETACHED, CLOSE_STOPPED, RemotePeer, ToPeer};
 use crate::lab::{LabError, LabHandle};
 
 /// Largest message a remote controller may send, bytes: an answer with a step's whole
@@ -126,7 +126,10 @@ async fn carry(socket: WebSocket, mut peer: RemotePeer, lab: Arc<LabHandle>, rob
             cut -= 1;
         }
         let frame = CloseFrame { code, reason: Utf8Bytes::from(&reason[..cut]) };
-        if matches!(tokio::time::timeout(CONTROLLER_SEND_TIMEOUT, sink.send(Message::Close(Some(frame)))).await, Ok(Ok(()))) {
+        if matches!(
+            tokio::time::timeout(CONTROLLER_SEND_TIMEOUT, sink.send(Message::Close(Some(frame)))).await,
+            Ok(Ok(()))
+        ) {
             // The closing handshake: a client back from a breakpoint still reads why it
             // was detached, instead of a connection reset.
             let _ = tokio::time::timeout(CLOSE_GRACE, async {

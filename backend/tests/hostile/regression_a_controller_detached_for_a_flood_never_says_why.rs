@@ -3,9 +3,9 @@
 //! lab the lab had not looked at it before the new one replaced it). Now the console
 //! says why, before the new attach's line.
 
+use futures_util::SinkExt;
 use serde_json::json;
 use tokio_tungstenite::tungstenite::Message;
-use futures_util::SinkExt;
 
 use crate::common::{TestServer, yard};
 use crate::controllers::{add_diffbot, attach_ready, console, next, report_where};

@@ -12,8 +12,8 @@ use reqwest::multipart::{Form, Part};
 use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::tungstenite::client::IntoClientRequest;
 use tokio_tungstenite::{MaybeTlsStream, client_async};
-use vlab_backend::net::Limits;
 use vlab_backend::net::CONTROLLER_SEND_TIMEOUT;
+use vlab_backend::net::Limits;
 use vlab_protocol::ControlAction;
 
 use crate::common::{PATIENCE, TOKEN, TestServer};
@@ -25,7 +25,7 @@ const ROBOT: &str = r#"
 robot eyebot {
   body {
     static chassis { shape box(0.4, 0.2, 0.3); pos(11, 1.5, 11);
-      Camera eye { width 320; height 240; } }
+      Camera eye { width 320; height 240; rate 2.5; } }
   }
 }
 "#;

@@ -56,7 +56,9 @@ async fn a_controller_slow_at_every_step_of_a_lockstep_lab_is_detached_and_shown
     let detached = report(&server, "diffbot_ana").await;
     let message = detached["program"]["message"].as_str().unwrap();
     assert!(
-        message.contains(&format!("{SLOW_ANSWERS_LIMIT} of its last {SLOW_ANSWERS_WINDOW} answers kept this lockstep lab")),
+        message.contains(&format!(
+            "{SLOW_ANSWERS_LIMIT} of its last {SLOW_ANSWERS_WINDOW} answers kept this lockstep lab"
+        )),
         "{message}"
     );
     assert!(console(&detached).iter().any(|l| l == message), "the console says why");
