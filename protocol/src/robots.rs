@@ -276,12 +276,30 @@ pub struct Lateness {
     /// Its share: the CPU it may use per control step, milliseconds (one control
     /// period of simulation time).
     pub share_ms: f64,
+    /// Set when it is late because it has not read its last readings (a real-time
+    /// lab): the bytes of them it has not read yet. It gets no new readings meanwhile.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unread_bytes: Option<u64>,
+    /// Set when a lockstep lab waits for its answers (the whole class with it): how
+    /// long it waited for the latest slow one, milliseconds of wall time.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub waited_ms: Option<f64>,
 }
 
 impl Lateness {
-    /// The badge's text: `late: 45 ms of CPU per 20 ms step`.
+    /// Late on its CPU: `cpu_ms` per control step against a share of `share_ms`.
+    pub fn cpu(cpu_ms: f64, share_ms: f64) -> Lateness {
+        Lateness { cpu_ms, share_ms, unread_bytes: None, waited_ms: None }
+    }
+
+    /// The badge's text: `late: 45 ms of CPU per 20 ms step`, `late: 225 KiB of
+    /// readings unread`, or `holding the lab: 450 ms per answer`.
     pub fn badge(&self) -> String {
-        format!("late: {:.0} ms of CPU per {:.0} ms step", self.cpu_ms, self.share_ms)
+        match (self.unread_bytes, self.waited_ms) {
+            (Some(bytes), _) => format!("late: {} KiB of readings unread", bytes.div_ceil(1024)),
+            (None, Some(ms)) => format!("holding the lab: {ms:.0} ms per answer"),
+            (None, None) => format!("late: {:.0} ms of CPU per {:.0} ms step", self.cpu_ms, self.share_ms),
+        }
     }
 }
 

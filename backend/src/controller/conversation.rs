@@ -12,9 +12,14 @@ use super::{Limits, ProgramError, RobotSide};
 
 /// Console lines kept for a program's console history.
 pub const CONSOLE_HISTORY_LINES: usize = 500;
-/// Longest line of console output (bytes) once it reaches the lab; the Python side cuts
-/// at 1000 characters already.
+/// Longest piece of a program's stderr taken as one console line, bytes (a line without
+/// its end is cut there, then to [`MAX_CONSOLE_LINE_CHARS`]).
 pub(crate) const MAX_CONSOLE_LINE_BYTES: usize = 4096;
+/// Longest console line shown, characters: longer ones end in `…` at this length, as the
+/// `vlab` module cuts them already (docs/programs.md), so a client of its own (a remote
+/// controller) shows the same. A line counts against the step's output budget with all
+/// the bytes it was sent with, before any cut.
+pub const MAX_CONSOLE_LINE_CHARS: usize = 1000;
 
 /// What the lab waits for.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -156,21 +161,16 @@ impl Conversation {
         }
     }
 
-    /// Console lines (sent with an answer, early, or on stderr): too long ones are cut;
-    /// a step's output past its budget is a flood.
+    /// Console lines (sent with an answer, early, or on stderr): each counts its bytes as
+    /// sent (and one for its end) against the step's budget, past which it is a flood;
+    /// then too long ones are cut.
     pub fn take_output(&mut self, lines: Vec<ConsoleLine>) -> Result<(), ProgramError> {
         for mut line in lines {
-            if line.text.len() > MAX_CONSOLE_LINE_BYTES {
-                let mut cut = MAX_CONSOLE_LINE_BYTES;
-                while !line.text.is_char_boundary(cut) {
-                    cut -= 1;
-                }
-                line.text.truncate(cut);
-            }
-            self.output_bytes += line.text.len() + 1;
+            self.output_bytes = self.output_bytes.saturating_add(line.text.len() + 1);
             if self.output_bytes > self.output_limit {
                 return Err(ProgramError::OutputFlood { bytes: self.output_limit });
             }
+            cut_line(&mut line.text);
             if self.history.len() == CONSOLE_HISTORY_LINES {
                 self.history.pop_front();
             }
@@ -183,6 +183,16 @@ impl Conversation {
     /// The latest console lines, oldest first.
     pub fn history(&self) -> impl Iterator<Item = &ConsoleLine> {
         self.history.iter()
+    }
+}
+
+/// Cuts `text` to [`MAX_CONSOLE_LINE_CHARS`] characters, the last one `…`, as the `vlab`
+/// module does.
+fn cut_line(text: &mut String) {
+    if let Some((at, _)) = text.char_indices().nth(MAX_CONSOLE_LINE_CHARS) {
+        let last = text[..at].char_indices().next_back().map_or(0, |(i, _)| i);
+        text.truncate(last);
+        text.push('\u{2026}');
     }
 }
 
@@ -238,6 +248,32 @@ mod tests {
         assert_eq!(talk.take(ProgramMsg::Output { output: vec![line("123456789")] }).unwrap(), None);
         let error = talk.take(ProgramMsg::Output { output: vec![line("x")] }).unwrap_err();
         assert_eq!(error, ProgramError::OutputFlood { bytes: 10 });
+    }
+
+    #[test]
+    fn a_line_counts_all_the_bytes_it_was_sent_with_before_it_is_cut() {
+        let limits = Limits { output_bytes_per_step: 16 * 1024, ..Limits::default() };
+        let mut talk = Conversation::new(&limits, PROTOCOL_VERSION);
+        let _ = talk.hello(&RobotSide::new("bot"));
+        // Just under: 16383 bytes and its end fill the budget exactly.
+        let full = "x".repeat(16 * 1024 - 1);
+        assert_eq!(talk.take(ProgramMsg::Output { output: vec![line(&full)] }).unwrap(), None);
+        let kept = talk.history().last().unwrap().text.clone();
+        assert_eq!(kept.chars().count(), MAX_CONSOLE_LINE_CHARS, "shown cut");
+        assert!(kept.ends_with('\u{2026}'));
+        // Just over: one byte more is a flood, though it would be cut to 1000 characters.
+        let mut talk = Conversation::new(&limits, PROTOCOL_VERSION);
+        let _ = talk.hello(&RobotSide::new("bot"));
+        let over = "x".repeat(16 * 1024);
+        let error = talk.take(ProgramMsg::Output { output: vec![line(&over)] }).unwrap_err();
+        assert_eq!(error, ProgramError::OutputFlood { bytes: 16 * 1024 });
+        // A line of exactly the longest length is shown whole.
+        let mut text = "é".repeat(MAX_CONSOLE_LINE_CHARS);
+        cut_line(&mut text);
+        assert_eq!(text, "é".repeat(MAX_CONSOLE_LINE_CHARS));
+        text.push('e');
+        cut_line(&mut text);
+        assert_eq!(text, format!("{}\u{2026}", "é".repeat(MAX_CONSOLE_LINE_CHARS - 1)));
     }
 
     #[test]

@@ -76,6 +76,21 @@ pub enum ProgramError {
         /// How long it was silent, seconds of wall time.
         secs: u64,
     },
+    /// In a lockstep lab, too many of its latest answers kept the lab, and the class
+    /// with it, waiting without computing (a sleep, a wait on something else).
+    #[error(
+        "stopped: {slow} of its last {of} answers kept this lockstep lab, and the whole class, waiting more than \
+         {ms} ms each; answer each step within {ms} ms (do not wait or sleep in wall time between steps), or ask \
+         the instructor for a real-time lab"
+    )]
+    HeldTheLab {
+        /// Slow answers among the latest.
+        slow: usize,
+        /// The latest answers counted.
+        of: usize,
+        /// What a slow answer took at least, milliseconds of wall time.
+        ms: u64,
+    },
     /// The process exited on its own with a failure code.
     #[error("stopped: exited with code {code}")]
     Exited {

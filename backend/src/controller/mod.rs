@@ -66,6 +66,7 @@ mod remote;
 mod sandbox;
 mod wasm;
 
+pub use self::conversation::MAX_CONSOLE_LINE_CHARS;
 pub use self::error::ProgramError;
 pub use self::interpreter::{Interpreter, PYTHON_ENV};
 pub use self::launch::{CodeProblem, ProgramCode, RobotSide, check, control_period, launch};
@@ -97,8 +98,20 @@ pub use self::wasm::{ABI_VERSION, WasmLimits, WasmProgram, WasmSpec, check_modul
 pub trait Controller: Send {
     /// The robot it drives.
     fn robot(&self) -> &str;
-    /// Hands it the readings of one control step, without waiting for it.
+    /// Hands it the readings of one control step, without waiting for it: what does
+    /// not go at once (a pipe the program is not reading) is kept and follows at
+    /// [`Controller::push`] and at the next look for its answer.
     fn send_step(&mut self, input: &StepInput) -> Result<(), ProgramError>;
+    /// Sends on what is kept of the last readings, without waiting; `true` while some
+    /// of them are still kept.
+    fn push(&mut self) -> Result<bool, ProgramError> {
+        Ok(false)
+    }
+    /// Bytes of the last readings it has not read yet (0 where the runtime takes them
+    /// whole: a WebAssembly worker's channel, a remote controller's queue to its task).
+    fn unread(&self) -> usize {
+        0
+    }
     /// Its answer to the start or to the last step sent, waiting up to its step budget
     /// ([`Limits::step_budget`]) for it.
     fn receive(&mut self) -> Result<Reply, ProgramError>;
@@ -110,6 +123,12 @@ pub trait Controller: Send {
     fn cpu_time(&self) -> Option<Duration>;
     /// Ends it, whatever it is doing; `Ok` when it ended cleanly.
     fn stop(&mut self) -> Result<(), ProgramError>;
+    /// Marks it let go of for `why`, a rule of the lab it broke (not one of its own
+    /// failures), without waiting: a remote controller is told why as its connection
+    /// closes. The lab then stops it as any other (in the background).
+    fn abandon(&mut self, why: &ProgramError) {
+        let _ = why;
+    }
     /// Why it stopped, once it has.
     fn error(&self) -> Option<&ProgramError>;
 }

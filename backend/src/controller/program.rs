@@ -47,6 +47,13 @@ const THREAD_CHECK_EVERY: u64 = 4;
 const QUICK_ANSWER: Duration = Duration::from_millis(20);
 /// Bytes read from the program's pipes at once.
 const READ_CHUNK: usize = 64 * 1024;
+/// What the pipe to a program holds (asked of the kernel at its start; Linux gives
+/// unprivileged users up to 1 MiB, `/proc/sys/fs/pipe-max-size`): a step with a
+/// 320 × 240 camera image (about 230 KB) goes in at once, where the usual 64 KiB pipe
+/// took it in four pieces, a control step apart, since the lab never waits for a
+/// program to read. Where the kernel refuses, the pipe keeps its size and the rest of a
+/// step follows at the lab's next looks.
+pub const PIPE_BYTES: usize = 1024 * 1024;
 
 /// A start's or a step's wall time may stretch to this many budgets in all when the
 /// program spent the extra time waiting for a CPU (see [`stretched_deadline`]). Ten, not
@@ -247,8 +254,11 @@ pub struct PythonProgram {
     err_buf: Vec<u8>,
     /// What is read from the pipes goes here first (kept: a step allocates nothing).
     chunk: Vec<u8>,
-    /// The message being written (kept, as `chunk`).
+    /// What is being written to the program (kept, as `chunk`): `send_buf[sent..]` has
+    /// not reached its pipe yet.
     send_buf: Vec<u8>,
+    /// How much of `send_buf` has reached the pipe.
+    sent: usize,
     steps: StepWriter,
     /// The program's `/proc/<pid>/stat`, kept open: it is read again from its start.
     stat: Option<File>,
@@ -314,6 +324,8 @@ impl PythonProgram {
             };
         let nonblocking = |fd: std::os::fd::BorrowedFd<'_>| fcntl(fd, FcntlArg::F_SETFL(OFlag::O_NONBLOCK));
         let set = nonblocking(stdin.as_fd()).and(nonblocking(stdout.as_fd())).and(nonblocking(stderr.as_fd()));
+        // Best effort: a smaller pipe only makes big steps travel in pieces.
+        let _ = fcntl(stdin.as_fd(), FcntlArg::F_SETPIPE_SZ(PIPE_BYTES as libc::c_int));
         let pid = nix::unistd::Pid::from_raw(spawned.child.id() as i32);
         let mut program = PythonProgram {
             robot: spec.side.robot.clone(),
@@ -331,6 +343,7 @@ impl PythonProgram {
             err_buf: Vec::new(),
             chunk: vec![0; READ_CHUNK],
             send_buf: Vec::new(),
+            sent: 0,
             steps: StepWriter::default(),
             conversation: Conversation::new(&spec.limits, PIPE_PROTOCOL_VERSION),
             deadline: Instant::now() + spec.limits.startup_budget,
@@ -391,8 +404,10 @@ impl PythonProgram {
         self.conversation.history()
     }
 
-    /// Sends the readings of one control step; collect the answer with
-    /// [`PythonProgram::receive`] within [`Limits::step_budget`] from now.
+    /// Sends the readings of one control step without waiting: what the pipe does not
+    /// take now follows at [`PythonProgram::push`], [`PythonProgram::try_receive`] or
+    /// [`PythonProgram::receive`] (which waits for the program to read it, within the
+    /// step budget). Collect the answer within [`Limits::step_budget`] from now.
     pub fn send_step(&mut self, input: &StepInput) -> Result<(), ProgramError> {
         if let Some(e) = &self.failed {
             return Err(e.clone());
@@ -404,8 +419,38 @@ impl PythonProgram {
         self.asked = Asked::Step { at: Instant::now(), waited: None };
         self.deadline = Instant::now() + self.limits.step_budget;
         self.send_buf.clear();
+        self.sent = 0;
         self.steps.write(input, &mut self.send_buf);
-        self.write_buffered()
+        self.push().map(|_| ())
+    }
+
+    /// Writes what the pipe takes of the message being sent, without waiting; `true`
+    /// while some of it has not reached the pipe (the program is not reading).
+    pub fn push(&mut self) -> Result<bool, ProgramError> {
+        if let Some(e) = &self.failed {
+            return Err(e.clone());
+        }
+        while self.sent < self.send_buf.len() {
+            match self.stdin.write(&self.send_buf[self.sent..]) {
+                Ok(n) => self.sent += n,
+                Err(e) if e.kind() == ErrorKind::WouldBlock => return Ok(true),
+                Err(e) if e.kind() == ErrorKind::Interrupted => {}
+                Err(_) => {
+                    // The other end is closed: the program has ended; say why.
+                    let error = self.exit_error();
+                    return Err(self.fail(error));
+                }
+            }
+        }
+        Ok(false)
+    }
+
+    /// Bytes sent to the program that it has not read yet: those still waiting to
+    /// reach its pipe and those in the pipe.
+    pub fn unread(&self) -> usize {
+        // On a pipe, FIONREAD answers for either end.
+        let in_pipe = rustix::io::ioctl_fionread(&self.stdin).map_or(0, |n| usize::try_from(n).unwrap_or(0));
+        self.send_buf.len() - self.sent + in_pipe
     }
 
     /// The answer to the hello or to the last step sent: waits at most until that
@@ -463,6 +508,12 @@ impl PythonProgram {
         if let Err(e) = self.conversation.expecting() {
             return Err(self.fail(e));
         }
+        // The rest of the readings first: no answer comes before the program has them.
+        if wait {
+            self.write_buffered()?;
+        } else if self.push()? {
+            return Ok(None);
+        }
         loop {
             let Some(end) = self.read_line(wait)? else { return Ok(None) };
             let message = Conversation::parse(&self.out_buf[..end]);
@@ -509,20 +560,21 @@ impl PythonProgram {
         self.conversation.take_output(lines).map_err(|e| self.fail(e))
     }
 
-    /// Writes `message` as one line.
+    /// Writes `message` as one line, after the rest of a step still on its way (the program reads them in order).
     fn write_message<M: serde::Serialize>(&mut self, message: &M) -> Result<(), ProgramError> {
-        self.send_buf.clear();
+        self.send_buf.drain(..self.sent);
+        self.sent = 0;
         serde_json::to_writer(&mut self.send_buf, message).expect("lab messages serialise");
         self.send_buf.push(b'\n');
         self.write_buffered()
     }
 
-    /// Writes `send_buf` without ever blocking past the deadline.
+    /// Writes the rest of `send_buf`, waiting for the program to read it, never past
+    /// the deadline: for the start, a lockstep lab's answer, and `stop`.
     fn write_buffered(&mut self) -> Result<(), ProgramError> {
-        let mut written = 0;
-        while written < self.send_buf.len() {
-            match self.stdin.write(&self.send_buf[written..]) {
-                Ok(n) => written += n,
+        while self.sent < self.send_buf.len() {
+            match self.stdin.write(&self.send_buf[self.sent..]) {
+                Ok(n) => self.sent += n,
                 Err(e) if e.kind() == ErrorKind::WouldBlock => {
                     let Some(timeout) = self.poll_timeout() else {
                         return Err(self.timed_out());
@@ -835,6 +887,14 @@ impl super::Controller for PythonProgram {
 
     fn send_step(&mut self, input: &StepInput) -> Result<(), ProgramError> {
         PythonProgram::send_step(self, input)
+    }
+
+    fn push(&mut self) -> Result<bool, ProgramError> {
+        PythonProgram::push(self)
+    }
+
+    fn unread(&self) -> usize {
+        PythonProgram::unread(self)
     }
 
     fn receive(&mut self) -> Result<Reply, ProgramError> {

@@ -9,7 +9,7 @@
 //! program's, which the lab answers by holding its robot still); its owner may attach
 //! again at once.
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, SyncSender, TryRecvError, TrySendError};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -51,11 +51,13 @@ pub enum ToPeer {
 }
 
 /// What the websocket task leaves behind for the lab: why it let go, and whether it
-/// has (its end dropped: the connection is over).
+/// has (its end dropped: the connection is over); and the bytes the lab handed it that
+/// it has not written to the socket yet (a client that does not read holds them).
 #[derive(Debug, Default)]
 struct Farewell {
     why: Mutex<Option<String>>,
     gone: AtomicBool,
+    queued: AtomicUsize,
 }
 
 /// Whether a remote controller's connection is over, readable while the controller
@@ -68,6 +70,11 @@ impl PeerWatch {
     /// Whether the websocket task has ended.
     pub fn gone(&self) -> bool {
         self.0.gone.load(Ordering::Acquire)
+    }
+
+    /// Why the websocket task let go, if it said.
+    pub fn why(&self) -> Option<String> {
+        self.0.why.lock().unwrap_or_else(|e| e.into_inner()).clone()
     }
 }
 
@@ -140,6 +147,12 @@ impl RemotePeer {
         }
     }
 
+    /// A message the lab sent (`bytes` long) is written to the socket.
+    pub fn written(&self, bytes: usize) {
+        let _ =
+            self.farewell.queued.fetch_update(Ordering::AcqRel, Ordering::Acquire, |q| Some(q.saturating_sub(bytes)));
+    }
+
     /// Says why the connection ends (the lab tells the controller's owner), before the
     /// task drops its end.
     pub fn farewell(&self, why: String) {
@@ -172,6 +185,9 @@ impl RemoteController {
 
     fn send(&mut self, message: &LabMsg) -> Result<(), ProgramError> {
         let json = serde_json::to_string(message).expect("lab messages serialise");
+        self.farewell.queued.fetch_add(json.len(), Ordering::AcqRel);
+        // Unbounded, so never a wait: the lab sends a step only once the last one is
+        // answered, so what waits here is one step, a `stop` and a close at most.
         if self.to_peer.send(ToPeer::Message(json)).is_err() {
             return Err(self.gone());
         }
@@ -263,6 +279,15 @@ impl Controller for RemoteController {
 
     fn try_receive(&mut self) -> Result<Option<Reply>, ProgramError> {
         self.answer(false)
+    }
+
+    /// What the lab sent that the websocket task has not written to the socket yet.
+    fn unread(&self) -> usize {
+        self.farewell.queued.load(Ordering::Acquire)
+    }
+
+    fn abandon(&mut self, why: &ProgramError) {
+        let _ = self.fail(why.clone());
     }
 
     /// The controller's machine is not ours: its CPU is its own business.

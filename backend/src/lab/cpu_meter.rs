@@ -118,7 +118,7 @@ impl CpuMeter {
             (false, _) => self.far_over_since = None,
         }
         let share_secs = share.as_secs_f64();
-        let lateness = Lateness { cpu_ms: per_step * 1e3, share_ms: share_secs * 1e3 };
+        let lateness = Lateness::cpu(per_step * 1e3, share_secs * 1e3);
         match self.late {
             false if per_step > share_secs => {
                 self.late = true;
@@ -167,9 +167,9 @@ mod tests {
         let mut clock = Duration::ZERO;
         let mut meter = CpuMeter::new(CpuRules::default(), SHARE, clock);
         let verdicts = answers(&mut meter, &mut clock, ms(45), 20);
-        assert_eq!(verdicts[0], Verdict::BecameLate(Lateness { cpu_ms: 45.0, share_ms: 20.0 }));
+        assert_eq!(verdicts[0], Verdict::BecameLate(Lateness::cpu(45.0, 20.0)));
         assert!(verdicts[1..].iter().all(|v| matches!(v, Verdict::StillLate(l) if (l.cpu_ms - 45.0).abs() < 1e-6)));
-        assert_eq!(Lateness { cpu_ms: 45.0, share_ms: 20.0 }.badge(), "late: 45 ms of CPU per 20 ms step");
+        assert_eq!(Lateness::cpu(45.0, 20.0).badge(), "late: 45 ms of CPU per 20 ms step");
     }
 
     #[test]
@@ -192,7 +192,7 @@ mod tests {
         let mut meter = CpuMeter::new(CpuRules::default(), SHARE, clock);
         clock += ms(8);
         // At 4× a control step lasts 5 ms of wall time: 8 ms of CPU is late.
-        assert_eq!(meter.answered(clock, ms(5)), Verdict::BecameLate(Lateness { cpu_ms: 8.0, share_ms: 5.0 }));
+        assert_eq!(meter.answered(clock, ms(5)), Verdict::BecameLate(Lateness::cpu(8.0, 5.0)));
     }
 
     #[test]

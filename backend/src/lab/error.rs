@@ -88,6 +88,21 @@ pub enum LabError {
         /// The robot.
         robot: String,
     },
+    /// The robot's last remote controllers were let go of for faults, one after the
+    /// other: the next may attach only after a wait that doubles with each
+    /// (`lab::waits`).
+    #[error(
+        "robot '{robot}' lost its last {faults} remote controllers to faults in a row (disconnected, too slow, \
+         flooding): attach again in {retry_after_secs} s, and look at its console for why"
+    )]
+    AttachTooSoon {
+        /// The robot.
+        robot: String,
+        /// Faults in a row.
+        faults: u32,
+        /// Seconds before another controller may attach (rounded up).
+        retry_after_secs: u64,
+    },
     /// The lab cannot be rewound to that step; it is unchanged.
     #[error("cannot rewind: {0}")]
     Rewind(String),

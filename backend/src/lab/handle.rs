@@ -379,6 +379,11 @@ impl LabHandle {
             AttachRefused::NoRobot => self.no_robot(robot),
             AttachRefused::ProgramRunning => LabError::ProgramRunning { robot: robot.to_owned() },
             AttachRefused::AlreadyAttached => LabError::ControllerAttached { robot: robot.to_owned() },
+            AttachRefused::TooSoon { faults, wait } => LabError::AttachTooSoon {
+                robot: robot.to_owned(),
+                faults,
+                retry_after_secs: wait.as_secs() + u64::from(wait.subsec_nanos() > 0),
+            },
         })
     }
 

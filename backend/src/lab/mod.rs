@@ -26,6 +26,7 @@ mod registry;
 mod resimulate;
 mod runner;
 pub mod telemetry;
+pub mod waits;
 pub mod wire;
 
 pub use commands::{LabCommand, ProgramAction};

@@ -11,11 +11,16 @@
 //! the programs use the other cores while the physics uses this one.
 //!
 //! How the collection waits is the lab's [`SyncMode`]:
-//! - real time: the lab takes the answers that have arrived and never waits; a late
-//!   program's robot keeps its last commands, and the program gets new readings once
-//!   it has answered;
+//! - real time: the lab takes the answers that have arrived and never waits, not even
+//!   to write readings a program is not reading (what its pipe does not take follows
+//!   at the lab's next looks); a late program's robot keeps its last commands, and the
+//!   program gets new readings once it has answered. One that has not read its last
+//!   readings is late, and says so (`lab::waits`);
 //! - lockstep: the lab waits for every answer (up to the program's step budget), so
-//!   every answer applies at the same step in every run.
+//!   every answer applies at the same step in every run. One whose answers keep the lab
+//!   waiting too often is stopped, and a robot's remote controllers let go of for
+//!   faults one after the other wait longer and longer to attach again
+//!   (`lab::waits`).
 //!
 //! # Starting
 //! A program starts on a helper thread; meanwhile its robot holds still and the clock
@@ -42,6 +47,9 @@ use vlab_protocol::{
 
 use super::beliefs::BeliefState;
 use super::cpu_meter::{CpuMeter, CpuRules, Verdict};
+use super::waits::{
+    ReadMeter, ReadVerdict, Reattach, SLOW_ANSWER, SLOW_ANSWERS_LIMIT, SLOW_ANSWERS_WINDOW, SlowAnswers, SlowVerdict,
+};
 use crate::controller::{
     self, Controller, PartInfo, PeerWatch, ProgramCode, ProgramError, RemoteController, Reply, RobotSide, StepInput,
     control_period,
@@ -99,6 +107,14 @@ pub enum AttachRefused {
     ProgramRunning,
     /// Another remote controller drives it.
     AlreadyAttached,
+    /// Its last controllers were let go of for faults one after the other: the next
+    /// may attach after `wait`.
+    TooSoon {
+        /// Faults in a row.
+        faults: u32,
+        /// How long before one may attach.
+        wait: Duration,
+    },
 }
 
 enum Life {
@@ -124,6 +140,12 @@ struct Running {
     meter: Option<CpuMeter>,
     /// The step of the last readings sent: camera images taken since travel whole.
     sent: Option<u64>,
+    /// Whether some of the last readings still wait to reach it (a full pipe).
+    pushing: bool,
+    /// Whether it reads its readings (real time).
+    reads: ReadMeter,
+    /// Its answers the lab waited long for (lockstep).
+    slow: SlowAnswers,
 }
 
 /// One robot's program, or the remote controller that drives it instead.
@@ -145,7 +167,14 @@ struct Slot {
     join_at: Option<u64>,
     /// Commands answered, for the next pre-step phase.
     commands: Option<ActuatorCommands>,
+    /// Late on its CPU (the meter's).
     late: Option<Lateness>,
+    /// Late for keeping the lab waiting: readings unread, or slow lockstep answers.
+    holding: Option<Lateness>,
+    /// When its controller started or attached.
+    attached_at: Instant,
+    /// When the robot's next remote controller may attach, after faults.
+    reattach: Reattach,
     console: VecDeque<ConsoleLine>,
     /// Lines not yet sent to the owner.
     unsent: Vec<ConsoleLine>,
@@ -244,19 +273,30 @@ impl Programs {
         if robots.get(name).is_none() {
             return Err(AttachRefused::NoRobot);
         }
-        let code = match self.slots.get(name) {
+        let code = match self.slots.get_mut(name) {
             // A controller whose connection is over gives way at once (its client
-            // attaching again), even where the lab has not noticed yet (paused).
+            // attaching again), even where the lab has not noticed yet (paused): its
+            // console first says why it went.
             Some(slot) if !matches!(slot.life, Life::Stopped) && slot.remote => {
-                if !slot.peer.as_ref().is_some_and(PeerWatch::gone) {
+                let Some(why) = slot.peer.as_ref().filter(|peer| peer.gone()).map(PeerWatch::why) else {
                     return Err(AttachRefused::AlreadyAttached);
-                }
+                };
+                let error = ProgramError::Detached(why.unwrap_or_else(|| "the remote controller disconnected".into()));
+                slot.stopped(name, robots, &error, step, dt_secs);
                 slot.code.clone()
             }
             Some(slot) if !matches!(slot.life, Life::Stopped) => return Err(AttachRefused::ProgramRunning),
             Some(slot) => slot.code.clone(),
             None => None,
         };
+        let too_soon = self.slots.get(name).and_then(|slot| {
+            let wait = slot.reattach.wait_left(Instant::now())?;
+            Some(AttachRefused::TooSoon { faults: slot.reattach.faults(), wait })
+        });
+        if let Some(refused) = too_soon {
+            self.publish();
+            return Err(refused);
+        }
         let watch = remote.watch();
         let starter: Starter = Box::new(move |side| {
             remote.greet(&side)?;
@@ -332,6 +372,9 @@ impl Programs {
             join_at: join_after.map(|after| step + after),
             commands: None,
             late: None,
+            holding: None,
+            attached_at: Instant::now(),
+            reattach: previous.as_ref().map(|p| p.reattach).unwrap_or_default(),
             console: previous.as_ref().map(|p| p.console.clone()).unwrap_or_default(),
             unsent: Vec::new(),
             belief: BeliefState::default(),
@@ -414,7 +457,11 @@ impl Programs {
     /// are collected, and every program that has answered gets the new readings (see
     /// the module's documentation for the order and the waiting).
     pub fn post_step(&mut self, robots: &mut Robots, world: &World, tick: Tick) {
-        if !tick.step.is_multiple_of(self.period) || self.slots.is_empty() {
+        if !tick.step.is_multiple_of(self.period) {
+            self.push(robots, tick);
+            return;
+        }
+        if self.slots.is_empty() {
             return;
         }
         let share = Duration::from_secs_f64(self.nominal_share.as_secs_f64() * tick.wall_per_sim);
@@ -442,6 +489,21 @@ impl Programs {
         self.publish();
     }
 
+    /// Between control steps: sends on the readings a full pipe did not take, without
+    /// waiting, so a program that reads them late is not kept waiting for the rest.
+    fn push(&mut self, robots: &mut Robots, tick: Tick) {
+        for (name, slot) in &mut self.slots {
+            let Life::Running(running) = &mut slot.life else { continue };
+            if !running.pushing {
+                continue;
+            }
+            match running.program.push() {
+                Ok(more) => running.pushing = more,
+                Err(error) => slot.stopped(name, robots, &error, tick.step, tick.dt_secs),
+            }
+        }
+    }
+
     /// Hands the messages the answers sent to the lab's radio; what it refused goes
     /// to the sender's console.
     fn route_radio(&mut self, robots: &mut Robots, world: &World, tick: Tick) {
@@ -466,6 +528,7 @@ impl Programs {
         stop_in_background(life);
         slot.commands = None;
         slot.late = None;
+        slot.holding = None;
         // A remote controller's robot holds still; a program's keeps its last commands.
         let detached = std::mem::take(&mut slot.remote);
         if detached {
@@ -569,7 +632,7 @@ impl Slot {
             language,
             state,
             message,
-            late: if state == ProgramState::Running { self.late } else { None },
+            late: if state == ProgramState::Running { self.holding.or(self.late) } else { None },
         }
     }
 
@@ -620,7 +683,16 @@ impl Slot {
         let Life::Ready(program, first) = std::mem::replace(&mut self.life, Life::Stopped) else { unreachable!() };
         let cpu_seen = program.cpu_time();
         let meter = cpu_seen.map(|now| CpuMeter::new(rules, nominal, now));
-        self.life = Life::Running(Running { program, asked: None, cpu_seen, meter, sent: None });
+        self.life = Life::Running(Running {
+            program,
+            asked: None,
+            cpu_seen,
+            meter,
+            sent: None,
+            pushing: false,
+            reads: ReadMeter::default(),
+            slow: SlowAnswers::default(),
+        });
         let after = tick.step - self.started_at;
         self.join_after = Some(after);
         self.join_at = None;
@@ -635,10 +707,12 @@ impl Slot {
     fn collect(&mut self, name: &str, robots: &mut Robots, tick: Tick, share: Duration) {
         let Life::Running(running) = &mut self.life else { return };
         let Some((asked_at, cpu_at_ask)) = running.asked else { return };
+        let waiting_since = Instant::now();
         let answer = match tick.sync {
             SyncMode::Lockstep => running.program.receive().map(Some),
             SyncMode::Realtime => running.program.try_receive(),
         };
+        let lab_waited = waiting_since.elapsed();
         let cpu_now = running.program.cpu_time();
         running.cpu_seen = cpu_now;
         let verdict = match (&answer, cpu_now, running.meter.as_mut()) {
@@ -654,6 +728,21 @@ impl Slot {
             _ => Duration::ZERO,
         };
         let silent = matches!(answer, Ok(None)) && waited >= SILENCE_LIMIT && computed < waited / 100;
+        let (reading, unread) = match &answer {
+            Ok(None) => {
+                let unread = running.program.unread();
+                (running.reads.looked(unread), unread)
+            }
+            Ok(Some(_)) => (running.reads.answered(), 0),
+            Err(_) => (ReadVerdict::Unchanged, 0),
+        };
+        let holding = match (&answer, tick.sync) {
+            (Ok(Some(_)), SyncMode::Lockstep) => {
+                let computed = cpu_at_ask.zip(cpu_now).map(|(then, now)| now.saturating_sub(then));
+                Some((running.slow.record(SlowAnswers::is_slow(lab_waited, computed)), lab_waited))
+            }
+            _ => None,
+        };
         match answer {
             Ok(Some(reply)) => {
                 running.asked = None;
@@ -666,9 +755,88 @@ impl Slot {
             Ok(None) => {}
             Err(error) => return self.stopped(name, robots, &error, tick.step, tick.dt_secs),
         }
+        self.reading(name, robots, reading, unread, tick);
+        if let Some((verdict, waited)) = holding
+            && !self.held(name, robots, verdict, waited, tick)
+        {
+            return;
+        }
         if let Some(verdict) = verdict {
             self.judged(name, robots, verdict, tick);
         }
+    }
+
+    /// What the lab's look at its reading said: the status and console follow.
+    fn reading(&mut self, name: &str, robots: &mut Robots, verdict: ReadVerdict, unread: usize, tick: Tick) {
+        match verdict {
+            ReadVerdict::Unchanged => return,
+            ReadVerdict::BecameLate => {
+                let kib = unread.div_ceil(1024);
+                self.holding = Some(Lateness { unread_bytes: Some(unread as u64), ..Lateness::cpu(0.0, 0.0) });
+                let what = if self.remote { "controller" } else { "program" };
+                self.say(
+                    tick.step,
+                    tick.dt_secs,
+                    format!(
+                        "late: this {what} has not read its last readings ({kib} KiB still unread), so its robot \
+                         keeps its last commands and it gets no new readings until it reads them"
+                    ),
+                );
+            }
+            ReadVerdict::OnTimeAgain => {
+                self.holding = None;
+                self.say(tick.step, tick.dt_secs, "on time again".into());
+            }
+        }
+        robots.set_program(name, self.status(ProgramState::Running, None));
+    }
+
+    /// What one answer a lockstep lab waited `waited` for did to its account of slow
+    /// answers: the status and console follow, and the instructor's log names who holds
+    /// the lab; past the limit it is stopped (`false`).
+    fn held(&mut self, name: &str, robots: &mut Robots, verdict: SlowVerdict, waited: Duration, tick: Tick) -> bool {
+        let (step, dt) = (tick.step, tick.dt_secs);
+        let ms = waited.as_secs_f64() * 1e3;
+        match verdict {
+            SlowVerdict::Unchanged if self.holding.is_some_and(|h| h.waited_ms.is_some()) && waited > SLOW_ANSWER => {
+                self.holding = Some(Lateness { waited_ms: Some(ms), ..Lateness::cpu(0.0, 0.0) });
+            }
+            SlowVerdict::Unchanged => return true,
+            SlowVerdict::BecameSlow { slow } => {
+                tracing::warn!(robot = name, waited_ms = ms.round(), "a lockstep lab waits for this robot's answers");
+                self.holding = Some(Lateness { waited_ms: Some(ms), ..Lateness::cpu(0.0, 0.0) });
+                let limit = SLOW_ANSWER.as_millis();
+                self.say(
+                    step,
+                    dt,
+                    format!(
+                        "holding the lab: this lockstep lab waited {ms:.0} ms for this answer, and the whole class \
+                         with it; {slow} of the last {SLOW_ANSWERS_WINDOW} answers took over {limit} ms, and at \
+                         {SLOW_ANSWERS_LIMIT} it is stopped"
+                    ),
+                );
+            }
+            SlowVerdict::FastAgain => {
+                self.holding = None;
+                self.say(step, dt, "on time again".into());
+            }
+            SlowVerdict::TooMany { slow } => {
+                let ms = SLOW_ANSWER.as_millis() as u64;
+                let held = ProgramError::HeldTheLab { slow, of: SLOW_ANSWERS_WINDOW, ms };
+                let error = if self.remote {
+                    ProgramError::Detached(held.to_string().replacen("stopped: ", "", 1))
+                } else {
+                    held
+                };
+                if let Life::Running(running) = &mut self.life {
+                    running.program.abandon(&error);
+                }
+                self.stopped(name, robots, &error, step, dt);
+                return false;
+            }
+        }
+        robots.set_program(name, self.status(ProgramState::Running, None));
+        true
     }
 
     /// Hands a running program that has answered the readings of this control step.
@@ -683,6 +851,7 @@ impl Slot {
             Ok(()) => {
                 running.asked = Some((Instant::now(), running.cpu_seen));
                 running.sent = Some(tick.step);
+                running.pushing = true;
             }
             Err(error) => self.stopped(name, robots, &error, tick.step, tick.dt_secs),
         }
@@ -757,11 +926,24 @@ impl Slot {
         stop_in_background(life);
         self.commands = None;
         self.late = None;
-        if std::mem::take(&mut self.remote) {
+        self.holding = None;
+        let mut message = error.to_string();
+        tracing::info!(robot = name, %message, "a robot program stopped");
+        let remote = std::mem::take(&mut self.remote);
+        if remote {
             robots.hold(name);
         }
-        let message = error.to_string();
-        tracing::info!(robot = name, %message, "a robot program stopped");
+        // A client that said it is done is no fault.
+        if remote && *error != ProgramError::Ended {
+            let wait = self.reattach.fault(Instant::now(), self.attached_at.elapsed());
+            if !wait.is_zero() {
+                let faults = self.reattach.faults();
+                let secs = wait.as_secs();
+                message = format!(
+                    "{message} ({faults} controllers in a row let go of for faults: the next may attach in {secs} s)"
+                );
+            }
+        }
         self.say(step, dt_secs, message.clone());
         robots.set_program(name, self.status(ProgramState::Stopped, Some(message)));
     }

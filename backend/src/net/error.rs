@@ -103,6 +103,7 @@ impl AppError {
                     plain(StatusCode::CONFLICT, ErrorCode::Conflict)
                 }
                 LabError::OverQuota { .. } => plain(StatusCode::FORBIDDEN, ErrorCode::Forbidden),
+                LabError::AttachTooSoon { .. } => plain(StatusCode::TOO_MANY_REQUESTS, ErrorCode::TooManyRequests),
                 LabError::Command(_) | LabError::Keys(_) | LabError::OverCapacity(_) | LabError::Misplaced(_) => {
                     plain(StatusCode::UNPROCESSABLE_ENTITY, ErrorCode::InvalidArgument)
                 }

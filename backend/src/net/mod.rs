@@ -41,6 +41,7 @@ use crate::classroom::upload::MAX_UPLOAD_BYTES;
 
 pub use error::AppError;
 pub use limits::Limits;
+pub use remote::CONTROLLER_SEND_TIMEOUT;
 
 /// What every request handler can reach.
 pub struct AppState {

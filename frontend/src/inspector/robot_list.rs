@@ -78,7 +78,7 @@ mod tests {
                 language: Some("PYTHON".into()),
                 state: ProgramState::Running,
                 message: None,
-                late: Some(Lateness { cpu_ms: 45.0, share_ms: 20.0 }),
+                late: Some(Lateness::cpu(45.0, 20.0)),
             },
             owner: None,
             console: None,

@@ -292,7 +292,7 @@ mod tests {
 
     #[test]
     fn only_a_running_program_that_answers_late_has_a_badge() {
-        let late = Lateness { cpu_ms: 45.2, share_ms: 20.0 };
+        let late = Lateness::cpu(45.2, 20.0);
         let mut status = ProgramStatus {
             file: Some("main.py".into()),
             language: Some("PYTHON".into()),

@@ -124,7 +124,14 @@ pub(super) struct HostState {
 impl HostState {
     /// Adds a console line, cut to [`MAX_CONSOLE_LINE_BYTES`], counting it against
     /// the step's output cap.
-    pub fn say(&mut self, source: ConsoleSource, mut text: String) -> Result<(), HostStop> {
+    pub fn say(&mut self, source: ConsoleSource, text: String) -> Result<(), HostStop> {
+        let sent = text.len();
+        self.say_sent(source, text, sent)
+    }
+
+    /// [`HostState::say`] for a line the module passed `sent` bytes long (of which
+    /// `text` is what was read): the cap counts every byte it passed.
+    pub fn say_sent(&mut self, source: ConsoleSource, mut text: String, sent: usize) -> Result<(), HostStop> {
         if text.len() > MAX_CONSOLE_LINE_BYTES {
             let mut cut = MAX_CONSOLE_LINE_BYTES;
             while !text.is_char_boundary(cut) {
@@ -132,7 +139,7 @@ impl HostState {
             }
             text.truncate(cut);
         }
-        self.output_bytes += text.len() + 1;
+        self.output_bytes = self.output_bytes.saturating_add(sent.max(text.len()) + 1);
         if self.output_bytes > self.output_cap {
             return Err(HostStop::OutputFlood { bytes: self.output_cap });
         }
@@ -264,8 +271,10 @@ pub(super) fn define(linker: &mut Linker<HostState>) -> wasmtime::Result<()> {
 
     linker.func_wrap(m, "log", move |caller: C<'_>, ptr: i32, len: i32| -> wasmtime::Result<()> {
         let bytes = read_bytes(&caller, ptr, len, MAX_CONSOLE_LINE_BYTES, "log").map_err(stop)?;
+        let sent = usize::try_from(len).unwrap_or(0);
         let mut caller = caller;
-        caller.data_mut().say(ConsoleSource::Log, String::from_utf8_lossy(&bytes).into_owned()).map_err(stop)
+        let text = String::from_utf8_lossy(&bytes).into_owned();
+        caller.data_mut().say_sent(ConsoleSource::Log, text, sent).map_err(stop)
     })?;
     linker.func_wrap(m, "panic", move |mut caller: C<'_>, ptr: i32, len: i32| -> wasmtime::Result<()> {
         let bytes = read_bytes(&caller, ptr, len, MAX_CONSOLE_LINE_BYTES, "panic").map_err(stop)?;
