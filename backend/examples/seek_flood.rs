@@ -103,7 +103,9 @@ async fn flood(args: &Args, dir: &std::path::Path) -> Result<()> {
     let (first, last) = (summary["first_step"].as_u64().unwrap_or(0), summary["last_step"].as_u64().unwrap_or(0));
     let minutes = last as f64 / 240.0 / 60.0;
     let before = rss(&server);
-    println!("lab: run of steps {first}–{last} ({minutes:.1} min of simulation); server {before:.1} MiB before the flood");
+    println!(
+        "lab: run of steps {first}–{last} ({minutes:.1} min of simulation); server {before:.1} MiB before the flood"
+    );
 
     let tally = Arc::new(Tally::default());
     let stop = Instant::now() + Duration::from_secs(args.seconds);
@@ -118,7 +120,8 @@ async fn flood(args: &Args, dir: &std::path::Path) -> Result<()> {
     println!("{:>6} {:>9} {:>9} {:>12}", "time", "rss MiB", "answers", "health ms");
     while Instant::now() < stop {
         let asked = Instant::now();
-        let answered = tokio::time::timeout(Duration::from_secs(30), http.get(format!("{base}/api/health")).send()).await;
+        let answered =
+            tokio::time::timeout(Duration::from_secs(30), http.get(format!("{base}/api/health")).send()).await;
         let latency = asked.elapsed().as_secs_f64() * 1000.0;
         if !matches!(answered, Ok(Ok(ref r)) if r.status().is_success()) {
             println!("health: no answer ({latency:.0} ms)");

@@ -5,9 +5,7 @@
 use std::sync::Arc;
 
 use vlab_protocol::permissions::Action;
-use vlab_protocol::{
-    ControlAction, MAX_SEEK_ROBOTS, RecordedMoment, RecordedTrail, RecordingSummary, SceneSnapshot,
-};
+use vlab_protocol::{ControlAction, MAX_SEEK_ROBOTS, RecordedMoment, RecordedTrail, RecordingSummary, SceneSnapshot};
 
 use super::access::authorize;
 use super::recording::{SEEK_TURN_PATIENCE, chunk_holding};

@@ -148,9 +148,9 @@ impl AppError {
         match self {
             AppError::TooManyRequests { retry_after, .. }
             | AppError::Busy { retry_after, .. }
-            | AppError::Classroom(ClassroomError::Busy { retry_after, .. } | ClassroomError::TooMany { retry_after, .. }) => {
-                Some(*retry_after)
-            }
+            | AppError::Classroom(
+                ClassroomError::Busy { retry_after, .. } | ClassroomError::TooMany { retry_after, .. },
+            ) => Some(*retry_after),
             _ => None,
         }
     }

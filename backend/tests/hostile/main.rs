@@ -5,5 +5,5 @@
 #[path = "../common/mod.rs"]
 mod common;
 
-mod regression_seeking_viewers_starve_the_server;
 mod regression_an_unread_export_locks_out_every_instructor;
+mod regression_seeking_viewers_starve_the_server;

@@ -135,7 +135,12 @@ async fn a_crowd_seeking_takes_turns_and_answers_carry_a_window_of_trail() {
     }
     let points = |m: &RecordedMoment| m.trails.iter().map(|t| t.truth.len() + t.odometry.len()).sum::<usize>();
     // One sample more or less per trail where the window's edge falls.
-    assert!(points(&late) <= points(&early) + 2 * CARTS.len(), "{} points late, {} early", points(&late), points(&early));
+    assert!(
+        points(&late) <= points(&early) + 2 * CARTS.len(),
+        "{} points late, {} early",
+        points(&late),
+        points(&early)
+    );
     let bytes = |m: &RecordedMoment| serde_json::to_string(&ServerMsg::Moment(Box::new(m.clone()))).unwrap().len();
     assert!(
         bytes(&late) <= bytes(&early) + bytes(&early) / 20,
@@ -194,7 +199,9 @@ async fn a_crowd_seeking_takes_turns_and_answers_carry_a_window_of_trail() {
         busy += b;
     }
     let stats = recordings.seeks().stats();
-    eprintln!("{moments} moments and {busy} busy answers to {VIEWERS} viewers; {health_answers} health checks; {stats:?}");
+    eprintln!(
+        "{moments} moments and {busy} busy answers to {VIEWERS} viewers; {health_answers} health checks; {stats:?}"
+    );
     assert!(moments >= VIEWERS * ROUNDS - busy, "every burst was answered");
     assert_eq!(stats.most_in_flight, MAX_SEEKS_IN_FLIGHT, "seeks were answered up to the cap at once, never more");
     assert_eq!(stats.in_flight, 0, "every turn was given back");

@@ -188,7 +188,10 @@ mod tests {
         let student = Caller::Student;
         let _held = [slots.take("demo", student(1)).unwrap(), slots.take("demo", student(2)).unwrap()];
         let (kind, message) = status(slots.take("demo", student(3)).err().unwrap());
-        assert_eq!((kind, message.as_str()), ("too many", "students of this lab are downloading 2 exports already: try again in 5 s"));
+        assert_eq!(
+            (kind, message.as_str()),
+            ("too many", "students of this lab are downloading 2 exports already: try again in 5 s")
+        );
         let _instructor = slots.take("demo", Caller::Instructor).unwrap();
         let _other_lab = slots.take("other", student(3)).unwrap();
     }

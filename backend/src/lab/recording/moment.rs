@@ -220,6 +220,10 @@ mod tests {
         assert_eq!(trails.len(), 1);
         assert_eq!(trails[0].truth.iter().map(|p| p.step).collect::<Vec<_>>(), vec![0, 24, 48]);
         let window = super::trails([&a, &b], &["ana_bot".into()], 24..=72);
-        assert_eq!(window[0].truth.iter().map(|p| p.step).collect::<Vec<_>>(), vec![24, 48, 72], "from the window's start");
+        assert_eq!(
+            window[0].truth.iter().map(|p| p.step).collect::<Vec<_>>(),
+            vec![24, 48, 72],
+            "from the window's start"
+        );
     }
 }
