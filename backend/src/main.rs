@@ -180,6 +180,7 @@ async fn serve(args: ServeArgs) -> anyhow::Result<()> {
         store: Some(store),
         recordings: Some(RecordingStore::open(&recordings_file_of(&args.db))?),
         recording_budget: Some(args.recording_mib.saturating_mul(MIB)),
+        exports: Default::default(),
     });
     let demo = classroom.open_demo(DemoLab {
         instructor_token: args.instructor_token,

@@ -98,7 +98,7 @@ impl Recorded {
     }
 
     /// GETs `path` with an optional token, retrying while the server's export slots are
-    /// taken (tests of this file run at once): status, headers, body.
+    /// taken: status, headers, body.
     async fn get(&self, path: &str, token: Option<&str>) -> (u16, reqwest::header::HeaderMap, Vec<u8>) {
         let deadline = tokio::time::Instant::now() + PATIENCE;
         loop {
@@ -513,7 +513,7 @@ async fn bad_runs_and_ranges_are_refused_with_what_is_kept() {
 }
 
 #[tokio::test]
-async fn two_exports_at_a_time_and_a_client_that_leaves_frees_its_slot() {
+async fn one_export_at_a_time_per_caller_and_a_client_that_leaves_frees_its_slot() {
     let lab = Recorded::start().await;
     // Enough for a CSV of several MiB: more than the pipe, the server's send buffer and
     // the client's receive window hold, so an export whose client does not read waits.
@@ -522,31 +522,30 @@ async fn two_exports_at_a_time_and_a_client_that_leaves_frees_its_slot() {
     }
     let path = "/api/labs/demo/recording.csv";
     let open = || lab.server.http.get(lab.server.url(path)).bearer_auth(TOKEN).send();
-    // Two exports whose bodies are not read hold both slots (other tests of this file
-    // may hold one a moment: wait for it).
-    let mut held = Vec::new();
-    let deadline = tokio::time::Instant::now() + PATIENCE;
-    while held.len() < 2 {
-        let response = open().await.unwrap();
-        match response.status().as_u16() {
-            200 => held.push(response),
-            503 => {
-                assert!(tokio::time::Instant::now() < deadline, "no export slot came free");
-                tokio::time::sleep(Duration::from_millis(50)).await;
-            }
-            other => panic!("{other}: {}", response.text().await.unwrap()),
-        }
-    }
-    let busy = open().await.unwrap();
-    assert_eq!(busy.status().as_u16(), 503);
-    assert_eq!(busy.headers()["retry-after"], "5");
-    let body: Value = busy.json().await.unwrap();
-    assert_eq!(body["error"]["message"], "the server is writing 2 exports already: try again in 5 s");
-    // The clients leave without reading: their exports stop and free the slots.
+    // An export whose body is not read holds the instructor's slot.
+    let held = open().await.unwrap();
+    assert_eq!(held.status().as_u16(), 200);
+    let refused = open().await.unwrap();
+    assert_eq!(refused.status().as_u16(), 429);
+    assert_eq!(refused.headers()["retry-after"], "5");
+    let body: Value = refused.json().await.unwrap();
+    assert_eq!(
+        body["error"]["message"],
+        "you are already downloading an export of this lab's recording: let it finish (or cancel it), then try again"
+    );
+    // The client leaves without reading: its export stops and frees the slot.
     drop(held);
-    let (status, _, csv) = lab.get(path, Some(TOKEN)).await;
-    assert_eq!(status, 200);
+    let deadline = tokio::time::Instant::now() + PATIENCE;
+    let csv = loop {
+        let (status, _, csv) = lab.get(path, Some(TOKEN)).await;
+        if status == 200 {
+            break csv;
+        }
+        assert_eq!(status, 429);
+        assert!(tokio::time::Instant::now() < deadline, "the slot never came free");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    };
     let rows = rows(&csv);
     assert_eq!(rows.last().unwrap()["run"], "1");
-    eprintln!("a whole export after the slots came free: {} rows, {} bytes", rows.len(), csv.len());
+    eprintln!("a whole export after the slot came free: {} rows, {} bytes", rows.len(), csv.len());
 }

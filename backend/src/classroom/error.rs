@@ -50,6 +50,24 @@ pub enum ClassroomError {
     /// Larger than its limit.
     #[error("{0}")]
     TooLarge(String),
+    /// The server is doing as much of this as it takes at once (seeks, exports): the
+    /// same request may pass in `retry_after` seconds.
+    #[error("{message}")]
+    Busy {
+        /// What is refused and when to try again, in a sentence.
+        message: String,
+        /// Seconds to wait.
+        retry_after: u64,
+    },
+    /// The caller (or the caller's lab) has as many of these under way as it may: one
+    /// may start once one of them ends, in about `retry_after` seconds.
+    #[error("{message}")]
+    TooMany {
+        /// What is refused and what to do, in a sentence.
+        message: String,
+        /// Seconds to wait.
+        retry_after: u64,
+    },
     /// A scene with errors, as `file:line:col: message` lines.
     #[error("{message}")]
     Scene {

@@ -29,7 +29,7 @@ pub use labs::{DemoLab, OpenedDemo};
 pub use upload::{STUDENT_MESH_BUDGET_BYTES, STUDENT_UPLOAD_BUDGET_BYTES, UploadBudget, UploadFiles, UploadedAssets};
 
 pub use recording::Recordings;
-pub use timeline::Seek;
+pub use timeline::{SEEK_TRAIL_WINDOW_SECS, Seek};
 
 use crate::lab::recording::RecordingSink;
 use crate::lab::{LabHandle, Labs};
@@ -70,6 +70,9 @@ pub struct ClassroomConfig {
     /// The most bytes each lab's recording may take (`None`: the default,
     /// [`recording::DEFAULT_RECORDING_BUDGET_BYTES`]; `Some(0)`: labs record nothing).
     pub recording_budget: Option<u64>,
+    /// How many exports of recordings are written at once, and how fast their clients
+    /// must read.
+    pub exports: export::ExportLimits,
 }
 
 /// Every lab of a server and the rules that apply to them.
@@ -93,7 +96,7 @@ impl Classroom {
         let recordings = (budget > 0).then(|| {
             let store = config.recordings.map_or_else(RecordingStore::in_memory, Ok);
             // An in-memory SQLite that does not open means the machine is out of memory.
-            Recordings::start(store.expect("an in-memory recordings store opens"), budget)
+            Recordings::start(store.expect("an in-memory recordings store opens"), budget, config.exports)
         });
         Classroom {
             labs: Labs::default(),

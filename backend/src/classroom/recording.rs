@@ -1,13 +1,17 @@
 //! Labs' recordings as the classroom keeps and serves them: a keeper thread writes
 //! the chunks every lab hands it (and keeps each lab within its budget), and viewers'
-//! seeks and exports read them back.
+//! seeks and exports read them back, each within its share of the server (seeks take
+//! turns, [`SeekTurns`]; exports take slots, [`super::export::ExportSlots`]).
 
 use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
-use tokio::sync::broadcast;
+use tokio::sync::{OwnedSemaphorePermit, Semaphore, broadcast};
 use vlab_protocol::{RecordingSummary, ServerMsg};
 
+use super::export::{ExportLimits, ExportSlots};
 use crate::lab::recording::{Chunk, Kept, RecordingQueue, RecordingSink, recording_queue};
 use crate::store::{ChunkRow, RecordingStore, StoreError};
 
@@ -20,18 +24,36 @@ const UPDATES: usize = 64;
 /// What a lab may keep unless the server says otherwise.
 pub const DEFAULT_RECORDING_BUDGET_BYTES: u64 = 512 * 1024 * 1024;
 
-/// The recordings of every lab of a server.
+/// Seeks answered at once on the whole server, all labs and viewers together. A seek
+/// reads and decompresses one chunk, reads a window of trails and writes an answer of
+/// up to a few hundred KB, on a blocking thread: two at once keep a core's worth of
+/// answers flowing (a seek takes milliseconds) while the labs keep the other cores, and
+/// bound what seeks hold in memory at once to two answers in the making, however many
+/// pages scrub.
+pub const MAX_SEEKS_IN_FLIGHT: usize = 2;
+
+/// How long a seek waits for its turn before it is answered "busy, try again": past
+/// this the server is answering far more seeks than a class scrubbing makes, and a
+/// page is better told than kept waiting (its next drag asks again).
+pub const SEEK_TURN_PATIENCE: Duration = Duration::from_secs(2);
+
+/// The recordings of every lab of a server. Clones share everything (the store, the
+/// keeper's queue, the seeks' turns, the export slots).
+#[derive(Clone)]
 pub struct Recordings {
     store: Arc<Mutex<RecordingStore>>,
     sink: RecordingSink,
     budget: u64,
     summaries: Arc<Mutex<BTreeMap<String, RecordingSummary>>>,
     updates: broadcast::Sender<(String, Arc<str>)>,
+    seeks: Arc<SeekTurns>,
+    exports: Arc<ExportSlots>,
 }
 
 impl Recordings {
-    /// Keeps recordings in `store`, each lab within `budget` bytes; starts the keeper.
-    pub fn start(store: RecordingStore, budget: u64) -> Recordings {
+    /// Keeps recordings in `store`, each lab within `budget` bytes, exports within
+    /// `exports`; starts the keeper.
+    pub fn start(store: RecordingStore, budget: u64, exports: ExportLimits) -> Recordings {
         let (sink, queue) = recording_queue(QUEUE);
         let store = Arc::new(Mutex::new(store));
         let summaries = Arc::new(Mutex::new(BTreeMap::new()));
@@ -42,7 +64,19 @@ impl Recordings {
             .name("recording-keeper".into())
             .spawn(move || keeper.run(queue))
             .expect("the recording keeper's thread starts");
-        Recordings { store, sink, budget, summaries, updates }
+        let seeks = Arc::new(SeekTurns::new(MAX_SEEKS_IN_FLIGHT));
+        let exports = Arc::new(ExportSlots::new(exports));
+        Recordings { store, sink, budget, summaries, updates, seeks, exports }
+    }
+
+    /// The seeks' turns.
+    pub fn seeks(&self) -> &Arc<SeekTurns> {
+        &self.seeks
+    }
+
+    /// The export slots.
+    pub fn exports(&self) -> &Arc<ExportSlots> {
+        &self.exports
     }
 
     /// Where a lab hands its closed chunks.
@@ -100,6 +134,83 @@ impl Recordings {
         if let Err(error) = self.store.lock().expect("recordings lock").forget(lab) {
             tracing::warn!(%lab, %error, "could not forget a closed lab's recording");
         }
+    }
+}
+
+/// Turns to answer a seek: at most a fixed number at once on the whole server, taken
+/// in the order asked (a page waiting for one is served before pages that asked later).
+pub struct SeekTurns {
+    turns: Arc<Semaphore>,
+    cap: usize,
+    in_flight: AtomicUsize,
+    most_in_flight: AtomicUsize,
+    answered: AtomicUsize,
+    busy: AtomicUsize,
+}
+
+/// What the seeks' turns have seen, for the operator's figures and the tests.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SeekStats {
+    /// Seeks being answered now.
+    pub in_flight: usize,
+    /// The most ever answered at once.
+    pub most_in_flight: usize,
+    /// Seeks that had their turn.
+    pub answered: usize,
+    /// Seeks answered "busy" (no turn within [`SEEK_TURN_PATIENCE`]).
+    pub busy: usize,
+}
+
+/// A seek's turn: held while it is answered, given back when dropped.
+pub struct SeekTurn {
+    turns: Arc<SeekTurns>,
+    _permit: OwnedSemaphorePermit,
+}
+
+impl SeekTurns {
+    fn new(cap: usize) -> SeekTurns {
+        SeekTurns {
+            turns: Arc::new(Semaphore::new(cap)),
+            cap,
+            in_flight: AtomicUsize::new(0),
+            most_in_flight: AtomicUsize::new(0),
+            answered: AtomicUsize::new(0),
+            busy: AtomicUsize::new(0),
+        }
+    }
+
+    /// Waits for a turn, at most `patience`; `None` when none came (the server is busy).
+    pub async fn take(self: &Arc<Self>, patience: Duration) -> Option<SeekTurn> {
+        let permit = tokio::time::timeout(patience, Arc::clone(&self.turns).acquire_owned()).await;
+        let Ok(Ok(permit)) = permit else {
+            self.busy.fetch_add(1, Ordering::Relaxed);
+            return None;
+        };
+        let now = self.in_flight.fetch_add(1, Ordering::SeqCst) + 1;
+        self.most_in_flight.fetch_max(now, Ordering::SeqCst);
+        self.answered.fetch_add(1, Ordering::Relaxed);
+        Some(SeekTurn { turns: Arc::clone(self), _permit: permit })
+    }
+
+    /// Seeks answered at once at most.
+    pub fn cap(&self) -> usize {
+        self.cap
+    }
+
+    /// What the turns have seen so far.
+    pub fn stats(&self) -> SeekStats {
+        SeekStats {
+            in_flight: self.in_flight.load(Ordering::SeqCst),
+            most_in_flight: self.most_in_flight.load(Ordering::SeqCst),
+            answered: self.answered.load(Ordering::Relaxed),
+            busy: self.busy.load(Ordering::Relaxed),
+        }
+    }
+}
+
+impl Drop for SeekTurn {
+    fn drop(&mut self) {
+        self.turns.in_flight.fetch_sub(1, Ordering::SeqCst);
     }
 }
 
@@ -228,5 +339,37 @@ pub fn chunk_holding(recordings: &Recordings, lab: &str, tail: &Chunk, step: u64
             }
         },
         None => Ok(None),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn seeks_take_turns_up_to_the_cap_and_one_past_it_is_told_busy() {
+        let turns = Arc::new(SeekTurns::new(2));
+        let patience = Duration::from_millis(50);
+        let first = turns.take(patience).await.expect("a turn under the cap");
+        let second = turns.take(patience).await.expect("a turn at the cap");
+        assert!(turns.take(patience).await.is_none(), "past the cap, after the patience");
+        assert_eq!(turns.stats(), SeekStats { in_flight: 2, most_in_flight: 2, answered: 2, busy: 1 });
+        drop(first);
+        let third = turns.take(patience).await.expect("a turn given back is taken again");
+        drop((second, third));
+        assert_eq!(turns.stats(), SeekStats { in_flight: 0, most_in_flight: 2, answered: 3, busy: 1 });
+    }
+
+    #[tokio::test]
+    async fn a_seek_waiting_gets_the_turn_given_back() {
+        let turns = Arc::new(SeekTurns::new(1));
+        let held = turns.take(Duration::from_millis(50)).await.unwrap();
+        let waiting = tokio::spawn({
+            let turns = Arc::clone(&turns);
+            async move { turns.take(Duration::from_secs(20)).await.is_some() }
+        });
+        tokio::task::yield_now().await;
+        drop(held);
+        assert!(waiting.await.unwrap(), "the waiting seek had its turn");
     }
 }

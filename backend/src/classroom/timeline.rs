@@ -5,11 +5,11 @@
 use std::sync::Arc;
 
 use vlab_protocol::permissions::Action;
-use vlab_protocol::{ControlAction, MAX_SEEK_ROBOTS, RecordedMoment, RecordingSummary, SceneSnapshot};
+use vlab_protocol::{ControlAction, MAX_SEEK_ROBOTS, RecordedMoment, RecordedTrail, RecordingSummary, SceneSnapshot};
 
 use super::access::authorize;
-use super::recording::chunk_holding;
-use super::{Classroom, ClassroomError};
+use super::recording::{SEEK_TURN_PATIENCE, chunk_holding};
+use super::{Classroom, ClassroomError, Recordings};
 use crate::lab::recording::{Chunk, moment};
 use crate::lab::{Caller, LabHandle};
 
@@ -34,7 +34,16 @@ impl Classroom {
     }
 
     /// Lab `lab` as it was at a recorded step of one of its runs (the current one unless
-    /// another is asked for), as `caller` may see it.
+    /// another is asked for), as `caller` may see it, with the trails of the last
+    /// [`SEEK_TRAIL_WINDOW_SECS`] before it.
+    ///
+    /// Each seek waits for one of the server's turns ([`MAX_SEEKS_IN_FLIGHT`]), at most
+    /// [`SEEK_TURN_PATIENCE`] (else `Busy`), and is answered on a blocking thread: a
+    /// crowd of pages scrubbing costs the server at most that many answers at once,
+    /// and never its async threads.
+    ///
+    /// [`MAX_SEEKS_IN_FLIGHT`]: super::recording::MAX_SEEKS_IN_FLIGHT
+    /// [`SEEK_TURN_PATIENCE`]: super::recording::SEEK_TURN_PATIENCE
     pub async fn seek(
         &self,
         lab: &Arc<LabHandle>,
@@ -48,6 +57,8 @@ impl Classroom {
                 seek.robots.len()
             )));
         }
+        // The turn covers all the seek costs, the lab's open chunk included.
+        let turn = recordings.seeks().take(SEEK_TURN_PATIENCE).await.ok_or_else(seeks_busy)?;
         let summary = recordings.summary(lab.id());
         let live = seek.run.is_none_or(|run| run == summary.run);
         // The lab's thread is asked for its open chunk only for the last seconds, not
@@ -57,65 +68,12 @@ impl Classroom {
         } else {
             None
         };
-        let (chunk, step) = match &tail {
-            Some(tail) => {
-                let step = seek.step.min(tail.last_step);
-                (chunk_holding(recordings, lab.id(), tail, step)?, step)
-            }
-            None => {
-                let run = seek.run.unwrap_or(summary.run);
-                let found = recordings.read(|store| store.chunk_at(lab.id(), run, seek.step))?;
-                let chunk = found.map(|(_, bytes)| Chunk::decode(&bytes)).transpose().map_err(|e| {
-                    ClassroomError::Internal(format!("run {run} of this lab's recording does not read: {e}"))
-                })?;
-                let step = chunk.as_ref().map_or(seek.step, |c| seek.step.min(c.last_step));
-                (chunk, step)
-            }
-        };
-        let Some(chunk) = chunk else {
-            let first = recordings.summary(lab.id()).first_step;
-            return Err(ClassroomError::NotFound(match first {
-                Some(first) => {
-                    format!("step {step} is no longer recorded: the recording of this run starts at step {first}")
-                }
-                None => format!("step {step} is not recorded"),
-            }));
-        };
-        let shown = moment::at(&chunk, step, &seek.robots);
-        // Epochs count again from 0 in each server process: the page names the epoch of
-        // the scene it holds only when that scene is of the run it seeks.
-        let snapshot = if seek.epoch == Some(chunk.epoch) {
-            None
-        } else {
-            Some(self.recorded_scene(recordings, lab, chunk.run, chunk.epoch)?)
-        };
-        let run = chunk.run;
-        let mut trails = moment::trails(
-            recordings
-                .read(|store| store.trails(lab.id(), run, step))?
-                .iter()
-                .chain(tail.iter().filter(|tail| tail.first_step <= step).flat_map(|tail| tail.trails.iter())),
-            &seek.robots,
-            step,
-        );
-        let shared = lab.settings().share_beliefs;
-        let sees = |robot: &str| caller.may_see_belief(lab.owner_of(robot), shared);
-        for trail in &mut trails {
-            if !sees(&trail.robot) {
-                trail.estimate.clear();
-            }
-        }
-        Ok(RecordedMoment {
-            run,
-            step: shown.step,
-            time: shown.time,
-            asked: seek.step,
-            snapshot,
-            epoch: chunk.epoch,
-            poses: shown.poses,
-            robots: shown.robots,
-            trails,
-        })
+        let (recordings, lab) = (recordings.clone(), Arc::clone(lab));
+        let answer = tokio::task::spawn_blocking(move || {
+            let _turn = turn;
+            moment_of(&recordings, &lab, caller, &seek, summary.run, tail)
+        });
+        answer.await.map_err(|e| ClassroomError::Internal(format!("a seek's answer failed: {e}")))?
     }
 
     /// Rewinds lab `lab` to `step` of its current run: paused first, the run is
@@ -152,27 +110,127 @@ impl Classroom {
         }
         Ok(lab.rewind(run, step, (inputs, through)).await?)
     }
+}
 
-    /// The scene of `epoch` in `run`, kept, or the live one if it is that (its row
-    /// may still be on its way to the store).
-    fn recorded_scene(
-        &self,
-        recordings: &super::Recordings,
-        lab: &LabHandle,
-        run: u32,
-        epoch: u32,
-    ) -> Result<SceneSnapshot, ClassroomError> {
-        let kept = recordings.read(|store| store.scene(lab.id(), run, epoch))?;
-        let json = match kept {
-            Some(json) => json,
-            None => lab.snapshot_json().to_string(),
-        };
-        let snapshot: SceneSnapshot = serde_json::from_str(&json)
-            .map_err(|e| ClassroomError::Internal(format!("a recorded scene does not read: {e}")))?;
-        if snapshot.epoch != epoch {
-            return Err(ClassroomError::NotFound(format!("the scene of that moment (epoch {epoch}) is not recorded")));
+/// Simulation time before the step sought whose trails an answer carries. Trails are
+/// sampled every 0.1 s, so a robot's trail holds at most 601 points of each kind (true
+/// pose, odometry, estimate): an answer's size no longer grows with the run (from the
+/// run's start, 24 minutes of the demo lab made answers of 7 MB).
+pub const SEEK_TRAIL_WINDOW_SECS: f64 = 60.0;
+
+/// The moment a seek asks for, read from the store (or the lab's open chunk, `tail`),
+/// on a blocking thread.
+fn moment_of(
+    recordings: &Recordings,
+    lab: &LabHandle,
+    caller: Caller,
+    seek: &Seek,
+    current_run: u32,
+    tail: Option<Chunk>,
+) -> Result<RecordedMoment, ClassroomError> {
+    let (chunk, step) = match &tail {
+        Some(tail) => {
+            let step = seek.step.min(tail.last_step);
+            (chunk_holding(recordings, lab.id(), tail, step)?, step)
         }
-        Ok(snapshot)
+        None => {
+            let run = seek.run.unwrap_or(current_run);
+            let found = recordings.read(|store| store.chunk_at(lab.id(), run, seek.step))?;
+            let chunk = found.map(|(_, bytes)| Chunk::decode(&bytes)).transpose().map_err(|e| {
+                ClassroomError::Internal(format!("run {run} of this lab's recording does not read: {e}"))
+            })?;
+            let step = chunk.as_ref().map_or(seek.step, |c| seek.step.min(c.last_step));
+            (chunk, step)
+        }
+    };
+    let Some(chunk) = chunk else {
+        let first = recordings.summary(lab.id()).first_step;
+        return Err(ClassroomError::NotFound(match first {
+            Some(first) => {
+                format!("step {step} is no longer recorded: the recording of this run starts at step {first}")
+            }
+            None => format!("step {step} is not recorded"),
+        }));
+    };
+    let shown = moment::at(&chunk, step, &seek.robots);
+    // Epochs count again from 0 in each server process: the page names the epoch of
+    // the scene it holds only when that scene is of the run it seeks.
+    let snapshot = if seek.epoch == Some(chunk.epoch) {
+        None
+    } else {
+        Some(recorded_scene(recordings, lab, chunk.run, chunk.epoch)?)
+    };
+    let run = chunk.run;
+    let mut trails = window_trails(recordings, lab, run, step, &seek.robots, tail.as_ref())?;
+    let shared = lab.settings().share_beliefs;
+    let sees = |robot: &str| caller.may_see_belief(lab.owner_of(robot), shared);
+    for trail in &mut trails {
+        if !sees(&trail.robot) {
+            trail.estimate.clear();
+        }
+    }
+    Ok(RecordedMoment {
+        run,
+        step: shown.step,
+        time: shown.time,
+        asked: seek.step,
+        snapshot,
+        epoch: chunk.epoch,
+        poses: shown.poses,
+        robots: shown.robots,
+        trails,
+    })
+}
+
+/// The trails of `robots` in run `run` over the [`SEEK_TRAIL_WINDOW_SECS`] up to
+/// `step`: from the kept chunks of the window, and the lab's open chunk if it was
+/// read. A window is far longer than a chunk (2 s of simulation time), so the chunks
+/// that may overlap it start within one window before it.
+fn window_trails(
+    recordings: &Recordings,
+    lab: &LabHandle,
+    run: u32,
+    step: u64,
+    robots: &[String],
+    tail: Option<&Chunk>,
+) -> Result<Vec<RecordedTrail>, ClassroomError> {
+    let window = window_steps(lab.state().dt_secs);
+    let steps = step.saturating_sub(window)..=step;
+    let kept = recordings.read(|store| store.trails(lab.id(), run, steps.clone(), window))?;
+    let open = tail.filter(|tail| tail.first_step <= step).into_iter().flat_map(|tail| tail.trails.iter());
+    Ok(moment::trails(kept.iter().chain(open), robots, steps))
+}
+
+/// [`SEEK_TRAIL_WINDOW_SECS`] in steps of `dt_secs`.
+fn window_steps(dt_secs: f64) -> u64 {
+    if dt_secs > 0.0 { (SEEK_TRAIL_WINDOW_SECS / dt_secs).round() as u64 } else { 0 }
+}
+
+/// The scene of `epoch` in `run`, kept, or the live one if it is that (its row may
+/// still be on its way to the store).
+fn recorded_scene(
+    recordings: &Recordings,
+    lab: &LabHandle,
+    run: u32,
+    epoch: u32,
+) -> Result<SceneSnapshot, ClassroomError> {
+    let kept = recordings.read(|store| store.scene(lab.id(), run, epoch))?;
+    let json = match kept {
+        Some(json) => json,
+        None => lab.snapshot_json().to_string(),
+    };
+    let snapshot: SceneSnapshot = serde_json::from_str(&json)
+        .map_err(|e| ClassroomError::Internal(format!("a recorded scene does not read: {e}")))?;
+    if snapshot.epoch != epoch {
+        return Err(ClassroomError::NotFound(format!("the scene of that moment (epoch {epoch}) is not recorded")));
+    }
+    Ok(snapshot)
+}
+
+fn seeks_busy() -> ClassroomError {
+    ClassroomError::Busy {
+        message: "the server is answering many seeks at once: move the timeline again in a moment".into(),
+        retry_after: 1,
     }
 }
 

@@ -82,6 +82,8 @@ impl AppError {
             C::Invalid(_) => plain(StatusCode::UNPROCESSABLE_ENTITY, ErrorCode::InvalidArgument),
             C::Conflict(_) => plain(StatusCode::CONFLICT, ErrorCode::InvalidArgument),
             C::TooLarge(_) => plain(StatusCode::PAYLOAD_TOO_LARGE, ErrorCode::BadRequest),
+            C::Busy { .. } => plain(StatusCode::SERVICE_UNAVAILABLE, ErrorCode::ServerBusy),
+            C::TooMany { .. } => plain(StatusCode::TOO_MANY_REQUESTS, ErrorCode::TooManyRequests),
             C::Scene { details, .. } => {
                 let body =
                     ErrorBody { code: ErrorCode::InvalidArgument, message: self.to_string(), details: details.clone() };
@@ -119,7 +121,12 @@ impl AppError {
 impl IntoResponse for AppError {
     fn into_response(self) -> Response {
         let (status, body) = self.parts();
-        if status.is_server_error() {
+        // A busy server or a caller over its share is a refusal the client is told to
+        // retry, not a fault: a flood of them must not fill the log with errors.
+        let retry_after = self.retry_after();
+        if retry_after.is_some() {
+            tracing::info!(error = %self, status = status.as_u16(), "request refused for now");
+        } else if status.is_server_error() {
             tracing::error!(error = %self, "request failed");
         } else {
             tracing::debug!(error = %self, "request refused");
@@ -129,9 +136,23 @@ impl IntoResponse for AppError {
             return (status, Json(refusal.reply)).into_response();
         }
         let body = Json(serde_json::json!({ "error": body }));
-        if let AppError::TooManyRequests { retry_after, .. } | AppError::Busy { retry_after, .. } = self {
+        if let Some(retry_after) = retry_after {
             return (status, [(RETRY_AFTER, retry_after.to_string())], body).into_response();
         }
         (status, body).into_response()
+    }
+}
+
+impl AppError {
+    /// Seconds after which the same request may pass, for a refusal that says so.
+    fn retry_after(&self) -> Option<u64> {
+        match self {
+            AppError::TooManyRequests { retry_after, .. }
+            | AppError::Busy { retry_after, .. }
+            | AppError::Classroom(
+                ClassroomError::Busy { retry_after, .. } | ClassroomError::TooMany { retry_after, .. },
+            ) => Some(*retry_after),
+            _ => None,
+        }
     }
 }

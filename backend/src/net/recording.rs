@@ -1,6 +1,6 @@
 //! A lab's recording over HTTP: what it holds, and exports of it (the whole lab's or
-//! one robot's, CSV or MCAP) streamed as they are written, at most
-//! [`MAX_CONCURRENT_EXPORTS`] at a time on the whole server.
+//! one robot's, CSV or MCAP) streamed as they are written, within the classroom's
+//! export slots (per caller, per lab, per server: `classroom::export::slots`).
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -10,21 +10,11 @@ use axum::body::Body;
 use axum::extract::{Path, Query, State};
 use axum::http::header::{CONTENT_DISPOSITION, CONTENT_TYPE};
 use axum::response::{IntoResponse, Response};
-use tokio::sync::Semaphore;
 use vlab_protocol::RecordingSummary;
 
 use super::extract::{InLab, ReaderIn};
 use super::{AppError, AppState};
-use crate::classroom::export::{self, ExportFormat, ExportRange};
-
-/// Exports written at once on the whole server: each keeps a blocking thread and a
-/// core busy reading and compressing, so a class downloading at once waits its turn
-/// instead of slowing every lab.
-pub const MAX_CONCURRENT_EXPORTS: usize = 2;
-/// What a refused export is told to wait, seconds.
-const EXPORT_RETRY_AFTER_SECS: u64 = 5;
-
-static EXPORTS: Semaphore = Semaphore::const_new(MAX_CONCURRENT_EXPORTS);
+use crate::classroom::export::{ExportFormat, ExportRange};
 
 /// `GET /api/labs/{lab}/recording`: what the lab has recorded (anybody who may watch).
 pub async fn summary(
@@ -84,23 +74,13 @@ async fn export(
     query: &HashMap<String, String>,
 ) -> Result<Response, AppError> {
     let range = range(query)?;
-    // Refusals (permission, range) come before the wait for a slot.
+    // Refusals (permission, range) come before a slot is taken.
     let plan = app.classroom.plan_export(&lab, caller, robot, format, range)?;
-    let permit = EXPORTS.try_acquire().map_err(|_| AppError::Busy {
-        message: format!(
-            "the server is writing {MAX_CONCURRENT_EXPORTS} exports already: try again in {EXPORT_RETRY_AFTER_SECS} s"
-        ),
-        retry_after: EXPORT_RETRY_AFTER_SECS,
-    })?;
     let headers = [
         (CONTENT_TYPE, plan.content_type().to_owned()),
         (CONTENT_DISPOSITION, format!("attachment; filename=\"{}\"", plan.file_name())),
     ];
-    let body = export::stream(move |out| {
-        // The slot is held until the last byte is written.
-        let _permit = permit;
-        plan.write(&app.classroom, out)
-    });
+    let body = app.classroom.start_export(plan)?;
     Ok((headers, Body::from_stream(body)).into_response())
 }
 

@@ -4,9 +4,12 @@
 //! events (JSON) as the lab produces them, while the client's messages are read
 //! concurrently. A slow client only delays itself: its frames are merged in its slot
 //! (see [`crate::lab::hub`]) and its events resynchronised if it lags. A page that says
-//! which frames it drew (`drawn`) is sent frames only as fast as it draws them.
+//! which frames it drew (`drawn`) is sent frames only as fast as it draws them. A page's
+//! seeks are answered one at a time while the connection goes on, its newest waiting.
 
 use std::collections::BTreeSet;
+use std::future::Future;
+use std::pin::Pin;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -126,7 +129,7 @@ async fn serve(
         send(&mut socket, json_message(&ServerMsg::Recording(summary))).await?;
     }
 
-    let mut last_seek = Instant::now() - SEEK_INTERVAL;
+    let mut seeks = PageSeeks::new(classroom, lab);
     let mut telemetry = lab.telemetry();
     let mut camera = lab.camera_watcher();
     // Replies to this client's own requests, produced by tasks that may wait on the lab.
@@ -149,6 +152,10 @@ async fn serve(
     tokio::pin!(ready);
     loop {
         tokio::select! {
+            reply = seeks.answered() => {
+                send(&mut socket, json_message(&reply)).await?;
+                seeks.next(caller);
+            }
             () = &mut ready => {
                 ready.set(slot.ready());
                 let pending = slot.take();
@@ -220,16 +227,7 @@ async fn serve(
                     match handle_client_text(text.as_str(), classroom, lab, caller, &mut telemetry, driving, &replies_tx) {
                         Handled::Reply(reply) => send(&mut socket, json_message(&reply)).await?,
                         Handled::Done => {}
-                        Handled::Seek(seek) => {
-                            // One page seeks at most this often, however fast it drags.
-                            tokio::time::sleep_until((last_seek + SEEK_INTERVAL).into()).await;
-                            last_seek = Instant::now();
-                            let reply = match classroom.seek(lab, caller, seek).await {
-                                Ok(moment) => ServerMsg::Moment(Box::new(moment)),
-                                Err(refused) => refusal(refused),
-                            };
-                            send(&mut socket, json_message(&reply)).await?;
-                        }
+                        Handled::Seek(seek) => seeks.ask(seek, caller),
                         Handled::Live => lab.resync(slot),
                         Handled::Drawn { step, pictures } => {
                             if let Some(drawn_every) = slot.drawn(step, pictures) {
@@ -266,6 +264,70 @@ const READ_CHUNK_BYTES: usize = 512;
 
 /// A page's seeks are answered at most this often.
 const SEEK_INTERVAL: Duration = Duration::from_millis(50);
+
+/// The answer to a seek, in the making.
+type Answering<'a> = Pin<Box<dyn Future<Output = ServerMsg> + Send + 'a>>;
+
+/// One page's seeks: at most one being answered, and the newest of those that came
+/// meanwhile waiting its turn (an older one waiting is dropped: the page wants where
+/// its thumb is now, not where it was). So a page dragging fast, or a client sending
+/// seeks in a loop, costs the server one answer at a time, and the connection goes on
+/// with its frames and messages while the answer is made.
+struct PageSeeks<'a> {
+    classroom: &'a Classroom,
+    lab: &'a Arc<LabHandle>,
+    answering: Option<Answering<'a>>,
+    waiting: Option<Seek>,
+    /// When the latest answer began to be made.
+    last: Instant,
+}
+
+impl<'a> PageSeeks<'a> {
+    fn new(classroom: &'a Classroom, lab: &'a Arc<LabHandle>) -> PageSeeks<'a> {
+        PageSeeks { classroom, lab, answering: None, waiting: None, last: Instant::now() - SEEK_INTERVAL }
+    }
+
+    /// The page asks for `seek`: answered now if nothing is, else it waits (in place of
+    /// any older one waiting).
+    fn ask(&mut self, seek: Seek, caller: Caller) {
+        if self.answering.is_some() {
+            self.waiting = Some(seek);
+        } else {
+            self.start(seek, caller);
+        }
+    }
+
+    /// After an answer: the seek waiting, if any, is answered next.
+    fn next(&mut self, caller: Caller) {
+        if let Some(seek) = self.waiting.take() {
+            self.start(seek, caller);
+        }
+    }
+
+    fn start(&mut self, seek: Seek, caller: Caller) {
+        // One page seeks at most this often, however fast it drags.
+        let at = Instant::now().max(self.last + SEEK_INTERVAL);
+        self.last = at;
+        let (classroom, lab) = (self.classroom, self.lab);
+        self.answering = Some(Box::pin(async move {
+            tokio::time::sleep_until(at.into()).await;
+            match classroom.seek(lab, caller, seek).await {
+                Ok(moment) => ServerMsg::Moment(Box::new(moment)),
+                Err(refused) => refusal(refused),
+            }
+        }));
+    }
+
+    /// The answer being made, once made; never while none is.
+    async fn answered(&mut self) -> ServerMsg {
+        let Some(answering) = self.answering.as_mut() else {
+            return std::future::pending().await;
+        };
+        let reply = answering.await;
+        self.answering = None;
+        reply
+    }
+}
 
 /// What a client's message asks of the connection's loop.
 enum Handled {

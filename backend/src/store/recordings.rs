@@ -6,6 +6,7 @@
 //! epoch's snapshot is a row. Each lab's rows stay within a byte budget: the oldest
 //! chunks go first, and the file gives their pages back (incremental auto-vacuum).
 
+use std::ops::RangeInclusive;
 use std::path::{Path, PathBuf};
 
 use rusqlite::{Connection, OptionalExtension, params};
@@ -258,15 +259,28 @@ impl RecordingStore {
         Ok(rows)
     }
 
-    /// The trails kept with lab `lab`'s run `run` chunks that start at or before
-    /// `step`, in order.
-    pub fn trails(&self, lab: &str, run: u32, step: u64) -> Result<Vec<RecordedTrail>, StoreError> {
+    /// The trails kept with lab `lab`'s run `run` chunks that overlap `steps`, in
+    /// order. Chunks are at most `longest` steps long: only those starting within that
+    /// many steps before the range are looked at, so the cost follows the range, never
+    /// the run's length.
+    pub fn trails(
+        &self,
+        lab: &str,
+        run: u32,
+        steps: RangeInclusive<u64>,
+        longest: u64,
+    ) -> Result<Vec<RecordedTrail>, StoreError> {
+        let (from, to) = (*steps.start(), *steps.end());
         let mut statement = self
             .connection
-            .prepare("SELECT trails FROM chunks WHERE lab = ?1 AND run = ?2 AND first_step <= ?3 ORDER BY id")
+            .prepare(
+                "SELECT trails FROM chunks WHERE lab = ?1 AND run = ?2 AND first_step BETWEEN ?3 AND ?4
+                 AND last_step >= ?5 ORDER BY id",
+            )
             .map_err(self.sqlite())?;
+        let earliest = from.saturating_sub(longest);
         let texts = statement
-            .query_map(params![lab, run, step as i64], |r| r.get::<_, String>(0))
+            .query_map(params![lab, run, earliest as i64, to as i64, from as i64], |r| r.get::<_, String>(0))
             .and_then(|rows| rows.collect::<Result<Vec<_>, _>>())
             .map_err(self.sqlite())?;
         // A row that does not read is skipped: trails are a view, never worth a failure.
@@ -392,6 +406,25 @@ mod tests {
         assert_eq!(spans, vec![480]);
         assert_eq!(store.last_run("demo").unwrap(), Some(2));
         assert_eq!(store.last_run("other").unwrap(), None);
+    }
+
+    #[test]
+    fn trails_are_read_from_the_chunks_overlapping_the_range_only() {
+        let store = RecordingStore::in_memory().unwrap();
+        let point = |step| vlab_protocol::TrailPoint { step, x: 0.0, y: 0.0, theta: 0.0 };
+        for i in 0..10u64 {
+            let trail = RecordedTrail { robot: "r".into(), truth: vec![point(i * 480)], ..Default::default() };
+            let times = (i as f64 * 2.0, (i + 1) as f64 * 2.0);
+            store.keep_chunk("demo", &row(1, i * 480, (i + 1) * 480), times, &[trail], &[7; 10]).unwrap();
+        }
+        let steps = |from, to| -> Vec<u64> {
+            let trails = store.trails("demo", 1, from..=to, 480).unwrap();
+            trails.iter().flat_map(|t| t.truth.iter().map(|p| p.step)).collect()
+        };
+        // Steps 2000..=3000 lie in the chunks starting at 1920, 2400 and 2880.
+        assert_eq!(steps(2000, 3000), vec![1920, 2400, 2880]);
+        assert_eq!(steps(0, 100), vec![0]);
+        assert_eq!(steps(4800, 9000), vec![4320], "the last chunk ends at 4800");
     }
 
     #[test]

@@ -5,6 +5,7 @@
 #[path = "../common/mod.rs"]
 mod common;
 mod controllers;
+
 mod regression_a_controller_detached_for_a_flood_never_says_why;
 mod regression_a_controller_that_never_reads_stays_connected;
 mod regression_a_program_that_reads_late_slows_the_lab;
@@ -13,3 +14,5 @@ mod regression_a_remote_console_line_of_a_megabyte_passes_the_budget;
 mod regression_a_robot_moved_into_a_wall_is_thrown_across_the_room;
 mod regression_a_robot_uploaded_onto_another_pushes_it_through_the_floor;
 mod regression_a_slow_controller_holds_a_lockstep_lab;
+mod regression_an_unread_export_locks_out_every_instructor;
+mod regression_seeking_viewers_starve_the_server;

@@ -6,12 +6,13 @@
 //! refusal is a plain error answer), then written on a blocking thread chunk by chunk
 //! as the store gives them back, into a [`pipe`] that the response body drains: a long
 //! run costs a few chunks of memory, never the whole file (docs/recording.md,
-//! "Exports").
+//! "Exports"). Each export holds one of the server's [`slots`] while it is written.
 
 mod csv;
 mod mcap;
 pub mod pipe;
 mod schemas;
+pub mod slots;
 
 use std::collections::HashMap;
 use std::io::Write;
@@ -27,6 +28,7 @@ use crate::lab::{Caller, LabHandle};
 use crate::store::StoreError;
 
 pub use pipe::{ExportStream, stream};
+pub use slots::{ExportLimits, ExportSlot, ExportSlots};
 
 /// Steps of a run read from the store at a time: a few chunks (a chunk spans at most
 /// 2 s of simulation time, 480 steps at the default step), so the store's lock is held
@@ -84,14 +86,12 @@ pub enum ExportError {
     /// The MCAP writer refused (a fault of ours).
     #[error("the MCAP file could not be written: {0}")]
     Mcap(#[from] ::mcap::McapError),
-    /// The server stopped recording meanwhile.
-    #[error("this server records nothing")]
-    NotRecording,
 }
 
 /// An export checked and ready to write.
 pub struct ExportPlan {
     lab: Arc<LabHandle>,
+    caller: Caller,
     robot: Option<String>,
     format: ExportFormat,
     run: u32,
@@ -145,6 +145,7 @@ impl Classroom {
         }
         Ok(ExportPlan {
             lab: Arc::clone(lab),
+            caller,
             robot: robot.map(str::to_owned),
             format,
             run,
@@ -152,6 +153,24 @@ impl Classroom {
             from: from.max(span.first_step),
             to: to.min(span.last_step),
         })
+    }
+}
+
+impl Classroom {
+    /// Starts writing `plan` on a blocking thread, streamed as it is written, within the
+    /// export slots: refused (`TooMany`, `Busy`) when its caller, its lab's students or
+    /// the server have as many under way as they may. Its client must take a block
+    /// within the slots' read window, or the export ends and its slot is given back.
+    pub fn start_export(&self, plan: ExportPlan) -> Result<ExportStream, ClassroomError> {
+        let recordings = self.recordings.as_ref().ok_or_else(not_recording)?.clone();
+        let slot = recordings.exports().take(plan.lab.id(), plan.caller)?;
+        let read_window = recordings.exports().limits().read_window;
+        Ok(stream(read_window, move |out| {
+            // Held until the last byte is written, and given back before the last block
+            // goes: a client that read it all may ask for the next at once.
+            let _slot = slot;
+            plan.write(&recordings, out)
+        }))
     }
 }
 
@@ -176,8 +195,7 @@ impl ExportPlan {
 
     /// Writes the export into `out` (on a blocking thread: it reads the store and
     /// decompresses chunks).
-    pub fn write(&self, classroom: &Classroom, out: impl Write) -> Result<(), ExportError> {
-        let recordings = classroom.recordings().ok_or(ExportError::NotRecording)?;
+    fn write(&self, recordings: &Recordings, out: impl Write) -> Result<(), ExportError> {
         match self.format {
             ExportFormat::Csv => csv::write(self, recordings, out),
             ExportFormat::Mcap => mcap::write(self, recordings, out),

@@ -1,6 +1,8 @@
 //! One recorded moment rebuilt from the chunk that holds it: every moving body's pose
 //! and the asked robots' readings as viewers had them at that step.
 
+use std::ops::RangeInclusive;
+
 use vlab_protocol::{BodyPose, Estimate, Frame, ProgramState, ProgramStatus, RecordedTrail, RobotReport, SensorReport};
 
 use super::chunk::{Chunk, Record};
@@ -102,22 +104,23 @@ pub fn at(chunk: &Chunk, step: u64, robots: &[String]) -> Moment {
     Moment { step: scene.step, time: scene.time, poses: scene.poses, robots: reports, estimates }
 }
 
-/// The trails of `robots` from `chunks`' samples (in run order) up to `step`.
+/// The trails of `robots` from chunks' samples (in run order) within `steps`: a
+/// window before the step shown, so a trail's length follows the window, not the run.
 pub fn trails<'a>(
     samples: impl IntoIterator<Item = &'a RecordedTrail>,
     robots: &[String],
-    step: u64,
+    steps: RangeInclusive<u64>,
 ) -> Vec<RecordedTrail> {
     let mut trails: Vec<RecordedTrail> =
         robots.iter().map(|r| RecordedTrail { robot: r.clone(), ..RecordedTrail::default() }).collect();
     for sample in samples {
         let Some(trail) = trails.iter_mut().find(|t| t.robot == sample.robot) else { continue };
-        let until = |points: &[vlab_protocol::TrailPoint]| {
-            points.iter().filter(|p| p.step <= step).copied().collect::<Vec<_>>()
+        let within = |points: &[vlab_protocol::TrailPoint]| {
+            points.iter().filter(|p| steps.contains(&p.step)).copied().collect::<Vec<_>>()
         };
-        trail.truth.extend(until(&sample.truth));
-        trail.odometry.extend(until(&sample.odometry));
-        trail.estimate.extend(until(&sample.estimate));
+        trail.truth.extend(within(&sample.truth));
+        trail.odometry.extend(within(&sample.odometry));
+        trail.estimate.extend(within(&sample.estimate));
     }
     trails.retain(|t| !t.truth.is_empty());
     trails
@@ -208,13 +211,19 @@ mod tests {
     }
 
     #[test]
-    fn trails_join_chunks_and_stop_at_the_step() {
+    fn trails_join_chunks_and_keep_to_their_window() {
         let point = |step| TrailPoint { step, x: step as f64, y: 0.0, theta: 0.0 };
         let a = RecordedTrail { robot: "ana_bot".into(), truth: vec![point(0), point(24)], ..Default::default() };
         let b = RecordedTrail { robot: "ana_bot".into(), truth: vec![point(48), point(72)], ..Default::default() };
         let other = RecordedTrail { robot: "bob_bot".into(), truth: vec![point(0)], ..Default::default() };
-        let trails = trails([&a, &other, &b], &["ana_bot".into()], 50);
+        let trails = trails([&a, &other, &b], &["ana_bot".into()], 0..=50);
         assert_eq!(trails.len(), 1);
         assert_eq!(trails[0].truth.iter().map(|p| p.step).collect::<Vec<_>>(), vec![0, 24, 48]);
+        let window = super::trails([&a, &b], &["ana_bot".into()], 24..=72);
+        assert_eq!(
+            window[0].truth.iter().map(|p| p.step).collect::<Vec<_>>(),
+            vec![24, 48, 72],
+            "from the window's start"
+        );
     }
 }
