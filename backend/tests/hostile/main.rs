@@ -4,3 +4,6 @@
 
 #[path = "../common/mod.rs"]
 mod common;
+
+mod regression_a_refused_rewind_leaves_the_lab_paused;
+mod regression_a_rewind_after_a_long_run_pauses_the_class;
