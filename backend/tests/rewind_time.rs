@@ -61,7 +61,8 @@ async fn rewind_time_after_1_10_and_60_minutes() {
         let mut step = 0;
         while step < end {
             let steps = (end - step).min(STEPS_PER_COMMAND) as u32;
-            step = classroom.control(&lab, Caller::Instructor, ControlAction::Step { steps }).await.expect("steps").step;
+            step =
+                classroom.control(&lab, Caller::Instructor, ControlAction::Step { steps }).await.expect("steps").step;
         }
         let stepped = stepping.elapsed();
         let recent = rewind(&classroom, &lab, end - (10.0 / dt) as u64).await;

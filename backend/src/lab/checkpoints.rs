@@ -136,6 +136,12 @@ mod tests {
         assert_eq!(every, 1200, "5 s at 240 steps a second");
         let expected: Vec<u64> = (1..=MAX_CHECKPOINTS as u64).map(|n| n * every).collect();
         assert_eq!(checkpoints.steps(), expected, "at the bound, none is dropped yet");
+        let checkpoints = taken(MAX_CHECKPOINTS as u64 + 1);
+        assert_eq!(checkpoints.steps().len(), MAX_CHECKPOINTS, "one past it, one is dropped");
+        let recent = &checkpoints.steps()[MAX_CHECKPOINTS - RECENT_CHECKPOINTS..];
+        let newest: Vec<u64> =
+            (MAX_CHECKPOINTS - RECENT_CHECKPOINTS + 2..=MAX_CHECKPOINTS + 1).map(|n| n as u64 * every).collect();
+        assert_eq!(recent, newest, "never one of the recent ones");
     }
 
     #[test]
@@ -155,6 +161,28 @@ mod tests {
         }
         assert_eq!(checkpoints.at_or_before(720 * every - 1).map(|c| c.step), Some(719 * every));
         assert_eq!(checkpoints.at_or_before(every - 1).map(|c| c.step), None, "before the first: the start");
+    }
+
+    /// `cargo test -p vlab-backend --lib checkpoint_memory -- --ignored --nocapture`:
+    /// what one checkpoint of the demo lab costs (the process's resident memory grown by
+    /// 200 of them, 20 s into a run). Prints it rather than asserting it.
+    #[test]
+    #[ignore = "prints a figure; run on its own"]
+    fn checkpoint_memory_of_the_demo_lab() {
+        fn resident_kib() -> u64 {
+            let status = std::fs::read_to_string("/proc/self/status").expect("/proc/self/status");
+            let line = status.lines().find(|l| l.starts_with("VmRSS:")).expect("VmRSS");
+            line.split_whitespace().nth(1).and_then(|n| n.parse().ok()).expect("a figure")
+        }
+        let (model, mut world, mut robots) = lab();
+        robots.install(&mut world, 0, 0.0);
+        for step in 1..=4800 {
+            crate::lab::changes::bare_step(&mut world, &mut robots, step, model.dt_secs);
+        }
+        let before = resident_kib();
+        let copies: Vec<_> = (0..200).map(|_| (model.clone(), world.clone(), robots.clone())).collect();
+        let after = resident_kib();
+        println!("one checkpoint of the demo lab: about {} KiB", (after - before) / copies.len() as u64);
     }
 
     #[test]

@@ -18,6 +18,7 @@ use std::collections::BTreeMap;
 use tokio::sync::broadcast;
 use vlab_protocol::{ProgramState, ProgramStatus};
 
+use super::checkpoints::Checkpoints;
 use super::frames::FrameBuilder;
 use super::hub::Hub;
 use super::pacer::Pacer;
@@ -25,7 +26,6 @@ use super::programs::{ConsoleEvent, Programs, Tick};
 use super::recording::{Change, CommandSource, Record, Recorder, RobotEstimate};
 use super::telemetry::{Published, Telemetry};
 use super::{LabCommand, LabError, LabStatus, ProgramAction, wire};
-use super::checkpoints::Checkpoints;
 use super::{capacity, changes, placement, resimulate};
 use crate::controller::ProgramCode;
 use crate::robot::{Owner, Robots};
@@ -532,7 +532,8 @@ impl Runner {
         }
         inputs.extend(tail.records.into_iter().filter(|r| r.input_step().is_some()));
         let checkpoint = self.checkpoints.at_or_before(target).filter(|c| c.step == start.from);
-        let again = resimulate::resimulate(&self.run, self.seed, &inputs, target, checkpoint).map_err(LabError::Rewind)?;
+        let again =
+            resimulate::resimulate(&self.run, self.seed, &inputs, target, checkpoint).map_err(LabError::Rewind)?;
         if let Some((_, Some(waiting))) = self.stepping.take() {
             let _ = waiting.send(self.state());
         }
