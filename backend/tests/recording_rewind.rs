@@ -1,8 +1,8 @@
 //! Rewinding a lab against the real server: the run re-simulated from its start with
 //! its recorded inputs (commands by hand, an object moved, a robot put back) reaches
 //! the very poses and readings the live run had at that step; the lab goes on from
-//! there in a new run that keeps the past; what cannot be rewound is refused clearly
-//! and changes nothing.
+//! there in a new run that keeps the past, also when it starts from a checkpoint; what
+//! cannot be rewound is refused clearly and changes nothing.
 
 mod common;
 
@@ -120,10 +120,37 @@ async fn what_cannot_be_rewound_is_refused_and_changes_nothing() {
     step(&server, 100).await;
     let (status, refused) = post(&server, "/api/labs/demo/rewind", Some(TOKEN), rewind(200)).await;
     assert_eq!(status, 409, "{refused}");
-    assert!(refused["error"]["message"].as_str().unwrap().contains("added or removed at step 300"), "{refused}");
+    let why = refused["error"]["message"].as_str().unwrap();
+    assert!(why.contains("robot ana_bot was added at step 300"), "{refused}");
+    assert!(why.contains("the earliest step this run can go back to is 300"), "{refused}");
     assert_eq!(server.lab_state("demo").await["step"], 400, "nothing changed");
     let (status, state) = post(&server, "/api/labs/demo/rewind", Some(TOKEN), rewind(300)).await;
     assert_eq!((status, state["step"].as_u64()), (200, Some(300)));
     let (status, _) = server.get_json("/api/labs/demo/robots/ana_bot").await;
     assert_eq!(status, 200, "the robot added at the step rewound to is still there");
+}
+
+#[tokio::test]
+async fn a_rewind_from_a_checkpoint_reaches_the_very_poses_and_readings_it_had() {
+    let server = TestServer::start(false).await;
+    let drive = json!({ "drive": { "v": 0.3, "omega": 0.8 } });
+    assert_eq!(post(&server, "/api/labs/demo/robots/rover_red/actuators", Some(TOKEN), drive).await.0, 200);
+    step(&server, 1000).await;
+    let turn = json!({ "motor_0": { "speed": -3.0 } });
+    assert_eq!(post(&server, "/api/labs/demo/robots/rover_blue/actuators", Some(TOKEN), turn).await.0, 200);
+    assert_eq!(step(&server, 700).await, 1700);
+    let then = rovers(&server).await;
+    let other = json!({ "drive": { "v": -0.2, "omega": -1.0 } });
+    assert_eq!(post(&server, "/api/labs/demo/robots/rover_red/actuators", Some(TOKEN), other).await.0, 200);
+    step(&server, 500).await;
+    assert_ne!(rovers(&server).await, then, "the lab moved on");
+
+    let (status, answer) = post(&server, "/api/labs/demo/rewind", Some(TOKEN), json!({ "step": 1700 })).await;
+    assert_eq!(status, 200, "{answer}");
+    // A checkpoint every 5 s of simulation (1200 steps at 240 a second).
+    assert_eq!((answer["resimulated_from"].as_u64(), answer["resimulated_steps"].as_u64()), (Some(1200), Some(500)));
+    for ((rover, (pose, sensors)), (pose_then, sensors_then)) in ROVERS.iter().zip(&rovers(&server).await).zip(&then) {
+        assert_eq!(pose, pose_then, "{rover}'s true pose, exactly");
+        assert_eq!(sensors, sensors_then, "{rover}'s readings (noise included), exactly");
+    }
 }

@@ -5,13 +5,15 @@
 use std::sync::Arc;
 
 use vlab_protocol::permissions::Action;
-use vlab_protocol::{ControlAction, MAX_SEEK_ROBOTS, RecordedMoment, RecordedTrail, RecordingSummary, SceneSnapshot};
+use vlab_protocol::{
+    ControlAction, LabMode, MAX_SEEK_ROBOTS, RecordedMoment, RecordedTrail, RecordingSummary, SceneSnapshot,
+};
 
 use super::access::authorize;
 use super::recording::{SEEK_TURN_PATIENCE, chunk_holding};
 use super::{Classroom, ClassroomError, Recordings};
 use crate::lab::recording::{Chunk, moment};
-use crate::lab::{Caller, LabHandle};
+use crate::lab::{Caller, LabHandle, RewindStart, Rewound};
 
 /// What a viewer asks when seeking.
 #[derive(Clone, Debug, Default)]
@@ -76,39 +78,55 @@ impl Classroom {
         answer.await.map_err(|e| ClassroomError::Internal(format!("a seek's answer failed: {e}")))?
     }
 
-    /// Rewinds lab `lab` to `step` of its current run: paused first, the run is
-    /// re-simulated from its start with what the recording kept of its inputs, and goes
-    /// on from there in a new run (the old one stays in the recording). Instructor only.
-    pub async fn rewind(
-        &self,
-        lab: &Arc<LabHandle>,
-        caller: Caller,
-        step: u64,
-    ) -> Result<vlab_protocol::LabState, ClassroomError> {
+    /// Rewinds lab `lab` to `step` of its current run: checked first (a rewind the lab
+    /// would refuse is refused before anything changes), then paused, the run
+    /// re-simulated from its nearest checkpoint at or before the step (or its start)
+    /// with what the recording kept of its inputs, and on from there in a new run (the
+    /// old one stays in the recording). Instructor only.
+    pub async fn rewind(&self, lab: &Arc<LabHandle>, caller: Caller, step: u64) -> Result<Rewound, ClassroomError> {
         authorize(caller, Action::ControlTime)?;
         let recordings = self.recordings.as_ref().ok_or_else(not_recording)?;
+        let kept = recordings.summary(lab.id()).runs.iter().map(|r| (r.run, r.first_step)).collect();
+        let start = lab.rewind_start(step, kept).await?;
+        let running = lab.state().mode == LabMode::Running;
         self.control(lab, caller, ControlAction::Pause).await?;
+        let rewound = self.rewind_paused(recordings, lab, start, step).await;
+        if rewound.is_err() && running {
+            // Refused after all (the lab moved on meanwhile): it goes on as it was.
+            self.control(lab, caller, ControlAction::Resume).await?;
+        }
+        rewound
+    }
+
+    /// The paused lab `lab` rewound to `step` from `start`, with the inputs its kept
+    /// recording holds from there on.
+    async fn rewind_paused(
+        &self,
+        recordings: &super::Recordings,
+        lab: &LabHandle,
+        start: RewindStart,
+        step: u64,
+    ) -> Result<Rewound, ClassroomError> {
         // Every chunk the lab closed is kept before the run is read back.
         recordings.settled().await;
-        let run = lab.recording_tail().await?.run;
-        let rows = recordings.read(|store| store.chunks(lab.id(), run, 0, step))?;
+        let rows = recordings.read(|store| store.chunks(lab.id(), start.run, start.from, step))?;
         let gap = |from: u64| {
             ClassroomError::Conflict(format!(
                 "cannot rewind: the recording of this run lacks the steps from {from} \
                  (dropped to stay within the lab's recording budget): reset the lab instead"
             ))
         };
-        let (mut inputs, mut through) = (Vec::new(), 0);
+        let (mut inputs, mut through) = (Vec::new(), start.from);
         for (row, bytes) in rows {
             if row.first_step > through {
                 return Err(gap(through));
             }
             let chunk = Chunk::decode(&bytes)
                 .map_err(|e| ClassroomError::Internal(format!("the recording of this run does not read: {e}")))?;
-            inputs.extend(chunk.records.into_iter().filter(|r| r.input_step().is_some()));
+            inputs.extend(chunk.records.into_iter().filter(|r| r.input_step().is_some_and(|at| at >= start.from)));
             through = through.max(row.last_step);
         }
-        Ok(lab.rewind(run, step, (inputs, through)).await?)
+        Ok(lab.rewind(start, step, (inputs, through)).await?)
     }
 }
 

@@ -21,12 +21,25 @@ pub type ProgramAndConsole = (Option<Arc<ProgramCode>>, Vec<ConsoleLine>);
 
 /// A command to a lab's thread.
 pub enum LabCommand {
-    /// Re-simulate the current run up to `step` from its start and the recorded
-    /// `inputs` (every input and change of the run, in order), then go on from there in
-    /// a new run, paused, programs started afresh.
+    /// Where a rewind to `step` of the current run would start re-simulating, or why the
+    /// lab cannot go back there; changes nothing.
+    RewindStart {
+        /// The step to go back to.
+        step: u64,
+        /// Each run's first step still kept in the recording (a run not listed: all
+        /// of it): re-simulation cannot start before it.
+        kept: Vec<(u32, u64)>,
+        /// Where re-simulation would start, or why not.
+        reply: oneshot::Sender<Result<super::runner::RewindStart, LabError>>,
+    },
+    /// Re-simulate the current run up to `step` from where `start` says (a checkpoint,
+    /// or the run's start) and the recorded `inputs` (every input and change of the run
+    /// from there on, in order), then go on from there in a new run, paused, programs
+    /// started afresh.
     Rewind {
-        /// The run the inputs are of (refused if the lab has moved on to another).
-        run: u32,
+        /// The run the inputs are of and the step they start at, as
+        /// [`LabCommand::RewindStart`] answered (refused if the lab has moved on).
+        start: super::runner::RewindStart,
         /// The step to go back to.
         step: u64,
         /// The run's inputs and changes as recorded (the lab adds those of its open
@@ -35,8 +48,8 @@ pub enum LabCommand {
         /// The last step the kept chunks `inputs` came from reach: the open chunk must
         /// start at or before it, or inputs fell between the two.
         through: u64,
-        /// The resulting clock, or why not.
-        reply: oneshot::Sender<Result<LabState, LabError>>,
+        /// The resulting clock and where re-simulation started, or why not.
+        reply: oneshot::Sender<Result<super::runner::Rewound, LabError>>,
     },
     /// The recording's open chunk (what happened since the last one was kept).
     RecordingTail {

@@ -17,6 +17,7 @@ use super::error::LabError;
 use super::hub::Subscription;
 use super::participants::{self, Caller, JoinError, Participants};
 use super::programs::{AttachRefused, ConsoleEvent};
+use super::runner::{RewindStart, Rewound};
 use super::{frames, hub, runner, telemetry, wire};
 use crate::controller::{ProgramCode, RemoteController};
 use crate::robot::{KeysError, Owner, Robots};
@@ -408,15 +409,22 @@ impl LabHandle {
         self.request(|reply| LabCommand::RecordingTail { reply }).await
     }
 
-    /// Rewinds the lab to `step` of run `run`, re-simulated from `inputs` (see
+    /// Where a rewind to `step` of the current run would start re-simulating, or why
+    /// the lab cannot go back there (see [`LabCommand::RewindStart`]); the lab goes on
+    /// as it was.
+    pub async fn rewind_start(&self, step: u64, kept: Vec<(u32, u64)>) -> Result<RewindStart, LabError> {
+        self.request(|reply| LabCommand::RewindStart { step, kept, reply }).await?
+    }
+
+    /// Rewinds the lab to `step`, re-simulated from `start` with `inputs` (see
     /// [`LabCommand::Rewind`]).
     pub async fn rewind(
         &self,
-        run: u32,
+        start: RewindStart,
         step: u64,
         (inputs, through): (Vec<super::recording::Record>, u64),
-    ) -> Result<LabState, LabError> {
-        self.request(|reply| LabCommand::Rewind { run, step, inputs, through, reply }).await?
+    ) -> Result<Rewound, LabError> {
+        self.request(|reply| LabCommand::Rewind { start, step, inputs, through, reply }).await?
     }
 
     /// The scene as viewers have it now (`SceneSnapshot` JSON).

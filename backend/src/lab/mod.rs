@@ -10,6 +10,7 @@ mod beliefs;
 pub mod camera_feed;
 pub mod capacity;
 mod changes;
+pub mod checkpoints;
 mod commands;
 pub mod cpu_meter;
 mod error;
@@ -36,5 +37,6 @@ pub use hub::Subscription;
 pub use participants::{Caller, JoinError};
 pub use programs::ConsoleEvent;
 pub use registry::Labs;
+pub use runner::{RewindStart, Rewound};
 
 pub use crate::robot::Owner;

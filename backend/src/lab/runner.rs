@@ -18,6 +18,7 @@ use std::collections::BTreeMap;
 use tokio::sync::broadcast;
 use vlab_protocol::{ProgramState, ProgramStatus};
 
+use super::checkpoints::Checkpoints;
 use super::frames::FrameBuilder;
 use super::hub::Hub;
 use super::pacer::Pacer;
@@ -106,6 +107,8 @@ pub struct Runner {
     stepping: Option<(u64, Option<oneshot::Sender<LabState>>)>,
     /// Where the current run started, to re-simulate it.
     run: RunStart,
+    /// Copies of the lab taken as it steps, for rewinds to start from.
+    checkpoints: Checkpoints,
     /// Whether the lab may park when idle ([`PARKING_SWITCH`]).
     may_park: bool,
     /// Parked since this step: running, but nobody watches, nothing runs and every
@@ -122,14 +125,47 @@ pub struct RunStart {
     pub owners: BTreeMap<String, Owner>,
     /// The run's insertions, in order (`Change::Inserted` names them by index).
     pub insertions: Vec<(Box<SceneModel>, Option<Owner>)>,
-    /// The step of the run's last insertion or removal (0 if none).
-    pub last_structural_change: u64,
+    /// The run's last insertion or removal, if any: a rewind goes back to it at the
+    /// earliest.
+    pub floor: Option<RewindFloor>,
+}
+
+/// An insertion or a removal, which a rewind cannot go back before: what was added or
+/// removed belongs to the classroom too (its uploads, its owners' quotas, the robots it
+/// restores after a restart), and a rewind that silently took a student's robot out of
+/// the lab, or brought a removed one back, would leave the two disagreeing.
+pub struct RewindFloor {
+    /// The step it happened at.
+    pub step: u64,
+    /// What happened, in words ("robot ana_bot was added").
+    pub what: String,
 }
 
 impl RunStart {
-    fn new(model: SceneModel, owners: BTreeMap<String, Owner>) -> RunStart {
-        RunStart { model, owners, insertions: Vec::new(), last_structural_change: 0 }
+    /// A run starting from `model` with robots owned as `owners` say.
+    pub(super) fn new(model: SceneModel, owners: BTreeMap<String, Owner>) -> RunStart {
+        RunStart { model, owners, insertions: Vec::new(), floor: None }
     }
+}
+
+/// Where a rewind's re-simulation starts: the run it rewinds and the step of the
+/// checkpoint it starts from (0: the run's start).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RewindStart {
+    /// The run.
+    pub run: u32,
+    /// The step re-simulation starts from.
+    pub from: u64,
+}
+
+/// A rewind done: the lab's clock, and the step re-simulation started from (the steps
+/// re-simulated are the difference).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Rewound {
+    /// The clock, paused at the step rewound to.
+    pub state: LabState,
+    /// The checkpoint's step (0: the run's start).
+    pub from: u64,
 }
 
 impl Runner {
@@ -153,6 +189,7 @@ impl Runner {
         }
         Runner {
             run: RunStart::new(model.clone(), BTreeMap::new()),
+            checkpoints: Checkpoints::new(model.dt_secs),
             pacer: Pacer::new(model.dt_secs, 1.0, now, 0),
             model,
             world,
@@ -238,8 +275,11 @@ impl Runner {
 
     fn handle(&mut self, command: LabCommand) {
         match command {
-            LabCommand::Rewind { run, step, inputs, through, reply } => {
-                let _ = reply.send(self.rewind(run, step, inputs, through));
+            LabCommand::RewindStart { step, kept, reply } => {
+                let _ = reply.send(self.rewind_start(step, &kept));
+            }
+            LabCommand::Rewind { start, step, inputs, through, reply } => {
+                let _ = reply.send(self.rewind(start, step, inputs, through));
             }
             LabCommand::RecordingTail { reply } => {
                 let _ = reply.send(self.recorder.tail());
@@ -432,23 +472,63 @@ impl Runner {
         Ok(true)
     }
 
-    /// Goes back to `target` of run `run`: the run re-simulated from its start with the
-    /// recorded `inputs` (and those of the open chunk), then on from there in a new run,
-    /// paused, every program started afresh. The lab is unchanged when it cannot.
-    fn rewind(&mut self, run: u32, target: u64, mut inputs: Vec<Record>, through: u64) -> Result<LabState, LabError> {
+    /// Where a rewind to `target` of the current run would start re-simulating (the
+    /// latest checkpoint at or before it), or why the lab cannot go back there. Cheap,
+    /// and changes nothing: a rewind is checked with it before the lab is paused. `kept`
+    /// is each run's first step the recording still keeps (a run not in it: all of it).
+    fn rewind_start(&self, target: u64, kept: &[(u32, u64)]) -> Result<RewindStart, LabError> {
         let refuse = |why: String| Err(LabError::Rewind(why));
-        if run != self.recorder.run() {
-            return refuse(format!("the lab is in run {} now, not run {run}", self.recorder.run()));
-        }
         if target > self.step {
-            return refuse(format!("step {target} is ahead of the lab (step {})", self.step));
-        }
-        if target < self.run.last_structural_change {
             return refuse(format!(
-                "robots were added or removed at step {}: the lab can go back to that step at the earliest \
-                 (reset it to start again from step 0)",
-                self.run.last_structural_change
+                "step {target} is ahead of the lab (step {}): a rewind goes back to a step already run",
+                self.step
             ));
+        }
+        let floor = self.run.floor.as_ref().map_or(0, |floor| floor.step);
+        if let Some(RewindFloor { step, what }) = self.run.floor.as_ref().filter(|floor| target < floor.step) {
+            return refuse(format!(
+                "{what} at step {step}, and going back before that would undo it behind the classroom's back: \
+                 the earliest step this run can go back to is {step} (reset the lab to start again from step 0)"
+            ));
+        }
+        let from = self.checkpoints.at_or_before(target).map_or(0, |c| c.step);
+        let run = self.recorder.run();
+        let kept = kept.iter().find(|(kept_run, _)| *kept_run == run).map_or(0, |(_, first)| *first);
+        if from < kept {
+            // Re-simulation needs every input from its start on: the earliest it can
+            // reach is the first checkpoint still covered by the recording.
+            let earliest = self.checkpoints.steps().into_iter().find(|&step| step >= kept);
+            let dropped = format!(
+                "the recording of this run starts at step {kept} now (older steps were dropped to stay within \
+                 the lab's recording budget)"
+            );
+            return refuse(match earliest {
+                Some(earliest) => {
+                    format!("{dropped}: the earliest step this run can go back to is {}", earliest.max(floor))
+                }
+                None => format!("{dropped}, and a re-simulation needs them: reset the lab instead"),
+            });
+        }
+        Ok(RewindStart { run, from })
+    }
+
+    /// Goes back to `target` of run `start.run`: the run re-simulated from the checkpoint
+    /// `start.from` (or its start) with the recorded `inputs` from there on (and those of
+    /// the open chunk), then on from there in a new run, paused, every program started
+    /// afresh. The lab is unchanged when it cannot.
+    fn rewind(
+        &mut self,
+        start: RewindStart,
+        target: u64,
+        mut inputs: Vec<Record>,
+        through: u64,
+    ) -> Result<Rewound, LabError> {
+        let refuse = |why: String| Err(LabError::Rewind(why));
+        if start.run != self.recorder.run() {
+            return refuse(format!("the lab is in run {} now, not run {}", self.recorder.run(), start.run));
+        }
+        if self.rewind_start(target, &[])?.from != start.from {
+            return refuse("the lab moved on while the rewind was prepared: try again".into());
         }
         let tail = self.recorder.tail();
         // The kept chunks reach the step (the open one holds only later inputs), or the
@@ -457,12 +537,16 @@ impl Runner {
             return refuse("the recording moved on while the rewind was prepared: try again".into());
         }
         inputs.extend(tail.records.into_iter().filter(|r| r.input_step().is_some()));
-        let again = resimulate::resimulate(&self.run, self.seed, &inputs, target).map_err(LabError::Rewind)?;
+        let checkpoint = self.checkpoints.at_or_before(target).filter(|c| c.step == start.from);
+        let again =
+            resimulate::resimulate(&self.run, self.seed, &inputs, target, checkpoint).map_err(LabError::Rewind)?;
         if let Some((_, Some(waiting))) = self.stepping.take() {
             let _ = waiting.send(self.state());
         }
-        self.recorder.record(Record::Event { step: self.step, text: format!("rewound to step {target}") });
+        let text = format!("rewound to step {target} (re-simulated from step {})", start.from);
+        self.recorder.record(Record::Event { step: self.step, text });
         self.recorder.fork(target);
+        self.checkpoints.forget_after(target);
         self.model = again.model;
         self.world = again.world;
         self.robots = again.robots;
@@ -475,13 +559,24 @@ impl Runner {
         self.take_inputs(CommandSource::Program);
         self.publish_state();
         self.publish_telemetry();
-        Ok(self.state())
+        Ok(Rewound { state: self.state(), from: start.from })
     }
 
     /// Notes a change of the world for the recording and for rewinding.
     fn changed(&mut self, change: Change) {
-        if matches!(change, Change::Inserted { .. } | Change::Removed { .. }) {
-            self.run.last_structural_change = self.step;
+        let what = match &change {
+            Change::Inserted { index } => Some(self.run.insertions[*index].0.as_ref()).map(|addition| {
+                match addition.robots.iter().map(|r| r.name.as_str()).collect::<Vec<_>>().as_slice() {
+                    [] => format!("{} bodies were added", addition.bodies.len()),
+                    [robot] => format!("robot {robot} was added"),
+                    robots => format!("robots {} were added", robots.join(", ")),
+                }
+            }),
+            Change::Removed { robot } => Some(format!("robot {robot} was removed")),
+            _ => None,
+        };
+        if let Some(what) = what {
+            self.run.floor = Some(RewindFloor { step: self.step, what });
         }
         self.recorder.record(Record::Change { step: self.step, change });
     }
@@ -517,6 +612,7 @@ impl Runner {
         self.robots.install(&mut self.world, 0, 0.0);
         self.step = 0;
         self.run = RunStart::new(self.model.clone(), owners);
+        self.checkpoints.clear();
         self.recorder.new_run();
         // The same run again: every program starts over, at step 0, before time moves.
         self.programs.restart_all(&mut self.robots, self.model.dt_secs, 0);
@@ -637,6 +733,11 @@ impl Runner {
         self.take_inputs(CommandSource::Program);
         self.step += 1;
         changes::bare_step(&mut self.world, &mut self.robots, self.step, dt);
+        if self.checkpoints.due(self.step) {
+            // Right after the physics step, before this step's inputs: where a
+            // re-simulation stands before replaying them.
+            self.checkpoints.take(self.step, &self.model, &self.world, &self.robots);
+        }
         let time = self.time();
         let (sync, wall_per_sim) = self.sync_now();
         let tick = Tick { step: self.step, dt_secs: dt, sync, wall_per_sim };

@@ -44,14 +44,30 @@ impl Example for RewindRequest {
     const EXAMPLE: &'static str = r#"{"step": 4800}"#;
 }
 
+/// The answer to `POST /api/labs/{lab}/rewind`: the clock's state, and how much was
+/// re-simulated to get there (what a rewind costs the class: see docs/recording.md).
+#[derive(serde::Serialize)]
+pub struct RewindAnswer {
+    /// The clock, paused at the step rewound to.
+    #[serde(flatten)]
+    state: LabState,
+    /// The step re-simulation started from: the nearest checkpoint at or before the
+    /// step rewound to (0: the run's start).
+    resimulated_from: u64,
+    /// How many steps were re-simulated.
+    resimulated_steps: u64,
+}
+
 /// `POST /api/labs/{lab}/rewind` (instructor): the lab re-simulated to a recorded step of
 /// its current run, paused there; answers with the clock's state.
 pub async fn rewind(
     State(app): State<Arc<AppState>>,
     InLab { lab, caller }: InLab,
     JsonBody(request): JsonBody<RewindRequest>,
-) -> Result<Json<LabState>, AppError> {
-    Ok(Json(app.classroom.rewind(&lab, caller, request.step).await?))
+) -> Result<Json<RewindAnswer>, AppError> {
+    let rewound = app.classroom.rewind(&lab, caller, request.step).await?;
+    let resimulated_steps = rewound.state.step - rewound.from;
+    Ok(Json(RewindAnswer { state: rewound.state, resimulated_from: rewound.from, resimulated_steps }))
 }
 
 /// Any other `/api/...` path.

@@ -65,6 +65,7 @@ pub struct SavedCommand {
 }
 
 /// A live actuator.
+#[derive(Clone)]
 pub struct Actuator {
     name: String,
     kind: String,

@@ -36,6 +36,7 @@ pub struct Owner {
 }
 
 /// One robot's live devices.
+#[derive(Clone)]
 pub struct Robot {
     name: String,
     /// Its index among the lab's robots (the world tags its colliders with it).
@@ -182,6 +183,7 @@ pub enum RobotInput {
 }
 
 /// Every robot of a lab, in the model's order.
+#[derive(Clone)]
 pub struct Robots {
     robots: Vec<Robot>,
     lab_seed: u64,

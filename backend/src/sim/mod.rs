@@ -50,6 +50,39 @@ pub struct World {
     environment_softness: (Option<f32>, Option<f32>),
 }
 
+/// A copy that steps on exactly as this world would (a rewind's checkpoint): the bodies,
+/// colliders, joints, islands and both collision phases are copied as they are; the
+/// pipelines hold only scratch space between steps (rapier's own note), so the copy's
+/// start afresh.
+impl Clone for World {
+    fn clone(&self) -> World {
+        let physics = &self.physics;
+        let physics = PhysicsWorld {
+            gravity: physics.gravity,
+            integration_parameters: physics.integration_parameters,
+            islands: physics.islands.clone(),
+            broad_phase: physics.broad_phase.clone(),
+            narrow_phase: physics.narrow_phase.clone(),
+            bodies: physics.bodies.clone(),
+            colliders: physics.colliders.clone(),
+            impulse_joints: physics.impulse_joints.clone(),
+            multibody_joints: physics.multibody_joints.clone(),
+            soft_bodies: physics.soft_bodies.clone(),
+            ..PhysicsWorld::default()
+        };
+        World {
+            physics,
+            bodies: self.bodies.clone(),
+            fixed: self.fixed.clone(),
+            joints: self.joints.clone(),
+            joint_models: self.joint_models.clone(),
+            robots: self.robots,
+            queries_stale: self.queries_stale,
+            environment_softness: self.environment_softness,
+        }
+    }
+}
+
 impl World {
     /// Builds the world of `model`. Validates the model first: a model that fails
     /// validation builds nothing.

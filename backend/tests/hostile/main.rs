@@ -5,12 +5,13 @@
 #[path = "../common/mod.rs"]
 mod common;
 mod controllers;
-
 mod regression_a_controller_detached_for_a_flood_never_says_why;
 mod regression_a_controller_that_never_reads_stays_connected;
 mod regression_a_program_that_reads_late_slows_the_lab;
 mod regression_a_reattaching_controller_holds_a_lockstep_lab;
+mod regression_a_refused_rewind_leaves_the_lab_paused;
 mod regression_a_remote_console_line_of_a_megabyte_passes_the_budget;
+mod regression_a_rewind_after_a_long_run_pauses_the_class;
 mod regression_a_robot_moved_into_a_wall_is_thrown_across_the_room;
 mod regression_a_robot_uploaded_onto_another_pushes_it_through_the_floor;
 mod regression_a_slow_controller_holds_a_lockstep_lab;

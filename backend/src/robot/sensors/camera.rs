@@ -33,6 +33,7 @@ pub const SKY: [u8; 3] = [170, 200, 230];
 pub const GROUND: [u8; 3] = [96, 92, 86];
 
 /// A camera's geometry and its latest image.
+#[derive(Clone)]
 pub struct CameraProbe {
     body: usize,
     width: u32,

@@ -9,6 +9,7 @@ use crate::robot::frame::wide;
 use crate::robot::noise::NoiseModel;
 
 /// Which contact sensor, on which body.
+#[derive(Clone)]
 pub struct ContactProbe {
     body: usize,
     force: bool,

@@ -64,6 +64,7 @@ impl JointTracker {
 }
 
 /// An encoder or a joint-state sensor.
+#[derive(Clone)]
 pub struct JointProbe {
     tracker: JointTracker,
     /// Ticks per revolution for an encoder; `None` for a joint-state sensor.
@@ -120,6 +121,7 @@ impl JointProbe {
 }
 
 /// Odometry from two wheel encoders.
+#[derive(Clone)]
 pub struct OdometryProbe {
     main_body: usize,
     left: Wheel,
@@ -132,6 +134,7 @@ pub struct OdometryProbe {
     pose: Option<Pose2>,
 }
 
+#[derive(Clone)]
 struct Wheel {
     tracker: JointTracker,
     forward_sign: f64,

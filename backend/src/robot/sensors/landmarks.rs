@@ -20,6 +20,7 @@ use crate::scene::{DeviceModel, Mount, SceneModel, Shape};
 use crate::sim::RayFilter;
 
 /// A beacon as the sensor knows it.
+#[derive(Clone)]
 struct Beacon {
     id: String,
     body: usize,
@@ -29,6 +30,7 @@ struct Beacon {
 }
 
 /// What one landmark sensor sees, and how well.
+#[derive(Clone)]
 pub struct LandmarkProbe {
     body: usize,
     beacons: Vec<Beacon>,

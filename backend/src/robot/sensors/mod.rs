@@ -56,6 +56,7 @@ pub struct Reading {
 }
 
 /// How one kind of sensor measures.
+#[derive(Clone)]
 enum Probe {
     Motion(motion::MotionProbe),
     Ray(rays::RayProbe),
@@ -73,6 +74,7 @@ enum Probe {
 }
 
 /// A live sensor.
+#[derive(Clone)]
 pub struct Sensor {
     name: String,
     kind: String,

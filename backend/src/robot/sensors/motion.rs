@@ -10,6 +10,7 @@ use crate::robot::kinematics::wrap_angle;
 use crate::robot::noise::NoiseModel;
 
 /// Which quantity, of which body.
+#[derive(Clone)]
 pub struct MotionProbe {
     quantity: Quantity,
     body: usize,
@@ -17,6 +18,7 @@ pub struct MotionProbe {
     previous_velocity: Option<[f64; 3]>,
 }
 
+#[derive(Clone)]
 enum Quantity {
     Position,
     Heading,

@@ -22,6 +22,7 @@ use crate::sim::{Fan, RayFilter};
 const SONAR_RINGS: [(f64, usize); 4] = [(0.0, 1), (0.35, 8), (0.7, 8), (1.0, 8)];
 
 /// A ray sensor's geometry.
+#[derive(Clone)]
 pub struct RayProbe {
     body: usize,
     /// Beam directions in the body's frame.
