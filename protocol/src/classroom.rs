@@ -204,17 +204,45 @@ pub struct BroadcastRequest {
     pub message: String,
 }
 
-/// Makes a display name acceptable: trimmed, control characters removed, inner runs of
-/// whitespace collapsed; `None` when nothing is left or it is too long.
+/// Makes a display name acceptable: trimmed, what is not seen removed
+/// ([`visible_text`]), inner runs of whitespace collapsed; `None` when nothing is left
+/// or it is too long.
 pub fn clean_display_name(name: &str) -> Option<String> {
-    let cleaned: String = name
-        .split_whitespace()
-        .map(|word| word.chars().filter(|c| !c.is_control() && !is_invisible_format(*c)).collect::<String>())
-        .filter(|word| !word.is_empty())
-        .collect::<Vec<_>>()
-        .join(" ");
+    let cleaned = visible_text(name, false).split_whitespace().collect::<Vec<_>>().join(" ");
     let length = cleaned.chars().count();
     (length > 0 && length <= crate::MAX_NAME_CHARS).then_some(cleaned)
+}
+
+/// Makes a notice shown as sent: what is not seen removed ([`visible_text`]) but its line
+/// breaks, each line's trailing spaces and the blank lines around it trimmed; its inner
+/// spaces stay (a notice may line things up). Empty when nothing visible is left.
+pub fn clean_notice(message: &str) -> String {
+    let text = visible_text(message, true);
+    let lines: Vec<&str> = text.lines().map(str::trim_end).collect();
+    lines.join("\n").trim_matches(|c: char| c == ' ' || c == '\n').to_owned()
+}
+
+/// `text` with every character that is not seen as text removed: control characters
+/// (NUL, ESC, ...) and invisible format characters ([`is_invisible_format`]), which
+/// could reorder, hide or colour what is shown around them. Other whitespace becomes a
+/// plain space, except line breaks (`\n`, `\r\n`, a lone `\r`) when `keep_line_breaks`,
+/// which become `\n`. Names and notices are cleaned by it.
+pub fn visible_text(text: &str, keep_line_breaks: bool) -> String {
+    let mut visible = String::with_capacity(text.len());
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '\r' if keep_line_breaks => {
+                chars.next_if_eq(&'\n');
+                visible.push('\n');
+            }
+            '\n' if keep_line_breaks => visible.push('\n'),
+            c if c.is_whitespace() => visible.push(' '),
+            c if c.is_control() || is_invisible_format(c) => {}
+            c => visible.push(c),
+        }
+    }
+    visible
 }
 
 /// Characters that change how the text around them is shown without being seen
@@ -235,6 +263,25 @@ mod tests {
         assert_eq!(clean_display_name("Ana\u{200B}\u{2066}").as_deref(), Some("Ana"));
         assert_eq!(clean_display_name("\u{202E}\u{200F}"), None, "nothing visible is no name");
         assert_eq!(clean_display_name("Zoë Ñandú 李").as_deref(), Some("Zoë Ñandú 李"), "letters of every script stay");
+    }
+
+    #[test]
+    fn names_and_notices_lose_the_same_unseen_characters_and_notices_keep_their_lines() {
+        let hostile = "\u{202E}Class \u{0}ends\u{1b}[31m now";
+        assert_eq!(visible_text(hostile, false), "Class ends[31m now");
+        assert_eq!(visible_text(hostile, true), "Class ends[31m now");
+        assert_eq!(clean_display_name(hostile).as_deref(), Some("Class ends[31m now"));
+        assert_eq!(clean_notice(hostile), "Class ends[31m now");
+        assert_eq!(visible_text("a\tb\r\nc\rd\ne", false), "a b  c d e");
+        assert_eq!(visible_text("a\tb\r\nc\rd\ne", true), "a b\nc\nd\ne");
+        assert_eq!(visible_text("\u{200B}\u{2066}x\u{FEFF}\u{7f}\u{85}", true), "x ", "NEL is a space, DEL goes");
+    }
+
+    #[test]
+    fn a_notice_keeps_its_lines_and_inner_spaces_and_nothing_around_them() {
+        assert_eq!(clean_notice("  \n Step 1:  wait \u{202E}\n\n  Step 2:  go  \r\n\n"), "Step 1:  wait\n\n  Step 2:  go");
+        assert_eq!(clean_notice("Zoë Ñandú 李 <b>"), "Zoë Ñandú 李 <b>");
+        assert_eq!(clean_notice("\u{202E}\u{0}\u{1b}\n \u{200B} \r\n"), "", "nothing visible is no notice");
     }
 
     #[test]

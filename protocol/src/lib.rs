@@ -38,7 +38,7 @@ pub use belief::{Belief, Drawing, Estimate, MAX_DRAWN_TEXT_CHARS, MAX_DRAWN_TEXT
 pub use camera_view::{CameraView, CameraViewError};
 pub use classroom::{
     BroadcastRequest, CreateLabRequest, CreatedLab, JoinCode, JoinRequest, Joined, LabSettings, LabSettingsPatch,
-    Participant, SyncMode, UserId, clean_display_name,
+    Participant, SyncMode, UserId, clean_display_name, clean_notice, visible_text,
 };
 pub use control::{ControlAction, LabMode, LabState, Rate, RateError, Role};
 pub use decode::from_json_value;

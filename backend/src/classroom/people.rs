@@ -8,7 +8,7 @@ use tokio::sync::oneshot;
 use vlab_protocol::permissions::Action;
 use vlab_protocol::{
     ControlAction, INSTRUCTOR_ID, JoinCode, JoinRequest, Joined, LabMode, LabSettings, LabSettingsPatch, LabState,
-    MAX_NOTICE_CHARS, UserId,
+    MAX_NOTICE_CHARS, UserId, clean_notice,
 };
 
 use super::access::authorize;
@@ -133,12 +133,18 @@ impl Classroom {
     /// `POST /api/labs/{lab}/broadcast` (instructor): a notice to everybody in the lab.
     pub fn notice(&self, lab: &LabHandle, caller: Caller, message: &str) -> Result<(), ClassroomError> {
         authorize(caller, Action::SendNotice)?;
-        let message = message.trim();
-        let length = message.chars().count();
-        if length == 0 || length > MAX_NOTICE_CHARS {
+        // Cleaned as names are: a notice must not reorder or hide the page around it.
+        let message = clean_notice(message);
+        if message.is_empty() {
+            return Err(ClassroomError::Invalid(
+                "a notice needs visible text: nothing is left once control and invisible characters are removed"
+                    .into(),
+            ));
+        }
+        if message.chars().count() > MAX_NOTICE_CHARS {
             return Err(ClassroomError::Invalid(format!("a notice needs 1 to {MAX_NOTICE_CHARS} characters")));
         }
-        lab.notice("Instructor", message);
+        lab.notice("Instructor", &message);
         Ok(())
     }
 

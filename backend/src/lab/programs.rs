@@ -211,6 +211,8 @@ pub struct Programs {
     obstacles: Arc<Vec<Footprint>>,
     /// Console lines published since the lab last took them for its recording.
     published: Vec<(String, Vec<ConsoleLine>)>,
+    /// What each robot sent by radio this second (its budget).
+    airtime: super::radio::Airtime,
 }
 
 impl Programs {
@@ -227,6 +229,7 @@ impl Programs {
             console,
             obstacles: Arc::default(),
             published: Vec::new(),
+            airtime: Default::default(),
         }
     }
 
@@ -514,7 +517,7 @@ impl Programs {
             .map(|(name, slot)| (name.clone(), std::mem::take(&mut slot.radio_out)))
             .collect();
         let time = tick.step as f64 * tick.dt_secs;
-        for (robot, refused) in super::radio::route(robots, world, outgoing, tick.step, time) {
+        for (robot, refused) in super::radio::route(robots, world, &mut self.airtime, outgoing, tick.step, time) {
             if let Some(slot) = self.slots.get_mut(&robot) {
                 slot.say(tick.step, tick.dt_secs, refused.to_string());
             }

@@ -4,9 +4,12 @@
 //!
 //! The recorder never waits: closed chunks go into a queue bounded in chunks and in
 //! bytes; if the keeper falls that far behind, the chunk is dropped and counted rather
-//! than slow the lab or let the queue take the server's memory. What a
-//! chunk holds and how a moment is rebuilt from it: [`chunk`], [`moment`].
+//! than slow the lab or let the queue take the server's memory. Each robot's records
+//! are kept within a budget per second of simulation time ([`budget`]), so one robot's
+//! flood cannot eat the lab's history. What a chunk holds and how a moment is rebuilt
+//! from it: [`chunk`], [`moment`].
 
+pub mod budget;
 pub mod chunk;
 pub mod moment;
 
@@ -16,8 +19,10 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc::{Receiver, RecvError, SendError, SyncSender, TrySendError, sync_channel};
 use std::time::{Duration, Instant};
 
-use vlab_protocol::{BodyId, ConsoleLine, Frame, RecordedTrail, SensorReport, SensorValue, TrailPoint};
+use vlab_protocol::{BodyId, ConsoleLine, ConsoleSource, Frame, RecordedTrail, SensorReport, SensorValue, TrailPoint};
 
+pub use budget::MAX_RECORDED_BYTES_PER_ROBOT_PER_SEC;
+use budget::{RobotBudgets, Verdict, json_bytes};
 pub use chunk::{Change, Chunk, ChunkError, CommandSource, Record, RecordedRobot, RobotEstimate, RobotReading};
 
 use crate::robot::Robots;
@@ -181,6 +186,10 @@ pub struct Recorder {
     next_trail_step: u64,
     /// Chunks the keeper could not take in time.
     dropped: u64,
+    /// Each robot's bytes recorded this second.
+    budgets: RobotBudgets,
+    /// Simulation seconds per step (for the time of inputs, which come with a step).
+    dt_secs: f64,
 }
 
 impl Recorder {
@@ -200,7 +209,16 @@ impl Recorder {
             estimates: BTreeMap::new(),
             next_trail_step: 0,
             dropped: 0,
+            budgets: RobotBudgets::new(MAX_RECORDED_BYTES_PER_ROBOT_PER_SEC),
+            dt_secs: 0.0,
         }
+    }
+
+    /// The same, keeping at most `bytes` of each robot's records per simulated second.
+    #[cfg(test)]
+    fn with_robot_budget(mut self, bytes: usize) -> Recorder {
+        self.budgets = RobotBudgets::new(bytes);
+        self
     }
 
     /// The run being recorded.
@@ -220,6 +238,7 @@ impl Recorder {
         self.run += 1;
         self.readings.clear();
         self.estimates.clear();
+        self.budgets.clear();
         self.next_trail_step = 0;
     }
 
@@ -235,6 +254,7 @@ impl Recorder {
         self.keyframe = keyframe.clone();
         self.readings.retain(|name, _| model.robots.iter().any(|r| &r.name == name));
         self.estimates.retain(|name, _| model.robots.iter().any(|r| &r.name == name));
+        self.budgets.retain(|name| model.robots.iter().any(|r| r.name == name));
         self.open = self.fresh_chunk(keyframe.step, keyframe.time);
         self.open.robots = recorded_robots(model, robots);
         let kept = Kept::Scene { lab: self.lab.clone(), run: self.run, epoch: keyframe.epoch, snapshot };
@@ -274,25 +294,62 @@ impl Recorder {
         self.open.records.push(record);
     }
 
-    /// Inputs the robots were given at `step` (between it and the next).
+    /// Inputs the robots were given at `step` (between it and the next). They count in
+    /// their robot's budget but are always kept: a rewind gives them again.
     pub fn inputs(&mut self, step: u64, source: CommandSource, inputs: Vec<crate::robot::RobotInput>) {
         use crate::robot::RobotInput;
+        if !self.is_on() {
+            return;
+        }
+        let time = step as f64 * self.dt_secs;
         for input in inputs {
-            self.record(match input {
-                RobotInput::Command { robot, commands } => Record::Command { step, robot, source, commands },
-                RobotInput::Hold { robot } => Record::Hold { step, robot },
-                RobotInput::Keys { robot, keys } => Record::Keys { step, robot, keys },
-            });
+            let (robot, record) = match input {
+                RobotInput::Command { robot, commands } => {
+                    (robot.clone(), Record::Command { step, robot, source, commands })
+                }
+                RobotInput::Hold { robot } => (robot.clone(), Record::Hold { step, robot }),
+                RobotInput::Keys { robot, keys } => (robot.clone(), Record::Keys { step, robot, keys }),
+            };
+            self.budgets.charge(&robot, time, json_bytes(&record));
+            self.record(record);
         }
     }
 
-    /// Console lines of robot `robot`.
+    /// Console lines of robot `robot`: those within its budget.
     pub fn console(&mut self, robot: &str, lines: &[ConsoleLine]) {
         if !self.is_on() || lines.is_empty() {
             return;
         }
-        self.open_bytes += lines.iter().map(|l| l.text.len() + 64).sum::<usize>();
-        self.open.records.push(Record::Console { robot: robot.to_owned(), lines: lines.to_vec() });
+        let kept: Vec<ConsoleLine> = lines
+            .iter()
+            .filter(|line| self.admit(robot, line.step, line.time, json_bytes(line)))
+            .cloned()
+            .collect();
+        if kept.is_empty() {
+            return;
+        }
+        self.open_bytes += kept.iter().map(|l| l.text.len() + 64).sum::<usize>();
+        self.open.records.push(Record::Console { robot: robot.to_owned(), lines: kept });
+    }
+
+    /// Whether a record of `bytes` of robot `robot` at `step` / `time` fits in its
+    /// budget; the first left out in a second is said in the recording.
+    fn admit(&mut self, robot: &str, step: u64, time: f64, bytes: usize) -> bool {
+        match self.budgets.admit(robot, time, bytes) {
+            Verdict::Keep => true,
+            Verdict::Drop => false,
+            Verdict::DropAndSay => {
+                let text = format!(
+                    "recording of robot {robot} thinned: over its {} bytes/s; its readings, console lines and \
+                     estimates are left out of the recording until the next second of simulation time",
+                    self.budgets.limit()
+                );
+                self.open_bytes += text.len() + 64;
+                let line = ConsoleLine { step, time, source: ConsoleSource::Lab, text };
+                self.open.records.push(Record::Console { robot: robot.to_owned(), lines: vec![line] });
+                false
+            }
+        }
     }
 
     /// After a physics step: new readings (every few steps), trail samples, and the
@@ -301,6 +358,7 @@ impl Recorder {
         if !self.is_on() {
             return;
         }
+        self.dt_secs = dt_secs;
         if step.is_multiple_of(READINGS_EVERY_STEPS) {
             self.take_readings(robots);
         }
@@ -315,9 +373,13 @@ impl Recorder {
         }
     }
 
-    /// A program published a new estimate.
+    /// A program published a new estimate (kept within its robot's budget).
     pub fn estimate(&mut self, estimate: RobotEstimate) {
         if !self.is_on() || self.estimates.get(&estimate.robot).map(|e| e.estimate) == Some(estimate.estimate) {
+            return;
+        }
+        let bytes = json_bytes(&estimate);
+        if !self.admit(&estimate.robot, estimate.step, estimate.time, bytes) {
             return;
         }
         self.estimates.insert(estimate.robot.clone(), estimate.clone());
@@ -343,6 +405,7 @@ impl Recorder {
         self.send(Kept::Fork { lab: self.lab.clone(), from, to: self.run, until: at });
         self.readings.clear();
         self.estimates.clear();
+        self.budgets.clear();
         self.pending = None;
         self.next_trail_step = at;
     }
@@ -421,38 +484,46 @@ impl Recorder {
 
     fn take_readings(&mut self, robots: &Robots) {
         for robot in robots.all() {
-            let latest = self
-                .readings
-                .entry(robot.name().to_owned())
+            let name = robot.name();
+            self.readings
+                .entry(name.to_owned())
                 // Nothing recorded yet: its first reading is a record too.
                 .or_insert_with(|| robot.sensors().iter().map(|s| unread(s.report())).collect());
             for (index, sensor) in robot.sensors().iter().enumerate() {
                 let Some(reading) = sensor.last() else { continue };
-                let known = latest.get(index);
-                if known.and_then(|r| r.step).is_some_and(|known| known >= reading.step) {
-                    continue;
-                }
-                // A sensor read every step (a keyboard, a joint) is kept when its value
-                // changes, and once a second while it does not.
-                if let Some(known) = known
-                    && known.rate.is_none()
-                    && known.measured.as_ref() == Some(&reading.measured)
-                    && known.time.is_some_and(|t| reading.time - t < UNCHANGED_EVERY_SECS)
-                {
+                if !self.is_new(name, index, reading) {
                     continue;
                 }
                 let report = sensor.report();
-                self.open_bytes += reading_bytes(&report);
-                self.open.records.push(Record::Reading(Box::new(RobotReading {
-                    robot: robot.name().to_owned(),
-                    sensor: report.clone(),
-                })));
+                let record = Record::Reading(Box::new(RobotReading { robot: name.to_owned(), sensor: report.clone() }));
+                // Left out past the robot's budget, and not learnt either: the sensor's
+                // next reading is recorded once there is room again.
+                let bytes = json_bytes(&record);
+                if !self.admit(name, reading.step, reading.time, bytes) {
+                    continue;
+                }
+                self.open_bytes += bytes;
+                self.open.records.push(record);
+                let latest = self.readings.get_mut(name).expect("entered above");
                 match latest.get_mut(index) {
                     Some(slot) => *slot = report,
                     None => latest.push(report),
                 }
             }
         }
+    }
+
+    /// Whether robot `robot`'s sensor `index` has a reading worth recording: one newer
+    /// than the last recorded; for a sensor read every step (a keyboard, a joint), when
+    /// its value changed, and once a second while it does not.
+    fn is_new(&self, robot: &str, index: usize, reading: &crate::robot::sensors::Reading) -> bool {
+        let Some(known) = self.readings.get(robot).and_then(|latest| latest.get(index)) else { return true };
+        if known.step.is_some_and(|known| known >= reading.step) {
+            return false;
+        }
+        !(known.rate.is_none()
+            && known.measured.as_ref() == Some(&reading.measured)
+            && known.time.is_some_and(|t| reading.time - t < UNCHANGED_EVERY_SECS))
     }
 
     fn sample_trails(&mut self, step: u64, world: &World, robots: &Robots) {
@@ -515,17 +586,201 @@ fn unread(report: SensorReport) -> SensorReport {
     SensorReport { step: None, time: None, measured: None, truth: None, origin: None, ..report }
 }
 
-fn reading_bytes(report: &SensorReport) -> usize {
-    let values = |v: &Option<SensorValue>| match v {
-        Some(SensorValue::Scan { ranges, .. }) => ranges.len() * 8,
-        _ => 32,
-    };
-    120 + values(&report.measured) + values(&report.truth)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::lab::changes::bare_step;
+    use crate::scene;
+    use vlab_protocol::RadioMessage;
+
+    const DT: f64 = 1.0 / 240.0;
+
+    /// A recorder of a lab with two still robots, `flood` (a radio) and `quiet` (a
+    /// gyroscope read 10 times a second), keeping `budget` bytes of each a second.
+    fn recorded_lab(budget: usize) -> (Recorder, RecordingQueue, World, Robots) {
+        let source = "static ground { shape box(20, 0.2, 12); pos(5, -0.1, 5); }\n\
+            robot flood { body { static flood_c { shape box(0.4, 0.2, 0.4); pos(0, 0.5, 5); Radio r { max_length 1024; max_heard 64; } } } }\n\
+            robot quiet { body { static quiet_c { shape box(0.4, 0.2, 0.4); pos(3, 0.5, 5); Gyro g { rate 10; } } } }\n";
+        let options = scene::Options { seed: 1, ..scene::Options::default() };
+        let model = scene::interpret(source, "budget.vlab", &scene::MapLoader::new(), &options).unwrap().model;
+        let mut world = World::build(&model).unwrap();
+        let mut robots = Robots::configure(&model, 1).unwrap();
+        robots.install(&mut world, 0, 0.0);
+        let (sink, queue) = recording_queue(1024);
+        let mut recorder = Recorder::new("lab".into(), Some(sink), 1).with_robot_budget(budget);
+        recorder.scene(&Frame::default(), "{}".into(), &model, &robots);
+        (recorder, queue, world, robots)
+    }
+
+    /// Steps `from + 1 ..= to`; at every control step (5 steps) robot `flood`'s radio
+    /// hears `heard_bytes` bytes of messages.
+    fn run(lab: &mut (Recorder, RecordingQueue, World, Robots), from: u64, to: u64, heard_bytes: usize) {
+        let (recorder, _, world, robots) = lab;
+        for step in from + 1..=to {
+            bare_step(world, robots, step, DT);
+            if step.is_multiple_of(5) {
+                // A new text every time: an unchanged reading would be kept once a second.
+                let heard = vec![RadioMessage { from: "far".into(), text: format!("{step:0>heard_bytes$}") }];
+                robots.hear("flood", step, step as f64 * DT, heard, Vec::new());
+            }
+            recorder.after_step(step, step as f64 * DT, DT, world, robots);
+        }
+    }
+
+    /// Every record closed so far.
+    fn records(lab: &mut (Recorder, RecordingQueue, World, Robots)) -> Vec<Record> {
+        lab.0.close();
+        let mut records = Vec::new();
+        while let Ok(kept) = lab.1.receiver.try_recv() {
+            if let Kept::Chunk { chunk, .. } = kept {
+                records.extend(chunk.records);
+            }
+        }
+        records
+    }
+
+    fn readings_of<'a>(records: &'a [Record], robot: &str) -> Vec<&'a RobotReading> {
+        records
+            .iter()
+            .filter_map(|r| match r {
+                Record::Reading(reading) if reading.robot == robot => Some(&**reading),
+                _ => None,
+            })
+            .collect()
+    }
+
+    fn thinned_notes(records: &[Record]) -> Vec<(String, u64, String)> {
+        records
+            .iter()
+            .filter_map(|r| match r {
+                Record::Console { robot, lines } if lines[0].text.starts_with("recording of robot") => {
+                    Some((robot.clone(), lines[0].step, lines[0].text.clone()))
+                }
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// The bytes of the radio reading the recorder would keep for `heard_bytes` heard.
+    fn radio_record_bytes(step: u64, heard_bytes: usize) -> usize {
+        let value = SensorValue::Radio {
+            heard: vec![RadioMessage { from: "far".into(), text: format!("{step:0>heard_bytes$}") }],
+            sent: vec![],
+        };
+        let report = SensorReport {
+            name: "r".into(),
+            kind: "Radio".into(),
+            rate: None,
+            step: Some(step),
+            time: Some(step as f64 * DT),
+            measured: Some(value.clone()),
+            truth: Some(value),
+            origin: None,
+        };
+        json_bytes(&Record::Reading(Box::new(RobotReading { robot: "flood".into(), sensor: report })))
+    }
+
+    #[test]
+    fn a_robot_is_recorded_whole_within_its_budget_exactly_and_thinned_one_byte_over() {
+        // Steps 5 to 235: 47 radio readings in the first second of simulation time.
+        let second: u64 = (1..=47).map(|i| radio_record_bytes(i * 5, 500) as u64).sum();
+        let mut lab = recorded_lab(second as usize);
+        run(&mut lab, 0, 235, 500);
+        let kept = records(&mut lab);
+        assert_eq!(readings_of(&kept, "flood").len(), 47);
+        assert_eq!(thinned_notes(&kept), vec![]);
+
+        let mut lab = recorded_lab(second as usize - 1);
+        run(&mut lab, 0, 235, 500);
+        let records = records(&mut lab);
+        let flood: Vec<u64> = readings_of(&records, "flood").iter().map(|r| r.sensor.step.unwrap()).collect();
+        assert_eq!(flood, (1..=46).map(|i| i * 5).collect::<Vec<_>>(), "the last one is a byte over");
+        let notes = thinned_notes(&records);
+        assert_eq!(notes.len(), 1, "{notes:?}");
+        assert_eq!((notes[0].0.as_str(), notes[0].1), ("flood", 235));
+        assert!(notes[0].2.contains(&format!("over its {} bytes/s", second - 1)), "{}", notes[0].2);
+    }
+
+    #[test]
+    fn past_its_budget_a_robot_is_thinned_until_the_next_second_and_said_so_once_a_second() {
+        let budget = 10 * radio_record_bytes(100, 500);
+        let mut lab = recorded_lab(budget);
+        run(&mut lab, 0, 479, 500);
+        let kept = records(&mut lab);
+        let flood: Vec<u64> = readings_of(&kept, "flood").iter().map(|r| r.sensor.step.unwrap()).collect();
+        // Each second keeps the readings that fit in what is left of it, in order.
+        let mut expected = Vec::new();
+        for second in [0..240, 240..480] {
+            let mut spent = 0;
+            for step in second.filter(|s: &u64| *s > 0 && s.is_multiple_of(5)) {
+                let bytes = radio_record_bytes(step, 500);
+                if spent + bytes <= budget {
+                    spent += bytes;
+                    expected.push(step);
+                }
+            }
+        }
+        assert_eq!(flood, expected);
+        assert!(flood.iter().any(|s| *s >= 240), "the next second records again: {flood:?}");
+        let notes = thinned_notes(&kept);
+        let seconds: Vec<u64> = notes.iter().map(|(_, step, _)| step / 240).collect();
+        assert_eq!(seconds, vec![0, 1], "once a second: {notes:?}");
+
+        // The quiet robot's gyroscope: every one of its 10 readings a second is kept, as
+        // with no budget at all.
+        let quiet: Vec<u64> = readings_of(&kept, "quiet").iter().map(|r| r.sensor.step.unwrap()).collect();
+        let mut unbounded = recorded_lab(usize::MAX / 2);
+        run(&mut unbounded, 0, 479, 500);
+        let all = records(&mut unbounded);
+        let every: Vec<u64> = readings_of(&all, "quiet").iter().map(|r| r.sensor.step.unwrap()).collect();
+        assert_eq!(quiet, every);
+        assert_eq!(quiet.len(), 20, "{quiet:?}");
+    }
+
+    #[test]
+    fn console_lines_and_estimates_count_and_commands_count_but_stay() {
+        let mut lab = recorded_lab(1000);
+        let line = |step: u64, text: &str| ConsoleLine {
+            step,
+            time: step as f64 * DT,
+            source: ConsoleSource::Print,
+            text: text.into(),
+        };
+        let (recorder, ..) = &mut lab;
+        recorder.dt_secs = DT;
+        recorder.console("quiet", &[line(1, &"a".repeat(900)), line(1, &"b".repeat(500)), line(1, "c")]);
+        let estimate = RobotEstimate {
+            robot: "quiet".into(),
+            step: 2,
+            time: 2.0 * DT,
+            estimate: vlab_protocol::Estimate { x: 1.0, y: 2.0, theta: 0.0 },
+        };
+        recorder.estimate(estimate.clone());
+        let hold = || vec![crate::robot::RobotInput::Hold { robot: "quiet".into() }];
+        recorder.inputs(3, CommandSource::Program, hold());
+        // A new second: the commands of step 240 go first and use some of it.
+        recorder.inputs(240, CommandSource::Program, hold());
+        recorder.console("quiet", &[line(241, "d")]);
+        let records = records(&mut lab);
+        let lines: Vec<(u64, String)> = records
+            .iter()
+            .filter_map(|r| match r {
+                Record::Console { lines, .. } => Some(lines.iter().map(|l| (l.step, l.text.clone()))),
+                _ => None,
+            })
+            .flatten()
+            .map(|(step, text)| (step, text.chars().take(30).collect()))
+            .collect();
+        assert_eq!(
+            lines,
+            vec![(1, "recording of robot quiet thinn".into()), (1, "a".repeat(30)), (241, "d".into())],
+            "b and c did not fit"
+        );
+        assert!(!records.iter().any(|r| matches!(r, Record::Estimate(_))), "the estimate did not fit");
+        let holds = records.iter().filter(|r| matches!(r, Record::Hold { .. })).count();
+        assert_eq!(holds, 2, "commands are kept past the budget: a rewind gives them again");
+    }
+
 
     fn scene(bytes: usize) -> Kept {
         Kept::Scene { lab: "demo".into(), run: 1, epoch: 0, snapshot: "s".repeat(bytes).into() }
