@@ -4,3 +4,6 @@
 
 #[path = "../common/mod.rs"]
 mod common;
+
+mod regression_notices_carry_control_characters;
+mod regression_radio_floods_eat_the_recording;
