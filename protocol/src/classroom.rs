@@ -279,7 +279,10 @@ mod tests {
 
     #[test]
     fn a_notice_keeps_its_lines_and_inner_spaces_and_nothing_around_them() {
-        assert_eq!(clean_notice("  \n Step 1:  wait \u{202E}\n\n  Step 2:  go  \r\n\n"), "Step 1:  wait\n\n  Step 2:  go");
+        assert_eq!(
+            clean_notice("  \n Step 1:  wait \u{202E}\n\n  Step 2:  go  \r\n\n"),
+            "Step 1:  wait\n\n  Step 2:  go"
+        );
         assert_eq!(clean_notice("Zoë Ñandú 李 <b>"), "Zoë Ñandú 李 <b>");
         assert_eq!(clean_notice("\u{202E}\u{0}\u{1b}\n \u{200B} \r\n"), "", "nothing visible is no notice");
     }

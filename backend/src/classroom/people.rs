@@ -137,8 +137,7 @@ impl Classroom {
         let message = clean_notice(message);
         if message.is_empty() {
             return Err(ClassroomError::Invalid(
-                "a notice needs visible text: nothing is left once control and invisible characters are removed"
-                    .into(),
+                "a notice needs visible text: nothing is left once control and invisible characters are removed".into(),
             ));
         }
         if message.chars().count() > MAX_NOTICE_CHARS {

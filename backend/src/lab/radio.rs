@@ -333,7 +333,8 @@ mod tests {
     #[test]
     fn max_length_and_the_per_step_limit_hold_at_their_edge() {
         let (world, mut robots) = lab(&[("a", 0.0, "max_length 5;"), ("b", 1.0, "")], false);
-        let refused = route(&mut robots, &world, &mut Airtime::default(), send(&[("a", &["12345", "123456", "héllo"])]), 5, 0.0);
+        let refused =
+            route(&mut robots, &world, &mut Airtime::default(), send(&[("a", &["12345", "123456", "héllo"])]), 5, 0.0);
         // "héllo" is 6 bytes of UTF-8.
         assert_eq!(
             refused,
@@ -344,7 +345,14 @@ mod tests {
         );
         assert_eq!(heard(&robots, "b").0, pairs(&[("a", "12345")]));
         let many: Vec<String> = (0..MAX_SENT_PER_STEP + 2).map(|i| i.to_string()).collect();
-        let refused = route(&mut robots, &world, &mut Airtime::default(), BTreeMap::from([("a".to_string(), many.clone())]), 10, 0.0);
+        let refused = route(
+            &mut robots,
+            &world,
+            &mut Airtime::default(),
+            BTreeMap::from([("a".to_string(), many.clone())]),
+            10,
+            0.0,
+        );
         assert_eq!(refused, vec![("a".into(), RadioError::TooMany { dropped: 2 })]);
         assert_eq!(heard(&robots, "a").1, many[..MAX_SENT_PER_STEP].to_vec());
     }

@@ -320,11 +320,8 @@ impl Recorder {
         if !self.is_on() || lines.is_empty() {
             return;
         }
-        let kept: Vec<ConsoleLine> = lines
-            .iter()
-            .filter(|line| self.admit(robot, line.step, line.time, json_bytes(line)))
-            .cloned()
-            .collect();
+        let kept: Vec<ConsoleLine> =
+            lines.iter().filter(|line| self.admit(robot, line.step, line.time, json_bytes(line))).cloned().collect();
         if kept.is_empty() {
             return;
         }
@@ -780,7 +777,6 @@ mod tests {
         let holds = records.iter().filter(|r| matches!(r, Record::Hold { .. })).count();
         assert_eq!(holds, 2, "commands are kept past the budget: a rewind gives them again");
     }
-
 
     fn scene(bytes: usize) -> Kept {
         Kept::Scene { lab: "demo".into(), run: 1, epoch: 0, snapshot: "s".repeat(bytes).into() }
