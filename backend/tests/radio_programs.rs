@@ -36,8 +36,13 @@ while robot.step():
 
 /// A robot standing still at (x, 0.15, 6) with a radio.
 fn robot(name: &str, x: f64, program: &str) -> Form {
+    robot_at(name, x, 6.0, program)
+}
+
+/// A robot standing still at (x, 0.15, z) with a radio.
+fn robot_at(name: &str, x: f64, z: f64, program: &str) -> Form {
     let scene = format!(
-        "robot {name} {{ code \"main.py\"; body {{ static {name}_box {{ shape box(0.3, 0.3, 0.3); pos({x}, 0.15, 6);\n\
+        "robot {name} {{ code \"main.py\"; body {{ static {name}_box {{ shape box(0.3, 0.3, 0.3); pos({x}, 0.15, {z});\n\
          Radio radio {{ range 4; max_length 8; }} }} }} }}\n"
     );
     Form::new()
@@ -93,8 +98,9 @@ async fn a_listener_in_range_hears_each_message_one_control_step_later_and_one_o
         return;
     }
     let server = TestServer::start_with(yard(), false).await;
-    // The talker at x = 2; the listener 3.9 m away (in its 4 m range); the far one 4.1 m.
-    for form in [robot("talker", 2.0, TALKER), robot("near", 5.9, LISTENER), robot("far", 6.1, LISTENER)] {
+    // The talker at x = 2; the listener 3.9 m away (in its 4 m range); the far one 4.1 m,
+    // off to the side (beside the listener, the two boxes would overlap).
+    for form in [robot("talker", 2.0, TALKER), robot("near", 5.9, LISTENER), robot_at("far", 2.0, 10.1, LISTENER)] {
         let response = server
             .http
             .post(server.url("/api/labs/demo/robots"))

@@ -113,10 +113,15 @@ async fn what_cannot_be_rewound_is_refused_and_changes_nothing() {
     assert_eq!(status, 400, "{bad}");
 
     // A robot added at step 300: the lab can go back to 300, not before.
-    let robot = "robot ana_bot { body { ana_hull { shape box(0.3, 0.1, 0.2); pos(2, 0.3, 4); } } }";
-    let upload =
-        server.http.post(server.url("/api/labs/demo/robots")).bearer_auth(&student).body(robot).send().await.unwrap();
-    assert_eq!(upload.status().as_u16(), 200);
+    let robot = |x: f64, z: f64| {
+        format!("robot ana_bot {{ body {{ ana_hull {{ shape box(0.3, 0.1, 0.2); pos({x}, 0.3, {z}); }} }} }}")
+    };
+    let (mut status, mut answer) = server.add_demo_robots(&student, robot(2.0, 4.0)).await;
+    // Where a prop of the demo settled, the lab offers a clear spot nearby.
+    if let Some((x, z)) = common::offered_spot(&answer) {
+        (status, answer) = server.add_demo_robots(&student, robot(x, z)).await;
+    }
+    assert_eq!(status, 200, "{answer}");
     step(&server, 100).await;
     let (status, refused) = post(&server, "/api/labs/demo/rewind", Some(TOKEN), rewind(200)).await;
     assert_eq!(status, 409, "{refused}");

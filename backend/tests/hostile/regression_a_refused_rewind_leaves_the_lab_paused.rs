@@ -38,8 +38,14 @@ async fn a_refused_rewind_leaves_a_running_lab_running() {
     let server = TestServer::start(false).await;
     server.control("demo", ControlAction::Step { steps: 300 }).await;
     let student = server.join_demo("Ana").await;
-    let robot = "robot ana_bot { body { ana_hull { shape box(0.3, 0.1, 0.2); pos(2, 0.3, 4); } } }";
-    let (status, answer) = server.add_demo_robots(&student, robot.into()).await;
+    let robot = |x: f64, z: f64| {
+        format!("robot ana_bot {{ body {{ ana_hull {{ shape box(0.3, 0.1, 0.2); pos({x}, 0.3, {z}); }} }} }}")
+    };
+    let (mut status, mut answer) = server.add_demo_robots(&student, robot(2.0, 4.0)).await;
+    // Where a prop of the demo settled, the lab offers a clear spot nearby.
+    if let Some((x, z)) = crate::common::offered_spot(&answer) {
+        (status, answer) = server.add_demo_robots(&student, robot(x, z)).await;
+    }
     assert_eq!(status, 200, "{answer}");
     server.control("demo", ControlAction::Resume).await;
     let now = runs_past(&server, 300).await;
