@@ -60,10 +60,9 @@ pub enum LabError {
     /// The insertion would take the lab past what it holds; the lab is unchanged.
     #[error(transparent)]
     OverCapacity(#[from] crate::lab::capacity::OverCapacity),
-    /// A robot inserted, a body moved or a robot put back would stand over nothing fixed
-    /// or sink into another body; the lab is unchanged.
+    /// A robot of the insertion would stand over nothing fixed; the lab is unchanged.
     #[error(transparent)]
-    Misplaced(#[from] crate::lab::placement::Misplaced),
+    OffTheGround(#[from] crate::lab::placement::OffTheGround),
     /// The insertion was refused; the lab is unchanged.
     #[error(transparent)]
     Refused(SceneError),
