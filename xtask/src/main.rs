@@ -5,6 +5,7 @@
 //! commands work on a new clone: `cargo xtask run` and `cargo xtask test`.
 
 mod load;
+mod prune;
 mod python_client;
 mod soak;
 mod test_all;

@@ -14,6 +14,9 @@
 //! 8. the end-to-end tests: `node --test` on `e2e/tests/*.test.mjs`, each against the real
 //!    server and real headless Chromium, screenshots in `e2e/artifacts/`.
 //!
+//! Last, the copies of binaries and caches this run replaced are deleted from the target
+//! folder (`crate::prune`), so a folder reused run after run stays the size of one build.
+//!
 //! A failing test phase does not hide the others: unit-test failures are reported and the
 //! browser tests still run. A failing prerequisite (3–6) skips the browser tests (the
 //! server binary, the Python client's). Any
@@ -22,7 +25,7 @@
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::time::{Duration, Instant};
+use std::time::{Duration, Instant, SystemTime};
 
 use anyhow::{Context, Result, bail};
 
@@ -37,6 +40,7 @@ const APT_INSTALL_TRIES: u32 = 3;
 /// Runs every phase and prints a summary; fails if any phase failed.
 pub fn run() -> Result<()> {
     let root = crate::workspace_root();
+    let started = SystemTime::now();
     let mut report = Report::default();
 
     report.phase("cargo test (protocol, backend, robot SDK, xtask)", || {
@@ -71,10 +75,25 @@ pub fn run() -> Result<()> {
     }
 
     report.print();
+    prune_target(started);
     if report.failed() > 0 {
         bail!("{} of {} test phases failed (see the summary above)", report.failed(), report.phases.len());
     }
     Ok(())
+}
+
+/// Deletes what this run replaced in the target folder and says how big it is.
+fn prune_target(started: SystemTime) {
+    let target = crate::target_dir();
+    match crate::prune::replaced_since(&target, started) {
+        Ok(freed) => println!(
+            "target folder {}: {:.1} GB ({:.1} GB of replaced builds deleted)",
+            target.display(),
+            crate::prune::size_of(&target) as f64 / 1e9,
+            freed as f64 / 1e9
+        ),
+        Err(error) => eprintln!("xtask: could not prune {}: {error:#}", target.display()),
+    }
 }
 
 /// Installs Debian's `chromium` when `/usr/bin/chromium` is missing.
