@@ -1,7 +1,7 @@
 //! Every construct of the scene language (docs/scene-language.md), one behaviour per
 //! test.
 
-mod common;
+use crate::common;
 
 use common::{log, run, run_with};
 use vlab_scene::{JointKind, MapLoader, Motion, Mount, Options, ParamValue, Shape, interpret};

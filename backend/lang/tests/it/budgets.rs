@@ -2,7 +2,7 @@
 //! a stack overflow or a crash. (Tests run on the test harness's 2 MiB threads, so a
 //! budget that let the Rust stack overflow would fail here.)
 
-mod common;
+use crate::common;
 
 use std::time::{Duration, Instant};
 

@@ -1,6 +1,6 @@
 //! Error messages a student reads: exact wording and exact `file:line:col`.
 
-mod common;
+use crate::common;
 
 use common::{error, error_with};
 use vlab_scene::{MapLoader, Options};
