@@ -80,7 +80,7 @@ pub fn build_bundle() -> Result<PathBuf> {
 
 /// The rustc flag that makes leptos erase each component's view type (`AnyView`): one
 /// copy of the rendering code per component instead of one per nested view type. The
-/// wasm is a tenth smaller (docs/performance.md, The page); the page renders the same.
+/// wasm is a tenth smaller (docs/performance.md, Page load); the page renders the same.
 const ERASE_COMPONENTS: &str = "--cfg erase_components";
 
 /// Compiles the frontend crate to wasm with [`ERASE_COMPONENTS`] and

@@ -6,8 +6,8 @@
 //! kernel, programs woken by the lab's thread land on its CPU, and thirty of them at
 //! niceness 10 still outweigh the physics there (weight 110 each against 1024); kept
 //! off one CPU, they can never take the physics' CPU, and they share warmer caches
-//! where they do run. docs/performance.md has the figures (the classroom with 30
-//! programs: 7.8–8.4× real time on every CPU, 9.3–10.0× off the first);
+//! where they do run. docs/performance.md has the figures (the `classroom_programs`
+//! bench: 30 programs on every CPU against off the first, in one run);
 //! docs/operations.md the setting (`vlab serve --program-cpus`).
 //!
 //! The choice is the server's, made once at its start ([`set_program_cpus`]); a

@@ -1,7 +1,7 @@
 //! The lab's own thread: steps the world on a fixed step, obeys time-control commands,
 //! and publishes frames and state.
 //!
-//! Each step follows the loop's order (docs/design.md): the programs' commands and those given by hand
+//! Each step follows the loop's order (ARCHITECTURE.md, "One step of a lab"): the programs' commands and those given by hand
 //! reach the joints, the world steps, sensors read it, and the robots' programs get
 //! the readings (see `programs`). Only this thread touches the physics world, the
 //! robots and their programs.
@@ -717,7 +717,7 @@ impl Runner {
         self.publish_telemetry();
     }
 
-    /// One physics step, in the loop's order (docs/design.md): the programs' commands (1) and every
+    /// One physics step, in the loop's order (ARCHITECTURE.md, "One step of a lab"): the programs' commands (1) and every
     /// command reach the joints (2), physics (3), sensors (5), the programs get the
     /// readings (6). Frames (4) are produced per batch, at most every
     /// `FRAME_INTERVAL`, from the same post-step world the sensors read.

@@ -72,7 +72,7 @@ pub async fn rewind(
 
 /// Any other `/api/...` path.
 pub async fn api_not_found() -> AppError {
-    AppError::NoEndpoint("no such API endpoint; docs/design.md lists the HTTP surface".into())
+    AppError::NoEndpoint("no such API endpoint; docs/api.md lists the HTTP surface".into())
 }
 
 /// `GET /`: the browser app, or an explanation when it has not been built.

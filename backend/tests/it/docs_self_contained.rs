@@ -1,5 +1,5 @@
 //! The repository explains itself: its sources, documents and scenes refer a reader only
-//! to documents it contains (`docs/design.md`, `docs/scene-language.md`,
+//! to documents it contains (`docs/api.md`, `docs/scene-language.md`,
 //! `docs/sensors.md`, ...). The names below are of documents it does not contain.
 //!
 //! They are built from pieces, so this file does not match itself.
@@ -65,7 +65,7 @@ fn no_file_points_at_documents_outside_the_repository() {
     }
     assert!(
         hits.is_empty(),
-        "{} line(s) point at documents that are not in the repository; say it in docs/ (design.md, \
+        "{} line(s) point at documents that are not in the repository; say it in docs/ (api.md, \
          scene-language.md, sensors.md, ...) and point there instead:\n{}",
         hits.len(),
         hits.join("\n")

@@ -1,4 +1,4 @@
-//! `cargo test -p vlab-backend --test rewind_time -- --ignored --nocapture`: how long a
+//! `cargo test -p vlab-backend --test it rewind_time -- --ignored --nocapture`: how long a
 //! rewind holds the class (the lab's thread busy re-simulating, everybody paused) after
 //! 1, 10 and 60 minutes of simulated run of the demo lab, one rover driving a circle the
 //! whole time. The run is stepped as fast as the machine goes (`step N`), then rewound

@@ -20,7 +20,7 @@ use vlab_backend::sim::World;
 use vlab_protocol::{ActuatorCommand, ControlAction, RobotReport, SensorReport, SensorValue};
 
 /// A lab in miniature: a scene's world and robots, stepped in a lab's order
-/// (docs/design.md, "The simulation loop").
+/// (ARCHITECTURE.md, "One step of a lab").
 struct Lab {
     world: World,
     robots: Robots,

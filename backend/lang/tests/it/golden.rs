@@ -2,7 +2,7 @@
 //! interpreted from `scenes/` and compared with the checked-in text of their model.
 //!
 //! The text is `vlab_scene::dump` (rounded numbers, one element per line). To accept
-//! a deliberate change: `UPDATE_GOLDEN=1 cargo test -p vlab-scene --test golden`, then
+//! a deliberate change: `UPDATE_GOLDEN=1 cargo test -p vlab-scene --test it golden`, then
 //! review the diff of `tests/golden/`.
 
 use std::path::PathBuf;
