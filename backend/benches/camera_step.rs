@@ -1,4 +1,4 @@
-//! `cargo bench -p vlab-backend --bench camera_step` (or `cargo xtask bench`): what one
+//! `cargo bench -p vlab-server --bench camera_step` (or `cargo xtask bench`): what one
 //! camera image costs the lab's thread, per image and per pixel, colour next to depth,
 //! at the default size and at the largest allowed, with a lidar scan for scale, in a
 //! furnished room; and how big an image is on its way to a program.
@@ -9,9 +9,9 @@ mod common;
 
 use std::time::{Duration, Instant};
 
-use vlab_backend::robot::Robots;
-use vlab_backend::scene;
-use vlab_backend::sim::World;
+use vlab_server::robot::Robots;
+use vlab_server::scene;
+use vlab_server::sim::World;
 
 /// Images per configuration.
 const IMAGES: usize = 60;

@@ -1,4 +1,4 @@
-//! `cargo bench -p vlab-backend --bench classroom_programs` (part of `cargo xtask bench`):
+//! `cargo bench -p vlab-server --bench classroom_programs` (part of `cargo xtask bench`):
 //! the classroom of scenes/classroom.vlab (30 diffbots with 180-beam lidars, 200 props)
 //! with every robot driven by its own sandboxed Python program, as a lockstep lab runs
 //! them (every answer waited for): once with the exchange of earlier versions (readings
@@ -19,11 +19,11 @@ mod common;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use vlab_backend::controller::ProgramCode;
-use vlab_backend::controller::placement::{self, ProgramCpus};
-use vlab_backend::lab::programs::{Exchange, Programs, Tick};
-use vlab_backend::robot::Robots;
-use vlab_backend::sim::World;
+use vlab_server::controller::ProgramCode;
+use vlab_server::controller::placement::{self, ProgramCpus};
+use vlab_server::lab::programs::{Exchange, Programs, Tick};
+use vlab_server::robot::Robots;
+use vlab_server::sim::World;
 use vlab_protocol::SyncMode;
 
 /// Seconds of simulation before timing: the props settle and the robots spin up.

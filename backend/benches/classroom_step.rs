@@ -1,4 +1,4 @@
-//! `cargo bench -p vlab-backend` (or `cargo xtask bench`): a whole class in one lab,
+//! `cargo bench -p vlab-server` (or `cargo xtask bench`): a whole class in one lab,
 //! scenes/classroom.vlab (30 diffbots, each with a 180-beam lidar at 10 Hz, encoders,
 //! odometry and a bumper, and 200 props), every robot driving a circle. How long a
 //! step takes for the physics alone and with the robot phases around it (actuator
@@ -10,8 +10,8 @@ mod common;
 
 use std::time::Instant;
 
-use vlab_backend::robot::Robots;
-use vlab_backend::sim::World;
+use vlab_server::robot::Robots;
+use vlab_server::sim::World;
 
 /// Seconds of simulation before timing: the props settle and the robots spin up.
 const WARM_UP_SECS: f64 = 1.0;

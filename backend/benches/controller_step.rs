@@ -7,7 +7,7 @@
 //! clock around the exchange), which the machine's load changes far less than the wall
 //! time.
 //!
-//! `cargo bench -p vlab-backend --bench controller_step` (add `-- --steps N` to change
+//! `cargo bench -p vlab-server --bench controller_step` (add `-- --steps N` to change
 //! the 1000 measured steps, `-- --robots N` the 30 programs, `-- --program FILE` to run
 //! another Python program on the same robots: one that must set `base` every step,
 //! `-- --program-cpus auto` to place the programs as the server does, off the CPU it
@@ -21,8 +21,8 @@ use std::time::{Duration, Instant};
 
 #[cfg(target_os = "linux")]
 fn main() {
-    use vlab_backend::controller::placement::{self, ProgramCpus};
-    use vlab_backend::controller::{ProgramError, ProgramSpec, PythonProgram, StepInput};
+    use vlab_server::controller::placement::{self, ProgramCpus};
+    use vlab_server::controller::{ProgramError, ProgramSpec, PythonProgram, StepInput};
     use vlab_protocol::SensorValue;
 
     const WARM_UP: u64 = 50;

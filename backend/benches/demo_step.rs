@@ -1,4 +1,4 @@
-//! `cargo bench -p vlab-backend` (or `cargo xtask bench`): how long the demo lab's
+//! `cargo bench -p vlab-server` (or `cargo xtask bench`): how long the demo lab's
 //! steps take and how big its frames are, binary next to JSON.
 //!
 //! Prints figures rather than asserting them: timings are for reading, not for tests.
@@ -7,11 +7,11 @@ mod common;
 
 use std::time::Instant;
 
-use vlab_backend::lab::frames::FrameBuilder;
-use vlab_backend::lab::hub::Hub;
-use vlab_backend::lab::wire;
-use vlab_backend::scene::demo_scene;
-use vlab_backend::sim::World;
+use vlab_server::lab::frames::FrameBuilder;
+use vlab_server::lab::hub::Hub;
+use vlab_server::lab::wire;
+use vlab_server::scene::demo_scene;
+use vlab_server::sim::World;
 
 /// Steps per frame at real time: 240 Hz physics, 60 Hz frames.
 const STEPS_PER_FRAME: u64 = 4;

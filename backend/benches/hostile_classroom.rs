@@ -1,4 +1,4 @@
-//! `cargo bench -p vlab-backend --bench hostile_classroom` (part of `cargo xtask bench`):
+//! `cargo bench -p vlab-server --bench hostile_classroom` (part of `cargo xtask bench`):
 //! does one student's program slow the class? The classroom of scenes/classroom.vlab
 //! runs at 1× while 25 of its robots get programs, as uploads would give them: 20
 //! wanderers and 5 hostile ones (a sleep of 0.3 s per step, a loop before the first
@@ -20,10 +20,10 @@ mod common;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use vlab_backend::controller::{Limits, ProgramCode, ToPeer, remote_pair};
-use vlab_backend::lab::{LabConfig, LabHandle};
-use vlab_backend::scene::{MapLoader, Options, SceneModel, interpret};
-use vlab_backend::secret::TokenDigest;
+use vlab_server::controller::{Limits, ProgramCode, ToPeer, remote_pair};
+use vlab_server::lab::{LabConfig, LabHandle};
+use vlab_server::scene::{MapLoader, Options, SceneModel, interpret};
+use vlab_server::secret::TokenDigest;
 use vlab_protocol::{LabSettings, ProgramState, SyncMode};
 
 /// Wall seconds measured with the programs.

@@ -1,4 +1,4 @@
-//! `cargo bench -p vlab-backend --bench idle_labs`: what labs nobody uses cost the
+//! `cargo bench -p vlab-server --bench idle_labs`: what labs nobody uses cost the
 //! server. 100 running labs (one diffbot at rest and a few props each, no viewer, no
 //! program) opened as the server opens them, plus one busy lab (scenes/classroom.vlab,
 //! every robot driving a circle); the process's CPU and the busy lab's real-time factor
@@ -14,9 +14,9 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use vlab_backend::lab::{LabConfig, LabHandle};
-use vlab_backend::scene::{DirLoader, Options, SceneModel, interpret};
-use vlab_backend::secret::TokenDigest;
+use vlab_server::lab::{LabConfig, LabHandle};
+use vlab_server::scene::{DirLoader, Options, SceneModel, interpret};
+use vlab_server::secret::TokenDigest;
 use vlab_protocol::LabSettings;
 
 /// Idle labs opened.

@@ -1,4 +1,4 @@
-//! `cargo bench -p vlab-backend --bench radio_flood`: does a radio flood slow the lab,
+//! `cargo bench -p vlab-server --bench radio_flood`: does a radio flood slow the lab,
 //! eat its recording or the server's memory? Twelve robots in a real-time lab at 1×,
 //! each sending 16 messages of 1,024 bytes at every control step (WebAssembly programs,
 //! all in range of each other), for 60 s of wall time (`VLAB_BENCH_SECS` to change it),
@@ -11,12 +11,12 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use vlab_backend::classroom::{Classroom, ClassroomConfig};
-use vlab_backend::controller::ProgramCode;
-use vlab_backend::lab::{LabConfig, LabHandle};
-use vlab_backend::scene::{MapLoader, Options, SceneModel, interpret};
-use vlab_backend::secret::TokenDigest;
-use vlab_backend::store::RecordingStore;
+use vlab_server::classroom::{Classroom, ClassroomConfig};
+use vlab_server::controller::ProgramCode;
+use vlab_server::lab::{LabConfig, LabHandle};
+use vlab_server::scene::{MapLoader, Options, SceneModel, interpret};
+use vlab_server::secret::TokenDigest;
+use vlab_server::store::RecordingStore;
 
 const FLOODERS: usize = 12;
 

@@ -13,7 +13,7 @@
 //!
 //! Before each set-up the robot is put back at its start and the lab alone is timed
 //! (the robot driven by hand, so the physics is the same); the round trip per control
-//! step is the set-up's median time per control step less that of the lab alone. `cargo bench -p vlab-backend --bench remote_controller_step`.
+//! step is the set-up's median time per control step less that of the lab alone. `cargo bench -p vlab-server --bench remote_controller_step`.
 
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};

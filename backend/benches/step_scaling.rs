@@ -1,4 +1,4 @@
-//! `cargo bench -p vlab-backend --bench step_scaling`: how the cost of a step grows
+//! `cargo bench -p vlab-server --bench step_scaling`: how the cost of a step grows
 //! with the class. Scenes like scenes/classroom.vlab (lidar diffbots from
 //! scenes/diffbot_robot.vlab, every robot driving a circle, props between the rows)
 //! built with 1 to 60 robots, 0 to 720 lidar beams per robot and 0 to 800 props. For
@@ -14,10 +14,10 @@ mod common;
 
 use std::time::{Duration, Instant};
 
-use vlab_backend::robot::Robots;
-use vlab_backend::robot::frame::rotate;
-use vlab_backend::scene::{DirLoader, Mount, Options, ParamValue, SceneModel, interpret};
-use vlab_backend::sim::{Fan, RayFilter, World};
+use vlab_server::robot::Robots;
+use vlab_server::robot::frame::rotate;
+use vlab_server::scene::{DirLoader, Mount, Options, ParamValue, SceneModel, interpret};
+use vlab_server::sim::{Fan, RayFilter, World};
 
 /// Seconds of simulation before timing: the props settle and the robots spin up.
 const WARM_UP_SECS: f64 = 1.0;
@@ -122,7 +122,7 @@ const SCAN_ROUNDS: usize = 20;
 /// `World::cast_ray` and as one fan with `World::cast_fan`, the beams set out as the
 /// lidar sensor sets them; panics if the two disagree. Zeros without lidars.
 fn scan_costs(world: &World, model: &SceneModel) -> [f64; 2] {
-    let lidars: Vec<(u32, usize, &vlab_backend::scene::DeviceModel)> = (model.sensors.iter())
+    let lidars: Vec<(u32, usize, &vlab_server::scene::DeviceModel)> = (model.sensors.iter())
         .filter(|device| device.kind == "Lidar")
         .map(|device| {
             let robot = model.robots.iter().position(|r| Some(&r.name) == device.robot.as_ref()).expect("its robot");

@@ -8,7 +8,7 @@
 //! time and the wall time of the whole exchange per step and per robot per step (mean,
 //! p50, p99, max).
 //!
-//! `cargo bench -p vlab-backend --bench wasm_controller_step` (add `-- --steps N` to
+//! `cargo bench -p vlab-server --bench wasm_controller_step` (add `-- --steps N` to
 //! change the 1000 measured steps).
 
 mod common;
@@ -19,7 +19,7 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use vlab_backend::controller::{
+use vlab_server::controller::{
     Controller, PartInfo, ProgramCode, ProgramError, Reply, RobotSide, StepInput, WasmProgram, WasmSpec, launch,
 };
 

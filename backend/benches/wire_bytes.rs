@@ -1,4 +1,4 @@
-//! `cargo bench -p vlab-backend --bench wire_bytes`: how many bytes a viewer receives,
+//! `cargo bench -p vlab-server --bench wire_bytes`: how many bytes a viewer receives,
 //! frame format 1 beside format 2, and format 2 with wheels sent as their joint angle
 //! (the scene's joint links), in the same run.
 //!
@@ -12,11 +12,11 @@
 //! up-to-date viewer holding the links took to decode a frame (what a page and the load
 //! tool pay for each frame they receive).
 
-use vlab_backend::lab::frames::FrameBuilder;
-use vlab_backend::lab::hub::Hub;
-use vlab_backend::lab::wire;
-use vlab_backend::scene::demo_scene;
-use vlab_backend::sim::World;
+use vlab_server::lab::frames::FrameBuilder;
+use vlab_server::lab::hub::Hub;
+use vlab_server::lab::wire;
+use vlab_server::scene::demo_scene;
+use vlab_server::sim::World;
 use vlab_protocol::{BodyId, BodyPose, Frame, FrameDecoder, JointLink, JointLinkKind, LinkTable, Pose};
 
 /// Steps per frame: 240 Hz physics, 60 Hz frames.
@@ -82,8 +82,8 @@ fn header() {
 /// A hub with an up-to-date and a slow viewer.
 struct Audience {
     hub: Hub,
-    fast: vlab_backend::lab::hub::Subscription,
-    slow: vlab_backend::lab::hub::Subscription,
+    fast: vlab_server::lab::hub::Subscription,
+    slow: vlab_server::lab::hub::Subscription,
     fast_decoder: FrameDecoder,
     slow_decoder: FrameDecoder,
 }

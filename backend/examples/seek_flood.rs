@@ -8,7 +8,7 @@
 //! Figures to read, not a pass or fail (docs/operations.md, "Recording"):
 //!
 //! ```sh
-//! cargo build --release -p vlab-backend --bin vlab --example seek_flood
+//! cargo build --release -p vlab-server --bin vlab --example seek_flood
 //! target/release/examples/seek_flood --server target/release/vlab
 //! ```
 

@@ -150,7 +150,7 @@ pub fn load_example(folder: &Path) -> Result<ExampleRobot, ExampleError> {
 /// # Example
 /// ```
 /// let robot = "call diffbot(\"{suffix}\", {x}, {z}, 0);";
-/// let filled = vlab_backend::examples::fill_placeholders(robot, "_ana", 2.0, 6.5);
+/// let filled = vlab_server::examples::fill_placeholders(robot, "_ana", 2.0, 6.5);
 /// assert_eq!(filled, "call diffbot(\"_ana\", 2, 6.5, 0);");
 /// ```
 pub fn fill_placeholders(robot: &str, suffix: &str, x: f64, z: f64) -> String {

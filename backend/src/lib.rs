@@ -1,23 +1,22 @@
-//! The VLab server: HTTP API, websockets, labs and their simulations.
+//! The VLab server: the classroom's rules (permissions, uploads, labs' lives), the store,
+//! HTTP and websockets, and the `vlab` binary.
 //!
-//! Data flows one way: [`scene`] (what a lab contains, as data) → [`sim`] (the physics
-//! world built from it) → [`robot`] (sensors read it, actuators act on it) →
-//! [`controller`] (robot programs) → [`lab`] (one shared session: its clock, its thread,
-//! its fan-out to viewers) → [`classroom`] (the product's rules: permissions, uploads,
-//! labs' lives, persistence policy) → [`net`] (HTTP routes and websockets, translation
-//! only). [`store`] keeps what must survive a restart; [`secret`] mints tokens and keeps
-//! only their digests; [`examples`] reads the example robots teachers hand out; [`mesh`] reads mesh files into
-//! the triangles pages draw.
+//! The layers below are crates of their own, and data flows one way through them:
+//! `vlab-scene` (what a lab contains, as data) → `vlab-sim` (the physics world, robots'
+//! sensors and actuators) → `vlab-programs` (robot programs) → `vlab-lab` (one shared
+//! session: its clock, its thread, its fan-out to viewers) → this crate: [`classroom`]
+//! (the product's rules: permissions, uploads, labs' lives, persistence policy) →
+//! [`net`] (HTTP routes and websockets, translation only). [`store`] keeps what must
+//! survive a restart; [`examples`] reads the example robots teachers hand out.
 //! The browser app and test clients only ever see the types of `vlab-protocol`.
 
 pub mod classroom;
-pub mod controller;
 pub mod examples;
-pub mod lab;
-pub mod mesh;
 pub mod net;
-pub mod robot;
-pub mod scene;
-pub mod secret;
-pub mod sim;
 pub mod store;
+
+/// The layers below, by the names the server's modules and its tests use for them.
+pub use vlab_lab as lab;
+pub use vlab_lab::secret;
+pub use vlab_programs as controller;
+pub use vlab_sim::{mesh, robot, scene, sim};

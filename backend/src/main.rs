@@ -10,12 +10,12 @@ use anyhow::Context;
 use clap::builder::TypedValueParser as _;
 use clap::{Parser, Subcommand};
 use tracing_subscriber::EnvFilter;
-use vlab_backend::classroom::recording::DEFAULT_RECORDING_BUDGET_BYTES;
-use vlab_backend::classroom::{Classroom, ClassroomConfig, DemoLab, Library};
-use vlab_backend::controller::placement::{self, ProgramCpus};
-use vlab_backend::net::limits::{self, Rate};
-use vlab_backend::net::{self, AppState, Limits};
-use vlab_backend::store::{RecordingStore, Store, key_file_of, recordings_file_of};
+use vlab_server::classroom::recording::DEFAULT_RECORDING_BUDGET_BYTES;
+use vlab_server::classroom::{Classroom, ClassroomConfig, DemoLab, Library};
+use vlab_server::controller::placement::{self, ProgramCpus};
+use vlab_server::net::limits::{self, Rate};
+use vlab_server::net::{self, AppState, Limits};
+use vlab_server::store::{RecordingStore, Store, key_file_of, recordings_file_of};
 
 /// VLab: a browser-based, multiuser virtual robotics lab.
 #[derive(Parser)]
@@ -168,7 +168,7 @@ async fn serve(args: ServeArgs) -> anyhow::Result<()> {
     let store = Store::open(&args.db)?;
     #[cfg(target_os = "linux")]
     {
-        let swept = vlab_backend::controller::sweep_program_folders(&vlab_backend::controller::default_programs_dir());
+        let swept = vlab_server::controller::sweep_program_folders(&vlab_server::controller::default_programs_dir());
         if swept > 0 {
             tracing::info!(swept, "removed the folders of programs a previous server left behind");
         }

@@ -29,7 +29,7 @@ export function serverBinary() {
   if (!existsSync(bin)) {
     throw new Error(
       `server binary not found at ${bin}: run \`cargo xtask test\`, or build it ` +
-        '(`cargo build -p vlab-backend --bin vlab`) and set VLAB_BIN',
+        '(`cargo build -p vlab-server --bin vlab`) and set VLAB_BIN',
     );
   }
   return bin;

@@ -50,7 +50,7 @@ fn main() -> Result<()> {
         "run" => run_server(rest),
         "test" => test_all::run(),
         "bench" => {
-            cargo(&["bench", "-p", "vlab-backend"])?;
+            cargo(&["bench", "-p", "vlab-server"])?;
             load::sweep::run()
         }
         "load" if rest.iter().any(|a| a == "--help" || a == "-h") => {
@@ -69,14 +69,20 @@ fn main() -> Result<()> {
 }
 
 fn run_server(args: &[String]) -> Result<()> {
+    // A first run compiles the page and the server from source: minutes on a small
+    // machine. Say which part is being built, so a long build never looks like a hang.
+    eprintln!("xtask run: [1/3] building the page (WebAssembly; the first time takes several minutes)");
     web::build_bundle()?;
+    eprintln!("xtask run: [2/3] building the server (release; the first time takes several minutes)");
+    cargo(&["build", "--release", "-p", "vlab-server", "--bin", "vlab"])?;
+    eprintln!("xtask run: [3/3] starting the server");
     let mut serve_args: Vec<String> = vec!["serve".into()];
     if args.is_empty() {
         serve_args.extend(["--addr", "127.0.0.1:8080", "--db", "vlab.db"].map(String::from));
     } else {
         serve_args.extend(args.iter().cloned());
     }
-    let mut command_line = vec!["run", "--release", "-p", "vlab-backend", "--bin", "vlab", "--"];
+    let mut command_line = vec!["run", "--release", "-p", "vlab-server", "--bin", "vlab", "--"];
     command_line.extend(serve_args.iter().map(String::as_str));
     cargo(&command_line)
 }

@@ -12,7 +12,7 @@ pub fn run(args: &[String]) -> Result<()> {
     if !args.iter().any(|a| a == "--minutes" || a.starts_with("--minutes=")) {
         bail!("usage: cargo xtask soak --minutes N [--robots 30]");
     }
-    crate::cargo(&["build", "--release", "-p", "vlab-backend", "--bin", "vlab", "--example", "soak"])?;
+    crate::cargo(&["build", "--release", "-p", "vlab-server", "--bin", "vlab", "--example", "soak"])?;
     let release = crate::target_dir().join("release");
     let server = release.join("vlab");
     crate::run(Command::new(release.join("examples").join("soak")).arg("--server").arg(&server).args(args))

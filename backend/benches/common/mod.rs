@@ -56,7 +56,7 @@ pub fn moving_scan(k: u64, i: usize, nearest: f32) -> vlab_protocol::SensorValue
 /// every answer is collected and must command `actuator`. Returns the wall time of each
 /// measured exchange; stops every program at the end.
 #[allow(dead_code)] // only the controller benches feed programs
-pub fn lockstep<C: vlab_backend::controller::Controller>(
+pub fn lockstep<C: vlab_server::controller::Controller>(
     programs: &mut [C],
     warm_up: u64,
     steps: u64,
@@ -66,8 +66,8 @@ pub fn lockstep<C: vlab_backend::controller::Controller>(
     let mut per_step = Vec::with_capacity(steps as usize);
     for k in 0..warm_up + steps {
         let step = (k + 1) * 5;
-        let inputs: Vec<vlab_backend::controller::StepInput> = (0..programs.len())
-            .map(|i| vlab_backend::controller::StepInput {
+        let inputs: Vec<vlab_server::controller::StepInput> = (0..programs.len())
+            .map(|i| vlab_server::controller::StepInput {
                 step,
                 time_secs: step as f64 / 240.0,
                 sensors: readings(k, i),
@@ -106,8 +106,8 @@ pub fn report_exchange(bench: &str, robots: usize, per_step: &mut [Duration]) {
 
 /// scenes/classroom.vlab: 30 diffbots with 180-beam lidars and 200 props.
 #[allow(dead_code)] // only the classroom benches load it
-pub fn classroom() -> vlab_backend::scene::SceneModel {
-    use vlab_backend::scene::{DirLoader, Options, interpret};
+pub fn classroom() -> vlab_server::scene::SceneModel {
+    use vlab_server::scene::{DirLoader, Options, interpret};
     let scenes = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../scenes");
     let source = std::fs::read_to_string(scenes.join("classroom.vlab")).expect("scenes/classroom.vlab");
     let loader = DirLoader { scenes, assets: None };
@@ -128,8 +128,8 @@ pub fn circle_drive(i: usize) -> std::collections::BTreeMap<String, serde_json::
 /// joints, the physics steps, the sensors read (the time of step `step` is `step × dt`).
 #[allow(dead_code)] // only the benches that time the loop's phases use it
 pub fn timed_step(
-    world: &mut vlab_backend::sim::World,
-    robots: &mut vlab_backend::robot::Robots,
+    world: &mut vlab_server::sim::World,
+    robots: &mut vlab_server::robot::Robots,
     step: u64,
     dt: f64,
 ) -> [Duration; 3] {

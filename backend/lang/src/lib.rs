@@ -71,6 +71,7 @@
 
 mod ast;
 pub mod catalogue;
+pub mod footprints;
 mod dump;
 mod error;
 mod interp;
@@ -84,6 +85,7 @@ mod project;
 pub mod urdf;
 
 pub use self::dump::dump;
+pub use self::footprints::{Footprint, static_footprints};
 pub use self::error::{ErrorKind, LangError, Position, Warning};
 #[cfg(not(target_arch = "wasm32"))]
 pub use self::loader::DirLoader;

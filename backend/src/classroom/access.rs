@@ -5,7 +5,7 @@
 use vlab_protocol::permissions::Action;
 
 use super::{Classroom, ClassroomError};
-use crate::lab::{Caller, LabError, LabHandle};
+use vlab_lab::{Caller, LabError, LabHandle};
 
 impl Classroom {
     /// Who the bearer of `token` is in `lab` (no token: a viewer). An unknown token is

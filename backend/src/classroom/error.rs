@@ -4,7 +4,7 @@
 use vlab_protocol::SceneUploadReply;
 use vlab_protocol::permissions::{Action, Denial};
 
-use crate::lab::LabError;
+use vlab_lab::LabError;
 use crate::store::StoreError;
 
 /// A refused or failed classroom request.

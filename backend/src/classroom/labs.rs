@@ -9,10 +9,10 @@ use vlab_protocol::{CreateLabRequest, CreatedLab, LabSettings, LabSummary, clean
 
 use super::access::authorize;
 use super::{Classroom, ClassroomError};
-use crate::lab::participants::new_join_code;
-use crate::lab::{Caller, LabConfig, LabHandle};
-use crate::scene::{DirLoader, Options, SceneModel, demo_scene, interpret};
-use crate::secret::{TokenDigest, new_token};
+use vlab_lab::participants::new_join_code;
+use vlab_lab::{Caller, LabConfig, LabHandle};
+use vlab_sim::scene::{DirLoader, Options, SceneModel, demo_scene, interpret};
+use vlab_lab::secret::{TokenDigest, new_token};
 use crate::store::{Insertion, LabRecord, LabScene};
 
 /// Largest scene text a lab may be created from.
@@ -309,7 +309,7 @@ impl Classroom {
         scene: SceneModel,
         start_running: bool,
         students: Vec<(u32, String, TokenDigest)>,
-    ) -> Result<Arc<LabHandle>, crate::lab::LabError> {
+    ) -> Result<Arc<LabHandle>, vlab_lab::LabError> {
         let settings = serde_json::from_str(&record.settings_json).unwrap_or_default();
         let first_run = self.recordings.as_ref().map_or(Ok(1), |r| r.next_run(&record.id)).unwrap_or_else(|error| {
             tracing::warn!(lab = %record.id, %error, "could not read the recording's runs; numbering from 1");

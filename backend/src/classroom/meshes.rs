@@ -1,6 +1,6 @@
 //! The triangles of the meshes pages draw (`GET /api/triangles?mesh=URL`): a mesh of
 //! the library (`/assets/...`) or one uploaded to a lab (`/api/labs/{lab}/assets/...`),
-//! read once per file by [`crate::mesh`].
+//! read once per file by [`vlab_sim::mesh`].
 
 use std::collections::HashMap;
 use std::path::{Component, Path};
@@ -9,7 +9,7 @@ use std::sync::Mutex;
 use bytes::Bytes;
 
 use super::{Classroom, ClassroomError};
-use crate::mesh::{self, TrianglesOnce};
+use vlab_sim::mesh::{self, TrianglesOnce};
 
 /// Library meshes read so far, by path under the assets folder. Bounded by the
 /// folder's files: a path that names no file is refused before it is kept.

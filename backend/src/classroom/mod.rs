@@ -8,7 +8,7 @@
 //!
 //! `classroom` knows nothing of HTTP or websockets: `net` translates requests into calls
 //! here and results into responses. It reaches the simulation only through
-//! [`crate::lab::LabHandle`].
+//! [`vlab_lab::LabHandle`].
 
 mod access;
 mod error;
@@ -31,9 +31,9 @@ pub use upload::{STUDENT_MESH_BUDGET_BYTES, STUDENT_UPLOAD_BUDGET_BYTES, UploadB
 pub use recording::Recordings;
 pub use timeline::{SEEK_TRAIL_WINDOW_SECS, Seek};
 
-use crate::lab::recording::RecordingSink;
-use crate::lab::{LabHandle, Labs};
-use crate::secret::TokenDigest;
+use vlab_lab::recording::RecordingSink;
+use vlab_lab::{LabHandle, Labs};
+use vlab_lab::secret::TokenDigest;
 use crate::store::{RecordingStore, Store, StoreError};
 
 /// Where a classroom finds what scenes refer to.

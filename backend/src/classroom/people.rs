@@ -13,9 +13,9 @@ use vlab_protocol::{
 
 use super::access::authorize;
 use super::{Classroom, ClassroomError};
-use crate::lab::participants::new_join_code;
-use crate::lab::{Caller, JoinError, LabError, LabHandle};
-use crate::secret::TokenDigest;
+use vlab_lab::participants::new_join_code;
+use vlab_lab::{Caller, JoinError, LabError, LabHandle};
+use vlab_lab::secret::TokenDigest;
 use crate::store::SessionRecord;
 
 impl Classroom {
@@ -169,6 +169,6 @@ impl Classroom {
         action: ControlAction,
     ) -> Result<LabState, ClassroomError> {
         let answer = self.queue_control(lab, caller, action)?;
-        answer.await.map_err(|_| crate::lab::LabError::Unavailable(lab.id().to_owned()).into())
+        answer.await.map_err(|_| vlab_lab::LabError::Unavailable(lab.id().to_owned()).into())
     }
 }

@@ -12,7 +12,7 @@ use tokio::sync::{OwnedSemaphorePermit, Semaphore, broadcast};
 use vlab_protocol::{RecordingSummary, ServerMsg};
 
 use super::export::{ExportLimits, ExportSlots};
-use crate::lab::recording::{Chunk, Kept, RecordingQueue, RecordingSink, recording_queue};
+use vlab_lab::recording::{Chunk, Kept, RecordingQueue, RecordingSink, recording_queue};
 use crate::store::{ChunkRow, RecordingStore, StoreError};
 
 /// Closed chunks waiting for the keeper, over all labs: at one chunk every two

@@ -11,9 +11,9 @@ use vlab_protocol::{ProgramSource, ProgramStatus, RobotReport};
 
 use super::access::{authorize, authorize_on_robot};
 use super::{Classroom, ClassroomError};
-use crate::controller::{Limits, RemotePeer, remote_pair};
-use crate::lab::handle::KeysAnswer;
-use crate::lab::{Caller, LabHandle, ProgramAction};
+use vlab_programs::{Limits, RemotePeer, remote_pair};
+use vlab_lab::handle::KeysAnswer;
+use vlab_lab::{Caller, LabHandle, ProgramAction};
 use crate::store::Insertion;
 
 impl Classroom {

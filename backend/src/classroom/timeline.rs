@@ -12,8 +12,8 @@ use vlab_protocol::{
 use super::access::authorize;
 use super::recording::{SEEK_TURN_PATIENCE, chunk_holding};
 use super::{Classroom, ClassroomError, Recordings};
-use crate::lab::recording::{Chunk, moment};
-use crate::lab::{Caller, LabHandle, RewindStart, Rewound};
+use vlab_lab::recording::{Chunk, moment};
+use vlab_lab::{Caller, LabHandle, RewindStart, Rewound};
 
 /// What a viewer asks when seeking.
 #[derive(Clone, Debug, Default)]

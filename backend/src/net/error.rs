@@ -9,7 +9,7 @@ use axum::response::{IntoResponse, Response};
 use vlab_protocol::{ErrorBody, ErrorCode};
 
 use crate::classroom::{ClassroomError, RefusalKind};
-use crate::lab::LabError;
+use vlab_lab::LabError;
 
 /// An error a handler returns; the client gets a clear message, the log the details.
 #[derive(Debug, thiserror::Error)]

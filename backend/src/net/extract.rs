@@ -12,7 +12,7 @@ use axum::http::request::Parts;
 use serde::de::DeserializeOwned;
 
 use super::{AppError, AppState};
-use crate::lab::{Caller, LabHandle};
+use vlab_lab::{Caller, LabHandle};
 
 /// The bearer token of a request, if any (`Authorization: Bearer <token>`).
 pub fn bearer_token(headers: &HeaderMap) -> Result<Option<&str>, AppError> {

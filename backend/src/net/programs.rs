@@ -10,7 +10,7 @@ use vlab_protocol::{ProgramSource, ProgramStatus, SceneUploadReply};
 use super::extract::InLab;
 use super::uploads::read_upload;
 use super::{AppError, AppState};
-use crate::lab::ProgramAction;
+use vlab_lab::ProgramAction;
 
 /// `GET /api/labs/{lab}/robots/{robot}/program`: the program's files, for the editor.
 pub async fn get_program(

@@ -67,8 +67,8 @@ pub async fn robot_mcap(
 
 async fn export(
     app: Arc<AppState>,
-    lab: Arc<crate::lab::LabHandle>,
-    caller: crate::lab::Caller,
+    lab: Arc<vlab_lab::LabHandle>,
+    caller: vlab_lab::Caller,
     robot: Option<&str>,
     format: ExportFormat,
     query: &HashMap<String, String>,

@@ -3,7 +3,7 @@
 //! clients that cannot set headers). Refusals are plain HTTP answers before the
 //! upgrade (401, 403, 404, 409, 429 with the usual error body); after it, this task only
 //! carries protocol messages between the socket and the lab's end
-//! ([`crate::controller::RemoteController`]), one JSON text message each
+//! ([`vlab_programs::RemoteController`]), one JSON text message each
 //! (docs/remote.md).
 
 use std::sync::Arc;
@@ -18,8 +18,8 @@ use serde::Deserialize;
 use super::extract::bearer_token;
 use super::{AppError, AppState};
 use crate::classroom::ClassroomError;
-use crate::controller::{CLOSE_DETACHED, CLOSE_STOPPED, RemotePeer, ToPeer};
-use crate::lab::{LabError, LabHandle};
+use vlab_programs::{CLOSE_DETACHED, CLOSE_STOPPED, RemotePeer, ToPeer};
+use vlab_lab::{LabError, LabHandle};
 
 /// Largest message a remote controller may send, bytes: an answer with a step's whole
 /// drawing budget (4000 vertices) and console budget (16 KiB) fits several times over.

@@ -3,7 +3,7 @@
 //! On connect: `Hello`, `Snapshot`, `State`, the keyframe; then frames (binary) and
 //! events (JSON) as the lab produces them, while the client's messages are read
 //! concurrently. A slow client only delays itself: its frames are merged in its slot
-//! (see [`crate::lab::hub`]) and its events resynchronised if it lags. A page that says
+//! (see [`vlab_lab::hub`]) and its events resynchronised if it lags. A page that says
 //! which frames it drew (`drawn`) is sent frames only as fast as it draws them. A page's
 //! seeks are answered one at a time while the connection goes on, its newest waiting.
 
@@ -27,8 +27,8 @@ use super::limits::MAX_WEBSOCKET_MESSAGE_BYTES;
 use super::ws_wakes::{Sources, Wake, Wakes};
 use super::{AppError, AppState};
 use crate::classroom::{Classroom, ClassroomError, Seek};
-use crate::lab::telemetry::Watcher;
-use crate::lab::{Caller, LabHandle};
+use vlab_lab::telemetry::Watcher;
+use vlab_lab::{Caller, LabHandle};
 
 /// The handshake parameters of the websocket URL.
 #[derive(Deserialize)]

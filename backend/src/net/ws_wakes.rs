@@ -19,7 +19,7 @@ use tokio::sync::broadcast::error::RecvError;
 use tokio::sync::{broadcast, mpsc, watch};
 use vlab_protocol::ServerMsg;
 
-use crate::lab::ConsoleEvent;
+use vlab_lab::ConsoleEvent;
 
 /// Why the connection's loop was woken, other than for a frame or its socket.
 pub enum Wake {
@@ -53,9 +53,9 @@ pub struct Sources<C, R> {
     pub console: broadcast::Receiver<Arc<ConsoleEvent>>,
     pub replies: mpsc::UnboundedReceiver<ServerMsg>,
     /// A receiver of the robot reports' channel, for its changes only.
-    pub telemetry: watch::Receiver<crate::lab::telemetry::Reports>,
+    pub telemetry: watch::Receiver<vlab_lab::telemetry::Reports>,
     /// A receiver of the camera images' channel, for its changes only.
-    pub camera: watch::Receiver<crate::lab::camera_feed::Views>,
+    pub camera: watch::Receiver<vlab_lab::camera_feed::Views>,
     /// Resolves when the lab closes.
     pub closed: C,
     /// Resolves when the student is removed (never for anybody else).
@@ -143,8 +143,8 @@ mod tests {
         let (summaries, summaries_rx) = broadcast::channel(4);
         let (console, console_rx) = broadcast::channel::<Arc<ConsoleEvent>>(4);
         let (replies, replies_rx) = mpsc::unbounded_channel();
-        let (reports, reports_rx) = watch::channel(crate::lab::telemetry::Reports::default());
-        let (views, views_rx) = watch::channel(crate::lab::camera_feed::Views::default());
+        let (reports, reports_rx) = watch::channel(vlab_lab::telemetry::Reports::default());
+        let (views, views_rx) = watch::channel(vlab_lab::camera_feed::Views::default());
         let (close, closed) = oneshot::channel::<()>();
         let (remove, removed) = oneshot::channel::<()>();
         let mut wakes = Wakes::new(Sources {
@@ -197,8 +197,8 @@ mod tests {
         let (events, events_rx) = broadcast::channel::<Arc<str>>(2);
         let (_summaries, console_rx) = broadcast::channel::<Arc<ConsoleEvent>>(1);
         let (_replies, replies_rx) = mpsc::unbounded_channel();
-        let (_reports, reports_rx) = watch::channel(crate::lab::telemetry::Reports::default());
-        let (_views, views_rx) = watch::channel(crate::lab::camera_feed::Views::default());
+        let (_reports, reports_rx) = watch::channel(vlab_lab::telemetry::Reports::default());
+        let (_views, views_rx) = watch::channel(vlab_lab::camera_feed::Views::default());
         let mut wakes = Wakes::new(Sources {
             events: events_rx,
             recording: None,

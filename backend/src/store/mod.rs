@@ -19,7 +19,7 @@ use rusqlite::{Connection, OptionalExtension, params};
 
 pub use recordings::{ChunkRow, RecordingStore, recordings_file_of};
 
-use crate::secret::TokenDigest;
+use vlab_lab::secret::TokenDigest;
 
 /// Why the store failed.
 #[derive(Debug, thiserror::Error)]
@@ -356,7 +356,7 @@ pub fn key_file_of(db: &Path) -> PathBuf {
 /// A digest column; a malformed one (a file edited by hand) matches no token.
 fn digest_of_column(row: &rusqlite::Row, index: usize) -> rusqlite::Result<TokenDigest> {
     let hex: String = row.get(index)?;
-    Ok(TokenDigest::from_hex(&hex).unwrap_or_else(|| TokenDigest::of(&crate::secret::new_token())))
+    Ok(TokenDigest::from_hex(&hex).unwrap_or_else(|| TokenDigest::of(&vlab_lab::secret::new_token())))
 }
 
 fn lab_of_row(row: &rusqlite::Row) -> rusqlite::Result<LabRecord> {

@@ -4,7 +4,7 @@
 use rusqlite::params;
 
 use super::{SCHEMA_VERSION, Store, StoreError};
-use crate::secret::TokenDigest;
+use vlab_lab::secret::TokenDigest;
 
 impl Store {
     /// Brings the file up to [`SCHEMA_VERSION`].

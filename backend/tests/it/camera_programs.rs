@@ -11,7 +11,7 @@ use std::time::Duration;
 use common::{PATIENCE, Received, TOKEN, TestServer};
 use reqwest::multipart::{Form, Part};
 use serde_json::Value;
-use vlab_backend::scene::{MapLoader, Options, SceneModel, interpret};
+use vlab_server::scene::{MapLoader, Options, SceneModel, interpret};
 use vlab_protocol::{ClientMsg, ControlAction};
 
 /// A grey floor and a red wall whose near face is at x = 3.9 (y 0..2, z 3..6): the

@@ -11,8 +11,8 @@ use std::time::Duration;
 use common::{PATIENCE, TOKEN, TestServer};
 use reqwest::multipart::{Form, Part};
 use serde_json::{Value, json};
-use vlab_backend::examples::fill_placeholders;
-use vlab_backend::scene::{MapLoader, Options, SceneModel, interpret};
+use vlab_server::examples::fill_placeholders;
+use vlab_server::scene::{MapLoader, Options, SceneModel, interpret};
 use vlab_protocol::{ClientMsg, ControlAction, ExampleRobot};
 
 /// Physics steps per second of simulation time.
@@ -330,7 +330,7 @@ async fn beacon_localization_reaches_the_centre_by_its_beacons() {
     }
     let scenes = std::path::PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../scenes"));
     let source = std::fs::read_to_string(scenes.join("beacons.vlab")).unwrap();
-    let loader = vlab_backend::scene::DirLoader { scenes: scenes.clone(), assets: None };
+    let loader = vlab_server::scene::DirLoader { scenes: scenes.clone(), assets: None };
     let lab = interpret(&source, "beacons.vlab", &loader, &Options::default()).unwrap().model;
     assert_eq!(lab.beacons.len(), 4);
     let server = TestServer::start_with(lab, false).await;
@@ -507,7 +507,7 @@ async fn localization_finds_where_it_is_in_the_corridor() {
     const SECONDS: u32 = 120;
     let scenes = std::path::PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../scenes"));
     let source = std::fs::read_to_string(scenes.join("corridor.vlab")).unwrap();
-    let loader = vlab_backend::scene::DirLoader { scenes: scenes.clone(), assets: None };
+    let loader = vlab_server::scene::DirLoader { scenes: scenes.clone(), assets: None };
     let corridor = interpret(&source, "corridor.vlab", &loader, &Options::default()).unwrap().model;
     let server = TestServer::start_with(corridor, false).await;
     // At the corridor's open end, facing down its first leg (the example's heading).

@@ -26,13 +26,13 @@ use axum::http::{HeaderValue, Request};
 use rand_chacha::ChaCha8Rng;
 use rand_chacha::rand_core::{RngCore, SeedableRng};
 use tower::ServiceExt;
-use vlab_backend::classroom::upload::MAX_UPLOAD_BYTES;
-use vlab_backend::classroom::{Classroom, ClassroomConfig};
-use vlab_backend::lab::{LabConfig, LabHandle};
-use vlab_backend::net::limits::Rate as RequestRate;
-use vlab_backend::net::{self, AppState, Limits};
-use vlab_backend::scene::SceneModel;
-use vlab_backend::secret::TokenDigest;
+use vlab_server::classroom::upload::MAX_UPLOAD_BYTES;
+use vlab_server::classroom::{Classroom, ClassroomConfig};
+use vlab_server::lab::{LabConfig, LabHandle};
+use vlab_server::net::limits::Rate as RequestRate;
+use vlab_server::net::{self, AppState, Limits};
+use vlab_server::scene::SceneModel;
+use vlab_server::secret::TokenDigest;
 use vlab_protocol::SceneUploadReply;
 
 /// Cases when `VLAB_FUZZ_ITERATIONS` is not set: a few seconds in a debug build.

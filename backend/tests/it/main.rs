@@ -6,6 +6,7 @@ mod common;
 mod example_wasm;
 mod hostile;
 
+mod architecture_map;
 mod assets;
 mod camera_programs;
 mod classroom;

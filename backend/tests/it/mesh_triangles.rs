@@ -162,7 +162,7 @@ fn placed_256_times() -> Vec<u8> {
 /// removing a robot gives its share back; the instructor has no budget.
 #[tokio::test]
 async fn the_triangles_of_a_students_meshes_have_a_budget() {
-    use vlab_backend::classroom::STUDENT_MESH_BUDGET_BYTES;
+    use vlab_server::classroom::STUDENT_MESH_BUDGET_BYTES;
     let server = TestServer::start(false).await;
     server.patch_demo_settings(serde_json::json!({ "robot_quota": 10 })).await;
     let ana = server.join_demo("Ana").await;

@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 
 use common::binary::VlabProcess;
 use reqwest::multipart::{Form, Part};
-use vlab_backend::controller::placement::{allowed_cpus, cpu_list};
+use vlab_server::controller::placement::{allowed_cpus, cpu_list};
 
 const KEY: &str = "program-cpus-key";
 

@@ -8,7 +8,7 @@ use crate::common;
 use common::{PATIENCE, TOKEN, TestServer, python_runs_here};
 use reqwest::multipart::{Form, Part};
 use serde_json::Value;
-use vlab_backend::scene::{MapLoader, Options, interpret};
+use vlab_server::scene::{MapLoader, Options, interpret};
 
 const YARD_WITH_POST: &str = "
     environment wallrect { width 12; length 12; height 0.5; gravity -9.81; }

@@ -9,7 +9,7 @@
 use std::collections::BTreeMap;
 use std::time::Duration;
 
-use vlab_backend::controller::{
+use vlab_server::controller::{
     ConsoleLine, ConsoleSource, ProgramError, ProgramSpec, PythonProgram, Reply, StepInput,
 };
 use vlab_protocol::{ActuatorCommand, SensorValue};
@@ -538,7 +538,7 @@ fn a_thread_bomb_is_stopped_at_the_thread_cap() {
 /// one the labs' threads keep) and cannot move itself onto the labs' CPU.
 #[test]
 fn a_program_runs_on_the_programs_cpus_and_cannot_leave_them() {
-    use vlab_backend::controller::placement;
+    use vlab_server::controller::placement;
     let expected = placement::program_cpus();
     let allowed = placement::allowed_cpus();
     if allowed.len() >= 2 {
@@ -625,7 +625,7 @@ fn program_folders_are_private_and_swept_after_a_crash() {
         std::fs::create_dir_all(dir).unwrap();
         std::fs::write(dir.join("main.py"), "pass\n").unwrap();
     }
-    assert_eq!(vlab_backend::controller::sweep_program_folders(&base), 1);
+    assert_eq!(vlab_server::controller::sweep_program_folders(&base), 1);
     assert!(!dead.exists() && alive.exists() && other.exists());
     std::fs::remove_dir_all(&base).unwrap();
 }

@@ -16,12 +16,12 @@ use std::time::Duration;
 use common::{PATIENCE, TOKEN, TestServer};
 use reqwest::multipart::{Form, Part};
 use serde_json::Value;
-use vlab_backend::classroom::{Classroom, ClassroomConfig};
-use vlab_backend::lab::recording::{Chunk, Record};
-use vlab_backend::lab::{LabConfig, LabHandle};
-use vlab_backend::scene::demo_scene;
-use vlab_backend::secret::TokenDigest;
-use vlab_backend::store::RecordingStore;
+use vlab_server::classroom::{Classroom, ClassroomConfig};
+use vlab_server::lab::recording::{Chunk, Record};
+use vlab_server::lab::{LabConfig, LabHandle};
+use vlab_server::scene::demo_scene;
+use vlab_server::secret::TokenDigest;
+use vlab_server::store::RecordingStore;
 use vlab_protocol::{ControlAction, RobotReport, SensorValue};
 
 /// A server whose demo lab (paused, code `DEMOCODE`) records into a file of its own.

@@ -10,10 +10,10 @@ use std::collections::BTreeMap;
 use common::binary::VlabProcess;
 use common::{Client, Received, TOKEN, TestServer};
 use serde_json::Value;
-use vlab_backend::classroom::{Classroom, ClassroomConfig};
-use vlab_backend::lab::{LabConfig, LabHandle};
-use vlab_backend::scene::demo_scene;
-use vlab_backend::secret::TokenDigest;
+use vlab_server::classroom::{Classroom, ClassroomConfig};
+use vlab_server::lab::{LabConfig, LabHandle};
+use vlab_server::scene::demo_scene;
+use vlab_server::secret::TokenDigest;
 use vlab_protocol::{
     BodyId, BodyPose, ClientMsg, ControlAction, ErrorCode, Frame, LinkTable, PROTOCOL_VERSION, RecordedMoment,
     RecordingSummary, SensorReport, ServerMsg,

@@ -6,7 +6,7 @@
 use crate::common;
 
 use common::{TOKEN, TestServer};
-use vlab_backend::classroom::upload::{MAX_LAB_BODIES, MAX_ROBOT_ELEMENTS};
+use vlab_server::classroom::upload::{MAX_LAB_BODIES, MAX_ROBOT_ELEMENTS};
 
 /// A robot named `name` of `bodies` one-part boxes (each body and its part count two).
 fn robot_of(name: &str, bodies: usize) -> String {

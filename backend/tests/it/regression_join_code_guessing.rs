@@ -12,8 +12,8 @@ use std::time::Duration;
 
 use common::TestServer;
 use serde_json::{Value, json};
-use vlab_backend::net::Limits;
-use vlab_backend::net::limits::{DEFAULT_JOIN_RATE, Rate};
+use vlab_server::net::Limits;
+use vlab_server::net::limits::{DEFAULT_JOIN_RATE, Rate};
 
 /// A join from `client`: status, `Retry-After` (when sent) and body.
 async fn join(server: &TestServer, client: &reqwest::Client, code: &str, name: &str) -> (u16, Option<u64>, Value) {

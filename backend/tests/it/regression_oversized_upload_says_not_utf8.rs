@@ -7,7 +7,7 @@ use crate::common;
 use common::{TOKEN, TestServer};
 use reqwest::multipart::{Form, Part};
 use serde_json::Value;
-use vlab_backend::classroom::upload::MAX_UPLOAD_BYTES;
+use vlab_server::classroom::upload::MAX_UPLOAD_BYTES;
 
 async fn upload(server: &TestServer, form: Form) -> (u16, Value) {
     let response =

@@ -11,7 +11,7 @@ use common::Client;
 use common::binary::VlabProcess;
 use rand::Rng;
 use serde_json::{Value, json};
-use vlab_backend::store::Store;
+use vlab_server::store::Store;
 use vlab_protocol::{PROTOCOL_VERSION, ServerMsg};
 
 const KEY: &str = "removed-uploads-key";

@@ -7,7 +7,7 @@
 use crate::common;
 
 use common::TestServer;
-use vlab_backend::store::Store;
+use vlab_server::store::Store;
 
 #[cfg(unix)]
 #[test]
@@ -43,7 +43,7 @@ async fn no_answer_sends_the_page_address_to_other_sites() {
 #[tokio::test]
 async fn the_database_holds_no_token_anybody_could_use() {
     use std::os::unix::fs::PermissionsExt;
-    use vlab_backend::store::key_file_of;
+    use vlab_server::store::key_file_of;
     let dir = std::env::temp_dir().join(format!("vlab-hashed-tokens-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();

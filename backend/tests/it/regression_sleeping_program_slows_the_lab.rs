@@ -12,8 +12,8 @@ use std::time::{Duration, Instant};
 use common::{PATIENCE, TOKEN, TestServer};
 use reqwest::multipart::{Form, Part};
 use serde_json::{Value, json};
-use vlab_backend::controller::{ProgramError, ProgramSpec, PythonProgram};
-use vlab_backend::scene::{MapLoader, Options, SceneModel, interpret};
+use vlab_server::controller::{ProgramError, ProgramSpec, PythonProgram};
+use vlab_server::scene::{MapLoader, Options, SceneModel, interpret};
 use vlab_protocol::{ControlAction, Rate};
 
 /// An empty fenced yard, 12 m × 12 m: room to drive and nothing else moving.

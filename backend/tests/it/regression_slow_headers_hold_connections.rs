@@ -15,7 +15,7 @@ use std::time::Duration;
 use common::{PATIENCE, Received, TOKEN, TestServer};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
-use vlab_backend::net::Limits;
+use vlab_server::net::Limits;
 use vlab_protocol::ServerMsg;
 
 /// Sends `bytes` one a second until the server closes the connection; returns how many

@@ -9,7 +9,7 @@ use crate::common;
 
 use common::{TOKEN, TestServer};
 use serde_json::{Value, json};
-use vlab_backend::classroom::STUDENT_UPLOAD_BUDGET_BYTES;
+use vlab_server::classroom::STUDENT_UPLOAD_BUDGET_BYTES;
 
 const NAME: &str = "bot.vlab";
 

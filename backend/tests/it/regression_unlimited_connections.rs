@@ -15,7 +15,7 @@ use std::time::Duration;
 use common::{Client, PATIENCE, TestServer};
 use futures_util::{SinkExt, StreamExt};
 use tokio_tungstenite::tungstenite::{Error, Message};
-use vlab_backend::net::Limits;
+use vlab_server::net::Limits;
 
 fn loopback(last: u8) -> IpAddr {
     IpAddr::V4(Ipv4Addr::new(127, 0, 0, last))

@@ -10,8 +10,8 @@ use crate::common;
 use common::TestServer;
 use common::binary::VlabProcess;
 use serde_json::{Value, json};
-use vlab_backend::classroom::{Classroom, ClassroomConfig, DemoLab};
-use vlab_backend::store::Store;
+use vlab_server::classroom::{Classroom, ClassroomConfig, DemoLab};
+use vlab_server::store::Store;
 
 const KEY: &str = "restart-test-key";
 
@@ -211,7 +211,7 @@ async fn robot_programs_survive_a_restart_in_process() {
 }
 
 async fn robot_programs_survive(kind: Kind) {
-    use vlab_backend::controller::{ProgramError, ProgramSpec, PythonProgram};
+    use vlab_server::controller::{ProgramError, ProgramSpec, PythonProgram};
     // Where programs cannot be confined they are refused (robot_programs.rs checks how).
     match PythonProgram::start(ProgramSpec::new("probe", "from vlab import Robot\nRobot().step()\n")) {
         Ok(mut probe) => {

@@ -1,4 +1,4 @@
-//! `cargo test -p vlab-backend --test it rewind_time -- --ignored --nocapture`: how long a
+//! `cargo test -p vlab-server --test it rewind_time -- --ignored --nocapture`: how long a
 //! rewind holds the class (the lab's thread busy re-simulating, everybody paused) after
 //! 1, 10 and 60 minutes of simulated run of the demo lab, one rover driving a circle the
 //! whole time. The run is stepped as fast as the machine goes (`step N`), then rewound
@@ -9,10 +9,10 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use serde_json::json;
-use vlab_backend::classroom::{Classroom, ClassroomConfig};
-use vlab_backend::lab::{Caller, LabConfig, LabHandle};
-use vlab_backend::scene::demo_scene;
-use vlab_backend::secret::TokenDigest;
+use vlab_server::classroom::{Classroom, ClassroomConfig};
+use vlab_server::lab::{Caller, LabConfig, LabHandle};
+use vlab_server::scene::demo_scene;
+use vlab_server::secret::TokenDigest;
 use vlab_protocol::ControlAction;
 
 /// Steps given in one `step N` (the lab answers once they are done).

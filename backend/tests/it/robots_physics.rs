@@ -14,9 +14,9 @@ use std::f64::consts::{PI, TAU};
 
 use common::{TOKEN, TestServer};
 use serde_json::{Value, json};
-use vlab_backend::robot::Robots;
-use vlab_backend::scene::{DirLoader, Options, SceneModel, interpret};
-use vlab_backend::sim::World;
+use vlab_server::robot::Robots;
+use vlab_server::scene::{DirLoader, Options, SceneModel, interpret};
+use vlab_server::sim::World;
 use vlab_protocol::{ActuatorCommand, ControlAction, RobotReport, SensorReport, SensorValue};
 
 /// A lab in miniature: a scene's world and robots, stepped in a lab's order

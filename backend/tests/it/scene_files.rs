@@ -2,8 +2,8 @@
 //! physics world and stepped: a scene that stops parsing, interpreting or building
 //! fails here with its name and the first error.
 
-use vlab_backend::scene::{DirLoader, Options, interpret};
-use vlab_backend::sim::World;
+use vlab_server::scene::{DirLoader, Options, interpret};
+use vlab_server::sim::World;
 
 /// One second at the default 240 Hz: long enough for dropped objects to land and
 /// jointed ones to swing; a broken joint or an overlap explosion shows as NaN or as
@@ -74,7 +74,7 @@ fn the_robot_scenes_load_cleanly_with_their_robots() {
         for robot in robots {
             assert!(model.robots.iter().any(|r| r.name == *robot), "{name}: no robot {robot}");
         }
-        vlab_backend::robot::Robots::configure(model, 1).unwrap_or_else(|e| panic!("{name}: {e}"));
+        vlab_server::robot::Robots::configure(model, 1).unwrap_or_else(|e| panic!("{name}: {e}"));
     }
     let classroom = std::fs::read_to_string(dir.join("classroom.vlab")).unwrap();
     let model = interpret(&classroom, "classroom.vlab", &loader, &Options::default()).unwrap().model;

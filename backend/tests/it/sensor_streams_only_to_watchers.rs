@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use common::{Client, Received, TestServer};
 use tokio_tungstenite::tungstenite::Message;
-use vlab_backend::scene::{MapLoader, Options, interpret};
+use vlab_server::scene::{MapLoader, Options, interpret};
 use vlab_protocol::ClientMsg;
 
 const LAB: &str = r#"

@@ -10,8 +10,8 @@ use std::path::{Path, PathBuf};
 use common::TestServer;
 use reqwest::Method;
 use serde_json::{Value, json};
-use vlab_backend::classroom::{Classroom, ClassroomConfig, DemoLab};
-use vlab_backend::store::Store;
+use vlab_server::classroom::{Classroom, ClassroomConfig, DemoLab};
+use vlab_server::store::Store;
 
 const KEY: &str = "store-failure-key";
 

@@ -10,9 +10,9 @@ use std::collections::BTreeMap;
 use std::f64::consts::{PI, TAU};
 
 use serde_json::{Value, json};
-use vlab_backend::robot::Robots;
-use vlab_backend::scene::{DirLoader, MapLoader, Options, SceneModel, SourceLoader, interpret};
-use vlab_backend::sim::World;
+use vlab_server::robot::Robots;
+use vlab_server::scene::{DirLoader, MapLoader, Options, SceneModel, SourceLoader, interpret};
+use vlab_server::sim::World;
 use vlab_protocol::{SensorReport, SensorValue};
 
 /// A scene's world and robots, stepped in a lab's order.
@@ -301,7 +301,7 @@ fn a_collision_mesh_collides_as_its_convex_hull() {
     let model = result.model;
     let brick = model.body_index("brick_brick").unwrap();
     match &model.bodies[brick].parts[0].shape {
-        vlab_backend::scene::Shape::ConvexHull { points } => assert_eq!(points.len(), 8, "the box's corners"),
+        vlab_server::scene::Shape::ConvexHull { points } => assert_eq!(points.len(), 8, "the box's corners"),
         other => panic!("collides as {other:?}"),
     }
     let mut lab = Lab::model(&model);

@@ -10,7 +10,7 @@ use crate::common;
 use std::collections::BTreeMap;
 
 use common::{Client, Received, TOKEN, TestServer};
-use vlab_backend::lab::hub::MAX_FRAMES_IN_FLIGHT;
+use vlab_server::lab::hub::MAX_FRAMES_IN_FLIGHT;
 use vlab_protocol::{ClientMsg, ControlAction, DrawnFrames, Frame, LabMode, ServerMsg};
 
 /// Frames the fast viewer draws before the others are looked at.

@@ -11,7 +11,7 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use vlab_backend::controller::{
+use vlab_server::controller::{
     ConsoleSource, Controller, ProgramCode, ProgramError, Reply, StepInput, WasmLimits, WasmProgram, WasmSpec,
     check_module, launch,
 };

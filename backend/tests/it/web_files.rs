@@ -8,8 +8,8 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use vlab_backend::classroom::{Classroom, ClassroomConfig};
-use vlab_backend::net::{self, AppState, Limits};
+use vlab_server::classroom::{Classroom, ClassroomConfig};
+use vlab_server::net::{self, AppState, Limits};
 
 const WASM: &str = "vlab_frontend_bg-0123456789abcdef.wasm";
 const GLUE: &str = "vlab_frontend-fedcba9876543210.js";

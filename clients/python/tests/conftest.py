@@ -102,7 +102,7 @@ def start_server(folder: str, port: int) -> subprocess.Popen:
     with the same folder restores its labs), once it answers."""
     binary = _binary()
     if not binary.exists():
-        pytest.fail(f"no server binary at {binary}: build it (cargo build -p vlab-backend) or set VLAB_BIN")
+        pytest.fail(f"no server binary at {binary}: build it (cargo build -p vlab-server) or set VLAB_BIN")
     process = subprocess.Popen(
         [str(binary), "serve", "--addr", f"127.0.0.1:{port}", "--db", os.path.join(folder, "vlab.db"),
          "--instructor-token", INSTRUCTOR, "--paused", "--scenes-dir", str(ROOT / "scenes"),

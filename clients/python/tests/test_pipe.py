@@ -3,7 +3,7 @@ bytes of ``marshal``, scans' ranges as bytes of f64, left out while they are tho
 the step before) against the same API over plain
 JSON (version 1, a remote controller's): the program reads the same numbers and answers
 the same JSON. No server: the lab's side is played here, as the lab writes it
-(backend/src/controller/packed.rs, whose own tests check that Python reads its bytes as
+(backend/programs/src/packed.rs, whose own tests check that Python reads its bytes as
 it reads version 1's JSON)."""
 
 from __future__ import annotations

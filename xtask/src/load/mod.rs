@@ -67,7 +67,7 @@ pub fn run(args: &[String]) -> Result<()> {
     })
 }
 
-/// Builds the release server (`cargo build --release -p vlab-backend --bin vlab`) and
+/// Builds the release server (`cargo build --release -p vlab-server --bin vlab`) and
 /// starts it allowing `viewers` connections from one address.
 fn start_release_server(viewers: usize) -> Result<OwnServer> {
     start_server(&build_release_server()?, viewers)
@@ -75,7 +75,7 @@ fn start_release_server(viewers: usize) -> Result<OwnServer> {
 
 /// Builds the release server; the path of its binary.
 fn build_release_server() -> Result<PathBuf> {
-    crate::cargo(&["build", "--release", "-p", "vlab-backend", "--bin", "vlab"])?;
+    crate::cargo(&["build", "--release", "-p", "vlab-server", "--bin", "vlab"])?;
     Ok(crate::target_dir().join("release").join("vlab"))
 }
 

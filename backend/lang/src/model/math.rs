@@ -52,6 +52,32 @@ pub(crate) fn rotate(q: [f32; 4], v: [f32; 3]) -> [f32; 3] {
     ]
 }
 
+/// `v` turned by the unit quaternion `q` (`[x, y, z, w]`), in `f64`: for sensors and
+/// footprints, which measure in `f64` what the model places in `f32`.
+pub fn rotate_wide(q: [f32; 4], v: [f64; 3]) -> [f64; 3] {
+    let [x, y, z, w] = q.map(f64::from);
+    // v' = v + 2w(u × v) + 2u × (u × v), u = (x, y, z).
+    let u = [x, y, z];
+    let uv = cross(u, v);
+    let uuv = cross(u, uv);
+    [v[0] + 2.0 * (w * uv[0] + uuv[0]), v[1] + 2.0 * (w * uv[1] + uuv[1]), v[2] + 2.0 * (w * uv[2] + uuv[2])]
+}
+
+/// `v` (world frame) expressed in the frame turned by `q`.
+pub fn unrotate_wide(q: [f32; 4], v: [f64; 3]) -> [f64; 3] {
+    rotate_wide([-q[0], -q[1], -q[2], q[3]], v)
+}
+
+/// `a × b`.
+pub fn cross(a: [f64; 3], b: [f64; 3]) -> [f64; 3] {
+    [a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]]
+}
+
+/// `a · b`.
+pub fn dot(a: [f64; 3], b: [f64; 3]) -> f64 {
+    a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

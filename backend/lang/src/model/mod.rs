@@ -10,7 +10,7 @@
 
 mod devices;
 mod materials;
-pub(crate) mod math;
+pub mod math;
 mod merge;
 mod remove;
 mod validate;

@@ -11,7 +11,7 @@ use vlab_protocol::SensorValue;
 
 use super::{ExportError, ExportPlan, Readings};
 use crate::classroom::Recordings;
-use crate::lab::recording::RobotReading;
+use vlab_lab::recording::RobotReading;
 
 /// The header row.
 pub const HEADER: &str = "run,step,time,robot,sensor,kind,measured,true";

@@ -18,7 +18,7 @@ use vlab_protocol::{BodyPose, ConsoleSource, RobotPose, SceneSnapshot, SensorVal
 use super::schemas::{self, FrameTransform, LaserScan, Log, Pose, Quaternion, SensorReading, Time, Vector3};
 use super::{ExportError, ExportPlan, Readings, time_of};
 use crate::classroom::Recordings;
-use crate::lab::recording::{Chunk, Record, RobotReading};
+use vlab_lab::recording::{Chunk, Record, RobotReading};
 
 /// The frame every pose and scan is given in: the lab's world (Y up, as in the lab).
 const WORLD: &str = "world";

@@ -23,8 +23,8 @@ use vlab_protocol::permissions::Action;
 
 use super::access::{authorize, authorize_on_robot};
 use super::{Classroom, ClassroomError, Recordings};
-use crate::lab::recording::{Chunk, ChunkError, RobotReading};
-use crate::lab::{Caller, LabHandle};
+use vlab_lab::recording::{Chunk, ChunkError, RobotReading};
+use vlab_lab::{Caller, LabHandle};
 use crate::store::StoreError;
 
 pub use pipe::{ExportStream, stream};
@@ -263,7 +263,7 @@ impl Readings {
     fn of<'c>(&mut self, plan: &ExportPlan, chunk: &'c Chunk) -> Vec<&'c RobotReading> {
         let keys = chunk.key_readings.iter();
         let recorded = chunk.records.iter().filter_map(|record| match record {
-            crate::lab::recording::Record::Reading(reading) => Some(reading.as_ref()),
+            vlab_lab::recording::Record::Reading(reading) => Some(reading.as_ref()),
             _ => None,
         });
         keys.chain(recorded).filter(|reading| self.take(plan, reading)).collect()

@@ -7,7 +7,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use crate::classroom::ClassroomError;
-use crate::lab::Caller;
+use vlab_lab::Caller;
 
 /// Exports one caller (the instructor of a lab, one student of it) may have written at
 /// once: a download takes one, and nobody needs two running to get both files.

@@ -7,7 +7,7 @@ use std::collections::{BTreeSet, HashMap};
 
 use bytes::Bytes;
 
-use crate::mesh::{self, TrianglesOnce};
+use vlab_sim::mesh::{self, TrianglesOnce};
 
 /// What uses an uploaded asset.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]

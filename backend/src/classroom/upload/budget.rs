@@ -22,7 +22,7 @@ pub const STUDENT_UPLOAD_BUDGET_BYTES: u64 = 8 * 1024 * 1024;
 /// The most bytes of triangles the server keeps for the meshes of a student's robots in
 /// one lab (about 800,000 vertices with normals and indices): a detailed robot of
 /// hundreds of thousands of triangles fits, while a small file that places one mesh
-/// thousands of times (up to [`crate::mesh::MAX_VERTICES`] each) cannot make the server
+/// thousands of times (up to [`vlab_sim::mesh::MAX_VERTICES`] each) cannot make the server
 /// hold gigabytes. Triangles are several times their file's size, hence a budget of
 /// their own. With 30 students a lab keeps at most 960 MiB of them.
 pub const STUDENT_MESH_BUDGET_BYTES: u64 = 32 * 1024 * 1024;

@@ -8,7 +8,7 @@ use bytes::Bytes;
 use vlab_protocol::SourceMessage;
 
 use super::bundle::Bundle;
-use crate::scene::{DirLoader, Interpretation, LoadError, Options, SceneError, SourceLoader, interpret};
+use vlab_sim::scene::{DirLoader, Interpretation, LoadError, Options, SceneError, SourceLoader, interpret};
 
 /// Resolves includes and meshes in the upload first, then in the server's library.
 pub struct BundleLoader<'a> {

@@ -27,9 +27,9 @@ pub use bundle::{Bundle, UploadFiles};
 
 use super::access::{authorize, authorize_on_robot};
 use super::{Classroom, ClassroomError, RefusalKind};
-use crate::lab::capacity::OverCapacity;
-use crate::lab::{Caller, LabError, LabHandle, Owner};
-use crate::scene::{DirLoader, SceneError, SceneModel};
+use vlab_lab::capacity::OverCapacity;
+use vlab_lab::{Caller, LabError, LabHandle, Owner};
+use vlab_sim::scene::{DirLoader, SceneError, SceneModel};
 use crate::store::Insertion;
 
 /// Largest upload: the scene text and every file of a bundle together.
@@ -40,7 +40,7 @@ pub const MAX_UPLOAD_BYTES: usize = 4 * 1024 * 1024;
 /// robots have 20 to 40; the limit keeps one student's robot from slowing the class.
 pub const MAX_ROBOT_ELEMENTS: usize = 300;
 
-pub use crate::lab::capacity::MAX_LAB_BODIES;
+pub use vlab_lab::capacity::MAX_LAB_BODIES;
 
 /// Who adds robots, and whether their quota applies.
 struct Adder {
@@ -332,7 +332,7 @@ impl Classroom {
                 let Some(bytes) = bundle.assets.get(&name) else { continue };
                 // The browser draws OBJ and glTF: an STL (from a URDF robot) is served as OBJ.
                 let (name, bytes) = if name.to_ascii_lowercase().ends_with(".stl") {
-                    match crate::scene::stl_to_obj(bytes) {
+                    match vlab_sim::scene::stl_to_obj(bytes) {
                         Ok(obj) => (format!("{name}.obj"), Bytes::from(obj)),
                         Err(_) => {
                             // Told as a warning when the scene ran; its box is drawn.

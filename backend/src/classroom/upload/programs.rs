@@ -11,8 +11,8 @@ use vlab_protocol::{Language, SourceMessage};
 
 use super::bundle::Bundle;
 use super::interpret::find_word;
-use crate::controller::{self, CodeProblem, ProgramCode};
-use crate::scene::{SceneModel, SourceLoader, parse_project};
+use vlab_programs::{self as controller, CodeProblem, ProgramCode};
+use vlab_sim::scene::{SceneModel, SourceLoader, parse_project};
 
 /// The programs an upload brings, by robot name. A robot whose description names its
 /// program (`code "bot.py"`, `code "bot.rprj"`) gets that one, from the upload or else

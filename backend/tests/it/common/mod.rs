@@ -13,11 +13,11 @@ use futures_util::{SinkExt, StreamExt};
 use tokio::net::TcpStream;
 use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::{MaybeTlsStream, WebSocketStream, connect_async};
-use vlab_backend::classroom::{Classroom, ClassroomConfig};
-use vlab_backend::lab::{LabConfig, LabHandle};
-use vlab_backend::net::{self, AppState, Limits};
-use vlab_backend::scene::{BodyModel, Motion, Palette, PartModel, Pose, SceneModel, Shape, demo_scene};
-use vlab_backend::secret::TokenDigest;
+use vlab_server::classroom::{Classroom, ClassroomConfig};
+use vlab_server::lab::{LabConfig, LabHandle};
+use vlab_server::net::{self, AppState, Limits};
+use vlab_server::scene::{BodyModel, Motion, Palette, PartModel, Pose, SceneModel, Shape, demo_scene};
+use vlab_server::secret::TokenDigest;
 use vlab_protocol::{ClientMsg, ControlAction, Frame, LabState, PROTOCOL_VERSION, ServerMsg};
 
 pub const TOKEN: &str = "instructor-secret";
@@ -352,7 +352,7 @@ pub fn busy_scene() -> SceneModel {
 
 /// An empty fenced yard, 12 m × 12 m: room to drive and nothing else moving.
 pub fn yard() -> SceneModel {
-    use vlab_backend::scene::{MapLoader, Options, interpret};
+    use vlab_server::scene::{MapLoader, Options, interpret};
     let source = "environment wallrect { width 12; length 12; height 0.5; gravity -9.81; }";
     interpret(source, "yard.vlab", &MapLoader::new(), &Options::default()).unwrap().model
 }
@@ -360,7 +360,7 @@ pub fn yard() -> SceneModel {
 /// Whether this machine can confine Python programs (where it cannot, the refusal is
 /// the clear one, and a test has nothing to run).
 pub fn python_runs_here() -> bool {
-    use vlab_backend::controller::{ProgramError, ProgramSpec, PythonProgram};
+    use vlab_server::controller::{ProgramError, ProgramSpec, PythonProgram};
     match PythonProgram::start(ProgramSpec::new("probe", "from vlab import Robot\nRobot().step()\n")) {
         Ok(mut program) => {
             let _ = program.stop();

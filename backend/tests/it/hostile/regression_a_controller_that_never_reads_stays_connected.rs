@@ -12,8 +12,8 @@ use reqwest::multipart::{Form, Part};
 use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::tungstenite::client::IntoClientRequest;
 use tokio_tungstenite::{MaybeTlsStream, client_async};
-use vlab_backend::net::CONTROLLER_SEND_TIMEOUT;
-use vlab_backend::net::Limits;
+use vlab_server::net::CONTROLLER_SEND_TIMEOUT;
+use vlab_server::net::Limits;
 use vlab_protocol::ControlAction;
 
 use crate::common::{PATIENCE, TOKEN, TestServer};

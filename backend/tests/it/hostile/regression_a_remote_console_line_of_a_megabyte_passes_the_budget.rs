@@ -5,7 +5,7 @@
 //! to 1,000 characters; one byte more detaches the controller, as a flood.
 
 use serde_json::json;
-use vlab_backend::controller::MAX_CONSOLE_LINE_CHARS;
+use vlab_server::controller::MAX_CONSOLE_LINE_CHARS;
 use vlab_protocol::ControlAction;
 
 use crate::common::{TestServer, yard};

@@ -6,7 +6,7 @@
 //! answer (`resimulated_from`, `resimulated_steps`).
 
 use serde_json::{Value, json};
-use vlab_backend::lab::checkpoints::CHECKPOINT_INTERVAL_SECS;
+use vlab_server::lab::checkpoints::CHECKPOINT_INTERVAL_SECS;
 use vlab_protocol::ControlAction;
 
 use crate::common::{TOKEN, TestServer};

@@ -8,7 +8,7 @@
 use std::time::Duration;
 
 use serde_json::json;
-use vlab_backend::lab::waits::{SLOW_ANSWERS_LIMIT, SLOW_ANSWERS_WINDOW};
+use vlab_server::lab::waits::{SLOW_ANSWERS_LIMIT, SLOW_ANSWERS_WINDOW};
 use vlab_protocol::ControlAction;
 
 use crate::common::{TestServer, yard};

@@ -13,11 +13,11 @@ use std::time::Duration;
 
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
-use vlab_backend::classroom::export::ExportLimits;
-use vlab_backend::classroom::{Classroom, ClassroomConfig};
-use vlab_backend::lab::{LabConfig, LabHandle};
-use vlab_backend::scene::demo_scene;
-use vlab_backend::secret::TokenDigest;
+use vlab_server::classroom::export::ExportLimits;
+use vlab_server::classroom::{Classroom, ClassroomConfig};
+use vlab_server::lab::{LabConfig, LabHandle};
+use vlab_server::scene::demo_scene;
+use vlab_server::secret::TokenDigest;
 use vlab_protocol::ControlAction;
 
 use crate::common::{PATIENCE, TOKEN, TestServer};

@@ -15,12 +15,12 @@ use std::time::Duration;
 
 use reqwest::multipart::{Form, Part};
 use serde_json::Value;
-use vlab_backend::classroom::{Classroom, ClassroomConfig};
-use vlab_backend::lab::radio::MAX_SENT_BYTES_PER_SEC;
-use vlab_backend::lab::recording::{Chunk, MAX_RECORDED_BYTES_PER_ROBOT_PER_SEC, Record};
-use vlab_backend::lab::{LabConfig, LabHandle};
-use vlab_backend::secret::TokenDigest;
-use vlab_backend::store::RecordingStore;
+use vlab_server::classroom::{Classroom, ClassroomConfig};
+use vlab_server::lab::radio::MAX_SENT_BYTES_PER_SEC;
+use vlab_server::lab::recording::{Chunk, MAX_RECORDED_BYTES_PER_ROBOT_PER_SEC, Record};
+use vlab_server::lab::{LabConfig, LabHandle};
+use vlab_server::secret::TokenDigest;
+use vlab_server::store::RecordingStore;
 use vlab_protocol::{ConsoleSource, ControlAction};
 
 use crate::common::{PATIENCE, TOKEN, TestServer, yard};

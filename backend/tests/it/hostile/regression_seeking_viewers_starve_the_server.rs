@@ -15,11 +15,11 @@ use std::sync::Arc;
 use futures_util::SinkExt;
 use rand::Rng;
 use tokio_tungstenite::tungstenite::Message;
-use vlab_backend::classroom::recording::MAX_SEEKS_IN_FLIGHT;
-use vlab_backend::classroom::{Classroom, ClassroomConfig, Recordings, SEEK_TRAIL_WINDOW_SECS};
-use vlab_backend::lab::{LabConfig, LabHandle};
-use vlab_backend::scene::demo_scene;
-use vlab_backend::secret::TokenDigest;
+use vlab_server::classroom::recording::MAX_SEEKS_IN_FLIGHT;
+use vlab_server::classroom::{Classroom, ClassroomConfig, Recordings, SEEK_TRAIL_WINDOW_SECS};
+use vlab_server::lab::{LabConfig, LabHandle};
+use vlab_server::scene::demo_scene;
+use vlab_server::secret::TokenDigest;
 use vlab_protocol::{ClientMsg, ControlAction, ErrorCode, RecordedMoment, ServerMsg};
 
 use crate::common::{Client, PATIENCE, Received, TOKEN, TestServer};

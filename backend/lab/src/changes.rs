@@ -1,0 +1,101 @@
+//! What changes a lab's world between two steps (an insertion, a robot taken out, put
+//! back at its start or moved by hand) and one bare physics step: done the same way
+//! live and when a run is re-simulated, so a re-simulation cannot drift from the run
+//! it repeats.
+
+use vlab_sim::robot::{Owner, Robots};
+use vlab_sim::scene::{Inserted, SceneError, SceneModel};
+use vlab_sim::sim::World;
+
+/// Adds `addition` to the model and the world, all or nothing; its robots (owned by
+/// `owner`) are installed at `step` / `time`.
+pub fn insert(
+    model: &mut SceneModel,
+    world: &mut World,
+    robots: &mut Robots,
+    addition: &SceneModel,
+    owner: Option<Owner>,
+    (step, time): (u64, f64),
+) -> Result<Inserted, SceneError> {
+    let mut merged = model.clone();
+    let inserted = merged.merge(addition)?;
+    // Configure the new robots before the world changes: a device that cannot work as
+    // declared refuses the whole insertion.
+    let added = robots.configure_from(&merged, model.robots.len())?;
+    world.insert(addition)?;
+    if addition.environment.is_some() {
+        world.set_gravity_y(merged.gravity_y);
+    }
+    *model = merged;
+    robots.add(added, owner);
+    robots.install(world, step, time);
+    Ok(inserted)
+}
+
+/// Takes robot `name` out: the world is rebuilt without it, every other body where and
+/// as fast as it was, every other robot's devices carrying on. `false` when there is
+/// no such robot (or, which cannot happen, the rest does not build).
+pub fn remove_robot(model: &mut SceneModel, world: &mut World, robots: &mut Robots, name: &str) -> bool {
+    let Some((without, moved)) = model.without_robot(name) else { return false };
+    let rebuilt = match world.rebuilt_without(&without, &moved) {
+        Ok(rebuilt) => rebuilt,
+        Err(error) => {
+            // Removing elements cannot make a buildable model unbuildable; if it did,
+            // the lab keeps the robot rather than break.
+            tracing::error!(%error, robot = name, "the lab without this robot does not build");
+            return false;
+        }
+    };
+    *model = without;
+    *world = rebuilt;
+    robots.remove(name, &moved, world);
+    true
+}
+
+/// Puts robot `name`'s bodies back at their start poses, at rest, and its devices at
+/// their start, at `step` / `time`. `false` when there is no such robot.
+pub fn reset_robot(model: &SceneModel, world: &mut World, robots: &mut Robots, name: &str, at: (u64, f64)) -> bool {
+    if !model.robots.iter().any(|r| r.name == name) {
+        return false;
+    }
+    for (index, body) in model.bodies.iter().enumerate() {
+        if body.robot.as_deref() == Some(name) {
+            world.set_body_state(index, &body.pose, [0.0; 3], [0.0; 3]);
+        }
+    }
+    robots.restart(name, model, world, at.0, at.1);
+    true
+}
+
+/// Moves a body, or a robot as a whole, to `position` at rest, turned to `heading` if
+/// given. Returns the heading it ends with; `None` when there is no such movable thing.
+pub fn move_object(
+    model: &SceneModel,
+    world: &mut World,
+    name: &str,
+    position: [f32; 3],
+    heading: Option<f32>,
+) -> Option<f32> {
+    let (bodies, pivot): (Vec<usize>, usize) = match model.robots.iter().find(|r| r.name == name) {
+        Some(robot) => {
+            let mine = (0..model.bodies.len()).filter(|&i| model.bodies[i].robot.as_deref() == Some(name));
+            (mine.collect(), robot.main_body)
+        }
+        None => match model.body_index(name) {
+            Some(index) if !world.is_fixed(index) => (vec![index], index),
+            _ => return None,
+        },
+    };
+    let now = vlab_sim::robot::frame::heading(&world.pose(pivot)) as f32;
+    let turn = heading.map_or(0.0, |heading| heading - now);
+    world.move_rigidly(&bodies, pivot, position, turn);
+    Some(now + turn)
+}
+
+/// One physics step with no programs: the robots' commands reach the joints, the world
+/// steps to `step`, sensors that are due read it.
+pub fn bare_step(world: &mut World, robots: &mut Robots, step: u64, dt_secs: f64) {
+    robots.apply_actuators(world);
+    world.step();
+    robots.update_sensors(world, step, step as f64 * dt_secs);
+}
