@@ -4,8 +4,8 @@
 //! it repeats.
 
 use vlab_sim::robot::{Owner, Robots};
-use vlab_sim::scene::{Inserted, SceneError, SceneModel};
-use vlab_sim::sim::World;
+use vlab_sim::scene::{Inserted, Pose, SceneError, SceneModel};
+use vlab_sim::sim::{BodyIndex, World};
 
 /// Adds `addition` to the model and the world, all or nothing; its robots (owned by
 /// `owner`) are installed at `step` / `time`.
@@ -76,20 +76,56 @@ pub fn move_object(
     position: [f32; 3],
     heading: Option<f32>,
 ) -> Option<f32> {
-    let (bodies, pivot): (Vec<usize>, usize) = match model.robots.iter().find(|r| r.name == name) {
-        Some(robot) => {
-            let mine = (0..model.bodies.len()).filter(|&i| model.bodies[i].robot.as_deref() == Some(name));
-            (mine.collect(), robot.main_body)
-        }
-        None => match model.body_index(name) {
-            Some(index) if !world.is_fixed(index) => (vec![index], index),
-            _ => return None,
-        },
-    };
-    let now = vlab_sim::robot::frame::heading(&world.pose(pivot)) as f32;
-    let turn = heading.map_or(0.0, |heading| heading - now);
-    world.move_rigidly(&bodies, pivot, position, turn);
-    Some(now + turn)
+    Some(MovePlan::of(model, world, name, position, heading)?.apply(world))
+}
+
+/// A move by hand worked out before it is made, so it can be checked first.
+pub struct MovePlan {
+    /// The bodies that move together, the main one first.
+    pub bodies: Vec<BodyIndex>,
+    position: [f32; 3],
+    /// The turn about the vertical, radians, and the heading it ends with.
+    turn: f32,
+    heading: f32,
+}
+
+impl MovePlan {
+    /// Moving the body or the robot `name` so its (main) body is at `position`, turned to
+    /// `heading` if given; `None` when there is no such movable thing.
+    pub fn of(
+        model: &SceneModel,
+        world: &World,
+        name: &str,
+        position: [f32; 3],
+        heading: Option<f32>,
+    ) -> Option<MovePlan> {
+        let bodies: Vec<usize> = match model.robots.iter().find(|r| r.name == name) {
+            Some(robot) => std::iter::once(robot.main_body)
+                .chain(
+                    (0..model.bodies.len())
+                        .filter(|&i| i != robot.main_body && model.bodies[i].robot.as_deref() == Some(name)),
+                )
+                .collect(),
+            None => match model.body_index(name) {
+                Some(index) if !world.is_fixed(index) => vec![index],
+                _ => return None,
+            },
+        };
+        let now = vlab_sim::robot::frame::heading(&world.pose(bodies[0])) as f32;
+        let turn = heading.map_or(0.0, |heading| heading - now);
+        Some(MovePlan { bodies, position, turn, heading: now + turn })
+    }
+
+    /// Where the bodies would be, in the order of [`MovePlan::bodies`].
+    pub fn poses(&self, world: &World) -> Vec<Pose> {
+        world.moved_rigidly(&self.bodies, self.bodies[0], self.position, self.turn)
+    }
+
+    /// Makes the move; returns the heading it ends with.
+    pub fn apply(self, world: &mut World) -> f32 {
+        world.move_rigidly(&self.bodies, self.bodies[0], self.position, self.turn);
+        self.heading
+    }
 }
 
 /// One physics step with no programs: the robots' commands reach the joints, the world

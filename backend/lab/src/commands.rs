@@ -9,6 +9,7 @@ use tokio::sync::oneshot;
 use vlab_protocol::{ConsoleLine, ControlAction, LabState, ProgramStatus, RobotReport, SyncMode};
 
 use super::LabError;
+use super::placement::Misplaced;
 use super::programs::AttachRefused;
 use vlab_programs::{ProgramCode, RemoteController};
 use vlab_sim::robot::{CommandError, KeysError, Owner};
@@ -161,8 +162,8 @@ pub enum LabCommand {
     ResetRobot {
         /// The robot's name.
         robot: String,
-        /// Whether there was such a robot.
-        reply: oneshot::Sender<bool>,
+        /// Whether there was such a robot, or why it may not go back to its start now.
+        reply: oneshot::Sender<Result<bool, Misplaced>>,
     },
     /// Move an object (a body by name, or a whole robot) to a place, at rest.
     Move {
@@ -172,8 +173,8 @@ pub enum LabCommand {
         position: [f32; 3],
         /// Its new heading (radians, counter-clockwise from above); `None` keeps it.
         heading: Option<f32>,
-        /// Whether there was such an object.
-        reply: oneshot::Sender<bool>,
+        /// Whether there was such an object, or why it may not go there.
+        reply: oneshot::Sender<Result<bool, Misplaced>>,
     },
     /// Stop the thread.
     Shutdown,

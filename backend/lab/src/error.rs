@@ -60,9 +60,10 @@ pub enum LabError {
     /// The insertion would take the lab past what it holds; the lab is unchanged.
     #[error(transparent)]
     OverCapacity(#[from] crate::capacity::OverCapacity),
-    /// A robot of the insertion would stand over nothing fixed; the lab is unchanged.
+    /// A robot inserted, a body moved or a robot put back would stand over nothing fixed
+    /// or sink into another body; the lab is unchanged.
     #[error(transparent)]
-    OffTheGround(#[from] crate::placement::OffTheGround),
+    Misplaced(#[from] crate::placement::Misplaced),
     /// The insertion was refused; the lab is unchanged.
     #[error(transparent)]
     Refused(SceneError),

@@ -467,13 +467,14 @@ impl LabHandle {
 
     /// Puts robot `robot` back at its start.
     pub async fn reset_robot(&self, robot: &str) -> Result<(), LabError> {
-        let reset = self.request(|reply| LabCommand::ResetRobot { robot: robot.to_owned(), reply }).await?;
+        let reset = self.request(|reply| LabCommand::ResetRobot { robot: robot.to_owned(), reply }).await??;
         if reset { Ok(()) } else { Err(self.no_robot(robot)) }
     }
 
     /// Moves body or robot `name` to `position` (turned to `heading`, if given), at rest.
     pub async fn move_object(&self, name: &str, position: [f32; 3], heading: Option<f32>) -> Result<(), LabError> {
-        let moved = self.request(|reply| LabCommand::Move { name: name.to_owned(), position, heading, reply }).await?;
+        let moved =
+            self.request(|reply| LabCommand::Move { name: name.to_owned(), position, heading, reply }).await??;
         if moved { Ok(()) } else { Err(LabError::NoObject { lab: self.id.clone(), name: name.to_owned() }) }
     }
 

@@ -22,6 +22,7 @@ use super::checkpoints::Checkpoints;
 use super::frames::FrameBuilder;
 use super::hub::Hub;
 use super::pacer::Pacer;
+use super::placement::Misplaced;
 use super::programs::{ConsoleEvent, Programs, Tick};
 use super::recording::{Change, CommandSource, Record, Recorder, RobotEstimate};
 use super::telemetry::{Published, Telemetry};
@@ -289,7 +290,9 @@ impl Runner {
                 let refusal = self
                     .over_quota(&addition, owner.as_ref(), quota)
                     .or_else(|| capacity::check(&self.model, &addition).err().map(LabError::from))
-                    .or_else(|| placement::check(&self.model, &addition).err().map(LabError::from));
+                    .or_else(|| {
+                        placement::check_insert_robots(&self.model, &self.world, &addition).err().map(LabError::from)
+                    });
                 let inserted = match refusal {
                     Some(refusal) => Err(refusal),
                     None => self.insert(&addition, owner).map_err(LabError::Refused),
@@ -438,10 +441,11 @@ impl Runner {
 
     /// Puts a robot's bodies back at their start poses, at rest, and its devices at
     /// their start.
-    fn reset_robot(&mut self, name: &str) -> bool {
+    fn reset_robot(&mut self, name: &str) -> Result<bool, Misplaced> {
         let (step, time) = (self.step, self.time());
+        placement::check_reset(&self.model, &self.world, name)?;
         if !changes::reset_robot(&self.model, &mut self.world, &mut self.robots, name, (step, time)) {
-            return false;
+            return Ok(false);
         }
         self.changed(Change::RobotReset { robot: name.to_owned() });
         // A robot back at its start runs its program from the start too.
@@ -449,21 +453,23 @@ impl Runner {
         self.recorder.record(Record::Event { step, text: format!("robot {name} put back at its start") });
         self.publish_frame();
         self.publish_telemetry();
-        true
+        Ok(true)
     }
 
     /// Moves a body, or a robot as a whole, to `position` at rest.
-    fn move_object(&mut self, name: &str, position: [f32; 3], heading: Option<f32>) -> bool {
-        let Some(now) = changes::move_object(&self.model, &mut self.world, name, position, heading) else {
-            return false;
+    fn move_object(&mut self, name: &str, position: [f32; 3], heading: Option<f32>) -> Result<bool, Misplaced> {
+        let Some(plan) = changes::MovePlan::of(&self.model, &self.world, name, position, heading) else {
+            return Ok(false);
         };
+        placement::check_move(&self.model, &self.world, &plan.bodies, &plan.poses(&self.world))?;
+        let now = plan.apply(&mut self.world);
         self.changed(Change::Moved { name: name.to_owned(), position, heading });
         let [x, y, z] = position;
         let text = format!("{name} moved to ({x:.3}, {y:.3}, {z:.3}), heading {now:.3}");
         self.recorder.record(Record::Event { step: self.step, text });
         self.publish_frame();
         self.publish_telemetry();
-        true
+        Ok(true)
     }
 
     /// Where a rewind to `target` of the current run would start re-simulating (the

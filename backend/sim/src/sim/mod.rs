@@ -13,11 +13,13 @@ mod joints;
 mod probe;
 mod ray_hit;
 mod sight;
+mod solids;
 
 pub use self::fan::Fan;
 use self::probe::ColliderTag;
 pub use self::probe::{Contacts, JointCoordinate, JointDrive, RayFilter};
 pub use self::sight::Sight;
+pub use self::solids::{Overlap, Solids};
 use crate::scene::{self, JointKind, JointModel, Motion, SceneError, SceneModel, Shape};
 
 /// Index of a body in the scene model, and in every list derived from it.
@@ -194,14 +196,24 @@ impl World {
     /// Moves bodies `indices` rigidly, as one: the body `pivot` (one of them) ends at
     /// `position`, turned by `turn` radians about the vertical; all of them stop.
     pub fn move_rigidly(&mut self, indices: &[BodyIndex], pivot: BodyIndex, position: [f32; 3], turn: f32) {
+        for (index, pose) in indices.iter().zip(self.moved_rigidly(indices, pivot, position, turn)) {
+            self.set_body_state(*index, &pose, [0.0; 3], [0.0; 3]);
+        }
+    }
+
+    /// Where [`World::move_rigidly`] would put bodies `indices`, in their order,
+    /// without moving them.
+    pub fn moved_rigidly(
+        &self,
+        indices: &[BodyIndex],
+        pivot: BodyIndex,
+        position: [f32; 3],
+        turn: f32,
+    ) -> Vec<scene::Pose> {
         let old_pivot = self.physics.bodies[self.bodies[pivot]].position().translation;
         let delta = Pose::from_parts(Vector::from_array(position), Rotation::from_rotation_y(turn))
             * Pose::from_translation(-old_pivot);
-        for &index in indices {
-            let moved = delta * *self.physics.bodies[self.bodies[index]].position();
-            let pose = from_pose(&moved);
-            self.set_body_state(index, &pose, [0.0; 3], [0.0; 3]);
-        }
+        indices.iter().map(|&index| from_pose(&(delta * *self.physics.bodies[self.bodies[index]].position()))).collect()
     }
 
     /// Changes gravity along Y (an environment inserted into an empty lab sets it).

@@ -293,7 +293,7 @@ impl Classroom {
                         };
                         (kind, interpret::position_of(&refusal, &bundle))
                     }
-                    full @ (LabError::OverCapacity(_) | LabError::OffTheGround(_)) => (
+                    full @ (LabError::OverCapacity(_) | LabError::Misplaced(_)) => (
                         RefusalKind::Invalid,
                         SourceMessage { file: bundle.main_name.clone(), line: 1, col: 1, message: full.to_string() },
                     ),
