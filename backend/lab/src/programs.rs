@@ -331,7 +331,7 @@ impl Programs {
             (Some(starter), _) => starter,
             (None, Some(code)) => {
                 let code = Arc::clone(code);
-                Box::new(move |side| controller::launch(&code, side))
+                Box::new(move |side| vlab_programs::launch(&code, side))
             }
             (None, None) => return false,
         };

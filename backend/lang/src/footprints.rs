@@ -145,7 +145,7 @@ fn convex_hull(mut points: Vec<[f64; 2]>) -> Vec<[f64; 2]> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::scene::{MapLoader, Options, interpret};
+    use crate::{MapLoader, Options, interpret};
 
     fn model(source: &str) -> SceneModel {
         interpret(source, "t.vlab", &MapLoader::new(), &Options::default()).unwrap().model

@@ -7,7 +7,7 @@ use crate::common;
 use common::{Received, TOKEN, TestServer};
 use vlab_protocol::{SceneUploadReply, ServerMsg};
 
-const CART: &str = include_str!("../../scenes/cart.vlab");
+const CART: &str = include_str!("../../../scenes/cart.vlab");
 
 #[tokio::test]
 async fn the_cart_example_draws_its_wheels_with_the_served_mesh() {

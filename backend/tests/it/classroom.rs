@@ -442,15 +442,7 @@ async fn a_classroom_rehearsal_with_twenty_five_students() {
         client.join_sequence().await;
         let x = 1.0 + (i % 5) as f64 * 2.0;
         let z = 1.0 + (i / 5) as f64 * 2.0;
-        let body = robot(&format!("bot_{i}"), x, z);
-        let (mut status, mut reply) = call(&server, Method::POST, "/api/labs/demo/robots", Some(&token), &body).await;
-        if status == 422 {
-            // The grid spot is taken by one of the demo's rovers or props: as a student
-            // would, put the robot where the refusal says it fits.
-            let (x, z) = offered_spot(&reply);
-            let body = robot(&format!("bot_{i}"), x, z);
-            (status, reply) = call(&server, Method::POST, "/api/labs/demo/robots", Some(&token), &body).await;
-        }
+        let (status, reply) = server.add_demo_robot_near(&token, (x, z), |x, z| robot(&format!("bot_{i}"), x, z)).await;
         assert_eq!(status, 200, "student {i}: {reply}");
         students.push(client);
     }
@@ -468,14 +460,6 @@ async fn a_classroom_rehearsal_with_twenty_five_students() {
     let people: Vec<Participant> = serde_json::from_value(people).unwrap();
     assert_eq!(people.len(), 26);
     assert!(people.iter().skip(1).all(|p| p.online && p.robots.len() == 1));
-}
-
-/// The spot a refused upload offers: "... it would fit at x 1.25, z 3.00".
-fn offered_spot(reply: &serde_json::Value) -> (f64, f64) {
-    let message = reply["errors"][0]["message"].as_str().unwrap_or_default();
-    let (_, spot) = message.rsplit_once("it would fit at x ").unwrap_or_else(|| panic!("no spot offered: {reply}"));
-    let (x, z) = spot.split_once(", z ").unwrap();
-    (x.parse().unwrap(), z.trim_end_matches(|c: char| !c.is_ascii_digit()).parse().unwrap())
 }
 
 fn error_code(received: &Received) -> Option<ErrorCode> {

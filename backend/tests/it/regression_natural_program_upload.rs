@@ -29,7 +29,7 @@ while robot.step():
 ";
 
 /// The tank's program of the examples (drives back and forth on its keyboard and GPS).
-const TANK_PROGRAM: &str = include_str!("../../scenes/examples/tank_back_and_forth/main.py");
+const TANK_PROGRAM: &str = include_str!("../../../scenes/examples/tank_back_and_forth/main.py");
 
 /// A project file in the original VLAB format, naming the tank's program.
 const TANK_PROJECT: &str = "# the tank's project\nTYPE:PYTHON       # its language\nSRC:tank.py\n";

@@ -10,7 +10,7 @@ use reqwest::multipart::{Form, Part};
 use serde_json::json;
 use vlab_protocol::{ControlAction, RobotReport, SceneUploadReply, ServerMsg};
 
-const DIFFBOT: &str = include_str!("../../scenes/urdf/diffbot.urdf");
+const DIFFBOT: &str = include_str!("../../../scenes/urdf/diffbot.urdf");
 
 /// The chassis's visual box as the diffbot's URDF writes it.
 const CHASSIS_BOX: &str = "<visual>\n      <origin xyz=\"-0.04 0 0.02\" rpy=\"0 0 0\"/>\n      <geometry><box size=\"0.2 0.16 0.04\"/></geometry>";

@@ -6,7 +6,6 @@
 //! drawing past the step's budget is refused at the call with a console line.
 
 use crate::common;
-#[path = "example_wasm/mod.rs"]
 use crate::example_wasm;
 
 use std::time::Duration;

@@ -11,14 +11,14 @@ use rand_chacha::rand_core::{RngCore, SeedableRng};
 use vlab_scene::{Budgets, MapLoader, Options, interpret};
 
 /// The tank robot's function file, which tankbot.vlab includes.
-const TANKBOT_ROBOT: &str = include_str!("../../../scenes/tankbot_robot.vlab");
+const TANKBOT_ROBOT: &str = include_str!("../../../../scenes/tankbot_robot.vlab");
 
 const SCENES: [&str; 4] = [
-    include_str!("../../../scenes/pyramid.vlab"),
-    include_str!("../../../scenes/cart.vlab"),
-    include_str!("../../../scenes/tankbot.vlab"),
+    include_str!("../../../../scenes/pyramid.vlab"),
+    include_str!("../../../../scenes/cart.vlab"),
+    include_str!("../../../../scenes/tankbot.vlab"),
     // The robot function itself, called: its body is mutated too, not only the call.
-    concat!(include_str!("../../../scenes/tankbot_robot.vlab"), "call tankbot(\"_a\", 2, 3, 0.5);\n"),
+    concat!(include_str!("../../../../scenes/tankbot_robot.vlab"), "call tankbot(\"_a\", 2, 3, 0.5);\n"),
 ];
 
 const WORDS: &[&str] = &[

@@ -116,6 +116,27 @@ impl TestServer {
         (status, response.json().await.unwrap())
     }
 
+    /// `token` adds to lab `demo` the robot `describe(x, z)` describes, first at `spot`;
+    /// where that is taken (the demo's props roll, its rovers start somewhere), at the
+    /// spot the refusal offers, as a student would. The status and answer of the last try.
+    pub async fn add_demo_robot_near(
+        &self,
+        token: &str,
+        spot: (f64, f64),
+        describe: impl Fn(f64, f64) -> String,
+    ) -> (u16, serde_json::Value) {
+        let (mut x, mut z) = spot;
+        let mut tries = 0;
+        loop {
+            let (status, reply) = self.add_demo_robots(token, describe(x, z)).await;
+            tries += 1;
+            match offered_spot(&reply) {
+                Some(offered) if status == 422 && tries < 5 => (x, z) = offered,
+                _ => return (status, reply),
+            }
+        }
+    }
+
     /// The instructor uploads a scene bundle to lab `demo`: `scene` as `main.vlab`, and
     /// each of `files` (name, bytes) under its name; the raw answer.
     pub async fn upload_demo_bundle(&self, scene: &str, files: &[(&str, &[u8])]) -> reqwest::Response {

@@ -17,7 +17,7 @@ use vlab_server::net::Limits;
 use vlab_protocol::ControlAction;
 
 use crate::common::{PATIENCE, TOKEN, TestServer};
-use crate::controllers::report_where;
+use super::controllers::report_where;
 
 /// A robot standing still above the demo yard's corner with the largest camera a scene
 /// may have: one step with an image is about 310 KB of JSON.

@@ -10,7 +10,7 @@ use serde_json::json;
 use vlab_protocol::ControlAction;
 
 use crate::common::{TestServer, yard};
-use crate::controllers::{add_diffbot, attach, attach_ready, console, next, report_where};
+use super::controllers::{add_diffbot, attach, attach_ready, console, next, report_where};
 
 #[tokio::test]
 async fn a_controller_that_drops_at_every_step_waits_longer_and_longer_to_attach_again() {
@@ -30,7 +30,7 @@ async fn a_controller_that_drops_at_every_step_waits_longer_and_longer_to_attach
         assert!(dropped < 5, "attached again {dropped} times without a wait");
         let hello = next(&mut socket).await.unwrap();
         assert_eq!(hello["type"], "hello");
-        crate::controllers::say(&mut socket, json!({"type": "ready", "version": 1, "commands": {}})).await;
+        super::controllers::say(&mut socket, json!({"type": "ready", "version": 1, "commands": {}})).await;
         let step = next(&mut socket).await.unwrap();
         assert_eq!(step["type"], "step");
         drop(socket);

@@ -9,12 +9,12 @@ use vlab_server::controller::MAX_CONSOLE_LINE_CHARS;
 use vlab_protocol::ControlAction;
 
 use crate::common::{TestServer, yard};
-use crate::controllers::{add_diffbot, attach_ready, console, next, report_where, say};
+use super::controllers::{add_diffbot, attach_ready, console, next, report_where, say};
 
 const BUDGET: usize = 16 * 1024;
 
 /// Answers the next step with one console line of `bytes` bytes; the step's number.
-async fn answer_with_line(socket: &mut crate::controllers::Socket, bytes: usize) -> u64 {
+async fn answer_with_line(socket: &mut super::controllers::Socket, bytes: usize) -> u64 {
     let step = next(socket).await.unwrap();
     assert_eq!(step["type"], "step", "{step}");
     let step = step["step"].as_u64().unwrap();
