@@ -52,7 +52,7 @@ async fn a_lab_stops_at_its_camera_budget_whoever_adds_the_cameras() {
     }
 
     // A robot without cameras still fits, and a camera robot removed makes room.
-    let (status, reply) = server.add_demo_robots(&ana, camera_robot("blind", 3.0, 0, (1, 1, 1.0))).await;
+    let (status, reply) = server.add_demo_robots(&ana, camera_robot("blind", 7.0, 0, (1, 1, 1.0))).await;
     assert_eq!(status, 200, "{reply}");
     let removed = server.http.delete(server.url("/api/labs/demo/robots/eye4")).bearer_auth(TOKEN).send().await.unwrap();
     assert!(removed.status().is_success(), "{}", removed.status());

@@ -33,7 +33,7 @@ async fn uploads_sent_at_once_stop_at_the_quota() {
             .http
             .post(server.url("/api/labs/demo/robots"))
             .bearer_auth(&ana)
-            .body(robot(&format!("ana_{i}"), i as f64 * 0.5));
+            .body(robot(&format!("ana_{i}"), 1.0 + i as f64 * 0.5));
         async move {
             let response = request.send().await.unwrap();
             let status = response.status().as_u16();

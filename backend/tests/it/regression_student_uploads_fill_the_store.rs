@@ -14,10 +14,14 @@ use vlab_server::classroom::STUDENT_UPLOAD_BUDGET_BYTES;
 const NAME: &str = "bot.vlab";
 
 /// A robot upload whose files take exactly `bytes` as the budget counts them: the
-/// description (its name and text) and a mesh (its name and bytes).
+/// description (its name and text) and a mesh (its name and bytes). Each one made
+/// stands at a spot of its own, so none is refused for standing on another.
 fn robot_form(robot: &str, bytes: u64) -> reqwest::multipart::Form {
+    static MADE: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = MADE.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let (x, z) = (1.0 + (n % 16) as f64 * 0.6, 4.5 + (n / 16 % 8) as f64 * 0.6);
     let description =
-        format!("robot {robot} {{ body {{ {robot}_hull {{ shape box(0.3, 0.1, 0.2); pos(2, 0.3, 4); }} }} }}");
+        format!("robot {robot} {{ body {{ {robot}_hull {{ shape box(0.3, 0.1, 0.2); pos({x}, 0.3, {z}); }} }} }}");
     let mesh_name = "pad.obj";
     let fixed = (NAME.len() + description.len() + mesh_name.len()) as u64;
     let pad = vec![b'#'; (bytes - fixed) as usize];

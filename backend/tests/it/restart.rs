@@ -121,11 +121,11 @@ async fn labs_settings_and_sessions_survive(kind: Kind) {
         assert_eq!(status, 200, "{joined}");
         let ana = joined["token"].as_str().unwrap().to_owned();
         // Ana adds two robots, the instructor a crate; one of Ana's robots is removed.
-        for suffix in ["_ana", "_ana2"] {
+        for (suffix, x) in [("_ana", 1.0), ("_ana2", 2.5)] {
             let response = http
                 .post(format!("{}/api/labs/{lab}/robots", server.base()))
                 .bearer_auth(&ana)
-                .body(format!("include \"diffbot_robot.vlab\"; call diffbot(\"{suffix}\", 1, 1, 0);"))
+                .body(format!("include \"diffbot_robot.vlab\"; call diffbot(\"{suffix}\", {x}, 1, 0);"))
                 .send()
                 .await
                 .unwrap();
@@ -250,20 +250,26 @@ async fn robot_programs_survive(kind: Kind) {
         )
         .await;
         let ana = joined["token"].as_str().unwrap().to_owned();
-        let form = reqwest::multipart::Form::new()
-            .part(
-                "description",
-                reqwest::multipart::Part::text("include \"diffbot_robot.vlab\"; call diffbot(\"_ana\", 3, 3, 0);")
-                    .file_name("robot.vlab"),
-            )
-            .part("program", reqwest::multipart::Part::text(first).file_name("main.py"));
-        let response = http
-            .post(format!("{}/api/labs/{lab}/robots", server.base()))
-            .bearer_auth(&ana)
-            .multipart(form)
-            .send()
-            .await
-            .unwrap();
+        // Ana's robot at a clear spot: where the lab offers one if the first is taken.
+        let mut spot = (1.0, 1.5);
+        let response = loop {
+            let description = format!("include \"diffbot_robot.vlab\"; call diffbot(\"_ana\", {}, {}, 0);", spot.0, spot.1);
+            let form = reqwest::multipart::Form::new()
+                .part("description", reqwest::multipart::Part::text(description).file_name("robot.vlab"))
+                .part("program", reqwest::multipart::Part::text(first).file_name("main.py"));
+            let response = http
+                .post(format!("{}/api/labs/{lab}/robots", server.base()))
+                .bearer_auth(&ana)
+                .multipart(form)
+                .send()
+                .await
+                .unwrap();
+            if response.status().as_u16() != 422 {
+                break response;
+            }
+            let reply: serde_json::Value = response.json().await.unwrap();
+            spot = crate::common::offered_spot(&reply).unwrap_or_else(|| panic!("no spot offered: {reply}"));
+        };
         assert_eq!(response.status().as_u16(), 200, "{}", response.text().await.unwrap());
         let response = http
             .put(format!("{}/api/labs/{lab}/robots/diffbot_ana/program", server.base()))
