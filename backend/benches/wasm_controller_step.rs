@@ -12,7 +12,7 @@
 //! change the 1000 measured steps).
 
 mod common;
-#[path = "../tests/it/example_wasm/mod.rs"]
+#[path = "../programs/tests/it/example_wasm/mod.rs"]
 mod example_wasm;
 
 use std::collections::BTreeMap;

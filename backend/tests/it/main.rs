@@ -3,6 +3,7 @@
 //! file), so the suite links rapier, wasmtime, axum and rusqlite once, not once per file.
 
 mod common;
+#[path = "../../programs/tests/it/example_wasm/mod.rs"]
 mod example_wasm;
 mod hostile;
 
@@ -14,14 +15,12 @@ mod docs_self_contained;
 mod example_robots;
 mod fuzz_uploads;
 mod http_api;
-mod joints_physics;
 mod lockstep_runs_repeat;
 mod mesh_triangles;
 mod permissions;
 mod program_beliefs;
 mod program_cpus;
 mod program_map;
-mod program_time;
 mod python_programs;
 mod radio_programs;
 mod realtime_programs;
@@ -30,7 +29,6 @@ mod recording_rewind;
 mod recording_timeline;
 mod regression_a_full_lab_locks_out_the_class;
 mod regression_a_huge_robot_slows_the_lab;
-mod regression_busy_cpu_stops_lockstep_programs;
 mod regression_camera_robots_fill_the_lab_thread;
 mod regression_concurrent_uploads_pass_the_quota;
 mod regression_huge_commands_freeze_robots;
@@ -51,20 +49,13 @@ mod remote_controllers;
 mod restart;
 mod rewind_time;
 mod robot_programs;
-mod robots_cameras;
 mod robots_http;
-mod robots_perception;
 mod robots_physics;
-mod robots_sensors;
-mod scene_files;
 mod scene_upload;
 mod sensor_streams_only_to_watchers;
 mod store_failures;
-mod urdf_robots;
 mod urdf_upload;
 mod viewer_pacing;
 mod wasm_beliefs;
-mod wasm_cameras;
-mod wasm_programs;
 mod web_files;
 mod websocket;

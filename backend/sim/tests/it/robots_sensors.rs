@@ -5,9 +5,9 @@
 
 use std::f64::consts::PI;
 
-use vlab_server::robot::Robots;
-use vlab_server::scene::{self, SceneModel};
-use vlab_server::sim::World;
+use vlab_sim::robot::Robots;
+use vlab_sim::scene::{self, SceneModel};
+use vlab_sim::sim::World;
 use vlab_protocol::{RobotReport, SensorReport, SensorValue};
 
 /// A lab in miniature: the world, its robots, and the step counter the runner keeps.

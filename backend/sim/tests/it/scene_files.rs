@@ -2,8 +2,8 @@
 //! physics world and stepped: a scene that stops parsing, interpreting or building
 //! fails here with its name and the first error.
 
-use vlab_server::scene::{DirLoader, Options, interpret};
-use vlab_server::sim::World;
+use vlab_sim::scene::{DirLoader, Options, interpret};
+use vlab_sim::sim::World;
 
 /// One second at the default 240 Hz: long enough for dropped objects to land and
 /// jointed ones to swing; a broken joint or an overlap explosion shows as NaN or as
@@ -12,7 +12,7 @@ const STEPS: usize = 240;
 
 #[test]
 fn every_scene_file_interprets_builds_and_steps() {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../scenes");
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenes");
     let loader = DirLoader { scenes: dir.clone(), assets: None };
     let mut names: Vec<String> = std::fs::read_dir(&dir)
         .unwrap()
@@ -54,7 +54,7 @@ fn every_scene_file_interprets_builds_and_steps() {
 /// declares the robots its header promises, and its robots' devices configure.
 #[test]
 fn the_robot_scenes_load_cleanly_with_their_robots() {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../scenes");
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenes");
     let loader = DirLoader { scenes: dir.clone(), assets: None };
     let expected: [(&str, &[&str]); 7] = [
         ("tankbot.vlab", &["tankbot"]),
@@ -74,7 +74,7 @@ fn the_robot_scenes_load_cleanly_with_their_robots() {
         for robot in robots {
             assert!(model.robots.iter().any(|r| r.name == *robot), "{name}: no robot {robot}");
         }
-        vlab_server::robot::Robots::configure(model, 1).unwrap_or_else(|e| panic!("{name}: {e}"));
+        vlab_sim::robot::Robots::configure(model, 1).unwrap_or_else(|e| panic!("{name}: {e}"));
     }
     let classroom = std::fs::read_to_string(dir.join("classroom.vlab")).unwrap();
     let model = interpret(&classroom, "classroom.vlab", &loader, &Options::default()).unwrap().model;

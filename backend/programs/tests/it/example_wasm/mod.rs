@@ -17,7 +17,11 @@ pub fn example_module() -> Arc<[u8]> {
 /// `cargo build -p vlab-example-bot --target wasm32-unknown-unknown --release`, into a
 /// target folder of its own so it never waits on the lock of the build running us.
 pub fn build_example() -> Result<Arc<[u8]>, String> {
-    let workspace = Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("backend/ is in the workspace");
+    // The workspace's root, whichever of its crates' tests or benches include this file.
+    let workspace = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .ancestors()
+        .find(|dir| dir.join("Cargo.lock").exists())
+        .expect("the crate is in the workspace");
     let target_root = match std::env::var_os("CARGO_TARGET_DIR") {
         Some(dir) => workspace.join(PathBuf::from(dir)),
         None => workspace.join("target"),

@@ -10,9 +10,9 @@ use std::collections::BTreeMap;
 use std::f64::consts::{PI, TAU};
 
 use serde_json::{Value, json};
-use vlab_server::robot::Robots;
-use vlab_server::scene::{DirLoader, MapLoader, Options, SceneModel, SourceLoader, interpret};
-use vlab_server::sim::World;
+use vlab_sim::robot::Robots;
+use vlab_sim::scene::{DirLoader, MapLoader, Options, SceneModel, SourceLoader, interpret};
+use vlab_sim::sim::World;
 use vlab_protocol::{SensorReport, SensorValue};
 
 /// A scene's world and robots, stepped in a lab's order.
@@ -80,7 +80,7 @@ impl Lab {
 }
 
 fn scenes() -> DirLoader {
-    DirLoader { scenes: std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../scenes"), assets: None }
+    DirLoader { scenes: std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenes"), assets: None }
 }
 
 /// The angle from `from` to `to` in (−π, π].
@@ -301,7 +301,7 @@ fn a_collision_mesh_collides_as_its_convex_hull() {
     let model = result.model;
     let brick = model.body_index("brick_brick").unwrap();
     match &model.bodies[brick].parts[0].shape {
-        vlab_server::scene::Shape::ConvexHull { points } => assert_eq!(points.len(), 8, "the box's corners"),
+        vlab_sim::scene::Shape::ConvexHull { points } => assert_eq!(points.len(), 8, "the box's corners"),
         other => panic!("collides as {other:?}"),
     }
     let mut lab = Lab::model(&model);

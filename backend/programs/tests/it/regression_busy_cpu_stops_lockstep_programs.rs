@@ -17,8 +17,8 @@ use std::time::{Duration, Instant};
 
 use nix::sched::{CpuSet, sched_setaffinity};
 use nix::unistd::Pid;
-use vlab_server::controller::placement::allowed_cpus;
-use vlab_server::controller::{ProgramError, ProgramSpec, PythonProgram, StepInput};
+use vlab_programs::placement::allowed_cpus;
+use vlab_programs::{ProgramError, ProgramSpec, PythonProgram, StepInput};
 
 /// The step budget of these programs.
 const BUDGET: Duration = Duration::from_millis(400);

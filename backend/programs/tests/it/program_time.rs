@@ -9,7 +9,7 @@
 
 use std::collections::BTreeMap;
 
-use vlab_server::controller::{ProgramError, ProgramSpec, PythonProgram, Reply, StepInput};
+use vlab_programs::{ProgramError, ProgramSpec, PythonProgram, Reply, StepInput};
 use vlab_protocol::ActuatorCommand;
 
 fn spec(source: &str) -> ProgramSpec {

@@ -4,7 +4,7 @@
 
 use std::collections::BTreeMap;
 
-use vlab_server::controller::{StepInput, WasmProgram, WasmSpec};
+use vlab_programs::{StepInput, WasmProgram, WasmSpec};
 use vlab_protocol::{ActuatorCommand, SensorValue};
 
 /// Each `pre_step` copies the camera's bytes to address 1024 and drives with `v` = the

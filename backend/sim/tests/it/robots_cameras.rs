@@ -5,9 +5,9 @@
 //! axis in every pixel that sees it; images come at the camera's rate in sim time;
 //! the same scene and seed give the same bytes; programs get the pixels once.
 
-use vlab_server::robot::Robots;
-use vlab_server::scene::{self, SceneModel};
-use vlab_server::sim::World;
+use vlab_sim::robot::Robots;
+use vlab_sim::scene::{self, SceneModel};
+use vlab_sim::sim::World;
 use vlab_protocol::SensorValue;
 
 /// A grey floor (top at y = 0), a red wall whose near face is at x = 3.9 (y 0..2,
@@ -59,7 +59,7 @@ impl Bench {
         }
     }
 
-    fn sensor(&self, name: &str) -> &vlab_server::robot::sensors::Sensor {
+    fn sensor(&self, name: &str) -> &vlab_sim::robot::sensors::Sensor {
         self.robots.get("bot").unwrap().sensors().iter().find(|s| s.name() == name).unwrap()
     }
 

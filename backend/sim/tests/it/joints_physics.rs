@@ -9,10 +9,10 @@
 //! checked against thresholds of tens of centimetres or radians, which a free degree of
 //! freedom exceeds many times over in the simulated time. Nothing depends on wall time.
 
-use vlab_server::scene::{
+use vlab_sim::scene::{
     BodyModel, JointKind, JointModel, Motion, MotorModel, Palette, PartModel, Pose, SceneModel, Shape,
 };
-use vlab_server::sim::World;
+use vlab_sim::sim::World;
 
 /// Positions kept by a locked joint row, metres.
 const POSITION_TOL: f32 = 1e-3;

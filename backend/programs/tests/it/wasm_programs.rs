@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use vlab_server::controller::{
+use vlab_programs::{
     ConsoleSource, Controller, ProgramCode, ProgramError, Reply, StepInput, WasmLimits, WasmProgram, WasmSpec,
     check_module, launch,
 };
@@ -295,7 +295,7 @@ fn a_rust_panic_reaches_the_console_and_the_error_with_its_place() {
     let mut program = WasmProgram::start(spec).unwrap();
     program.receive().expect("pre_step needs only the drive");
     let error = program.send_step(&input(5, None)).unwrap_err();
-    let source = include_str!("../../robot-sdk/example/src/lib.rs");
+    let source = include_str!("../../../robot-sdk/example/src/lib.rs");
     let call = r#"robot.sensor("lidar")"#;
     let line = source.lines().position(|l| l.contains(call)).expect("the example reads its lidar");
     // A method call's location is its name's.

@@ -6,9 +6,9 @@
 
 use std::f64::consts::{FRAC_PI_2, FRAC_PI_6};
 
-use vlab_server::robot::Robots;
-use vlab_server::scene::{self, SceneModel};
-use vlab_server::sim::World;
+use vlab_sim::robot::Robots;
+use vlab_sim::scene::{self, SceneModel};
+use vlab_sim::sim::World;
 use vlab_protocol::{Landmark, SensorReport, SensorValue};
 
 struct Bench {
