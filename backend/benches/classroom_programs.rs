@@ -19,12 +19,12 @@ mod common;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use vlab_protocol::SyncMode;
 use vlab_server::controller::ProgramCode;
 use vlab_server::controller::placement::{self, ProgramCpus};
 use vlab_server::lab::programs::{Exchange, Programs, Tick};
 use vlab_server::robot::Robots;
 use vlab_server::sim::World;
-use vlab_protocol::SyncMode;
 
 /// Seconds of simulation before timing: the props settle and the robots spin up.
 const WARM_UP_SECS: f64 = 1.0;

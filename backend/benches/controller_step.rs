@@ -21,9 +21,9 @@ use std::time::{Duration, Instant};
 
 #[cfg(target_os = "linux")]
 fn main() {
+    use vlab_protocol::SensorValue;
     use vlab_server::controller::placement::{self, ProgramCpus};
     use vlab_server::controller::{ProgramError, ProgramSpec, PythonProgram, StepInput};
-    use vlab_protocol::SensorValue;
 
     const WARM_UP: u64 = 50;
     let arg =

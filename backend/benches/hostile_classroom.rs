@@ -20,11 +20,11 @@ mod common;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use vlab_protocol::{LabSettings, ProgramState, SyncMode};
 use vlab_server::controller::{Limits, ProgramCode, ToPeer, remote_pair};
 use vlab_server::lab::{LabConfig, LabHandle};
 use vlab_server::scene::{MapLoader, Options, SceneModel, interpret};
 use vlab_server::secret::TokenDigest;
-use vlab_protocol::{LabSettings, ProgramState, SyncMode};
 
 /// Wall seconds measured with the programs.
 const MEASURED_SECS: u64 = 20;

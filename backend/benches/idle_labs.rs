@@ -14,10 +14,10 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use vlab_protocol::LabSettings;
 use vlab_server::lab::{LabConfig, LabHandle};
 use vlab_server::scene::{DirLoader, Options, SceneModel, interpret};
 use vlab_server::secret::TokenDigest;
-use vlab_protocol::LabSettings;
 
 /// Idle labs opened.
 const IDLE_LABS: usize = 100;

@@ -12,12 +12,12 @@
 //! up-to-date viewer holding the links took to decode a frame (what a page and the load
 //! tool pay for each frame they receive).
 
+use vlab_protocol::{BodyId, BodyPose, Frame, FrameDecoder, JointLink, JointLinkKind, LinkTable, Pose};
 use vlab_server::lab::frames::FrameBuilder;
 use vlab_server::lab::hub::Hub;
 use vlab_server::lab::wire;
 use vlab_server::scene::demo_scene;
 use vlab_server::sim::World;
-use vlab_protocol::{BodyId, BodyPose, Frame, FrameDecoder, JointLink, JointLinkKind, LinkTable, Pose};
 
 /// Steps per frame: 240 Hz physics, 60 Hz frames.
 const STEPS_PER_FRAME: u64 = 4;

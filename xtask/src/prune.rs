@@ -113,7 +113,8 @@ fn prune(dir: &Path, started: SystemTime, kind: fn(PathBuf, &fs::Metadata) -> Op
         }
         for stale in entries.iter().filter(|e| e.modified < started) {
             freed += size_of(&stale.path);
-            let removed = if stale.path.is_dir() { fs::remove_dir_all(&stale.path) } else { fs::remove_file(&stale.path) };
+            let removed =
+                if stale.path.is_dir() { fs::remove_dir_all(&stale.path) } else { fs::remove_file(&stale.path) };
             removed.with_context(|| format!("could not delete {}", stale.path.display()))?;
             // The dep-info file beside a binary goes with it.
             let _ = fs::remove_file(stale.path.with_extension("d"));

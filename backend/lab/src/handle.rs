@@ -19,10 +19,10 @@ use super::participants::{self, Caller, JoinError, Participants};
 use super::programs::{AttachRefused, ConsoleEvent};
 use super::runner::{RewindStart, Rewound};
 use super::{frames, hub, runner, telemetry, wire};
+use crate::secret::TokenDigest;
 use vlab_programs::{ProgramCode, RemoteController};
 use vlab_sim::robot::{KeysError, Owner, Robots};
 use vlab_sim::scene::{Inserted, Pose, SceneModel};
-use crate::secret::TokenDigest;
 use vlab_sim::sim::World;
 
 /// What the lab answers to keys: `None` when it has no such robot.

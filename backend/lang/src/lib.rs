@@ -71,9 +71,9 @@
 
 mod ast;
 pub mod catalogue;
-pub mod footprints;
 mod dump;
 mod error;
+pub mod footprints;
 mod interp;
 pub mod keywords;
 mod lexer;
@@ -85,8 +85,8 @@ mod project;
 pub mod urdf;
 
 pub use self::dump::dump;
-pub use self::footprints::{Footprint, static_footprints};
 pub use self::error::{ErrorKind, LangError, Position, Warning};
+pub use self::footprints::{Footprint, static_footprints};
 #[cfg(not(target_arch = "wasm32"))]
 pub use self::loader::DirLoader;
 pub use self::loader::{LoadError, MapLoader, NoFiles, SourceLoader, resolve_path};

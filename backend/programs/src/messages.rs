@@ -4,10 +4,10 @@
 
 use std::collections::BTreeMap;
 
-use vlab_scene::Footprint;
 use serde::{Deserialize, Serialize};
 pub use vlab_protocol::ConsoleSource;
 use vlab_protocol::{ActuatorCommand, ActuatorCommands, Drawing, Estimate, RobotReport, SensorValue};
+use vlab_scene::Footprint;
 
 /// The version of the lab ↔ program protocol in JSON, as remote controllers speak it
 /// (a sandboxed program's pipe speaks [`super::PIPE_PROTOCOL_VERSION`]). A program that

@@ -4,8 +4,8 @@
 use vlab_protocol::SceneUploadReply;
 use vlab_protocol::permissions::{Action, Denial};
 
-use vlab_lab::LabError;
 use crate::store::StoreError;
+use vlab_lab::LabError;
 
 /// A refused or failed classroom request.
 #[derive(Debug, thiserror::Error)]

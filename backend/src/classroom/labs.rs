@@ -9,11 +9,11 @@ use vlab_protocol::{CreateLabRequest, CreatedLab, LabSettings, LabSummary, clean
 
 use super::access::authorize;
 use super::{Classroom, ClassroomError};
+use crate::store::{Insertion, LabRecord, LabScene};
 use vlab_lab::participants::new_join_code;
+use vlab_lab::secret::{TokenDigest, new_token};
 use vlab_lab::{Caller, LabConfig, LabHandle};
 use vlab_sim::scene::{DirLoader, Options, SceneModel, demo_scene, interpret};
-use vlab_lab::secret::{TokenDigest, new_token};
-use crate::store::{Insertion, LabRecord, LabScene};
 
 /// Largest scene text a lab may be created from.
 pub const MAX_CREATE_SOURCE_BYTES: usize = 1024 * 1024;

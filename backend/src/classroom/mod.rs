@@ -31,10 +31,10 @@ pub use upload::{STUDENT_MESH_BUDGET_BYTES, STUDENT_UPLOAD_BUDGET_BYTES, UploadB
 pub use recording::Recordings;
 pub use timeline::{SEEK_TRAIL_WINDOW_SECS, Seek};
 
-use vlab_lab::recording::RecordingSink;
-use vlab_lab::{LabHandle, Labs};
-use vlab_lab::secret::TokenDigest;
 use crate::store::{RecordingStore, Store, StoreError};
+use vlab_lab::recording::RecordingSink;
+use vlab_lab::secret::TokenDigest;
+use vlab_lab::{LabHandle, Labs};
 
 /// Where a classroom finds what scenes refer to.
 #[derive(Clone, Debug)]

@@ -13,10 +13,10 @@ use vlab_protocol::{
 
 use super::access::authorize;
 use super::{Classroom, ClassroomError};
-use vlab_lab::participants::new_join_code;
-use vlab_lab::{Caller, JoinError, LabError, LabHandle};
-use vlab_lab::secret::TokenDigest;
 use crate::store::SessionRecord;
+use vlab_lab::participants::new_join_code;
+use vlab_lab::secret::TokenDigest;
+use vlab_lab::{Caller, JoinError, LabError, LabHandle};
 
 impl Classroom {
     /// `POST /api/labs/{lab}/join`: a student joins with the code and a display name. The

@@ -12,8 +12,8 @@ use tokio::sync::{OwnedSemaphorePermit, Semaphore, broadcast};
 use vlab_protocol::{RecordingSummary, ServerMsg};
 
 use super::export::{ExportLimits, ExportSlots};
-use vlab_lab::recording::{Chunk, Kept, RecordingQueue, RecordingSink, recording_queue};
 use crate::store::{ChunkRow, RecordingStore, StoreError};
+use vlab_lab::recording::{Chunk, Kept, RecordingQueue, RecordingSink, recording_queue};
 
 /// Closed chunks waiting for the keeper, over all labs: at one chunk every two
 /// seconds per lab, the keeper would have to stall for minutes to fill it (the queue

@@ -11,10 +11,10 @@ use vlab_protocol::{ProgramSource, ProgramStatus, RobotReport};
 
 use super::access::{authorize, authorize_on_robot};
 use super::{Classroom, ClassroomError};
-use vlab_programs::{Limits, RemotePeer, remote_pair};
+use crate::store::Insertion;
 use vlab_lab::handle::KeysAnswer;
 use vlab_lab::{Caller, LabHandle, ProgramAction};
-use crate::store::Insertion;
+use vlab_programs::{Limits, RemotePeer, remote_pair};
 
 impl Classroom {
     /// A robot's report: anybody in the lab sees every robot; those who may read its

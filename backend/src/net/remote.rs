@@ -18,8 +18,8 @@ use serde::Deserialize;
 use super::extract::bearer_token;
 use super::{AppError, AppState};
 use crate::classroom::ClassroomError;
-use vlab_programs::{CLOSE_DETACHED, CLOSE_STOPPED, RemotePeer, ToPeer};
 use vlab_lab::{LabError, LabHandle};
+use vlab_programs::{CLOSE_DETACHED, CLOSE_STOPPED, RemotePeer, ToPeer};
 
 /// Largest message a remote controller may send, bytes: an answer with a step's whole
 /// drawing budget (4000 vertices) and console budget (16 KiB) fits several times over.

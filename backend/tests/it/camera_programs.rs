@@ -11,8 +11,8 @@ use std::time::Duration;
 use common::{PATIENCE, Received, TOKEN, TestServer};
 use reqwest::multipart::{Form, Part};
 use serde_json::Value;
-use vlab_server::scene::{MapLoader, Options, SceneModel, interpret};
 use vlab_protocol::{ClientMsg, ControlAction};
+use vlab_server::scene::{MapLoader, Options, SceneModel, interpret};
 
 /// A grey floor and a red wall whose near face is at x = 3.9 (y 0..2, z 3..6): the
 /// scene of `robots_cameras.rs`, whose truths hold here.

@@ -11,9 +11,9 @@ use std::time::Duration;
 use common::{PATIENCE, TOKEN, TestServer};
 use reqwest::multipart::{Form, Part};
 use serde_json::{Value, json};
+use vlab_protocol::{ClientMsg, ControlAction, ExampleRobot};
 use vlab_server::examples::fill_placeholders;
 use vlab_server::scene::{MapLoader, Options, SceneModel, interpret};
-use vlab_protocol::{ClientMsg, ControlAction, ExampleRobot};
 
 /// Physics steps per second of simulation time.
 const STEPS_PER_SEC: f64 = 240.0;

@@ -26,6 +26,7 @@ use axum::http::{HeaderValue, Request};
 use rand_chacha::ChaCha8Rng;
 use rand_chacha::rand_core::{RngCore, SeedableRng};
 use tower::ServiceExt;
+use vlab_protocol::SceneUploadReply;
 use vlab_server::classroom::upload::MAX_UPLOAD_BYTES;
 use vlab_server::classroom::{Classroom, ClassroomConfig};
 use vlab_server::lab::{LabConfig, LabHandle};
@@ -33,7 +34,6 @@ use vlab_server::net::limits::Rate as RequestRate;
 use vlab_server::net::{self, AppState, Limits};
 use vlab_server::scene::SceneModel;
 use vlab_server::secret::TokenDigest;
-use vlab_protocol::SceneUploadReply;
 
 /// Cases when `VLAB_FUZZ_ITERATIONS` is not set: a few seconds in a debug build.
 const DEFAULT_ITERATIONS: u64 = 20_000;

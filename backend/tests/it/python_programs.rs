@@ -9,10 +9,8 @@
 use std::collections::BTreeMap;
 use std::time::Duration;
 
-use vlab_server::controller::{
-    ConsoleLine, ConsoleSource, ProgramError, ProgramSpec, PythonProgram, Reply, StepInput,
-};
 use vlab_protocol::{ActuatorCommand, SensorValue};
+use vlab_server::controller::{ConsoleLine, ConsoleSource, ProgramError, ProgramSpec, PythonProgram, Reply, StepInput};
 
 /// A robot with one of each common part.
 fn spec(source: &str) -> ProgramSpec {

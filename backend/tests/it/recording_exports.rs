@@ -16,13 +16,12 @@ use std::time::Duration;
 use common::{PATIENCE, TOKEN, TestServer};
 use reqwest::multipart::{Form, Part};
 use serde_json::Value;
+use vlab_protocol::{ControlAction, RobotReport, SensorValue};
 use vlab_server::classroom::{Classroom, ClassroomConfig};
 use vlab_server::lab::recording::{Chunk, Record};
-use vlab_server::lab::{LabConfig, LabHandle};
 use vlab_server::scene::demo_scene;
 use vlab_server::secret::TokenDigest;
 use vlab_server::store::RecordingStore;
-use vlab_protocol::{ControlAction, RobotReport, SensorValue};
 
 /// A server whose demo lab (paused, code `DEMOCODE`) records into a file of its own.
 struct Recorded {
@@ -45,23 +44,7 @@ impl Recorded {
             recordings: Some(recordings),
             ..ClassroomConfig::default()
         });
-        classroom.labs.insert(
-            LabHandle::open(LabConfig {
-                id: "demo".into(),
-                name: "Lab demo".into(),
-                scene: demo_scene(1),
-                instructor: TokenDigest::of(TOKEN),
-                start_running: false,
-                seed: 1,
-                join_code: "DEMOCODE".into(),
-                settings: Default::default(),
-                students: vec![],
-                programs: Default::default(),
-                recording: classroom.recording_sink(),
-                first_run: 1,
-            })
-            .unwrap(),
-        );
+        classroom.labs.insert(crate::common::test_lab(&classroom, "demo", demo_scene(1), false));
         Recorded { server: TestServer::serve(classroom).await, dir }
     }
 

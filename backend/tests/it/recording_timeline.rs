@@ -10,14 +10,14 @@ use std::collections::BTreeMap;
 use common::binary::VlabProcess;
 use common::{Client, Received, TOKEN, TestServer};
 use serde_json::Value;
-use vlab_server::classroom::{Classroom, ClassroomConfig};
-use vlab_server::lab::{LabConfig, LabHandle};
-use vlab_server::scene::demo_scene;
-use vlab_server::secret::TokenDigest;
 use vlab_protocol::{
     BodyId, BodyPose, ClientMsg, ControlAction, ErrorCode, Frame, LinkTable, PROTOCOL_VERSION, RecordedMoment,
     RecordingSummary, SensorReport, ServerMsg,
 };
+use vlab_server::classroom::{Classroom, ClassroomConfig};
+use vlab_server::lab::{LabConfig, LabHandle};
+use vlab_server::scene::demo_scene;
+use vlab_server::secret::TokenDigest;
 
 /// Reads until the moment answering a seek (or the error refusing it).
 async fn moment(client: &mut Client) -> Result<RecordedMoment, vlab_protocol::ErrorBody> {

@@ -11,8 +11,8 @@ use common::Client;
 use common::binary::VlabProcess;
 use rand::Rng;
 use serde_json::{Value, json};
-use vlab_server::store::Store;
 use vlab_protocol::{PROTOCOL_VERSION, ServerMsg};
+use vlab_server::store::Store;
 
 const KEY: &str = "removed-uploads-key";
 const MESH_BYTES: usize = 1024 * 1024;

@@ -12,9 +12,9 @@ use std::time::{Duration, Instant};
 use common::{PATIENCE, TOKEN, TestServer};
 use reqwest::multipart::{Form, Part};
 use serde_json::{Value, json};
+use vlab_protocol::{ControlAction, Rate};
 use vlab_server::controller::{ProgramError, ProgramSpec, PythonProgram};
 use vlab_server::scene::{MapLoader, Options, SceneModel, interpret};
-use vlab_protocol::{ControlAction, Rate};
 
 /// An empty fenced yard, 12 m × 12 m: room to drive and nothing else moving.
 fn yard() -> SceneModel {

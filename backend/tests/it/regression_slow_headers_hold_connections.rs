@@ -15,8 +15,8 @@ use std::time::Duration;
 use common::{PATIENCE, Received, TOKEN, TestServer};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
-use vlab_server::net::Limits;
 use vlab_protocol::ServerMsg;
+use vlab_server::net::Limits;
 
 /// Sends `bytes` one a second until the server closes the connection; returns how many
 /// were sent and what the server wrote before closing.

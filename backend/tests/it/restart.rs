@@ -253,7 +253,8 @@ async fn robot_programs_survive(kind: Kind) {
         // Ana's robot at a clear spot: where the lab offers one if the first is taken.
         let mut spot = (1.0, 1.5);
         let response = loop {
-            let description = format!("include \"diffbot_robot.vlab\"; call diffbot(\"_ana\", {}, {}, 0);", spot.0, spot.1);
+            let description =
+                format!("include \"diffbot_robot.vlab\"; call diffbot(\"_ana\", {}, {}, 0);", spot.0, spot.1);
             let form = reqwest::multipart::Form::new()
                 .part("description", reqwest::multipart::Part::text(description).file_name("robot.vlab"))
                 .part("program", reqwest::multipart::Part::text(first).file_name("main.py"));

@@ -9,11 +9,11 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use serde_json::json;
+use vlab_protocol::ControlAction;
 use vlab_server::classroom::{Classroom, ClassroomConfig};
 use vlab_server::lab::{Caller, LabConfig, LabHandle};
 use vlab_server::scene::demo_scene;
 use vlab_server::secret::TokenDigest;
-use vlab_protocol::ControlAction;
 
 /// Steps given in one `step N` (the lab answers once they are done).
 const STEPS_PER_COMMAND: u64 = 48_000;

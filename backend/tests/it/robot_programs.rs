@@ -12,9 +12,9 @@ use common::{PATIENCE, TOKEN, TestServer};
 use reqwest::Method;
 use reqwest::multipart::{Form, Part};
 use serde_json::{Value, json};
+use vlab_protocol::{ControlAction, ServerMsg};
 use vlab_server::controller::{ProgramError, ProgramSpec, PythonProgram};
 use vlab_server::scene::{MapLoader, Options, SceneModel, interpret};
-use vlab_protocol::{ControlAction, ServerMsg};
 
 /// An empty fenced yard, 12 m × 12 m from (0, 0) to (12, 12): room for many robots and
 /// nothing else moving.

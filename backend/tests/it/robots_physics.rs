@@ -14,10 +14,10 @@ use std::f64::consts::{PI, TAU};
 
 use common::{TOKEN, TestServer};
 use serde_json::{Value, json};
+use vlab_protocol::{ActuatorCommand, ControlAction, RobotReport, SensorReport, SensorValue};
 use vlab_server::robot::Robots;
 use vlab_server::scene::{DirLoader, Options, SceneModel, interpret};
 use vlab_server::sim::World;
-use vlab_protocol::{ActuatorCommand, ControlAction, RobotReport, SensorReport, SensorValue};
 
 /// A lab in miniature: a scene's world and robots, stepped in a lab's order
 /// (ARCHITECTURE.md, "One step of a lab").

@@ -9,8 +9,8 @@ use std::time::Duration;
 
 use common::{Client, Received, TestServer};
 use tokio_tungstenite::tungstenite::Message;
-use vlab_server::scene::{MapLoader, Options, interpret};
 use vlab_protocol::ClientMsg;
+use vlab_server::scene::{MapLoader, Options, interpret};
 
 const LAB: &str = r#"
     environment wallrect { width 12; length 12; height 0.5; gravity -9.81; }

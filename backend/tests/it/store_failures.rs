@@ -46,8 +46,9 @@ async fn call(
 }
 
 async fn add_robot(server: &TestServer, token: &str, name: &str) -> (u16, Value) {
-    let describe =
-        |x, z| format!("robot {name} {{ body {{ {name}_chassis {{ shape box(0.3, 0.1, 0.2); pos({x}, 0.2, {z}); }} }} }}");
+    let describe = |x, z| {
+        format!("robot {name} {{ body {{ {name}_chassis {{ shape box(0.3, 0.1, 0.2); pos({x}, 0.2, {z}); }} }} }}")
+    };
     server.add_demo_robot_near(token, (1.0, 5.0), describe).await
 }
 

@@ -10,8 +10,8 @@ use crate::common;
 use std::collections::BTreeMap;
 
 use common::{Client, Received, TOKEN, TestServer};
-use vlab_server::lab::hub::MAX_FRAMES_IN_FLIGHT;
 use vlab_protocol::{ClientMsg, ControlAction, DrawnFrames, Frame, LabMode, ServerMsg};
+use vlab_server::lab::hub::MAX_FRAMES_IN_FLIGHT;
 
 /// Frames the fast viewer draws before the others are looked at.
 const FAST_FRAMES: usize = 12;

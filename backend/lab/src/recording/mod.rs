@@ -587,8 +587,8 @@ fn unread(report: SensorReport) -> SensorReport {
 mod tests {
     use super::*;
     use crate::changes::bare_step;
-    use vlab_sim::scene;
     use vlab_protocol::RadioMessage;
+    use vlab_sim::scene;
 
     const DT: f64 = 1.0 / 240.0;
 

@@ -7,7 +7,6 @@
 mod demo;
 
 pub use demo::demo_scene;
-pub use vlab_scene::{Footprint, static_footprints};
 pub use vlab_scene::meshfile::stl_to_obj;
 pub use vlab_scene::model::{
     BodyModel, DEFAULT_DT_SECS, DeviceModel, EnvironmentKind, EnvironmentModel, GroupModel, Inserted, JointKind,
@@ -18,6 +17,7 @@ pub use vlab_scene::{
     Budgets, DirLoader, Interpretation, LangError, LoadError, MapLoader, Options, SourceLoader, Warning, interpret,
     parse_project,
 };
+pub use vlab_scene::{Footprint, static_footprints};
 
 #[cfg(test)]
 mod tests {

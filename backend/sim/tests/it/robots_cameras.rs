@@ -5,10 +5,10 @@
 //! axis in every pixel that sees it; images come at the camera's rate in sim time;
 //! the same scene and seed give the same bytes; programs get the pixels once.
 
+use vlab_protocol::SensorValue;
 use vlab_sim::robot::Robots;
 use vlab_sim::scene::{self, SceneModel};
 use vlab_sim::sim::World;
-use vlab_protocol::SensorValue;
 
 /// A grey floor (top at y = 0), a red wall whose near face is at x = 3.9 (y 0..2,
 /// z 3..6), and a static robot at (1, 0.5, 5) with a camera and a depth camera

@@ -6,10 +6,10 @@
 
 use std::f64::consts::{FRAC_PI_2, FRAC_PI_6};
 
+use vlab_protocol::{Landmark, SensorReport, SensorValue};
 use vlab_sim::robot::Robots;
 use vlab_sim::scene::{self, SceneModel};
 use vlab_sim::sim::World;
-use vlab_protocol::{Landmark, SensorReport, SensorValue};
 
 struct Bench {
     world: World,

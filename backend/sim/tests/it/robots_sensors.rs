@@ -5,10 +5,10 @@
 
 use std::f64::consts::PI;
 
+use vlab_protocol::{RobotReport, SensorReport, SensorValue};
 use vlab_sim::robot::Robots;
 use vlab_sim::scene::{self, SceneModel};
 use vlab_sim::sim::World;
-use vlab_protocol::{RobotReport, SensorReport, SensorValue};
 
 /// A lab in miniature: the world, its robots, and the step counter the runner keeps.
 struct Bench {

@@ -10,10 +10,10 @@ use std::collections::BTreeMap;
 use std::f64::consts::{PI, TAU};
 
 use serde_json::{Value, json};
+use vlab_protocol::{SensorReport, SensorValue};
 use vlab_sim::robot::Robots;
 use vlab_sim::scene::{DirLoader, MapLoader, Options, SceneModel, SourceLoader, interpret};
 use vlab_sim::sim::World;
-use vlab_protocol::{SensorReport, SensorValue};
 
 /// A scene's world and robots, stepped in a lab's order.
 struct Lab {

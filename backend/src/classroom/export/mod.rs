@@ -23,9 +23,9 @@ use vlab_protocol::permissions::Action;
 
 use super::access::{authorize, authorize_on_robot};
 use super::{Classroom, ClassroomError, Recordings};
+use crate::store::StoreError;
 use vlab_lab::recording::{Chunk, ChunkError, RobotReading};
 use vlab_lab::{Caller, LabHandle};
-use crate::store::StoreError;
 
 pub use pipe::{ExportStream, stream};
 pub use slots::{ExportLimits, ExportSlot, ExportSlots};

@@ -27,10 +27,10 @@ pub use bundle::{Bundle, UploadFiles};
 
 use super::access::{authorize, authorize_on_robot};
 use super::{Classroom, ClassroomError, RefusalKind};
+use crate::store::Insertion;
 use vlab_lab::capacity::OverCapacity;
 use vlab_lab::{Caller, LabError, LabHandle, Owner};
 use vlab_sim::scene::{DirLoader, SceneError, SceneModel};
-use crate::store::Insertion;
 
 /// Largest upload: the scene text and every file of a bundle together.
 pub const MAX_UPLOAD_BYTES: usize = 4 * 1024 * 1024;

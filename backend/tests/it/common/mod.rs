@@ -13,12 +13,12 @@ use futures_util::{SinkExt, StreamExt};
 use tokio::net::TcpStream;
 use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::{MaybeTlsStream, WebSocketStream, connect_async};
+use vlab_protocol::{ClientMsg, ControlAction, Frame, LabState, PROTOCOL_VERSION, ServerMsg};
 use vlab_server::classroom::{Classroom, ClassroomConfig};
 use vlab_server::lab::{LabConfig, LabHandle};
 use vlab_server::net::{self, AppState, Limits};
 use vlab_server::scene::{BodyModel, Motion, Palette, PartModel, Pose, SceneModel, Shape, demo_scene};
 use vlab_server::secret::TokenDigest;
-use vlab_protocol::{ClientMsg, ControlAction, Frame, LabState, PROTOCOL_VERSION, ServerMsg};
 
 pub const TOKEN: &str = "instructor-secret";
 /// Long enough for a loaded CI machine; a guard against hangs, not a performance bound.
@@ -208,25 +208,30 @@ fn three_labs(scene: SceneModel, running: bool) -> Classroom {
     let classroom =
         Classroom::new(ClassroomConfig { server_key: Some(TokenDigest::of(TOKEN)), ..ClassroomConfig::default() });
     for (id, scene) in [("demo", scene), ("other", demo_scene(2)), ("empty", SceneModel::empty())] {
-        classroom.labs.insert(
-            LabHandle::open(LabConfig {
-                id: id.into(),
-                name: format!("Lab {id}"),
-                scene,
-                instructor: TokenDigest::of(TOKEN),
-                start_running: running,
-                seed: 1,
-                join_code: format!("{}CODE", id.to_uppercase()),
-                settings: Default::default(),
-                students: vec![],
-                programs: Default::default(),
-                recording: classroom.recording_sink(),
-                first_run: 1,
-            })
-            .unwrap(),
-        );
+        classroom.labs.insert(test_lab(&classroom, id, scene, running));
     }
     classroom
+}
+
+/// Lab `id` of `scene` as the tests open it in `classroom`: its instructor's token is
+/// [`TOKEN`], its join code `<ID>CODE`, its seed 1, and it records into the classroom's
+/// recordings (when the classroom keeps any).
+pub fn test_lab(classroom: &Classroom, id: &str, scene: SceneModel, running: bool) -> LabHandle {
+    LabHandle::open(LabConfig {
+        id: id.into(),
+        name: format!("Lab {id}"),
+        scene,
+        instructor: TokenDigest::of(TOKEN),
+        start_running: running,
+        seed: 1,
+        join_code: format!("{}CODE", id.to_uppercase()),
+        settings: Default::default(),
+        students: vec![],
+        programs: Default::default(),
+        recording: classroom.recording_sink(),
+        first_run: 1,
+    })
+    .unwrap()
 }
 
 impl Drop for TestServer {

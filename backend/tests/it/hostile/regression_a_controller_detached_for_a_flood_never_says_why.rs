@@ -7,8 +7,8 @@ use futures_util::SinkExt;
 use serde_json::json;
 use tokio_tungstenite::tungstenite::Message;
 
-use crate::common::{TestServer, yard};
 use super::controllers::{add_diffbot, attach_ready, console, next, report_where};
+use crate::common::{TestServer, yard};
 
 #[tokio::test]
 async fn attaching_again_after_a_flood_shows_why_the_flooder_was_detached_first() {

@@ -12,12 +12,12 @@ use reqwest::multipart::{Form, Part};
 use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::tungstenite::client::IntoClientRequest;
 use tokio_tungstenite::{MaybeTlsStream, client_async};
+use vlab_protocol::ControlAction;
 use vlab_server::net::CONTROLLER_SEND_TIMEOUT;
 use vlab_server::net::Limits;
-use vlab_protocol::ControlAction;
 
-use crate::common::{PATIENCE, TOKEN, TestServer};
 use super::controllers::report_where;
+use crate::common::{PATIENCE, TOKEN, TestServer};
 
 /// A robot standing still above the demo yard's corner with the largest camera a scene
 /// may have: one step with an image is about 310 KB of JSON.

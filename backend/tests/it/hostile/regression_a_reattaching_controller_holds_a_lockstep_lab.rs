@@ -9,8 +9,8 @@ use std::time::Duration;
 use serde_json::json;
 use vlab_protocol::ControlAction;
 
-use crate::common::{TestServer, yard};
 use super::controllers::{add_diffbot, attach, attach_ready, console, next, report_where};
+use crate::common::{TestServer, yard};
 
 #[tokio::test]
 async fn a_controller_that_drops_at_every_step_waits_longer_and_longer_to_attach_again() {

@@ -5,11 +5,11 @@
 //! to 1,000 characters; one byte more detaches the controller, as a flood.
 
 use serde_json::json;
-use vlab_server::controller::MAX_CONSOLE_LINE_CHARS;
 use vlab_protocol::ControlAction;
+use vlab_server::controller::MAX_CONSOLE_LINE_CHARS;
 
-use crate::common::{TestServer, yard};
 use super::controllers::{add_diffbot, attach_ready, console, next, report_where, say};
+use crate::common::{TestServer, yard};
 
 const BUDGET: usize = 16 * 1024;
 

@@ -6,8 +6,8 @@
 //! answer (`resimulated_from`, `resimulated_steps`).
 
 use serde_json::{Value, json};
-use vlab_server::lab::checkpoints::CHECKPOINT_INTERVAL_SECS;
 use vlab_protocol::ControlAction;
+use vlab_server::lab::checkpoints::CHECKPOINT_INTERVAL_SECS;
 
 use crate::common::{TOKEN, TestServer};
 

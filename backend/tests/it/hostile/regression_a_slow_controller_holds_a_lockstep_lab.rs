@@ -8,11 +8,11 @@
 use std::time::Duration;
 
 use serde_json::json;
-use vlab_server::lab::waits::{SLOW_ANSWERS_LIMIT, SLOW_ANSWERS_WINDOW};
 use vlab_protocol::ControlAction;
+use vlab_server::lab::waits::{SLOW_ANSWERS_LIMIT, SLOW_ANSWERS_WINDOW};
 
-use crate::common::{TestServer, yard};
 use super::controllers::{add_diffbot, attach_ready, console, next, report, report_where, say};
+use crate::common::{TestServer, yard};
 
 #[tokio::test]
 async fn a_controller_slow_at_every_step_of_a_lockstep_lab_is_detached_and_shown_holding_it() {

@@ -13,12 +13,12 @@ use std::time::Duration;
 
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
+use vlab_protocol::ControlAction;
 use vlab_server::classroom::export::ExportLimits;
 use vlab_server::classroom::{Classroom, ClassroomConfig};
 use vlab_server::lab::{LabConfig, LabHandle};
 use vlab_server::scene::demo_scene;
 use vlab_server::secret::TokenDigest;
-use vlab_protocol::ControlAction;
 
 use crate::common::{PATIENCE, TOKEN, TestServer};
 

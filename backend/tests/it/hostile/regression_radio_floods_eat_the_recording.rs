@@ -15,13 +15,12 @@ use std::time::Duration;
 
 use reqwest::multipart::{Form, Part};
 use serde_json::Value;
+use vlab_protocol::{ConsoleSource, ControlAction};
 use vlab_server::classroom::{Classroom, ClassroomConfig};
 use vlab_server::lab::radio::MAX_SENT_BYTES_PER_SEC;
 use vlab_server::lab::recording::{Chunk, MAX_RECORDED_BYTES_PER_ROBOT_PER_SEC, Record};
-use vlab_server::lab::{LabConfig, LabHandle};
 use vlab_server::secret::TokenDigest;
 use vlab_server::store::RecordingStore;
-use vlab_protocol::{ConsoleSource, ControlAction};
 
 use crate::common::{PATIENCE, TOKEN, TestServer, yard};
 
@@ -86,23 +85,7 @@ impl Recorded {
             recordings: Some(recordings),
             ..ClassroomConfig::default()
         });
-        classroom.labs.insert(
-            LabHandle::open(LabConfig {
-                id: "demo".into(),
-                name: "Lab demo".into(),
-                scene: yard(),
-                instructor: TokenDigest::of(TOKEN),
-                start_running: false,
-                seed: 1,
-                join_code: "DEMOCODE".into(),
-                settings: Default::default(),
-                students: vec![],
-                programs: Default::default(),
-                recording: classroom.recording_sink(),
-                first_run: 1,
-            })
-            .unwrap(),
-        );
+        classroom.labs.insert(crate::common::test_lab(&classroom, "demo", yard(), false));
         Recorded { server: TestServer::serve(classroom).await, dir }
     }
 

@@ -15,12 +15,11 @@ use std::sync::Arc;
 use futures_util::SinkExt;
 use rand::Rng;
 use tokio_tungstenite::tungstenite::Message;
+use vlab_protocol::{ClientMsg, ControlAction, ErrorCode, RecordedMoment, ServerMsg};
 use vlab_server::classroom::recording::MAX_SEEKS_IN_FLIGHT;
 use vlab_server::classroom::{Classroom, ClassroomConfig, Recordings, SEEK_TRAIL_WINDOW_SECS};
-use vlab_server::lab::{LabConfig, LabHandle};
 use vlab_server::scene::demo_scene;
 use vlab_server::secret::TokenDigest;
-use vlab_protocol::{ClientMsg, ControlAction, ErrorCode, RecordedMoment, ServerMsg};
 
 use crate::common::{Client, PATIENCE, Received, TOKEN, TestServer};
 
@@ -37,23 +36,7 @@ const ROUNDS: usize = 6;
 async fn demo_lab() -> (TestServer, Recordings) {
     let classroom =
         Classroom::new(ClassroomConfig { server_key: Some(TokenDigest::of(TOKEN)), ..ClassroomConfig::default() });
-    classroom.labs.insert(
-        LabHandle::open(LabConfig {
-            id: "demo".into(),
-            name: "Lab demo".into(),
-            scene: demo_scene(1),
-            instructor: TokenDigest::of(TOKEN),
-            start_running: false,
-            seed: 1,
-            join_code: "DEMOCODE".into(),
-            settings: Default::default(),
-            students: vec![],
-            programs: Default::default(),
-            recording: classroom.recording_sink(),
-            first_run: 1,
-        })
-        .unwrap(),
-    );
+    classroom.labs.insert(crate::common::test_lab(&classroom, "demo", demo_scene(1), false));
     let recordings = classroom.recordings().expect("the lab records").clone();
     (TestServer::serve(classroom).await, recordings)
 }
