@@ -28,6 +28,7 @@ mod pacing;
 pub mod permissions;
 mod programs;
 mod recording;
+pub mod robot_abi;
 mod robots;
 mod scene;
 mod sightings;

@@ -29,3 +29,7 @@ pub const MAX_NOTICE_CHARS: usize = 500;
 
 /// Most participants one lab admits.
 pub const MAX_PARTICIPANTS: usize = 200;
+
+/// The most radio messages one robot's program may send per control step; more are not
+/// sent (docs/sensors.md, "Radio"). The lab keeps to it for every kind of program.
+pub const MAX_RADIO_SENT_PER_STEP: usize = 16;

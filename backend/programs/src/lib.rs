@@ -51,9 +51,7 @@
 
 use std::time::Duration;
 
-/// The most radio messages one robot's program may send per control step; more are not
-/// sent (docs/sensors.md, "Radio"). The lab keeps to it for every kind of program.
-pub const MAX_RADIO_SENT_PER_STEP: usize = 16;
+pub use vlab_protocol::MAX_RADIO_SENT_PER_STEP;
 
 mod conversation;
 mod error;

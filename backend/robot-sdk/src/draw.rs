@@ -8,13 +8,9 @@ use std::str::FromStr;
 use crate::Robot;
 use crate::ffi::{self, status};
 
-/// Points and line vertices one control step may draw, kept ones included; the lab
-/// shows as many at once.
-pub const MAX_DRAWN_VERTICES: usize = 4000;
-/// Texts one control step may draw, kept ones included; the lab shows as many at once.
-pub const MAX_DRAWN_TEXTS: usize = 32;
-/// The longest text drawn, in characters: the rest is cut.
-pub const MAX_DRAWN_TEXT_CHARS: usize = 80;
+/// The lab's drawing limits: points and line vertices, and texts, one control step may
+/// draw (kept ones included), and the longest text drawn, in characters.
+pub use vlab_protocol::{MAX_DRAWN_TEXT_CHARS, MAX_DRAWN_TEXTS, MAX_DRAWN_VERTICES};
 
 /// A drawing's colour: one of the lab's named colours or any `#rrggbb`.
 ///

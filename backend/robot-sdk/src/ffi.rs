@@ -2,33 +2,38 @@
 //! place in the SDK with `unsafe`), elsewhere the thread's [`crate::testing::FakeLab`].
 //! Names, types and codes are the ABI's (`docs/programs.md`).
 
-/// `reading_type` codes.
+/// `reading_type` codes, as the lab's robot API defines them.
 pub mod reading {
-    pub const NONE: i32 = 0;
-    pub const SCALAR: i32 = 1;
-    pub const VECTOR: i32 = 2;
-    pub const SCAN: i32 = 3;
-    pub const KEYS: i32 = 4;
-    pub const TICKS: i32 = 5;
-    pub const JOINT: i32 = 6;
-    pub const POSE2D: i32 = 7;
-    pub const CONTACT: i32 = 8;
-    pub const IMAGE: i32 = 9;
-    pub const DEPTH_IMAGE: i32 = 10;
-    pub const ORIENTATION: i32 = 11;
-    pub const LANDMARKS: i32 = 12;
-    pub const RADIO: i32 = 13;
+    use vlab_protocol::robot_abi::ReadingType;
+
+    pub const NONE: i32 = ReadingType::None as i32;
+    pub const SCALAR: i32 = ReadingType::Scalar as i32;
+    pub const VECTOR: i32 = ReadingType::Vector as i32;
+    pub const SCAN: i32 = ReadingType::Scan as i32;
+    pub const KEYS: i32 = ReadingType::Keys as i32;
+    pub const TICKS: i32 = ReadingType::Ticks as i32;
+    pub const JOINT: i32 = ReadingType::Joint as i32;
+    pub const POSE2D: i32 = ReadingType::Pose2d as i32;
+    pub const CONTACT: i32 = ReadingType::Contact as i32;
+    pub const IMAGE: i32 = ReadingType::Image as i32;
+    pub const DEPTH_IMAGE: i32 = ReadingType::DepthImage as i32;
+    pub const ORIENTATION: i32 = ReadingType::Orientation as i32;
+    pub const LANDMARKS: i32 = ReadingType::Landmarks as i32;
+    pub const RADIO: i32 = ReadingType::Radio as i32;
 }
 
-/// Status codes of the part-taking and drawing functions.
+/// Status codes of the part-taking and drawing functions, as the lab's robot API
+/// defines them.
 pub mod status {
-    pub const OK: i32 = 0;
-    pub const NO_SUCH_PART: i32 = -1;
-    pub const WRONG_KIND: i32 = -2;
-    pub const NOT_FINITE: i32 = -3;
-    pub const BAD_COLOR: i32 = -4;
-    pub const OVER_BUDGET: i32 = -5;
-    pub const TOO_FEW_POINTS: i32 = -6;
+    use vlab_protocol::robot_abi::Status;
+
+    pub const OK: i32 = Status::Ok as i32;
+    pub const NO_SUCH_PART: i32 = Status::NoSuchPart as i32;
+    pub const WRONG_KIND: i32 = Status::WrongKind as i32;
+    pub const NOT_FINITE: i32 = Status::NotFinite as i32;
+    pub const BAD_COLOR: i32 = Status::BadColor as i32;
+    pub const OVER_BUDGET: i32 = Status::OverBudget as i32;
+    pub const TOO_FEW_POINTS: i32 = Status::TooFewPoints as i32;
 }
 
 #[cfg(target_arch = "wasm32")]
@@ -197,5 +202,37 @@ mod imports {
     pub fn radio_send(text: &str) -> i32 {
         // SAFETY: as `log`.
         unsafe { raw::radio_send(text.as_ptr(), text.len()) }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeSet;
+
+    use vlab_protocol::robot_abi::{
+        EXPORT_ABI_VERSION, EXPORT_INIT, EXPORT_POST_STEP, EXPORT_PRE_STEP, IMPORT_MODULE, IMPORTS,
+    };
+
+    /// Names in attributes must be literals, so the SDK spells the robot API's import
+    /// module and exports out; these tests hold them to the lab's definition.
+    #[test]
+    fn the_imports_declared_are_the_robot_apis() {
+        let source = include_str!("ffi.rs");
+        let raw = source.split("mod raw {").nth(1).expect("the raw imports").split("\n    }").next().unwrap();
+        let declared: BTreeSet<&str> = raw
+            .lines()
+            .filter_map(|line| line.trim().split_once(" fn ").map(|(_, rest)| rest))
+            .filter_map(|rest| rest.split('(').next())
+            .collect();
+        assert_eq!(declared, IMPORTS.iter().copied().collect::<BTreeSet<_>>());
+        assert!(raw.contains(&format!("wasm_import_module = \"{IMPORT_MODULE}\"")), "the import module");
+    }
+
+    #[test]
+    fn the_exports_are_named_as_the_robot_api_names_them() {
+        let source = include_str!("lib.rs");
+        for export in [EXPORT_ABI_VERSION, EXPORT_INIT, EXPORT_PRE_STEP, EXPORT_POST_STEP] {
+            assert!(source.contains(&format!("export_name = \"{export}\"")), "{export}");
+        }
     }
 }

@@ -49,7 +49,7 @@ pub use self::program::RobotProgram;
 pub use self::robot::{Actuator, DepthImage, Image, Robot, Scan, Sensor};
 
 /// The version of the robot API this SDK speaks (the module's `vlab_abi_version`).
-pub const ABI_VERSION: i32 = 1;
+pub use vlab_protocol::robot_abi::ABI_VERSION;
 
 /// Writes a console line, formatted like `format!`: `log!("x = {x:.2}")`.
 #[macro_export]

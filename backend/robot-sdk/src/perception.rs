@@ -5,7 +5,7 @@ use crate::ffi::{self, reading, status};
 use crate::{Robot, Sensor};
 
 /// The most radio messages a robot sends per control step (the lab's limit).
-pub const MAX_SENT_PER_STEP: usize = 16;
+pub use vlab_protocol::MAX_RADIO_SENT_PER_STEP as MAX_SENT_PER_STEP;
 
 /// A beacon a `LandmarkSensor` sees, in the sensor's frame.
 #[derive(Clone, Debug, PartialEq)]

@@ -18,7 +18,6 @@
 //! `stop`. [`crate::launch`] does all of this; [`WasmProgram`] alone runs
 //! synchronously on whatever thread calls it.
 
-mod abi;
 mod belief;
 mod drawing;
 mod engine;
@@ -31,6 +30,9 @@ mod spec;
 mod trap;
 #[cfg(target_os = "linux")]
 mod worker;
+
+/// The robot API's names and codes, the contract shared with the SDK.
+use vlab_protocol::robot_abi as abi;
 
 pub use self::abi::ABI_VERSION;
 pub use self::engine::check_module;

@@ -1,7 +1,7 @@
 //! The robot API as a WebAssembly module sees it, version [`ABI_VERSION`]: the names of
 //! the imports the lab provides and of the exports it calls, and the codes they use.
-//! `docs/programs.md` ("WebAssembly programs") is the table students read; the SDK
-//! crate `vlab-robot-sdk` mirrors these numbers.
+//! The lab (`vlab-programs`) and the SDK (`vlab-robot-sdk`) both take them from here;
+//! `docs/programs.md` ("WebAssembly programs") is the table students read.
 
 /// The version of the WebAssembly robot API. A module says which one it was built for
 /// with its `vlab_abi_version` export; another number is refused at start.
@@ -58,7 +58,7 @@ pub const IMPORTS: &[&str] = &[
 ];
 
 /// What `reading_type` answers: the shape of a sensor's latest reading, and so the
-/// layout of its values (see [`super::readings`]).
+/// layout of its values.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[repr(i32)]
 pub enum ReadingType {
@@ -114,7 +114,7 @@ pub enum Status {
     /// A drawing's colour is neither a name the lab knows nor `#rrggbb`.
     BadColor = -4,
     /// The drawing would take the step past its drawing cap
-    /// ([`super::WasmLimits::drawn_vertices_per_step`], `drawn_texts_per_step`).
+    /// (the lab's `WasmLimits::drawn_vertices_per_step` and `drawn_texts_per_step`).
     OverBudget = -5,
     /// A line of fewer than two points.
     TooFewPoints = -6,
