@@ -7,35 +7,13 @@
 //! Ground coordinates are those of an `Odometry` reading: `x` along world X, `y` along
 //! world −Z.
 
-use serde::{Deserialize, Serialize};
+pub use vlab_protocol::program_protocol::Footprint;
 
 use crate::model::math::rotate_wide as rotate;
 use crate::model::{Motion, Pose, SceneModel, Shape};
 
 /// Points sampled around a round shape's circles: a 16-gon is within 2% of the circle.
 const ROUND_SAMPLES: usize = 16;
-
-/// One fixed part, seen from above.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Footprint {
-    /// Its outline on the ground, counter-clockwise, `[x, y]` metres.
-    pub polygon: Vec<[f64; 2]>,
-    /// Its lowest point, metres above world 0 (world Y).
-    pub bottom: f64,
-    /// Its highest point.
-    pub top: f64,
-}
-
-impl Footprint {
-    /// Whether ground point `p` (`[x, y]`, as the polygon's) lies on or inside the outline.
-    pub fn contains(&self, p: [f64; 2]) -> bool {
-        let polygon = &self.polygon;
-        polygon
-            .iter()
-            .zip(polygon.iter().cycle().skip(1))
-            .all(|(a, b)| (b[0] - a[0]) * (p[1] - a[1]) - (b[1] - a[1]) * (p[0] - a[0]) >= -1e-9)
-    }
-}
 
 /// The footprints of `model`'s fixed parts that belong to no robot.
 pub fn static_footprints(model: &SceneModel) -> Vec<Footprint> {

@@ -1,5 +1,5 @@
 //! The lab's side of one conversation in the program protocol (version
-//! [`super::PROTOCOL_VERSION`], or [`super::packed::PIPE_PROTOCOL_VERSION`] on a sandboxed
+//! [`super::PROGRAM_PROTOCOL_VERSION`], or [`super::PIPE_PROTOCOL_VERSION`] on a sandboxed
 //! program's pipe), whatever carries it: which answer the lab waits for, the
 //! console lines that come before it, a step's output budget. A sandboxed Python
 //! program (its pipes) and a remote controller (its websocket) share it, so both are
@@ -212,7 +212,7 @@ fn kind_of(message: &ProgramMsg) -> String {
 mod tests {
     use super::*;
     use crate::ConsoleSource;
-    use crate::PROTOCOL_VERSION;
+    use crate::PROGRAM_PROTOCOL_VERSION;
 
     fn line(text: &str) -> ConsoleLine {
         ConsoleLine { source: ConsoleSource::Print, text: text.into() }
@@ -220,7 +220,7 @@ mod tests {
 
     #[test]
     fn an_answer_is_taken_only_for_the_step_asked() {
-        let mut talk = Conversation::new(&Limits::default(), PROTOCOL_VERSION);
+        let mut talk = Conversation::new(&Limits::default(), PROGRAM_PROTOCOL_VERSION);
         let _ = talk.hello(&RobotSide::new("bot"));
         let ready = Conversation::parse(br#"{"type":"ready","version":1}"#).unwrap();
         assert_eq!(talk.take(ready).unwrap().unwrap().step, None);
@@ -243,7 +243,7 @@ mod tests {
     #[test]
     fn output_past_a_steps_budget_is_a_flood() {
         let limits = Limits { output_bytes_per_step: 10, ..Limits::default() };
-        let mut talk = Conversation::new(&limits, PROTOCOL_VERSION);
+        let mut talk = Conversation::new(&limits, PROGRAM_PROTOCOL_VERSION);
         let _ = talk.hello(&RobotSide::new("bot"));
         assert_eq!(talk.take(ProgramMsg::Output { output: vec![line("123456789")] }).unwrap(), None);
         let error = talk.take(ProgramMsg::Output { output: vec![line("x")] }).unwrap_err();
@@ -253,7 +253,7 @@ mod tests {
     #[test]
     fn a_line_counts_all_the_bytes_it_was_sent_with_before_it_is_cut() {
         let limits = Limits { output_bytes_per_step: 16 * 1024, ..Limits::default() };
-        let mut talk = Conversation::new(&limits, PROTOCOL_VERSION);
+        let mut talk = Conversation::new(&limits, PROGRAM_PROTOCOL_VERSION);
         let _ = talk.hello(&RobotSide::new("bot"));
         // Just under: 16383 bytes and its end fill the budget exactly.
         let full = "x".repeat(16 * 1024 - 1);
@@ -262,7 +262,7 @@ mod tests {
         assert_eq!(kept.chars().count(), MAX_CONSOLE_LINE_CHARS, "shown cut");
         assert!(kept.ends_with('\u{2026}'));
         // Just over: one byte more is a flood, though it would be cut to 1000 characters.
-        let mut talk = Conversation::new(&limits, PROTOCOL_VERSION);
+        let mut talk = Conversation::new(&limits, PROGRAM_PROTOCOL_VERSION);
         let _ = talk.hello(&RobotSide::new("bot"));
         let over = "x".repeat(16 * 1024);
         let error = talk.take(ProgramMsg::Output { output: vec![line(&over)] }).unwrap_err();
@@ -278,7 +278,7 @@ mod tests {
 
     #[test]
     fn done_error_and_another_version_end_it() {
-        let mut talk = Conversation::new(&Limits::default(), PROTOCOL_VERSION);
+        let mut talk = Conversation::new(&Limits::default(), PROGRAM_PROTOCOL_VERSION);
         let _ = talk.hello(&RobotSide::new("bot"));
         let other = Conversation::parse(br#"{"type":"ready","version":2}"#).unwrap();
         assert!(matches!(talk.take(other), Err(ProgramError::Protocol(m)) if m.contains("version 2")));

@@ -4,7 +4,7 @@
 //! This crate knows nothing of the lab's thread, the network or the physics world: the
 //! lab gives a program a robot's readings and gets commands back (`docs/programs.md`).
 //!
-//! # The protocol (version [`PROTOCOL_VERSION`]; [`PIPE_PROTOCOL_VERSION`] on the pipe)
+//! # The protocol (version [`PROGRAM_PROTOCOL_VERSION`]; [`PIPE_PROTOCOL_VERSION`] on the pipe)
 //! JSON, one object per line, over the child's stdin (lab → program) and stdout
 //! (program → lab):
 //!
@@ -73,9 +73,9 @@ pub use self::error::ProgramError;
 pub use self::interpreter::{Interpreter, PYTHON_ENV};
 pub use self::launch::{CodeProblem, ProgramCode, RobotSide, check, control_period, launch};
 pub use self::messages::{
-    BeliefUpdate, ConsoleLine, ConsoleSource, LabMsg, PROTOCOL_VERSION, PartInfo, ProgramMsg, Reply, StepInput,
+    BeliefUpdate, ConsoleLine, ConsoleSource, LabMsg, PIPE_PROTOCOL_VERSION, PROGRAM_PROTOCOL_VERSION, PartInfo,
+    ProgramMsg, Reply, StepInput,
 };
-pub use self::packed::PIPE_PROTOCOL_VERSION;
 #[cfg(target_os = "linux")]
 pub use self::program::{
     CONSOLE_HISTORY_LINES, MAX_PROGRAM_BYTES, MAX_PROGRAM_FILES, ProgramSpec, PythonProgram, default_programs_dir,

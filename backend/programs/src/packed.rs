@@ -1,5 +1,5 @@
 //! The `step` message as a sandboxed program's pipe carries it (protocol version
-//! [`PIPE_PROTOCOL_VERSION`]), written straight from the readings into a buffer the
+//! [`crate::PIPE_PROTOCOL_VERSION`]), written straight from the readings into a buffer the
 //! program keeps: a line `m<N>` and the N bytes after its newline, the message of
 //! version 1 in Python's `marshal` format ([`super::marshal`]), except that a scan
 //! whose ranges are all finite has them as `bytes`, little-endian `f64`, which the
@@ -24,10 +24,6 @@ use vlab_protocol::SensorValue;
 
 use super::marshal;
 use super::messages::StepInput;
-
-/// The version of the pipe between the lab and a sandboxed Python program: version 1
-/// ([`super::PROTOCOL_VERSION`]) with steps written as this module writes them.
-pub const PIPE_PROTOCOL_VERSION: u32 = 4;
 
 /// Ranges below this (metres, 2^20 tenths of a millimetre) whose `f32` is the one
 /// nearest a whole number of tenths of a millimetre (what the lab's scans hold) are

@@ -21,8 +21,9 @@ use serde::Deserialize;
 use super::RobotSide;
 use super::conversation::{Conversation, MAX_CONSOLE_LINE_BYTES};
 use super::interpreter::Interpreter;
+use super::messages::PIPE_PROTOCOL_VERSION;
 use super::messages::{ConsoleLine, ConsoleSource, LabMsg, PartInfo, Reply, StepInput};
-use super::packed::{PIPE_PROTOCOL_VERSION, StepWriter};
+use super::packed::StepWriter;
 use super::sandbox::{self, Launch};
 use super::{Limits, ProgramError};
 

@@ -17,7 +17,7 @@ use std::time::{Duration, Instant};
 use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender, unbounded_channel};
 
 use super::conversation::Conversation;
-use super::messages::{LabMsg, PROTOCOL_VERSION, Reply, StepInput};
+use super::messages::{LabMsg, PROGRAM_PROTOCOL_VERSION, Reply, StepInput};
 use super::{Controller, Limits, ProgramError, RobotSide};
 
 /// Messages a remote controller may send ahead of the lab's reading them (console
@@ -121,7 +121,7 @@ pub fn remote_pair(robot: &str, limits: Limits) -> (RemoteController, RemotePeer
     let now = Instant::now();
     let controller = RemoteController {
         robot: robot.to_owned(),
-        conversation: Conversation::new(&limits, PROTOCOL_VERSION),
+        conversation: Conversation::new(&limits, PROGRAM_PROTOCOL_VERSION),
         deadline: now + limits.startup_budget,
         budget: limits.startup_budget,
         limits,
