@@ -15,7 +15,7 @@ use wasm_bindgen::JsCast;
 use web_sys::HtmlInputElement;
 
 use super::client::{add_robot, load_examples, save_program};
-use super::template::{free_spot, robot_suffix, robot_template, suffix_from_name, urdf_template};
+use super::template::{free_spot, offered_spot, robot_suffix, robot_template, suffix_from_name, urdf_template};
 use super::upload::{
     DEFAULT_PROGRAM_NAME, EditorSyntax, ErrorPlace, NO_EXAMPLE, ProgramBody, ProgramFile, error_place,
     fill_placeholders, program_from_source, sort_program_files,
@@ -37,6 +37,9 @@ pub struct RobotDraft {
     pub suffix: RwSignal<String>,
     /// The description's `.vlab` text.
     pub text: RwSignal<String>,
+    /// The description as the page last wrote it from its template (`None`: the user's
+    /// own): a refusal for a taken spot moves only a robot the page placed.
+    pub templated: RwSignal<Option<String>>,
     /// The example picked (its id), or [`NO_EXAMPLE`].
     pub example: RwSignal<String>,
     /// The example robots the server offers, once asked (`Err`: why there are none).
@@ -65,6 +68,7 @@ impl RobotDraft {
         RobotDraft {
             suffix: RwSignal::new(String::new()),
             text: RwSignal::new(String::new()),
+            templated: RwSignal::new(None),
             example: RwSignal::new(NO_EXAMPLE.to_owned()),
             examples: RwSignal::new(None),
             program_name: RwSignal::new(DEFAULT_PROGRAM_NAME.to_owned()),
@@ -127,25 +131,31 @@ pub fn RobotUpload() -> impl IntoView {
         })
     };
 
-    // The description: this name, at a spot clear of everything that moves now; the
-    // picked example's robot, or the course's diffbot.
-    let fill_template = move || {
+    // The description: this name at `spot`; the picked example's robot, or the course's
+    // diffbot. `None` when the name is not one.
+    let template_at = move |spot: [f32; 2]| -> Option<String> {
         let suffix = match robot_suffix(&draft.suffix.get_untracked()) {
             Ok(suffix) => suffix,
             Err(message) => {
                 name_problem.set(Some(message));
-                return;
+                return None;
             }
         };
         name_problem.set(None);
+        Some(match picked_example() {
+            Some(example) => fill_placeholders(&example.robot, &suffix, spot),
+            None => robot_template(&suffix, spot),
+        })
+    };
+    // ... at a spot clear of everything that moves now.
+    let fill_template = move || {
         let spot = session
             .world
             .with_value(|world| world.floor_and_occupied())
             .map_or([1.0, 1.0], |(area, occupied)| free_spot(area, &occupied));
-        draft.text.set(match picked_example() {
-            Some(example) => fill_placeholders(&example.robot, &suffix, spot),
-            None => robot_template(&suffix, spot),
-        });
+        let Some(text) = template_at(spot) else { return };
+        draft.text.set(text.clone());
+        draft.templated.set(Some(text));
         draft.outcome.set(None);
     };
     if draft.suffix.with_untracked(String::is_empty) {
@@ -228,7 +238,30 @@ pub fn RobotUpload() -> impl IntoView {
         leptos::task::spawn_local(async move {
             let (outcome, robots) = match &robot_edited {
                 Some(robot) => (save_program(&lab, robot, token.as_deref(), &program, &helpers).await, Vec::new()),
-                None => add_robot(&lab, token.as_deref(), &text, &program, &helpers).await,
+                None => {
+                    let mut added = add_robot(&lab, token.as_deref(), &text, &program, &helpers).await;
+                    // The page placed the robot clear of where robots are, but one may start
+                    // there: take the spot the lab offers, once, for a robot the page placed.
+                    let spot = match &added.0 {
+                        UploadOutcome::Rejected { errors, .. } => errors.first().and_then(|e| offered_spot(&e.message)),
+                        _ => None,
+                    };
+                    let placed_by_page = draft.templated.get_untracked().as_deref() == Some(text.as_str());
+                    if let Some(spot) = spot.filter(|_| placed_by_page)
+                        && let Some(moved) = template_at(spot)
+                    {
+                        draft.text.set(moved.clone());
+                        draft.templated.set(Some(moved.clone()));
+                        added = add_robot(&lab, token.as_deref(), &moved, &program, &helpers).await;
+                        if matches!(added.0, UploadOutcome::Inserted { .. }) {
+                            let [x, z] = spot;
+                            draft.note.set(Some(format!(
+                                "The spot picked first is where another robot starts: yours starts at x {x:.2}, z {z:.2}."
+                            )));
+                        }
+                    }
+                    added
+                }
             };
             let first_error = match &outcome {
                 UploadOutcome::Rejected { errors, .. } => {

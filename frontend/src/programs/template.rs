@@ -118,6 +118,16 @@ pub fn free_spot(area: [f32; 4], occupied: &[[f32; 2]]) -> [f32; 2] {
     best.0
 }
 
+/// The spot a refusal offers for a robot that would stand on another body ("... it would
+/// fit at x 1.25, z 3.00"): the page sees where robots are, the lab also where they
+/// start, so the page's own pick can be taken.
+pub fn offered_spot(message: &str) -> Option<[f32; 2]> {
+    let (_, spot) = message.rsplit_once("it would fit at x ")?;
+    let (x, rest) = spot.split_once(", z ")?;
+    let z: String = rest.chars().take_while(|c| c.is_ascii_digit() || matches!(c, '.' | '-')).collect();
+    Some([x.trim().parse().ok()?, z.parse().ok()?])
+}
+
 fn inset(min: f32, max: f32) -> (f32, f32) {
     if max - min > 2.0 * SPOT_MARGIN_M {
         (min + SPOT_MARGIN_M, max - SPOT_MARGIN_M)
@@ -128,6 +138,15 @@ fn inset(min: f32, max: f32) -> (f32, f32) {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn the_spot_a_refusal_offers_is_read_from_its_message() {
+        let message = "robot 'diffbot_ana' at x 0.80, z 0.80 would sink 0.04 m into robot 'teacher_bot' where it \
+                       starts, and the physics would throw them apart: it would fit at x 0.55, z 0.80";
+        assert_eq!(super::offered_spot(message), Some([0.55, 0.8]));
+        assert_eq!(super::offered_spot("... it would fit at x -1.25, z 12.00."), Some([-1.25, 12.0]));
+        assert_eq!(super::offered_spot("there is no clear spot for it within 8 m; make room first"), None);
+    }
+
     #[test]
     fn a_urdf_file_becomes_a_robot_named_after_it_at_the_spot() {
         let text = urdf_template("ana", "turtlebot3-burger.urdf", [2.0, 3.5]);
