@@ -125,7 +125,8 @@ pub fn offered_spot(message: &str) -> Option<[f32; 2]> {
     let (_, spot) = message.rsplit_once("it would fit at x ")?;
     let (x, rest) = spot.split_once(", z ")?;
     let z: String = rest.chars().take_while(|c| c.is_ascii_digit() || matches!(c, '.' | '-')).collect();
-    Some([x.trim().parse().ok()?, z.parse().ok()?])
+    // A sentence may end right after the number.
+    Some([x.trim().parse().ok()?, z.trim_end_matches('.').parse().ok()?])
 }
 
 fn inset(min: f32, max: f32) -> (f32, f32) {

@@ -216,7 +216,7 @@ fn three_labs(scene: SceneModel, running: bool) -> Classroom {
 /// Lab `id` of `scene` as the tests open it in `classroom`: its instructor's token is
 /// [`TOKEN`], its join code `<ID>CODE`, its seed 1, and it records into the classroom's
 /// recordings (when the classroom keeps any).
-pub fn test_lab(classroom: &Classroom, id: &str, scene: SceneModel, running: bool) -> LabHandle {
+pub fn test_lab(classroom: &Classroom, id: &str, scene: SceneModel, running: bool) -> Arc<LabHandle> {
     LabHandle::open(LabConfig {
         id: id.into(),
         name: format!("Lab {id}"),
