@@ -39,12 +39,14 @@ export const slug = (text) =>
  * person) and waits until it has connected; requests to URLs matching a pattern in `fail` fail from
  * the first, as on a broken connection. Uncaught errors in a page fail the test, and so
  * do errors logged to a page's console unless `allowConsoleErrors` (tests that break the
- * connection on purpose: the browser itself logs the failed websocket).
+ * connection on purpose: the browser itself logs the failed websocket), or but those
+ * matching one of `expectedConsoleErrors` (a refusal the page is meant to handle, which
+ * the browser logs as a failed request).
  *
  * @param {import('node:test').TestContext} t
  * @param {(world: {server: VlabServer, openPage: Function, artifactName: Function}) => Promise<void>} body
  */
-export async function withLab(t, body, { allowConsoleErrors = false } = {}) {
+export async function withLab(t, body, { allowConsoleErrors = false, expectedConsoleErrors = [] } = {}) {
   const testSlug = slug(t.name);
   const server = await VlabServer.start();
   /** @type {{name: string, page: import('playwright-core').Page, console: string[], errors: string[]}[]} */
@@ -79,7 +81,9 @@ export async function withLab(t, body, { allowConsoleErrors = false } = {}) {
     }
     if (!allowConsoleErrors) {
       const complaints = opened.flatMap((entry) =>
-        entry.console.filter((line) => line.startsWith('[error]')).map((line) => `${entry.name}: ${line}`),
+        entry.console
+          .filter((line) => line.startsWith('[error]') && !expectedConsoleErrors.some((pattern) => pattern.test(line)))
+          .map((line) => `${entry.name}: ${line}`),
       );
       assert.deepEqual(complaints, [], 'a healthy session logs no errors in the browser console');
     }

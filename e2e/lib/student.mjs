@@ -45,6 +45,7 @@ export async function readProgramUi(page) {
       programFocused: source !== null && document.activeElement === source,
       outcome: q('scene-result')?.getAttribute('data-outcome') ?? null,
       result: q('scene-result')?.textContent?.trim() ?? null,
+      note: q('robot-upload-note')?.textContent?.trim() ?? null,
       errors: all('scene-error').map((e) => e.textContent.trim()),
       programErrorLine: q('program-error-line')?.getAttribute('data-line') ?? null,
       descriptionErrorLine: q('scene-error-line')?.getAttribute('data-line') ?? null,

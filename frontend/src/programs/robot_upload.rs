@@ -539,7 +539,7 @@ pub fn RobotUpload() -> impl IntoView {
                             </li>
                         </ForEach>
                     </ul>
-                    <span class="hint">{move || draft.note.get()}</span>
+                    <span class="hint" data-testid="robot-upload-note">{move || draft.note.get()}</span>
                 </div>
             </When>
             <When
