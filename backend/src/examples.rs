@@ -4,7 +4,8 @@
 //! A folder `examples/<id>/` holds `robot.vlab` (the robot description, with the
 //! placeholders `{suffix}`, `{x}` and `{z}`: see [`fill_placeholders`]), `main.py` (the
 //! program; every other `.py` file of the folder goes with it as a helper) and
-//! `about.json` (`{"title": ..., "summary": ...}`). A folder that breaks these rules is
+//! `about.json` (`{"title": ..., "summary": ...}`, and `"clearance_m"`: the free floor
+//! the robot needs around its start, which the page asks the lab for). A folder that breaks these rules is
 //! logged and left out; the others are still listed. This module neither interprets
 //! the robot nor runs the program: an upload does both, as for any student's robot.
 
@@ -23,7 +24,7 @@ pub const ROBOT_FILE: &str = "robot.vlab";
 /// The title and summary of every example.
 pub const ABOUT_FILE: &str = "about.json";
 /// The placeholders a robot description must contain.
-pub const PLACEHOLDERS: [&str; 3] = ["{suffix}", "{x}", "{z}"];
+pub use vlab_protocol::PLACEHOLDERS;
 
 /// Why an example folder was left out.
 #[derive(Debug, thiserror::Error)]
@@ -66,6 +67,9 @@ pub enum ExampleError {
 struct About {
     title: String,
     summary: String,
+    /// The free floor the robot needs around its start, metres.
+    #[serde(default)]
+    clearance_m: Option<f64>,
 }
 
 /// Every example of `scenes_dir/examples/`, sorted by id. Folders that cannot be read
@@ -116,6 +120,13 @@ pub fn load_example(folder: &Path) -> Result<ExampleRobot, ExampleError> {
             return Err(ExampleError::About { folder: folder.to_owned(), message: format!("its {field} is empty") });
         }
     }
+    if let Some(clearance) = about.clearance_m
+        && !(0.0..=f64::from(vlab_lab::placement::MAX_CLEARANCE_M)).contains(&clearance)
+    {
+        let most = vlab_lab::placement::MAX_CLEARANCE_M;
+        let message = format!("its clearance_m is {clearance}: give 0 to {most} metres");
+        return Err(ExampleError::About { folder: folder.to_owned(), message });
+    }
     let robot = read(ROBOT_FILE)?;
     if let Some(placeholder) = PLACEHOLDERS.into_iter().find(|p| !robot.contains(p)) {
         return Err(ExampleError::Placeholder { folder: folder.to_owned(), placeholder });
@@ -139,6 +150,7 @@ pub fn load_example(folder: &Path) -> Result<ExampleRobot, ExampleError> {
         title: about.title.trim().to_owned(),
         summary: about.summary.trim().to_owned(),
         robot,
+        clearance_m: about.clearance_m,
         program: ProgramSource { language: Language::Python, main: MAIN_FILE.into(), files },
     })
 }
@@ -154,7 +166,8 @@ pub fn load_example(folder: &Path) -> Result<ExampleRobot, ExampleError> {
 /// assert_eq!(filled, "call diffbot(\"_ana\", 2, 6.5, 0);");
 /// ```
 pub fn fill_placeholders(robot: &str, suffix: &str, x: f64, z: f64) -> String {
-    robot.replace("{suffix}", suffix).replace("{x}", &x.to_string()).replace("{z}", &z.to_string())
+    let suffix = suffix.strip_prefix('_').unwrap_or(suffix);
+    vlab_protocol::fill_start(&vlab_protocol::fill_suffix(robot, suffix), x, z)
 }
 
 #[cfg(test)]

@@ -39,3 +39,17 @@ export function imageStats(buffer) {
     lumaStdDev: Math.sqrt(variance),
   };
 }
+
+/**
+ * How many pixels of a PNG satisfy `keep(r, g, b)`.
+ * @param {Buffer} buffer
+ * @param {(r: number, g: number, b: number) => boolean} keep
+ */
+export function countPixels(buffer, keep) {
+  const { width, height, data } = PNG.sync.read(buffer);
+  let count = 0;
+  for (let i = 0; i < width * height * 4; i += 4) {
+    if (keep(data[i], data[i + 1], data[i + 2])) count += 1;
+  }
+  return count;
+}

@@ -182,6 +182,9 @@ test('a student joins by code, adds a robot while paused, and both pages agree',
     // The create page: the server key, a name, the scene picker → the join code, large.
     await student.goto(`${server.baseUrl}/?create`);
     await waitUntil('the scene picker to list the library', () => student.locator(`${byTestId('scene-select')} option`).count(), (n) => n > 3);
+    const offered = await student.locator(`${byTestId('scene-select')} option`).allTextContents();
+    assert.ok(!offered.some((text) => /^(diffbot_robot|tankbot_robot|tower|cart|pyramid)\b/.test(text)), `only labs are offered, not pieces to include: ${offered}`);
+    assert.ok(offered.some((text) => text.startsWith('arena — ') && text.trim().endsWith('.')), `a scene's whole opening comment: ${offered}`);
     await student.locator(byTestId('server-key')).fill(server.token);
     await student.locator(byTestId('lab-name-input')).fill('Physics 1');
     await student.locator(byTestId('btn-create-lab')).click();
@@ -194,6 +197,9 @@ test('a student joins by code, adds a robot while paused, and both pages agree',
     assert.equal(link.searchParams.get('lab'), newLab, link.href);
     const listed = await server.request('GET', `/api/labs/${encodeURIComponent(newLab)}`, { token: link.searchParams.get('token') });
     assert.equal(listed.body.join_code, shownCode, 'the page shows the new lab\'s join code');
+    await student.locator(byTestId('btn-copy-instructor-link')).click();
+    const copied = await student.locator(byTestId('instructor-link-copied')).textContent();
+    assert.match(copied, /^(Copied|This browser did not copy it)/, 'the Copy button says what it did');
     saveArtifact(artifactName('created.png'), await student.screenshot());
   }, { allowConsoleErrors: true }); // the refused join (404) is logged by the browser itself
 });

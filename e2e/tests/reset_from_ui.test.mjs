@@ -11,11 +11,19 @@ import { byTestId, readUi } from '../lib/ui.mjs';
 test('the instructor resets the lab from the UI', { timeout: 300_000 }, async (t) => {
   await withLab(t, async ({ server, openPage, artifactName }) => {
     const page = await openPage('instructor');
-    // A confirmation dialog, if the app asks for one, is answered "yes".
-    page.on('dialog', (dialog) => dialog.accept());
     const bodiesBefore = (await server.lab('demo')).bodies;
     await waitUntil('the lab to have run a while', () => readUi(page), (u) => u.mode === 'running' && u.step > 50);
 
+    // Reset asks first: every robot of the class goes back. "Cancel" changes nothing.
+    const asked = [];
+    page.once('dialog', (dialog) => { asked.push(dialog.message()); dialog.dismiss(); });
+    await page.locator(byTestId('btn-reset')).click();
+    await waitUntil('the question to be asked', () => asked.length, (n) => n === 1);
+    assert.match(asked[0], /^Reset the lab for everybody\?/);
+    const kept = await server.lab('demo');
+    assert.ok(kept.mode === 'running' && kept.step > 50, `a cancelled reset changes nothing: ${JSON.stringify(kept)}`);
+
+    page.once('dialog', (dialog) => dialog.accept());
     await page.locator(byTestId('btn-reset')).click();
     const api = await waitUntil(
       'the server to be back at step 0, paused',

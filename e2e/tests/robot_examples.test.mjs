@@ -1,8 +1,10 @@
 // The Add-robot form fills from the server's example robots and from files: a student
-// picks an example (its description with the name and a free spot in place of the
-// placeholders, its program in the Python editor), loads a description from a .vlab
+// picks an example (its description with the name in place of {suffix}, its start left
+// to the lab, its program in the Python editor), loads a description from a .vlab
 // file and a .wasm module (shown by its size, not edited), goes back to the example and
-// uploads it: the robot is added with its program, which starts.
+// uploads it: the robot is added where the lab chose, with its program, which starts.
+// Then the example's robot.vlab as it is on disk, placeholders and all, loaded from a
+// file and uploaded: the lab fills them in.
 
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
@@ -30,7 +32,14 @@ test('a student starts from an example robot, or from files, and uploads the exa
     const example = served.body[0];
     await student.locator(byTestId('robot-example')).selectOption(example.id);
     const picked = await waitUntil('the example to fill both editors', () => readProgramUi(student), (p) => (p.program ?? '').trim() !== '');
-    assert.ok(!/\{(suffix|x|z)\}/.test(picked.description), `placeholders are filled: ${picked.description}`);
+    const code = picked.description.split('\n').filter((line) => !line.trim().startsWith('//')).join('\n');
+    assert.ok(!code.includes('{suffix}'), `the name is filled in: ${picked.description}`);
+    assert.ok(code.includes('{x}') && code.includes('{z}'), `the lab chooses the start: ${picked.description}`);
+    assert.equal(
+      picked.description.split('\n').filter((line) => line.trim().startsWith('//')).join('\n'),
+      example.robot.split('\n').filter((line) => line.trim().startsWith('//')).join('\n'),
+      'its comments, which explain the placeholders, are left as they are',
+    );
     assert.ok(picked.description.includes(`_${SUFFIX}`), `the description carries the name's suffix: ${picked.description}`);
     assert.equal(picked.program, example.program.files[example.program.main], 'the editor holds the example program');
     assert.ok(picked.programHighlighted, 'highlighted as Python');
@@ -71,7 +80,21 @@ test('a student starts from an example robot, or from files, and uploads the exa
     );
     assert.equal(report.program.state, 'running', `the example runs: ${report.program.message}`);
     await waitUntil('the console to show it started', () => readProgramUi(student), (p) => p.console && p.state === 'running' && p.lines.length > 0);
+    assert.match(added.note ?? '', new RegExp(`${robots[0]} starts at x [0-9.]+, z [0-9.]+, a free spot the lab chose`));
     await student.locator(byTestId('robot-console')).scrollIntoViewIfNeeded();
     saveArtifact(artifactName('3-uploaded.png'), await student.screenshot());
+
+    // The example's robot.vlab from disk, as a teacher hands it out: {suffix}, {x} and {z}
+    // in place. The lab names it after the student and starts it on a free spot.
+    await student.locator(byTestId('robot-example')).selectOption('');
+    await student.locator(byTestId('description-file')).setInputFiles({
+      name: 'robot.vlab', mimeType: 'text/plain', buffer: Buffer.from(example.robot),
+    });
+    await waitUntil('the file to load', () => readProgramUi(student), (p) => p.description === example.robot);
+    await student.locator(byTestId('btn-upload-robot')).click();
+    const fromDisk = await waitUntil('the upload from disk to finish', () => readProgramUi(student), (p) => !['busy', 'none', null].includes(p.outcome) && p.description === example.robot && p.note !== added.note);
+    assert.equal(fromDisk.outcome, 'inserted', `the file as it is on disk is added: ${fromDisk.result}`);
+    const named = (await server.lab('demo')).robots.filter((name) => name.endsWith('_explorer'));
+    assert.equal(named.length, 1, `named after the student: ${(await server.lab('demo')).robots}`);
   }, { allowConsoleErrors: true });
 });

@@ -222,6 +222,7 @@ test('a late joiner scrubs the timeline back to the start and returns to live', 
     }
 
     // A reset begins run 2: the viewer's run picker offers run 1, which shows from its start.
+    instructor.once('dialog', (dialog) => dialog.accept()); // Reset asks first
     await instructor.locator(byTestId('btn-reset')).click();
     const picker = await waitUntil(
       'the run picker to offer the run before the reset',

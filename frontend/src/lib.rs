@@ -35,6 +35,6 @@ mod ui;
 #[cfg(target_arch = "wasm32")]
 #[wasm_bindgen::prelude::wasm_bindgen(start)]
 pub fn start() {
-    console_error_panic_hook::set_once();
+    ui::fault::install();
     leptos::mount::mount_to_body(app::App);
 }

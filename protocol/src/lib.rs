@@ -48,12 +48,16 @@ pub use frame::{BodyPose, Frame, FrameDecodeError, FrameDecoder, MAX_GRID_METRES
 pub use limits::*;
 pub use links::{JointLink, JointLinkKind, LinkTable, LinkTableError};
 pub use messages::{
-    ClientMsg, ErrorBody, ErrorCode, InsertedCounts, LabSummary, SceneUploadReply, ServerMsg, SourceMessage,
+    ChosenStart, ClientMsg, ErrorBody, ErrorCode, InsertedCounts, LabSummary, SceneUploadReply, ServerMsg,
+    SourceMessage,
 };
 pub use pacing::DrawnFrames;
 pub use permissions::INSTRUCTOR_ID;
 pub use programs::{ConsoleLine, ConsoleSource, ExampleRobot, Language, ProgramSource};
-pub use recording::{MAX_SEEK_ROBOTS, RecordedMoment, RecordedTrail, RecordingSummary, RunSummary, TrailPoint};
+pub use programs::{
+    MAX_SUFFIX_CHARS, PLACEHOLDERS, fill_start, fill_suffix, first_placeholder, leaves_start_to_lab, suffix_from_name,
+};
+pub use recording::{MAX_SEEK_ROBOTS, export_file_name, RecordedMoment, RecordedTrail, RecordingSummary, RunSummary, TrailPoint};
 pub use robots::{
     ActuatorCommand, ActuatorCommands, ActuatorReport, JointReading, Lateness, ProgramState, ProgramStatus, RobotPose,
     RobotReport, SensorReport, SensorValue,

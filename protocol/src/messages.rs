@@ -254,7 +254,7 @@ pub struct InsertedCounts {
 
 /// The answer to a scene upload (`POST /api/labs/{lab}/scene`). When `ok` is false,
 /// `errors` says why and nothing was inserted.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct SceneUploadReply {
     /// Whether the scene was inserted.
     pub ok: bool,
@@ -269,6 +269,23 @@ pub struct SceneUploadReply {
     /// The robots it added (by name).
     #[serde(default)]
     pub robots: Vec<String>,
+    /// Where the lab put them, when their description left that to it (`{x}`, `{z}`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub start: Option<ChosenStart>,
+}
+
+/// The start the lab chose for the robots of an upload whose description wrote `{x}`
+/// and `{z}` (docs/api.md, Adding robots).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct ChosenStart {
+    /// Where its (first) robot's main body starts, metres along world X.
+    pub x: f64,
+    /// ... and world Z.
+    pub z: f64,
+    /// The free floor around it, metres from its centre.
+    pub clearance_m: f64,
+    /// The free floor the upload asked for; more than `clearance_m` when no spot had it.
+    pub asked_m: f64,
 }
 
 /// A lab as listed by `GET /api/labs` and `GET /api/labs/{lab}`.

@@ -111,3 +111,26 @@ impl TrailPoint {
 
 /// Most robots one [`crate::ClientMsg::Seek`] may ask about.
 pub const MAX_SEEK_ROBOTS: usize = 8;
+
+/// The name an export is saved under, by the page and in the server's
+/// `Content-Disposition` alike: `<lab>[-<robot>]-<what>-run<run>[-to-step<to>].<extension>`
+/// (`demo-rover_red-readings-run2.csv`, `demo-recording-run2-to-step4800.mcap`), `what`
+/// being `readings` for a robot's CSV and `recording` otherwise. Anything but letters,
+/// digits, `-` and `_` in a name becomes `_`: a robot's name must not make a path.
+pub fn export_file_name(lab: &str, robot: Option<&str>, csv: bool, run: u32, to: Option<u64>) -> String {
+    let safe = |text: &str| -> String {
+        text.chars().map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '_' { c } else { '_' }).collect()
+    };
+    let mut name = safe(lab);
+    if let Some(robot) = robot {
+        name.push('-');
+        name.push_str(&safe(robot));
+    }
+    let what = if csv && robot.is_some() { "readings" } else { "recording" };
+    name.push_str(&format!("-{what}-run{run}"));
+    if let Some(to) = to {
+        name.push_str(&format!("-to-step{to}"));
+    }
+    name.push_str(if csv { ".csv" } else { ".mcap" });
+    name
+}

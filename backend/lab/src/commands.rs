@@ -120,6 +120,12 @@ pub enum LabCommand {
         /// (the code is `None` when only a remote controller drove it).
         reply: oneshot::Sender<Option<ProgramAndConsole>>,
     },
+    /// Gather what a new robot's start must keep clear of (the search itself runs on
+    /// the caller's side: see [`crate::placement::StartSearch`]).
+    StartSearch {
+        /// Where to send it.
+        reply: oneshot::Sender<crate::placement::StartSearch>,
+    },
     /// Report the true pose of every body (not the frame view, which skips changes
     /// too small to draw).
     Poses {

@@ -348,6 +348,11 @@ impl LabHandle {
         self.request(|reply| LabCommand::Insert { addition, owner, quota, programs, reply }).await?
     }
 
+    /// What a new robot's start must keep clear of, as the lab is now.
+    pub async fn start_search(&self) -> Result<crate::placement::StartSearch, LabError> {
+        self.request(|reply| LabCommand::StartSearch { reply }).await
+    }
+
     /// The true pose of every body now, indexed like the scene's bodies.
     pub async fn body_poses(&self) -> Result<Vec<Pose>, LabError> {
         self.request(|reply| LabCommand::Poses { reply }).await

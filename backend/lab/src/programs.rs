@@ -642,7 +642,7 @@ impl Slot {
     /// The console's line as it starts.
     fn starting_words(&self) -> String {
         match (&self.code, self.remote) {
-            (_, true) => "a remote controller attached; it joins at the next control step".into(),
+            (_, true) => "a remote controller attached: it drives the robot from the next control step".into(),
             (Some(code), false) => format!("starting {}", code.main),
             (None, false) => "starting".into(),
         }
@@ -653,7 +653,7 @@ impl Slot {
         match result {
             Ok((program, first)) => {
                 self.life = Life::Ready(program, first);
-                self.say(step, dt_secs, "ready: joins at the next control step".into());
+                self.say(step, dt_secs, "loaded: it takes over the robot at its next control step".into());
                 robots.set_program(name, self.status(ProgramState::Running, None));
             }
             Err(error) => self.stopped(name, robots, &error, step, dt_secs),
@@ -700,7 +700,12 @@ impl Slot {
         self.join_after = Some(after);
         self.join_at = None;
         self.take_reply(first, tick.step, tick.dt_secs);
-        self.say(tick.step, tick.dt_secs, format!("running from step {} ({after} steps after its start)", tick.step));
+        let waited = match after {
+            0 => String::new(),
+            1 => " (1 step after it was started)".into(),
+            n => format!(" ({n} steps after it was started)"),
+        };
+        self.say(tick.step, tick.dt_secs, format!("running from step {}{waited}", tick.step));
         robots.set_program(name, self.status(ProgramState::Running, None));
     }
 

@@ -331,6 +331,9 @@ impl Runner {
             LabCommand::Program { robot, reply } => {
                 let _ = reply.send(self.programs.program(&robot));
             }
+            LabCommand::StartSearch { reply } => {
+                let _ = reply.send(placement::StartSearch::of(&self.model, &self.world));
+            }
             LabCommand::Poses { reply } => {
                 let _ = reply.send((0..self.world.body_count()).map(|i| self.world.pose(i)).collect());
             }

@@ -97,6 +97,8 @@ pub enum RefusalKind {
     Invalid,
     /// They clash with the lab (a name in use, a second environment): 409.
     Conflict,
+    /// A robot where it would stand on nothing fixed or sink into another body: 422.
+    Misplaced,
     /// Over the caller's quota: 403.
     OverQuota,
     /// Over the caller's upload byte budget: 413.

@@ -38,8 +38,9 @@ pub struct DemoLab {
 }
 
 impl Classroom {
-    /// `POST /api/labs`: a new lab, running, with its own clock; kept before it is
-    /// announced.
+    /// `POST /api/labs`: a new lab, paused (its clock starts when the instructor
+    /// presses Play, not when the lab is made before the class), with its own clock;
+    /// kept before it is announced.
     pub async fn create_lab(&self, key: Option<&str>, request: CreateLabRequest) -> Result<CreatedLab, ClassroomError> {
         if !self.open_labs {
             let allowed = match (key, self.server_key) {
@@ -88,7 +89,7 @@ impl Classroom {
             scene,
             settings_json: serde_json::to_string(&LabSettings::default()).expect("settings serialise"),
         };
-        let lab = self.open_lab(&record, model, true, vec![]).map_err(|e| ClassroomError::Invalid(e.to_string()))?;
+        let lab = self.open_lab(&record, model, false, vec![]).map_err(|e| ClassroomError::Invalid(e.to_string()))?;
         if let Err(e) = self.keep(|store| store.save_lab(&record)) {
             lab.shut_down();
             return Err(e);
@@ -222,10 +223,8 @@ impl Classroom {
         if let Ok(entries) = std::fs::read_dir(&self.library.scenes_dir) {
             for entry in entries.flatten() {
                 let file = entry.file_name().to_string_lossy().into_owned();
-                let Some(name) = file.strip_suffix(".vlab") else { continue };
                 let text = std::fs::read_to_string(entry.path()).unwrap_or_default();
-                let about = text.lines().next().and_then(|l| l.strip_prefix("//")).unwrap_or("").trim().to_owned();
-                scenes.push(serde_json::json!({ "name": name, "file": file, "about": about }));
+                scenes.extend(library_scene(&file, &text));
             }
         }
         scenes.sort_by(|a, b| a["name"].as_str().cmp(&b["name"].as_str()));
@@ -332,5 +331,35 @@ impl Classroom {
             recording: self.recording_sink(),
             first_run,
         })
+    }
+}
+
+/// A library file as `GET /api/scenes` lists it, if it is a lab's scene: one that
+/// declares an environment (a floor and walls). Robots and pieces made to be included or
+/// inserted (`diffbot_robot.vlab`, `tower.vlab`) are not labs. Its `about` is its opening
+/// comment, every line of it.
+fn library_scene(file: &str, text: &str) -> Option<serde_json::Value> {
+    let name = file.strip_suffix(".vlab")?;
+    let declares = |line: &str| line.starts_with("environment ") || line.starts_with("env ");
+    if !text.lines().map(str::trim_start).any(declares) {
+        return None;
+    }
+    let about: Vec<&str> = text.lines().map_while(|line| line.trim_start().strip_prefix("//")).map(str::trim).collect();
+    Some(serde_json::json!({ "name": name, "file": file, "about": about.join(" ").trim() }))
+}
+
+#[cfg(test)]
+mod library_tests {
+    use super::library_scene;
+
+    #[test]
+    fn a_lab_scene_is_listed_with_its_whole_opening_comment_and_a_piece_is_not() {
+        let arena = "// A classroom arena: a room with a low inner fence,\n// two ramps and a bridge.\n\nenvironment wallrect { width 6; }\n";
+        let listed = library_scene("arena.vlab", arena).unwrap();
+        assert_eq!(listed["name"], "arena");
+        assert_eq!(listed["about"], "A classroom arena: a room with a low inner fence, two ramps and a bridge.");
+        let robot = "// the course robot, as a function to include\nfunction void diffbot(string s) { }\n";
+        assert_eq!(library_scene("diffbot_robot.vlab", robot), None);
+        assert_eq!(library_scene("notes.txt", arena), None);
     }
 }

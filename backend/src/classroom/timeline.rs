@@ -90,6 +90,16 @@ impl Classroom {
         let start = lab.rewind_start(step, kept).await?;
         let running = lab.state().mode == LabMode::Running;
         self.control(lab, caller, ControlAction::Pause).await?;
+        // Re-simulating takes a while: everybody's page says why the lab stands still.
+        lab.notice(
+            "Lab",
+            &format!(
+                "The instructor is taking the lab back to step {step}: it is paused while the {} steps \
+                 since step {} are played again, and stays paused there.",
+                step.saturating_sub(start.from),
+                start.from
+            ),
+        );
         let rewound = self.rewind_paused(recordings, lab, start, step).await;
         if rewound.is_err() && running {
             // Refused after all (the lab moved on meanwhile): it goes on as it was.

@@ -90,7 +90,9 @@ impl AppError {
                 (StatusCode::UNPROCESSABLE_ENTITY, body)
             }
             C::Upload(refusal) => match refusal.kind {
-                RefusalKind::Invalid => plain(StatusCode::UNPROCESSABLE_ENTITY, ErrorCode::InvalidArgument),
+                RefusalKind::Invalid | RefusalKind::Misplaced => {
+                    plain(StatusCode::UNPROCESSABLE_ENTITY, ErrorCode::InvalidArgument)
+                }
                 RefusalKind::Conflict => plain(StatusCode::CONFLICT, ErrorCode::InvalidArgument),
                 RefusalKind::OverQuota => plain(StatusCode::FORBIDDEN, ErrorCode::Forbidden),
                 RefusalKind::OverBudget => plain(StatusCode::PAYLOAD_TOO_LARGE, ErrorCode::BadRequest),

@@ -12,6 +12,7 @@ use axum::extract::{FromRequest, Multipart, Path, Query, Request, State};
 use axum::http::header::{CACHE_CONTROL, CONTENT_TYPE};
 use axum::http::{HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
+use vlab_lab::placement::{DEFAULT_CLEARANCE_M, MAX_CLEARANCE_M};
 use vlab_protocol::{SceneUploadReply, TRIANGLES_FORMAT};
 
 use super::extract::InLab;
@@ -22,6 +23,9 @@ use crate::classroom::upload::content_type;
 
 /// Name given to a scene uploaded as a plain-text body.
 const PLAIN_UPLOAD_NAME: &str = "upload.vlab";
+/// Name given to a robot's description uploaded as a plain-text body: the name the
+/// page's editor tab shows, so errors point at the tab the student sees.
+const PLAIN_ROBOT_NAME: &str = "robot.vlab";
 
 /// File endings of the binary files (meshes, textures, WebAssembly modules) a form may
 /// carry; every other file is text.
@@ -38,14 +42,31 @@ pub async fn upload_scene(
     Ok(Json(app.classroom.upload_scene(&lab, caller, files).await?))
 }
 
-/// `POST /api/labs/{lab}/robots` (a participant): robots owned by the caller.
+/// `POST /api/labs/{lab}/robots?clearance_m=` (a participant): robots owned by the
+/// caller. A description that writes `{x}` and `{z}` has the lab choose its start, with
+/// `clearance_m` metres of free floor around it if the lab has a spot with that much
+/// (docs/api.md, Adding robots).
 pub async fn upload_robots(
     State(app): State<Arc<AppState>>,
     InLab { lab, caller }: InLab,
+    Query(query): Query<HashMap<String, String>>,
     request: Request,
 ) -> Result<Json<SceneUploadReply>, AppError> {
-    let files = read_upload(request, PLAIN_UPLOAD_NAME).await?;
-    Ok(Json(app.classroom.upload_robots(&lab, caller, files).await?))
+    let clearance = clearance_of(&query)?;
+    let files = read_upload(request, PLAIN_ROBOT_NAME).await?;
+    Ok(Json(app.classroom.upload_robots(&lab, caller, files, clearance).await?))
+}
+
+/// The `clearance_m` asked for: metres, 0 to [`MAX_CLEARANCE_M`]; the default when absent.
+fn clearance_of(query: &HashMap<String, String>) -> Result<f32, AppError> {
+    let Some(text) = query.get("clearance_m") else { return Ok(DEFAULT_CLEARANCE_M) };
+    match text.trim().parse::<f32>() {
+        Ok(metres) if (0.0..=MAX_CLEARANCE_M).contains(&metres) => Ok(metres),
+        _ => Err(AppError::BadRequest(format!(
+            "clearance_m is the free floor a robot needs around its start: a number of metres from 0 to \
+             {MAX_CLEARANCE_M}, not '{text}'"
+        ))),
+    }
 }
 
 /// `GET /api/labs/{lab}/assets/{*path}`: an asset uploaded with one of the lab's scenes.
@@ -144,7 +165,7 @@ pub async fn read_upload(request: Request, plain_name: &str) -> Result<UploadFil
         let text =
             field.text().await.map_err(|e| unreadable(e, &format!("the part '{field_name}' is not UTF-8 text")))?;
         if is_main {
-            files.main = Some((file_name.unwrap_or_else(|| PLAIN_UPLOAD_NAME.into()), text));
+            files.main = Some((file_name.unwrap_or_else(|| plain_name.into()), text));
         } else {
             files.files.insert(name, text);
         }

@@ -28,6 +28,7 @@ mod recording_exports;
 mod recording_rewind;
 mod recording_timeline;
 mod regression_a_full_lab_locks_out_the_class;
+mod regression_a_reset_piles_robots_up;
 mod regression_a_huge_robot_slows_the_lab;
 mod regression_camera_robots_fill_the_lab_thread;
 mod regression_concurrent_uploads_pass_the_quota;

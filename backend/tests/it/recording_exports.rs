@@ -238,6 +238,9 @@ async fn csv_rows_hold_the_readings_the_live_lab_reported() {
                 checked += 1;
             }
         }
+        // In step order, as a reader reads the file.
+        let steps: Vec<u64> = rows.iter().map(|row| row["step"].parse().unwrap()).collect();
+        assert!(steps.windows(2).all(|pair| pair[0] <= pair[1]), "rows out of step order: {steps:?}");
         // Every reading once: no (robot, sensor, step) twice across chunk boundaries.
         let mut seen = HashMap::new();
         for row in &rows {
@@ -265,7 +268,7 @@ async fn csv_rows_hold_the_readings_the_live_lab_reported() {
     let (status, headers, _) = lab.get("/api/labs/demo/recording.csv", Some(TOKEN)).await;
     assert_eq!(status, 200);
     assert_eq!(headers["content-type"], "text/csv; charset=utf-8");
-    assert_eq!(headers["content-disposition"], "attachment; filename=\"demo-run1-readings.csv\"");
+    assert_eq!(headers["content-disposition"], "attachment; filename=\"demo-recording-run1.csv\"", "the page's own name");
 
     // A span: only its steps, and one robot's file only its readings.
     let (_, _, csv) = lab.get("/api/labs/demo/robots/rover_red/readings.csv?from=100&to=200", Some(TOKEN)).await;
@@ -289,7 +292,7 @@ async fn the_mcap_file_holds_every_frame_reading_and_line_at_its_simulation_time
 
     let (status, headers, file) = lab.get("/api/labs/demo/recording.mcap", Some(TOKEN)).await;
     assert_eq!(status, 200);
-    assert_eq!(headers["content-disposition"], "attachment; filename=\"demo-run1.mcap\"");
+    assert_eq!(headers["content-disposition"], "attachment; filename=\"demo-recording-run1.mcap\"");
     let (_, _, csv) = lab.get("/api/labs/demo/recording.csv", Some(TOKEN)).await;
     let rows = rows(&csv);
 
@@ -394,7 +397,7 @@ async fn the_mcap_file_holds_every_frame_reading_and_line_at_its_simulation_time
     // One robot's file: its bodies, sensors and console only.
     let (status, headers, own) = lab.get("/api/labs/demo/robots/rover_red/recording.mcap", Some(TOKEN)).await;
     assert_eq!(status, 200);
-    assert_eq!(headers["content-disposition"], "attachment; filename=\"demo-rover_red-run1.mcap\"");
+    assert_eq!(headers["content-disposition"], "attachment; filename=\"demo-rover_red-recording-run1.mcap\"");
     let mut topics = BTreeMap::new();
     for message in mcap::MessageStream::new(&own).unwrap() {
         *topics.entry(message.unwrap().channel.topic.clone()).or_insert(0) += 1;
@@ -488,7 +491,7 @@ async fn bad_runs_and_ranges_are_refused_with_what_is_kept() {
     assert_eq!(summary["run"], 2, "{summary}");
     let (status, headers, old) = lab.get(&format!("{path}?run=1"), Some(TOKEN)).await;
     assert_eq!(status, 200);
-    assert_eq!(headers["content-disposition"], "attachment; filename=\"demo-run1-readings.csv\"");
+    assert_eq!(headers["content-disposition"], "attachment; filename=\"demo-recording-run1.csv\"", "the page's own name");
     assert!(rows(&old).iter().all(|r| r["run"] == "1"));
     let (_, _, current) = lab.get(path, Some(TOKEN)).await;
     let current = rows(&current);

@@ -71,9 +71,18 @@ async fn a_rewound_lab_reaches_the_very_poses_and_readings_it_had_and_goes_on_in
     step(&server, 900).await;
     assert_ne!(rovers(&server).await, then, "the lab moved on");
 
+    let mut student_page = server.connect("demo", None).await;
     let (status, state) = post(&server, "/api/labs/demo/rewind", Some(TOKEN), json!({ "step": 600 })).await;
     assert_eq!(status, 200, "{state}");
     assert_eq!((state["step"].as_u64(), state["mode"].as_str()), (Some(600), Some("paused")));
+    // Every page was told why the lab stood still.
+    let told = student_page
+        .until(|r| match r {
+            Received::Json(ServerMsg::Notice { message, .. }) => Some(message.clone()),
+            _ => None,
+        })
+        .await;
+    assert!(told.starts_with("The instructor is taking the lab back to step 600: it is paused while"), "{told}");
     let again = rovers(&server).await;
     for ((rover, (pose, sensors)), (pose_then, sensors_then)) in ROVERS.iter().zip(&again).zip(&then) {
         assert_eq!(pose, pose_then, "{rover}'s true pose, exactly");

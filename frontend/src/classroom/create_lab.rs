@@ -140,18 +140,37 @@ fn CreatedCard(lab: CreatedLab) -> impl IntoView {
     let origin = window().location().origin().unwrap_or_default();
     let instructor_link = format!("{origin}{}", lab.instructor_path);
     let open = lab.instructor_path.clone();
+    let link_field = NodeRef::<leptos::html::Input>::new();
+    let copied = RwSignal::new(None::<bool>);
+    let copy = move |_| {
+        if let Some(input) = link_field.get_untracked() {
+            copied.set(Some(crate::ui::browser::copy_field(&input)));
+        }
+    };
     view! {
         <section class="card created-card" data-testid="created-lab" data-lab=lab.id.clone()>
             <h2>{format!("“{}” is open", lab.name)}</h2>
-            <p class="hint">"Students open this page, choose Join and type:"</p>
+            <p class="hint">{format!("Students open {origin}/ and type this code under “Join a lab”, with their name:")}</p>
             <div class="join-code-big" data-testid="created-join-code">{lab.join_code.clone()}</div>
-            <p class="hint">{format!("at {origin}/")}</p>
             <label class="field">
                 <span>
                     "Your instructor link: save it now, it is shown only this once (the server keeps no copy). Keep it to yourself: it gives the time controls."
                 </span>
-                <input class="input" readonly=true data-testid="instructor-link" prop:value=instructor_link />
+                <span class="link-row">
+                    <input class="input" readonly=true data-testid="instructor-link" node_ref=link_field prop:value=instructor_link />
+                    <button class="btn" type="button" data-testid="btn-copy-instructor-link" on:click=copy>
+                        "Copy"
+                    </button>
+                </span>
             </label>
+            <When when=move || copied.get().is_some()>
+                <p class="hint" data-testid="instructor-link-copied">
+                    {move || match copied.get() {
+                        Some(true) => "Copied: paste it where you keep your notes.",
+                        _ => "This browser did not copy it: the link is selected, copy it with Ctrl+C.",
+                    }}
+                </p>
+            </When>
             <a class="btn btn-primary" data-testid="btn-open-lab" href=open>
                 "Open the lab"
             </a>

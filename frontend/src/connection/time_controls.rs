@@ -22,6 +22,12 @@ const RATES: [(&str, &str); 8] = [
 const DEFAULT_STEPS: &str = "10";
 
 /// Buttons that send `ClientMsg::Control`; the server enforces who may, this only hides them.
+
+/// What Reset asks before it rebuilds the lab for everybody.
+const RESET_QUESTION: &str =
+    "Reset the lab for everybody? Every robot goes back to where it started, at step 0, paused; \
+     the recording starts a new run.";
+
 #[component]
 pub fn TimeControls() -> impl IntoView {
     let session = expect_context::<LabSession>();
@@ -88,7 +94,13 @@ pub fn TimeControls() -> impl IntoView {
                 class="btn btn-danger"
                 data-testid="btn-reset"
                 disabled=disabled
-                on:click=move |_| session.control(ControlAction::Reset)
+                on:click=move |_| {
+                    // Everybody's robots go back to their starts: asked first, as removing one robot is.
+                    let sure = leptos::prelude::window().confirm_with_message(RESET_QUESTION).unwrap_or(false);
+                    if sure {
+                        session.control(ControlAction::Reset);
+                    }
+                }
                 title="Rebuild the scene at step 0, paused"
             >
                 "Reset"

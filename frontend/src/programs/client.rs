@@ -5,12 +5,12 @@
 //! request without an answer becomes a sentence, never a panic.
 
 use leptos::prelude::*;
-use vlab_protocol::{ExampleRobot, ProgramSource, ProgramStatus, RobotReport, SceneUploadReply};
+use vlab_protocol::{ChosenStart, ExampleRobot, ProgramSource, ProgramStatus, RobotReport, SceneUploadReply};
 
 use super::console_log::ConsoleBuffer;
 use super::upload::{
     ProgramFile, interpret_examples, interpret_program_action, interpret_program_save, interpret_program_source,
-    interpret_robot_upload, program_parts, robot_upload_body,
+    interpret_robot_upload, program_parts, robot_upload_body, robot_upload_path,
 };
 use crate::api::{Body, fetch_json, fetch_reply};
 use crate::connection::LabSession;
@@ -19,18 +19,22 @@ use crate::scene::upload::{PickedFile, UploadOutcome};
 use crate::ui::effect;
 
 /// `POST /api/labs/{lab}/robots`: adds the robot `description` with its `program` and
-/// `helpers`; how it ended, and the robots it added.
+/// `helpers`, asking for `clearance_m` of free floor if the lab chooses its start; how it
+/// ended, the robots it added, and where the lab put them if it chose.
 pub async fn add_robot(
     lab: &str,
     token: Option<&str>,
     description: &str,
+    clearance_m: Option<f64>,
     program: &ProgramFile,
     helpers: &[PickedFile],
-) -> (UploadOutcome, Vec<String>) {
+) -> (UploadOutcome, Vec<String>, Option<ChosenStart>) {
     let body = robot_upload_body(description, program, helpers);
-    let answer = fetch_reply::<SceneUploadReply>("POST", &lab_api_path(lab, "/robots"), token, body).await;
+    let path = robot_upload_path(lab_api_path(lab, "/robots"), clearance_m);
+    let answer = fetch_reply::<SceneUploadReply>("POST", &path, token, body).await;
     let robots = answer.as_ref().map(|(_, reply)| reply.robots.clone()).unwrap_or_default();
-    (interpret_robot_upload(answer), robots)
+    let start = answer.as_ref().ok().and_then(|(_, reply)| reply.start.filter(|_| reply.ok));
+    (interpret_robot_upload(answer), robots, start)
 }
 
 /// `PUT .../robots/{robot}/program`: replaces the robot's program.

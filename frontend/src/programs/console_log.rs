@@ -102,6 +102,13 @@ pub fn source_tag(source: ConsoleSource) -> &'static str {
     }
 }
 
+/// Whether a console line opens a run of its program (the lab's `starting …` or a
+/// remote controller attached): the page draws a rule above it.
+pub fn opens_a_run(line: &ConsoleLine) -> bool {
+    line.source == ConsoleSource::Lab
+        && (line.text.starts_with("starting") || line.text.starts_with("a remote controller attached"))
+}
+
 /// `#1200 · 5.00 s`: when the lab received a line.
 pub fn line_stamp(line: &ConsoleLine) -> String {
     format!("#{} · {:.2} s", line.step, line.time)
@@ -183,6 +190,20 @@ pub fn remote_note(status: Option<&ProgramStatus>) -> &'static str {
          from a copy of VLab), then run your program with:"
     } else {
         "Install the client once (pip install ./clients/python, from a copy of VLab), then run your program with:"
+    }
+}
+
+#[cfg(test)]
+mod run_tests {
+    use super::*;
+
+    #[test]
+    fn a_run_opens_with_the_lab_s_starting_line() {
+        let line = |source, text: &str| ConsoleLine { step: 1, time: 0.0, source, text: text.into() };
+        assert!(opens_a_run(&line(ConsoleSource::Lab, "starting main.py")));
+        assert!(opens_a_run(&line(ConsoleSource::Lab, "a remote controller attached: it drives the robot")));
+        assert!(!opens_a_run(&line(ConsoleSource::Print, "starting the motors")));
+        assert!(!opens_a_run(&line(ConsoleSource::Lab, "running from step 10")));
     }
 }
 

@@ -10,7 +10,8 @@ use vlab_protocol::{ProgramState, ProgramStatus};
 
 use super::client::{load_program, program_action};
 use super::console_log::{
-    LATE_TITLE, late_badge, line_stamp, may_restart, may_stop, remote_command, remote_note, source_tag, state_word,
+    LATE_TITLE, late_badge, line_stamp, may_restart, may_stop, opens_a_run, remote_command, remote_note, source_tag,
+    state_word,
     status_headline,
 };
 use super::robot_upload::{RobotDraft, RobotUploadOpen};
@@ -186,7 +187,11 @@ pub fn RobotConsole() -> impl IntoView {
                 </When>
                 <ForEach each=lines key=|(seq, _)| *seq let:entry>
                     <div
-                        class=format!("console-line is-{}", source_tag(entry.1.source))
+                        class=format!(
+                            "console-line is-{}{}",
+                            source_tag(entry.1.source),
+                            if opens_a_run(&entry.1) { " opens-run" } else { "" }
+                        )
                         data-testid="console-line"
                         data-step=entry.1.step.to_string()
                         data-source=source_tag(entry.1.source)

@@ -10,15 +10,15 @@
 
 use leptos::prelude::*;
 use vlab_protocol::permissions::Action;
-use vlab_protocol::{ExampleRobot, SourceMessage};
+use vlab_protocol::{ExampleRobot, SourceMessage, fill_suffix};
 use wasm_bindgen::JsCast;
 use web_sys::HtmlInputElement;
 
 use super::client::{add_robot, load_examples, save_program};
-use super::template::{free_spot, offered_spot, robot_suffix, robot_template, suffix_from_name, urdf_template};
+use super::template::{robot_suffix, robot_template, suffix_from_name, urdf_template};
 use super::upload::{
     DEFAULT_PROGRAM_NAME, EditorSyntax, ErrorPlace, NO_EXAMPLE, ProgramBody, ProgramFile, error_place,
-    fill_placeholders, program_from_source, sort_program_files,
+    program_from_source, sort_program_files, start_note,
 };
 use crate::connection::LabSession;
 use crate::scene::SceneResult;
@@ -37,9 +37,6 @@ pub struct RobotDraft {
     pub suffix: RwSignal<String>,
     /// The description's `.vlab` text.
     pub text: RwSignal<String>,
-    /// The description as the page last wrote it from its template (`None`: the user's
-    /// own): a refusal for a taken spot moves only a robot the page placed.
-    pub templated: RwSignal<Option<String>>,
     /// The example picked (its id), or [`NO_EXAMPLE`].
     pub example: RwSignal<String>,
     /// The example robots the server offers, once asked (`Err`: why there are none).
@@ -68,7 +65,6 @@ impl RobotDraft {
         RobotDraft {
             suffix: RwSignal::new(String::new()),
             text: RwSignal::new(String::new()),
-            templated: RwSignal::new(None),
             example: RwSignal::new(NO_EXAMPLE.to_owned()),
             examples: RwSignal::new(None),
             program_name: RwSignal::new(DEFAULT_PROGRAM_NAME.to_owned()),
@@ -131,9 +127,9 @@ pub fn RobotUpload() -> impl IntoView {
         })
     };
 
-    // The description: this name at `spot`; the picked example's robot, or the course's
-    // diffbot. `None` when the name is not one.
-    let template_at = move |spot: [f32; 2]| -> Option<String> {
+    // The description: this name, starting where the lab puts it; the picked example's
+    // robot, or the course's diffbot. `None` when the name is not one.
+    let template = move || -> Option<String> {
         let suffix = match robot_suffix(&draft.suffix.get_untracked()) {
             Ok(suffix) => suffix,
             Err(message) => {
@@ -143,19 +139,13 @@ pub fn RobotUpload() -> impl IntoView {
         };
         name_problem.set(None);
         Some(match picked_example() {
-            Some(example) => fill_placeholders(&example.robot, &suffix, spot),
-            None => robot_template(&suffix, spot),
+            Some(example) => fill_suffix(&example.robot, &suffix),
+            None => robot_template(&suffix),
         })
     };
-    // ... at a spot clear of everything that moves now.
     let fill_template = move || {
-        let spot = session
-            .world
-            .with_value(|world| world.floor_and_occupied())
-            .map_or([1.0, 1.0], |(area, occupied)| free_spot(area, &occupied));
-        let Some(text) = template_at(spot) else { return };
-        draft.text.set(text.clone());
-        draft.templated.set(Some(text));
+        let Some(text) = template() else { return };
+        draft.text.set(text);
         draft.outcome.set(None);
     };
     if draft.suffix.with_untracked(String::is_empty) {
@@ -239,28 +229,11 @@ pub fn RobotUpload() -> impl IntoView {
             let (outcome, robots) = match &robot_edited {
                 Some(robot) => (save_program(&lab, robot, token.as_deref(), &program, &helpers).await, Vec::new()),
                 None => {
-                    let mut added = add_robot(&lab, token.as_deref(), &text, &program, &helpers).await;
-                    // The page placed the robot clear of where robots are, but one may start
-                    // there: take the spot the lab offers, once, for a robot the page placed.
-                    let spot = match &added.0 {
-                        UploadOutcome::Rejected { errors, .. } => errors.first().and_then(|e| offered_spot(&e.message)),
-                        _ => None,
-                    };
-                    let placed_by_page = draft.templated.get_untracked().as_deref() == Some(text.as_str());
-                    if let Some(spot) = spot.filter(|_| placed_by_page)
-                        && let Some(moved) = template_at(spot)
-                    {
-                        draft.text.set(moved.clone());
-                        draft.templated.set(Some(moved.clone()));
-                        added = add_robot(&lab, token.as_deref(), &moved, &program, &helpers).await;
-                        if matches!(added.0, UploadOutcome::Inserted { .. }) {
-                            let [x, z] = spot;
-                            draft.note.set(Some(format!(
-                                "The spot picked first is where another robot starts: yours starts at x {x:.2}, z {z:.2}."
-                            )));
-                        }
-                    }
-                    added
+                    let clearance = picked_example().and_then(|example| example.clearance_m);
+                    let (outcome, robots, start) =
+                        add_robot(&lab, token.as_deref(), &text, clearance, &program, &helpers).await;
+                    draft.note.set(start.map(|start| start_note(robots.first().map_or("", String::as_str), &start)));
+                    (outcome, robots)
                 }
             };
             let first_error = match &outcome {
@@ -340,7 +313,7 @@ pub fn RobotUpload() -> impl IntoView {
     };
 
     // A URDF robot: its file and its meshes go along with the upload, and the
-    // description becomes one that imports it at a free spot.
+    // description becomes one that imports it, starting where the lab puts it.
     let pick_urdf = move |event: web_sys::Event| {
         let Some(input) = event.target().and_then(|t| t.dyn_into::<HtmlInputElement>().ok()) else { return };
         let Some(files) = input.files() else { return };
@@ -364,11 +337,7 @@ pub fn RobotUpload() -> impl IntoView {
             });
             if let Some(file) = urdf {
                 let suffix = robot_suffix(&draft.suffix.get_untracked()).unwrap_or_else(|_| "mine".into());
-                let spot = session
-                    .world
-                    .with_value(|world| world.floor_and_occupied())
-                    .map_or([1.0, 1.0], |(area, occupied)| free_spot(area, &occupied));
-                draft.text.set(urdf_template(&suffix, &file, spot));
+                draft.text.set(urdf_template(&suffix, &file));
                 draft.outcome.set(None);
             }
         });
@@ -447,7 +416,7 @@ pub fn RobotUpload() -> impl IntoView {
                     <button
                         class="btn btn-small"
                         data-testid="btn-robot-template"
-                        title="Write the description again with this name, at a free spot"
+                        title="Write the description again with this name"
                         on:click=move |_| fill_template()
                     >
                         "Use template"
@@ -619,7 +588,13 @@ pub fn RobotUpload() -> impl IntoView {
                 in_editor=move |message: SourceMessage| line_in(&message, place_of(&message)).is_some()
                 jump=jump
                 subject="the robot's files"
-                hint="Ctrl+Enter or “Upload” adds the robot; its program starts at once."
+                hint=Signal::derive(move || {
+                    if draft.editing.with(Option::is_some) {
+                        "Ctrl+Enter or “Save program” replaces the program; the robot stays where it is."
+                    } else {
+                        "Ctrl+Enter or “Upload” adds the robot; its program starts at once."
+                    }
+                })
             />
         </aside>
     }

@@ -6,7 +6,9 @@
 //! The `fetch` and the file reading live in `programs::client`; everything here is plain
 //! data, tested on the host.
 
-use vlab_protocol::{ExampleRobot, Language, ProgramSource, ProgramStatus, SceneUploadReply, SourceMessage};
+use vlab_protocol::{
+    ChosenStart, ExampleRobot, Language, ProgramSource, ProgramStatus, SceneUploadReply, SourceMessage,
+};
 
 use crate::api::{ApiError, Body, Part, PartBody, error_sentence};
 use crate::scene::upload::{PickedFile, UploadOutcome, interpret_response};
@@ -142,6 +144,29 @@ fn robot_files(helpers: &[PickedFile]) -> impl Iterator<Item = &PickedFile> {
     helpers.iter().filter(|h| !h.name.to_ascii_lowercase().ends_with(".py"))
 }
 
+/// The path of `POST /api/labs/{lab}/robots`, asking for `clearance_m` of free floor
+/// around the robot's start when its example says how much it needs.
+pub fn robot_upload_path(lab_path: String, clearance_m: Option<f64>) -> String {
+    match clearance_m {
+        Some(metres) => format!("{lab_path}?clearance_m={metres}"),
+        None => lab_path,
+    }
+}
+
+/// What the form says after the lab chose where `robot` starts.
+pub fn start_note(robot: &str, start: &ChosenStart) -> String {
+    let robot = if robot.is_empty() { "Your robot".to_owned() } else { robot.to_owned() };
+    let mut note = format!("{robot} starts at x {}, z {}, a free spot the lab chose", start.x, start.z);
+    if start.clearance_m < start.asked_m {
+        note.push_str(&format!(
+            " (with {} m of free floor around it: no spot had the {} m its example asks for)",
+            start.clearance_m, start.asked_m
+        ));
+    }
+    note.push('.');
+    note
+}
+
 /// The body of `POST /api/labs/{lab}/robots`: the description alone as plain text when
 /// the program is blank and no other file goes along (the form every server takes), else
 /// the parts of [`robot_upload_parts`].
@@ -204,23 +229,6 @@ pub fn sort_program_files(files: Vec<(String, Vec<u8>)>) -> PickedProgram {
         }
     }
     picked
-}
-
-/// An example's description with its placeholders filled: `{suffix}` with the robot
-/// name's suffix and its underscore (the student's `ana` gives `_ana`, so that
-/// `call diffbot("{suffix}", …)` names `diffbot_ana`, as the server's examples expect),
-/// `{x}` and `{z}` with the start spot (metres, at most two decimals).
-pub fn fill_placeholders(template: &str, suffix: &str, spot: [f32; 2]) -> String {
-    let [x, z] = spot.map(coordinate_text);
-    template.replace("{suffix}", &format!("_{suffix}")).replace("{x}", &x).replace("{z}", &z)
-}
-
-/// `1.5`, `-2`, `0.25`: a coordinate as the template writes it.
-pub fn coordinate_text(value: f32) -> String {
-    let rounded = f64::from((value * 100.0).round() / 100.0);
-    let text = format!("{rounded:.2}");
-    let text = text.trim_end_matches('0').trim_end_matches('.');
-    if text == "-0" { "0".to_owned() } else { text.to_owned() }
 }
 
 /// The example's program as the editor holds it: its main file and the other files as helpers.
@@ -328,6 +336,17 @@ mod tests {
     }
 
     #[test]
+    fn the_lab_s_choice_of_start_is_said_and_what_it_could_not_give() {
+        let start = ChosenStart { x: 3.0, z: 2.5, clearance_m: 0.75, asked_m: 0.75 };
+        assert_eq!(start_note("diffbot_ana", &start), "diffbot_ana starts at x 3, z 2.5, a free spot the lab chose.");
+        let short = ChosenStart { clearance_m: 1.25, asked_m: 2.5, ..start };
+        assert!(start_note("", &short).starts_with("Your robot starts at x 3, z 2.5"), "{}", start_note("", &short));
+        assert!(start_note("b", &short).contains("with 1.25 m of free floor around it: no spot had the 2.5 m"));
+        assert_eq!(robot_upload_path("/api/labs/a/robots".into(), Some(2.5)), "/api/labs/a/robots?clearance_m=2.5");
+        assert_eq!(robot_upload_path("/api/labs/a/robots".into(), None), "/api/labs/a/robots");
+    }
+
+    #[test]
     fn a_robot_upload_sends_the_description_then_the_program_and_its_helpers() {
         let parts = robot_upload_parts("call diffbot();", &python("print(1)"), &[helper("util.py", "X = 1")]);
         assert_eq!(
@@ -399,14 +418,6 @@ mod tests {
         let picked = sort_program_files(vec![file("drive.py", "D")]);
         assert_eq!(picked.main.unwrap().name, "drive.py", "a lone Python file is the main file");
         assert_eq!(sort_program_files(vec![file("x.txt", "")]).main, None);
-    }
-
-    #[test]
-    fn placeholders_take_the_suffix_and_the_spot() {
-        let template = "call tankbot(\"{suffix}\", {x}, {z}, 0); // {x}";
-        assert_eq!(fill_placeholders(template, "ana", [1.5, -2.004]), "call tankbot(\"_ana\", 1.5, -2, 0); // 1.5");
-        assert_eq!(coordinate_text(-0.001), "0");
-        assert_eq!(coordinate_text(0.25), "0.25");
     }
 
     #[test]

@@ -18,8 +18,8 @@ pub fn SceneResult(
     #[prop(default = "the scene")]
     subject: &'static str,
     /// Shown before the first upload.
-    #[prop(default = "Ctrl+Enter or “Insert” adds the scene to the running lab.")]
-    hint: &'static str,
+    #[prop(into, default = Signal::stored("Ctrl+Enter or “Insert” adds the scene to the running lab."))]
+    hint: Signal<&'static str>,
 ) -> impl IntoView {
     let messages = move |items: Vec<SourceMessage>, kind: &'static str| {
         items
@@ -46,7 +46,7 @@ pub fn SceneResult(
             .collect_view()
     };
     let body = move || match outcome.get() {
-        None => view! { <p class="result-hint">{hint}</p> }.into_any(),
+        None => view! { <p class="result-hint">{move || hint.get()}</p> }.into_any(),
         Some(UploadOutcome::Inserted { counts, log, warnings }) => view! {
             <p class="result-summary is-ok">{inserted_summary(&counts)}</p>
             <ul class="result-list">{messages(warnings, "warning")}</ul>

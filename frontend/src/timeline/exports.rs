@@ -70,21 +70,12 @@ pub fn export_url(lab: &str, scope: &ExportScope, format: ExportFormat, span: Ex
 /// `demo-recording-run2-to-step4800.mcap`; anything but letters, digits, `-` and `_`
 /// becomes `_` (a robot's name must not make a path).
 pub fn export_file_name(lab: &str, scope: &ExportScope, format: ExportFormat, span: ExportSpan) -> String {
-    let safe = |text: &str| -> String {
-        text.chars().map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '_' { c } else { '_' }).collect()
+    let robot = match scope {
+        ExportScope::Robot(robot) => Some(robot.as_str()),
+        ExportScope::Lab => None,
     };
-    let stem = file_of(scope, format);
-    let stem = stem.rsplit_once('.').map_or(stem.as_str(), |(stem, _)| stem);
-    let mut name = safe(lab);
-    if let ExportScope::Robot(robot) = scope {
-        name.push('-');
-        name.push_str(&safe(robot));
-    }
-    name.push_str(&format!("-{stem}-run{}", span.run));
-    if let Some((_, to)) = span.steps {
-        name.push_str(&format!("-to-step{to}"));
-    }
-    format!("{name}.{}", format.extension())
+    let csv = matches!(format, ExportFormat::Csv);
+    vlab_protocol::export_file_name(lab, robot, csv, span.run, span.steps.map(|(_, to)| to))
 }
 
 #[cfg(test)]

@@ -1,7 +1,7 @@
 //! A recorded moment into the page: the 3D view takes its scene (when it differs) and poses, the inspector the picked robot's report then, the trails its path up to then.
 
 use leptos::prelude::*;
-use vlab_protocol::{Frame, RecordedMoment};
+use vlab_protocol::{Frame, ProgramState, ProgramStatus, RecordedMoment, RobotReport};
 
 use crate::connection::LabSession;
 use crate::timeline::replay::Replay;
@@ -35,5 +35,48 @@ pub fn show_moment(session: LabSession, moment: RecordedMoment) {
     session.overlay.update_value(|overlay| overlay.show_recorded(&robot, report.as_ref(), trail));
     // The estimate row reads the belief: its estimate then.
     session.belief.set(session.overlay.with_value(|overlay| overlay.belief().cloned()));
-    session.robot_report.set(report);
+    let live = session.robot_report.with_untracked(|live| live.as_ref().map(|r| (r.name.clone(), r.program.clone())));
+    session.robot_report.set(report.map(|recorded| with_live_program(recorded, live)));
+}
+
+/// A recorded report with the program status of the live one (same robot): a
+/// recording keeps what the robot sensed and did, not its program's status, and a
+/// panel saying "No program" for a robot whose program runs is wrong.
+fn with_live_program(mut recorded: RobotReport, live: Option<(String, ProgramStatus)>) -> RobotReport {
+    if let Some((name, program)) = live
+        && name == recorded.name
+        && recorded.program.state == ProgramState::None
+    {
+        recorded.program = program;
+    }
+    recorded
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn report(name: &str, state: ProgramState) -> RobotReport {
+        RobotReport {
+            name: name.into(),
+            step: 1,
+            time: 0.0,
+            pose: vlab_protocol::RobotPose { position: [0.0; 3], quaternion: [1.0, 0.0, 0.0, 0.0], heading: 0.0 },
+            sensors: vec![],
+            actuators: vec![],
+            keys: vec![],
+            program: ProgramStatus { file: Some("main.py".into()), language: None, state, message: None, late: None },
+            owner: None,
+            console: None,
+        }
+    }
+
+    #[test]
+    fn a_recorded_moment_keeps_the_program_status_of_its_robot() {
+        let live = report("ana", ProgramState::Running).program;
+        let shown = with_live_program(report("ana", ProgramState::None), Some(("ana".into(), live.clone())));
+        assert_eq!(shown.program, live, "not 'No program' while scrubbing a robot whose program runs");
+        let other = with_live_program(report("bob", ProgramState::None), Some(("ana".into(), live)));
+        assert_eq!(other.program.state, ProgramState::None, "another robot's status is not borrowed");
+    }
 }

@@ -1,5 +1,5 @@
 //! The browser's small services the features share: `localStorage`, the tab's link
-//! token, reading the files a user picked, and saving a download.
+//! token, reading the files a user picked, saving a download, and copying a field.
 
 use leptos::prelude::window;
 use wasm_bindgen::JsCast;
@@ -68,4 +68,17 @@ pub fn save_blob(blob: &Blob, file_name: &str) -> Result<(), String> {
     // The download has taken the bytes once the click is handled; the URL can go after.
     leptos::prelude::set_timeout(move || drop(Url::revoke_object_url(&url)), std::time::Duration::from_secs(30));
     Ok(())
+}
+
+/// Selects the whole of `input` and copies it to the clipboard; whether the browser
+/// copied it (when not, the text stays selected for the user to copy). A page served
+/// over plain HTTP on a classroom's network has no asynchronous clipboard, so this uses
+/// the selection, which every browser copies.
+pub fn copy_field(input: &web_sys::HtmlInputElement) -> bool {
+    input.select();
+    window()
+        .document()
+        .and_then(|document| document.dyn_into::<web_sys::HtmlDocument>().ok())
+        .and_then(|document| document.exec_command("copy").ok())
+        .unwrap_or(false)
 }

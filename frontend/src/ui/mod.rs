@@ -1,4 +1,4 @@
-//! Pieces of the page that several features share: the code editor, the side panels, the toolbar, the error banner, a shared `<Show>` and `<For>` over names, parts fetched when first shown, and the browser's storage and file picking.
+//! Pieces of the page that several features share: the code editor, the side panels, the toolbar, the error banner, the page's own faults said and recovered from, a shared `<Show>` and `<For>` over names, parts fetched when first shown, and the browser's storage and file picking.
 //!
 //! All web only: the components know nothing of what they frame.
 
@@ -6,6 +6,7 @@ mod boxed;
 pub(crate) mod browser;
 mod code_editor;
 mod error_banner;
+pub(crate) mod fault;
 mod for_each;
 mod name_rows;
 mod part;

@@ -12,6 +12,7 @@ use crate::connection::LabSession;
 use crate::ui::{When, effect};
 use crate::view3d::picking::{is_click, pick_robot};
 use crate::view3d::screen::{Viewport, pixel_ray};
+use crate::view3d::world::World;
 
 /// Pixels one wheel "line" counts as (Firefox reports lines, Chromium pixels).
 const WHEEL_LINE_PX: f64 = 16.0;
@@ -120,7 +121,7 @@ pub fn LabCanvas() -> impl IntoView {
             let viewport = Viewport { width: canvas.client_width() as f32, height: canvas.client_height() as f32 };
             let orbit = camera.with_value(|camera| camera.orbit);
             let ray = pixel_ray(&orbit, viewport, event.offset_x() as f32, event.offset_y() as f32);
-            if let Some(robot) = session.world.with_value(|world| pick_robot(world, &ray, orbit.eye()[1])) {
+            if let Some(robot) = session.world.with_value(|world| pick_robot(world, &ray, orbit.eye(), orbit.target)) {
                 session.inspect(Some(robot));
             }
         }
@@ -165,6 +166,22 @@ pub fn LabCanvas() -> impl IntoView {
             <RobotLabels container=labels />
             <BeliefLabels container=belief_labels />
             <ViewToggles />
+            <button
+                class="btn view-top"
+                type="button"
+                data-testid="btn-top-view"
+                title="Look straight down on the whole lab (double-click the view to go back)"
+                on:click=move |_| {
+                    let Some(canvas) = canvas_ref.get_untracked() else { return };
+                    let aspect = canvas.client_width().max(1) as f32 / canvas.client_height().max(1) as f32;
+                    if let Some(bounds) = session.world.with_value(World::framing_bounds) {
+                        session.follow.set(None);
+                        camera.update_value(|camera| camera.look_from_above(bounds, aspect));
+                    }
+                }
+            >
+                "Top view"
+            </button>
             <When when=move || view_error.get().is_some()>
                 <div class="view-error">"The 3D view cannot start: " {move || view_error.get()}</div>
             </When>

@@ -41,6 +41,38 @@ pub fn place_label(world: &World, camera: &OrbitCamera, viewport: Viewport, robo
     on_viewport(viewport, foot, EDGE_MARGIN_PX).then_some(LabelPlace { foot, anchor })
 }
 
+/// Space kept between labels stacked to stay apart, CSS pixels.
+const STACK_GAP_PX: f32 = 2.0;
+
+/// How far each label rises so that none covers another: labels are given by their foot
+/// (bottom centre) and size (width, height), CSS pixels; taken from the canvas's bottom
+/// up (the nearest robots first, as the eye sees them), each rises above every label
+/// already placed that it would overlap.
+pub fn lifts(labels: &[([f32; 2], [f32; 2])]) -> Vec<f32> {
+    let mut order: Vec<usize> = (0..labels.len()).collect();
+    order.sort_by(|&a, &b| labels[b].0[1].total_cmp(&labels[a].0[1]).then(a.cmp(&b)));
+    let mut lift = vec![0.0f32; labels.len()];
+    // Placed boxes: left, right, top, bottom.
+    let mut placed: Vec<[f32; 4]> = Vec::new();
+    for index in order {
+        let ([x, foot_y], [width, height]) = labels[index];
+        let (left, right) = (x - width * 0.5, x + width * 0.5);
+        let mut bottom = foot_y;
+        // Each rise clears one box; a box placed higher may then be in the way: again.
+        while let Some(top) = placed
+            .iter()
+            .filter(|b| left < b[1] && b[0] < right && bottom - height < b[3] && b[2] < bottom)
+            .map(|b| b[2])
+            .reduce(f32::min)
+        {
+            bottom = top - STACK_GAP_PX;
+        }
+        lift[index] = foot_y - bottom;
+        placed.push([left, right, bottom - height, bottom]);
+    }
+    lift
+}
+
 #[cfg(test)]
 mod tests {
     use vlab_protocol::{BodyId, BodyView, Material, PartView, Pose, Role, SceneSnapshot, Shape};
@@ -55,6 +87,19 @@ mod tests {
             online: true,
             robots: robots.iter().map(|r| (*r).to_owned()).collect(),
         }
+    }
+
+    #[test]
+    fn labels_that_would_cover_one_another_stack_and_apart_ones_stay() {
+        let size = [80.0, 30.0];
+        // Two robots side by side in the picture, a third far off.
+        let lifted = lifts(&[([100.0, 200.0], size), ([120.0, 195.0], size), ([400.0, 200.0], size)]);
+        assert_eq!(lifted[0], 0.0, "the lowest stays");
+        assert_eq!(lifted[1], 27.0, "rises above the first, 2 px apart");
+        assert_eq!(lifted[2], 0.0, "far off, it stays");
+        // Three on one spot: a stack.
+        let stack = lifts(&[([100.0, 200.0], size); 3]);
+        assert_eq!(stack, vec![0.0, 32.0, 64.0]);
     }
 
     #[test]

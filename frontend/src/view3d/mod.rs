@@ -5,7 +5,8 @@
 //! program's drawings and estimate in world space),
 //! [`primitives`] (parts as unit primitives), [`orbit_camera`], [`quality`] (adaptive
 //! resolution and shadows), [`asset_cache`] (per-URL state of meshes and textures),
-//! [`sky`] (the colours of the ambient light's gradient).
+//! [`sky`] (the colours of the ambient light's gradient), [`cutaway`] (walls between the
+//! eye and what it looks at, left out of the picture).
 //! Web only: `assets` fetches the meshes (as the triangles the server read from their
 //! files) and textures the snapshot names, `gl` gets a
 //! three-d context from the canvas leptos created, `renderer` turns the world into lit
@@ -15,6 +16,7 @@
 //! the quality to the machine; `lab_canvas` is the component around it all.
 
 pub mod asset_cache;
+pub mod cutaway;
 pub mod belief_shapes;
 pub mod labels;
 pub mod orbit_camera;

@@ -50,7 +50,18 @@ impl OrbitCamera {
     /// A three-quarter view from above, as close as possible while every corner of
     /// `bounds` stays in a viewport of this `aspect` (width / height).
     pub fn framing(bounds: Aabb, aspect: f32) -> OrbitCamera {
-        let mut camera = OrbitCamera::default();
+        OrbitCamera::framing_from(bounds, aspect, OrbitCamera::default().pitch_rad)
+    }
+
+    /// The view from straight above (as steep as the orbit goes), framing `bounds`:
+    /// a plan of the lab, every robot in sight, walls or not.
+    pub fn top_view(bounds: Aabb, aspect: f32) -> OrbitCamera {
+        OrbitCamera::framing_from(bounds, aspect, MAX_PITCH_RAD)
+    }
+
+    /// [`OrbitCamera::framing`] from `pitch_rad` above the horizon.
+    fn framing_from(bounds: Aabb, aspect: f32, pitch_rad: f32) -> OrbitCamera {
+        let mut camera = OrbitCamera { pitch_rad, ..OrbitCamera::default() };
         let half = [0, 1, 2].map(|k| (bounds.max[k] - bounds.min[k]) * 0.5);
         camera.scene_radius = (half[0] * half[0] + half[1] * half[1] + half[2] * half[2]).sqrt().max(0.1);
         camera.target = [0, 1, 2].map(|k| (bounds.min[k] + bounds.max[k]) * 0.5);
@@ -275,6 +286,16 @@ mod tests {
         let camera = OrbitCamera::framing(bounds, 1280.0 / 668.0);
         assert!((camera.target[1] - 0.35).abs() < 1e-3, "{camera:?}");
         assert!((0..3).all(|k| camera.target[k] >= bounds.min[k] && camera.target[k] <= bounds.max[k]), "{camera:?}");
+    }
+
+    #[test]
+    fn the_top_view_looks_straight_down_on_every_corner() {
+        let bounds = Aabb { min: [0.0, -0.1, 0.0], max: [6.0, 2.5, 6.0] };
+        let camera = OrbitCamera::top_view(bounds, 16.0 / 9.0);
+        assert_eq!(camera.pitch_rad, MAX_PITCH_RAD);
+        let eye = camera.eye();
+        assert!((eye[0] - 3.0).abs() < 0.3 && (eye[2] - 3.0).abs() < 0.3, "over the middle: {eye:?}");
+        assert!(eye[1] > bounds.max[1], "above the walls: {eye:?}");
     }
 
     #[test]

@@ -3,9 +3,10 @@
 //! Parts are tested as the unit primitives they are drawn with ([`primitives`]), through
 //! their collision shapes: a part drawn with a mesh file is picked by its shape, which is
 //! what the physics sees of it anyway. Every body can hide a robot behind it (a prop, a
-//! wall), so the nearest body wins and only a robot's body picks a robot. The ceiling
-//! is left out whenever it is left out of the picture.
+//! wall), so the nearest body wins and only a robot's body picks a robot. What the
+//! picture leaves out (the ceiling from above, a wall cut away) is left out here too.
 
+use crate::view3d::cutaway::{blocks_view, primitive_box};
 use crate::view3d::pose_math::{compose, conjugate, rotate, sub};
 use crate::view3d::primitives::{PrimitiveKind, primitives};
 use crate::view3d::screen::Ray;
@@ -21,19 +22,27 @@ pub fn is_click(path_px: f64) -> bool {
     path_px <= CLICK_TOLERANCE_PX
 }
 
-/// The robot whose body the ray meets first, if the first body it meets is a robot's;
-/// the eye's height decides whether the ceiling is in the way.
-pub fn pick_robot(world: &World, ray: &Ray, eye_y: f32) -> Option<String> {
+/// The robot whose body the ray meets first, if the first body it meets is a robot's.
+/// What the picture leaves out is not in the way: the ceiling seen from above, a wall
+/// between the `eye` and the `focus` it looks at (`cutaway`).
+pub fn pick_robot(world: &World, ray: &Ray, eye: [f32; 3], focus: [f32; 3]) -> Option<String> {
     let snapshot = world.snapshot()?;
     let mut nearest: Option<(f32, usize)> = None;
     for (index, (body, world_from_body)) in snapshot.bodies.iter().zip(world.poses()).enumerate() {
-        if hides_ceiling(ceiling_height(body), eye_y) {
+        if hides_ceiling(ceiling_height(body), eye[1]) {
             continue;
         }
+        let may_be_cut = body.fixed && body.robot.is_none();
         for part in &body.parts {
             let world_from_part = compose(world_from_body, &part.local);
             for primitive in primitives(part) {
                 let pose = compose(&world_from_part, &primitive.part_from_primitive);
+                if may_be_cut {
+                    let (min, max) = primitive_box(pose.position, pose.rotation, primitive.scale);
+                    if blocks_view(min, max, eye, focus) {
+                        continue;
+                    }
+                }
                 let Some(t) = hit_scaled(primitive.kind, &pose, primitive.scale, ray) else { continue };
                 if nearest.is_none_or(|(best, _)| t < best) {
                     nearest = Some((t, index));
@@ -159,6 +168,14 @@ mod tests {
         }
     }
 
+    /// The point the tests' eye looks at: the floor's middle.
+    const MIDDLE: [f32; 3] = [0.0, 0.0, 0.0];
+
+    /// An eye over the floor's middle, `y` high.
+    fn eye(y: f32) -> [f32; 3] {
+        [0.0, y, 0.0]
+    }
+
     fn down(x: f32, z: f32) -> Ray {
         Ray { origin: [x, 10.0, z], direction: [0.0, -1.0, 0.0] }
     }
@@ -208,12 +225,12 @@ mod tests {
     #[test]
     fn a_ray_down_onto_a_robot_picks_it_and_onto_the_floor_picks_nothing() {
         let world = yard();
-        assert_eq!(pick_robot(&world, &down(2.0, 2.0), 20.0).as_deref(), Some("cart"));
-        assert_eq!(pick_robot(&world, &down(2.15, 2.05), 20.0).as_deref(), Some("cart"), "near its edge");
-        assert_eq!(pick_robot(&world, &down(-2.0, 0.05), 20.0).as_deref(), Some("ball"));
-        assert_eq!(pick_robot(&world, &down(0.1, 3.0), 20.0).as_deref(), Some("wheely"));
-        assert_eq!(pick_robot(&world, &down(1.0, 1.0), 20.0), None, "the floor");
-        assert_eq!(pick_robot(&world, &down(9.0, 9.0), 20.0), None, "nothing at all");
+        assert_eq!(pick_robot(&world, &down(2.0, 2.0), eye(20.0), MIDDLE).as_deref(), Some("cart"));
+        assert_eq!(pick_robot(&world, &down(2.15, 2.05), eye(20.0), MIDDLE).as_deref(), Some("cart"), "near its edge");
+        assert_eq!(pick_robot(&world, &down(-2.0, 0.05), eye(20.0), MIDDLE).as_deref(), Some("ball"));
+        assert_eq!(pick_robot(&world, &down(0.1, 3.0), eye(20.0), MIDDLE).as_deref(), Some("wheely"));
+        assert_eq!(pick_robot(&world, &down(1.0, 1.0), eye(20.0), MIDDLE), None, "the floor");
+        assert_eq!(pick_robot(&world, &down(9.0, 9.0), eye(20.0), MIDDLE), None, "nothing at all");
     }
 
     #[test]
@@ -221,10 +238,10 @@ mod tests {
         let world = yard();
         // Seen from above the room, the lid is left out; from inside it is there, and a
         // ray from above meets it first.
-        assert_eq!(pick_robot(&world, &down(2.0, 2.0), 20.0).as_deref(), Some("cart"));
-        assert_eq!(pick_robot(&world, &down(2.0, 2.0), 1.5), None);
+        assert_eq!(pick_robot(&world, &down(2.0, 2.0), eye(20.0), MIDDLE).as_deref(), Some("cart"));
+        assert_eq!(pick_robot(&world, &down(2.0, 2.0), eye(1.5), MIDDLE), None);
         let under = Ray { origin: [2.0, 2.9, 2.0], direction: [0.0, -1.0, 0.0] };
-        assert_eq!(pick_robot(&world, &under, 2.9).as_deref(), Some("cart"));
+        assert_eq!(pick_robot(&world, &under, eye(2.9), MIDDLE).as_deref(), Some("cart"));
     }
 
     #[test]
@@ -233,7 +250,25 @@ mod tests {
         let mut snapshot = world.snapshot().unwrap().clone();
         snapshot.bodies.push(body(5, "crate", Shape::Box { half_extents: [0.5; 3] }, [2.0, 2.0, 2.0], None));
         world.apply_snapshot(snapshot);
-        assert_eq!(pick_robot(&world, &down(2.0, 2.0), 20.0), None);
+        assert_eq!(pick_robot(&world, &down(2.0, 2.0), eye(20.0), MIDDLE), None);
+    }
+
+    #[test]
+    fn a_wall_cut_away_from_the_picture_does_not_hide_the_robot_behind_it() {
+        let mut world = yard();
+        let mut snapshot = world.snapshot().unwrap().clone();
+        // A tall wall between an eye low in the south and the cart.
+        snapshot.bodies.push(body(5, "wall", Shape::Box { half_extents: [3.0, 1.5, 0.1] }, [2.0, 1.5, 4.0], None));
+        world.apply_snapshot(snapshot);
+        let eye = [2.0, 1.0, 9.0];
+        let at_the_cart = Ray { origin: eye, direction: normalize([0.0, -0.9, -6.9]) };
+        assert_eq!(pick_robot(&world, &at_the_cart, eye, [2.0, 0.1, 2.0]).as_deref(), Some("cart"), "the camera follows the cart");
+        assert_eq!(pick_robot(&world, &at_the_cart, eye, [2.0, 0.1, 7.0]), None, "looking at a point before the wall, it stands");
+    }
+
+    fn normalize(v: [f32; 3]) -> [f32; 3] {
+        let length = (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]).sqrt();
+        v.map(|c| c / length)
     }
 
     #[test]
@@ -245,7 +280,7 @@ mod tests {
         for robot in ["cart", "ball", "wheely"] {
             let (pixel, _) = project(&camera, view, world.robot_position(robot).unwrap()).unwrap();
             let ray = pixel_ray(&camera, view, pixel[0], pixel[1]);
-            assert_eq!(pick_robot(&world, &ray, camera.eye()[1]).as_deref(), Some(robot));
+            assert_eq!(pick_robot(&world, &ray, camera.eye(), camera.target).as_deref(), Some(robot));
         }
     }
 }

@@ -51,6 +51,13 @@ impl ViewCamera {
         self.user_moved = false;
         self.framed_for = None;
     }
+
+    /// Looks straight down on `bounds` in a viewport of this `aspect` (the Top view
+    /// button); the user's view from then on.
+    pub fn look_from_above(&mut self, bounds: crate::view3d::world::Aabb, aspect: f32) {
+        self.orbit = OrbitCamera::top_view(bounds, aspect);
+        self.user_moved = true;
+    }
 }
 
 /// What the loop reads each frame, shared with the UI.

@@ -14,6 +14,7 @@ use super::assets::Assets;
 use super::environment::{fetch_ambient_light, plain_ambient_light};
 use super::overlay_meshes::OverlayMeshes;
 use crate::view3d::asset_cache::TEXTURE_METRES;
+use crate::view3d::cutaway::blocks_view;
 use crate::view3d::orbit_camera::OrbitCamera;
 use crate::view3d::overlay::{Overlay, ViewOptions};
 use crate::view3d::pose_math::compose;
@@ -44,6 +45,9 @@ struct DrawnPrimitive {
     object: Gm<Mesh, PhysicalMaterial>,
     /// For the room's ceiling: its height, above which the eye sees through it.
     ceiling_y: Option<f32>,
+    /// Whether it is part of a fixed body (a wall, a fence): left out of the picture
+    /// while it stands between the eye and what the eye looks at (`cutaway`).
+    fixed: bool,
 }
 
 /// Everything on the GPU side of the view.
@@ -210,7 +214,8 @@ impl Renderer {
         }
         let viewport = Viewport::new_at_origo(width.max(1), height.max(1));
         let (near, far) = orbit.clip_planes();
-        let eye_y = orbit.eye()[1];
+        let eye = orbit.eye();
+        let eye_y = eye[1];
         let camera = &mut self.camera;
         camera.set_viewport(viewport);
         camera.set_view(vec3_from(orbit.eye()), vec3_from(orbit.target), vec3(0.0, 1.0, 0.0));
@@ -229,6 +234,7 @@ impl Renderer {
             self.drawn
                 .iter()
                 .filter(|d| !hides_ceiling(d.ceiling_y, eye_y))
+                .filter(|d| !(d.fixed && blocks(&d.object, eye, orbit.target)))
                 .map(|d| &d.object as &dyn Object)
                 .chain(self.overlay.objects()),
             &lights,
@@ -243,6 +249,7 @@ impl Renderer {
         self.sky = snapshot.sky.map(|c| f32::from(c) / 255.0);
         for (body_index, body) in snapshot.bodies.iter().enumerate() {
             let ceiling_y = ceiling_height(body);
+            let fixed = body.fixed && body.robot.is_none();
             let robot = &body.robot;
             for part in &body.parts {
                 // The part's mesh once it is loaded; until then (or if it cannot be) its
@@ -260,6 +267,7 @@ impl Renderer {
                             body_from_mesh,
                             object: Gm::new(Mesh::new(&self.context, cpu), material),
                             ceiling_y,
+                            fixed,
                         });
                     }
                     continue;
@@ -276,6 +284,7 @@ impl Renderer {
                         body_from_mesh: pose_matrix(&part.local),
                         object: Gm::new(Mesh::new(&self.context, &cpu), material),
                         ceiling_y,
+                        fixed,
                     });
                     continue;
                 }
@@ -295,6 +304,7 @@ impl Renderer {
                         body_from_mesh: pose_matrix(&body_from_primitive) * Mat4::from_nonuniform_scale(sx, sy, sz),
                         object: Gm::new(Mesh::new(&self.context, unit), material),
                         ceiling_y,
+                        fixed,
                     });
                 }
             }
@@ -353,6 +363,13 @@ impl Renderer {
             drawn.object.set_transformation(world_from_body * drawn.body_from_mesh);
         }
     }
+}
+
+/// Whether `object` stands between `eye` and `focus` (see `cutaway`).
+fn blocks(object: &Gm<Mesh, PhysicalMaterial>, eye: [f32; 3], focus: [f32; 3]) -> bool {
+    let aabb = object.aabb();
+    let (min, max) = (aabb.min(), aabb.max());
+    blocks_view([min.x, min.y, min.z], [max.x, max.y, max.z], eye, focus)
 }
 
 fn vec3_from(v: [f32; 3]) -> Vec3 {

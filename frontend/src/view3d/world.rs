@@ -147,21 +147,6 @@ impl World {
         self.bounds_where(|body| body.robot.as_deref() == Some(robot))
     }
 
-    /// The floor's extent `[min_x, min_z, max_x, max_z]` (the fixed bodies' box) and
-    /// where every moving body stands (x, z): what a free spot for a new robot avoids.
-    pub fn floor_and_occupied(&self) -> Option<([f32; 4], Vec<[f32; 2]>)> {
-        let room = self.bounds_where(|body| body.fixed)?;
-        let snapshot = self.snapshot.as_ref()?;
-        let occupied = snapshot
-            .bodies
-            .iter()
-            .zip(&self.poses)
-            .filter(|(body, _)| !body.fixed)
-            .map(|(_, pose)| [pose.position[0], pose.position[2]])
-            .collect();
-        Some(([room.min[0], room.min[2], room.max[0], room.max[2]], occupied))
-    }
-
     fn bounds_where(&self, include: impl Fn(&BodyView) -> bool) -> Option<Aabb> {
         let snapshot = self.snapshot.as_ref()?;
         let mut bounds: Option<Aabb> = None;
@@ -233,7 +218,7 @@ mod tests {
     use vlab_protocol::{BodyId, BodyPose, Material, PartView, Shape};
 
     #[test]
-    fn a_robot_is_found_by_its_first_body_and_moving_bodies_occupy_the_floor() {
+    fn a_robot_is_found_by_its_first_body_and_bounded_by_its_bodies() {
         let mut floor = body(0, Shape::Box { half_extents: [6.0, 0.05, 6.0] }, [6.0, 0.0, 6.0]);
         floor.fixed = true;
         let mut chassis = body(1, Shape::Sphere { radius: 0.1 }, [2.0, 0.1, 3.0]);
@@ -253,9 +238,6 @@ mod tests {
         let bot = world.robot_bounds("bot").unwrap();
         assert_eq!((bot.min[1], bot.max[1]), (0.0, 0.2), "from the wheel's bottom to the chassis' top");
         assert_eq!(world.robot_bounds("other"), None);
-        let (area, occupied) = world.floor_and_occupied().unwrap();
-        assert_eq!(area, [0.0, 0.0, 12.0, 12.0]);
-        assert_eq!(occupied, vec![[2.0, 3.0], [2.0, 3.2]]);
     }
 
     fn body(id: u32, shape: Shape, position: [f32; 3]) -> BodyView {

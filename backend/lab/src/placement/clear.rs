@@ -85,6 +85,11 @@ impl<'a> Obstacles<'a> {
         Obstacles { solids, model, addition: None }
     }
 
+    /// The solids, without their names.
+    pub fn into_solids(self) -> Solids {
+        self.solids
+    }
+
     /// Adds `bodies` of `addition` (an insertion) where they start.
     fn add_inserted(&mut self, addition: &'a SceneModel, bodies: &[BodyIndex]) {
         self.addition = Some(addition);

@@ -1,13 +1,17 @@
 //! Where things may be put in a lab: over something fixed ([`ground`]) and clear of every
 //! other body ([`clear`]). One check for robots inserted, bodies moved and a robot put back
 //! at its start, made on the lab's thread as the change is made, so changes sent at once
-//! cannot pass it together; a refusal changes nothing and says where it would fit.
+//! cannot pass it together; a refusal changes nothing and says where it would fit. A
+//! robot whose description leaves its start to the lab gets one that passes it
+//! ([`start`]).
 
 mod clear;
 mod ground;
+mod start;
 
 pub use self::clear::{FIT_RADIUS_M, FIT_STEP_M, OVERLAP_TOLERANCE_M, Overlap, Remedy};
 pub use self::ground::{Ground, OffTheGround, check as check_ground};
+pub use self::start::{DEFAULT_CLEARANCE_M, MAX_CLEARANCE_M, NoStart, START_GRID_M, Start, StartSearch};
 
 use self::clear::{Obstacles, check_insert, solids_at, words};
 use vlab_sim::scene::{Pose, SceneModel};

@@ -86,6 +86,23 @@ impl Solids {
         }
     }
 
+    /// Adds an upright cylinder (its axis along world Y) of `radius` from height
+    /// `bottom` to `top`, centred over `center` (x, z), labelled `label`: the free floor
+    /// a placement asks around a robot.
+    pub fn add_upright_cylinder(&mut self, center: [f32; 2], radius: f32, bottom: f32, top: f32, label: u32) {
+        let half_height = ((top - bottom) * 0.5).max(1e-3);
+        let at = Pose::translation(center[0], (bottom + top) * 0.5, center[1]);
+        self.push(SharedShape::cylinder(half_height, radius.max(1e-3)), at, label);
+    }
+
+    /// The box around every solid (lowest corner, highest corner), `None` when empty.
+    pub fn bounds(&self) -> Option<([f32; 3], [f32; 3])> {
+        let mut solids = self.solids.iter();
+        let first = solids.next()?.aabb;
+        let all = solids.fold(first, |all, solid| all.merged(&solid.aabb));
+        Some((all.mins.into(), all.maxs.into()))
+    }
+
     fn push(&mut self, shape: SharedShape, pose: Pose, label: u32) {
         let aabb = shape.compute_aabb(&pose);
         let id = self.solids.len() as u32;
@@ -199,6 +216,20 @@ mod tests {
         let crate_ = solids_of(&model("static c { shape box(0.4, 0.4, 0.4); pos(0.45, 0.5, 0); }"));
         let overlap = walls.deepest_overlap(&crate_, [0.0; 3], 0.0).unwrap();
         assert_eq!(overlap.label, 1, "{overlap:?}");
+    }
+
+    #[test]
+    fn an_upright_cylinder_reaches_what_stands_within_its_radius_and_its_bounds_are_known() {
+        let wall = solids_of(&model("static w { shape box(0.2, 1, 4); pos(2, 0.5, 0); }"));
+        let mut disc = Solids::new();
+        disc.add_upright_cylinder([0.0, 0.0], 1.5, 0.03, 0.3, 7);
+        assert_eq!(wall.deepest_overlap(&disc, [0.0; 3], 0.0), None, "1.5 m from a wall 1.9 m away");
+        let reached = wall.deepest_overlap(&disc, [0.6, 0.0, 0.0], 0.0).expect("moved 0.6 m towards it");
+        assert!((reached.depth - 0.2).abs() < 1e-3, "{reached:?}");
+        let (low, high) = disc.bounds().unwrap();
+        assert!((low[0] + 1.5).abs() < 1e-4 && (low[1] - 0.03).abs() < 1e-4, "{low:?}");
+        assert!((high[2] - 1.5).abs() < 1e-4 && (high[1] - 0.3).abs() < 1e-4, "{high:?}");
+        assert_eq!(Solids::new().bounds(), None);
     }
 
     #[test]

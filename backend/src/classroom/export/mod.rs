@@ -100,6 +100,8 @@ pub struct ExportPlan {
     live_run: u32,
     from: u64,
     to: u64,
+    /// The last step asked for, if the request limited the span (it names the file).
+    asked_to: Option<u64>,
 }
 
 impl Classroom {
@@ -152,6 +154,7 @@ impl Classroom {
             live_run,
             from: from.max(span.first_step),
             to: to.min(span.last_step),
+            asked_to: range.to,
         })
     }
 }
@@ -175,17 +178,11 @@ impl Classroom {
 }
 
 impl ExportPlan {
-    /// The name the file is saved under: `<lab>[-<robot>]-run<run>-readings.csv` or
-    /// `<lab>[-<robot>]-run<run>.mcap`.
+    /// The name the file is saved under, the page's own: see
+    /// [`vlab_protocol::export_file_name`].
     pub fn file_name(&self) -> String {
-        let robot = self.robot.as_deref().map(|r| format!("-{r}")).unwrap_or_default();
-        let stem = format!("{}{robot}-run{}", self.lab.id(), self.run);
-        let name = match self.format {
-            ExportFormat::Csv => format!("{stem}-readings.csv"),
-            ExportFormat::Mcap => format!("{stem}.mcap"),
-        };
-        // Robot names come from scene files: only plain characters reach a header.
-        name.chars().map(|c| if c.is_ascii_alphanumeric() || "-_.".contains(c) { c } else { '_' }).collect()
+        let csv = matches!(self.format, ExportFormat::Csv);
+        vlab_protocol::export_file_name(self.lab.id(), self.robot.as_deref(), csv, self.run, self.asked_to)
     }
 
     /// The response's `Content-Type`.
@@ -256,17 +253,21 @@ impl Readings {
         Readings { last: HashMap::new() }
     }
 
-    /// The chunk's readings the export takes, in order: its key readings that were
-    /// not taken yet (the first chunk's, which came before the range; and a reading
-    /// the recorder kept only as a later chunk's key reading, such as a sensor's
-    /// first), then those it recorded.
+    /// The chunk's readings the export takes, in step order (a file a student sorts
+    /// by nothing reads top to bottom in time): its key readings that were not taken
+    /// yet (the first chunk's, which came before the range; and a reading the recorder
+    /// kept only as a later chunk's key reading, such as a sensor's first) and those it
+    /// recorded.
     fn of<'c>(&mut self, plan: &ExportPlan, chunk: &'c Chunk) -> Vec<&'c RobotReading> {
         let keys = chunk.key_readings.iter();
         let recorded = chunk.records.iter().filter_map(|record| match record {
             vlab_lab::recording::Record::Reading(reading) => Some(reading.as_ref()),
             _ => None,
         });
-        keys.chain(recorded).filter(|reading| self.take(plan, reading)).collect()
+        let mut taken: Vec<&RobotReading> = keys.chain(recorded).filter(|reading| self.take(plan, reading)).collect();
+        // Stable: readings of one step keep the order the lab took them in.
+        taken.sort_by_key(|reading| reading.sensor.step);
+        taken
     }
 
     fn take(&mut self, plan: &ExportPlan, reading: &RobotReading) -> bool {

@@ -26,6 +26,7 @@ pub struct UploadFiles {
 }
 
 /// An upload whose main file is known.
+#[derive(Default)]
 pub struct Bundle {
     /// The main file's name.
     pub main_name: String,
@@ -42,6 +43,18 @@ pub struct Bundle {
 }
 
 impl Bundle {
+    /// The same files with `main_text` as the main file's text.
+    pub fn with_main_text(&self, main_text: String) -> Bundle {
+        Bundle {
+            main_name: self.main_name.clone(),
+            main_text,
+            files: self.files.clone(),
+            assets: self.assets.clone(),
+            binaries: self.binaries.clone(),
+            program: self.program.clone(),
+        }
+    }
+
     /// Its bytes, as kept: every file's name and content.
     pub fn size(&self) -> u64 {
         let texts = self.files.iter().map(|(name, text)| name.len() + text.len());

@@ -13,13 +13,16 @@ mod budget;
 mod bundle;
 mod interpret;
 pub mod programs;
+mod start;
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
 use bytes::Bytes;
 use vlab_protocol::permissions::Action;
-use vlab_protocol::{INSTRUCTOR_ID, InsertedCounts, SceneUploadReply, SourceMessage};
+use vlab_protocol::{
+    INSTRUCTOR_ID, InsertedCounts, SceneUploadReply, SourceMessage, fill_suffix, leaves_start_to_lab, suffix_from_name,
+};
 
 pub use assets::{AssetUser, ServedAsset, UploadedAssets, content_type};
 pub use budget::{Cost, STUDENT_MESH_BUDGET_BYTES, STUDENT_UPLOAD_BUDGET_BYTES, UploadBudget};
@@ -43,6 +46,7 @@ pub const MAX_ROBOT_ELEMENTS: usize = 300;
 pub use vlab_lab::capacity::MAX_LAB_BODIES;
 
 /// Who adds robots, and whether their quota applies.
+#[derive(Clone)]
 struct Adder {
     owner: Owner,
     within_quota: bool,
@@ -64,17 +68,24 @@ impl Classroom {
         files: UploadFiles,
     ) -> Result<SceneUploadReply, ClassroomError> {
         authorize(caller, Action::InsertScene)?;
-        self.insert_upload(lab, files.into_scene()?, None, Keep::Record).await.map(|(reply, _)| reply)
+        let bundle = files.into_scene()?;
+        if let Some(error) = start::placeholder_in_scene(&bundle) {
+            return Err(ClassroomError::upload(RefusalKind::Invalid, SceneUploadReply { errors: vec![error], ..Default::default() }));
+        }
+        self.insert_upload(lab, bundle, None, Keep::Record).await.map(|(reply, _)| reply)
     }
 
     /// `POST /api/labs/{lab}/robots` (a participant): robots and nothing else, owned by
     /// the caller. Refused while the instructor has locked uploads, and beyond the lab's
-    /// per-student quota (the instructor has neither).
+    /// per-student quota (the instructor has neither). A description's `{suffix}` is
+    /// filled in from the caller's name; one that writes `{x}` and `{z}` has the lab
+    /// choose its start, with `clearance_m` of free floor around it if any spot has it.
     pub async fn upload_robots(
         &self,
         lab: &Arc<LabHandle>,
         caller: Caller,
         files: UploadFiles,
+        clearance_m: f32,
     ) -> Result<SceneUploadReply, ClassroomError> {
         authorize(caller, Action::AddRobot)?;
         let Some(user) = caller.user() else { unreachable!("the permission table gives viewers no robots") };
@@ -84,7 +95,35 @@ impl Classroom {
         }
         let adder =
             Adder { owner: Owner { id: user, name: lab.name_of(user).unwrap_or_default() }, within_quota: student };
-        self.insert_upload(lab, files.into_scene()?, Some(adder), Keep::Record).await.map(|(reply, _)| reply)
+        let mut bundle = files.into_scene()?;
+        bundle.main_text = fill_suffix(&bundle.main_text, &suffix_from_name(&adder.owner.name));
+        if !leaves_start_to_lab(&bundle.main_text) {
+            return self.insert_upload(lab, bundle, Some(adder), Keep::Record).await.map(|(reply, _)| reply);
+        }
+        let mut tries = 0;
+        loop {
+            tries += 1;
+            let (placed, chosen) = start::choose(lab, &bundle, self.library_loader(), clearance_m).await?;
+            match self.insert_upload(lab, placed, Some(adder.clone()), Keep::Record).await {
+                Err(ClassroomError::Upload(refusal))
+                    if refusal.kind == RefusalKind::Misplaced && tries < start::START_TRIES =>
+                {
+                    tracing::info!(lab = %lab.id(), tries, "the start chosen was taken meanwhile: choosing again");
+                }
+                Ok((mut reply, _)) => {
+                    let robot = reply.robots.first().map_or("the robot".to_owned(), |r| format!("robot '{r}'"));
+                    reply.warnings.extend(start::short_of_floor(&bundle.main_name, &robot, &chosen));
+                    reply.start = Some(chosen);
+                    return Ok(reply);
+                }
+                Err(error) => return Err(error),
+            }
+        }
+    }
+
+    /// The scene library, as uploads include from it.
+    fn library_loader(&self) -> DirLoader {
+        DirLoader { scenes: self.library.scenes_dir.clone(), assets: Some(self.library.assets_dir.clone()) }
     }
 
     /// `PUT /api/labs/{lab}/robots/{robot}/program` (owner or instructor): a new program,
@@ -198,8 +237,7 @@ impl Classroom {
         adder: Option<Adder>,
         keep: Keep,
     ) -> Result<(SceneUploadReply, Option<Vec<String>>), ClassroomError> {
-        let library =
-            DirLoader { scenes: self.library.scenes_dir.clone(), assets: Some(self.library.assets_dir.clone()) };
+        let library = self.library_loader();
         let bundle = Arc::new(bundle);
         let invalid = |errors: Vec<SourceMessage>, reply: &SceneUploadReply| {
             let reply = SceneUploadReply { errors, ..reply.clone() };
@@ -293,9 +331,18 @@ impl Classroom {
                         };
                         (kind, interpret::position_of(&refusal, &bundle))
                     }
-                    full @ (LabError::OverCapacity(_) | LabError::Misplaced(_)) => (
+                    full @ LabError::OverCapacity(_) => (
                         RefusalKind::Invalid,
                         SourceMessage { file: bundle.main_name.clone(), line: 1, col: 1, message: full.to_string() },
+                    ),
+                    misplaced @ LabError::Misplaced(_) => (
+                        RefusalKind::Misplaced,
+                        SourceMessage {
+                            file: bundle.main_name.clone(),
+                            line: 1,
+                            col: 1,
+                            message: misplaced.to_string(),
+                        },
                     ),
                     over @ LabError::OverQuota { .. } => (
                         RefusalKind::OverQuota,
