@@ -18,7 +18,14 @@ const LAST_RELOAD_KEY: &str = "vlab-fault-reload";
 pub fn install() {
     std::panic::set_hook(Box::new(|info| {
         console_error_panic_hook::hook(info);
-        report(&info.to_string());
+        // The message for people; where in the code it happened is in the console.
+        let payload = info.payload();
+        let what = payload
+            .downcast_ref::<&str>()
+            .map(|s| (*s).to_owned())
+            .or_else(|| payload.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "an unexpected state".to_owned());
+        report(&what);
     }));
 }
 

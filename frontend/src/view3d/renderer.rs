@@ -4,7 +4,7 @@ use std::cell::Cell;
 use std::rc::Rc;
 
 use three_d::{
-    AmbientLight, Blend, Camera, ClearState, Context, CpuMesh, DirectionalLight, Frustum, Gm, Indices, Light,
+    AmbientLight, Blend, Camera, ClearState, Context, CpuMesh, DirectionalLight, Frustum, Geometry, Gm, Indices, Light,
     LightingModel, Mat3, Mat4, Mesh, Object, PhysicalMaterial, Positions, Quat, RenderStates, RenderTarget,
     RendererError, Srgba, Texture2DRef, Vec2, Vec3, Viewer, Viewport, WriteMask, cmp_render_order, radians, vec3,
 };
