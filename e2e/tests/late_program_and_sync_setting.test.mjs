@@ -158,6 +158,16 @@ test('a program over its CPU share is marked late while the lab steps on, and th
     await waitUntil('the API to say lockstep', () => sync(server), (mode) => mode === 'lockstep');
     const locked = await waitUntil('the setting to stay on lockstep', () => readSyncSelect(instructor), (s) => s.value === 'lockstep');
     assert.equal(locked.value, 'lockstep');
+    const hint = await instructor.locator(byTestId('sync-mode-hint')).textContent();
+    assert.match(hint, /^The lab waits for every program/, 'the choice is explained under it');
+    // Every option's words fit the select's box beside its arrow (about 28 px).
+    const widths = await select.evaluate((element) => {
+      const style = getComputedStyle(element);
+      const context = document.createElement('canvas').getContext('2d');
+      context.font = `${style.fontWeight} ${style.fontSize} ${style.fontFamily}`;
+      return { box: element.clientWidth, texts: [...element.options].map((o) => context.measureText(o.text).width) };
+    });
+    assert.ok(widths.texts.every((width) => width + 28 <= widths.box), `every option is shown whole: ${JSON.stringify(widths)}`);
     await select.scrollIntoViewIfNeeded();
     saveArtifact(artifactName('2-instructor-lockstep.png'), await instructor.locator(byTestId('instructor-tools')).screenshot());
 

@@ -127,6 +127,13 @@ test('the instructor rewinds the lab to a step of the timeline', { timeout: 300_
     assert.ok(rewound.bar.runs[0].selected);
     assert.match(rewound.bar.runs[1].label, /^Run 1 — \d\d:\d\d long$/);
     assert.equal(rewound.ui.banner, null, 'no error banner');
+    // Everybody was told why the lab stood still meanwhile.
+    const told = await waitUntil(
+      "the student's page to say why the lab is paused",
+      () => student.page.locator(byTestId('notice-text')).allTextContents(),
+      (texts) => texts.some((text) => text.startsWith(`The instructor is taking the lab back to step ${shown}`)),
+    );
+    t.diagnostic(`the student was told: ${told.join(' | ')}`);
 
     // What it looks like: the room, paused at that step.
     await waitUntil('a few frames after the rewind', () => readRewind(instructor), (v) => v.framesDrawn >= rewound.bar.framesDrawn + 3);

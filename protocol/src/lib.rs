@@ -57,7 +57,9 @@ pub use programs::{ConsoleLine, ConsoleSource, ExampleRobot, Language, ProgramSo
 pub use programs::{
     MAX_SUFFIX_CHARS, PLACEHOLDERS, fill_start, fill_suffix, first_placeholder, leaves_start_to_lab, suffix_from_name,
 };
-pub use recording::{MAX_SEEK_ROBOTS, export_file_name, RecordedMoment, RecordedTrail, RecordingSummary, RunSummary, TrailPoint};
+pub use recording::{
+    MAX_SEEK_ROBOTS, RecordedMoment, RecordedTrail, RecordingSummary, RunSummary, TrailPoint, export_file_name,
+};
 pub use robots::{
     ActuatorCommand, ActuatorCommands, ActuatorReport, JointReading, Lateness, ProgramState, ProgramStatus, RobotPose,
     RobotReport, SensorReport, SensorValue,

@@ -20,7 +20,9 @@ pub fn leaves_start_to_lab(description: &str) -> bool {
 pub fn first_placeholder(description: &str) -> Option<(usize, &'static str)> {
     code_spans(description)
         .into_iter()
-        .flat_map(|span| PLACEHOLDERS.iter().filter_map(move |p| description[span.clone()].find(p).map(|at| (span.start + at, *p))))
+        .flat_map(|span| {
+            PLACEHOLDERS.iter().filter_map(move |p| description[span.clone()].find(p).map(|at| (span.start + at, *p)))
+        })
         .min_by_key(|(offset, _)| *offset)
 }
 

@@ -4,17 +4,14 @@
 //! machine needs is installed here, by the command that needs it, so the README's two
 //! commands work on a new clone: `cargo xtask run` and `cargo xtask test`.
 
-mod load;
 mod prune;
 mod python_client;
 mod soak;
 mod test_all;
 mod web;
 
-use std::path::{Path, PathBuf};
-use std::process::Command;
-
-use anyhow::{Context, Result, bail};
+use anyhow::{Result, bail};
+use xtask::{cargo, run, target_dir, workspace_root};
 
 const USAGE: &str = "\
 usage: cargo xtask <command>
@@ -46,19 +43,14 @@ fn main() -> Result<()> {
     };
     let rest = &args[1..];
     match command.as_str() {
-        "web" => web::build_bundle().map(|_| ()),
+        "web" => web::build_bundle(web::Bundler::Alone).map(|_| ()),
         "run" => run_server(rest),
         "test" => test_all::run(),
         "bench" => {
             cargo(&["bench", "-p", "vlab-server"])?;
-            load::sweep::run()
+            load(&["--sweep".to_owned()])
         }
-        "load" if rest.iter().any(|a| a == "--help" || a == "-h") => {
-            println!("{}", load::USAGE);
-            Ok(())
-        }
-        "load" if rest == ["--sweep"] => load::sweep::run(),
-        "load" => load::run(rest),
+        "load" => load(rest),
         "soak" => soak::run(rest),
         "help" | "--help" | "-h" => {
             print!("{USAGE}");
@@ -68,11 +60,18 @@ fn main() -> Result<()> {
     }
 }
 
+/// `cargo xtask load ARGS`: the load tool (`vlab-load`), built and run with `ARGS`.
+fn load(args: &[String]) -> Result<()> {
+    let mut command_line = vec!["run", "-p", "vlab-load", "--"];
+    command_line.extend(args.iter().map(String::as_str));
+    cargo(&command_line)
+}
+
 fn run_server(args: &[String]) -> Result<()> {
     // A first run compiles the page and the server from source: minutes on a small
     // machine. Say which part is being built, so a long build never looks like a hang.
     eprintln!("xtask run: [1/3] building the page (WebAssembly; the first time takes several minutes)");
-    web::build_bundle()?;
+    web::build_bundle(web::Bundler::Alone)?;
     eprintln!("xtask run: [2/3] building the server (release; the first time takes several minutes)");
     cargo(&["build", "--release", "-p", "vlab-server", "--bin", "vlab"])?;
     eprintln!("xtask run: [3/3] starting the server");
@@ -85,37 +84,4 @@ fn run_server(args: &[String]) -> Result<()> {
     let mut command_line = vec!["run", "--release", "-p", "vlab-server", "--bin", "vlab", "--"];
     command_line.extend(serve_args.iter().map(String::as_str));
     cargo(&command_line)
-}
-
-/// The workspace root (the parent of this crate's folder).
-pub fn workspace_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("xtask lives in the workspace").to_path_buf()
-}
-
-/// The cargo target directory: `CARGO_TARGET_DIR` when set (CI keeps it outside the
-/// clone), else `target/` in the workspace.
-pub fn target_dir() -> PathBuf {
-    match std::env::var_os("CARGO_TARGET_DIR") {
-        Some(dir) => {
-            let dir = PathBuf::from(dir);
-            if dir.is_absolute() { dir } else { workspace_root().join(dir) }
-        }
-        None => workspace_root().join("target"),
-    }
-}
-
-/// Runs `cargo ARGS` in the workspace root, failing if it fails.
-pub fn cargo(args: &[&str]) -> Result<()> {
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-    run(Command::new(cargo).args(args).current_dir(workspace_root()))
-}
-
-/// Runs a command, echoing it, failing with its exit status.
-pub fn run(command: &mut Command) -> Result<()> {
-    eprintln!("xtask: {command:?}");
-    let status = command.status().with_context(|| format!("could not start {command:?}"))?;
-    if !status.success() {
-        bail!("{command:?} failed with {status}");
-    }
-    Ok(())
 }

@@ -1,24 +1,25 @@
 //! `cargo xtask test`: every test of the project, on a fresh machine, in one command.
 //!
 //! Phases, in order:
-//! 1. `cargo test` of the workspace's native crates (protocol, backend, the robot SDK and
-//!    its example, xtask), after installing the wasm32 target the backend's tests build
-//!    the example robot's program for;
-//! 2. `cargo test -p vlab-frontend`: the browser crate's host-side unit tests;
-//! 3. the browser bundle (`crate::web::build_bundle`) into `dist/`;
-//! 4. Debian's Chromium (`/usr/bin/chromium`), installed with apt when missing;
-//! 5. `npm ci` in `e2e/` (playwright-core, pinned; it never downloads a browser);
-//! 6. the server binary, built with the test phase's features (dev profile);
-//! 7. the Python client's tests (`crate::python_client`): pip-installed into a fresh
+//! 1. `cargo test --workspace`: every crate's tests (protocol, backend, the robot SDK and
+//!    its example, the browser crate's host-side unit tests, xtask), in one build, so
+//!    that every dependency is built once with one set of features; after installing the
+//!    wasm32 target the backend's tests build the example robot's program for;
+//! 2. the browser bundle (`crate::web::build_bundle`) into `dist/`;
+//! 3. Debian's Chromium (`/usr/bin/chromium`), installed with apt when missing;
+//! 4. `npm ci` in `e2e/` (playwright-core, pinned; it never downloads a browser);
+//! 5. the server binary, built with the test phase's selection (dev profile), so cargo
+//!    reuses that build;
+//! 6. the Python client's tests (`crate::python_client`): pip-installed into a fresh
 //!    virtualenv, pytest against the server binary;
-//! 8. the end-to-end tests: `node --test` on `e2e/tests/*.test.mjs`, each against the real
+//! 7. the end-to-end tests: `node --test` on `e2e/tests/*.test.mjs`, each against the real
 //!    server and real headless Chromium, screenshots in `e2e/artifacts/`.
 //!
 //! Last, the copies of binaries and caches this run replaced are deleted from the target
 //! folder (`crate::prune`), so a folder reused run after run stays the size of one build.
 //!
 //! A failing test phase does not hide the others: unit-test failures are reported and the
-//! browser tests still run. A failing prerequisite (3–6) skips the browser tests (the
+//! browser tests still run. A failing prerequisite (2–5) skips the browser tests (the
 //! server binary, the Python client's). Any
 //! failure makes the command fail, after a summary of every phase.
 
@@ -43,15 +44,14 @@ pub fn run() -> Result<()> {
     let started = SystemTime::now();
     let mut report = Report::default();
 
-    report.phase("cargo test (protocol, backend, robot SDK, xtask)", || {
+    report.phase("cargo test --workspace (protocol, backend, robot SDK, frontend on the host, xtask)", || {
         crate::web::ensure_wasm_target()?;
-        crate::cargo(&["test", "--workspace", "--exclude", "vlab-frontend"])
+        crate::cargo(&["test", "--workspace"])
     });
-    report
-        .phase("cargo test -p vlab-frontend (host-side unit tests)", || crate::cargo(&["test", "-p", "vlab-frontend"]));
 
     let e2e_dir = root.join("e2e");
-    let web_dir = report.phase("browser bundle (dist/)", crate::web::build_bundle);
+    let web_dir =
+        report.phase("browser bundle (dist/)", || crate::web::build_bundle(crate::web::Bundler::WithTheTests));
     let chromium = report.phase("Chromium", ensure_chromium);
     let npm = report.phase("npm ci (e2e/)", || npm_ci(&e2e_dir));
     let server = report.phase("server binary (vlab)", build_server);
@@ -165,7 +165,7 @@ fn build_server() -> Result<PathBuf> {
     // The same package selection and targets as the `cargo test` phase, so cargo unifies
     // the same dependency features and reuses that build instead of compiling the
     // server a second time.
-    crate::cargo(&["build", "--workspace", "--exclude", "vlab-frontend", "--bins", "--tests"])?;
+    crate::cargo(&["build", "--workspace", "--bins", "--tests"])?;
     let binary = crate::target_dir().join("debug").join(format!("vlab{}", std::env::consts::EXE_SUFFIX));
     if !binary.exists() {
         bail!("the server was built but {} does not exist", binary.display());

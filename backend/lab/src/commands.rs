@@ -82,6 +82,9 @@ pub enum LabCommand {
         quota: Option<usize>,
         /// Programs to start for robots it adds, by robot name.
         programs: BTreeMap<String, Arc<ProgramCode>>,
+        /// The free floor its robots asked for around their starts (metres), which later
+        /// robots the lab places keep clear of.
+        keep_clear: Option<f32>,
         /// What was inserted, or why nothing was.
         reply: oneshot::Sender<Result<Inserted, LabError>>,
     },

@@ -343,9 +343,10 @@ impl LabHandle {
         owner: Option<Owner>,
         quota: Option<usize>,
         programs: BTreeMap<String, Arc<ProgramCode>>,
+        keep_clear: Option<f32>,
     ) -> Result<Inserted, LabError> {
         let addition = Box::new(addition);
-        self.request(|reply| LabCommand::Insert { addition, owner, quota, programs, reply }).await?
+        self.request(|reply| LabCommand::Insert { addition, owner, quota, programs, keep_clear, reply }).await?
     }
 
     /// What a new robot's start must keep clear of, as the lab is now.
@@ -670,14 +671,14 @@ mod tests {
         let mut addition = SceneModel::empty();
         addition.bodies.push(demo_scene(1).bodies[5].clone());
         addition.bodies[0].name = "newcomer".into();
-        let inserted = lab.insert(addition.clone(), None, None, BTreeMap::new()).await.unwrap();
+        let inserted = lab.insert(addition.clone(), None, None, BTreeMap::new(), None).await.unwrap();
         assert_eq!(inserted.bodies, 1);
         let after = lab.summary();
         assert_eq!(after.bodies, before.bodies + 1);
         assert_eq!(after.state.step, 20, "inserting does not step");
         assert_eq!(after.state.epoch, before.state.epoch + 1);
         // The same name again: refused, nothing changes.
-        let refused = lab.insert(addition, None, None, BTreeMap::new()).await;
+        let refused = lab.insert(addition, None, None, BTreeMap::new(), None).await;
         assert!(matches!(refused, Err(LabError::Refused(SceneError::NameTaken(name))) if name == "newcomer"));
         assert_eq!(lab.summary().bodies, after.bodies);
         // A reset keeps what was inserted, back at its initial pose.

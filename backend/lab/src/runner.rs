@@ -114,6 +114,9 @@ pub struct Runner {
     /// Parked since this step: running, but nobody watches, nothing runs and every
     /// body sleeps, so the clock moves on without stepping (see [`Runner::park`]).
     parked: Option<u64>,
+    /// The free floor robots placed by the lab asked for around their starts, by robot:
+    /// later robots the lab places keep out of it.
+    kept_clear: BTreeMap<String, f32>,
 }
 
 /// What a run started from, and what it inserted since: with the recorded inputs, all a
@@ -213,6 +216,7 @@ impl Runner {
             stepping: None,
             may_park: std::env::var(PARKING_SWITCH).as_deref() != Ok("off"),
             parked: None,
+            kept_clear: BTreeMap::new(),
         }
     }
 
@@ -286,7 +290,7 @@ impl Runner {
             }
             LabCommand::Sync { sync } => self.sync = sync,
             LabCommand::Control { action, reply } => self.control(action, reply),
-            LabCommand::Insert { addition, owner, quota, programs, reply } => {
+            LabCommand::Insert { addition, owner, quota, programs, keep_clear, reply } => {
                 let refusal = self
                     .over_quota(&addition, owner.as_ref(), quota)
                     .or_else(|| capacity::check(&self.model, &addition).err().map(LabError::from))
@@ -298,6 +302,9 @@ impl Runner {
                     None => self.insert(&addition, owner).map_err(LabError::Refused),
                 };
                 if let Ok(done) = &inserted {
+                    if let Some(metres) = keep_clear {
+                        self.kept_clear.extend(addition.robots.iter().map(|r| (r.name.clone(), metres)));
+                    }
                     let who = owner_words(addition.robots.first().and_then(|r| self.robots.get(&r.name)));
                     let names: Vec<&str> = addition.robots.iter().map(|r| r.name.as_str()).collect();
                     let text = format!("inserted {} bodies, robots [{}]{who}", done.bodies, names.join(", "));
@@ -332,7 +339,8 @@ impl Runner {
                 let _ = reply.send(self.programs.program(&robot));
             }
             LabCommand::StartSearch { reply } => {
-                let _ = reply.send(placement::StartSearch::of(&self.model, &self.world));
+                self.kept_clear.retain(|robot, _| self.model.robots.iter().any(|r| &r.name == robot));
+                let _ = reply.send(placement::StartSearch::of(&self.model, &self.world, &self.kept_clear));
             }
             LabCommand::Poses { reply } => {
                 let _ = reply.send((0..self.world.body_count()).map(|i| self.world.pose(i)).collect());

@@ -74,7 +74,11 @@ async fn an_instructor_creates_a_lab_and_students_join_it_with_its_code() {
     let (_, public) = call(&server, Method::GET, &format!("/api/labs/{id}"), None, "").await;
     assert!(public.get("join_code").is_none(), "{public}");
     assert_eq!(public["robots"], json!(["diffbot"]));
-    assert_eq!((public["mode"].as_str(), public["step"].as_u64()), (Some("paused"), Some(0)), "it waits for the class: {public}");
+    assert_eq!(
+        (public["mode"].as_str(), public["step"].as_u64()),
+        (Some("paused"), Some(0)),
+        "it waits for the class: {public}"
+    );
     let (_, private) = call(&server, Method::GET, &format!("/api/labs/{id}"), Some(&instructor), "").await;
     assert_eq!(private["join_code"], code.as_str());
 

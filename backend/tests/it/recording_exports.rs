@@ -268,7 +268,10 @@ async fn csv_rows_hold_the_readings_the_live_lab_reported() {
     let (status, headers, _) = lab.get("/api/labs/demo/recording.csv", Some(TOKEN)).await;
     assert_eq!(status, 200);
     assert_eq!(headers["content-type"], "text/csv; charset=utf-8");
-    assert_eq!(headers["content-disposition"], "attachment; filename=\"demo-recording-run1.csv\"", "the page's own name");
+    assert_eq!(
+        headers["content-disposition"], "attachment; filename=\"demo-recording-run1.csv\"",
+        "the page's own name"
+    );
 
     // A span: only its steps, and one robot's file only its readings.
     let (_, _, csv) = lab.get("/api/labs/demo/robots/rover_red/readings.csv?from=100&to=200", Some(TOKEN)).await;
@@ -491,7 +494,10 @@ async fn bad_runs_and_ranges_are_refused_with_what_is_kept() {
     assert_eq!(summary["run"], 2, "{summary}");
     let (status, headers, old) = lab.get(&format!("{path}?run=1"), Some(TOKEN)).await;
     assert_eq!(status, 200);
-    assert_eq!(headers["content-disposition"], "attachment; filename=\"demo-recording-run1.csv\"", "the page's own name");
+    assert_eq!(
+        headers["content-disposition"], "attachment; filename=\"demo-recording-run1.csv\"",
+        "the page's own name"
+    );
     assert!(rows(&old).iter().all(|r| r["run"] == "1"));
     let (_, _, current) = lab.get(path, Some(TOKEN)).await;
     let current = rows(&current);

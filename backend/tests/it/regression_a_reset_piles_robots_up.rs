@@ -110,12 +110,14 @@ async fn an_example_on_disk_asks_for_its_free_floor_and_a_bad_ask_is_refused() {
 async fn a_robot_description_sent_as_text_is_named_as_the_page_s_tab_and_a_scene_is_told_where_it_goes() {
     let server = TestServer::start_with(common::yard(), false).await;
     let ana = server.join_demo("Ana").await;
-    let (status, reply) = upload(&server, &ana, "", "include \"diffbot_robot.vlab\";\ncall diffbot(\"{suffix}\", {x});\n").await;
+    let (status, reply) =
+        upload(&server, &ana, "", "include \"diffbot_robot.vlab\";\ncall diffbot(\"{suffix}\", {x});\n").await;
     assert_eq!(status, 422, "{reply}");
     assert_eq!(reply["errors"][0]["file"], "robot.vlab", "the name the Add-robot form's tab shows: {reply}");
 
     // The same robot sent as a scene: its placeholders are only filled for a robot.
-    let response = server.http.post(server.url("/api/labs/demo/scene")).bearer_auth(TOKEN).body(TEMPLATE).send().await.unwrap();
+    let response =
+        server.http.post(server.url("/api/labs/demo/scene")).bearer_auth(TOKEN).body(TEMPLATE).send().await.unwrap();
     assert_eq!(response.status().as_u16(), 422);
     let reply: Value = response.json().await.unwrap();
     let error = &reply["errors"][0];

@@ -253,15 +253,23 @@ pub fn parse_max_participants(text: &str) -> Result<u32, String> {
 }
 
 /// The instructor's "Programs" choice: each way the lab's clock and its programs keep
-/// together, with its words (the option's value is the mode's API name).
-pub const SYNC_CHOICES: [(SyncMode, &str); 2] = [
-    (SyncMode::Realtime, "real time (the lab keeps its pace)"),
-    (SyncMode::Lockstep, "lockstep (the lab waits for every program: repeatable runs)"),
+/// together, with its words, short enough for the class panel's select (the option's
+/// value is the mode's API name), and the sentence shown under it once chosen.
+pub const SYNC_CHOICES: [(SyncMode, &str, &str); 2] = [
+    (SyncMode::Realtime, "real time", "The lab keeps its pace; a late program's robot keeps its last commands."),
+    (
+        SyncMode::Lockstep,
+        "lockstep (repeatable)",
+        "The lab waits for every program at every control step: the same uploads give the same run.",
+    ),
 ];
+
+/// Longest option the class panel's select shows whole, characters.
+pub const MAX_CHOICE_CHARS: usize = 22;
 
 /// The "Programs" choice's value (`realtime`, `lockstep`) as a sync mode.
 pub fn parse_sync(value: &str) -> Option<SyncMode> {
-    SYNC_CHOICES.iter().map(|(mode, _)| *mode).find(|mode| mode.as_str() == value)
+    SYNC_CHOICES.iter().map(|(mode, _, _)| *mode).find(|mode| mode.as_str() == value)
 }
 
 /// A broadcast's body, or why it cannot be sent.
@@ -408,9 +416,10 @@ mod tests {
 
     #[test]
     fn the_programs_choice_offers_each_sync_mode_once_and_reads_back() {
-        for (mode, words) in SYNC_CHOICES {
+        for (mode, words, sentence) in SYNC_CHOICES {
             assert_eq!(parse_sync(mode.as_str()), Some(mode));
-            assert!(!words.is_empty());
+            assert!(!words.is_empty() && words.chars().count() <= MAX_CHOICE_CHARS, "fits the select: {words}");
+            assert!(sentence.ends_with('.'));
         }
         assert_eq!(SYNC_CHOICES[0].0, SyncMode::default(), "the default comes first");
         assert_eq!(parse_sync("lockstep"), Some(SyncMode::Lockstep));

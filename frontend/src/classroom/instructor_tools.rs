@@ -195,7 +195,7 @@ pub fn InstructorTools() -> impl IntoView {
                     // Selection is set per option: a `value` set on the select before its
                     // options exist would be lost.
                     {SYNC_CHOICES
-                        .map(|(mode, words)| {
+                        .map(|(mode, words, _)| {
                             view! {
                                 <option value=mode.as_str() prop:selected=move || sync() == Some(mode)>
                                     {words}
@@ -203,6 +203,11 @@ pub fn InstructorTools() -> impl IntoView {
                             }
                         })}
                 </select>
+                <p class="setting-hint" data-testid="sync-mode-hint">
+                    {move || {
+                        SYNC_CHOICES.iter().find(|(mode, _, _)| sync() == Some(*mode)).map_or("", |(_, _, sentence)| sentence)
+                    }}
+                </p>
             </div>
             <div class="field-row">
                 <label for="robot-quota">"Robots per student"</label>

@@ -24,8 +24,7 @@ const DEFAULT_STEPS: &str = "10";
 /// Buttons that send `ClientMsg::Control`; the server enforces who may, this only hides them.
 
 /// What Reset asks before it rebuilds the lab for everybody.
-const RESET_QUESTION: &str =
-    "Reset the lab for everybody? Every robot goes back to where it started, at step 0, paused; \
+const RESET_QUESTION: &str = "Reset the lab for everybody? Every robot goes back to where it started, at step 0, paused; \
      the recording starts a new run.";
 
 #[component]

@@ -11,8 +11,7 @@ use vlab_protocol::{ProgramState, ProgramStatus};
 use super::client::{load_program, program_action};
 use super::console_log::{
     LATE_TITLE, late_badge, line_stamp, may_restart, may_stop, opens_a_run, remote_command, remote_note, source_tag,
-    state_word,
-    status_headline,
+    state_word, status_headline,
 };
 use super::robot_upload::{RobotDraft, RobotUploadOpen};
 use super::upload::{ProgramFile, program_from_source};

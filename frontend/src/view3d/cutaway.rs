@@ -77,7 +77,10 @@ mod tests {
     fn the_near_wall_is_cut_away_for_an_eye_outside_looking_in() {
         let eye = [3.0, 3.0, 12.0];
         assert!(blocks_view(WALL.0, WALL.1, eye, [3.0, 0.1, 3.0]), "the room's middle, behind its near wall");
-        assert!(!blocks_view(WALL.0, WALL.1, [3.0, 8.0, 7.0], [3.0, 0.1, 3.0]), "seen from high above, the wall is not in the way");
+        assert!(
+            !blocks_view(WALL.0, WALL.1, [3.0, 8.0, 7.0], [3.0, 0.1, 3.0]),
+            "seen from high above, the wall is not in the way"
+        );
         assert!(!blocks_view(WALL.0, WALL.1, [3.0, 3.0, -6.0], [3.0, 0.1, 3.0]), "the far wall behind the focus stays");
     }
 
@@ -107,7 +110,10 @@ mod tests {
         let quarter_turn_about_y = [0.0, std::f32::consts::FRAC_1_SQRT_2, 0.0, std::f32::consts::FRAC_1_SQRT_2];
         let (min, max) = primitive_box([3.0, 0.25, 6.0], quarter_turn_about_y, [3.0, 0.25, 0.1]);
         for k in 0..3 {
-            assert!((min[k] - [2.9, 0.0, 3.0][k]).abs() < 1e-4 && (max[k] - [3.1, 0.5, 9.0][k]).abs() < 1e-4, "{min:?} {max:?}");
+            assert!(
+                (min[k] - [2.9, 0.0, 3.0][k]).abs() < 1e-4 && (max[k] - [3.1, 0.5, 9.0][k]).abs() < 1e-4,
+                "{min:?} {max:?}"
+            );
         }
     }
 }

@@ -16,8 +16,8 @@
 //! the quality to the machine; `lab_canvas` is the component around it all.
 
 pub mod asset_cache;
-pub mod cutaway;
 pub mod belief_shapes;
+pub mod cutaway;
 pub mod labels;
 pub mod orbit_camera;
 pub mod overlay;

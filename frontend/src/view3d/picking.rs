@@ -262,8 +262,16 @@ mod tests {
         world.apply_snapshot(snapshot);
         let eye = [2.0, 1.0, 9.0];
         let at_the_cart = Ray { origin: eye, direction: normalize([0.0, -0.9, -6.9]) };
-        assert_eq!(pick_robot(&world, &at_the_cart, eye, [2.0, 0.1, 2.0]).as_deref(), Some("cart"), "the camera follows the cart");
-        assert_eq!(pick_robot(&world, &at_the_cart, eye, [2.0, 0.1, 7.0]), None, "looking at a point before the wall, it stands");
+        assert_eq!(
+            pick_robot(&world, &at_the_cart, eye, [2.0, 0.1, 2.0]).as_deref(),
+            Some("cart"),
+            "the camera follows the cart"
+        );
+        assert_eq!(
+            pick_robot(&world, &at_the_cart, eye, [2.0, 0.1, 7.0]),
+            None,
+            "looking at a point before the wall, it stands"
+        );
     }
 
     fn normalize(v: [f32; 3]) -> [f32; 3] {

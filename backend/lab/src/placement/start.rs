@@ -10,6 +10,8 @@
 //! uploads that choose at once can choose the same spot: the insertion's own check
 //! ([`super::check_insert_robots`]) refuses the second, which chooses again.
 
+use std::collections::BTreeMap;
+
 use super::OVERLAP_TOLERANCE_M;
 use super::clear::{Obstacles, solids_at};
 use super::ground::Ground;
@@ -43,7 +45,9 @@ pub struct Start {
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum NoStart {
     /// The lab has no environment, so no floor to choose on.
-    #[error("this lab has no floor the lab can choose a start on: write the robot's x and z instead of {{x}} and {{z}}")]
+    #[error(
+        "this lab has no floor the lab can choose a start on: write the robot's x and z instead of {{x}} and {{z}}"
+    )]
     NoFloor,
     /// The description has no robot to place.
     #[error("the description has no robot for {{x}} and {{z}} to place")]
@@ -57,16 +61,38 @@ pub enum NoStart {
 }
 
 /// What a start must keep clear of: the lab's bodies where they are and where they
-/// start, and what holds robots up, as they were when gathered.
+/// start, the free floor earlier robots asked for, and what holds robots up, as they
+/// were when gathered.
 pub struct StartSearch {
     obstacles: Solids,
+    /// The free floor around the starts of robots the lab placed, as they asked for it:
+    /// a new robot may not stand in it (its own free floor may overlap it).
+    asked: Solids,
     ground: Ground,
 }
 
+/// How high the free floor kept around a robot's start reaches, metres above its main
+/// body: enough for any robot put beside it.
+const KEPT_FLOOR_HEIGHT_M: f32 = 2.0;
+
 impl StartSearch {
-    /// The obstacles of the lab whose model is `model` and world `world`.
-    pub fn of(model: &SceneModel, world: &World) -> StartSearch {
-        StartSearch { obstacles: Obstacles::of(model, world, &[], true).into_solids(), ground: Ground::of(model, None) }
+    /// The obstacles of the lab whose model is `model` and world `world`, with the free
+    /// floor `kept_clear` (metres, by robot) around the starts of robots placed before.
+    pub fn of(model: &SceneModel, world: &World, kept_clear: &BTreeMap<String, f32>) -> StartSearch {
+        let mut asked = Solids::new();
+        for robot in model.robots.iter().filter(|r| kept_clear.contains_key(&r.name)) {
+            let Some(body) = model.bodies.get(robot.main_body) else { continue };
+            let [x, y, z] = body.pose.position;
+            asked.add_upright_cylinder(
+                [x, z],
+                kept_clear[&robot.name],
+                y.min(FLOOR_SKIP_M),
+                y + KEPT_FLOOR_HEIGHT_M,
+                0,
+            );
+        }
+        let obstacles = Obstacles::of(model, world, &[], true).into_solids();
+        StartSearch { obstacles, asked, ground: Ground::of(model, None) }
     }
 
     /// The start of `addition`'s robots (moved together, placed where its first robot's
@@ -89,10 +115,14 @@ impl StartSearch {
             }
             for &[x, z] in &spots {
                 let offset = [x - main[0], 0.0, z - main[2]];
-                let clear = |solids: &Solids, tolerance| {
-                    solids.is_empty() || self.obstacles.deepest_overlap(solids, offset, tolerance).is_none()
+                let clear = |of: &Solids, solids: &Solids, tolerance| {
+                    solids.is_empty() || of.is_empty() || of.deepest_overlap(solids, offset, tolerance).is_none()
                 };
-                if self.ground.holds([x, main[1], z]) && clear(&placed, OVERLAP_TOLERANCE_M) && clear(&around, 0.0) {
+                if self.ground.holds([x, main[1], z])
+                    && clear(&self.obstacles, &placed, OVERLAP_TOLERANCE_M)
+                    && clear(&self.asked, &placed, 0.0)
+                    && clear(&self.obstacles, &around, 0.0)
+                {
                     return Ok(Start { x, z, clearance_m: clearance });
                 }
             }
@@ -136,7 +166,9 @@ mod tests {
 
     /// A course-sized robot (0.3 m across) with its main body at `x`, `z`.
     fn robot_at(name: &str, x: f32, z: f32) -> SceneModel {
-        model(&format!("robot {name} {{ body {{ {name}_base {{ shape box(0.3, 0.15, 0.3); pos({x}, 0.075, {z}); }} }} }}"))
+        model(&format!(
+            "robot {name} {{ body {{ {name}_base {{ shape box(0.3, 0.15, 0.3); pos({x}, 0.075, {z}); }} }} }}"
+        ))
     }
 
     fn moved(name: &str, start: Start) -> SceneModel {
@@ -149,7 +181,9 @@ mod tests {
     fn the_first_robot_starts_in_the_middle_of_the_floor() {
         let lab = model(ROOM);
         let world = World::build(&lab).unwrap();
-        let start = StartSearch::of(&lab, &world).choose(&robot_at("a", 0.0, 0.0), DEFAULT_CLEARANCE_M).unwrap();
+        let start = StartSearch::of(&lab, &world, &BTreeMap::new())
+            .choose(&robot_at("a", 0.0, 0.0), DEFAULT_CLEARANCE_M)
+            .unwrap();
         assert_eq!(start, Start { x: 3.0, z: 3.0, clearance_m: DEFAULT_CLEARANCE_M });
     }
 
@@ -164,7 +198,9 @@ mod tests {
                 let body = robot.main_body;
                 world.move_rigidly(&[body], body, [0.5, 0.075, 0.5], 0.0);
             }
-            let start = StartSearch::of(&lab, &world).choose(&robot_at(name, 0.0, 0.0), DEFAULT_CLEARANCE_M).unwrap();
+            let start = StartSearch::of(&lab, &world, &BTreeMap::new())
+                .choose(&robot_at(name, 0.0, 0.0), DEFAULT_CLEARANCE_M)
+                .unwrap();
             let addition = moved(name, start);
             assert_eq!(check_insert_robots(&lab, &world, &addition), Ok(()), "{name} at {start:?}");
             for earlier in &starts {
@@ -178,11 +214,25 @@ mod tests {
     }
 
     #[test]
+    fn a_later_robot_keeps_out_of_the_free_floor_an_earlier_one_asked_for() {
+        let mut lab = model("environment wallrect { width 12; length 12; height 0.5; }");
+        lab.merge(&robot_at("goer", 6.0, 6.0)).unwrap();
+        let world = World::build(&lab).unwrap();
+        let kept = BTreeMap::from([("goer".to_owned(), 2.5)]);
+        let start = StartSearch::of(&lab, &world, &kept).choose(&robot_at("b", 0.0, 0.0), DEFAULT_CLEARANCE_M).unwrap();
+        let apart = ((start.x - 6.0).powi(2) + (start.z - 6.0).powi(2)).sqrt();
+        assert!(apart >= 2.5 + 0.15 - 1e-3, "out of the 2.5 m the first asked for: {start:?}");
+        let unkept =
+            StartSearch::of(&lab, &world, &BTreeMap::new()).choose(&robot_at("b", 0.0, 0.0), DEFAULT_CLEARANCE_M);
+        assert!(unkept.unwrap().x < 6.0 + 1.5, "without it, next to it");
+    }
+
+    #[test]
     fn a_start_keeps_the_free_floor_it_asks_for_from_walls_and_fences() {
         // A fence 1.2 m inside the west wall: the strip behind it is floor, but not free.
         let lab = model(&format!("{ROOM}\nstatic fence {{ shape box(0.05, 0.2, 6); pos(1.2, 0.1, 3); }}"));
         let world = World::build(&lab).unwrap();
-        let search = StartSearch::of(&lab, &world);
+        let search = StartSearch::of(&lab, &world, &BTreeMap::new());
         let start = search.choose(&robot_at("a", 0.0, 0.0), 1.5).unwrap();
         assert!(start.x >= 1.2 + 1.5 && start.x <= 6.0 - 1.5, "{start:?}");
         assert_eq!(start.clearance_m, 1.5);
@@ -192,7 +242,7 @@ mod tests {
     fn when_no_spot_has_what_is_asked_the_most_there_is_is_given_and_said() {
         let lab = model(ROOM);
         let world = World::build(&lab).unwrap();
-        let start = StartSearch::of(&lab, &world).choose(&robot_at("a", 0.0, 0.0), 4.0).unwrap();
+        let start = StartSearch::of(&lab, &world, &BTreeMap::new()).choose(&robot_at("a", 0.0, 0.0), 4.0).unwrap();
         assert_eq!(start.clearance_m, 2.0, "a 6 m room has no 4 m of free floor around any spot: half that");
         assert_eq!((start.x, start.z), (3.0, 3.0));
     }
@@ -201,11 +251,15 @@ mod tests {
     fn a_full_floor_or_no_floor_is_said() {
         let full = model(&format!("{ROOM}\nstatic slab {{ shape box(6, 1, 6); pos(3, 0.5, 3); }}"));
         let world = World::build(&full).unwrap();
-        let refused = StartSearch::of(&full, &world).choose(&robot_at("bob", 0.0, 0.0), 0.5).unwrap_err();
+        let refused =
+            StartSearch::of(&full, &world, &BTreeMap::new()).choose(&robot_at("bob", 0.0, 0.0), 0.5).unwrap_err();
         assert_eq!(refused, NoStart::NoRoom { robot: "bob".into() });
         let bare = model("static floor { shape box(6, 0.1, 6); pos(3, -0.05, 3); }");
         let world = World::build(&bare).unwrap();
-        assert_eq!(StartSearch::of(&bare, &world).choose(&robot_at("a", 0.0, 0.0), 0.5), Err(NoStart::NoFloor));
+        assert_eq!(
+            StartSearch::of(&bare, &world, &BTreeMap::new()).choose(&robot_at("a", 0.0, 0.0), 0.5),
+            Err(NoStart::NoFloor)
+        );
     }
 
     #[test]

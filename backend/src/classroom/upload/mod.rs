@@ -70,9 +70,12 @@ impl Classroom {
         authorize(caller, Action::InsertScene)?;
         let bundle = files.into_scene()?;
         if let Some(error) = start::placeholder_in_scene(&bundle) {
-            return Err(ClassroomError::upload(RefusalKind::Invalid, SceneUploadReply { errors: vec![error], ..Default::default() }));
+            return Err(ClassroomError::upload(
+                RefusalKind::Invalid,
+                SceneUploadReply { errors: vec![error], ..Default::default() },
+            ));
         }
-        self.insert_upload(lab, bundle, None, Keep::Record).await.map(|(reply, _)| reply)
+        self.insert_upload(lab, bundle, None, Keep::Record, None).await.map(|(reply, _)| reply)
     }
 
     /// `POST /api/labs/{lab}/robots` (a participant): robots and nothing else, owned by
@@ -98,13 +101,14 @@ impl Classroom {
         let mut bundle = files.into_scene()?;
         bundle.main_text = fill_suffix(&bundle.main_text, &suffix_from_name(&adder.owner.name));
         if !leaves_start_to_lab(&bundle.main_text) {
-            return self.insert_upload(lab, bundle, Some(adder), Keep::Record).await.map(|(reply, _)| reply);
+            return self.insert_upload(lab, bundle, Some(adder), Keep::Record, None).await.map(|(reply, _)| reply);
         }
         let mut tries = 0;
         loop {
             tries += 1;
             let (placed, chosen) = start::choose(lab, &bundle, self.library_loader(), clearance_m).await?;
-            match self.insert_upload(lab, placed, Some(adder.clone()), Keep::Record).await {
+            let kept = Some(chosen.clearance_m as f32);
+            match self.insert_upload(lab, placed, Some(adder.clone()), Keep::Record, kept).await {
                 Err(ClassroomError::Upload(refusal))
                     if refusal.kind == RefusalKind::Misplaced && tries < start::START_TRIES =>
                 {
@@ -223,19 +227,21 @@ impl Classroom {
                 let bundle =
                     Bundle { main_name, main_text, files: files.into_iter().collect(), assets, binaries, program };
                 let adder = owner.map(|(id, name)| Adder { owner: Owner { id, name }, within_quota: false });
-                self.insert_upload(lab, bundle, adder, Keep::Replay).await.map(|(_, only_robots)| only_robots)
+                self.insert_upload(lab, bundle, adder, Keep::Replay, None).await.map(|(_, only_robots)| only_robots)
             }
         }
     }
 
-    /// The road every upload takes (see the module's doc). Returns the reply and, if it
-    /// added robots and nothing else, their names.
+    /// The road every upload takes (see the module's doc); `keep_clear` is the free floor
+    /// its robots got around starts the lab chose, which later ones keep out of. Returns
+    /// the reply and, if it added robots and nothing else, their names.
     async fn insert_upload(
         &self,
         lab: &Arc<LabHandle>,
         bundle: Bundle,
         adder: Option<Adder>,
         keep: Keep,
+        keep_clear: Option<f32>,
     ) -> Result<(SceneUploadReply, Option<Vec<String>>), ClassroomError> {
         let library = self.library_loader();
         let bundle = Arc::new(bundle);
@@ -317,7 +323,7 @@ impl Classroom {
             }
         };
         let quota = adder.as_ref().filter(|a| a.within_quota).map(|_| lab.settings().robot_quota as usize);
-        let inserted = match lab.insert(model, adder.map(|a| a.owner), quota, programs).await {
+        let inserted = match lab.insert(model, adder.map(|a| a.owner), quota, programs, keep_clear).await {
             Ok(inserted) => inserted,
             Err(error) => {
                 if let Some(seq) = kept {

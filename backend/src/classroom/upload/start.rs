@@ -35,7 +35,8 @@ pub async fn choose(
         .await
         .map_err(|e| ClassroomError::Internal(format!("choosing a start failed: {e}")))?
         .map_err(|no_start| {
-            let error = SourceMessage { file: bundle.main_name.clone(), line: 1, col: 1, message: no_start.to_string() };
+            let error =
+                SourceMessage { file: bundle.main_name.clone(), line: 1, col: 1, message: no_start.to_string() };
             ClassroomError::upload(RefusalKind::Invalid, SceneUploadReply { errors: vec![error], ..Default::default() })
         })?;
     let (x, z) = (f64::from(start.x), f64::from(start.z));
@@ -96,7 +97,13 @@ mod tests {
     fn a_start_with_less_floor_than_asked_is_said() {
         let chosen = ChosenStart { x: 3.0, z: 3.0, clearance_m: 1.25, asked_m: 2.5 };
         let warning = short_of_floor("robot.vlab", "robot 'diffbot_a'", &chosen).unwrap();
-        assert!(warning.message.contains("2.50 m of free floor around it, as asked: robot 'diffbot_a' starts at x 3, z 3 with 1.25 m"), "{}", warning.message);
+        assert!(
+            warning
+                .message
+                .contains("2.50 m of free floor around it, as asked: robot 'diffbot_a' starts at x 3, z 3 with 1.25 m"),
+            "{}",
+            warning.message
+        );
         assert_eq!(short_of_floor("robot.vlab", "r", &ChosenStart { asked_m: 1.25, ..chosen }), None);
     }
 }

@@ -16,19 +16,20 @@ use anyhow::{Context, Result, bail};
 /// The npm package version of binaryen (`wasm-opt --version` says `version_132`).
 const BINARYEN_VERSION: &str = "132.0.0";
 
-/// Optimises `wasm` in place for size. Returns false when wasm-opt is unavailable (no
-/// npm), after printing why.
-pub fn optimise(wasm: &Path) -> Result<bool> {
-    let Some(wasm_opt) = installed_wasm_opt()? else {
-        return Ok(false);
-    };
+/// The `wasm-opt` to shrink modules with, installed first when missing; `None` (after
+/// printing why) when it is unavailable (no npm, offline).
+pub fn installed() -> Result<Option<PathBuf>> {
+    installed_wasm_opt()
+}
+
+/// Optimises `wasm` in place for size with `wasm_opt` (from [`installed`]).
+pub fn optimise(wasm_opt: &Path, wasm: &Path) -> Result<()> {
     let optimised = wasm.with_extension("opt.wasm");
     // The features the module uses are read from its `target_features` section, which
     // rustc writes and wasm-opt then drops: no `--enable-*` flag to keep in step.
-    crate::run(Command::new(&wasm_opt).arg("-Oz").arg(wasm).arg("-o").arg(&optimised))?;
+    crate::run(Command::new(wasm_opt).arg("-Oz").arg(wasm).arg("-o").arg(&optimised))?;
     std::fs::rename(&optimised, wasm)
-        .with_context(|| format!("could not replace {} with {}", wasm.display(), optimised.display()))?;
-    Ok(true)
+        .with_context(|| format!("could not replace {} with {}", wasm.display(), optimised.display()))
 }
 
 /// The folder npm installs binaryen into, one per pinned version so that changing the

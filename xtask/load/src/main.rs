@@ -1,4 +1,4 @@
-//! `cargo xtask load`: what watching a lab costs the server. N real websocket viewers
+//! VLab's load tool, `cargo xtask load`: what watching a lab costs the server. N real websocket viewers
 //! on one lab, each decoding every frame, against a release `vlab` the tool starts (or
 //! one already running); over a measured window it prints the server's CPU (total and
 //! per viewer), the lab's real-time factor, each viewer's bytes and frames per second,
@@ -8,7 +8,7 @@
 mod options;
 mod server;
 mod stats;
-pub mod sweep;
+mod sweep;
 mod viewer;
 
 use std::collections::BTreeMap;
@@ -19,6 +19,7 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, Result, bail};
 use tokio::sync::{Semaphore, mpsc, watch};
 use vlab_protocol::{CreatedLab, LabMode, Rate};
+use xtask::{cargo, target_dir};
 
 pub use options::{DEFAULT_THREADS, Options, USAGE};
 use server::{Api, OwnServer, cpu_ticks, ticks_per_second};
@@ -35,6 +36,18 @@ const SETTLE: Duration = Duration::from_secs(1);
 const BASELINE_WINDOW: Duration = Duration::from_secs(3);
 /// File descriptors this process keeps besides its viewers' sockets.
 const SPARE_FILES: u64 = 256;
+
+fn main() -> Result<()> {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.iter().any(|a| a == "--help" || a == "-h") {
+        println!("{USAGE}");
+        return Ok(());
+    }
+    if args == ["--sweep"] {
+        return sweep::run();
+    }
+    run(&args)
+}
 
 /// `cargo xtask load ARGS`.
 pub fn run(args: &[String]) -> Result<()> {
@@ -75,8 +88,8 @@ fn start_release_server(viewers: usize) -> Result<OwnServer> {
 
 /// Builds the release server; the path of its binary.
 fn build_release_server() -> Result<PathBuf> {
-    crate::cargo(&["build", "--release", "-p", "vlab-server", "--bin", "vlab"])?;
-    Ok(crate::target_dir().join("release").join("vlab"))
+    cargo(&["build", "--release", "-p", "vlab-server", "--bin", "vlab"])?;
+    Ok(target_dir().join("release").join("vlab"))
 }
 
 /// Starts `binary` allowing `viewers` connections from one address.

@@ -4,7 +4,7 @@
 //!
 //! The frontend marks those parts with `#[wasm_split(part, fallible)]`
 //! (`frontend/src/ui/part.rs`); rustc keeps the relocations (`--emit-relocs`, see
-//! [`LINK_FLAGS`]) that let `wasm_split_cli_support` follow every call and move each
+//! `xtask::WASM_LINK_FLAGS`, which `cargo xtask web` links the page with) that let `wasm_split_cli_support` follow every call and move each
 //! function reached only from one part into that part's module. What several parts
 //! share goes into a shared chunk; what the first module reaches stays in it. A small
 //! JS module, [`LOADER`], fetches and instantiates a part against the first module's
@@ -18,10 +18,6 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, anyhow};
-
-/// The rustc flag the splitter needs: the linker keeps its relocations in the module,
-/// so every call and every function-table entry can be traced to its target.
-pub const LINK_FLAGS: &str = "-Clink-args=--emit-relocs";
 
 /// The JS module that loads the parts, as the first module imports it (a sibling of
 /// the glue; renamed to its hashed name with the glue, see `hashed_names`).
