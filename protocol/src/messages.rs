@@ -468,6 +468,7 @@ mod tests {
             warnings: vec![],
             errors: vec![SourceMessage { file: "a.vlab".into(), line: 3, col: 7, message: "expected ';'".into() }],
             robots: vec![],
+            start: None,
         };
         let json = serde_json::to_value(&reply).unwrap();
         assert_eq!(json["errors"][0]["line"], 3);
