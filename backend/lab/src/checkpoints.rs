@@ -163,7 +163,7 @@ mod tests {
         assert_eq!(checkpoints.at_or_before(every - 1).map(|c| c.step), None, "before the first: the start");
     }
 
-    /// `cargo test -p vlab-server --lib checkpoint_memory -- --ignored --nocapture`:
+    /// `cargo test -p vlab-lab --lib checkpoint_memory -- --ignored --nocapture`:
     /// what one checkpoint of the demo lab costs (the process's resident memory grown by
     /// 200 of them, 20 s into a run). Prints it rather than asserting it.
     #[test]
