@@ -9,6 +9,7 @@ use leptos::prelude::*;
 use vlab_protocol::permissions::Action;
 use vlab_protocol::{LabSettings, LabSettingsPatch};
 
+use super::ClassState;
 use super::client::{broadcast, change_settings, close_lab as close, lab_summary, new_join_code};
 use super::forms::{SYNC_CHOICES, broadcast_body, parse_max_participants, parse_quota, parse_sync};
 use crate::api::error_sentence;
@@ -20,6 +21,7 @@ use crate::ui::{When, effect};
 #[component]
 pub fn InstructorTools() -> impl IntoView {
     let session = expect_context::<LabSession>();
+    let class = expect_context::<ClassState>();
     let lab = session.lab_id();
     let join_code = RwSignal::new(None::<String>);
     {
@@ -36,13 +38,13 @@ pub fn InstructorTools() -> impl IntoView {
         leptos::task::spawn_local(async move {
             match change_settings(&lab, token.as_deref(), &change).await {
                 // The Settings message follows; the answer is the same, and sooner.
-                Ok(settings) => session.settings.set(Some(settings)),
+                Ok(settings) => class.settings.set(Some(settings)),
                 Err(error) => session.error.set(Some(error_sentence(&error))),
             }
         });
     };
-    let setting = move |read: fn(&LabSettings) -> bool| move || session.settings.with(|s| s.as_ref().is_some_and(read));
-    let sync = move || session.settings.with(|s| s.as_ref().map(|s| s.sync));
+    let setting = move |read: fn(&LabSettings) -> bool| move || class.settings.with(|s| s.as_ref().is_some_and(read));
+    let sync = move || class.settings.with(|s| s.as_ref().map(|s| s.sync));
 
     // A new code, for when the old one got out: asked first, since students who have not
     // joined yet need the new one (those in the lab stay).
@@ -70,7 +72,7 @@ pub fn InstructorTools() -> impl IntoView {
     let quota_text = RwSignal::new(String::new());
     let max_text = RwSignal::new(String::new());
     effect(move |_| {
-        if let Some(settings) = session.settings.get() {
+        if let Some(settings) = class.settings.get() {
             quota_text.set(settings.robot_quota.to_string());
             max_text.set(settings.max_participants.to_string());
         }
@@ -133,7 +135,7 @@ pub fn InstructorTools() -> impl IntoView {
                 <div class="join-code" data-testid="join-code-shown" title="Students join at this server's front page with this code">
                     {move || join_code.get().unwrap_or_else(|| "…".to_owned())}
                 </div>
-                <When when=move || session.may(Action::ChangeJoinCode)>
+                <When when=move || class.may(Action::ChangeJoinCode)>
                     <button
                         class="btn btn-small"
                         data-testid="btn-new-join-code"

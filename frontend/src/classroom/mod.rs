@@ -22,6 +22,8 @@ mod landing;
 mod notice_banner;
 #[cfg(target_arch = "wasm32")]
 mod robot_actions;
+#[cfg(target_arch = "wasm32")]
+mod state;
 
 #[cfg(target_arch = "wasm32")]
 pub(crate) use self::class_panel::ClassPanel;
@@ -33,3 +35,5 @@ pub(crate) use self::landing::LandingPage;
 pub(crate) use self::notice_banner::NoticeBanner;
 #[cfg(target_arch = "wasm32")]
 pub(crate) use self::robot_actions::RobotActions;
+#[cfg(target_arch = "wasm32")]
+pub(crate) use self::state::{ClassState, Notice};

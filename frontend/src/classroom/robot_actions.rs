@@ -3,26 +3,32 @@
 use leptos::prelude::*;
 use vlab_protocol::permissions::Action;
 
+use super::ClassState;
 use super::client::{remove_robot, reset_robot};
 use super::forms::owner_of;
 use crate::api::error_sentence;
 use crate::connection::LabSession;
+use crate::inspector::InspectorState;
 use crate::ui::When;
+use crate::view3d::ViewState;
 
-/// A row of buttons for `session.inspected`; nothing when no robot is picked.
+/// A row of buttons for the inspected robot; nothing when no robot is picked.
 #[component]
 pub fn RobotActions() -> impl IntoView {
     let session = expect_context::<LabSession>();
+    let inspector = expect_context::<InspectorState>();
+    let class = expect_context::<ClassState>();
+    let view = expect_context::<ViewState>();
     let busy = RwSignal::new(false);
-    let robot = move || session.inspected.get();
+    let robot = move || inspector.inspected.get();
     let owner = move || {
-        robot().and_then(|robot| session.participants.with(|people| owner_of(&robot, people).map(|p| p.name.clone())))
+        robot().and_then(|robot| class.participants.with(|people| owner_of(&robot, people).map(|p| p.name.clone())))
     };
-    let may = move |action: Action| robot().is_some_and(|robot| session.may_on(action, &robot));
-    let following = move || robot().is_some_and(|robot| session.follow.with(|f| f.as_ref() == Some(&robot)));
+    let may = move |action: Action| robot().is_some_and(|robot| class.may_on(action, &robot));
+    let following = move || robot().is_some_and(|robot| view.follow.with(|f| f.as_ref() == Some(&robot)));
 
     let act = move |what: &'static str| {
-        let Some(robot) = session.inspected.get_untracked() else { return };
+        let Some(robot) = inspector.inspected.get_untracked() else { return };
         let removing = what == "remove";
         if removing
             && !window()
@@ -60,8 +66,8 @@ pub fn RobotActions() -> impl IntoView {
                         aria-pressed=move || following().to_string()
                         title="Keep the camera on this robot wherever it goes (double-click the view to stop)"
                         on:click=move |_| {
-                            let picked = session.inspected.get_untracked();
-                            session.follow.update(|f| *f = if *f == picked { None } else { picked });
+                            let picked = inspector.inspected.get_untracked();
+                            view.follow.update(|f| *f = if *f == picked { None } else { picked });
                         }
                     >
                         {move || if following() { "◎ Following" } else { "◎ Follow" }}

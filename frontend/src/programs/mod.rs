@@ -20,6 +20,8 @@ mod client;
 mod robot_console;
 #[cfg(target_arch = "wasm32")]
 mod robot_upload;
+#[cfg(target_arch = "wasm32")]
+mod state;
 
 #[cfg(target_arch = "wasm32")]
 pub(crate) use self::client::keep_console;
@@ -27,3 +29,5 @@ pub(crate) use self::client::keep_console;
 pub(crate) use self::robot_console::RobotConsole;
 #[cfg(target_arch = "wasm32")]
 pub(crate) use self::robot_upload::{RobotDraft, RobotUpload, RobotUploadOpen};
+#[cfg(target_arch = "wasm32")]
+pub(crate) use self::state::ConsoleState;

@@ -20,7 +20,9 @@ use super::upload::{
     DEFAULT_PROGRAM_NAME, EditorSyntax, ErrorPlace, NO_EXAMPLE, ProgramBody, ProgramFile, error_place,
     program_from_source, sort_program_files, start_note,
 };
+use crate::classroom::ClassState;
 use crate::connection::LabSession;
+use crate::inspector::InspectorState;
 use crate::scene::SceneResult;
 use crate::scene::upload::{PickedFile, UploadOutcome, caret_offset_utf16, editor_line};
 use crate::ui::browser::read_files;
@@ -105,6 +107,8 @@ impl RobotDraft {
 #[component]
 pub fn RobotUpload() -> impl IntoView {
     let session = expect_context::<LabSession>();
+    let class = expect_context::<ClassState>();
+    let inspector = expect_context::<InspectorState>();
     let draft = expect_context::<RobotDraft>();
     let open = expect_context::<RobotUploadOpen>().0;
     let description_refs = CodeEditorRefs::new();
@@ -112,7 +116,7 @@ pub fn RobotUpload() -> impl IntoView {
     let name_problem = RwSignal::new(None::<String>);
     let editing = move || draft.editing.get();
     // The lock and the quota bind whoever adds robots without setting them (students).
-    let bound_by_settings = move || session.may(Action::AddRobot) && !session.may(Action::ChangeSettings);
+    let bound_by_settings = move || class.may(Action::AddRobot) && !class.may(Action::ChangeSettings);
 
     // Asked again at every opening until the server has answered with a list.
     if draft.examples.with_untracked(|examples| !matches!(examples, Some(Ok(_)))) {
@@ -149,7 +153,7 @@ pub fn RobotUpload() -> impl IntoView {
         draft.outcome.set(None);
     };
     if draft.suffix.with_untracked(String::is_empty) {
-        let name = session.you.with_untracked(|you| you.as_ref().map(|you| you.name.clone())).unwrap_or_default();
+        let name = class.you.with_untracked(|you| you.as_ref().map(|you| you.name.clone())).unwrap_or_default();
         draft.suffix.set(suffix_from_name(&name));
     }
     if draft.text.with_untracked(String::is_empty) {
@@ -250,7 +254,7 @@ pub fn RobotUpload() -> impl IntoView {
             }
             if done && let Some(robot) = robots.into_iter().next().or(robot_edited) {
                 // The robot in the inspector: its sensors, its console, the keys to drive it.
-                session.inspect(Some(robot));
+                inspector.inspect(Some(robot));
             }
         });
     });
@@ -347,7 +351,10 @@ pub fn RobotUpload() -> impl IntoView {
         open.set(false);
         draft.editing.set(None);
     };
-    let program_syntax = Signal::derive(move || EditorSyntax::for_file_name(&draft.program_name.get()));
+    let program_html = Signal::derive(move || {
+        let syntax = EditorSyntax::for_file_name(&draft.program_name.get());
+        draft.program_text.with(|text| syntax.highlight_html(text))
+    });
     let example_options = move || {
         draft.examples.with(|examples| match examples {
             Some(Ok(examples)) => examples
@@ -466,12 +473,13 @@ pub fn RobotUpload() -> impl IntoView {
                 </div>
                 <CodeEditor
                     text=draft.text
+                    highlighted=Signal::derive(move || draft.text.with(|text| EditorSyntax::Vlab.highlight_html(text)))
                     error_line=error_line(ErrorPlace::Description)
                     refs=description_refs
                     on_submit=upload
                 />
             </When>
-            <When when=move || session.settings.with(|s| s.is_some_and(|s| s.uploads_locked)) && bound_by_settings()>
+            <When when=move || class.settings.with(|s| s.is_some_and(|s| s.uploads_locked)) && bound_by_settings()>
                 <p class="form-error">"The instructor has locked uploads for now."</p>
             </When>
             <div class="editor-heading">
@@ -537,7 +545,7 @@ pub fn RobotUpload() -> impl IntoView {
                     error_line=error_line(ErrorPlace::Program)
                     refs=program_refs
                     on_submit=upload
-                    syntax=program_syntax
+                    highlighted=program_html
                     testid="program"
                     label="robot program (Python)"
                     placeholder="# Optional: a Python program for the robot, e.g.\nfrom vlab import Robot\nrobot = Robot()\nwhile robot.step():\n    print(robot.time())"
@@ -546,7 +554,7 @@ pub fn RobotUpload() -> impl IntoView {
             <div class="panel-actions">
                 <span class="hint">
                     {move || {
-                        session
+                        class
                             .settings
                             .get()
                             .filter(|_| bound_by_settings() && editing().is_none())

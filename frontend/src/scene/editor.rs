@@ -9,6 +9,7 @@ use wasm_bindgen::JsCast;
 use web_sys::HtmlInputElement;
 
 use super::result::SceneResult;
+use super::syntax::highlight_html;
 use crate::connection::LabSession;
 use crate::scene::client::{SceneDraft, read_files, upload};
 use crate::scene::upload::{UploadOutcome, caret_offset_utf16, editor_line, sort_picked_files};
@@ -20,6 +21,7 @@ pub fn SceneEditor() -> impl IntoView {
     let session = expect_context::<LabSession>();
     let draft = expect_context::<SceneDraft>();
     let refs = CodeEditorRefs::new();
+    let highlighted = Signal::derive(move || draft.text.with(|text| highlight_html(text)));
 
     let include_names = move || draft.includes.with(|files| files.iter().map(|f| f.name.clone()).collect::<Vec<_>>());
     let line_of =
@@ -145,7 +147,7 @@ pub fn SceneEditor() -> impl IntoView {
                     </ForEach>
                 </ul>
             </div>
-            <CodeEditor text=draft.text error_line=error_line refs=refs on_submit=insert />
+            <CodeEditor text=draft.text highlighted=highlighted error_line=error_line refs=refs on_submit=insert />
             <div class="panel-actions">
                 <button
                     class="btn btn-primary"

@@ -111,7 +111,7 @@ pub fn editor_line(message: &SourceMessage, includes: &[String], text: &str) -> 
     if includes.contains(&message.file) {
         return None;
     }
-    let lines = crate::scene::syntax::line_count(text) as u32;
+    let lines = crate::ui::text_lines::line_count(text) as u32;
     Some(message.line.clamp(1, lines))
 }
 
