@@ -24,9 +24,9 @@ use crate::classroom::ClassState;
 use crate::connection::LabSession;
 use crate::inspector::InspectorState;
 use crate::scene::SceneResult;
-use crate::scene::upload::{PickedFile, UploadOutcome, caret_offset_utf16, editor_line};
+use crate::scene::upload::{PickedFile, UploadOutcome, caret_offset_utf16, editor_line, file_names};
 use crate::ui::browser::read_files;
-use crate::ui::{CodeEditor, CodeEditorRefs, ForEach, When};
+use crate::ui::{AttachedFiles, CodeEditor, CodeEditorRefs, When};
 
 /// Whether the "Add robot" panel is open: shared by the class panel's button and the panel.
 #[derive(Clone, Copy)]
@@ -501,21 +501,11 @@ pub fn RobotUpload() -> impl IntoView {
             </div>
             <When when=move || draft.helpers.with(|h| !h.is_empty()) || draft.note.with(Option::is_some)>
                 <div class="panel-files">
-                    <ul class="attached">
-                        <ForEach each=move || draft.helpers.get() key=|file| file.name.clone() let:file>
-                            <li class="chip attached-file" data-testid="program-helper" title=format!("sent along as {}", file.name)>
-                                <span>{file.name.clone()}</span>
-                                <button
-                                    class="chip-remove"
-                                    aria-label=format!("do not send {}", file.name)
-                                    on:click={
-                                        let name = file.name.clone();
-                                        move |_| draft.helpers.update(|files| files.retain(|f| f.name != name))
-                                    }
-                                ></button>
-                            </li>
-                        </ForEach>
-                    </ul>
+                    <AttachedFiles
+                        names=Signal::derive(move || draft.helpers.with(|files| file_names(files)))
+                        on_remove=Callback::new(move |name: String| draft.helpers.update(|files| files.retain(|f| f.name != name)))
+                        testid="program-helper"
+                    />
                     <span class="hint" data-testid="robot-upload-note">{move || draft.note.get()}</span>
                 </div>
             </When>

@@ -12,8 +12,8 @@ use super::result::SceneResult;
 use super::syntax::highlight_html;
 use crate::connection::LabSession;
 use crate::scene::client::{SceneDraft, read_files, upload};
-use crate::scene::upload::{UploadOutcome, caret_offset_utf16, editor_line, sort_picked_files};
-use crate::ui::{CodeEditor, CodeEditorRefs, ForEach};
+use crate::scene::upload::{UploadOutcome, caret_offset_utf16, editor_line, file_names, sort_picked_files};
+use crate::ui::{AttachedFiles, CodeEditor, CodeEditorRefs};
 
 /// The side panel; render it only for the instructor.
 #[component]
@@ -131,21 +131,10 @@ pub fn SceneEditor() -> impl IntoView {
                         on:change=pick_files
                     />
                 </label>
-                <ul class="attached">
-                    <ForEach each=move || draft.includes.get() key=|file| file.name.clone() let:file>
-                        <li class="chip attached-file" title=format!("sent along as {}", file.name)>
-                            <span>{file.name.clone()}</span>
-                            <button
-                                class="chip-remove"
-                                aria-label=format!("do not send {}", file.name)
-                                on:click={
-                                    let name = file.name.clone();
-                                    move |_| draft.includes.update(|files| files.retain(|f| f.name != name))
-                                }
-                            ></button>
-                        </li>
-                    </ForEach>
-                </ul>
+                <AttachedFiles
+                    names=Signal::derive(move || draft.includes.with(|files| file_names(files)))
+                    on_remove=Callback::new(move |name: String| draft.includes.update(|files| files.retain(|f| f.name != name)))
+                />
             </div>
             <CodeEditor text=draft.text highlighted=highlighted error_line=error_line refs=refs on_submit=insert />
             <div class="panel-actions">

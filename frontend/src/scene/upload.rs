@@ -143,6 +143,11 @@ pub struct PickedFile {
     pub content: FileContent,
 }
 
+/// The names of `files`, in order: the chips of the files sent along.
+pub fn file_names(files: &[PickedFile]) -> Vec<String> {
+    files.iter().map(|file| file.name.clone()).collect()
+}
+
 /// What a picked file holds: text (scenes, programs, URDF, OBJ) or bytes (binary STL,
 /// glTF, images), which go to the server untouched.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -245,6 +250,12 @@ mod tests {
 
     fn message(file: &str, line: u32, col: u32, text: &str) -> SourceMessage {
         SourceMessage { file: file.into(), line, col, message: text.into() }
+    }
+
+    #[test]
+    fn the_chips_name_the_files_sent_along_in_order() {
+        let files = [PickedFile::text("b.vlab", ""), PickedFile::text("a.rhai", "")];
+        assert_eq!(file_names(&files), ["b.vlab", "a.rhai"]);
     }
 
     #[test]

@@ -1,10 +1,12 @@
-//! Pieces of the page that several features share: the code editor, the side panels, the page's own faults said and recovered from, a shared `<Show>` and `<For>` over names, parts fetched when first shown, and the browser's storage and file picking.
+//! Pieces of the page that several features share: the code editor, the attached files' chips, the side panels, the page's own faults said and recovered from, a shared `<Show>` and `<For>` over names, parts fetched when first shown, and the browser's storage and file picking.
 //!
 //! They know nothing of what they frame: no feature is imported here. Pure, host-tested:
 //! [`text_lines`] (how the code editor counts and measures a text). The rest is web only.
 
 pub mod text_lines;
 
+#[cfg(target_arch = "wasm32")]
+mod attached_files;
 #[cfg(target_arch = "wasm32")]
 mod boxed;
 #[cfg(target_arch = "wasm32")]
@@ -24,6 +26,8 @@ mod side_panel;
 #[cfg(target_arch = "wasm32")]
 mod when;
 
+#[cfg(target_arch = "wasm32")]
+pub(crate) use self::attached_files::AttachedFiles;
 #[cfg(target_arch = "wasm32")]
 pub(crate) use self::boxed::{effect, memo};
 #[cfg(target_arch = "wasm32")]
