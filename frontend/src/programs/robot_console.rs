@@ -14,8 +14,8 @@ use super::console_log::{
     LATE_TITLE, late_badge, line_stamp, may_restart, may_stop, opens_a_run, remote_command, remote_note, source_tag,
     state_word, status_headline,
 };
-use super::robot_upload::{RobotDraft, RobotUploadOpen};
 use super::upload::{ProgramFile, program_from_source};
+use super::{RobotDraft, RobotUploadOpen};
 use crate::classroom::ClassState;
 use crate::connection::LabSession;
 use crate::inspector::InspectorState;
