@@ -477,6 +477,14 @@ impl LabHandle {
         if reset { Ok(()) } else { Err(self.no_robot(robot)) }
     }
 
+    /// Moves the start robot `robot` is put back at to `position` (turned to `heading`,
+    /// if given); the robot stays where it is until it is reset.
+    pub async fn set_start(&self, robot: &str, position: [f32; 3], heading: Option<f32>) -> Result<(), LabError> {
+        let set =
+            self.request(|reply| LabCommand::SetStart { robot: robot.to_owned(), position, heading, reply }).await??;
+        if set { Ok(()) } else { Err(self.no_robot(robot)) }
+    }
+
     /// Moves body or robot `name` to `position` (turned to `heading`, if given), at rest.
     pub async fn move_object(&self, name: &str, position: [f32; 3], heading: Option<f32>) -> Result<(), LabError> {
         let moved =

@@ -367,6 +367,9 @@ impl Runner {
             LabCommand::ResetRobot { robot, reply } => {
                 let _ = reply.send(self.reset_robot(&robot));
             }
+            LabCommand::SetStart { robot, position, heading, reply } => {
+                let _ = reply.send(self.set_start(&robot, position, heading));
+            }
             LabCommand::Move { name, position, heading, reply } => {
                 let _ = reply.send(self.move_object(&name, position, heading));
             }
@@ -464,6 +467,18 @@ impl Runner {
         self.recorder.record(Record::Event { step, text: format!("robot {name} put back at its start") });
         self.publish_frame();
         self.publish_telemetry();
+        Ok(true)
+    }
+
+    /// Moves the start robot `name` is put back at; where it is now does not change.
+    fn set_start(&mut self, name: &str, position: [f32; 3], heading: Option<f32>) -> Result<bool, Misplaced> {
+        let Some(plan) = changes::StartPlan::of(&self.model, name, position, heading) else { return Ok(false) };
+        placement::check_start(&self.model, &self.world, &plan.bodies, &plan.poses)?;
+        plan.apply(&mut self.model);
+        self.changed(Change::StartMoved { robot: name.to_owned(), position, heading });
+        let [x, y, z] = position;
+        let text = format!("robot {name}'s start moved to ({x:.3}, {y:.3}, {z:.3})");
+        self.recorder.record(Record::Event { step: self.step, text });
         Ok(true)
     }
 
@@ -584,6 +599,7 @@ impl Runner {
                 }
             }),
             Change::Removed { robot } => Some(format!("robot {robot} was removed")),
+            Change::StartMoved { robot, .. } => Some(format!("robot {robot}'s start was moved")),
             _ => None,
         };
         if let Some(what) = what {

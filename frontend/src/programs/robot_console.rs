@@ -50,8 +50,10 @@ pub fn RobotConsole() -> impl IntoView {
         if !stick.get_value() {
             return;
         }
+        // By the next frame the console may be gone (another robot picked, one whose
+        // console this page may not read): then there is nothing to scroll.
         request_animation_frame(move || {
-            if let Some(element) = scroller.get_untracked() {
+            if let Some(element) = scroller.try_get_untracked().flatten() {
                 element.set_scroll_top(element.scroll_height());
             }
         });

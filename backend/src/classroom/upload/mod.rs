@@ -200,6 +200,10 @@ impl Classroom {
                 self.robot_gone(lab.id(), &robot, owner);
                 Ok(None)
             }
+            Insertion::Start { robot, position, heading } => {
+                lab.set_start(&robot, position, heading).await?;
+                Ok(None)
+            }
             Insertion::Program { robot, program, files, binaries } => {
                 let (_, binaries) = programs::split_stored(binaries);
                 let bundle = Bundle {
