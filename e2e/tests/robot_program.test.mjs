@@ -118,9 +118,15 @@ test('a student uploads a Python program, fixes its error, watches its console, 
     await student.locator(byTestId('robot-console')).scrollIntoViewIfNeeded();
     saveArtifact(artifactName('3-traceback.png'), await student.screenshot());
 
-    // Restart: it runs again from the top (and prints again, at later steps).
+    // Restart: it runs again from the top (and prints again, at later steps). The lab
+    // is paused and stepped by hand meanwhile, so the program is still well short of
+    // its raise when Stop is pressed, however slow the machine.
     const lastStep = Math.max(...stopped.lines.map((l) => l.step));
+    const control = (body) => server.request('POST', '/api/labs/demo/control', { token: server.token, body });
+    assert.equal((await control({ action: 'pause' })).status, 200);
     await student.locator(byTestId('btn-program-restart')).click();
+    await waitUntil('the program to start again', () => readProgramUi(student), (p) => p.state !== 'stopped');
+    assert.equal((await control({ action: 'step', steps: 80 })).status, 200);
     await waitUntil(
       'the restarted program to print again',
       () => readProgramUi(student),
