@@ -5,32 +5,40 @@
 //! reach the joints, the world steps, sensors read it, and the robots' programs get
 //! the readings (see `programs`). Only this thread touches the physics world, the
 //! robots and their programs.
+//!
+//! Its state is in four parts (`parts`): what it simulates, its clock, what it
+//! publishes and what it keeps of its past. Changes made by command are in `edits`,
+//! going back in `rewind`, publishing in `publish`, idling in `parking`.
 
+mod edits;
+mod parking;
+mod parts;
+mod publish;
+mod rewind;
+
+use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::sync::mpsc::{Receiver, RecvTimeoutError};
 use std::time::{Duration, Instant};
 
-use tokio::sync::{oneshot, watch};
-use vlab_protocol::{ControlAction, LabMode, LabState, Rate, ServerMsg, SyncMode};
+use tokio::sync::{broadcast, oneshot, watch};
+use vlab_protocol::{ControlAction, LabMode, LabState, Rate, SyncMode};
 
-use std::collections::BTreeMap;
-
-use tokio::sync::broadcast;
-use vlab_protocol::{ProgramState, ProgramStatus};
+use parts::{Clock, History, Outputs, Simulation};
+pub use rewind::{RewindStart, Rewound, RunStart};
 
 use super::checkpoints::Checkpoints;
 use super::frames::FrameBuilder;
 use super::hub::Hub;
 use super::pacer::Pacer;
-use super::placement::Misplaced;
 use super::programs::{ConsoleEvent, Programs, Tick};
-use super::recording::{Change, CommandSource, Record, Recorder, RobotEstimate};
-use super::telemetry::{Published, Telemetry};
-use super::{LabCommand, LabError, LabStatus, ProgramAction, wire};
-use super::{capacity, changes, placement, resimulate};
+use super::recording::{CommandSource, Record, Recorder, RobotEstimate};
+use super::telemetry::Telemetry;
+use super::{LabCommand, LabStatus, ProgramAction, wire};
+use super::{changes, placement};
 use vlab_programs::ProgramCode;
-use vlab_sim::robot::{Owner, Robots};
-use vlab_sim::scene::{Inserted, Motion, SceneError, SceneModel, static_footprints};
+use vlab_sim::robot::Robots;
+use vlab_sim::scene::{SceneModel, static_footprints};
 use vlab_sim::sim::World;
 
 /// Frames go out at most this often (wall clock), whatever the step rate.
@@ -52,8 +60,9 @@ const PARKED_TICK: Duration = Duration::from_millis(100);
 /// (to measure what parking saves: benches/idle_labs.rs).
 pub const PARKING_SWITCH: &str = "VLAB_IDLE_PARKING";
 
-/// What the lab simulates: its scene, the world built from it and the robots in it.
-pub struct Parts {
+/// What a lab starts from: its scene, the world built from it, the robots in it and
+/// the programs of the scene's own robots.
+pub struct StartingWorld {
     /// The scene, as inserted so far.
     pub model: SceneModel,
     /// Its world, built and with the robots installed.
@@ -66,8 +75,9 @@ pub struct Parts {
     pub programs: BTreeMap<String, Arc<ProgramCode>>,
 }
 
-/// Where the lab publishes what happens.
-pub struct Outlets {
+/// Who hears what the lab does: its viewers, anybody reading its status, clients
+/// watching robots, consoles, and the recording.
+pub struct Listeners {
     /// Frames, scenes and events for viewers.
     pub hub: Arc<Hub>,
     /// The clock and counts, for anybody to read.
@@ -82,141 +92,59 @@ pub struct Outlets {
 
 /// A lab's simulation and clock, owned by its thread.
 pub struct Runner {
-    model: SceneModel,
-    world: World,
-    robots: Robots,
-    programs: Programs,
-    seed: u64,
-    frames: FrameBuilder,
-    hub: Arc<Hub>,
-    status: watch::Sender<LabStatus>,
-    telemetry: Arc<Telemetry>,
-    recorder: Recorder,
-    last_telemetry_at: Instant,
+    sim: Simulation,
+    clock: Clock,
+    outputs: Outputs,
+    history: History,
     commands: Receiver<LabCommand>,
-    mode: LabMode,
-    rate: Rate,
-    /// The instructor's choice; applies while running at a rate.
-    sync: SyncMode,
-    step: u64,
-    epoch: u32,
-    pacer: Pacer,
-    last_frame_at: Instant,
-    last_frame_step: u64,
-    /// The reply owed for a `step N` in progress, and the step it stops at.
-    stepping: Option<(u64, Option<oneshot::Sender<LabState>>)>,
-    /// Where the current run started, to re-simulate it.
-    run: RunStart,
-    /// Copies of the lab taken as it steps, for rewinds to start from.
-    checkpoints: Checkpoints,
-    /// Whether the lab may park when idle ([`PARKING_SWITCH`]).
-    may_park: bool,
-    /// Parked since this step: running, but nobody watches, nothing runs and every
-    /// body sleeps, so the clock moves on without stepping (see [`Runner::park`]).
-    parked: Option<u64>,
-    /// The free floor robots placed by the lab asked for around their starts, by robot:
-    /// later robots the lab places keep out of it.
-    kept_clear: BTreeMap<String, f32>,
-}
-
-/// What a run started from, and what it inserted since: with the recorded inputs, all a
-/// re-simulation needs.
-pub struct RunStart {
-    /// The model at step 0.
-    pub model: SceneModel,
-    /// Who owned which robot then.
-    pub owners: BTreeMap<String, Owner>,
-    /// The run's insertions, in order (`Change::Inserted` names them by index).
-    pub insertions: Vec<(Box<SceneModel>, Option<Owner>)>,
-    /// The run's last insertion or removal, if any: a rewind goes back to it at the
-    /// earliest.
-    pub floor: Option<RewindFloor>,
-}
-
-/// An insertion or a removal, which a rewind cannot go back before: what was added or
-/// removed belongs to the classroom too (its uploads, its owners' quotas, the robots it
-/// restores after a restart), and a rewind that silently took a student's robot out of
-/// the lab, or brought a removed one back, would leave the two disagreeing.
-pub struct RewindFloor {
-    /// The step it happened at.
-    pub step: u64,
-    /// What happened, in words ("robot ana_bot was added").
-    pub what: String,
-}
-
-impl RunStart {
-    /// A run starting from `model` with robots owned as `owners` say.
-    pub(super) fn new(model: SceneModel, owners: BTreeMap<String, Owner>) -> RunStart {
-        RunStart { model, owners, insertions: Vec::new(), floor: None }
-    }
-}
-
-/// Where a rewind's re-simulation starts: the run it rewinds and the step of the
-/// checkpoint it starts from (0: the run's start).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct RewindStart {
-    /// The run.
-    pub run: u32,
-    /// The step re-simulation starts from.
-    pub from: u64,
-}
-
-/// A rewind done: the lab's clock, and the step re-simulation started from (the steps
-/// re-simulated are the difference).
-#[derive(Clone, Debug, PartialEq)]
-pub struct Rewound {
-    /// The clock, paused at the step rewound to.
-    pub state: LabState,
-    /// The checkpoint's step (0: the run's start).
-    pub from: u64,
 }
 
 impl Runner {
     /// A runner for an already-built world.
     pub fn new(
-        parts: Parts,
-        outlets: Outlets,
+        start: StartingWorld,
+        listeners: Listeners,
         commands: Receiver<LabCommand>,
         mode: LabMode,
         sync: SyncMode,
     ) -> Runner {
-        let Parts { model, world, mut robots, seed, programs: scene_programs } = parts;
+        let StartingWorld { model, world, mut robots, seed, programs: scene_programs } = start;
         let (frames, keyframe) = FrameBuilder::start(&world, 0);
-        let mut recorder = outlets.recorder;
+        let mut recorder = listeners.recorder;
         recorder.scene(&keyframe, wire::snapshot_json(&wire::snapshot(&model, &world, 0)), &model, &robots);
         let now = Instant::now();
-        let mut programs = Programs::new(seed, model.dt_secs, outlets.console);
+        let mut programs = Programs::new(seed, model.dt_secs, listeners.console);
         programs.set_obstacles(static_footprints(&model));
         for (robot, code) in scene_programs {
             programs.start(&robot, &mut robots, code, model.dt_secs, 0);
         }
+        let run = RunStart::new(model.clone(), BTreeMap::new());
+        let checkpoints = Checkpoints::new(model.dt_secs);
+        let pacer = Pacer::new(model.dt_secs, 1.0, now, 0);
         Runner {
-            run: RunStart::new(model.clone(), BTreeMap::new()),
-            checkpoints: Checkpoints::new(model.dt_secs),
-            pacer: Pacer::new(model.dt_secs, 1.0, now, 0),
-            model,
-            world,
-            robots,
-            programs,
-            seed,
-            frames,
-            hub: outlets.hub,
-            status: outlets.status,
-            telemetry: outlets.telemetry,
-            recorder,
-            last_telemetry_at: now,
+            sim: Simulation { model, world, robots, programs, seed, kept_clear: BTreeMap::new() },
+            clock: Clock {
+                mode,
+                rate: Rate::default(),
+                sync,
+                step: 0,
+                epoch: 0,
+                pacer,
+                stepping: None,
+                parked: None,
+                may_park: std::env::var(PARKING_SWITCH).as_deref() != Ok("off"),
+            },
+            outputs: Outputs {
+                frames,
+                hub: listeners.hub,
+                status: listeners.status,
+                telemetry: listeners.telemetry,
+                last_telemetry_at: now,
+                last_frame_at: now,
+                last_frame_step: 0,
+            },
+            history: History { recorder, run, checkpoints },
             commands,
-            mode,
-            rate: Rate::default(),
-            sync,
-            step: 0,
-            epoch: 0,
-            last_frame_at: now,
-            last_frame_step: 0,
-            stepping: None,
-            may_park: std::env::var(PARKING_SWITCH).as_deref() != Ok("off"),
-            parked: None,
-            kept_clear: BTreeMap::new(),
         }
     }
 
@@ -238,7 +166,7 @@ impl Runner {
             // Handle any further queued commands before stepping.
             while let Ok(command) = self.commands.try_recv() {
                 if matches!(command, LabCommand::Shutdown) {
-                    self.recorder.settle(&self.robots);
+                    self.history.recorder.settle(&self.sim.robots);
                     return;
                 }
                 self.receive(command);
@@ -246,24 +174,24 @@ impl Runner {
             }
             self.record_console();
             self.advance();
-            self.recorder.close_if_old();
+            self.history.recorder.close_if_old();
         }
         // What was recorded last is kept too.
-        self.recorder.settle(&self.robots);
+        self.history.recorder.settle(&self.sim.robots);
     }
 
     /// How long to wait for a command before the next step is due (`None`: forever).
     fn wait_time(&self) -> Option<Duration> {
-        if self.parked.is_some() {
+        if self.clock.parked.is_some() {
             return Some(PARKED_TICK);
         }
-        let paused = if self.programs.starting() { Some(PROGRAM_START_POLL) } else { None };
-        match (self.mode, self.rate) {
+        let paused = if self.sim.programs.starting() { Some(PROGRAM_START_POLL) } else { None };
+        match (self.clock.mode, self.clock.rate) {
             (LabMode::Paused, _) => paused,
             (LabMode::Stepping, _) | (LabMode::Running, Rate::Max) => Some(Duration::ZERO),
             (LabMode::Running, Rate::RealTime(_)) => {
                 let now = Instant::now();
-                let next_step = self.pacer.due_at(self.step + 1);
+                let next_step = self.clock.pacer.due_at(self.clock.step + 1);
                 let wait = next_step.saturating_duration_since(now).min(FRAME_INTERVAL);
                 Some(paused.map_or(wait, |poll| wait.min(poll)))
             }
@@ -286,79 +214,65 @@ impl Runner {
                 let _ = reply.send(self.rewind(start, step, inputs, through));
             }
             LabCommand::RecordingTail { reply } => {
-                let _ = reply.send(self.recorder.tail());
+                let _ = reply.send(self.history.recorder.tail());
             }
-            LabCommand::Sync { sync } => self.sync = sync,
+            LabCommand::Sync { sync } => self.clock.sync = sync,
             LabCommand::Control { action, reply } => self.control(action, reply),
             LabCommand::Insert { addition, owner, quota, programs, keep_clear, reply } => {
-                let refusal = self
-                    .over_quota(&addition, owner.as_ref(), quota)
-                    .or_else(|| capacity::check(&self.model, &addition).err().map(LabError::from))
-                    .or_else(|| {
-                        placement::check_insert_robots(&self.model, &self.world, &addition).err().map(LabError::from)
-                    });
-                let inserted = match refusal {
-                    Some(refusal) => Err(refusal),
-                    None => self.insert(&addition, owner).map_err(LabError::Refused),
-                };
-                if let Ok(done) = &inserted {
-                    if let Some(metres) = keep_clear {
-                        self.kept_clear.extend(addition.robots.iter().map(|r| (r.name.clone(), metres)));
-                    }
-                    let who = owner_words(addition.robots.first().and_then(|r| self.robots.get(&r.name)));
-                    let names: Vec<&str> = addition.robots.iter().map(|r| r.name.as_str()).collect();
-                    let text = format!("inserted {} bodies, robots [{}]{who}", done.bodies, names.join(", "));
-                    self.recorder.record(Record::Event { step: self.step, text });
-                    for (robot, code) in programs {
-                        self.programs.start(&robot, &mut self.robots, code, self.model.dt_secs, self.step);
-                    }
-                    self.publish_telemetry();
-                }
-                let _ = reply.send(inserted);
+                let _ = reply.send(self.insert_checked(&addition, owner, quota, programs, keep_clear));
             }
             LabCommand::SetProgram { robot, code, reply } => {
-                let started = self.programs.start(&robot, &mut self.robots, code, self.model.dt_secs, self.step);
+                let started = self.sim.programs.start(
+                    &robot,
+                    &mut self.sim.robots,
+                    code,
+                    self.sim.model.dt_secs,
+                    self.clock.step,
+                );
                 let _ = reply.send(started.then(|| self.program_status(&robot)));
                 self.publish_telemetry();
             }
             LabCommand::ProgramAction { robot, action, reply } => {
-                let (dt, step) = (self.model.dt_secs, self.step);
+                let (dt, step) = (self.sim.model.dt_secs, self.clock.step);
                 let done = match action {
-                    ProgramAction::Restart => self.programs.restart(&robot, &mut self.robots, dt, step),
-                    ProgramAction::Stop => self.programs.stop(&robot, &mut self.robots, step, dt),
+                    ProgramAction::Restart => self.sim.programs.restart(&robot, &mut self.sim.robots, dt, step),
+                    ProgramAction::Stop => self.sim.programs.stop(&robot, &mut self.sim.robots, step, dt),
                 };
                 let _ = reply.send(done.then(|| self.program_status(&robot)));
                 self.publish_telemetry();
             }
             LabCommand::AttachRemote { robot, controller, reply } => {
-                let (dt, step) = (self.model.dt_secs, self.step);
-                let _ = reply.send(self.programs.attach(&robot, &mut self.robots, *controller, dt, step));
+                let (dt, step) = (self.sim.model.dt_secs, self.clock.step);
+                let _ = reply.send(self.sim.programs.attach(&robot, &mut self.sim.robots, *controller, dt, step));
                 self.publish_telemetry();
             }
             LabCommand::Program { robot, reply } => {
-                let _ = reply.send(self.programs.program(&robot));
+                let _ = reply.send(self.sim.programs.program(&robot));
             }
             LabCommand::StartSearch { reply } => {
-                self.kept_clear.retain(|robot, _| self.model.robots.iter().any(|r| &r.name == robot));
-                let _ = reply.send(placement::StartSearch::of(&self.model, &self.world, &self.kept_clear));
+                self.sim.kept_clear.retain(|robot, _| self.sim.model.robots.iter().any(|r| &r.name == robot));
+                let _ = reply.send(placement::StartSearch::of(&self.sim.model, &self.sim.world, &self.sim.kept_clear));
             }
             LabCommand::Poses { reply } => {
-                let _ = reply.send((0..self.world.body_count()).map(|i| self.world.pose(i)).collect());
+                let _ = reply.send((0..self.sim.world.body_count()).map(|i| self.sim.world.pose(i)).collect());
             }
             LabCommand::Robot { robot, reply } => {
-                let _ = reply.send(self.robots.report(&robot, &self.world, self.step, self.time()));
+                let _ = reply.send(self.sim.robots.report(&robot, &self.sim.world, self.clock.step, self.time()));
             }
             LabCommand::Actuate { robot, commands, reply } => {
-                let outcome = self.robots.command(&robot, &commands).map(|done| {
+                let outcome = self.sim.robots.command(&robot, &commands).map(|done| {
                     done.map(|()| {
-                        self.robots.report(&robot, &self.world, self.step, self.time()).expect("the robot exists")
+                        self.sim
+                            .robots
+                            .report(&robot, &self.sim.world, self.clock.step, self.time())
+                            .expect("the robot exists")
                     })
                 });
                 let _ = reply.send(outcome);
                 self.publish_telemetry();
             }
             LabCommand::Keys { robot, keys, reply } => {
-                let _ = reply.send(self.robots.set_keys(&robot, &keys));
+                let _ = reply.send(self.sim.robots.set_keys(&robot, &keys));
                 self.publish_telemetry();
             }
             LabCommand::RemoveRobot { robot, reply } => {
@@ -377,29 +291,29 @@ impl Runner {
     fn control(&mut self, action: ControlAction, reply: oneshot::Sender<LabState>) {
         let now = Instant::now();
         // Any new command ends a `step N` in progress; its caller learns where it stopped.
-        if let Some((_, Some(waiting))) = self.stepping.take() {
+        if let Some((_, Some(waiting))) = self.clock.stepping.take() {
             let _ = waiting.send(self.state());
         }
         let mut reply = Some(reply);
-        self.recorder.record(Record::Control { step: self.step, action: action.clone() });
+        self.history.recorder.record(Record::Control { step: self.clock.step, action: action.clone() });
         match action {
             ControlAction::Pause => {
-                self.mode = LabMode::Paused;
+                self.clock.mode = LabMode::Paused;
                 // Paused, the lab may sleep for long: what it recorded is kept now.
-                self.recorder.settle(&self.robots);
+                self.history.recorder.settle(&self.sim.robots);
             }
             ControlAction::Resume => {
-                self.mode = LabMode::Running;
-                self.pacer.reanchor(now, self.step);
+                self.clock.mode = LabMode::Running;
+                self.clock.pacer.reanchor(now, self.clock.step);
             }
             ControlAction::Step { steps } => {
-                self.mode = LabMode::Stepping;
-                self.stepping = Some((self.step + u64::from(steps), reply.take()));
+                self.clock.mode = LabMode::Stepping;
+                self.clock.stepping = Some((self.clock.step + u64::from(steps), reply.take()));
             }
             ControlAction::Rate { rate } => {
-                self.rate = rate;
+                self.clock.rate = rate;
                 if let Rate::RealTime(factor) = rate {
-                    self.pacer.set_rate(factor, now, self.step);
+                    self.clock.pacer.set_rate(factor, now, self.clock.step);
                 }
             }
             ControlAction::Reset => self.reset(),
@@ -412,256 +326,56 @@ impl Runner {
         }
     }
 
-    /// Why `addition` would take `owner` past `quota` robots, if it would.
-    fn over_quota(&self, addition: &SceneModel, owner: Option<&Owner>, quota: Option<usize>) -> Option<LabError> {
-        let (owner, quota) = (owner?, quota?);
-        let have = self.robots.owners().values().filter(|id| **id == owner.id).count();
-        let adding = addition.robots.len();
-        (have + adding > quota).then_some(LabError::OverQuota { quota, have, adding })
-    }
-
-    /// Adds `addition` to the model and the world, all or nothing, and sends everybody
-    /// the new scene with the current poses.
-    fn insert(&mut self, addition: &SceneModel, owner: Option<Owner>) -> Result<Inserted, SceneError> {
-        let at = (self.step, self.time());
-        let inserted =
-            changes::insert(&mut self.model, &mut self.world, &mut self.robots, addition, owner.clone(), at)?;
-        if addition.bodies.iter().any(|b| b.motion == Motion::Fixed && b.robot.is_none()) {
-            self.programs.set_obstacles(static_footprints(&self.model));
-        }
-        self.run.insertions.push((Box::new(addition.clone()), owner));
-        self.changed(Change::Inserted { index: self.run.insertions.len() - 1 });
-        self.publish_scene();
-        self.publish_state();
-        Ok(inserted)
-    }
-
-    /// Takes a robot out: the world is rebuilt without it, every other body where and
-    /// as fast as it was, every other robot's devices carrying on; a new epoch.
-    fn remove_robot(&mut self, name: &str) -> bool {
-        if !changes::remove_robot(&mut self.model, &mut self.world, &mut self.robots, name) {
-            return false;
-        }
-        self.programs.remove(name);
-        self.changed(Change::Removed { robot: name.to_owned() });
-        self.recorder.record(Record::Event { step: self.step, text: format!("removed robot {name}") });
-        self.publish_scene();
-        self.publish_state();
-        true
-    }
-
-    /// Puts a robot's bodies back at their start poses, at rest, and its devices at
-    /// their start.
-    fn reset_robot(&mut self, name: &str) -> Result<bool, Misplaced> {
-        let (step, time) = (self.step, self.time());
-        placement::check_reset(&self.model, &self.world, name)?;
-        if !changes::reset_robot(&self.model, &mut self.world, &mut self.robots, name, (step, time)) {
-            return Ok(false);
-        }
-        self.changed(Change::RobotReset { robot: name.to_owned() });
-        // A robot back at its start runs its program from the start too.
-        self.programs.restart(name, &mut self.robots, self.model.dt_secs, step);
-        self.recorder.record(Record::Event { step, text: format!("robot {name} put back at its start") });
-        self.publish_frame();
-        self.publish_telemetry();
-        Ok(true)
-    }
-
-    /// Moves a body, or a robot as a whole, to `position` at rest.
-    fn move_object(&mut self, name: &str, position: [f32; 3], heading: Option<f32>) -> Result<bool, Misplaced> {
-        let Some(plan) = changes::MovePlan::of(&self.model, &self.world, name, position, heading) else {
-            return Ok(false);
-        };
-        placement::check_move(&self.model, &self.world, &plan.bodies, &plan.poses(&self.world))?;
-        let now = plan.apply(&mut self.world);
-        self.changed(Change::Moved { name: name.to_owned(), position, heading });
-        let [x, y, z] = position;
-        let text = format!("{name} moved to ({x:.3}, {y:.3}, {z:.3}), heading {now:.3}");
-        self.recorder.record(Record::Event { step: self.step, text });
-        self.publish_frame();
-        self.publish_telemetry();
-        Ok(true)
-    }
-
-    /// Where a rewind to `target` of the current run would start re-simulating (the
-    /// latest checkpoint at or before it), or why the lab cannot go back there. Cheap,
-    /// and changes nothing: a rewind is checked with it before the lab is paused. `kept`
-    /// is each run's first step the recording still keeps (a run not in it: all of it).
-    fn rewind_start(&self, target: u64, kept: &[(u32, u64)]) -> Result<RewindStart, LabError> {
-        let refuse = |why: String| Err(LabError::Rewind(why));
-        if target > self.step {
-            return refuse(format!(
-                "step {target} is ahead of the lab (step {}): a rewind goes back to a step already run",
-                self.step
-            ));
-        }
-        let floor = self.run.floor.as_ref().map_or(0, |floor| floor.step);
-        if let Some(RewindFloor { step, what }) = self.run.floor.as_ref().filter(|floor| target < floor.step) {
-            return refuse(format!(
-                "{what} at step {step}, and going back before that would undo it behind the classroom's back: \
-                 the earliest step this run can go back to is {step} (reset the lab to start again from step 0)"
-            ));
-        }
-        let from = self.checkpoints.at_or_before(target).map_or(0, |c| c.step);
-        let run = self.recorder.run();
-        let kept = kept.iter().find(|(kept_run, _)| *kept_run == run).map_or(0, |(_, first)| *first);
-        if from < kept {
-            // Re-simulation needs every input from its start on: the earliest it can
-            // reach is the first checkpoint still covered by the recording.
-            let earliest = self.checkpoints.steps().into_iter().find(|&step| step >= kept);
-            let dropped = format!(
-                "the recording of this run starts at step {kept} now (older steps were dropped to stay within \
-                 the lab's recording budget)"
-            );
-            return refuse(match earliest {
-                Some(earliest) => {
-                    format!("{dropped}: the earliest step this run can go back to is {}", earliest.max(floor))
-                }
-                None => format!("{dropped}, and a re-simulation needs them: reset the lab instead"),
-            });
-        }
-        Ok(RewindStart { run, from })
-    }
-
-    /// Goes back to `target` of run `start.run`: the run re-simulated from the checkpoint
-    /// `start.from` (or its start) with the recorded `inputs` from there on (and those of
-    /// the open chunk), then on from there in a new run, paused, every program started
-    /// afresh. The lab is unchanged when it cannot.
-    fn rewind(
-        &mut self,
-        start: RewindStart,
-        target: u64,
-        mut inputs: Vec<Record>,
-        through: u64,
-    ) -> Result<Rewound, LabError> {
-        let refuse = |why: String| Err(LabError::Rewind(why));
-        if start.run != self.recorder.run() {
-            return refuse(format!("the lab is in run {} now, not run {}", self.recorder.run(), start.run));
-        }
-        if self.rewind_start(target, &[])?.from != start.from {
-            return refuse("the lab moved on while the rewind was prepared: try again".into());
-        }
-        let tail = self.recorder.tail();
-        // The kept chunks reach the step (the open one holds only later inputs), or the
-        // open one must follow on from them.
-        if through <= target && tail.first_step > through {
-            return refuse("the recording moved on while the rewind was prepared: try again".into());
-        }
-        inputs.extend(tail.records.into_iter().filter(|r| r.input_step().is_some()));
-        let checkpoint = self.checkpoints.at_or_before(target).filter(|c| c.step == start.from);
-        let again =
-            resimulate::resimulate(&self.run, self.seed, &inputs, target, checkpoint).map_err(LabError::Rewind)?;
-        if let Some((_, Some(waiting))) = self.stepping.take() {
-            let _ = waiting.send(self.state());
-        }
-        let text = format!("rewound to step {target} (re-simulated from step {})", start.from);
-        self.recorder.record(Record::Event { step: self.step, text });
-        self.recorder.fork(target);
-        self.checkpoints.forget_after(target);
-        self.model = again.model;
-        self.world = again.world;
-        self.robots = again.robots;
-        self.step = target;
-        self.mode = LabMode::Paused;
-        // Programs' own state was never recorded: they start over from the rewound step.
-        self.programs.restart_all(&mut self.robots, self.model.dt_secs, target);
-        self.recorder.prime(&self.robots);
-        self.publish_scene();
-        self.take_inputs(CommandSource::Program);
-        self.publish_state();
-        self.publish_telemetry();
-        Ok(Rewound { state: self.state(), from: start.from })
-    }
-
-    /// Notes a change of the world for the recording and for rewinding.
-    fn changed(&mut self, change: Change) {
-        let what = match &change {
-            Change::Inserted { index } => Some(self.run.insertions[*index].0.as_ref()).map(|addition| {
-                match addition.robots.iter().map(|r| r.name.as_str()).collect::<Vec<_>>().as_slice() {
-                    [] => format!("{} bodies were added", addition.bodies.len()),
-                    [robot] => format!("robot {robot} was added"),
-                    robots => format!("robots {} were added", robots.join(", ")),
-                }
-            }),
-            Change::Removed { robot } => Some(format!("robot {robot} was removed")),
-            _ => None,
-        };
-        if let Some(what) = what {
-            self.run.floor = Some(RewindFloor { step: self.step, what });
-        }
-        self.recorder.record(Record::Change { step: self.step, change });
-    }
-
-    /// A new epoch: the snapshot and keyframe of the world as it is now.
-    fn publish_scene(&mut self) {
-        self.epoch += 1;
-        let (frames, mut keyframe) = FrameBuilder::start(&self.world, self.epoch);
-        keyframe.step = self.step;
-        keyframe.time = self.time();
-        self.frames = frames;
-        self.last_frame_step = self.step;
-        let snapshot = wire::snapshot(&self.model, &self.world, self.epoch);
-        let snapshot_json = wire::snapshot_json(&snapshot);
-        self.recorder.scene(&keyframe, Arc::clone(&snapshot_json), &self.model, &self.robots);
-        self.hub.publish_scene(snapshot_json, wire::link_table(&snapshot), keyframe);
-        let (bodies, robots) = (self.world.body_count(), self.model.robots.iter().map(|r| r.name.clone()).collect());
-        let owners = self.robots.owners();
-        self.status.send_modify(|status| {
-            status.bodies = bodies;
-            status.robots = robots;
-            status.owners = owners;
-        });
-    }
-
     fn reset(&mut self) {
         // The model was validated when the lab was created; building it again cannot
         // fail unless the machine is out of memory.
-        self.world = World::build(&self.model).expect("a validated scene builds");
-        let owners = self.robots.take_owners();
-        self.robots = Robots::configure(&self.model, self.seed).expect("a validated scene's robots configure");
-        self.robots.restore_owners(owners.clone());
-        self.robots.install(&mut self.world, 0, 0.0);
-        self.step = 0;
-        self.run = RunStart::new(self.model.clone(), owners);
-        self.checkpoints.clear();
-        self.recorder.new_run();
+        self.sim.world = World::build(&self.sim.model).expect("a validated scene builds");
+        let owners = self.sim.robots.take_owners();
+        self.sim.robots =
+            Robots::configure(&self.sim.model, self.sim.seed).expect("a validated scene's robots configure");
+        self.sim.robots.restore_owners(owners.clone());
+        self.sim.robots.install(&mut self.sim.world, 0, 0.0);
+        self.clock.step = 0;
+        self.history.run = RunStart::new(self.sim.model.clone(), owners);
+        self.history.checkpoints.clear();
+        self.history.recorder.new_run();
         // The same run again: every program starts over, at step 0, before time moves.
-        self.programs.restart_all(&mut self.robots, self.model.dt_secs, 0);
-        self.mode = LabMode::Paused;
+        self.sim.programs.restart_all(&mut self.sim.robots, self.sim.model.dt_secs, 0);
+        self.clock.mode = LabMode::Paused;
         self.publish_scene();
     }
 
     /// Steps as the mode asks, for at most one batch, then publishes.
     fn advance(&mut self) {
-        if self.programs.starting() {
+        if self.sim.programs.starting() {
             // The clock goes on; this only shows a program ready as soon as it is.
-            let dt = self.model.dt_secs;
-            if !self.programs.poll_started(&mut self.robots, self.step, dt) {
+            let dt = self.sim.model.dt_secs;
+            if !self.sim.programs.poll_started(&mut self.sim.robots, self.clock.step, dt) {
                 self.publish_telemetry();
             }
         }
         let started = Instant::now();
         let deadline = started + BATCH_BUDGET;
-        match (self.mode, self.rate) {
+        match (self.clock.mode, self.clock.rate) {
             (LabMode::Paused, _) => return,
-            (LabMode::Running, Rate::RealTime(_)) if self.parked.is_some() => {
-                self.step = self.step.max(self.pacer.target_step(started));
+            (LabMode::Running, Rate::RealTime(_)) if self.clock.parked.is_some() => {
+                self.clock.step = self.clock.step.max(self.clock.pacer.target_step(started));
                 if !self.idle() {
                     self.unpark();
                 }
-                self.status.send_modify(|status| status.state = self.state());
+                self.outputs.status.send_modify(|status| status.state = self.state());
                 return;
             }
             (LabMode::Running, Rate::RealTime(_)) => {
-                let mut target = self.pacer.target_step(started);
-                if self.pacer.due_at(self.step) + MAX_BACKLOG < started {
-                    self.pacer.reanchor(started, self.step);
-                    target = self.step + 1;
+                let mut target = self.clock.pacer.target_step(started);
+                if self.clock.pacer.due_at(self.clock.step) + MAX_BACKLOG < started {
+                    self.clock.pacer.reanchor(started, self.clock.step);
+                    target = self.clock.step + 1;
                 }
-                while self.step < target && Instant::now() < deadline {
+                while self.clock.step < target && Instant::now() < deadline {
                     self.step_once();
                 }
-                if self.step >= target {
+                if self.clock.step >= target {
                     self.park();
                 }
             }
@@ -671,67 +385,30 @@ impl Runner {
                 }
             }
             (LabMode::Stepping, _) => {
-                let until = self.stepping.as_ref().map_or(self.step, |(until, _)| *until);
-                while self.step < until && Instant::now() < deadline {
+                let until = self.clock.stepping.as_ref().map_or(self.clock.step, |(until, _)| *until);
+                while self.clock.step < until && Instant::now() < deadline {
                     self.step_once();
                 }
-                if self.step >= until {
-                    self.mode = LabMode::Paused;
+                if self.clock.step >= until {
+                    self.clock.mode = LabMode::Paused;
                     self.publish_frame();
-                    self.recorder.settle(&self.robots);
+                    self.history.recorder.settle(&self.sim.robots);
                     self.publish_state();
                     self.publish_telemetry();
-                    if let Some((_, Some(reply))) = self.stepping.take() {
+                    if let Some((_, Some(reply))) = self.clock.stepping.take() {
                         let _ = reply.send(self.state());
                     }
                     return;
                 }
             }
         }
-        if self.last_frame_at.elapsed() >= FRAME_INTERVAL {
+        if self.outputs.last_frame_at.elapsed() >= FRAME_INTERVAL {
             self.publish_frame();
         }
-        if self.last_telemetry_at.elapsed() >= TELEMETRY_INTERVAL {
+        if self.outputs.last_telemetry_at.elapsed() >= TELEMETRY_INTERVAL {
             self.publish_telemetry();
         }
-        self.status.send_modify(|status| status.state = self.state());
-    }
-
-    /// Whether stepping would change nothing anybody can see: nobody watches (no
-    /// viewer, no robot report wanted), no program runs or starts, every body sleeps
-    /// and the robots leave the world as it is (no motor turning, no radio).
-    fn idle(&self) -> bool {
-        use ProgramState::{Idle, None as NoProgram, Stopped};
-        self.may_park
-            && self.stepping.is_none()
-            && !self.hub.has_viewers()
-            && !self.programs.starting()
-            && self.robots.all().iter().all(|r| matches!(r.program().state, NoProgram | Idle | Stopped))
-            && self.world.all_asleep()
-            && self.robots.at_rest()
-            && self.telemetry.wanted().is_empty()
-    }
-
-    /// Parks a running lab that is [`Runner::idle`] (it has caught up with its clock):
-    /// from now on it wakes every `PARKED_TICK` only to move its step on with the
-    /// wall clock, skipping the physics and sensor phases, until a command, a viewer,
-    /// a watched robot (or anything else that ends idleness) wakes it.
-    fn park(&mut self) {
-        if self.parked.is_none() && self.idle() {
-            self.publish_frame();
-            self.recorder.settle(&self.robots);
-            self.parked = Some(self.step);
-        }
-    }
-
-    /// Ends a park: the steps skipped since are made good at once (no body moved
-    /// during them, so every sensor's schedule is booked and its latest due reading
-    /// taken as those steps would have left them; see `Robots::skip_still`).
-    fn unpark(&mut self) {
-        let Some(from) = self.parked.take() else { return };
-        self.robots.skip_still(&self.world, from, self.step, self.model.dt_secs);
-        self.publish_frame();
-        self.publish_telemetry();
+        self.outputs.status.send_modify(|status| status.state = self.state());
     }
 
     /// One physics step, in the loop's order (ARCHITECTURE.md, "One step of a lab"): the programs' commands (1) and every
@@ -739,125 +416,44 @@ impl Runner {
     /// readings (6). Frames (4) are produced per batch, at most every
     /// `FRAME_INTERVAL`, from the same post-step world the sensors read.
     fn step_once(&mut self) {
-        let dt = self.model.dt_secs;
-        self.programs.pre_step(&mut self.robots, self.step, dt);
+        let dt = self.sim.model.dt_secs;
+        self.sim.programs.pre_step(&mut self.sim.robots, self.clock.step, dt);
         self.take_inputs(CommandSource::Program);
-        self.step += 1;
-        changes::bare_step(&mut self.world, &mut self.robots, self.step, dt);
-        if self.checkpoints.due(self.step) {
+        self.clock.step += 1;
+        changes::bare_step(&mut self.sim.world, &mut self.sim.robots, self.clock.step, dt);
+        if self.history.checkpoints.due(self.clock.step) {
             // Right after the physics step, before this step's inputs: where a
             // re-simulation stands before replaying them.
-            self.checkpoints.take(self.step, &self.model, &self.world, &self.robots);
+            self.history.checkpoints.take(self.clock.step, &self.sim.model, &self.sim.world, &self.sim.robots);
         }
         let time = self.time();
-        let (sync, wall_per_sim) = self.sync_now();
-        let tick = Tick { step: self.step, dt_secs: dt, sync, wall_per_sim };
-        self.programs.post_step(&mut self.robots, &self.world, tick);
+        let (sync, wall_per_sim) = self.clock.sync_now();
+        let tick = Tick { step: self.clock.step, dt_secs: dt, sync, wall_per_sim };
+        self.sim.programs.post_step(&mut self.sim.robots, &self.sim.world, tick);
         self.take_inputs(CommandSource::Program);
-        if self.recorder.is_on() {
+        if self.history.recorder.is_on() {
             self.record_console();
-            for (robot, step, time, estimate) in self.programs.estimates() {
-                self.recorder.estimate(RobotEstimate { robot: robot.to_owned(), step, time, estimate });
+            for (robot, step, time, estimate) in self.sim.programs.estimates() {
+                self.history.recorder.estimate(RobotEstimate { robot: robot.to_owned(), step, time, estimate });
             }
         }
-        self.recorder.after_step(self.step, time, dt, &self.world, &self.robots);
+        self.history.recorder.after_step(self.clock.step, time, dt, &self.sim.world, &self.sim.robots);
     }
 
     /// Hands the inputs the robots were given since the last call to the recording.
     fn take_inputs(&mut self, source: CommandSource) {
-        let inputs = self.robots.take_inputs();
+        let inputs = self.sim.robots.take_inputs();
         if !inputs.is_empty() {
-            self.recorder.inputs(self.step, source, inputs);
+            self.history.recorder.inputs(self.clock.step, source, inputs);
         }
     }
 
     /// Hands the programs' newly published console lines to the recording.
     fn record_console(&mut self) {
-        for (robot, lines) in self.programs.take_published() {
-            self.recorder.console(&robot, &lines);
+        for (robot, lines) in self.sim.programs.take_published() {
+            self.history.recorder.console(&robot, &lines);
         }
     }
-
-    /// How the lab keeps together with its programs now, and the wall time a simulated
-    /// second lasts: the instructor's choice while running at a rate; lockstep when
-    /// stepping or at `max`, where there is no pace to keep.
-    fn sync_now(&self) -> (SyncMode, f64) {
-        match (self.mode, self.rate) {
-            (LabMode::Running, Rate::RealTime(factor)) => (self.sync, 1.0 / factor),
-            _ => (SyncMode::Lockstep, 1.0),
-        }
-    }
-
-    fn program_status(&self, robot: &str) -> ProgramStatus {
-        self.robots.get(robot).map(|r| r.program().clone()).unwrap_or(ProgramStatus {
-            file: None,
-            language: None,
-            state: ProgramState::None,
-            message: None,
-            late: None,
-        })
-    }
-
-    /// Sends the latest report of every robot somebody watches.
-    fn publish_telemetry(&mut self) {
-        self.last_telemetry_at = Instant::now();
-        self.telemetry.cameras.publish(&self.robots);
-        let wanted = self.telemetry.wanted();
-        if wanted.is_empty() {
-            return;
-        }
-        let (step, time) = (self.step, self.time());
-        let reports = wanted
-            .into_iter()
-            .filter_map(|name| {
-                let report = self.robots.report(&name, &self.world, step, time)?;
-                let owner = self.robots.get(&name).and_then(|r| r.owner()).map(|o| o.id);
-                let json = serde_json::to_string(&ServerMsg::Robot(report)).expect("reports serialise");
-                let belief = self.programs.belief(&name).map(|belief| {
-                    Arc::from(serde_json::to_string(&ServerMsg::Belief(belief)).expect("beliefs serialise"))
-                });
-                Some((name, Published { report: Arc::from(json), belief, owner }))
-            })
-            .collect();
-        self.telemetry.publish(reports);
-    }
-
-    fn time(&self) -> f64 {
-        self.step as f64 * self.model.dt_secs
-    }
-
-    fn state(&self) -> LabState {
-        LabState {
-            mode: self.mode,
-            rate: self.rate,
-            step: self.step,
-            time: self.time(),
-            dt_secs: self.model.dt_secs,
-            epoch: self.epoch,
-        }
-    }
-
-    fn publish_frame(&mut self) {
-        self.last_frame_at = Instant::now();
-        let frame = self.frames.next_frame(&self.world, self.epoch, self.step, self.time());
-        if frame.poses.is_empty() && self.step == self.last_frame_step {
-            return;
-        }
-        self.last_frame_step = self.step;
-        self.recorder.frame(&frame);
-        self.hub.publish_frame(frame);
-    }
-
-    fn publish_state(&mut self) {
-        let state = self.state();
-        self.status.send_modify(|status| status.state = state.clone());
-        self.hub.broadcast(&ServerMsg::State(state));
-    }
-}
-
-/// ", by Ana" for a robot a participant added; nothing for the lab's own.
-fn owner_words(robot: Option<&vlab_sim::robot::Robot>) -> String {
-    robot.and_then(|r| r.owner()).map(|o| format!(", by {}", o.name)).unwrap_or_default()
 }
 
 #[cfg(test)]
@@ -894,7 +490,7 @@ mod tests {
         let (_, keyframe) = FrameBuilder::start(&world, 0);
         let snapshot_json = wire::snapshot_json(&wire::snapshot(model, &world, 0));
         let hub = Arc::new(Hub::new(snapshot_json, Default::default(), keyframe));
-        let outlets = Outlets {
+        let listeners = Listeners {
             hub,
             status: watch::channel(LabStatus {
                 state: LabState {
@@ -914,20 +510,20 @@ mod tests {
             console: broadcast::channel(16).0,
             recorder: Recorder::new("t".into(), None, 1),
         };
-        let parts = Parts { model: model.clone(), world, robots, seed: 7, programs: BTreeMap::new() };
+        let start = StartingWorld { model: model.clone(), world, robots, seed: 7, programs: BTreeMap::new() };
         let (_, commands) = std::sync::mpsc::channel();
-        let mut runner = Runner::new(parts, outlets, commands, LabMode::Running, SyncMode::default());
-        runner.may_park = true;
-        runner.rate = Rate::RealTime(RATE);
-        runner.pacer = Pacer::new(model.dt_secs, RATE, Instant::now(), 0);
+        let mut runner = Runner::new(start, listeners, commands, LabMode::Running, SyncMode::default());
+        runner.clock.may_park = true;
+        runner.clock.rate = Rate::RealTime(RATE);
+        runner.clock.pacer = Pacer::new(model.dt_secs, RATE, Instant::now(), 0);
         runner
     }
 
     impl Runner {
         /// Runs as the lab's thread would until it parks (at most `secs` of simulation).
         fn run_until_parked(&mut self, secs: u64) {
-            let last = (secs as f64 / self.model.dt_secs) as u64;
-            while self.parked.is_none() && self.step < last {
+            let last = (secs as f64 / self.sim.model.dt_secs) as u64;
+            while self.clock.parked.is_none() && self.clock.step < last {
                 std::thread::sleep(Duration::from_millis(1));
                 self.advance();
             }
@@ -954,18 +550,18 @@ mod tests {
         let model = still_scene();
         let mut lab = runner(&model);
         lab.run_until_parked(60);
-        let parked_at = lab.parked.expect("the lab parks once everything sleeps and nobody watches");
-        let poses: Vec<_> = (0..lab.world.body_count()).map(|i| lab.world.pose(i)).collect();
+        let parked_at = lab.clock.parked.expect("the lab parks once everything sleeps and nobody watches");
+        let poses: Vec<_> = (0..lab.sim.world.body_count()).map(|i| lab.sim.world.pose(i)).collect();
         // A minute of simulation passes; the parked lab only moves its clock on.
         std::thread::sleep(Duration::from_secs_f64(60.0 / RATE));
-        let due = lab.pacer.target_step(Instant::now());
+        let due = lab.clock.pacer.target_step(Instant::now());
         lab.advance();
-        assert!(lab.parked.is_some(), "nothing woke it");
-        let step = lab.step;
+        assert!(lab.clock.parked.is_some(), "nothing woke it");
+        let step = lab.clock.step;
         assert!(step >= due && step >= parked_at + 60 * 240, "the clock went on: step {step}, due {due}");
         // A command wakes it and finds it as if it had stepped all along.
         let parked = lab.report();
-        assert!(lab.parked.is_none(), "a command wakes the lab");
+        assert!(lab.clock.parked.is_none(), "a command wakes the lab");
         let (mut world, mut robots) = built(&model, 7);
         for n in 1..=step {
             changes::bare_step(&mut world, &mut robots, n, model.dt_secs);
@@ -982,21 +578,21 @@ mod tests {
         let model = still_scene();
         let mut lab = runner(&model);
         lab.run_until_parked(60);
-        assert!(lab.parked.is_some(), "the lab parks");
-        let viewer = lab.hub.join();
+        assert!(lab.clock.parked.is_some(), "the lab parks");
+        let viewer = lab.outputs.hub.join();
         lab.advance();
-        assert!(lab.parked.is_none(), "a viewer wakes it");
-        let woken = lab.step;
+        assert!(lab.clock.parked.is_none(), "a viewer wakes it");
+        let woken = lab.clock.step;
         lab.run_for(Duration::from_millis(200));
-        assert!(lab.parked.is_none() && lab.step > woken + 240, "it steps while watched");
+        assert!(lab.clock.parked.is_none() && lab.clock.step > woken + 240, "it steps while watched");
         drop(viewer);
         lab.run_for(Duration::from_millis(50));
-        assert!(lab.parked.is_some(), "it parks again once nobody watches");
+        assert!(lab.clock.parked.is_some(), "it parks again once nobody watches");
 
         let mut never = runner(&model);
-        never.may_park = false;
+        never.clock.may_park = false;
         never.run_until_parked(20);
-        assert!(never.parked.is_none(), "parking switched off");
-        assert!(never.world.all_asleep(), "yet everything sleeps");
+        assert!(never.clock.parked.is_none(), "parking switched off");
+        assert!(never.sim.world.all_asleep(), "yet everything sleeps");
     }
 }
