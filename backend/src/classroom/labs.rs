@@ -43,7 +43,7 @@ pub struct DemoLab {
     pub start_running: bool,
 }
 
-impl<'a> ClassroomLabs<'a> {
+impl ClassroomLabs<'_> {
     /// `POST /api/labs`: a new lab, paused (its clock starts when the instructor
     /// presses Play, not when the lab is made before the class), with its own clock;
     /// kept before it is announced.
@@ -153,7 +153,7 @@ impl<'a> ClassroomLabs<'a> {
         Ok(OpenedDemo { record, new_token: made })
     }
 
-    /// Opens every stored lab (but the demo lab, opened by [`Classroom::open_demo`]) and
+    /// Opens every stored lab (but the demo lab, opened by [`ClassroomLabs::open_demo`]) and
     /// does again, in order, what was uploaded into each lab and removed from it. A lab
     /// or an upload that cannot be restored is logged and skipped: the others come back.
     /// Returns how many uploads could not be done again.
@@ -312,7 +312,7 @@ impl<'a> ClassroomLabs<'a> {
     }
 }
 
-impl<'a> ClassroomLabs<'a> {
+impl ClassroomLabs<'_> {
     /// Opens a lab from its record and scene model, recording into the classroom's
     /// recordings from the run after those kept.
     fn open_lab(

@@ -24,7 +24,7 @@ pub struct LibraryTriangles {
     by_path: Mutex<HashMap<String, TrianglesOnce>>,
 }
 
-impl<'a> ClassroomMeshes<'a> {
+impl ClassroomMeshes<'_> {
     /// The triangles of the mesh at `url`, as the page fetches them. Reading a file
     /// takes as long as it is large: call it off the async workers.
     ///

@@ -21,7 +21,7 @@ pub struct ClassroomPeople<'a> {
     pub(super) classroom: &'a Classroom,
 }
 
-impl<'a> ClassroomPeople<'a> {
+impl ClassroomPeople<'_> {
     /// `POST /api/labs/{lab}/join`: a student joins with the code and a display name. The
     /// session is kept before it is handed out; then everybody is told, and the lab is
     /// paused if the instructor asked for that.

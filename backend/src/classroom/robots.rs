@@ -20,7 +20,7 @@ pub struct ClassroomRobots<'a> {
     pub(super) classroom: &'a Classroom,
 }
 
-impl<'a> ClassroomRobots<'a> {
+impl ClassroomRobots<'_> {
     /// A robot's report: anybody in the lab sees every robot; those who may read its
     /// console also get the console's latest lines.
     pub async fn report(self, lab: &LabHandle, caller: Caller, robot: &str) -> Result<RobotReport, ClassroomError> {

@@ -34,7 +34,7 @@ pub struct Seek {
     pub robots: Vec<String>,
 }
 
-impl<'a> ClassroomTimeline<'a> {
+impl ClassroomTimeline<'_> {
     /// What lab `lab` has recorded.
     pub fn summary(self, lab: &LabHandle) -> Result<RecordingSummary, ClassroomError> {
         let recordings = self.classroom.recordings.as_ref().ok_or_else(not_recording)?;

@@ -14,7 +14,7 @@ pub struct LabClock<'a> {
     pub(super) lab: &'a LabHandle,
 }
 
-impl<'a> LabClock<'a> {
+impl LabClock<'_> {
     /// Sends a time-control command and waits until it took effect.
     pub async fn control(self, action: ControlAction) -> Result<LabState, LabError> {
         let answer = self.send_control(action)?;

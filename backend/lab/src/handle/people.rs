@@ -12,7 +12,7 @@ pub struct LabPeople<'a> {
     pub(super) lab: &'a LabHandle,
 }
 
-impl<'a> LabPeople<'a> {
+impl LabPeople<'_> {
     /// The role a bearer of `token` has here; `None` if the token means nothing here.
     /// No token at all makes a viewer.
     pub fn role_of(self, token: Option<&str>) -> Option<Role> {

@@ -18,7 +18,7 @@ pub struct LabPrograms<'a> {
     pub(super) lab: &'a LabHandle,
 }
 
-impl<'a> LabPrograms<'a> {
+impl LabPrograms<'_> {
     /// Gives robot `robot` a new program (stopping its old one) and starts it.
     pub async fn set(self, robot: &str, code: ProgramCode) -> Result<ProgramStatus, LabError> {
         let code = Arc::new(code);

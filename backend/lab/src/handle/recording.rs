@@ -12,7 +12,7 @@ pub struct LabRecording<'a> {
     pub(super) lab: &'a LabHandle,
 }
 
-impl<'a> LabRecording<'a> {
+impl LabRecording<'_> {
     /// The recording's open chunk: what happened since the last chunk was kept.
     pub async fn tail(self) -> Result<Chunk, LabError> {
         self.lab.request(|reply| LabCommand::RecordingTail { reply }).await

@@ -25,7 +25,7 @@ pub struct LabRobots<'a> {
     pub(super) lab: &'a LabHandle,
 }
 
-impl<'a> LabRobots<'a> {
+impl LabRobots<'_> {
     /// The owner of robot `robot`, if a participant added it.
     pub fn owner_of(self, robot: &str) -> Option<UserId> {
         self.lab.status.borrow().owners.get(robot).copied()

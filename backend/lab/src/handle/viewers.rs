@@ -16,7 +16,7 @@ pub struct LabViewers<'a> {
     pub(super) lab: &'a LabHandle,
 }
 
-impl<'a> LabViewers<'a> {
+impl LabViewers<'_> {
     /// Joins the lab's viewers.
     pub fn subscribe(self) -> Subscription {
         self.lab.hub.join()

@@ -110,7 +110,7 @@ pub struct ExportPlan {
     asked_to: Option<u64>,
 }
 
-impl<'a> ClassroomExports<'a> {
+impl ClassroomExports<'_> {
     /// Checks an export of lab `lab`'s recording by `caller`: the whole lab's
     /// (`robot: None`, the instructor) or robot `robot`'s (its owner and the
     /// instructor), of the run and steps `range` names, which must be kept.
@@ -165,7 +165,7 @@ impl<'a> ClassroomExports<'a> {
     }
 }
 
-impl<'a> ClassroomExports<'a> {
+impl ClassroomExports<'_> {
     /// Starts writing `plan` on a blocking thread, streamed as it is written, within the
     /// export slots: refused (`TooMany`, `Busy`) when its caller, its lab's students or
     /// the server have as many under way as they may. Its client must take a block

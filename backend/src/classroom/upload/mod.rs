@@ -67,7 +67,7 @@ enum Origin {
     Store,
 }
 
-impl<'a> ClassroomUploads<'a> {
+impl ClassroomUploads<'_> {
     /// `POST /api/labs/{lab}/scene` (instructor): anything a scene may hold.
     pub async fn upload_scene(
         self,
