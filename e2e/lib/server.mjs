@@ -69,9 +69,19 @@ function canListen(port) {
 export class VlabServer {
   /** Starts a server and waits until `GET /api/health` answers `{"ok":true}`. */
   static async start(options = {}) {
-    const server = new VlabServer(options.port ?? (await freePort()), options);
-    await server.#spawnAndWait();
-    return server;
+    // Test files run side by side: another one's server may take the free port found
+    // before this one binds it. Then this one exits at once, and tries another port.
+    for (let attempt = 1; ; attempt += 1) {
+      const server = new VlabServer(options.port ?? (await freePort()), options);
+      try {
+        await server.#spawnAndWait();
+        return server;
+      } catch (error) {
+        const portTaken = /address already in use/i.test(server.logs());
+        if (options.port !== undefined || !portTaken || attempt >= 3) throw error;
+        await server.dispose();
+      }
+    }
   }
 
   constructor(port, { token, label = 'vlab' } = {}) {

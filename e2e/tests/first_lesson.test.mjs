@@ -7,7 +7,7 @@
 // and apart from the others; after the teacher's Reset (asked first) they stand at their
 // own starts, not on each other; a student inspects her robot and, scrubbing the
 // timeline, still sees that its program runs; the teacher's rewind tells everybody why
-// the lab stands still.
+// the lab stands still; where a robot stands becomes its start with "Start here".
 
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -153,5 +153,21 @@ test('a first lesson: a lab made for the class, three students add robots, reset
       (texts) => texts.some((text) => text.startsWith('The instructor is taking the lab back to step')),
     );
     saveArtifact(artifactName('4-bob-told.png'), await bob.screenshot());
+
+    // Where Ana's robot stands now becomes its start: the teacher picks it and presses
+    // "Start here"; the next reset puts it there, not where the lab first put it.
+    await waitUntil('the rewind to end', () => server.lab(lab), (l) => l.mode === 'paused' && l.step === Math.floor(now / 2));
+    const there = (await robot(server, lab, token, 'diffbot_ana')).pose.position;
+    assert.ok(apart(there, starts[0]) > 0.1, `Ana's robot drove away from its start: ${there} vs ${starts[0]}`);
+    await teacher.locator(`${byTestId('robot-item')}[data-robot="diffbot_ana"]`).click();
+    await teacher.locator(byTestId('btn-start-here')).click();
+    const note = await teacher.locator(byTestId('start-note')).textContent();
+    const [, x, z] = note.match(/at x ([-0-9.]+), z ([-0-9.]+)/).map(Number);
+    assert.ok(Math.abs(x - there[0]) < 0.01 && Math.abs(z - there[2]) < 0.01, `the start is where it stands: ${note} vs ${there}`);
+    const reset = await server.request('POST', `/api/labs/${lab}/control`, { token, body: { action: 'reset' } });
+    assert.equal(reset.status, 200, JSON.stringify(reset.body));
+    const back = (await robot(server, lab, token, 'diffbot_ana')).pose.position;
+    assert.ok(apart(back, there) < 0.05, `the reset puts Ana's robot at its new start: ${back} vs ${there}`);
+    saveArtifact(artifactName('5-start-moved.png'), await teacher.screenshot());
   });
 });

@@ -1,19 +1,23 @@
 //! The root component: reads the page URL and shows the landing page, the create page, or a lab (session, websocket client, layout).
 
+use std::rc::Rc;
+
 use leptos::prelude::*;
 use vlab_protocol::permissions::Action;
 use wasm_split_helpers::wasm_split;
 
 use crate::classroom::client::stored_session;
 use crate::classroom::{ClassPanel, CreateLabPage, LandingPage, NoticeBanner};
-use crate::connection::LabSession;
+use crate::connection::{ErrorBanner, LabSession};
+use crate::features::Features;
 use crate::inspector::RobotPanel;
 use crate::page::{PageParams, Route, lab_query};
 use crate::programs::{RobotDraft, RobotUpload, RobotUploadOpen};
 use crate::scene::{SceneDraft, SceneEditor};
 use crate::timeline::TimelineBar;
+use crate::toolbar::Toolbar;
 use crate::ui::browser::{hide_link_token, link_token};
-use crate::ui::{ErrorBanner, Part, PartNotLoaded, Toolbar, When, effect};
+use crate::ui::{Part, PartNotLoaded, When, effect};
 use crate::view3d::LabCanvas;
 
 /// The page the URL asks for.
@@ -52,7 +56,9 @@ fn LabPage(mut params: PageParams) -> impl IntoView {
     provide_context(upload_open);
     let session = LabSession::new(params, host);
     provide_context(session);
-    crate::connection::ws_client::start(session, secure);
+    let features = Features::provide(session);
+    let class = features.class;
+    crate::connection::ws_client::start(session, Rc::new(features), secure);
 
     // The tab title follows the lab's display name once the server tells it.
     effect(move |_| {
@@ -83,14 +89,14 @@ fn LabPage(mut params: PageParams) -> impl IntoView {
                     <NoticeBanner />
                 </main>
                 // What the permission table allows (the server refuses the rest anyway).
-                <When when=move || draft.open.get() && session.may(Action::InsertScene)>
+                <When when=move || draft.open.get() && class.may(Action::InsertScene)>
                     <Part what="the scene editor" load=|| Box::pin(scene_editor()) />
                 </When>
                 <When when=move || {
                     upload_open.0.get()
                         && match robot_draft.editing.get() {
-                            Some(robot) => session.may_on(Action::ReplaceProgram, &robot),
-                            None => session.may(Action::AddRobot),
+                            Some(robot) => class.may_on(Action::ReplaceProgram, &robot),
+                            None => class.may(Action::AddRobot),
                         }
                 }>
                     <Part what="the robot form" load=|| Box::pin(robot_upload()) />

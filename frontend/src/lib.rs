@@ -24,12 +24,15 @@ pub mod page;
 pub mod programs;
 pub mod scene;
 pub mod timeline;
+pub mod ui;
 pub mod view3d;
 
 #[cfg(target_arch = "wasm32")]
 mod app;
 #[cfg(target_arch = "wasm32")]
-mod ui;
+mod features;
+#[cfg(target_arch = "wasm32")]
+mod toolbar;
 
 /// Entry point, run by the JS glue once the module is instantiated: mounts the app.
 #[cfg(target_arch = "wasm32")]

@@ -61,8 +61,8 @@ pub use recording::{
     MAX_SEEK_ROBOTS, RecordedMoment, RecordedTrail, RecordingSummary, RunSummary, TrailPoint, export_file_name,
 };
 pub use robots::{
-    ActuatorCommand, ActuatorCommands, ActuatorReport, JointReading, Lateness, ProgramState, ProgramStatus, RobotPose,
-    RobotReport, SensorReport, SensorValue,
+    ActuatorCommand, ActuatorCommands, ActuatorReport, JointReading, Lateness, NewStart, ProgramState, ProgramStatus,
+    RobotPose, RobotReport, SensorReport, SensorValue,
 };
 pub use scene::{BodyId, BodyView, Material, MeshView, PartView, Pose, SceneSnapshot, Shape};
 pub use sightings::{Landmark, RadioMessage};

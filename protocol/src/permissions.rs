@@ -61,6 +61,8 @@ pub enum Action {
     SendKeys,
     /// Put a robot back at its start.
     ResetRobot,
+    /// Move the start a robot is put back at.
+    SetStart,
     /// Take a robot out of the lab.
     RemoveRobot,
     /// Read a robot program's console.
@@ -149,7 +151,7 @@ impl Standing {
 
 /// The table: for each action, whether each standing may take it, in the column order
 /// of [`Standing::ALL`] (instructor, owner, student, anonymous).
-const TABLE: [(Action, [bool; 4]); 23] = [
+const TABLE: [(Action, [bool; 4]); 24] = [
     //                         instr  owner  student anon
     (Action::Watch, [true, true, true, true]),
     (Action::ControlTime, [true, false, false, false]),
@@ -167,6 +169,7 @@ const TABLE: [(Action, [bool; 4]); 23] = [
     // the lab's own robots); the instructor still drives any robot through actuators.
     (Action::SendKeys, [false, true, false, false]),
     (Action::ResetRobot, [true, true, false, false]),
+    (Action::SetStart, [true, true, false, false]),
     (Action::RemoveRobot, [true, true, false, false]),
     (Action::ReadConsole, [true, true, false, false]),
     (Action::SeeBelief, [true, true, false, false]),
@@ -225,8 +228,8 @@ impl Denial {
 
 impl Action {
     /// Every action, in the table's order.
-    pub const ALL: [Action; 23] = {
-        let mut all = [Action::Watch; 23];
+    pub const ALL: [Action; 24] = {
+        let mut all = [Action::Watch; TABLE.len()];
         let mut i = 0;
         while i < TABLE.len() {
             all[i] = TABLE[i].0;
@@ -253,6 +256,7 @@ impl Action {
             Action::DriveRobot
             | Action::SendKeys
             | Action::ResetRobot
+            | Action::SetStart
             | Action::RemoveRobot
             | Action::ReadConsole
             | Action::SeeBelief
@@ -281,6 +285,7 @@ impl Action {
             Action::DriveRobot => "drive it by hand",
             Action::SendKeys => "drive it with the keyboard",
             Action::ResetRobot => "reset it",
+            Action::SetStart => "move its start",
             Action::RemoveRobot => "remove it",
             Action::ReadConsole => "read its console",
             Action::SeeBelief => "see what its program believes and draws",

@@ -48,6 +48,19 @@ pub struct RobotPose {
     pub heading: f64,
 }
 
+/// A robot's new start, `POST /api/labs/{lab}/robots/{robot}/start`: where its main
+/// body stands after a reset (of the robot or of the lab), the rest of the robot as it
+/// started around it.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NewStart {
+    /// Where its main body stands, metres, world frame (Y up).
+    pub position: [f32; 3],
+    /// Its heading there, radians as in [`RobotPose::heading`] (`None`: the start's).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub heading: Option<f32>,
+}
+
 /// One sensor's latest reading.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct SensorReport {

@@ -13,7 +13,8 @@
 //! 6. the Python client's tests (`crate::python_client`): pip-installed into a fresh
 //!    virtualenv, pytest against the server binary;
 //! 7. the end-to-end tests: `node --test` on `e2e/tests/*.test.mjs`, each against the real
-//!    server and real headless Chromium, screenshots in `e2e/artifacts/`.
+//!    server and real headless Chromium, screenshots in `e2e/artifacts/`; two test files
+//!    at a time ([`E2E_FILES_AT_ONCE`]).
 //!
 //! Last, the copies of binaries and caches this run replaced are deleted from the target
 //! folder (`crate::prune`), so a folder reused run after run stays the size of one build.
@@ -29,6 +30,11 @@ use std::process::Command;
 use std::time::{Duration, Instant, SystemTime};
 
 use anyhow::{Context, Result, bail};
+
+/// How many e2e test files run at once. Each has its own server, database, port and
+/// browser, and much of a test is waiting for the lab's clock, so two side by side take
+/// about half the time on two cores (docs/performance.md, "Build and CI").
+const E2E_FILES_AT_ONCE: usize = 2;
 
 /// Debian's Chromium, the only browser the e2e tests use.
 const CHROMIUM: &str = "/usr/bin/chromium";
@@ -194,7 +200,7 @@ fn run_e2e(root: &Path, e2e_dir: &Path, server: &Path, web_dir: &Path, chromium:
     std::fs::create_dir_all(&artifacts).with_context(|| format!("could not create {}", artifacts.display()))?;
 
     let mut node = Command::new("node");
-    node.args(["--test", "--test-concurrency=1", "--test-reporter=spec"])
+    node.args(["--test", &format!("--test-concurrency={E2E_FILES_AT_ONCE}"), "--test-reporter=spec"])
         .args(&tests)
         .current_dir(e2e_dir)
         .env("VLAB_BIN", server)

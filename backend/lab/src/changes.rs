@@ -1,5 +1,5 @@
 //! What changes a lab's world between two steps (an insertion, a robot taken out, put
-//! back at its start or moved by hand) and one bare physics step: done the same way
+//! back at its start, its start moved, or moved by hand) and one bare physics step: done the same way
 //! live and when a run is re-simulated, so a re-simulation cannot drift from the run
 //! it repeats.
 
@@ -126,6 +126,48 @@ impl MovePlan {
         world.move_rigidly(&self.bodies, self.bodies[0], self.position, self.turn);
         self.heading
     }
+}
+
+/// A robot's start moved, worked out before it is made, so it can be checked first.
+pub struct StartPlan {
+    /// The robot's bodies, the main one first.
+    pub bodies: Vec<BodyIndex>,
+    /// Where each starts from now on, in the order of [`StartPlan::bodies`].
+    pub poses: Vec<Pose>,
+}
+
+impl StartPlan {
+    /// Robot `name`'s start moved so its main body starts at `position`, turned to
+    /// `heading` if given (else as it started): its other bodies keep their places
+    /// around the main one. `None` when there is no such robot.
+    pub fn of(model: &SceneModel, name: &str, position: [f32; 3], heading: Option<f32>) -> Option<StartPlan> {
+        let robot = model.robots.iter().find(|r| r.name == name)?;
+        let bodies: Vec<BodyIndex> = std::iter::once(robot.main_body)
+            .chain(
+                (0..model.bodies.len())
+                    .filter(|&i| i != robot.main_body && model.bodies[i].robot.as_deref() == Some(name)),
+            )
+            .collect();
+        let starts: Vec<Pose> = bodies.iter().map(|&i| model.bodies[i].pose).collect();
+        let now = vlab_sim::robot::frame::heading(&starts[0]) as f32;
+        let turn = heading.map_or(0.0, |heading| heading - now);
+        let poses = vlab_sim::sim::rigidly_moved(&starts, 0, position, turn);
+        Some(StartPlan { bodies, poses })
+    }
+
+    /// Makes the move: resets put the robot here from now on.
+    pub fn apply(self, model: &mut SceneModel) {
+        for (index, pose) in self.bodies.into_iter().zip(self.poses) {
+            model.bodies[index].pose = pose;
+        }
+    }
+}
+
+/// Moves robot `name`'s start (see [`StartPlan::of`]); `false` when there is no such robot.
+pub fn set_start(model: &mut SceneModel, name: &str, position: [f32; 3], heading: Option<f32>) -> bool {
+    let Some(plan) = StartPlan::of(model, name, position, heading) else { return false };
+    plan.apply(model);
+    true
 }
 
 /// One physics step with no programs: the robots' commands reach the joints, the world

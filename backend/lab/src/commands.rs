@@ -174,6 +174,17 @@ pub enum LabCommand {
         /// Whether there was such a robot, or why it may not go back to its start now.
         reply: oneshot::Sender<Result<bool, Misplaced>>,
     },
+    /// Move the start a robot is put back at (by its reset or the lab's).
+    SetStart {
+        /// The robot's name.
+        robot: String,
+        /// Where its main body starts, metres.
+        position: [f32; 3],
+        /// Its heading there (radians, counter-clockwise from above); `None` keeps the start's.
+        heading: Option<f32>,
+        /// Whether there was such a robot, or why it may not start there.
+        reply: oneshot::Sender<Result<bool, Misplaced>>,
+    },
     /// Move an object (a body by name, or a whole robot) to a place, at rest.
     Move {
         /// A body's or a robot's name.

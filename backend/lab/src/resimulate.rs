@@ -85,6 +85,9 @@ pub fn resimulate(
                 Change::RobotReset { robot } => {
                     changes::reset_robot(&model, &mut world, &mut robots, robot, (step, time));
                 }
+                Change::StartMoved { robot, position, heading } => {
+                    changes::set_start(&mut model, robot, *position, *heading);
+                }
                 Change::Moved { name, position, heading } => {
                     changes::move_object(&model, &mut world, name, *position, *heading);
                 }

@@ -1,12 +1,12 @@
-//! A lab's robots: inspecting, driving by hand or by keyboard, resetting and removing
-//! them; and the instructor moving any object as supervisor.
+//! A lab's robots: inspecting, driving by hand or by keyboard, resetting them, moving
+//! their starts and removing them; and the instructor moving any object as supervisor.
 
 use std::collections::BTreeMap;
 
 use serde_json::Value;
 use tokio::sync::oneshot;
-use vlab_protocol::RobotReport;
 use vlab_protocol::permissions::Action;
+use vlab_protocol::{NewStart, RobotReport};
 
 use super::access::{authorize, authorize_on_robot};
 use super::{Classroom, ClassroomError};
@@ -93,6 +93,32 @@ impl ClassroomRobots<'_> {
         self.classroom.robot_gone(lab.id(), robot, owner);
         self.classroom.compact(lab.id());
         tracing::info!(lab = %lab.id(), %robot, "robot removed");
+        Ok(())
+    }
+
+    /// Moves the start a robot is put back at (owner or instructor): kept, so a restart
+    /// puts it back there too. The robot stays where it is until it is reset.
+    pub async fn set_start(
+        self,
+        lab: &LabHandle,
+        caller: Caller,
+        robot: &str,
+        start: NewStart,
+    ) -> Result<(), ClassroomError> {
+        authorize_on_robot(lab, caller, Action::SetStart, robot)?;
+        if !start.position.iter().chain(start.heading.iter()).all(|v| v.is_finite()) {
+            return Err(ClassroomError::Invalid("position and heading must be finite numbers".into()));
+        }
+        let moved = Insertion::Start { robot: robot.to_owned(), position: start.position, heading: start.heading };
+        let kept = self.classroom.keep(|store| store.record_insertion(lab.id(), &moved))?;
+        if let Err(e) = lab.robots().set_start(robot, start.position, start.heading).await {
+            if let Some(seq) = kept {
+                self.classroom.unkeep(lab.id(), "start", |store| store.forget_insertion(seq));
+            }
+            return Err(e.into());
+        }
+        self.classroom.compact(lab.id());
+        tracing::info!(lab = %lab.id(), %robot, position = ?start.position, "start moved");
         Ok(())
     }
 

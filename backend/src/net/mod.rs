@@ -79,6 +79,7 @@ pub fn app(state: Arc<AppState>) -> Router {
         .route("/labs/{lab}/rewind", post(http::rewind))
         .route("/labs/{lab}/robots/{robot}", get(robots::get_robot).delete(robots::remove_robot))
         .route("/labs/{lab}/robots/{robot}/reset", post(robots::reset_robot))
+        .route("/labs/{lab}/robots/{robot}/start", post(robots::set_start))
         .route("/labs/{lab}/objects/{name}/move", post(robots::move_object))
         .route("/labs/{lab}/robots/{robot}/actuators", post(robots::command_actuators))
         .route(

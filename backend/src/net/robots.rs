@@ -1,5 +1,6 @@
 //! A lab's robots and objects over HTTP: inspecting a robot, commanding its actuators by
-//! hand, resetting or removing it, and the instructor moving any object.
+//! hand, resetting it, moving its start or removing it, and the instructor moving any
+//! object.
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -8,7 +9,7 @@ use axum::Json;
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use serde_json::Value;
-use vlab_protocol::RobotReport;
+use vlab_protocol::{NewStart, RobotReport};
 
 use super::extract::{Example, InLab, JsonBody, ReaderIn};
 use super::{AppError, AppState};
@@ -52,6 +53,23 @@ pub async fn reset_robot(
     Path((_, robot)): Path<(String, String)>,
 ) -> Result<Json<RobotReport>, AppError> {
     Ok(Json(app.classroom.robots().reset(&lab, caller, &robot).await?))
+}
+
+impl Example for NewStart {
+    const EXAMPLE: &'static str = r#"{"position": [1, 0.1, 3], "heading": 1.57}"#;
+}
+
+/// `POST /api/labs/{lab}/robots/{robot}/start` (its owner or the instructor): the start
+/// a reset puts it back at, `{"position": [x, y, z], "heading": rad}`; the robot stays
+/// where it is.
+pub async fn set_start(
+    State(app): State<Arc<AppState>>,
+    InLab { lab, caller }: InLab,
+    Path((_, robot)): Path<(String, String)>,
+    JsonBody(start): JsonBody<NewStart>,
+) -> Result<StatusCode, AppError> {
+    app.classroom.robots().set_start(&lab, caller, &robot, start).await?;
+    Ok(StatusCode::NO_CONTENT)
 }
 
 /// Where to move an object.

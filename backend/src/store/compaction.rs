@@ -3,7 +3,8 @@
 //! long as the class has been uploading and removing.
 //!
 //! - A program replacement is forgotten once the same robot's program is replaced
-//!   again or the robot is removed: doing it again would be undone.
+//!   again or the robot is removed: doing it again would be undone. So is a start
+//!   moved, once the same robot's start is moved again or the robot is removed.
 //! - An upload that added robots and nothing else is forgotten with the removals of
 //!   all its robots, once each is removed: doing the pair again adds nothing. Each of
 //!   its robots' removal is the first removal of that name after the upload (a name is
@@ -19,6 +20,7 @@ pub(super) enum Kind {
     Upload,
     Program,
     Removal,
+    Start,
 }
 
 /// One entry of a lab's log, without its files.
@@ -26,7 +28,7 @@ pub(super) enum Kind {
 pub(super) struct Entry {
     pub seq: i64,
     pub kind: Kind,
-    /// The robot a program replacement or a removal is about.
+    /// The robot a program replacement, a removal or a start is about.
     pub robot: String,
     /// For an upload: the robots it added, when it added nothing else.
     pub only_robots: Option<Vec<String>>,
@@ -38,8 +40,9 @@ pub(super) fn forgettable(entries: &[Entry]) -> BTreeSet<i64> {
     let later = |index: usize| entries[index + 1..].iter();
     for (index, entry) in entries.iter().enumerate() {
         match entry.kind {
-            Kind::Program => {
-                let superseded = later(index).any(|e| e.kind != Kind::Upload && e.robot == entry.robot);
+            Kind::Program | Kind::Start => {
+                let superseded =
+                    later(index).any(|e| (e.kind == Kind::Removal || e.kind == entry.kind) && e.robot == entry.robot);
                 if superseded {
                     forget.insert(entry.seq);
                 }
@@ -82,6 +85,9 @@ mod tests {
     fn removal(seq: i64, robot: &str) -> Entry {
         Entry { seq, kind: Kind::Removal, robot: robot.into(), only_robots: None }
     }
+    fn start(seq: i64, robot: &str) -> Entry {
+        Entry { seq, kind: Kind::Start, robot: robot.into(), only_robots: None }
+    }
     fn forgotten(entries: &[Entry]) -> Vec<i64> {
         forgettable(entries).into_iter().collect()
     }
@@ -106,6 +112,14 @@ mod tests {
         // Upload 1 goes with removals 2 (its x) and 5 (its y); the second x stays, its
         // program with it.
         assert_eq!(forgotten(&log), [1, 2, 5]);
+    }
+
+    #[test]
+    fn only_the_last_start_of_a_robot_stays_and_a_program_after_it_too() {
+        let log = [upload(1, &["ana"]), start(2, "ana"), program(3, "ana"), start(4, "ana"), start(5, "bob")];
+        assert_eq!(forgotten(&log), [2], "a start does not make a program moot, nor a program a start");
+        let log = [upload(1, &["ana"]), start(2, "ana"), removal(3, "ana")];
+        assert_eq!(forgotten(&log), [1, 2, 3]);
     }
 
     #[test]
@@ -141,7 +155,9 @@ mod tests {
                             upload(seq, &names)
                         });
                     }
-                    1 if present.contains(&name) => log.push(program(seq, &name)),
+                    1 if present.contains(&name) => {
+                        log.push(if rng.random_bool(0.5) { program(seq, &name) } else { start(seq, &name) })
+                    }
                     2 if present.contains(&name) => {
                         present.retain(|r| r != &name);
                         log.push(removal(seq, &name));
@@ -160,11 +176,11 @@ mod tests {
         }
     }
 
-    /// The robots a log leaves, each with the sequence number of its program (0: the
-    /// one it came with), as a restart would rebuild them; panics where a restart
-    /// would fail.
-    fn rebuild(log: &[Entry]) -> std::collections::BTreeMap<String, i64> {
-        let mut robots = std::collections::BTreeMap::from([("base".to_owned(), 0)]);
+    /// The robots a log leaves, each with the sequence numbers of its program and of its
+    /// start (0: the ones it came with), as a restart would rebuild them; panics where
+    /// a restart would fail.
+    fn rebuild(log: &[Entry]) -> std::collections::BTreeMap<String, (i64, i64)> {
+        let mut robots = std::collections::BTreeMap::from([("base".to_owned(), (0, 0))]);
         for entry in log {
             match entry.kind {
                 Kind::Upload => {
@@ -172,10 +188,11 @@ mod tests {
                         entry.robot.split(',').filter(|n| !n.is_empty()).map(str::to_owned).collect()
                     });
                     for name in names {
-                        assert!(robots.insert(name.clone(), 0).is_none(), "{name} twice");
+                        assert!(robots.insert(name.clone(), (0, 0)).is_none(), "{name} twice");
                     }
                 }
-                Kind::Program => *robots.get_mut(&entry.robot).expect("program of a robot that is there") = entry.seq,
+                Kind::Program => robots.get_mut(&entry.robot).expect("program of a robot that is there").0 = entry.seq,
+                Kind::Start => robots.get_mut(&entry.robot).expect("start of a robot that is there").1 = entry.seq,
                 Kind::Removal => assert!(robots.remove(&entry.robot).is_some(), "removal of a robot that is there"),
             }
         }

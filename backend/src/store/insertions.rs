@@ -51,6 +51,16 @@ impl Store {
                 keep_files(&transaction, seq, binaries).map_err(&sqlite)?;
                 seq
             }
+            Insertion::Start { robot, position, heading } => {
+                let start = serde_json::json!({ "position": position, "heading": heading }).to_string();
+                transaction
+                    .execute(
+                        "INSERT INTO insertions (lab, kind, robot, main_text) VALUES (?1, 'start', ?2, ?3)",
+                        params![lab, robot, start],
+                    )
+                    .map_err(&sqlite)?;
+                transaction.last_insert_rowid()
+            }
             Insertion::Removal { robot } => {
                 transaction
                     .execute(
@@ -114,6 +124,14 @@ impl Store {
                 insertions.push((seq, Insertion::Removal { robot }));
                 continue;
             }
+            if kind == "start" {
+                let start: StartRow = serde_json::from_str(&main_text).map_err(|source| StoreError::Corrupt {
+                    path: self.path.clone(),
+                    what: format!("the start of robot {robot} kept as entry {seq}: {source}"),
+                })?;
+                insertions.push((seq, Insertion::Start { robot, position: start.position, heading: start.heading }));
+                continue;
+            }
             let assets = assets
                 .query_map(params![seq], |r| Ok((r.get::<_, String>(0)?, r.get::<_, Vec<u8>>(1)?)))
                 .map_err(self.sqlite())?
@@ -167,6 +185,7 @@ impl Store {
                         let kind = match r.get::<_, String>(1)?.as_str() {
                             "upload" => Kind::Upload,
                             "program" => Kind::Program,
+                            "start" => Kind::Start,
                             _ => Kind::Removal,
                         };
                         let only_robots: Option<String> = r.get(3)?;
@@ -211,4 +230,11 @@ fn keep_files(
         )?;
     }
     Ok(())
+}
+
+/// A robot's start as kept in an entry's text.
+#[derive(serde::Deserialize)]
+struct StartRow {
+    position: [f32; 3],
+    heading: Option<f32>,
 }

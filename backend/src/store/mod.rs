@@ -56,6 +56,14 @@ pub enum StoreError {
         /// The version found.
         found: i64,
     },
+    /// A kept entry does not read back as what was written.
+    #[error("database {path}: {what}")]
+    Corrupt {
+        /// The database file.
+        path: String,
+        /// Which entry, and what is wrong with it.
+        what: String,
+    },
 }
 
 const SCHEMA_VERSION: i64 = 5;
@@ -92,7 +100,7 @@ pub enum LabScene {
 }
 
 /// Something done to a lab's scene after it opened, kept to be done again at restart.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub enum Insertion {
     /// A scene or robots uploaded: the files as they came, and who owns the robots.
     Upload {
@@ -127,6 +135,15 @@ pub enum Insertion {
     Removal {
         /// Its name.
         robot: String,
+    },
+    /// The start a robot is put back at, moved.
+    Start {
+        /// The robot.
+        robot: String,
+        /// Where its main body starts, metres.
+        position: [f32; 3],
+        /// Its heading there, radians (`None`: as it started).
+        heading: Option<f32>,
     },
 }
 

@@ -50,6 +50,7 @@ mod remote_controllers;
 mod restart;
 mod rewind_time;
 mod robot_programs;
+mod robot_starts;
 mod robots_http;
 mod robots_physics;
 mod scene_upload;

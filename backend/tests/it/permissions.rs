@@ -26,7 +26,7 @@ use vlab_protocol::{ClientMsg, ControlAction, ErrorBody, ErrorCode, INSTRUCTOR_I
 /// the lab as a whole a student who owns robots stands as a student (the docs' "owner ✓"
 /// for adding a robot is a student adding one), so no lab action but watching lists it.
 #[rustfmt::skip]
-const EXPECTED: [(Action, [bool; 4]); 23] = [
+const EXPECTED: [(Action, [bool; 4]); 24] = [
     //                          instructor owner  student anonymous
     (Action::Watch,            [true,      true,  true,   true ]),
     (Action::ControlTime,      [true,      false, false,  false]),
@@ -44,6 +44,7 @@ const EXPECTED: [(Action, [bool; 4]); 23] = [
     // as owner), not of a student's robot.
     (Action::SendKeys,         [false,     true,  false,  false]),
     (Action::ResetRobot,       [true,      true,  false,  false]),
+    (Action::SetStart,         [true,      true,  false,  false]),
     (Action::RemoveRobot,      [true,      true,  false,  false]),
     (Action::ReadConsole,      [true,      true,  false,  false]),
     // Unless the instructor shares beliefs (then everybody): backend/tests/program_beliefs.rs.
@@ -554,6 +555,7 @@ async fn robot_actions_over_http(class: &Class, bot: &Bot, findings: &mut Findin
     let actions = [
         Action::DriveRobot,
         Action::ResetRobot,
+        Action::SetStart,
         Action::ReadConsole,
         Action::ReadProgram,
         Action::ReplaceProgram,
@@ -589,6 +591,12 @@ async fn robot_actions_over_http(class: &Class, bot: &Bot, findings: &mut Findin
                     vec![("POST actuators", http.post(url("/actuators")).body(r#"{"motor_0":{"speed":1}}"#))]
                 }
                 Action::ResetRobot => vec![("POST reset", http.post(url("/reset")))],
+                Action::SetStart => {
+                    // Where it stands now, as the page's "Start here" sends it.
+                    let (_, report) = send(http.get(url("")), None).await;
+                    let start = json!({ "position": report["pose"]["position"], "heading": report["pose"]["heading"] });
+                    vec![("POST start", http.post(url("/start")).json(&start))]
+                }
                 Action::ReadProgram => vec![("GET program", http.get(url("/program")))],
                 Action::ReplaceProgram => vec![("PUT program", http.put(url("/program")).multipart(tick_form()))],
                 Action::RunProgram => vec![

@@ -437,3 +437,69 @@ async fn removals_and_a_new_join_code_survive(kind: Kind) {
     drop(server);
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// A start moved by its owner is kept: after a restart, a reset puts the robot there.
+#[tokio::test]
+async fn a_moved_start_survives_a_restart_in_process() {
+    let dir = std::env::temp_dir().join(format!("vlab-restart-start-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let db = dir.join("vlab.db");
+    let _ = std::fs::remove_file(&db);
+    let http = reqwest::Client::new();
+    use reqwest::Method;
+
+    let (lab, ana, (x0, z0)) = {
+        let server = Server::start(&db, Kind::InProcess).await;
+        let (status, created) =
+            call(&http, Method::POST, format!("{}/api/labs", server.base()), Some(KEY), json!({ "name": "S" })).await;
+        assert_eq!(status, 201, "{created}");
+        let lab = created["id"].as_str().unwrap().to_owned();
+        let code = created["join_code"].as_str().unwrap();
+        let (_, joined) = call(
+            &http,
+            Method::POST,
+            format!("{}/api/join", server.base()),
+            None,
+            json!({ "join_code": code, "name": "Ana" }),
+        )
+        .await;
+        let ana = joined["token"].as_str().unwrap().to_owned();
+        let response = http
+            .post(format!("{}/api/labs/{lab}/robots", server.base()))
+            .bearer_auth(&ana)
+            .body("include \"diffbot_robot.vlab\"; call diffbot(\"_ana\", {x}, {z}, 0);")
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(response.status().as_u16(), 200, "{}", response.text().await.unwrap());
+        // The demo yard's props and rovers may stand there: then where the refusal says.
+        let mut spot = (1.5, 1.25);
+        for _ in 0..2 {
+            let (status, reply) = call(
+                &http,
+                Method::POST,
+                format!("{}/api/labs/{lab}/robots/diffbot_ana/start", server.base()),
+                Some(&ana),
+                json!({ "position": [spot.0, 0.05, spot.1], "heading": 0.5 }),
+            )
+            .await;
+            match status {
+                204 => break,
+                422 => spot = common::offered_spot(&reply).unwrap_or_else(|| panic!("no spot offered: {reply}")),
+                _ => panic!("{status}: {reply}"),
+            }
+        }
+        (lab, ana, spot)
+    };
+
+    let server = Server::start(&db, Kind::InProcess).await;
+    let robot = format!("{}/api/labs/{lab}/robots/diffbot_ana", server.base());
+    let (status, report) = call(&http, Method::POST, format!("{robot}/reset"), Some(&ana), Value::Null).await;
+    assert_eq!(status, 200, "{report}");
+    let position = &report["pose"]["position"];
+    let (x, z) = (position[0].as_f64().unwrap(), position[2].as_f64().unwrap());
+    assert!((x - x0).abs() < 0.05 && (z - z0).abs() < 0.05, "back at the start Ana chose, ({x0}, {z0}): {report}");
+    assert!((report["pose"]["heading"].as_f64().unwrap() - 0.5).abs() < 0.01, "{report}");
+    drop(server);
+    std::fs::remove_dir_all(&dir).unwrap();
+}

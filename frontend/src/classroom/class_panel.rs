@@ -5,23 +5,25 @@ use vlab_protocol::permissions::Action;
 use vlab_protocol::{Participant, Role, UserId};
 use wasm_split_helpers::wasm_split;
 
+use super::ClassState;
 use super::client::remove_participant;
 use super::instructor_tools::InstructorTools;
 use crate::api::error_sentence;
 use crate::classroom::forms::role_badge;
 use crate::connection::LabSession;
+use crate::inspector::InspectorState;
 use crate::programs::RobotUploadOpen;
 use crate::ui::{ForEach, PanelLabels, Part, PartNotLoaded, SidePanel, When};
 
 /// The panel; everybody sees the people, the button and the tools show to whom the permission table allows them.
 #[component]
 pub fn ClassPanel() -> impl IntoView {
-    let session = expect_context::<LabSession>();
+    let class = expect_context::<ClassState>();
     let upload_open = expect_context::<RobotUploadOpen>().0;
     let open = RwSignal::new(true);
-    let people_count = move || session.participants.with(Vec::len);
+    let people_count = move || class.participants.with(Vec::len);
     // Viewers without a session cannot add robots: the server wants a session.
-    let may_add = move || session.may(Action::AddRobot);
+    let may_add = move || class.may(Action::AddRobot);
 
     let labels = PanelLabels {
         title: "People",
@@ -46,7 +48,7 @@ pub fn ClassPanel() -> impl IntoView {
                 </button>
             </When>
             <PeopleList />
-            <When when=move || session.may(Action::ChangeSettings)>
+            <When when=move || class.may(Action::ChangeSettings)>
                 <Part what="the instructor's tools" load=|| Box::pin(instructor_tools()) />
             </When>
         </SidePanel>
@@ -58,6 +60,8 @@ pub fn ClassPanel() -> impl IntoView {
 #[component]
 fn PeopleList() -> impl IntoView {
     let session = expect_context::<LabSession>();
+    let class = expect_context::<ClassState>();
+    let inspector = expect_context::<InspectorState>();
     let removing = RwSignal::new(None::<UserId>);
     let remove = move |id: UserId, name: String, robots: usize| {
         let robots = match robots {
@@ -86,17 +90,17 @@ fn PeopleList() -> impl IntoView {
     view! {
         <ul class="people-list" role="list" data-testid="people-list">
             <ForEach
-                each=move || session.participants.get()
+                each=move || class.participants.get()
                 key=|p: &Participant| (p.id, p.name.clone(), p.online, p.robots.clone())
                 let:person
             >
                 {
                     let id = person.id;
-                    let is_you = move || session.you.with(|you| you.as_ref().is_some_and(|you| you.id == id));
+                    let is_you = move || class.you.with(|you| you.as_ref().is_some_and(|you| you.id == id));
                     let badge = role_badge(person.role);
                     let robots = person.robots.clone();
                     let is_student = person.role == Role::Student;
-                    let removable = move || is_student && session.may(Action::RemoveParticipant);
+                    let removable = move || is_student && class.may(Action::RemoveParticipant);
                     let (name, robot_count) = (person.name.clone(), person.robots.len());
                     view! {
                         <li
@@ -157,7 +161,7 @@ fn PeopleList() -> impl IntoView {
                                                                 data-testid="person-robot"
                                                                 data-robot=robot.clone()
                                                                 title=format!("Inspect {robot}")
-                                                                on:click=move |_| session.inspect(Some(pick.clone()))
+                                                                on:click=move |_| inspector.inspect(Some(pick.clone()))
                                                             >
                                                                 {robot.clone()}
                                                             </button>

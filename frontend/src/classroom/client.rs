@@ -1,10 +1,12 @@
-//! The classroom, the browser part: its requests (the labs, joining, creating, the lab's settings, notices, a new join code, removing a participant, closing the lab, resetting and removing robots) and the sessions kept per lab in `localStorage`.
+//! The classroom, the browser part: its requests (the labs, joining, creating, the lab's settings, notices, a new join code, removing a participant, closing the lab, resetting robots, moving their starts and removing them) and the sessions kept per lab in `localStorage`.
 //!
 //! What answers mean is decided in [`super::forms`] (host-tested) and worded by
 //! [`crate::api::error_sentence`]; this file only names the requests.
 
 use serde::de::IgnoredAny;
-use vlab_protocol::{CreatedLab, JoinCode, JoinRequest, Joined, LabSettings, LabSettingsPatch, LabSummary, UserId};
+use vlab_protocol::{
+    CreatedLab, JoinCode, JoinRequest, Joined, LabSettings, LabSettingsPatch, LabSummary, NewStart, UserId,
+};
 
 use super::forms::{LibraryScene, SESSION_KEY_PREFIX, StoredSession, session_storage_key};
 use crate::api::{ApiError, Body, fetch_json};
@@ -70,6 +72,11 @@ pub async fn close_lab(lab: &str, token: Option<&str>) -> Result<(), ApiError> {
 /// `POST .../robots/{robot}/reset`: the robot back at its start.
 pub async fn reset_robot(lab: &str, robot: &str, token: Option<&str>) -> Result<(), ApiError> {
     fetch_json::<IgnoredAny>("POST", &robot_api_path(lab, robot, "/reset"), token, Body::Empty).await.map(drop)
+}
+
+/// `POST .../robots/{robot}/start`: the start a reset puts the robot back at.
+pub async fn set_start(lab: &str, robot: &str, start: &NewStart, token: Option<&str>) -> Result<(), ApiError> {
+    fetch_json::<IgnoredAny>("POST", &robot_api_path(lab, robot, "/start"), token, Body::json(start)).await.map(drop)
 }
 
 /// `DELETE .../robots/{robot}`: the robot out of the lab.

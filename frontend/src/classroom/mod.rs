@@ -3,8 +3,9 @@
 //! Pure, host-tested: [`forms`] (stored sessions; the join, create, lab-list, settings
 //! and notice requests and what their answers mean; who owns a robot). Web only:
 //! `client` (the classroom's requests and the sessions in `localStorage`), the pages
-//! (`landing`, `create_lab`) and the lab's pieces (`class_panel`, `instructor_tools`,
-//! `notice_banner`, `robot_actions`).
+//! (`landing`, `create_lab`) and the lab's pieces (`class_panel`, `instructor_tools` with
+//! its `lab_settings`, `notice_banner`, `robot_actions`), and `state` (who is in the
+//! lab, settings, notices, permissions).
 
 pub mod forms;
 
@@ -17,11 +18,15 @@ mod create_lab;
 #[cfg(target_arch = "wasm32")]
 mod instructor_tools;
 #[cfg(target_arch = "wasm32")]
+mod lab_settings;
+#[cfg(target_arch = "wasm32")]
 mod landing;
 #[cfg(target_arch = "wasm32")]
 mod notice_banner;
 #[cfg(target_arch = "wasm32")]
 mod robot_actions;
+#[cfg(target_arch = "wasm32")]
+mod state;
 
 #[cfg(target_arch = "wasm32")]
 pub(crate) use self::class_panel::ClassPanel;
@@ -33,3 +38,5 @@ pub(crate) use self::landing::LandingPage;
 pub(crate) use self::notice_banner::NoticeBanner;
 #[cfg(target_arch = "wasm32")]
 pub(crate) use self::robot_actions::RobotActions;
+#[cfg(target_arch = "wasm32")]
+pub(crate) use self::state::{ClassState, Notice};

@@ -2,17 +2,19 @@
 
 use leptos::prelude::*;
 
-use crate::connection::{LabSession, Notice};
+use super::{ClassState, Notice};
+use crate::connection::LabSession;
 use crate::ui::ForEach;
 
 /// The latest notices, newest last; under the error banner when both show.
 #[component]
 pub fn NoticeBanner() -> impl IntoView {
     let session = expect_context::<LabSession>();
-    let dismiss = move |id: u64| session.notices.update(|notices| notices.retain(|n| n.id != id));
+    let class = expect_context::<ClassState>();
+    let dismiss = move |id: u64| class.notices.update(|notices| notices.retain(|n| n.id != id));
     view! {
         <div class="notices" class:is-below-banner=move || session.error.with(Option::is_some) || session.connection_notice.with(Option::is_some)>
-            <ForEach each=move || session.notices.get() key=|n: &Notice| n.id let:notice>
+            <ForEach each=move || class.notices.get() key=|n: &Notice| n.id let:notice>
                 <div class="notice" role="status" data-testid="notice">
                     <span class="notice-icon" aria-hidden="true"></span>
                     <span class="notice-from">{notice.from.clone()}</span>

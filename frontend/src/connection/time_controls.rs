@@ -21,12 +21,11 @@ const RATES: [(&str, &str); 8] = [
 /// Step count offered by default.
 const DEFAULT_STEPS: &str = "10";
 
-/// Buttons that send `ClientMsg::Control`; the server enforces who may, this only hides them.
-
 /// What Reset asks before it rebuilds the lab for everybody.
 const RESET_QUESTION: &str = "Reset the lab for everybody? Every robot goes back to where it started, at step 0, paused; \
      the recording starts a new run.";
 
+/// Buttons that send `ClientMsg::Control`; the server enforces who may, this only hides them.
 #[component]
 pub fn TimeControls() -> impl IntoView {
     let session = expect_context::<LabSession>();

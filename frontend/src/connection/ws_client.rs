@@ -1,4 +1,4 @@
-//! The websocket client: connects to the lab, turns server messages into session state, and reconnects with backoff.
+//! The websocket client: connects to the lab, keeps the connection's part of each server message, hands every message on to the features, and reconnects with backoff.
 //!
 //! One socket at a time. The JS callbacks of a socket live in [`Handlers`], replaced on
 //! each attempt; an attempt is only started from a timer, never from inside a socket
@@ -14,23 +14,19 @@ use wasm_bindgen::JsCast;
 use wasm_bindgen::closure::Closure;
 use web_sys::{BinaryType, CloseEvent, MessageEvent, WebSocket};
 
+use crate::connection::LabSession;
 use crate::connection::clock::Clock;
 use crate::connection::drawn;
+use crate::connection::receiver::Receiver;
 use crate::connection::reconnect::{Backoff, CloseAction, HEALTHY_CONNECTION_MS};
 use crate::connection::state::{ConnectionState, INCOMPATIBLE_NOTICE, not_found_notice, unreachable_notice};
-use crate::connection::{LabSession, Notice};
-use crate::inspector::robot_names;
-use crate::timeline::replay::{Phase, Replay};
-use crate::view3d::overlay::Overlay;
 
-/// Notices kept on screen at once.
-const MAX_NOTICES_SHOWN: usize = 3;
-use crate::view3d::world::FrameOutcome;
-
-/// Starts connecting; the client then lives as long as the page.
-pub fn start(session: LabSession, secure: bool) {
+/// Starts connecting, handing what arrives on to `features`; the client then lives as
+/// long as the page.
+pub fn start(session: LabSession, features: Rc<dyn Receiver>, secure: bool) {
     let client = Rc::new(RefCell::new(Client {
         session,
+        features,
         secure,
         backoff: Backoff::default(),
         handlers: None,
@@ -45,6 +41,8 @@ pub fn start(session: LabSession, secure: bool) {
 
 struct Client {
     session: LabSession,
+    /// Where the messages go once the connection took its part.
+    features: Rc<dyn Receiver>,
     /// The page came over https: use wss.
     secure: bool,
     backoff: Backoff,
@@ -121,19 +119,14 @@ fn connect(client: &Rc<RefCell<Client>>) {
 fn on_opened(client: &Rc<RefCell<Client>>) {
     let mut this = client.borrow_mut();
     this.opened_at_ms = Some(now_ms());
-    let session = this.session;
+    let (session, features) = (this.session, this.features.clone());
     let socket = this.handlers.as_ref().map(|h| h.socket.clone());
     drop(this);
     drawn::use_socket(socket.clone());
     session.socket.set_value(socket);
     session.connection.set(ConnectionState::Connected);
     session.connection_notice.set(None);
-    // The server knows nothing of what this page was replaying: it starts live, and the
-    // replayed trails end.
-    if session.replay.with_untracked(|replay| replay.phase() != Phase::Live) {
-        session.overlay.update_value(Overlay::forget);
-    }
-    session.replay.update(Replay::reconnected);
+    features.reconnected();
     // An error from an earlier connection no longer applies.
     session.error.set(None);
 }
@@ -191,7 +184,10 @@ fn on_message(client: &Rc<RefCell<Client>>, event: MessageEvent) {
         let bytes = js_sys::Uint8Array::new(&buffer).to_vec();
         if vlab_protocol::CameraView::is_camera_view(&bytes) {
             match vlab_protocol::CameraView::decode(&bytes) {
-                Ok(view) => client.borrow().session.camera_view.set(Some(view)),
+                Ok(view) => {
+                    let features = client.borrow().features.clone();
+                    features.camera_view(view);
+                }
                 Err(error) => leptos::logging::warn!("ignoring a camera view: {error}"),
             }
             return;
@@ -208,11 +204,11 @@ fn on_message(client: &Rc<RefCell<Client>>, event: MessageEvent) {
 }
 
 fn on_frame(client: &Rc<RefCell<Client>>, frame: &Frame) {
-    let (session, live_epoch) = {
+    let (features, live_epoch) = {
         let this = client.borrow();
-        (this.session, this.live_epoch)
+        (this.features.clone(), this.live_epoch)
     };
-    if !session.replay.with_untracked(Replay::view_follows_live) {
+    if !features.view_follows_live() {
         // The view shows a recorded moment (or waits for the live scene): the live lab's
         // clock, and with it the timeline's live end, goes on.
         if live_epoch == Some(frame.epoch) {
@@ -220,8 +216,7 @@ fn on_frame(client: &Rc<RefCell<Client>>, frame: &Frame) {
         }
         return;
     }
-    let outcome = session.world.try_update_value(|world| world.apply_frame(frame));
-    if outcome == Some(FrameOutcome::Applied) {
+    if features.frame(frame) {
         set_clock(client, Clock::from_frame(frame));
     }
 }
@@ -240,49 +235,33 @@ fn set_clock(client: &Rc<RefCell<Client>>, reading: Clock) {
 }
 
 fn on_server_message(client: &Rc<RefCell<Client>>, message: ServerMsg) {
-    let session = client.borrow().session;
-    match message {
-        ServerMsg::Hello { protocol, lab_name, role, you, .. } => {
-            if protocol != PROTOCOL_VERSION {
+    let (session, features) = {
+        let this = client.borrow();
+        (this.session, this.features.clone())
+    };
+    match &message {
+        ServerMsg::Hello { protocol, lab_name, role, .. } => {
+            if *protocol != PROTOCOL_VERSION {
                 give_up_incompatible(client);
                 return;
             }
-            session.lab_name.set(Some(lab_name));
-            session.role.set(Some(role));
-            session.you.set(you);
+            session.lab_name.set(Some(lab_name.clone()));
+            session.role.set(Some(*role));
         }
         ServerMsg::Snapshot(snapshot) => {
-            {
-                let mut this = client.borrow_mut();
-                this.live_epoch = Some(snapshot.epoch);
-                this.clock_fresh = true;
-                // The frames after it (the keyframe first) place the scene's wheels and
-                // other linked bodies by these links, whether or not the view shows it.
-                if let Err(error) = this.frames.set_links(&snapshot.links) {
-                    leptos::logging::warn!("the scene's joint links cannot be used: {error}");
-                }
+            let mut this = client.borrow_mut();
+            this.live_epoch = Some(snapshot.epoch);
+            this.clock_fresh = true;
+            // The frames after it (the keyframe first) place the scene's wheels and
+            // other linked bodies by these links, whether or not the view shows it.
+            if let Err(error) = this.frames.set_links(&snapshot.links) {
+                leptos::logging::warn!("the scene's joint links cannot be used: {error}");
             }
-            // While a recorded moment is shown the live scene waits: going live brings it again.
-            if !session.replay.try_update(|replay| replay.live_snapshot(snapshot.epoch)).unwrap_or(true) {
-                return;
-            }
-            let bodies = snapshot.bodies.len();
-            let robots = robot_names(&snapshot);
-            // A robot gone from the scene cannot be inspected any more.
-            if session.inspected.get_untracked().is_some_and(|robot| !robots.contains(&robot)) {
-                session.inspect(None);
-            }
-            if session.follow.get_untracked().is_some_and(|robot| !robots.contains(&robot)) {
-                session.follow.set(None);
-            }
-            session.robots.set(robots);
-            session.world.update_value(|world| world.apply_snapshot(snapshot));
-            session.body_count.set(bodies);
         }
         ServerMsg::State(state) => {
             client.borrow_mut().live_epoch = Some(state.epoch);
-            set_clock(client, Clock::from_state(&state));
-            session.lab_state.set(Some(state));
+            set_clock(client, Clock::from_state(state));
+            session.lab_state.set(Some(state.clone()));
         }
         ServerMsg::Error(error) => {
             if error.code == ErrorCode::ProtocolMismatch {
@@ -290,63 +269,16 @@ fn on_server_message(client: &Rc<RefCell<Client>>, message: ServerMsg) {
                 return;
             }
             if error.code == ErrorCode::Unauthorized {
-                // The token this page holds means nothing in this lab (any more): do not
-                // offer it again from storage. A removed student's page watches on as a
-                // viewer's, so its controls go with its session.
-                let (lab, token) = session.params.with_value(|p| (p.lab.clone(), p.token.clone()));
-                if let Some(token) = token {
-                    crate::classroom::client::forget_session(&lab, &token);
-                }
+                // The token this page holds means nothing in this lab (any more): it
+                // watches on as a viewer.
                 session.role.set(Some(vlab_protocol::Role::Viewer));
-                session.you.set(None);
             }
-            session.error.set(Some(crate::api::body_sentence(&error)));
+            session.error.set(Some(crate::api::body_sentence(error)));
         }
-        ServerMsg::Robot(report) => {
-            // A report in flight when the user picked another robot is dropped, and so
-            // are live reports while a recorded moment is shown (its plots freeze).
-            if session.replay.with_untracked(Replay::inspector_follows_live)
-                && session.inspected.with_untracked(|robot| robot.as_deref() == Some(report.name.as_str()))
-            {
-                session.take_report(report);
-            }
-        }
-        ServerMsg::Presence { participants } => {
-            // Our own entry is the freshest word on our robots and whether we are online.
-            if let Some(me) =
-                session.you.get_untracked().and_then(|me| participants.iter().find(|p| p.id == me.id).cloned())
-            {
-                session.you.set(Some(me));
-            }
-            session.participants.set(participants);
-        }
-        ServerMsg::Settings(settings) => session.settings.set(Some(settings)),
-        ServerMsg::Notice { from, message } => {
-            session.notices.update(|notices| {
-                let id = notices.last().map_or(0, |n| n.id + 1);
-                notices.push(Notice { id, from, message });
-                // The banner shows the latest few; older ones are history.
-                let excess = notices.len().saturating_sub(MAX_NOTICES_SHOWN);
-                notices.drain(..excess);
-            });
-        }
-        ServerMsg::Console { robot, lines } => {
-            // Lines of a robot not on screen are not kept: its history comes with its report.
-            session.console.maybe_update(|console| console.push_live(&robot, lines));
-        }
-        ServerMsg::Belief(belief) => {
-            // As with reports: a belief in flight when the user picked another robot is dropped.
-            if session.replay.with_untracked(Replay::inspector_follows_live)
-                && session.inspected.with_untracked(|robot| robot.as_deref() == Some(belief.robot.as_str()))
-            {
-                session.take_belief(belief);
-            }
-        }
-        ServerMsg::Recording(summary) => session.recording.set(Some(summary)),
-        ServerMsg::Moment(moment) => crate::timeline::moment::show_moment(session, *moment),
-        ServerMsg::Pacing { drawn_every } => drawn::pacing(drawn_every),
-        ServerMsg::Pong { .. } => {}
+        ServerMsg::Pacing { drawn_every } => drawn::pacing(*drawn_every),
+        _ => {}
     }
+    features.message(message);
 }
 
 /// The server speaks another protocol: stop, and tell the user to reload.

@@ -7,6 +7,8 @@ use leptos::prelude::*;
 use vlab_protocol::ActuatorReport;
 use vlab_protocol::permissions::Action;
 
+use super::InspectorState;
+use crate::classroom::ClassState;
 use crate::connection::LabSession;
 use crate::inspector::client::post_actuator_commands;
 use crate::inspector::{
@@ -14,11 +16,11 @@ use crate::inspector::{
 };
 use crate::ui::{ForEachName, When, memo};
 
-/// The actuators of `session.robot_report`.
+/// The actuators of the inspected robot's report.
 #[component]
 pub fn ActuatorList() -> impl IntoView {
-    let session = expect_context::<LabSession>();
-    let report = session.robot_report;
+    let inspector = expect_context::<InspectorState>();
+    let report = inspector.robot_report;
     let names = memo(move |_| {
         report.with(|r| r.as_ref().map(|r| r.actuators.iter().map(|a| a.name.clone()).collect::<Vec<_>>()))
     });
@@ -45,7 +47,8 @@ pub fn ActuatorList() -> impl IntoView {
 /// One actuator; its manual inputs for whoever may drive the robot by hand.
 #[component]
 fn ActuatorRow(name: String, actuator: Memo<Option<ActuatorReport>>) -> impl IntoView {
-    let session = expect_context::<LabSession>();
+    let inspector = expect_context::<InspectorState>();
+    let class = expect_context::<ClassState>();
     let kind = move || actuator.with(|a| a.as_ref().map(|a| a.kind.clone()).unwrap_or_default());
     let stalled = move || actuator.with(|a| a.as_ref().is_some_and(|a| a.stalled));
     let command = move || actuator.with(|a| a.as_ref().map(|a| command_text(&a.command)).unwrap_or_default());
@@ -74,7 +77,7 @@ fn ActuatorRow(name: String, actuator: Memo<Option<ActuatorReport>>) -> impl Int
                 <div class="readout actuator-joint" title="what its joint does now">{joint}</div>
             </When>
             <When when=move || {
-                session.inspected.get().is_some_and(|robot| session.may_on(Action::DriveRobot, &robot))
+                inspector.inspected.get().is_some_and(|robot| class.may_on(Action::DriveRobot, &robot))
             }>
                 <ManualCommand name=form_name.clone() actuator=actuator />
             </When>
@@ -86,6 +89,7 @@ fn ActuatorRow(name: String, actuator: Memo<Option<ActuatorReport>>) -> impl Int
 #[component]
 fn ManualCommand(name: String, actuator: Memo<Option<ActuatorReport>>) -> impl IntoView {
     let session = expect_context::<LabSession>();
+    let inspector = expect_context::<InspectorState>();
     let (form, start) = actuator.with_untracked(|a| match a {
         Some(a) => {
             let form = CommandForm::for_actuator(&a.kind, &a.command);
@@ -110,7 +114,7 @@ fn ManualCommand(name: String, actuator: Memo<Option<ActuatorReport>>) -> impl I
                     return;
                 }
             };
-            let Some(robot) = session.inspected.get_untracked() else { return };
+            let Some(robot) = inspector.inspected.get_untracked() else { return };
             let (path, token) = session.params.with_value(|p| (p.actuators_path(&robot), p.token.clone()));
             let body = actuators_body(&name, &command);
             busy.set(true);
@@ -122,8 +126,8 @@ fn ManualCommand(name: String, actuator: Memo<Option<ActuatorReport>>) -> impl I
                         problem.set(None);
                         // The answer is the newest report: show it at once, unless the
                         // user moved on to another robot meanwhile.
-                        if session.inspected.get_untracked().as_deref() == Some(report.name.as_str()) {
-                            session.robot_report.set(Some(*report));
+                        if inspector.inspected.get_untracked().as_deref() == Some(report.name.as_str()) {
+                            inspector.robot_report.set(Some(*report));
                         }
                     }
                     CommandOutcome::Failed(message) => problem.set(Some(message)),

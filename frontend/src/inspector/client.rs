@@ -7,9 +7,11 @@
 use leptos::prelude::*;
 use vlab_protocol::ClientMsg;
 
+use super::InspectorState;
 use super::{CommandOutcome, interpret_actuator_response};
 use crate::api::{Body, fetch_json};
 use crate::connection::LabSession;
+use crate::timeline::TimelineState;
 use crate::timeline::replay::Replay;
 use crate::ui::effect;
 
@@ -18,13 +20,15 @@ use crate::ui::effect;
 /// after every reconnection (the server forgets subscriptions with their connection).
 /// Back from a recorded moment (the timeline), it subscribes afresh: the server sends a
 /// report at once, and a paused lab sends none otherwise.
-pub fn keep_subscribed(session: LabSession, active: Signal<bool>) {
+pub fn keep_subscribed(active: Signal<bool>) {
+    let session = expect_context::<LabSession>();
+    let (inspector, timeline) = (expect_context::<InspectorState>(), expect_context::<TimelineState>());
     let subscribed = StoredValue::new(None::<String>);
     let was_seeking = StoredValue::new(false);
     effect(move |_| {
         let connected = session.is_connected();
-        let wanted = if active.get() { session.inspected.get() } else { None };
-        let seeking = session.replay.with(Replay::is_seeking);
+        let wanted = if active.get() { inspector.inspected.get() } else { None };
+        let seeking = timeline.replay.with(Replay::is_seeking);
         let back_to_live = was_seeking.get_value() && !seeking;
         was_seeking.set_value(seeking);
         if !connected {

@@ -9,6 +9,7 @@ use leptos::prelude::*;
 use vlab_protocol::{CameraView, ClientMsg};
 use wasm_bindgen::JsCast;
 
+use super::InspectorState;
 use super::eye_view::{camera_names, rgba_of};
 use crate::connection::LabSession;
 use crate::ui::{ForEachName, When, effect, memo};
@@ -16,31 +17,31 @@ use crate::ui::{ForEachName, When, effect, memo};
 /// The section under the picked robot's report; nothing for a robot without cameras.
 #[component]
 pub fn RobotEyeView() -> impl IntoView {
-    let session = expect_context::<LabSession>();
+    let inspector = expect_context::<InspectorState>();
     let cameras = memo(move |_| {
-        session.robot_report.with(|report| report.as_ref().map(|r| camera_names(&r.sensors)).unwrap_or_default())
+        inspector.robot_report.with(|report| report.as_ref().map(|r| camera_names(&r.sensors)).unwrap_or_default())
     });
     let chosen = RwSignal::new(None::<String>);
     // Another robot picked: its cameras are other ones.
     effect(move |previous: Option<Option<String>>| {
-        let picked = session.inspected.get();
+        let picked = inspector.inspected.get();
         if previous.is_some_and(|previous| previous != picked) {
             chosen.set(None);
         }
         picked
     });
-    keep_watching(session, chosen);
+    keep_watching(chosen);
     let canvas = NodeRef::<leptos::html::Canvas>::new();
     effect(move |_| {
-        session.camera_view.with(|view| {
+        inspector.camera_view.with(|view| {
             if let (Some(view), Some(canvas)) = (view, canvas.get()) {
                 draw(&canvas, view);
             }
         });
     });
-    let shown_step = move || session.camera_view.with(|v| v.as_ref().map_or(String::new(), |v| v.step.to_string()));
+    let shown_step = move || inspector.camera_view.with(|v| v.as_ref().map_or(String::new(), |v| v.step.to_string()));
     let caption = move || {
-        session.camera_view.with(|view| match view {
+        inspector.camera_view.with(|view| match view {
             Some(view) => format!("{} · {}×{} · step {}", view.sensor, view.width, view.height, view.step),
             None if chosen.with(Option::is_some) => "Waiting for the camera's next image…".into(),
             None => "Pick a camera to see what the robot sees.".into(),
@@ -87,11 +88,12 @@ pub fn RobotEyeView() -> impl IntoView {
 
 /// Watches `chosen` camera of the picked robot while connected; watches none when
 /// nothing is chosen, and again after a reconnection (the server forgets it).
-fn keep_watching(session: LabSession, chosen: RwSignal<Option<String>>) {
+fn keep_watching(chosen: RwSignal<Option<String>>) {
+    let (session, inspector) = (expect_context::<LabSession>(), expect_context::<InspectorState>());
     let watched = StoredValue::new(None::<(String, String)>);
     effect(move |_| {
         let connected = session.is_connected();
-        let wanted = session.inspected.get().zip(chosen.get());
+        let wanted = inspector.inspected.get().zip(chosen.get());
         if !connected {
             watched.set_value(None);
             return;
@@ -99,7 +101,7 @@ fn keep_watching(session: LabSession, chosen: RwSignal<Option<String>>) {
         if watched.get_value() == wanted {
             return;
         }
-        session.camera_view.set(None);
+        inspector.camera_view.set(None);
         match &wanted {
             Some((robot, sensor)) => {
                 session.send(&ClientMsg::WatchCamera { robot: robot.clone(), sensor: sensor.clone() })
@@ -111,7 +113,7 @@ fn keep_watching(session: LabSession, chosen: RwSignal<Option<String>>) {
     on_cleanup(move || {
         if watched.get_value().is_some() {
             session.send(&ClientMsg::UnwatchCamera);
-            session.camera_view.set(None);
+            inspector.camera_view.set(None);
         }
     });
 }

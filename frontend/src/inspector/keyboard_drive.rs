@@ -15,6 +15,8 @@ use wasm_bindgen::JsCast;
 use wasm_bindgen::closure::Closure;
 use web_sys::{Event, HtmlElement, KeyboardEvent};
 
+use super::InspectorState;
+use crate::classroom::ClassState;
 use crate::connection::LabSession;
 use crate::inspector::client::send_keys;
 use crate::inspector::{HeldKeys, KeyRoute, key_name, route_key};
@@ -50,6 +52,8 @@ impl Drop for Listeners {
 #[component]
 pub fn KeyboardDrive() -> impl IntoView {
     let session = expect_context::<LabSession>();
+    let inspector = expect_context::<InspectorState>();
+    let class = expect_context::<ClassState>();
     let driving = RwSignal::new(false);
     let held = StoredValue::new(HeldKeys::default());
     // What was last sent, for the page to show (the report shows what the robot got).
@@ -75,7 +79,7 @@ pub fn KeyboardDrive() -> impl IntoView {
     let send_held = move || {
         let names = held.with_value(HeldKeys::names);
         held_names.set(names.clone());
-        if let Some(robot) = session.inspected.get_untracked() {
+        if let Some(robot) = inspector.inspected.get_untracked() {
             send_settled(robot, names);
         }
     };
@@ -93,14 +97,14 @@ pub fn KeyboardDrive() -> impl IntoView {
     let stop = move || {
         if driving.get_untracked() {
             driving.set(false);
-            release_all(session.inspected.get_untracked());
+            release_all(inspector.inspected.get_untracked());
         }
     };
 
     // Another robot picked while driving: the previous one lets go of its keys. No robot
     // (or a lost connection): driving stops.
     effect(move |previous: Option<Option<String>>| {
-        let current = session.inspected.get();
+        let current = inspector.inspected.get();
         if let Some(Some(previous)) = previous
             && Some(&previous) != current.as_ref()
             && driving.get_untracked()
@@ -108,7 +112,7 @@ pub fn KeyboardDrive() -> impl IntoView {
             release_all(Some(previous));
         }
         // No robot, or one this page may not drive: driving stops.
-        if !current.as_ref().is_some_and(|robot| session.may_on(Action::SendKeys, robot)) {
+        if !current.as_ref().is_some_and(|robot| class.may_on(Action::SendKeys, robot)) {
             driving.set(false);
         }
         current
@@ -160,7 +164,7 @@ pub fn KeyboardDrive() -> impl IntoView {
     });
     let on_blur = Closure::<dyn FnMut(Event)>::new(move |_: Event| {
         if driving.get_untracked() {
-            release_all(session.inspected.get_untracked());
+            release_all(inspector.inspected.get_untracked());
         }
     });
     let window = window();
@@ -171,7 +175,7 @@ pub fn KeyboardDrive() -> impl IntoView {
     on_cleanup(move || {
         // The panel closed or the role changed while driving: let go first.
         if driving.try_get_untracked() == Some(true) {
-            release_all(session.inspected.try_get_untracked().flatten());
+            release_all(inspector.inspected.try_get_untracked().flatten());
         }
         listeners.try_update_value(|listeners| listeners.take());
     });
@@ -189,7 +193,7 @@ pub fn KeyboardDrive() -> impl IntoView {
         }
     };
     let can_drive = move || {
-        session.is_connected() && session.inspected.get().is_some_and(|robot| session.may_on(Action::SendKeys, &robot))
+        session.is_connected() && inspector.inspected.get().is_some_and(|robot| class.may_on(Action::SendKeys, &robot))
     };
 
     view! {

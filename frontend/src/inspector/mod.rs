@@ -37,6 +37,8 @@ mod robot_report_view;
 mod scan_plot_view;
 #[cfg(target_arch = "wasm32")]
 mod sensor_table;
+#[cfg(target_arch = "wasm32")]
+mod state;
 
 pub use self::held_keys::{HeldKeys, KeyRoute, key_name, route_key};
 pub use self::manual_command::{
@@ -47,6 +49,8 @@ pub use self::robot_list::{list_late_badge, robot_names};
 #[cfg(target_arch = "wasm32")]
 pub(crate) use self::robot_panel::RobotPanel;
 pub use self::scan_plot::{ScanPlot, outer_radius, plot_scan};
+#[cfg(target_arch = "wasm32")]
+pub(crate) use self::state::InspectorState;
 pub use self::value_text::{
     command_text, heading_text, joint_text, number_text, position_text, program_text, seconds_text, sensor_value_text,
     time_text,

@@ -5,7 +5,7 @@
 
 use leptos::prelude::*;
 
-use crate::connection::LabSession;
+use super::InspectorState;
 use crate::inspector::plot_layout::{PlotLayout, lay_out};
 use crate::ui::{ForEachName, When, memo};
 
@@ -16,9 +16,9 @@ const PLOT_HEIGHT: f64 = 130.0;
 /// Every open plot, in the order they were opened.
 #[component]
 pub fn PlotList() -> impl IntoView {
-    let session = expect_context::<LabSession>();
+    let inspector = expect_context::<InspectorState>();
     let keys =
-        memo(move |_| session.plots.with(|board| board.plots().iter().map(|p| p.source().key()).collect::<Vec<_>>()));
+        memo(move |_| inspector.plots.with(|board| board.plots().iter().map(|p| p.source().key()).collect::<Vec<_>>()));
     view! {
         <When when=move || keys.with(|keys| !keys.is_empty())>
             <section class="robot-section plots" data-testid="plots">
@@ -44,11 +44,11 @@ struct Shown {
 /// One plot.
 #[component]
 fn PlotView(key: String) -> impl IntoView {
-    let session = expect_context::<LabSession>();
+    let inspector = expect_context::<InspectorState>();
     let shown = {
         let key = key.clone();
         memo(move |_| {
-            session.plots.with(|board| {
+            inspector.plots.with(|board| {
                 board.plot(&key).map(|plot| Shown {
                     title: plot.source().title(),
                     points: plot.series().len(),
@@ -62,7 +62,7 @@ fn PlotView(key: String) -> impl IntoView {
     let read = move |f: fn(&Shown) -> String| move || shown.with(|s| s.as_ref().map(f).unwrap_or_default());
     let close = {
         let key = key.clone();
-        move |_| session.plots.update(|board| board.close(&key))
+        move |_| inspector.plots.update(|board| board.close(&key))
     };
     let grid = move || {
         shown.with(|s| {

@@ -2,8 +2,8 @@
 
 use leptos::prelude::*;
 
+use super::InspectorState;
 use super::robot_list::list_late_badge;
-use crate::connection::LabSession;
 use crate::programs::console_log::LATE_TITLE;
 use crate::ui::{ForEachName, When, memo};
 
@@ -12,26 +12,26 @@ use crate::ui::{ForEachName, When, memo};
 /// picked robot's report reaches the page).
 #[component]
 pub fn RobotList() -> impl IntoView {
-    let session = expect_context::<LabSession>();
+    let inspector = expect_context::<InspectorState>();
     view! {
         <ul class="robot-list" role="list">
-            <ForEachName each=move || session.robots.get() let:name>
+            <ForEachName each=move || inspector.robots.get() let:name>
                 {
                     let picked = {
                         let name = name.clone();
-                        move || session.inspected.with(|robot| robot.as_ref() == Some(&name))
+                        move || inspector.inspected.with(|robot| robot.as_ref() == Some(&name))
                     };
                     let choose = {
                         let name = name.clone();
                         move |_| {
-                            let again = session.inspected.with_untracked(|robot| robot.as_ref() == Some(&name));
-                            session.inspect(if again { None } else { Some(name.clone()) });
+                            let again = inspector.inspected.with_untracked(|robot| robot.as_ref() == Some(&name));
+                            inspector.inspect(if again { None } else { Some(name.clone()) });
                         }
                     };
                     // Reports come ten times a second: the badge changes only when its text does.
                     let late = {
                         let name = name.clone();
-                        memo(move |_| session.robot_report.with(|report| list_late_badge(&name, report.as_ref())))
+                        memo(move |_| inspector.robot_report.with(|report| list_late_badge(&name, report.as_ref())))
                     };
                     view! {
                         <li class="robot-entry">

@@ -12,42 +12,46 @@ use leptos::prelude::*;
 use vlab_protocol::permissions::Action;
 use wasm_split_helpers::wasm_split;
 
+use super::InspectorState;
 use super::client::keep_subscribed;
 use super::eye_view_panel::RobotEyeView;
 use super::keyboard_drive::KeyboardDrive;
 use super::robot_list_view::RobotList;
 use super::robot_report_view::RobotReportView;
+use crate::classroom::ClassState;
 use crate::classroom::RobotActions;
-use crate::connection::LabSession;
 use crate::programs::RobotConsole;
 use crate::programs::keep_console;
 use crate::timeline::RobotDownloads;
 use crate::ui::{PanelLabels, Part, PartNotLoaded, SidePanel, When, effect};
+use crate::view3d::ViewState;
 
 /// The panel at the right edge of the page.
 #[component]
 pub fn RobotPanel() -> impl IntoView {
-    let session = expect_context::<LabSession>();
+    let view = expect_context::<ViewState>();
+    let inspector = expect_context::<InspectorState>();
+    let class = expect_context::<ClassState>();
     let open = RwSignal::new(true);
     // The 3D view draws the picked robot's rays, trails and program's belief from what
     // its subscription brings: it keeps coming while the panel is folded, unless the
     // view shows none of them.
     let wants_reports = Signal::derive(move || {
-        open.get() || session.view_options.with(|options| options.rays || options.trails || options.beliefs)
+        open.get() || view.view_options.with(|options| options.rays || options.trails || options.beliefs)
     });
-    keep_subscribed(session, wants_reports);
-    keep_console(session, open.into());
+    keep_subscribed(wants_reports);
+    keep_console(open.into());
     // A robot picked in the 3D view opens its inspector.
     effect(move |previous: Option<Option<String>>| {
-        let picked = session.inspected.get();
+        let picked = inspector.inspected.get();
         if picked.is_some() && previous.is_some_and(|previous| previous != picked) {
             open.set(true);
         }
         picked
     });
     let may_read_console =
-        move || session.inspected.get().is_some_and(|robot| session.may_on(Action::ReadConsole, &robot));
-    let robot_count = move || session.robots.with(Vec::len);
+        move || inspector.inspected.get().is_some_and(|robot| class.may_on(Action::ReadConsole, &robot));
+    let robot_count = move || inspector.robots.with(Vec::len);
 
     let labels = PanelLabels {
         title: "Robots",
@@ -66,16 +70,16 @@ pub fn RobotPanel() -> impl IntoView {
                 <Part what="the program's console" load=|| Box::pin(program_console()) />
             </When>
             // Mounted for anybody who may drive a robot of their own; it enables itself per robot.
-            <When when=move || session.may_on_own(Action::SendKeys)>
+            <When when=move || class.may_on_own(Action::SendKeys)>
                 <Part what="keyboard driving" load=|| Box::pin(keyboard_drive()) />
             </When>
             <When
-                when=move || session.inspected.with(Option::is_some)
+                when=move || inspector.inspected.with(Option::is_some)
                 fallback=move || {
                     view! {
                         <p class="robot-hint">
                             {move || {
-                                if session.robots.with(Vec::is_empty) {
+                                if inspector.robots.with(Vec::is_empty) {
                                     "No robots in this lab."
                                 } else {
                                     "Pick a robot to see its sensors and actuators."

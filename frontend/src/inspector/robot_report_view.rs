@@ -2,21 +2,23 @@
 
 use leptos::prelude::*;
 
+use super::InspectorState;
 use super::actuator_list::ActuatorList;
 use super::plot_view::PlotList;
 use super::sensor_table::SensorTable;
-use crate::connection::LabSession;
 use crate::inspector::{heading_text, position_text, program_text, time_text};
 use crate::timeline::ReplayBadge;
+use crate::timeline::TimelineState;
 use crate::timeline::replay::Replay;
 use crate::ui::When;
 
-/// Shows `session.robot_report`; a placeholder until the first report arrives.
+/// Shows the inspected robot's report; a placeholder until the first report arrives.
 #[component]
 pub fn RobotReportView() -> impl IntoView {
-    let session = expect_context::<LabSession>();
-    let report = session.robot_report;
-    let name = move || session.inspected.get().unwrap_or_default();
+    let inspector = expect_context::<InspectorState>();
+    let timeline = expect_context::<TimelineState>();
+    let report = inspector.robot_report;
+    let name = move || inspector.inspected.get().unwrap_or_default();
     let field = move |read: fn(&vlab_protocol::RobotReport) -> String| {
         move || report.with(|r| r.as_ref().map(read).unwrap_or_default())
     };
@@ -54,7 +56,7 @@ pub fn RobotReportView() -> impl IntoView {
                     view! {
                         <p class="robot-hint">
                             {move || {
-                                if session.replay.with(Replay::is_seeking) {
+                                if timeline.replay.with(Replay::is_seeking) {
                                     "Nothing recorded of this robot at this moment."
                                 } else {
                                     "Waiting for the robot's first report…"

@@ -6,17 +6,17 @@
 use leptos::prelude::*;
 use vlab_protocol::{SensorReport, SensorValue};
 
+use super::InspectorState;
 use super::scan_plot_view::ScanPlotView;
-use crate::connection::LabSession;
 use crate::inspector::plot_board::{PlotSource, has_odometry_error, plottable};
 use crate::inspector::{seconds_text, sensor_value_text};
 use crate::ui::{ForEachName, When, memo};
 
-/// The sensors of `session.robot_report`.
+/// The sensors of the inspected robot's report.
 #[component]
 pub fn SensorTable() -> impl IntoView {
-    let session = expect_context::<LabSession>();
-    let report = session.robot_report;
+    let inspector = expect_context::<InspectorState>();
+    let report = inspector.robot_report;
     let names = memo(move |_| {
         report.with(|r| r.as_ref().map(|r| r.sensors.iter().map(|s| s.name.clone()).collect::<Vec<_>>()))
     });
@@ -36,7 +36,7 @@ pub fn SensorTable() -> impl IntoView {
     };
 
     let estimate_text = move || {
-        session.belief.with(|b| {
+        inspector.belief.with(|b| {
             b.as_ref().and_then(|b| b.estimate).map_or_else(String::new, |e| {
                 sensor_value_text(&SensorValue::Pose2d { x: e.x, y: e.y, theta: e.theta })
             })
@@ -63,7 +63,7 @@ pub fn SensorTable() -> impl IntoView {
                     </ForEachName>
                 </table>
             </When>
-            <When when=move || session.belief.with(|b| b.as_ref().is_some_and(|b| b.estimate.is_some()))>
+            <When when=move || inspector.belief.with(|b| b.as_ref().is_some_and(|b| b.estimate.is_some()))>
                 <p class="robot-hint estimate-row" data-testid="estimate-row">
                     "Its program's estimate: "
                     <span class="readout" data-testid="estimate-text">{estimate_text}</span>
@@ -134,9 +134,9 @@ fn SensorRows(name: String, sensor: Memo<Option<SensorReport>>) -> impl IntoView
 /// A button opening (or closing) a plot of the inspected robot.
 #[component]
 fn PlotToggle(source: PlotSource, testid: &'static str, text: &'static str) -> impl IntoView {
-    let session = expect_context::<LabSession>();
+    let inspector = expect_context::<InspectorState>();
     let key = source.key();
-    let open = move || session.plots.with(|board| board.is_open(&key));
+    let open = move || inspector.plots.with(|board| board.is_open(&key));
     let hint = match &source {
         PlotSource::Reading { sensor } => format!("Plot {sensor} over simulation time, measured and true"),
         PlotSource::OdometryError { sensor } => format!("Plot how far {sensor}'s position is from the true one"),
@@ -144,8 +144,8 @@ fn PlotToggle(source: PlotSource, testid: &'static str, text: &'static str) -> i
     };
     let toggle = move |_| {
         let source = source.clone();
-        session.plots.update(|board| {
-            session.robot_report.with_untracked(|report| board.toggle(source, report.as_ref()));
+        inspector.plots.update(|board| {
+            inspector.robot_report.with_untracked(|report| board.toggle(source, report.as_ref()));
         });
     };
     view! {

@@ -7,6 +7,7 @@
 use leptos::prelude::*;
 use vlab_protocol::{ChosenStart, ExampleRobot, ProgramSource, ProgramStatus, RobotReport, SceneUploadReply};
 
+use super::ConsoleState;
 use super::console_log::ConsoleBuffer;
 use super::upload::{
     ProgramFile, interpret_examples, interpret_program_action, interpret_program_save, interpret_program_source,
@@ -14,6 +15,7 @@ use super::upload::{
 };
 use crate::api::{Body, fetch_json, fetch_reply};
 use crate::connection::LabSession;
+use crate::inspector::InspectorState;
 use crate::page::{lab_api_path, robot_api_path};
 use crate::scene::upload::{PickedFile, UploadOutcome};
 use crate::ui::effect;
@@ -66,16 +68,18 @@ pub async fn load_examples() -> Result<Vec<ExampleRobot>, String> {
     interpret_examples(fetch_json("GET", "/api/examples", None, Body::Empty).await)
 }
 
-/// Keeps `session.console` on the inspected robot while `active`: empties it when another
+/// Keeps the console on the inspected robot while `active`: empties it when another
 /// robot is picked, then loads its history (`console` of `GET .../robots/{robot}`, which
 /// the server fills for the owner and the instructor) beneath the live lines; again after
 /// a reconnection, when lines may have been missed.
-pub fn keep_console(session: LabSession, active: Signal<bool>) {
+pub fn keep_console(active: Signal<bool>) {
+    let session = expect_context::<LabSession>();
+    let (inspector, console) = (expect_context::<InspectorState>(), expect_context::<ConsoleState>());
     effect(move |_| {
         let connected = session.is_connected();
-        let robot = if active.get() { session.inspected.get() } else { None };
-        if session.console.with_untracked(|c| c.robot() != robot.as_deref()) {
-            session.console.set(ConsoleBuffer::for_robot(robot.clone()));
+        let robot = if active.get() { inspector.inspected.get() } else { None };
+        if console.buffer.with_untracked(|c| c.robot() != robot.as_deref()) {
+            console.buffer.set(ConsoleBuffer::for_robot(robot.clone()));
         }
         let Some(robot) = robot.filter(|_| connected) else { return };
         let path = robot_api_path(&session.lab_id(), &robot, "");
@@ -85,7 +89,7 @@ pub fn keep_console(session: LabSession, active: Signal<bool>) {
                 return;
             };
             let history = report.console.unwrap_or_default();
-            session.console.maybe_update(|console| console.load_history(&robot, history));
+            console.buffer.maybe_update(|console| console.load_history(&robot, history));
         });
     });
 }

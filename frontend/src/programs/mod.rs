@@ -6,7 +6,9 @@
 //! highlighting), [`console_log`] (the console's lines: history merged with live ones,
 //! capped; how the program's status reads). Web only: `client` (the program requests,
 //! the examples, the console's history), `robot_upload` (the add-robot form, which also
-//! edits a robot's program) and `robot_console` (status, live lines, Restart / Stop /
+//! edits a robot's program; its sections `robot_description` and `program_editor`, the
+//! handles they share in `robot_form`, what it holds between openings in `robot_draft`),
+//! `state` (the console's lines) and `robot_console` (status, live lines, Restart / Stop /
 //! Edit program).
 
 pub mod console_log;
@@ -17,13 +19,27 @@ pub mod upload;
 #[cfg(target_arch = "wasm32")]
 mod client;
 #[cfg(target_arch = "wasm32")]
+mod program_editor;
+#[cfg(target_arch = "wasm32")]
 mod robot_console;
 #[cfg(target_arch = "wasm32")]
+mod robot_description;
+#[cfg(target_arch = "wasm32")]
+mod robot_draft;
+#[cfg(target_arch = "wasm32")]
+mod robot_form;
+#[cfg(target_arch = "wasm32")]
 mod robot_upload;
+#[cfg(target_arch = "wasm32")]
+mod state;
 
 #[cfg(target_arch = "wasm32")]
 pub(crate) use self::client::keep_console;
 #[cfg(target_arch = "wasm32")]
 pub(crate) use self::robot_console::RobotConsole;
 #[cfg(target_arch = "wasm32")]
-pub(crate) use self::robot_upload::{RobotDraft, RobotUpload, RobotUploadOpen};
+pub(crate) use self::robot_draft::{RobotDraft, RobotUploadOpen};
+#[cfg(target_arch = "wasm32")]
+pub(crate) use self::robot_upload::RobotUpload;
+#[cfg(target_arch = "wasm32")]
+pub(crate) use self::state::ConsoleState;

@@ -1,21 +1,24 @@
 //! The console of the inspected robot, for its owner and the instructor: the program's status (why it stopped, in full; a warning badge while it answers late), its live output, and Restart / Stop / Edit program.
 //!
 //! Program output is shown through text nodes only, never as HTML. The lines come from
-//! `session.console` (history, then live `Console` messages; see `programs::client::keep_console`).
+//! [`super::ConsoleState`] (history, then live `Console` messages; see `programs::client::keep_console`).
 
 use leptos::html::Div;
 use leptos::prelude::*;
 use vlab_protocol::permissions::Action;
 use vlab_protocol::{ProgramState, ProgramStatus};
 
+use super::ConsoleState;
 use super::client::{load_program, program_action};
 use super::console_log::{
     LATE_TITLE, late_badge, line_stamp, may_restart, may_stop, opens_a_run, remote_command, remote_note, source_tag,
     state_word, status_headline,
 };
-use super::robot_upload::{RobotDraft, RobotUploadOpen};
 use super::upload::{ProgramFile, program_from_source};
+use super::{RobotDraft, RobotUploadOpen};
+use crate::classroom::ClassState;
 use crate::connection::LabSession;
+use crate::inspector::InspectorState;
 use crate::ui::{ForEach, When, effect, memo};
 
 /// How close to the bottom (pixels) still counts as "reading the newest lines".
@@ -25,27 +28,32 @@ const STICK_TO_BOTTOM_PX: i32 = 24;
 #[component]
 pub fn RobotConsole() -> impl IntoView {
     let session = expect_context::<LabSession>();
+    let inspector = expect_context::<InspectorState>();
+    let class = expect_context::<ClassState>();
+    let console = expect_context::<ConsoleState>();
     let draft = expect_context::<RobotDraft>();
     let upload_open = expect_context::<RobotUploadOpen>().0;
     let busy = RwSignal::new(false);
     let scroller = NodeRef::<Div>::new();
     let stick = StoredValue::new(true);
 
-    let status = move || session.robot_report.with(|r| r.as_ref().map(|r| r.program.clone()));
+    let status = move || inspector.robot_report.with(|r| r.as_ref().map(|r| r.program.clone()));
     let state = move || status().map_or(ProgramState::None, |s: ProgramStatus| s.state);
     let message = move || status().and_then(|s| s.message).filter(|m| !m.trim().is_empty());
     // Reports come ten times a second: the badge changes only when its text does.
-    let late = memo(move |_| session.robot_report.with(|r| r.as_ref().and_then(|r| late_badge(&r.program))));
-    let may = move |action: Action| session.inspected.get().is_some_and(|robot| session.may_on(action, &robot));
+    let late = memo(move |_| inspector.robot_report.with(|r| r.as_ref().and_then(|r| late_badge(&r.program))));
+    let may = move |action: Action| inspector.inspected.get().is_some_and(|robot| class.may_on(action, &robot));
 
     // Newest lines in view, unless the reader scrolled up to older ones.
     effect(move |_| {
-        session.console.track();
+        console.buffer.track();
         if !stick.get_value() {
             return;
         }
+        // By the next frame the console may be gone (another robot picked, one whose
+        // console this page may not read): then there is nothing to scroll.
         request_animation_frame(move || {
-            if let Some(element) = scroller.get_untracked() {
+            if let Some(element) = scroller.try_get_untracked().flatten() {
                 element.set_scroll_top(element.scroll_height());
             }
         });
@@ -58,12 +66,12 @@ pub fn RobotConsole() -> impl IntoView {
     };
 
     let act = move |what: &'static str| {
-        let Some(robot) = session.inspected.get_untracked() else { return };
+        let Some(robot) = inspector.inspected.get_untracked() else { return };
         let (lab, token) = (session.lab_id(), session.token());
         busy.set(true);
         leptos::task::spawn_local(async move {
             match program_action(&lab, &robot, token.as_deref(), what).await {
-                Ok(status) => session.robot_report.update(|report| {
+                Ok(status) => inspector.robot_report.update(|report| {
                     if let Some(report) = report.as_mut().filter(|r| r.name == robot) {
                         report.program = status;
                     }
@@ -75,7 +83,7 @@ pub fn RobotConsole() -> impl IntoView {
     };
 
     let edit = move || {
-        let Some(robot) = session.inspected.get_untracked() else { return };
+        let Some(robot) = inspector.inspected.get_untracked() else { return };
         let (lab, token) = (session.lab_id(), session.token());
         busy.set(true);
         leptos::task::spawn_local(async move {
@@ -99,13 +107,13 @@ pub fn RobotConsole() -> impl IntoView {
 
     // The whole command line, token included: only its owner and the instructor see it.
     let remote_line = move || {
-        let robot = session.inspected.get()?;
+        let robot = inspector.inspected.get()?;
         let origin = leptos::prelude::window().location().origin().unwrap_or_default();
         Some(remote_command(&origin, &session.lab_id(), &session.token()?, &robot))
     };
 
     let lines = move || {
-        session.console.with(|console| {
+        console.buffer.with(|console| {
             console
                 .lines()
                 .enumerate()
@@ -172,16 +180,16 @@ pub fn RobotConsole() -> impl IntoView {
             <div
                 class="console-lines"
                 data-testid="console-lines"
-                data-count=move || session.console.with(|c| c.len())
+                data-count=move || console.buffer.with(|c| c.len())
                 node_ref=scroller
                 on:scroll=on_scroll
             >
-                <When when=move || session.console.with(|c| c.dropped() > 0)>
+                <When when=move || console.buffer.with(|c| c.dropped() > 0)>
                     <div class="console-dropped">
-                        {move || format!("… {} older lines not shown", session.console.with(|c| c.dropped()))}
+                        {move || format!("… {} older lines not shown", console.buffer.with(|c| c.dropped()))}
                     </div>
                 </When>
-                <When when=move || session.console.with(|c| c.is_empty())>
+                <When when=move || console.buffer.with(|c| c.is_empty())>
                     <div class="console-empty">"No output yet."</div>
                 </When>
                 <ForEach each=lines key=|(seq, _)| *seq let:entry>

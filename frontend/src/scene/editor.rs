@@ -9,10 +9,11 @@ use wasm_bindgen::JsCast;
 use web_sys::HtmlInputElement;
 
 use super::result::SceneResult;
+use super::syntax::highlight_html;
 use crate::connection::LabSession;
 use crate::scene::client::{SceneDraft, read_files, upload};
-use crate::scene::upload::{UploadOutcome, caret_offset_utf16, editor_line, sort_picked_files};
-use crate::ui::{CodeEditor, CodeEditorRefs, ForEach};
+use crate::scene::upload::{UploadOutcome, caret_offset_utf16, editor_line, file_names, sort_picked_files};
+use crate::ui::{AttachedFiles, CodeEditor, CodeEditorRefs};
 
 /// The side panel; render it only for the instructor.
 #[component]
@@ -20,6 +21,7 @@ pub fn SceneEditor() -> impl IntoView {
     let session = expect_context::<LabSession>();
     let draft = expect_context::<SceneDraft>();
     let refs = CodeEditorRefs::new();
+    let highlighted = Signal::derive(move || draft.text.with(|text| highlight_html(text)));
 
     let include_names = move || draft.includes.with(|files| files.iter().map(|f| f.name.clone()).collect::<Vec<_>>());
     let line_of =
@@ -129,23 +131,12 @@ pub fn SceneEditor() -> impl IntoView {
                         on:change=pick_files
                     />
                 </label>
-                <ul class="attached">
-                    <ForEach each=move || draft.includes.get() key=|file| file.name.clone() let:file>
-                        <li class="chip attached-file" title=format!("sent along as {}", file.name)>
-                            <span>{file.name.clone()}</span>
-                            <button
-                                class="chip-remove"
-                                aria-label=format!("do not send {}", file.name)
-                                on:click={
-                                    let name = file.name.clone();
-                                    move |_| draft.includes.update(|files| files.retain(|f| f.name != name))
-                                }
-                            ></button>
-                        </li>
-                    </ForEach>
-                </ul>
+                <AttachedFiles
+                    names=Signal::derive(move || draft.includes.with(|files| file_names(files)))
+                    on_remove=Callback::new(move |name: String| draft.includes.update(|files| files.retain(|f| f.name != name)))
+                />
             </div>
-            <CodeEditor text=draft.text error_line=error_line refs=refs on_submit=insert />
+            <CodeEditor text=draft.text highlighted=highlighted error_line=error_line refs=refs on_submit=insert />
             <div class="panel-actions">
                 <button
                     class="btn btn-primary"

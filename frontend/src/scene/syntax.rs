@@ -186,16 +186,6 @@ fn escape_into(html: &mut String, text: &str) {
     }
 }
 
-/// Lines in `text` as an editor counts them: an empty text has one, a final newline starts another.
-pub fn line_count(text: &str) -> usize {
-    text.split('\n').count()
-}
-
-/// Characters in the longest line (to size the editor's width).
-pub fn longest_line_chars(text: &str) -> usize {
-    text.split('\n').map(|line| line.chars().count()).max().unwrap_or(0)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -276,13 +266,5 @@ mod tests {
         assert_eq!(highlight_html("num x;\n"), "<span class=\"tok-kw\">num</span> x;\n ");
         assert_eq!(highlight_html("\"<b>\""), "<span class=\"tok-str\">\"&lt;b&gt;\"</span>");
         assert_eq!(highlight_html(""), " ");
-    }
-
-    #[test]
-    fn counts_lines_and_widths_like_an_editor() {
-        assert_eq!(line_count(""), 1);
-        assert_eq!(line_count("a\nb"), 2);
-        assert_eq!(line_count("a\nb\n"), 3);
-        assert_eq!(longest_line_chars("ab\nçççç\n"), 4);
     }
 }

@@ -111,7 +111,7 @@ pub fn editor_line(message: &SourceMessage, includes: &[String], text: &str) -> 
     if includes.contains(&message.file) {
         return None;
     }
-    let lines = crate::scene::syntax::line_count(text) as u32;
+    let lines = crate::ui::text_lines::line_count(text) as u32;
     Some(message.line.clamp(1, lines))
 }
 
@@ -141,6 +141,11 @@ pub struct PickedFile {
     pub name: String,
     /// Its content.
     pub content: FileContent,
+}
+
+/// The names of `files`, in order: the chips of the files sent along.
+pub fn file_names(files: &[PickedFile]) -> Vec<String> {
+    files.iter().map(|file| file.name.clone()).collect()
 }
 
 /// What a picked file holds: text (scenes, programs, URDF, OBJ) or bytes (binary STL,
@@ -245,6 +250,12 @@ mod tests {
 
     fn message(file: &str, line: u32, col: u32, text: &str) -> SourceMessage {
         SourceMessage { file: file.into(), line, col, message: text.into() }
+    }
+
+    #[test]
+    fn the_chips_name_the_files_sent_along_in_order() {
+        let files = [PickedFile::text("b.vlab", ""), PickedFile::text("a.rhai", "")];
+        assert_eq!(file_names(&files), ["b.vlab", "a.rhai"]);
     }
 
     #[test]

@@ -2,7 +2,7 @@
 
 use leptos::prelude::*;
 
-use crate::connection::LabSession;
+use super::TimelineState;
 use crate::timeline::replay::Replay;
 use crate::timeline::time_text::clock_text;
 use crate::ui::When;
@@ -11,9 +11,9 @@ use crate::ui::When;
 /// time out (the timeline shows it at its thumb).
 #[component]
 pub fn ReplayBadge(testid: &'static str, #[prop(optional)] compact: bool) -> impl IntoView {
-    let session = expect_context::<LabSession>();
-    let seeking = move || session.replay.with(Replay::is_seeking);
-    let shown = move || session.replay.with(Replay::shown);
+    let timeline = expect_context::<TimelineState>();
+    let seeking = move || timeline.replay.with(Replay::is_seeking);
+    let shown = move || timeline.replay.with(Replay::shown);
     let text = move || match shown() {
         Some(shown) if compact => format!("Replay — step {}", shown.step),
         Some(shown) => format!("Replay — step {}, t = {}", shown.step, clock_text(shown.time)),

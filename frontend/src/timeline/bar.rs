@@ -9,10 +9,12 @@ use std::time::Duration;
 use leptos::prelude::*;
 use web_sys::{Event, HtmlInputElement, KeyboardEvent};
 
+use super::TimelineState;
 use super::badge::ReplayBadge;
 use super::rewind_controls::{RewindButton, RewindConfirm, RewindUi};
-use super::seek::{go_live, send_seek};
+use super::seek::Seeker;
 use crate::connection::LabSession;
+use crate::inspector::InspectorState;
 use crate::timeline::replay::{Replay, Target};
 use crate::timeline::span::{DEFAULT_DT_SECS, LiveEnd, Span, run_choices};
 use crate::timeline::throttle::Throttle;
@@ -26,6 +28,9 @@ const SEEK_INTERVAL_MS: f64 = 100.0;
 #[component]
 pub fn TimelineBar() -> impl IntoView {
     let session = expect_context::<LabSession>();
+    let timeline = expect_context::<TimelineState>();
+    let inspector = expect_context::<InspectorState>();
+    let seeker = Seeker::from_context();
     let throttle = StoredValue::new(Throttle::<Target>::new(SEEK_INTERVAL_MS));
     let flush_scheduled = StoredValue::new(false);
 
@@ -35,20 +40,20 @@ pub fn TimelineBar() -> impl IntoView {
         LiveEnd { step: clock.step, time: clock.time_secs, dt_secs }
     };
     // The run the slider covers: the one a moment is asked of, else the current one.
-    let run = memo(move |_| session.replay.with(|replay| replay.target().and_then(|t| t.run)));
+    let run = memo(move |_| timeline.replay.with(|replay| replay.target().and_then(|t| t.run)));
     let span = memo(move |_| {
         let live = live_end();
-        session.recording.with(|summary| {
+        timeline.recording.with(|summary| {
             let summary = summary.as_ref()?;
             Span::of(summary, run.get(), live).or_else(|| Span::of(summary, None, live))
         })
     });
-    let choices = memo(move |_| session.recording.with(|s| s.as_ref().map(run_choices).unwrap_or_default()));
-    let seeking = memo(move |_| session.replay.with(Replay::is_seeking));
+    let choices = memo(move |_| timeline.recording.with(|s| s.as_ref().map(run_choices).unwrap_or_default()));
+    let seeking = memo(move |_| timeline.replay.with(Replay::is_seeking));
     // The thumb: the step asked while seeking, the live end otherwise.
     let value = move || {
         let span = span.get()?;
-        Some(session.replay.with(Replay::target).map_or(span.last, |t| span.clamp(t.step)))
+        Some(timeline.replay.with(Replay::target).map_or(span.last, |t| span.clamp(t.step)))
     };
     let thumb_time = move || span.get().zip(value()).map(|(span, step)| clock_text(span.time_at(step)));
     let live_time = move || clock_text(session.clock.with(|clock| clock.time_secs));
@@ -59,7 +64,7 @@ pub fn TimelineBar() -> impl IntoView {
             return;
         }
         flush_scheduled.set_value(true);
-        flush_later(session, throttle, flush_scheduled, wait_ms);
+        flush_later(seeker, throttle, flush_scheduled, wait_ms);
     };
     let read_slider = move |event: &Event| -> Option<(Target, bool)> {
         let input: HtmlInputElement = event_target(event);
@@ -73,15 +78,15 @@ pub fn TimelineBar() -> impl IntoView {
         let Some((target, _)) = read_slider(&event) else { return };
         let now = now_ms();
         match throttle.try_update_value(|t| t.offer(now, target)).flatten() {
-            Some(target) => send_seek(session, target),
+            Some(target) => seeker.seek(target),
             None => schedule_flush(throttle.with_value(|t| t.due_in(now)).unwrap_or(0.0)),
         }
     };
     let back_to_live = move || {
         throttle.update_value(Throttle::cancel);
-        go_live(session);
+        seeker.go_live();
     };
-    let rewind = RewindUi::new(session);
+    let rewind = RewindUi::new();
     let on_change = move |event: Event| {
         let Some((target, at_end)) = read_slider(&event) else { return };
         // Let go at the live end of the current run: that is the live lab.
@@ -90,7 +95,7 @@ pub fn TimelineBar() -> impl IntoView {
             return;
         }
         if let Some(target) = throttle.try_update_value(|t| t.finish(now_ms(), target)).flatten() {
-            send_seek(session, target);
+            seeker.seek(target);
         }
     };
     let on_keydown = move |event: KeyboardEvent| {
@@ -106,21 +111,21 @@ pub fn TimelineBar() -> impl IntoView {
             back_to_live();
             return;
         }
-        let first = session.recording.with_untracked(|summary| {
+        let first = timeline.recording.with_untracked(|summary| {
             summary.as_ref().and_then(|s| s.runs.iter().find(|r| r.run == picked).map(|r| r.first_step))
         });
         throttle.update_value(Throttle::cancel);
         // An earlier run opens at its start (its first step still kept).
-        send_seek(session, Target { run: Some(picked), step: first.unwrap_or(0) });
+        seeker.seek(Target { run: Some(picked), step: first.unwrap_or(0) });
     };
     let note = move || span.get().and_then(|span| span.dropped_note());
     // Another robot picked while a moment is shown: the same moment, with its readings.
     effect(move |previous: Option<Option<String>>| {
-        let picked = session.inspected.get();
+        let picked = inspector.inspected.get();
         if previous.is_some_and(|previous| previous != picked)
-            && let Some(target) = session.replay.with_untracked(Replay::target)
+            && let Some(target) = timeline.replay.with_untracked(Replay::target)
         {
-            send_seek(session, target);
+            seeker.seek(target);
         }
         picked
     });
@@ -132,7 +137,7 @@ pub fn TimelineBar() -> impl IntoView {
                 class="timeline"
                 class:is-seeking=move || seeking.get()
                 data-testid="timeline"
-                data-phase=move || session.replay.with(|r| r.phase().name())
+                data-phase=move || timeline.replay.with(|r| r.phase().name())
                 data-first=move || span.get().map(|s| s.first.to_string()).unwrap_or_default()
                 data-last=move || span.get().map(|s| s.last.to_string()).unwrap_or_default()
                 data-run=move || shown_run().map(|r| r.to_string()).unwrap_or_default()
@@ -214,21 +219,16 @@ pub fn TimelineBar() -> impl IntoView {
 
 /// Sends the seek the throttle held back once its interval is over (again later if the
 /// timer fired early).
-fn flush_later(
-    session: LabSession,
-    throttle: StoredValue<Throttle<Target>>,
-    scheduled: StoredValue<bool>,
-    wait_ms: f64,
-) {
+fn flush_later(seeker: Seeker, throttle: StoredValue<Throttle<Target>>, scheduled: StoredValue<bool>, wait_ms: f64) {
     set_timeout(
         move || {
             let now = now_ms();
             let Some(sent) = throttle.try_update_value(|t| t.flush(now)) else { return };
             if let Some(target) = sent {
-                send_seek(session, target);
+                seeker.seek(target);
             }
             match throttle.with_value(|t| t.due_in(now)) {
-                Some(wait_ms) => flush_later(session, throttle, scheduled, wait_ms),
+                Some(wait_ms) => flush_later(seeker, throttle, scheduled, wait_ms),
                 None => scheduled.set_value(false),
             }
         },

@@ -8,8 +8,11 @@
 use leptos::prelude::*;
 use vlab_protocol::permissions::Action;
 
+use super::TimelineState;
 use crate::api::{error_sentence, fetch_blob};
+use crate::classroom::ClassState;
 use crate::connection::LabSession;
+use crate::inspector::InspectorState;
 use crate::timeline::exports::{ExportFormat, ExportScope, ExportSpan, export_file_name, export_url};
 use crate::timeline::replay::Replay;
 use crate::timeline::span::first_kept_step;
@@ -19,9 +22,10 @@ use crate::ui::browser::save_blob;
 /// The picked robot's downloads, for those who may export its recording.
 #[component]
 pub fn RobotDownloads() -> impl IntoView {
-    let session = expect_context::<LabSession>();
-    let may = move || session.inspected.get().is_some_and(|robot| session.may_on(Action::ExportRobotRecording, &robot));
-    let scope = Signal::derive(move || session.inspected.get().map(ExportScope::Robot));
+    let inspector = expect_context::<InspectorState>();
+    let class = expect_context::<ClassState>();
+    let may = move || inspector.inspected.get().is_some_and(|robot| class.may_on(Action::ExportRobotRecording, &robot));
+    let scope = Signal::derive(move || inspector.inspected.get().map(ExportScope::Robot));
     view! {
         <When when=may>
             <Downloads scope title="Recording" testid="robot-downloads" />
@@ -32,10 +36,10 @@ pub fn RobotDownloads() -> impl IntoView {
 /// The whole lab's downloads, for those who may export the lab's recording.
 #[component]
 pub fn LabDownloads() -> impl IntoView {
-    let session = expect_context::<LabSession>();
+    let class = expect_context::<ClassState>();
     let scope = Signal::derive(|| Some(ExportScope::Lab));
     view! {
-        <When when=move || session.may(Action::ExportRecording)>
+        <When when=move || class.may(Action::ExportRecording)>
             <Downloads scope title="Recording of the lab" testid="lab-downloads" />
         </When>
     }
@@ -46,13 +50,14 @@ pub fn LabDownloads() -> impl IntoView {
 #[component]
 fn Downloads(scope: Signal<Option<ExportScope>>, title: &'static str, testid: &'static str) -> impl IntoView {
     let session = expect_context::<LabSession>();
+    let timeline = expect_context::<TimelineState>();
     let up_to_moment = RwSignal::new(true);
     let error = RwSignal::new(None::<String>);
     let busy = RwSignal::new(false);
-    let shown = move || session.replay.with(Replay::shown);
+    let shown = move || timeline.replay.with(Replay::shown);
     // The run on screen: the moment's while seeking, the current one otherwise.
     let span = move || -> Option<ExportSpan> {
-        session.recording.with(|summary| {
+        timeline.recording.with(|summary| {
             let summary = summary.as_ref()?;
             Some(match shown() {
                 Some(shown) if up_to_moment.get() => {

@@ -32,6 +32,8 @@ pub(crate) mod moment;
 mod rewind_controls;
 #[cfg(target_arch = "wasm32")]
 pub(crate) mod seek;
+#[cfg(target_arch = "wasm32")]
+mod state;
 
 #[cfg(target_arch = "wasm32")]
 pub(crate) use self::badge::ReplayBadge;
@@ -39,3 +41,5 @@ pub(crate) use self::badge::ReplayBadge;
 pub(crate) use self::bar::TimelineBar;
 #[cfg(target_arch = "wasm32")]
 pub(crate) use self::downloads::{LabDownloads, RobotDownloads};
+#[cfg(target_arch = "wasm32")]
+pub(crate) use self::state::TimelineState;

@@ -8,7 +8,9 @@ use leptos::prelude::*;
 use vlab_protocol::LabState;
 use vlab_protocol::permissions::Action;
 
+use super::TimelineState;
 use crate::api::{error_sentence, fetch_json};
+use crate::classroom::ClassState;
 use crate::connection::LabSession;
 use crate::timeline::replay::Replay;
 use crate::timeline::rewind::{RewindPoint, confirm_text, rewind_point, rewind_request};
@@ -28,12 +30,13 @@ pub struct RewindUi {
 }
 
 impl RewindUi {
-    /// The rewind of `session`'s page: the confirm row closes when the moment shown
-    /// changes, and the refusal goes when the page is live again.
-    pub fn new(session: LabSession) -> RewindUi {
+    /// The rewind of this page: the confirm row closes when the moment shown changes,
+    /// and the refusal goes when the page is live again.
+    pub fn new() -> RewindUi {
+        let (class, timeline) = (expect_context::<ClassState>(), expect_context::<TimelineState>());
         let point = memo(move |_| {
-            let current_run = session.recording.with(|summary| summary.as_ref().map(|s| s.run));
-            rewind_point(session.may(Action::ControlTime), session.replay.with(Replay::shown), current_run)
+            let current_run = timeline.recording.with(|summary| summary.as_ref().map(|s| s.run));
+            rewind_point(class.may(Action::ControlTime), timeline.replay.with(Replay::shown), current_run)
         });
         let ui =
             RewindUi { point, confirming: RwSignal::new(None), busy: RwSignal::new(false), error: RwSignal::new(None) };
@@ -45,7 +48,7 @@ impl RewindUi {
             if ui.confirming.get_untracked().is_some_and(|asked| Some(asked) != point) {
                 ui.confirming.set(None);
             }
-            if point.is_none() && session.replay.with_untracked(|r| !r.is_seeking()) {
+            if point.is_none() && timeline.replay.with_untracked(|r| !r.is_seeking()) {
                 ui.error.set(None);
             }
         });

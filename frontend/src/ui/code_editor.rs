@@ -1,16 +1,15 @@
-//! A small code editor for `.vlab` and Python text: a plain textarea over a highlighted copy of its text, with a line-number gutter.
+//! A small code editor: a plain textarea over a highlighted copy of its text, with a line-number gutter.
 //!
 //! The textarea keeps all the editing (caret, selection, undo, IME, copy-paste) and is
-//! drawn with transparent text; the `<pre>` under it shows the same text coloured by
-//! [`crate::scene::syntax`] or [`crate::programs::python_syntax`]. Neither scrolls on its own: both grow with the text inside
-//! one scrolling box, so they can never drift apart.
+//! drawn with transparent text; the `<pre>` under it shows the same text as the HTML the
+//! caller colours it into (with its language's highlighter). Neither scrolls on its own:
+//! both grow with the text inside one scrolling box, so they can never drift apart.
 
 use leptos::html::{Div, Textarea};
 use leptos::prelude::*;
 
-use crate::programs::upload::EditorSyntax;
-use crate::scene::syntax::{line_count, longest_line_chars};
-use crate::ui::memo;
+use super::memo;
+use super::text_lines::{line_count, longest_line_chars};
 
 /// Height of one line in pixels: the CSS `line-height` of `.code-editor` (keep them equal).
 pub const LINE_HEIGHT_PX: i32 = 20;
@@ -53,9 +52,9 @@ pub fn CodeEditor(
     #[prop(into)] error_line: Signal<Option<u32>>,
     refs: CodeEditorRefs,
     on_submit: Callback<()>,
-    /// How the text is coloured.
-    #[prop(into, default = Signal::stored(EditorSyntax::Vlab))]
-    syntax: Signal<EditorSyntax>,
+    /// The text as coloured HTML (escaped, each token in its class's `<span>`).
+    #[prop(into)]
+    highlighted: Signal<String>,
     /// Prefix of the `data-testid`s.
     #[prop(default = "scene")]
     testid: &'static str,
@@ -104,10 +103,7 @@ pub fn CodeEditor(
                                 }
                             })
                     }}
-                    <pre class="code-highlight" aria-hidden="true" inner_html=move || {
-                            let syntax = syntax.get();
-                            text.with(|t| syntax.highlight_html(t))
-                        }></pre>
+                    <pre class="code-highlight" aria-hidden="true" inner_html=move || highlighted.get()></pre>
                     <textarea
                         class="code-input"
                         data-testid=format!("{testid}-source")

@@ -7,7 +7,8 @@ use leptos::html::Div;
 use leptos::prelude::*;
 use web_sys::{Element, HtmlDivElement};
 
-use crate::connection::LabSession;
+use super::ViewState;
+use crate::inspector::InspectorState;
 use crate::ui::{ForEach, memo};
 use crate::view3d::belief_shapes::belief_shapes;
 use crate::view3d::orbit_camera::OrbitCamera;
@@ -16,16 +17,18 @@ use crate::view3d::screen::{Viewport, on_viewport, project};
 /// How far beyond the canvas's edges a text may still be placed, CSS pixels.
 const EDGE_MARGIN_PX: f32 = 60.0;
 
-/// A label per text of `session.belief`, hidden with the "Beliefs" checkbox.
+/// A label per text of the inspector's `belief`, hidden with the "Beliefs" checkbox.
 #[component]
 pub fn BeliefLabels(container: NodeRef<Div>) -> impl IntoView {
-    let session = expect_context::<LabSession>();
-    let texts = memo(move |_| session.belief.with(|b| b.as_ref().map(|b| belief_shapes(b).texts).unwrap_or_default()));
+    let inspector = expect_context::<InspectorState>();
+    let view = expect_context::<ViewState>();
+    let texts =
+        memo(move |_| inspector.belief.with(|b| b.as_ref().map(|b| belief_shapes(b).texts).unwrap_or_default()));
     let numbered = move || texts.get().into_iter().enumerate().collect::<Vec<_>>();
     view! {
         <div
             class="robot-labels belief-labels"
-            class:is-hidden=move || !session.view_options.get().beliefs
+            class:is-hidden=move || !view.view_options.get().beliefs
             data-testid="belief-labels"
             node_ref=container
             aria-hidden="true"

@@ -4,11 +4,12 @@ use leptos::html::{Canvas, Div};
 use leptos::prelude::*;
 use web_sys::{PointerEvent, WheelEvent};
 
+use super::ViewState;
 use super::belief_labels::BeliefLabels;
 use super::render_loop::{RenderLoop, ViewCamera, ViewInputs};
 use super::robot_labels::RobotLabels;
 use super::view_toggles::ViewToggles;
-use crate::connection::LabSession;
+use crate::inspector::InspectorState;
 use crate::ui::{When, effect};
 use crate::view3d::picking::{is_click, pick_robot};
 use crate::view3d::screen::{Viewport, pixel_ray};
@@ -41,7 +42,8 @@ struct Drag {
 /// `data-trail-points` and `data-drawings` let tests see what it drew.
 #[component]
 pub fn LabCanvas() -> impl IntoView {
-    let session = expect_context::<LabSession>();
+    let view = expect_context::<ViewState>();
+    let inspector = expect_context::<InspectorState>();
     let canvas_ref = NodeRef::<Canvas>::new();
     let camera = StoredValue::new(ViewCamera::default());
     let drag = StoredValue::new(None::<Drag>);
@@ -57,12 +59,12 @@ pub fn LabCanvas() -> impl IntoView {
             return;
         }
         let inputs = ViewInputs {
-            world: session.world,
+            world: view.world,
             camera,
-            follow: session.follow,
-            picked: session.inspected,
-            overlay: session.overlay,
-            options: session.view_options,
+            follow: view.follow,
+            picked: inspector.inspected,
+            overlay: inspector.overlay,
+            options: view.view_options,
             labels,
             belief_labels,
         };
@@ -121,8 +123,8 @@ pub fn LabCanvas() -> impl IntoView {
             let viewport = Viewport { width: canvas.client_width() as f32, height: canvas.client_height() as f32 };
             let orbit = camera.with_value(|camera| camera.orbit);
             let ray = pixel_ray(&orbit, viewport, event.offset_x() as f32, event.offset_y() as f32);
-            if let Some(robot) = session.world.with_value(|world| pick_robot(world, &ray, orbit.eye(), orbit.target)) {
-                session.inspect(Some(robot));
+            if let Some(robot) = view.world.with_value(|world| pick_robot(world, &ray, orbit.eye(), orbit.target)) {
+                inspector.inspect(Some(robot));
             }
         }
     };
@@ -144,11 +146,11 @@ pub fn LabCanvas() -> impl IntoView {
             <canvas
                 class="lab-canvas"
                 data-testid="lab-canvas"
-                data-bodies=move || session.body_count.get().to_string()
+                data-bodies=move || view.body_count.get().to_string()
                 data-frames-drawn="0"
                 data-quality="0"
                 data-lighting="even"
-                data-picked=move || session.inspected.get().unwrap_or_default()
+                data-picked=move || inspector.inspected.get().unwrap_or_default()
                 aria-label="3D view of the lab: click a robot to inspect it, drag to orbit, right-drag or shift-drag to pan, wheel to zoom, double-click to reframe"
                 node_ref=canvas_ref
                 on:pointerdown=on_pointer_down
@@ -156,9 +158,9 @@ pub fn LabCanvas() -> impl IntoView {
                 on:pointerup=on_pointer_end
                 on:pointercancel=on_pointer_end
                 on:wheel=on_wheel
-                data-follow=move || session.follow.get().unwrap_or_default()
+                data-follow=move || view.follow.get().unwrap_or_default()
                 on:dblclick=move |_| {
-                    session.follow.set(None);
+                    view.follow.set(None);
                     camera.update_value(ViewCamera::reframe);
                 }
                 on:contextmenu=|event| event.prevent_default()
@@ -174,8 +176,8 @@ pub fn LabCanvas() -> impl IntoView {
                 on:click=move |_| {
                     let Some(canvas) = canvas_ref.get_untracked() else { return };
                     let aspect = canvas.client_width().max(1) as f32 / canvas.client_height().max(1) as f32;
-                    if let Some(bounds) = session.world.with_value(World::framing_bounds) {
-                        session.follow.set(None);
+                    if let Some(bounds) = view.world.with_value(World::framing_bounds) {
+                        view.follow.set(None);
                         camera.update_value(|camera| camera.look_from_above(bounds, aspect));
                     }
                 }

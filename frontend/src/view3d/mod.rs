@@ -50,7 +50,11 @@ mod renderer;
 #[cfg(target_arch = "wasm32")]
 mod robot_labels;
 #[cfg(target_arch = "wasm32")]
+mod state;
+#[cfg(target_arch = "wasm32")]
 mod view_toggles;
 
 #[cfg(target_arch = "wasm32")]
 pub(crate) use self::lab_canvas::LabCanvas;
+#[cfg(target_arch = "wasm32")]
+pub(crate) use self::state::ViewState;

@@ -11,7 +11,9 @@ use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 use web_sys::{Element, HtmlDivElement, HtmlElement};
 
-use crate::connection::LabSession;
+use super::ViewState;
+use crate::classroom::ClassState;
+use crate::inspector::InspectorState;
 use crate::ui::{ForEachName, memo};
 use crate::view3d::labels::{lifts, owner_text, place_label};
 use crate::view3d::orbit_camera::OrbitCamera;
@@ -27,24 +29,26 @@ const LABEL_GAP_PX: u32 = 8;
 /// canvas's corner): where a click picks it.
 #[component]
 pub fn RobotLabels(container: NodeRef<Div>) -> impl IntoView {
-    let session = expect_context::<LabSession>();
+    let view = expect_context::<ViewState>();
+    let inspector = expect_context::<InspectorState>();
+    let class = expect_context::<ClassState>();
     view! {
         <div
             class="robot-labels"
-            class:is-hidden=move || !session.view_options.get().labels
+            class:is-hidden=move || !view.view_options.get().labels
             data-testid="robot-labels"
             node_ref=container
             aria-hidden="true"
         >
-            <ForEachName each=move || session.robots.get() let:name>
+            <ForEachName each=move || inspector.robots.get() let:name>
                 {
                     let owner = {
                         let name = name.clone();
-                        memo(move |_| session.participants.with(|people| owner_text(&name, people)))
+                        memo(move |_| class.participants.with(|people| owner_text(&name, people)))
                     };
                     let picked = {
                         let name = name.clone();
-                        move || session.inspected.with(|robot| robot.as_ref() == Some(&name))
+                        move || inspector.inspected.with(|robot| robot.as_ref() == Some(&name))
                     };
                     view! {
                         <div

@@ -2,14 +2,14 @@
 
 use leptos::prelude::*;
 
-use crate::connection::LabSession;
+use super::ViewState;
 use crate::view3d::overlay::ViewOptions;
 
-/// "Labels", "Rays", "Trails" and "Beliefs", bound to `session.view_options`.
+/// "Labels", "Rays", "Trails" and "Beliefs", bound to the view's `view_options`.
 #[component]
 pub fn ViewToggles() -> impl IntoView {
-    let session = expect_context::<LabSession>();
-    let options = session.view_options;
+    let view = expect_context::<ViewState>();
+    let options = view.view_options;
     let toggle = move |testid: &'static str,
                        text: &'static str,
                        hint: &'static str,

@@ -102,6 +102,16 @@ impl LabRobots<'_> {
         if reset { Ok(()) } else { Err(self.lab.no_robot(robot)) }
     }
 
+    /// Moves the start robot `robot` is put back at to `position` (turned to `heading`,
+    /// if given); the robot stays where it is until it is reset.
+    pub async fn set_start(self, robot: &str, position: [f32; 3], heading: Option<f32>) -> Result<(), LabError> {
+        let set = self
+            .lab
+            .request(|reply| LabCommand::SetStart { robot: robot.to_owned(), position, heading, reply })
+            .await??;
+        if set { Ok(()) } else { Err(self.lab.no_robot(robot)) }
+    }
+
     /// Moves body or robot `name` to `position` (turned to `heading`, if given), at rest.
     pub async fn move_object(self, name: &str, position: [f32; 3], heading: Option<f32>) -> Result<(), LabError> {
         let moved =

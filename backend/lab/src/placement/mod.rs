@@ -1,6 +1,6 @@
 //! Where things may be put in a lab: over something fixed ([`ground`]) and clear of every
-//! other body ([`clear`]). One check for robots inserted, bodies moved and a robot put back
-//! at its start, made on the lab's thread as the change is made, so changes sent at once
+//! other body ([`clear`]). One check for robots inserted, bodies moved, a robot put back
+//! at its start and a robot's start moved, made on the lab's thread as the change is made, so changes sent at once
 //! cannot pass it together; a refusal changes nothing and says where it would fit. A
 //! robot whose description leaves its start to the lab gets one that passes it
 //! ([`start`]).
@@ -48,6 +48,18 @@ pub fn check_move(model: &SceneModel, world: &World, bodies: &[BodyIndex], poses
     ground.check(&what, main_pose.position)?;
     let placed = solids_at(bodies.iter().map(|&i| &model.bodies[i]).zip(poses));
     Ok(Obstacles::of(model, world, bodies, false).check(&what, &placed, main_pose.position, &ground)?)
+}
+
+/// Whether a robot's start may move to `poses` (its bodies `bodies`, the main one
+/// first): over something fixed, clear of every other body where it is now and of every
+/// other moving body where it starts, so a reset never stacks it on anything.
+pub fn check_start(model: &SceneModel, world: &World, bodies: &[BodyIndex], poses: &[Pose]) -> Result<(), Misplaced> {
+    let (Some(&main), Some(main_pose)) = (bodies.first(), poses.first()) else { return Ok(()) };
+    let what = format!("the start of {}", words(&model.bodies[main]));
+    let ground = Ground::of(model, None);
+    ground.check(&what, main_pose.position)?;
+    let placed = solids_at(bodies.iter().map(|&i| &model.bodies[i]).zip(poses));
+    Ok(Obstacles::of(model, world, bodies, true).check(&what, &placed, main_pose.position, &ground)?)
 }
 
 /// Whether robot `name` may be put back at its start: clear of every other body where

@@ -173,6 +173,15 @@ pub enum Change {
         /// The robot.
         robot: String,
     },
+    /// The start a robot is put back at, moved.
+    StartMoved {
+        /// The robot.
+        robot: String,
+        /// Where its main body starts now.
+        position: [f32; 3],
+        /// Its heading there, radians (`None`: the start's).
+        heading: Option<f32>,
+    },
     /// A body, or a robot as a whole, moved by hand.
     Moved {
         /// Its name.
@@ -185,11 +194,11 @@ pub enum Change {
 }
 
 impl Change {
-    /// Whether it changes which robots and bodies the lab has: such a change given
-    /// right after a step belongs to that step (a rewind there keeps it), since the
-    /// classroom keeps it too.
+    /// Whether it changes which robots and bodies the lab has, or where they start: such
+    /// a change given right after a step belongs to that step (a rewind there keeps it),
+    /// since the classroom keeps it too.
     pub fn is_structural(&self) -> bool {
-        matches!(self, Change::Inserted { .. } | Change::Removed { .. })
+        matches!(self, Change::Inserted { .. } | Change::Removed { .. } | Change::StartMoved { .. })
     }
 }
 

@@ -117,6 +117,23 @@ impl Runner {
         Ok(true)
     }
 
+    /// Moves the start robot `name` is put back at; where it is now does not change.
+    pub(super) fn set_start(
+        &mut self,
+        name: &str,
+        position: [f32; 3],
+        heading: Option<f32>,
+    ) -> Result<bool, Misplaced> {
+        let Some(plan) = changes::StartPlan::of(&self.sim.model, name, position, heading) else { return Ok(false) };
+        placement::check_start(&self.sim.model, &self.sim.world, &plan.bodies, &plan.poses)?;
+        plan.apply(&mut self.sim.model);
+        self.changed(Change::StartMoved { robot: name.to_owned(), position, heading });
+        let [x, y, z] = position;
+        let text = format!("robot {name}'s start moved to ({x:.3}, {y:.3}, {z:.3})");
+        self.history.recorder.record(Record::Event { step: self.clock.step, text });
+        Ok(true)
+    }
+
     /// Moves a body, or a robot as a whole, to `position` at rest.
     pub(super) fn move_object(
         &mut self,

@@ -281,6 +281,9 @@ impl Runner {
             LabCommand::ResetRobot { robot, reply } => {
                 let _ = reply.send(self.reset_robot(&robot));
             }
+            LabCommand::SetStart { robot, position, heading, reply } => {
+                let _ = reply.send(self.set_start(&robot, position, heading));
+            }
             LabCommand::Move { name, position, heading, reply } => {
                 let _ = reply.send(self.move_object(&name, position, heading));
             }

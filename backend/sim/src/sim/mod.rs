@@ -210,10 +210,10 @@ impl World {
         position: [f32; 3],
         turn: f32,
     ) -> Vec<scene::Pose> {
-        let old_pivot = self.physics.bodies[self.bodies[pivot]].position().translation;
-        let delta = Pose::from_parts(Vector::from_array(position), Rotation::from_rotation_y(turn))
-            * Pose::from_translation(-old_pivot);
-        indices.iter().map(|&index| from_pose(&(delta * *self.physics.bodies[self.bodies[index]].position()))).collect()
+        let poses: Vec<Pose> =
+            indices.iter().map(|&index| *self.physics.bodies[self.bodies[index]].position()).collect();
+        let pivot = indices.iter().position(|&index| index == pivot).expect("the pivot is one of the bodies moved");
+        rigid_move(&poses, pivot, position, turn).iter().map(from_pose).collect()
     }
 
     /// Changes gravity along Y (an environment inserted into an empty lab sets it).
@@ -306,6 +306,20 @@ fn collider_of(part: &scene::PartModel) -> ColliderBuilder {
         .friction(part.friction)
         .restitution(part.restitution)
         .sensor(part.drawn_only)
+}
+
+/// `poses` moved as one rigid piece so that `poses[pivot]` is at `position`, turned by
+/// `turn` radians about the vertical: where a robot's start poses go when its start is
+/// moved, as [`World::moved_rigidly`] does with where its bodies are now.
+pub fn rigidly_moved(poses: &[scene::Pose], pivot: usize, position: [f32; 3], turn: f32) -> Vec<scene::Pose> {
+    let poses: Vec<Pose> = poses.iter().map(to_pose).collect();
+    rigid_move(&poses, pivot, position, turn).iter().map(from_pose).collect()
+}
+
+fn rigid_move(poses: &[Pose], pivot: usize, position: [f32; 3], turn: f32) -> Vec<Pose> {
+    let delta = Pose::from_parts(Vector::from_array(position), Rotation::from_rotation_y(turn))
+        * Pose::from_translation(-poses[pivot].translation);
+    poses.iter().map(|pose| delta * *pose).collect()
 }
 
 pub(crate) fn to_pose(pose: &scene::Pose) -> Pose {

@@ -213,6 +213,10 @@ impl ClassroomUploads<'_> {
                 self.classroom.robot_gone(lab.id(), &robot, owner);
                 Ok(None)
             }
+            Insertion::Start { robot, position, heading } => {
+                lab.robots().set_start(&robot, position, heading).await?;
+                Ok(None)
+            }
             Insertion::Program { robot, program, files, binaries } => {
                 let (_, binaries) = programs::split_stored(binaries);
                 let bundle = Bundle {

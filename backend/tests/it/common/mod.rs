@@ -400,9 +400,10 @@ pub fn python_runs_here() -> bool {
     }
 }
 
-/// The spot a refused upload offers ("... it would fit at x 1.25, z 3.00"), if it offers one.
+/// The spot a refused upload or move offers ("... it would fit at x 1.25, z 3.00"), if it
+/// offers one: an upload's reply says it in its first error, a move's in its error.
 pub fn offered_spot(reply: &serde_json::Value) -> Option<(f64, f64)> {
-    let message = reply["errors"][0]["message"].as_str()?;
+    let message = reply["errors"][0]["message"].as_str().or_else(|| reply["error"]["message"].as_str())?;
     let (_, spot) = message.rsplit_once("it would fit at x ")?;
     let (x, z) = spot.split_once(", z ")?;
     Some((x.parse().ok()?, z.trim_end_matches(|c: char| !c.is_ascii_digit()).parse().ok()?))

@@ -5,16 +5,17 @@ use vlab_protocol::Role;
 use vlab_protocol::permissions::Action;
 use wasm_split_helpers::wasm_split;
 
-use super::{Part, PartNotLoaded, When};
+use crate::classroom::ClassState;
 use crate::classroom::forms::role_badge;
-use crate::connection::LabSession;
-use crate::connection::{ClockReadout, ConnectionStatus, TimeControls};
+use crate::connection::{ClockReadout, ConnectionStatus, LabSession, TimeControls};
 use crate::scene::SceneDraft;
+use crate::ui::{Part, PartNotLoaded, When};
 
 /// The dark bar across the top of the page.
 #[component]
 pub fn Toolbar() -> impl IntoView {
     let session = expect_context::<LabSession>();
+    let class = expect_context::<ClassState>();
     let draft = expect_context::<SceneDraft>();
     let lab_id = session.params.with_value(|p| p.lab.clone());
     let lab_title = {
@@ -39,10 +40,10 @@ pub fn Toolbar() -> impl IntoView {
             </div>
             <div class="spacer"></div>
             <ClockReadout />
-            <When when=move || session.may(Action::ControlTime)>
+            <When when=move || class.may(Action::ControlTime)>
                 <Part what="the time controls" load=|| Box::pin(time_controls()) />
             </When>
-            <When when=move || session.may(Action::InsertScene)>
+            <When when=move || class.may(Action::InsertScene)>
                 <button
                     class="btn open-scene-editor"
                     class:is-active=move || draft.open.get()

@@ -2,8 +2,8 @@
 
 use leptos::prelude::*;
 
-use super::When;
-use crate::connection::LabSession;
+use super::LabSession;
+use crate::ui::When;
 
 /// Overlays the top of the canvas, so showing it never shifts the layout.
 #[component]
