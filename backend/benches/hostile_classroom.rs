@@ -139,7 +139,7 @@ async fn late_readers() {
     let lab = open_yard(SyncMode::Realtime);
     println!("  realtime lab, no programs: {}", summary(&measure(&lab, 3).await));
     for i in 1..=3 {
-        if let Err(e) = lab.set_program(&format!("eye_{i}"), python(LATE_READER)).await {
+        if let Err(e) = lab.programs().set(&format!("eye_{i}"), python(LATE_READER)).await {
             println!("  late readers: not run: {e}");
             return;
         }
@@ -147,7 +147,7 @@ async fn late_readers() {
     let with = measure(&lab, PROBE_SECS).await;
     println!("  realtime lab, 3 cameras 320x240 read 450 ms late: {}", summary(&with));
     println!("    second by second: {}", seconds(&with));
-    let report = lab.robot_report("eye_1").await.expect("a robot");
+    let report = lab.robots().report("eye_1").await.expect("a robot");
     let late = report.program.late.map(|l| l.badge()).unwrap_or_else(|| "no late".into());
     println!("    eye_1: {:?}, {late}", report.program.state);
     lab.close();
@@ -158,7 +158,7 @@ async fn slow_controller() {
     let lab = open_yard(SyncMode::Lockstep);
     println!("  lockstep lab, no controller: {}", summary(&measure(&lab, 3).await));
     let (controller, mut peer) = remote_pair("remote_bot", Limits::default());
-    lab.attach_remote("remote_bot", controller).await.expect("attached");
+    lab.programs().attach_remote("remote_bot", controller).await.expect("attached");
     let answering = std::thread::spawn(move || {
         while let Some(message) = peer.to_peer.blocking_recv() {
             let ToPeer::Message(json) = message else { break };
@@ -179,7 +179,7 @@ async fn slow_controller() {
     let with = measure(&lab, PROBE_SECS).await;
     println!("  lockstep lab, a controller answering 450 ms late: {}", summary(&with));
     println!("    second by second: {}", seconds(&with));
-    let report = lab.robot_report("remote_bot").await.expect("a robot");
+    let report = lab.robots().report("remote_bot").await.expect("a robot");
     println!("    remote_bot: {:?}, {}", report.program.state, report.program.message.unwrap_or_default());
     lab.close();
     let _ = answering.join();
@@ -195,7 +195,7 @@ async fn reattaching_controller() {
     let (mut attached, mut refused) = (0, 0);
     while Instant::now() < until {
         let (controller, mut peer) = remote_pair("remote_bot", Limits::default());
-        if lab.attach_remote("remote_bot", controller).await.is_err() {
+        if lab.programs().attach_remote("remote_bot", controller).await.is_err() {
             refused += 1;
             tokio::time::sleep(Duration::from_millis(10)).await;
             continue;
@@ -260,7 +260,7 @@ async fn run(sync: SyncMode) -> bool {
             Some((role, code)) => (*role, code.clone()),
             None => ("wanders", wanderer.clone()),
         };
-        if let Err(e) = lab.set_program(robot, code).await {
+        if let Err(e) = lab.programs().set(robot, code).await {
             println!("hostile_classroom: not run: {e}");
             return false;
         }
@@ -271,7 +271,7 @@ async fn run(sync: SyncMode) -> bool {
     let per_second: Vec<String> = with.iter().map(|f| format!("{f:.2}")).collect();
     println!("  second by second: {}", per_second.join(" "));
     for (robot, role) in roles.iter().take(6) {
-        let report = lab.robot_report(robot).await.expect("a robot");
+        let report = lab.robots().report(robot).await.expect("a robot");
         let program = report.program;
         let state = match (program.state, program.late, program.message) {
             (ProgramState::Running, Some(late), _) => format!("running, {}", late.badge()),
@@ -283,7 +283,7 @@ async fn run(sync: SyncMode) -> bool {
     let wandering = roles.iter().skip(5).count();
     println!("  (and {} more wanderers)", wandering - 1);
     if let Some(python) = roles.first() {
-        let report = lab.robot_report(&python.0).await.expect("a robot");
+        let report = lab.robots().report(&python.0).await.expect("a robot");
         println!("  the sleeper's robot is at x = {:.2} after {:.1} s", report.pose.position[0], report.time);
     }
     lab.close();
@@ -293,10 +293,10 @@ async fn run(sync: SyncMode) -> bool {
 /// The real-time factor of each wall second for `secs` seconds.
 async fn measure(lab: &Arc<LabHandle>, secs: u64) -> Vec<f64> {
     let mut factors = Vec::new();
-    let (mut wall, mut sim) = (Instant::now(), lab.state().time);
+    let (mut wall, mut sim) = (Instant::now(), lab.clock().state().time);
     for _ in 0..secs {
         tokio::time::sleep(Duration::from_secs(1)).await;
-        let (now, time) = (Instant::now(), lab.state().time);
+        let (now, time) = (Instant::now(), lab.clock().state().time);
         factors.push((time - sim) / (now - wall).as_secs_f64());
         (wall, sim) = (now, time);
     }

@@ -90,12 +90,12 @@ async fn run(idle_labs: usize, idle: &SceneModel, busy: &SceneModel) -> (f64, f6
     let labs: Vec<Arc<LabHandle>> = (0..idle_labs).map(|i| open(&format!("idle{i}"), idle)).collect();
     let class = open("busy", busy);
     for (i, robot) in busy.robots.iter().enumerate() {
-        class.actuate(&robot.name, common::circle_drive(i)).await.expect("a drive command");
+        class.robots().actuate(&robot.name, common::circle_drive(i)).await.expect("a drive command");
     }
     tokio::time::sleep(SETTLE).await;
-    let (cpu0, wall0, step0) = (cpu_secs(), Instant::now(), class.state().step);
+    let (cpu0, wall0, step0) = (cpu_secs(), Instant::now(), class.clock().state().step);
     tokio::time::sleep(MEASURED).await;
-    let (cpu1, wall1, step1) = (cpu_secs(), Instant::now(), class.state().step);
+    let (cpu1, wall1, step1) = (cpu_secs(), Instant::now(), class.clock().state().step);
     let wall = (wall1 - wall0).as_secs_f64();
     let rtf = (step1 - step0) as f64 * busy.dt_secs / wall;
     for lab in labs.iter().chain([&class]) {

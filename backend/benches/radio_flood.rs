@@ -74,12 +74,12 @@ struct Sample {
 /// `secs` wall seconds: the real-time factor of each, and the recording's growth.
 async fn measure(lab: &Arc<LabHandle>, store: &RecordingStore, secs: u64) -> Sample {
     let kept = || store.bytes("bench").unwrap_or(0) as f64;
-    let (start, sim_start, kept_start) = (Instant::now(), lab.state().time, kept());
+    let (start, sim_start, kept_start) = (Instant::now(), lab.clock().state().time, kept());
     let mut factors = Vec::new();
     let (mut wall, mut sim) = (start, sim_start);
     for _ in 0..secs {
         tokio::time::sleep(Duration::from_secs(1)).await;
-        let (now, time) = (Instant::now(), lab.state().time);
+        let (now, time) = (Instant::now(), lab.clock().state().time);
         factors.push((time - sim) / (now - wall).as_secs_f64());
         (wall, sim) = (now, time);
     }
@@ -146,13 +146,13 @@ async fn run(secs: u64) {
     let module: Arc<[u8]> = wat::parse_str(FLOOD).expect("valid WAT").into();
     for i in 0..FLOODERS {
         let code = ProgramCode::wasm("flood.wasm", Arc::clone(&module));
-        if let Err(e) = lab.set_program(&format!("flood_{i:02}"), code).await {
+        if let Err(e) = lab.programs().set(&format!("flood_{i:02}"), code).await {
             println!("radio_flood: not run: {e}");
             return;
         }
     }
     print(&format!("flooding ({secs} s)"), &measure(&lab, &store, secs).await);
-    let report = lab.robot_report("flood_00").await.expect("a robot");
+    let report = lab.robots().report("flood_00").await.expect("a robot");
     let console = report.console.unwrap_or_default();
     let refusals = console.iter().filter(|l| l.text.starts_with("radio:")).count();
     let last = console.iter().rev().find(|l| l.text.starts_with("radio:"));

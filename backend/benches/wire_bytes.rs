@@ -98,7 +98,7 @@ impl Audience {
             [(&audience.fast, &mut audience.fast_decoder), (&audience.slow, &mut audience.slow_decoder)]
         {
             decoder.set_links(links.links()).expect("usable links");
-            let keyframe = sub.slot.take().frame.expect("a keyframe on joining").into_bytes();
+            let keyframe = sub.mailbox.take().frame.expect("a keyframe on joining").into_bytes();
             decoder.decode(&keyframe).expect("the keyframe decodes");
         }
         audience
@@ -109,14 +109,14 @@ impl Audience {
     /// its frame. Checks that both decoders follow.
     fn publish(&mut self, frame: Frame, index: u64) -> (u64, u64, std::time::Duration) {
         self.hub.publish_frame(frame);
-        let bytes = self.fast.slot.take().frame.expect("a frame for the fast viewer").into_bytes();
+        let bytes = self.fast.mailbox.take().frame.expect("a frame for the fast viewer").into_bytes();
         let started = std::time::Instant::now();
         let decoded = self.fast_decoder.decode(&bytes);
         let decoding = started.elapsed();
         std::hint::black_box(decoded).expect("the fast viewer decodes every frame");
         let mut slow = 0;
         if index.is_multiple_of(SLOW_EVERY) {
-            let merged = self.slow.slot.take().frame.expect("a merged frame for the slow viewer").into_bytes();
+            let merged = self.slow.mailbox.take().frame.expect("a merged frame for the slow viewer").into_bytes();
             self.slow_decoder.decode(&merged).expect("the slow viewer decodes its merged frame");
             slow = merged.len() as u64;
         }

@@ -182,14 +182,14 @@ async fn serve(args: ServeArgs) -> anyhow::Result<()> {
         recording_budget: Some(args.recording_mib.saturating_mul(MIB)),
         exports: Default::default(),
     });
-    let demo = classroom.open_demo(DemoLab {
+    let demo = classroom.labs().open_demo(DemoLab {
         instructor_token: args.instructor_token,
         seed: args.seed,
         start_running: !args.paused,
     })?;
     // The demo lab's instructor token is the server's key: it creates labs.
     classroom.set_server_key(demo.record.instructor);
-    let failed = classroom.restore().await?;
+    let failed = classroom.labs().restore().await?;
     if failed > 0 {
         tracing::warn!(failed, "some uploads kept from before could not be done again (see the errors above)");
     }

@@ -2,11 +2,11 @@
 //! anybody else.
 //!
 //! Two paths:
-//! - scene snapshots and frames go through one [`ClientSlot`] per viewer that holds at
+//! - scene snapshots and frames go through one [`ViewerMailbox`] per viewer that holds at
 //!   most one pending snapshot and one pending frame. A new frame is folded into a
 //!   pending one ([`Frame::absorb`]), so a viewer that skipped frames still ends with
 //!   every body's latest pose, and the lab never waits;
-//! - a frame is encoded once for every viewer whose slot was empty: those got every
+//! - a frame is encoded once for every viewer whose mailbox was empty: those got every
 //!   frame before, so it is written as the change from the keyframe ([`Frame::encode_with`]).
 //!   A merged frame, the keyframe on joining and after a new scene are written without
 //!   base, readable whatever the viewer missed;
@@ -15,9 +15,9 @@
 //!   ([`LinkTable::complete`]: a robot's body comes with all its wheels), so that a frame
 //!   written without base always holds a wheel's chassis with it, and a viewer's held
 //!   coordinates stay those of the keyframe's poses;
-//! - a viewer that says which frames it drew ([`ClientSlot::drawn`]) is paced: at most
-//!   [`MAX_FRAMES_IN_FLIGHT`] frames taken from its slot and not yet drawn; newer frames
-//!   wait in the slot, merged as for a slow reader, so a page gets frames as fast as it
+//! - a viewer that says which frames it drew ([`ViewerMailbox::drawn`]) is paced: at most
+//!   [`MAX_FRAMES_IN_FLIGHT`] frames taken from its mailbox and not yet drawn; newer frames
+//!   wait in the mailbox, merged as for a slow reader, so a page gets frames as fast as it
 //!   draws them. A viewer that never says so is sent frames as fast as it reads them;
 //! - JSON events (clock state, notices) go through a bounded broadcast channel; a
 //!   viewer that lags behind it is resynchronised with the current state.
@@ -62,7 +62,7 @@ pub struct Hub {
 }
 
 struct HubInner {
-    slots: Vec<Weak<ClientSlot>>,
+    mailboxes: Vec<Weak<ViewerMailbox>>,
     keyframe: Frame,
     snapshot_json: Arc<str>,
     /// The current scene's links, as its snapshot lists them.
@@ -71,18 +71,19 @@ struct HubInner {
 
 /// One viewer's mailbox for snapshots and frames.
 #[derive(Default)]
-pub struct ClientSlot {
-    mailbox: Mutex<Mailbox>,
+pub struct ViewerMailbox {
+    contents: Mutex<MailboxContents>,
     notify: Notify,
 }
 
+/// What a mailbox holds: what waits to go, and how fast the viewer draws.
 #[derive(Default)]
-struct Mailbox {
+struct MailboxContents {
     pending: Pending,
     pacing: Pacing,
 }
 
-impl Mailbox {
+impl MailboxContents {
     /// Something is pending and the viewer's window lets it go.
     fn sendable(&self) -> bool {
         (self.pending.frame.is_some() || self.pending.snapshot.is_some()) && self.pacing.open()
@@ -230,19 +231,19 @@ impl OutgoingFrame {
     }
 }
 
-impl ClientSlot {
+impl ViewerMailbox {
     /// Waits until something is pending and the viewer's window lets it go (returns at
-    /// once if it already does). A wake-up may find the slot empty: [`Self::take`] then
+    /// once if it already does). A wake-up may find the mailbox empty: [`Self::take`] then
     /// returns nothing.
     pub async fn ready(&self) {
         self.notify.notified().await;
     }
 
-    /// Takes what is pending, leaving the slot empty; nothing while a paced viewer has
+    /// Takes what is pending, leaving the mailbox empty; nothing while a paced viewer has
     /// its window's worth of frames not yet drawn (it stays pending, merged with
     /// newer frames). A frame taken counts as in flight.
     pub fn take(&self) -> Pending {
-        let mut mailbox = self.mailbox.lock().expect("slot lock");
+        let mut mailbox = self.contents.lock().expect("mailbox lock");
         if !mailbox.pacing.open() {
             return Pending::default();
         }
@@ -258,7 +259,7 @@ impl ClientSlot {
     /// offered again. Returns the `drawn_every` to tell the viewer
     /// ([`ServerMsg::Pacing`]), when that changed.
     pub fn drawn(&self, step: u64, pictures: Option<u32>) -> Option<u32> {
-        let mut mailbox = self.mailbox.lock().expect("slot lock");
+        let mut mailbox = self.contents.lock().expect("mailbox lock");
         let drawn_every = mailbox.pacing.drawn(step, pictures);
         let wake = mailbox.sendable();
         drop(mailbox);
@@ -269,7 +270,7 @@ impl ClientSlot {
     }
 
     fn offer_frame(&self, frame: &OutgoingFrame) {
-        let mut mailbox = self.mailbox.lock().expect("slot lock");
+        let mut mailbox = self.contents.lock().expect("mailbox lock");
         mailbox.pending.frame = Some(match mailbox.pending.frame.take() {
             None => frame.share(),
             Some(older) => older.absorb(frame),
@@ -283,7 +284,7 @@ impl ClientSlot {
     }
 
     fn offer_scene(&self, snapshot: &Arc<str>, keyframe: &OutgoingFrame) {
-        let mut mailbox = self.mailbox.lock().expect("slot lock");
+        let mut mailbox = self.contents.lock().expect("mailbox lock");
         mailbox.pending.snapshot = Some(Arc::clone(snapshot));
         // Poses of an older scene mean nothing in the new one.
         mailbox.pending.frame = Some(keyframe.share());
@@ -305,7 +306,7 @@ impl HubInner {
 /// A new viewer's connection to the hub. Dropping it leaves the hub.
 pub struct Subscription {
     /// Snapshots and frames.
-    pub slot: Arc<ClientSlot>,
+    pub mailbox: Arc<ViewerMailbox>,
     /// JSON events, already serialised.
     pub events: broadcast::Receiver<Arc<str>>,
 }
@@ -315,27 +316,27 @@ impl Hub {
     /// in `keyframe`.
     pub fn new(snapshot_json: Arc<str>, links: LinkTable, keyframe: Frame) -> Hub {
         Hub {
-            inner: Mutex::new(HubInner { slots: Vec::new(), keyframe, snapshot_json, links: Arc::new(links) }),
+            inner: Mutex::new(HubInner { mailboxes: Vec::new(), keyframe, snapshot_json, links: Arc::new(links) }),
             events: broadcast::channel(EVENT_BACKLOG).0,
         }
     }
 
-    /// Joins a viewer: its slot starts with the current snapshot and keyframe, and it
+    /// Joins a viewer: its mailbox starts with the current snapshot and keyframe, and it
     /// receives every event from now on (subscribed before anything is announced, so
     /// nothing falls between the two).
     pub fn join(&self) -> Subscription {
         let events = self.events.subscribe();
-        let slot = Arc::new(ClientSlot::default());
+        let mailbox = Arc::new(ViewerMailbox::default());
         let mut inner = self.inner.lock().expect("hub lock");
         let keyframe = inner.keyframe_out();
-        slot.offer_scene(&inner.snapshot_json, &keyframe);
-        inner.slots.push(Arc::downgrade(&slot));
-        Subscription { slot, events }
+        mailbox.offer_scene(&inner.snapshot_json, &keyframe);
+        inner.mailboxes.push(Arc::downgrade(&mailbox));
+        Subscription { mailbox, events }
     }
 
     /// Sends a frame to every viewer and folds it into the keyframe. Completed from the
     /// keyframe (the whole tree of links of any body it holds) and encoded once, as the
-    /// change from the keyframe: what every viewer whose slot is empty holds.
+    /// change from the keyframe: what every viewer whose mailbox is empty holds.
     pub fn publish_frame(&self, mut frame: Frame) {
         let mut inner = self.inner.lock().expect("hub lock");
         if frame.epoch == inner.keyframe.epoch {
@@ -345,9 +346,9 @@ impl Hub {
         let links = Arc::clone(&inner.links);
         let outgoing = OutgoingFrame { encoded: Some(encoded), frame: Arc::new(frame), links };
         inner.keyframe.absorb((*outgoing.frame).clone());
-        inner.slots.retain(|slot| match slot.upgrade() {
-            Some(slot) => {
-                slot.offer_frame(&outgoing);
+        inner.mailboxes.retain(|mailbox| match mailbox.upgrade() {
+            Some(mailbox) => {
+                mailbox.offer_frame(&outgoing);
                 true
             }
             None => false,
@@ -363,9 +364,9 @@ impl Hub {
         inner.snapshot_json = Arc::clone(&snapshot_json);
         inner.keyframe = keyframe;
         inner.links = links;
-        inner.slots.retain(|slot| match slot.upgrade() {
-            Some(slot) => {
-                slot.offer_scene(&snapshot_json, &outgoing);
+        inner.mailboxes.retain(|mailbox| match mailbox.upgrade() {
+            Some(mailbox) => {
+                mailbox.offer_scene(&snapshot_json, &outgoing);
                 true
             }
             None => false,
@@ -378,9 +379,9 @@ impl Hub {
     }
 
     /// Offers one viewer the current snapshot and keyframe again.
-    pub fn resync(&self, slot: &ClientSlot) {
+    pub fn resync(&self, mailbox: &ViewerMailbox) {
         let inner = self.inner.lock().expect("hub lock");
-        slot.offer_scene(&inner.snapshot_json, &inner.keyframe_out());
+        mailbox.offer_scene(&inner.snapshot_json, &inner.keyframe_out());
     }
 
     /// Sends a JSON event to every viewer.
@@ -391,16 +392,16 @@ impl Hub {
     }
 
     /// Whether any viewer is connected: the runner asks at every step, so this stops
-    /// at the first live slot instead of counting (and pruning) them all under the lock.
+    /// at the first live mailbox instead of counting (and pruning) them all under the lock.
     pub fn has_viewers(&self) -> bool {
-        self.inner.lock().expect("hub lock").slots.iter().any(|slot| slot.strong_count() > 0)
+        self.inner.lock().expect("hub lock").mailboxes.iter().any(|mailbox| mailbox.strong_count() > 0)
     }
 
     /// How many viewers are connected.
     pub fn viewer_count(&self) -> usize {
         let mut inner = self.inner.lock().expect("hub lock");
-        inner.slots.retain(|slot| slot.strong_count() > 0);
-        inner.slots.len()
+        inner.mailboxes.retain(|mailbox| mailbox.strong_count() > 0);
+        inner.mailboxes.len()
     }
 }
 
@@ -428,7 +429,7 @@ mod tests {
         let hub = Hub::new("snap".into(), LinkTable::default(), frame(0, 0, &[1, 2, 3]));
         hub.publish_frame(frame(0, 5, &[2]));
         let sub = hub.join();
-        let pending = sub.slot.take();
+        let pending = sub.mailbox.take();
         assert_eq!(pending.snapshot.as_deref(), Some("snap"));
         let keyframe = pending.frame.unwrap();
         let positions: Vec<f32> = keyframe.frame().poses.iter().map(|p| p.position[0]).collect();
@@ -440,11 +441,11 @@ mod tests {
     fn a_slow_viewer_gets_one_merged_frame_with_everything() {
         let hub = Hub::new("snap".into(), LinkTable::default(), frame(0, 0, &[]));
         let sub = hub.join();
-        sub.slot.take();
+        sub.mailbox.take();
         for step in 1..=100 {
             hub.publish_frame(frame(0, step, &[(step % 7) as u32]));
         }
-        let pending = sub.slot.take();
+        let pending = sub.mailbox.take();
         let merged = Frame::decode(&pending.frame.unwrap().into_bytes()).unwrap();
         assert_eq!(merged.step, 100);
         assert_eq!(merged.poses.len(), 7);
@@ -452,17 +453,17 @@ mod tests {
             let last_moved = (1..=100u64).filter(|s| s % 7 == u64::from(pose.id.0)).max().unwrap();
             assert_eq!(pose.position[0], last_moved as f32, "body {}", pose.id.0);
         }
-        assert!(sub.slot.take().frame.is_none());
+        assert!(sub.mailbox.take().frame.is_none());
     }
 
     #[test]
     fn a_fast_viewer_gets_the_shared_encoding() {
         let hub = Hub::new("snap".into(), LinkTable::default(), frame(0, 0, &[]));
         let sub = hub.join();
-        sub.slot.take();
+        sub.mailbox.take();
         let published = frame(0, 1, &[4]);
         hub.publish_frame(published.clone());
-        let bytes = sub.slot.take().frame.unwrap().into_bytes();
+        let bytes = sub.mailbox.take().frame.unwrap().into_bytes();
         assert_eq!(bytes, published.encode_after(&frame(0, 0, &[])));
     }
 
@@ -477,7 +478,7 @@ mod tests {
                 held.insert(pose.id.0, pose.position[0]);
             }
         };
-        receive(sub.slot.take().frame.unwrap().into_bytes());
+        receive(sub.mailbox.take().frame.unwrap().into_bytes());
         for step in 1..=200u64 {
             let mut ids = vec![(step % 7) as u32, ((step * 3) % 7) as u32];
             ids.sort_unstable();
@@ -485,10 +486,10 @@ mod tests {
             hub.publish_frame(frame(0, step, &ids));
             // Taken at irregular intervals: one frame, or several merged.
             if step % 5 != 1 && step % 3 != 0 {
-                receive(sub.slot.take().frame.unwrap().into_bytes());
+                receive(sub.mailbox.take().frame.unwrap().into_bytes());
             }
         }
-        if let Some(last) = sub.slot.take().frame {
+        if let Some(last) = sub.mailbox.take().frame {
             receive(last.into_bytes());
         }
         let keyframe = hub.inner.lock().unwrap().keyframe.clone();
@@ -504,7 +505,7 @@ mod tests {
         let sub = hub.join();
         hub.publish_frame(frame(0, 9, &[1]));
         hub.publish_scene("new".into(), LinkTable::default(), frame(1, 0, &[1, 2]));
-        let pending = sub.slot.take();
+        let pending = sub.mailbox.take();
         assert_eq!(pending.snapshot.as_deref(), Some("new"));
         assert_eq!(pending.frame.unwrap().frame().epoch, 1);
     }
@@ -528,20 +529,20 @@ mod tests {
     /// connection does, after the wake-up that said so (if any).
     fn take_step(sub: &Subscription) -> Option<u64> {
         use futures_util::FutureExt;
-        let _ = sub.slot.ready().now_or_never();
-        sub.slot.take().frame.map(|f| f.frame().step)
+        let _ = sub.mailbox.ready().now_or_never();
+        sub.mailbox.take().frame.map(|f| f.frame().step)
     }
 
     fn is_ready(sub: &Subscription) -> bool {
         use futures_util::FutureExt;
-        sub.slot.ready().now_or_never().is_some()
+        sub.mailbox.ready().now_or_never().is_some()
     }
 
     #[test]
     fn a_viewer_that_never_acknowledges_gets_every_frame() {
         let hub = Hub::new("snap".into(), LinkTable::default(), frame(0, 0, &[]));
         let sub = hub.join();
-        sub.slot.take();
+        sub.mailbox.take();
         for step in 1..=(MAX_FRAMES_IN_FLIGHT as u64 * 4) {
             hub.publish_frame(frame(0, step, &[1]));
             assert_eq!(take_step(&sub), Some(step));
@@ -553,7 +554,7 @@ mod tests {
         let hub = Hub::new("snap".into(), LinkTable::default(), frame(0, 0, &[]));
         let sub = hub.join();
         assert_eq!(take_step(&sub), Some(0));
-        sub.slot.drawn(0, None);
+        sub.mailbox.drawn(0, None);
         for step in 1..=MAX_FRAMES_IN_FLIGHT as u64 {
             hub.publish_frame(frame(0, step, &[1]));
             assert_eq!(take_step(&sub), Some(step));
@@ -562,13 +563,13 @@ mod tests {
         assert!(!is_ready(&sub), "a full window is not woken for a new frame");
         assert_eq!(take_step(&sub), None, "the window is full");
         // Drawing the first frame in flight frees one place: the waiting frame goes.
-        sub.slot.drawn(1, None);
+        sub.mailbox.drawn(1, None);
         assert!(is_ready(&sub));
         assert_eq!(take_step(&sub), Some(10));
         hub.publish_frame(frame(0, 11, &[1]));
         assert_eq!(take_step(&sub), None, "2, 3, 4 and 10 are in flight");
         // Drawing a later frame releases every earlier one too.
-        sub.slot.drawn(10, None);
+        sub.mailbox.drawn(10, None);
         assert_eq!(take_step(&sub), Some(11));
     }
 
@@ -578,8 +579,8 @@ mod tests {
         let slow = hub.join();
         let fast = hub.join();
         for sub in [&slow, &fast] {
-            sub.slot.take();
-            sub.slot.drawn(0, None);
+            sub.mailbox.take();
+            sub.mailbox.drawn(0, None);
         }
         let (mut slow_frames, mut fast_frames, mut pictures) = (0, 0, 0);
         let mut slow_newest = None;
@@ -587,7 +588,7 @@ mod tests {
             hub.publish_frame(frame(0, step, &[1]));
             // The fast page draws every frame as it comes.
             let drawn = take_step(&fast).expect("the fast page's window is never full");
-            fast.slot.drawn(drawn, None);
+            fast.mailbox.drawn(drawn, None);
             fast_frames += 1;
             // The slow page reads what comes, and draws (the newest) every third step.
             if let Some(step) = take_step(&slow) {
@@ -597,7 +598,7 @@ mod tests {
             if step % 3 == 0
                 && let Some(newest) = slow_newest.take()
             {
-                slow.slot.drawn(newest, None);
+                slow.mailbox.drawn(newest, None);
                 pictures += 1;
             }
         }
@@ -686,7 +687,7 @@ mod tests {
                 pictures += usize::from(std::mem::take(&mut showed_new));
                 if let Some(ClientMsg::Drawn { step, pictures }) = page.drawn() {
                     acknowledgements += 1;
-                    if let Some(drawn_every) = sub.slot.drawn(step, pictures) {
+                    if let Some(drawn_every) = sub.mailbox.drawn(step, pictures) {
                         page.pacing(drawn_every);
                         told.push(drawn_every);
                     }
@@ -754,26 +755,26 @@ mod tests {
     fn acknowledging_old_or_unknown_steps_releases_nothing() {
         let hub = Hub::new("snap".into(), LinkTable::default(), frame(0, 0, &[]));
         let sub = hub.join();
-        sub.slot.take();
-        sub.slot.drawn(0, None);
+        sub.mailbox.take();
+        sub.mailbox.drawn(0, None);
         for step in 1..=MAX_FRAMES_IN_FLIGHT as u64 {
             hub.publish_frame(frame(0, step, &[1]));
             take_step(&sub);
         }
         hub.publish_frame(frame(0, 50, &[1]));
         for unknown in [0, 7, 50, 99, u64::MAX] {
-            sub.slot.drawn(unknown, None);
+            sub.mailbox.drawn(unknown, None);
             assert!(!is_ready(&sub), "step {unknown}");
             assert_eq!(take_step(&sub), None, "step {unknown} is no frame in flight");
         }
-        sub.slot.drawn(1, None);
+        sub.mailbox.drawn(1, None);
         assert_eq!(take_step(&sub), Some(50));
         hub.publish_frame(frame(0, 51, &[1]));
         assert_eq!(take_step(&sub), None, "2, 3, 4 and 50 are in flight");
         // Step 1 again: drawn already.
-        sub.slot.drawn(1, None);
+        sub.mailbox.drawn(1, None);
         assert_eq!(take_step(&sub), None);
-        sub.slot.drawn(2, None);
+        sub.mailbox.drawn(2, None);
         assert_eq!(take_step(&sub), Some(51));
     }
 
@@ -790,8 +791,8 @@ mod tests {
             }
             frame.step
         };
-        let first = receive(sub.slot.take().frame.unwrap().into_bytes());
-        sub.slot.drawn(first, None);
+        let first = receive(sub.mailbox.take().frame.unwrap().into_bytes());
+        sub.mailbox.drawn(first, None);
         let mut last_drawn = first;
         let mut received = Vec::new();
         let mut frames = 0;
@@ -801,8 +802,8 @@ mod tests {
             ids.dedup();
             hub.publish_frame(frame(0, step, &ids));
             // The viewer reads whatever it may, and draws only every tenth step: most
-            // frames wait in the slot, merged.
-            if let Some(frame) = sub.slot.take().frame {
+            // frames wait in the mailbox, merged.
+            if let Some(frame) = sub.mailbox.take().frame {
                 received.push(receive(frame.into_bytes()));
                 frames += 1;
                 assert!(received.len() <= MAX_FRAMES_IN_FLIGHT, "{received:?}");
@@ -810,15 +811,15 @@ mod tests {
             if step % 10 == 0
                 && let Some(&newest) = received.last()
             {
-                sub.slot.drawn(newest, None);
+                sub.mailbox.drawn(newest, None);
                 last_drawn = newest;
                 received.clear();
             }
         }
         // At most a window's worth between two draws.
         assert!(frames <= 30 * MAX_FRAMES_IN_FLIGHT + 1, "{frames} frames");
-        sub.slot.drawn(*received.last().unwrap_or(&last_drawn), None);
-        if let Some(last) = sub.slot.take().frame {
+        sub.mailbox.drawn(*received.last().unwrap_or(&last_drawn), None);
+        if let Some(last) = sub.mailbox.take().frame {
             assert_eq!(receive(last.into_bytes()), 300);
         }
         let keyframe = hub.inner.lock().unwrap().keyframe.clone();
@@ -832,16 +833,16 @@ mod tests {
     fn a_new_scene_waits_for_the_window_too() {
         let hub = Hub::new("old".into(), LinkTable::default(), frame(0, 0, &[1]));
         let sub = hub.join();
-        sub.slot.take();
-        sub.slot.drawn(0, None);
+        sub.mailbox.take();
+        sub.mailbox.drawn(0, None);
         for step in 1..=MAX_FRAMES_IN_FLIGHT as u64 {
             hub.publish_frame(frame(0, step, &[1]));
-            sub.slot.take();
+            sub.mailbox.take();
         }
         hub.publish_scene("new".into(), LinkTable::default(), frame(1, 0, &[1, 2]));
-        assert!(sub.slot.take().snapshot.is_none());
-        sub.slot.drawn(MAX_FRAMES_IN_FLIGHT as u64, None);
-        let pending = sub.slot.take();
+        assert!(sub.mailbox.take().snapshot.is_none());
+        sub.mailbox.drawn(MAX_FRAMES_IN_FLIGHT as u64, None);
+        let pending = sub.mailbox.take();
         assert_eq!(pending.snapshot.as_deref(), Some("new"));
         assert_eq!(pending.frame.unwrap().frame().epoch, 1);
     }
@@ -907,7 +908,7 @@ mod tests {
                 if i == 1 && step % 12 != 0 {
                     continue;
                 }
-                let bytes = sub.slot.take().frame.expect("a frame").into_bytes();
+                let bytes = sub.mailbox.take().frame.expect("a frame").into_bytes();
                 for pose in decoder.decode(&bytes).expect("every frame decodes").poses {
                     held.insert(pose.id.0, pose);
                 }

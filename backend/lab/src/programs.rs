@@ -117,7 +117,8 @@ pub enum AttachRefused {
     },
 }
 
-enum Life {
+/// Where a robot's program or remote controller is in its life.
+enum ControllerPhase {
     /// Starting on a helper thread; its robot holds still.
     Starting(Receiver<Started>),
     /// Started, with the commands it set before its first step; joins at the next
@@ -149,15 +150,15 @@ struct Running {
 }
 
 /// One robot's program, or the remote controller that drives it instead.
-struct Slot {
+struct RobotDriver {
     /// Its uploaded program (`None`: a robot only a remote controller has driven).
     code: Option<Arc<ProgramCode>>,
-    /// Whether `life` is a remote controller's rather than the program's.
+    /// Whether the controller in `phase` is a remote one rather than the program.
     remote: bool,
     /// The remote controller's connection, while `remote`.
     peer: Option<PeerWatch>,
     owner: Option<UserId>,
-    life: Life,
+    phase: ControllerPhase,
     /// The step its program last started at.
     started_at: u64,
     /// Steps from its start to the control step it joined at, once it has: a reset
@@ -199,7 +200,7 @@ pub struct Tick {
 
 /// Every program of a lab.
 pub struct Programs {
-    slots: BTreeMap<String, Slot>,
+    drivers: BTreeMap<String, RobotDriver>,
     seed: u64,
     period: u64,
     /// One control period of simulation time: a program's CPU share per step at 1×.
@@ -220,7 +221,7 @@ impl Programs {
     pub fn new(seed: u64, dt_secs: f64, console: broadcast::Sender<Arc<ConsoleEvent>>) -> Programs {
         let period = u64::from(control_period(dt_secs, CONTROL_HZ));
         Programs {
-            slots: BTreeMap::new(),
+            drivers: BTreeMap::new(),
             seed,
             period,
             nominal_share: Duration::from_secs_f64(period as f64 * dt_secs),
@@ -276,25 +277,27 @@ impl Programs {
         if robots.get(name).is_none() {
             return Err(AttachRefused::NoRobot);
         }
-        let code = match self.slots.get_mut(name) {
+        let code = match self.drivers.get_mut(name) {
             // A controller whose connection is over gives way at once (its client
             // attaching again), even where the lab has not noticed yet (paused): its
             // console first says why it went.
-            Some(slot) if !matches!(slot.life, Life::Stopped) && slot.remote => {
-                let Some(why) = slot.peer.as_ref().filter(|peer| peer.gone()).map(PeerWatch::why) else {
+            Some(driver) if !matches!(driver.phase, ControllerPhase::Stopped) && driver.remote => {
+                let Some(why) = driver.peer.as_ref().filter(|peer| peer.gone()).map(PeerWatch::why) else {
                     return Err(AttachRefused::AlreadyAttached);
                 };
                 let error = ProgramError::Detached(why.unwrap_or_else(|| "the remote controller disconnected".into()));
-                slot.stopped(name, robots, &error, step, dt_secs);
-                slot.code.clone()
+                driver.stopped(name, robots, &error, step, dt_secs);
+                driver.code.clone()
             }
-            Some(slot) if !matches!(slot.life, Life::Stopped) => return Err(AttachRefused::ProgramRunning),
-            Some(slot) => slot.code.clone(),
+            Some(driver) if !matches!(driver.phase, ControllerPhase::Stopped) => {
+                return Err(AttachRefused::ProgramRunning);
+            }
+            Some(driver) => driver.code.clone(),
             None => None,
         };
-        let too_soon = self.slots.get(name).and_then(|slot| {
-            let wait = slot.reattach.wait_left(Instant::now())?;
-            Some(AttachRefused::TooSoon { faults: slot.reattach.faults(), wait })
+        let too_soon = self.drivers.get(name).and_then(|driver| {
+            let wait = driver.reattach.wait_left(Instant::now())?;
+            Some(AttachRefused::TooSoon { faults: driver.reattach.faults(), wait })
         });
         if let Some(refused) = too_soon {
             self.publish();
@@ -306,8 +309,8 @@ impl Programs {
             Ok(Box::new(remote) as Box<dyn Controller>)
         });
         self.launch(name, robots, code, Some(starter), dt_secs, step, None);
-        if let Some(slot) = self.slots.get_mut(name) {
-            slot.peer = Some(watch);
+        if let Some(driver) = self.drivers.get_mut(name) {
+            driver.peer = Some(watch);
         }
         Ok(())
     }
@@ -363,13 +366,13 @@ impl Programs {
             });
             let _ = done.send(result);
         });
-        let previous = self.slots.remove(name);
-        let mut slot = Slot {
+        let previous = self.drivers.remove(name);
+        let mut driver = RobotDriver {
             code,
             remote,
             peer: None,
             owner,
-            life: Life::Stopped,
+            phase: ControllerPhase::Stopped,
             started_at: step,
             join_after,
             join_at: join_after.map(|after| step + after),
@@ -384,41 +387,41 @@ impl Programs {
             radio_out: Vec::new(),
         };
         if let Some(previous) = previous {
-            stop_in_background(previous.life);
+            stop_in_background(previous.phase);
         }
         robots.hold(name);
         match spawned {
             Ok(_) => {
-                slot.life = Life::Starting(started);
-                slot.say(step, dt_secs, slot.starting_words());
-                robots.set_program(name, slot.status(ProgramState::Starting, None));
+                driver.phase = ControllerPhase::Starting(started);
+                driver.say(step, dt_secs, driver.starting_words());
+                robots.set_program(name, driver.status(ProgramState::Starting, None));
             }
             Err(e) => {
                 let message = format!("could not start the program: {e}");
-                slot.say(step, dt_secs, message.clone());
-                robots.set_program(name, slot.status(ProgramState::Stopped, Some(message)));
+                driver.say(step, dt_secs, message.clone());
+                robots.set_program(name, driver.status(ProgramState::Stopped, Some(message)));
             }
         }
-        self.slots.insert(name.to_owned(), slot);
+        self.drivers.insert(name.to_owned(), driver);
         self.publish();
         true
     }
 
     /// Whether a program is still starting.
     pub fn starting(&self) -> bool {
-        self.slots.values().any(|s| matches!(s.life, Life::Starting(_)))
+        self.drivers.values().any(|s| matches!(s.phase, ControllerPhase::Starting(_)))
     }
 
     /// Takes in the programs that finished starting, without waiting for any: they
     /// join at the next control step. `true` while some are still starting.
     pub fn poll_started(&mut self, robots: &mut Robots, step: u64, dt_secs: f64) -> bool {
         let mut waiting = false;
-        for (name, slot) in &mut self.slots {
-            let Life::Starting(started) = &slot.life else { continue };
+        for (name, driver) in &mut self.drivers {
+            let ControllerPhase::Starting(started) = &driver.phase else { continue };
             match started.try_recv() {
                 Err(TryRecvError::Empty) => waiting = true,
-                Ok(result) => slot.started(name, robots, result, step, dt_secs),
-                Err(TryRecvError::Disconnected) => slot.start_thread_gone(name, robots, step, dt_secs),
+                Ok(result) => driver.started(name, robots, result, step, dt_secs),
+                Err(TryRecvError::Disconnected) => driver.start_thread_gone(name, robots, step, dt_secs),
             }
         }
         self.publish();
@@ -430,13 +433,13 @@ impl Programs {
     /// Returns the commands that reached the robots, for the lab's recording.
     pub fn pre_step(&mut self, robots: &mut Robots, step: u64, dt_secs: f64) -> Vec<(String, ActuatorCommands)> {
         let mut applied = Vec::new();
-        for (name, slot) in &mut self.slots {
-            let Some(commands) = slot.commands.take() else { continue };
+        for (name, driver) in &mut self.drivers {
+            let Some(commands) = driver.commands.take() else { continue };
             if commands.is_empty() {
                 continue;
             }
             match robots.command(name, &commands) {
-                Some(Err(error)) => slot.say(step, dt_secs, format!("commands ignored: {error}")),
+                Some(Err(error)) => driver.say(step, dt_secs, format!("commands ignored: {error}")),
                 Some(Ok(())) => applied.push((name.clone(), commands)),
                 None => {}
             }
@@ -451,8 +454,8 @@ impl Programs {
 
     /// Every program's latest estimate: robot, step, time, estimate.
     pub fn estimates(&self) -> impl Iterator<Item = (&str, u64, f64, Estimate)> {
-        self.slots.iter().filter_map(|(name, slot)| {
-            slot.belief.estimate().map(|(step, time, estimate)| (name.as_str(), step, time, estimate))
+        self.drivers.iter().filter_map(|(name, driver)| {
+            driver.belief.estimate().map(|(step, time, estimate)| (name.as_str(), step, time, estimate))
         })
     }
 
@@ -464,28 +467,28 @@ impl Programs {
             self.push(robots, tick);
             return;
         }
-        if self.slots.is_empty() {
+        if self.drivers.is_empty() {
             return;
         }
         let share = Duration::from_secs_f64(self.nominal_share.as_secs_f64() * tick.wall_per_sim);
         let (rules, nominal) = (self.rules, self.nominal_share);
         // Every answer is in before anybody is asked: the radio delivers what the
         // answers sent with the readings of this control step, whoever's name comes first.
-        for (name, slot) in &mut self.slots {
-            slot.join(name, robots, tick, rules, nominal);
+        for (name, driver) in &mut self.drivers {
+            driver.join(name, robots, tick, rules, nominal);
             if self.exchange == Exchange::Pipelined {
-                slot.collect(name, robots, tick, share);
+                driver.collect(name, robots, tick, share);
             }
         }
         if self.exchange == Exchange::Pipelined {
             self.route_radio(robots, world, tick);
         }
-        for (name, slot) in &mut self.slots {
-            slot.ask(name, robots, tick);
+        for (name, driver) in &mut self.drivers {
+            driver.ask(name, robots, tick);
         }
         if self.exchange == Exchange::SameStep {
-            for (name, slot) in &mut self.slots {
-                slot.collect(name, robots, tick, share);
+            for (name, driver) in &mut self.drivers {
+                driver.collect(name, robots, tick, share);
             }
             self.route_radio(robots, world, tick);
         }
@@ -495,14 +498,14 @@ impl Programs {
     /// Between control steps: sends on the readings a full pipe did not take, without
     /// waiting, so a program that reads them late is not kept waiting for the rest.
     fn push(&mut self, robots: &mut Robots, tick: Tick) {
-        for (name, slot) in &mut self.slots {
-            let Life::Running(running) = &mut slot.life else { continue };
+        for (name, driver) in &mut self.drivers {
+            let ControllerPhase::Running(running) = &mut driver.phase else { continue };
             if !running.pushing {
                 continue;
             }
             match running.program.push() {
                 Ok(more) => running.pushing = more,
-                Err(error) => slot.stopped(name, robots, &error, tick.step, tick.dt_secs),
+                Err(error) => driver.stopped(name, robots, &error, tick.step, tick.dt_secs),
             }
         }
     }
@@ -511,44 +514,44 @@ impl Programs {
     /// to the sender's console.
     fn route_radio(&mut self, robots: &mut Robots, world: &World, tick: Tick) {
         let outgoing = self
-            .slots
+            .drivers
             .iter_mut()
-            .filter(|(_, slot)| !slot.radio_out.is_empty())
-            .map(|(name, slot)| (name.clone(), std::mem::take(&mut slot.radio_out)))
+            .filter(|(_, driver)| !driver.radio_out.is_empty())
+            .map(|(name, driver)| (name.clone(), std::mem::take(&mut driver.radio_out)))
             .collect();
         let time = tick.step as f64 * tick.dt_secs;
         for (robot, refused) in super::radio::route(robots, world, &mut self.airtime, outgoing, tick.step, time) {
-            if let Some(slot) = self.slots.get_mut(&robot) {
-                slot.say(tick.step, tick.dt_secs, refused.to_string());
+            if let Some(driver) = self.drivers.get_mut(&robot) {
+                driver.say(tick.step, tick.dt_secs, refused.to_string());
             }
         }
     }
     /// Stops robot `name`'s program by request; `false` when it has none.
     pub fn stop(&mut self, name: &str, robots: &mut Robots, step: u64, dt_secs: f64) -> bool {
-        let Some(slot) = self.slots.get_mut(name) else { return false };
-        let life = std::mem::replace(&mut slot.life, Life::Stopped);
-        let was_running = !matches!(life, Life::Stopped);
-        stop_in_background(life);
-        slot.commands = None;
-        slot.late = None;
-        slot.holding = None;
+        let Some(driver) = self.drivers.get_mut(name) else { return false };
+        let phase = std::mem::replace(&mut driver.phase, ControllerPhase::Stopped);
+        let was_running = !matches!(phase, ControllerPhase::Stopped);
+        stop_in_background(phase);
+        driver.commands = None;
+        driver.late = None;
+        driver.holding = None;
         // A remote controller's robot holds still; a program's keeps its last commands.
-        let detached = std::mem::take(&mut slot.remote);
+        let detached = std::mem::take(&mut driver.remote);
         if detached {
             robots.hold(name);
         }
         let words = if detached { "remote controller detached by request" } else { "stopped by request" };
         if was_running {
-            slot.say(step, dt_secs, words.into());
+            driver.say(step, dt_secs, words.into());
         }
-        robots.set_program(name, slot.status(ProgramState::Stopped, Some(words.into())));
+        robots.set_program(name, driver.status(ProgramState::Stopped, Some(words.into())));
         self.publish();
         true
     }
 
     /// Starts robot `name`'s program again from its beginning; `false` when it has none.
     pub fn restart(&mut self, name: &str, robots: &mut Robots, dt_secs: f64, step: u64) -> bool {
-        let Some(code) = self.slots.get(name).and_then(|s| s.code.clone()) else {
+        let Some(code) = self.drivers.get(name).and_then(|s| s.code.clone()) else {
             // A robot only a remote controller drove: a restart lets it go.
             self.detach(name, robots, step, dt_secs);
             return false;
@@ -558,7 +561,7 @@ impl Programs {
 
     /// Stops the remote controller of a robot that has no program of its own.
     fn detach(&mut self, name: &str, robots: &mut Robots, step: u64, dt_secs: f64) {
-        if self.slots.get(name).is_some_and(|s| s.remote) {
+        if self.drivers.get(name).is_some_and(|s| s.remote) {
             self.stop(name, robots, step, dt_secs);
         }
     }
@@ -567,7 +570,7 @@ impl Programs {
     /// steps after its start as it did before, so a lockstep run repeats.
     pub fn restart_all(&mut self, robots: &mut Robots, dt_secs: f64, step: u64) {
         let again: Vec<(String, Option<Arc<ProgramCode>>, Option<u64>)> =
-            self.slots.iter().map(|(name, slot)| (name.clone(), slot.code.clone(), slot.join_after)).collect();
+            self.drivers.iter().map(|(name, driver)| (name.clone(), driver.code.clone(), driver.join_after)).collect();
         for (name, code, join_after) in again {
             // A remote controller is stopped (it cannot be restarted from here); the
             // robot's own program, if it has one, starts again like every other.
@@ -580,49 +583,52 @@ impl Programs {
 
     /// Stops and forgets robot `name`'s program (the robot is being removed).
     pub fn remove(&mut self, name: &str) {
-        if let Some(slot) = self.slots.remove(name) {
-            stop_in_background(slot.life);
+        if let Some(driver) = self.drivers.remove(name) {
+            stop_in_background(driver.phase);
         }
     }
 
     /// Robot `name`'s program and its console's latest lines.
     /// (`None` for the code of a robot only a remote controller drove).
     pub fn program(&self, name: &str) -> Option<(Option<Arc<ProgramCode>>, Vec<ConsoleLine>)> {
-        let slot = self.slots.get(name)?;
-        Some((slot.code.clone(), slot.console.iter().cloned().collect()))
+        let driver = self.drivers.get(name)?;
+        Some((driver.code.clone(), driver.console.iter().cloned().collect()))
     }
 
     /// What robot `name`'s program believes and draws, if it published anything.
     pub fn belief(&self, name: &str) -> Option<Belief> {
-        self.slots.get(name)?.belief.view(name)
+        self.drivers.get(name)?.belief.view(name)
     }
 
     /// Sends every robot's new console lines to those allowed to read them.
     fn publish(&mut self) {
-        for (name, slot) in &mut self.slots {
-            if slot.unsent.is_empty() {
+        for (name, driver) in &mut self.drivers {
+            if driver.unsent.is_empty() {
                 continue;
             }
-            let lines = std::mem::take(&mut slot.unsent);
+            let lines = std::mem::take(&mut driver.unsent);
             self.published.push((name.clone(), lines.clone()));
             let message = ServerMsg::Console { robot: name.clone(), lines };
             let json = serde_json::to_string(&message).expect("console lines serialise");
             // Nobody listening is fine: the lines are kept for later readers.
-            let _ =
-                self.console.send(Arc::new(ConsoleEvent { robot: name.clone(), owner: slot.owner, json: json.into() }));
+            let _ = self.console.send(Arc::new(ConsoleEvent {
+                robot: name.clone(),
+                owner: driver.owner,
+                json: json.into(),
+            }));
         }
     }
 }
 
 impl Drop for Programs {
     fn drop(&mut self) {
-        for (_, slot) in std::mem::take(&mut self.slots) {
-            stop_in_background(slot.life);
+        for (_, driver) in std::mem::take(&mut self.drivers) {
+            stop_in_background(driver.phase);
         }
     }
 }
 
-impl Slot {
+impl RobotDriver {
     fn status(&self, state: ProgramState, message: Option<String>) -> ProgramStatus {
         let (file, language) = match (&self.code, self.remote) {
             (_, true) => (Some(REMOTE_CONTROLLER.to_owned()), None),
@@ -652,7 +658,7 @@ impl Slot {
     fn started(&mut self, name: &str, robots: &mut Robots, result: Started, step: u64, dt_secs: f64) {
         match result {
             Ok((program, first)) => {
-                self.life = Life::Ready(program, first);
+                self.phase = ControllerPhase::Ready(program, first);
                 self.say(step, dt_secs, "loaded: it takes over the robot at its next control step".into());
                 robots.set_program(name, self.status(ProgramState::Running, None));
             }
@@ -673,7 +679,7 @@ impl Slot {
         if replaying && self.join_at.is_some_and(|at| tick.step < at) {
             return;
         }
-        if let Life::Starting(started) = &self.life {
+        if let ControllerPhase::Starting(started) = &self.phase {
             let result =
                 if replaying { started.recv().map_err(|_| TryRecvError::Disconnected) } else { started.try_recv() };
             match result {
@@ -682,11 +688,14 @@ impl Slot {
                 Err(TryRecvError::Disconnected) => self.start_thread_gone(name, robots, tick.step, tick.dt_secs),
             }
         }
-        let Life::Ready(..) = &self.life else { return };
-        let Life::Ready(program, first) = std::mem::replace(&mut self.life, Life::Stopped) else { unreachable!() };
+        let ControllerPhase::Ready(..) = &self.phase else { return };
+        let ControllerPhase::Ready(program, first) = std::mem::replace(&mut self.phase, ControllerPhase::Stopped)
+        else {
+            unreachable!()
+        };
         let cpu_seen = program.cpu_time();
         let meter = cpu_seen.map(|now| CpuMeter::new(rules, nominal, now));
-        self.life = Life::Running(Running {
+        self.phase = ControllerPhase::Running(Running {
             program,
             asked: None,
             cpu_seen,
@@ -713,7 +722,7 @@ impl Slot {
     /// lockstep lab, taking it only if it has arrived in a real-time one. Then judges
     /// the program's CPU time.
     fn collect(&mut self, name: &str, robots: &mut Robots, tick: Tick, share: Duration) {
-        let Life::Running(running) = &mut self.life else { return };
+        let ControllerPhase::Running(running) = &mut self.phase else { return };
         let Some((asked_at, cpu_at_ask)) = running.asked else { return };
         let waiting_since = Instant::now();
         let answer = match tick.sync {
@@ -836,7 +845,7 @@ impl Slot {
                 } else {
                     held
                 };
-                if let Life::Running(running) = &mut self.life {
+                if let ControllerPhase::Running(running) = &mut self.phase {
                     running.program.abandon(&error);
                 }
                 self.stopped(name, robots, &error, step, dt);
@@ -849,7 +858,7 @@ impl Slot {
 
     /// Hands a running program that has answered the readings of this control step.
     fn ask(&mut self, name: &str, robots: &mut Robots, tick: Tick) {
-        let Life::Running(running) = &mut self.life else { return };
+        let ControllerPhase::Running(running) = &mut self.phase else { return };
         if running.asked.is_some() {
             return;
         }
@@ -930,8 +939,8 @@ impl Slot {
     /// controller let go of leaves its robot holding still, and the robot's program
     /// (if it has one) stopped.
     fn stopped(&mut self, name: &str, robots: &mut Robots, error: &ProgramError, step: u64, dt_secs: f64) {
-        let life = std::mem::replace(&mut self.life, Life::Stopped);
-        stop_in_background(life);
+        let phase = std::mem::replace(&mut self.phase, ControllerPhase::Stopped);
+        stop_in_background(phase);
         self.commands = None;
         self.late = None;
         self.holding = None;
@@ -969,12 +978,12 @@ fn readings(robot: &Robot, step: u64, time_secs: f64, sent: Option<u64>) -> Step
 
 /// Ends a program without holding the lab's thread: a program gets its stop budget to
 /// finish, and the lab has a class to run.
-fn stop_in_background(life: Life) {
-    let program = match life {
-        Life::Running(Running { program, .. }) | Life::Ready(program, _) => program,
+fn stop_in_background(phase: ControllerPhase) {
+    let program = match phase {
+        ControllerPhase::Running(Running { program, .. }) | ControllerPhase::Ready(program, _) => program,
         // A program still starting is dropped with its channel; the start-up thread's
         // program is then dropped, which kills it.
-        Life::Starting(_) | Life::Stopped => return,
+        ControllerPhase::Starting(_) | ControllerPhase::Stopped => return,
     };
     let spawned = std::thread::Builder::new().name("stop-program".into()).spawn(move || {
         let mut program = program;

@@ -39,7 +39,7 @@ impl Labs {
     /// The lab students join with `code`, if any.
     pub fn by_join_code(&self, code: &str) -> Option<Arc<LabHandle>> {
         let code = participants::normalise_code(code);
-        self.all().into_iter().find(|lab| lab.join_code() == code)
+        self.all().into_iter().find(|lab| lab.people().join_code() == code)
     }
 
     /// Stops every lab (server shutdown).

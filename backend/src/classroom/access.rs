@@ -12,13 +12,13 @@ impl Classroom {
     /// refused rather than quietly read as a viewer, so a mistyped instructor token is
     /// noticed.
     pub fn caller(&self, lab: &LabHandle, token: Option<&str>) -> Result<Caller, ClassroomError> {
-        lab.caller(token).ok_or_else(|| ClassroomError::UnknownToken { lab: lab.id().to_owned() })
+        lab.people().caller(token).ok_or_else(|| ClassroomError::UnknownToken { lab: lab.id().to_owned() })
     }
 
     /// Who the bearer of `token` is, for reading only: a token of another lab reads as a
     /// viewer.
     pub fn reader(&self, lab: &LabHandle, token: Option<&str>) -> Caller {
-        lab.caller(token).unwrap_or(Caller::Viewer)
+        lab.people().caller(token).unwrap_or(Caller::Viewer)
     }
 }
 
@@ -30,10 +30,10 @@ pub fn authorize(caller: Caller, action: Action) -> Result<(), ClassroomError> {
 /// Whether `caller` may take `action` on robot `robot`, which must exist (404 first, so
 /// nobody learns a permission about a robot that is not there).
 pub fn authorize_on_robot(lab: &LabHandle, caller: Caller, action: Action, robot: &str) -> Result<(), ClassroomError> {
-    if !lab.has_robot(robot) {
+    if !lab.robots().has_robot(robot) {
         return Err(LabError::NoRobot { lab: lab.id().to_owned(), robot: robot.to_owned() }.into());
     }
-    action.check(caller.toward_robot(lab.owner_of(robot))).map_err(|denial| ClassroomError::Denied {
+    action.check(caller.toward_robot(lab.robots().owner_of(robot))).map_err(|denial| ClassroomError::Denied {
         action,
         denial,
         robot: Some(robot.to_owned()),

@@ -15,6 +15,12 @@ use vlab_lab::secret::{TokenDigest, new_token};
 use vlab_lab::{Caller, LabConfig, LabHandle};
 use vlab_sim::scene::{DirLoader, Options, SceneModel, demo_scene, interpret};
 
+/// The classroom's labs: created, opened again, closed and listed.
+#[derive(Clone, Copy)]
+pub struct ClassroomLabs<'a> {
+    pub(super) classroom: &'a Classroom,
+}
+
 /// Largest scene text a lab may be created from.
 pub const MAX_CREATE_SOURCE_BYTES: usize = 1024 * 1024;
 
@@ -37,13 +43,13 @@ pub struct DemoLab {
     pub start_running: bool,
 }
 
-impl Classroom {
+impl ClassroomLabs<'_> {
     /// `POST /api/labs`: a new lab, paused (its clock starts when the instructor
     /// presses Play, not when the lab is made before the class), with its own clock;
     /// kept before it is announced.
-    pub async fn create_lab(&self, key: Option<&str>, request: CreateLabRequest) -> Result<CreatedLab, ClassroomError> {
-        if !self.open_labs {
-            let allowed = match (key, self.server_key) {
+    pub async fn create(self, key: Option<&str>, request: CreateLabRequest) -> Result<CreatedLab, ClassroomError> {
+        if !self.classroom.open_labs {
+            let allowed = match (key, self.classroom.server_key) {
                 (Some(key), Some(server_key)) => server_key.matches(key),
                 _ => false,
             };
@@ -90,11 +96,11 @@ impl Classroom {
             settings_json: serde_json::to_string(&LabSettings::default()).expect("settings serialise"),
         };
         let lab = self.open_lab(&record, model, false, vec![]).map_err(|e| ClassroomError::Invalid(e.to_string()))?;
-        if let Err(e) = self.keep(|store| store.save_lab(&record)) {
+        if let Err(e) = self.classroom.keep(|store| store.save_lab(&record)) {
             lab.shut_down();
             return Err(e);
         }
-        self.labs.insert(lab);
+        self.classroom.registry.insert(lab);
         tracing::info!(lab = %id, %name, "lab created");
         // The token leaves the server this once: only its digest is kept.
         let instructor_path = format!("/?lab={id}&token={instructor_token}");
@@ -106,18 +112,18 @@ impl Classroom {
     /// (instructor links survive restarts); else a new one is made. A token given or
     /// made is saved to the key file, where `vlab key` finds it. Returns the lab's
     /// record and the token if it was made now (to show it this once).
-    pub fn open_demo(&self, demo: DemoLab) -> Result<OpenedDemo, ClassroomError> {
-        let stored = self.keep(|store| store.lab("demo"))?.flatten();
+    pub fn open_demo(self, demo: DemoLab) -> Result<OpenedDemo, ClassroomError> {
+        let stored = self.classroom.keep(|store| store.lab("demo"))?.flatten();
         let given = demo.instructor_token.filter(|t| !t.trim().is_empty());
         let (instructor, made) = match (given, &stored) {
             (Some(token), _) => {
-                self.keep(|store| store.save_server_key(&token))?;
+                self.classroom.keep(|store| store.save_server_key(&token))?;
                 (TokenDigest::of(&token), None)
             }
             (None, Some(lab)) => (lab.instructor, None),
             (None, None) => {
                 let token = new_token();
-                self.keep(|store| store.save_server_key(&token))?;
+                self.classroom.keep(|store| store.save_server_key(&token))?;
                 (TokenDigest::of(&token), Some(token))
             }
         };
@@ -136,18 +142,23 @@ impl Classroom {
             scene: LabScene::Demo,
             settings_json,
         };
-        self.keep(|store| store.save_lab(&record))?;
+        self.classroom.keep(|store| store.save_lab(&record))?;
         let students = self.stored_students("demo")?;
-        self.labs.insert(self.open_lab(&record, demo_scene(record.seed), demo.start_running, students)?);
+        self.classroom.registry.insert(self.open_lab(
+            &record,
+            demo_scene(record.seed),
+            demo.start_running,
+            students,
+        )?);
         Ok(OpenedDemo { record, new_token: made })
     }
 
-    /// Opens every stored lab (but the demo lab, opened by [`Classroom::open_demo`]) and
+    /// Opens every stored lab (but the demo lab, opened by [`ClassroomLabs::open_demo`]) and
     /// does again, in order, what was uploaded into each lab and removed from it. A lab
     /// or an upload that cannot be restored is logged and skipped: the others come back.
     /// Returns how many uploads could not be done again.
-    pub async fn restore(&self) -> Result<usize, ClassroomError> {
-        let records = self.keep(|store| store.open_labs())?.unwrap_or_default();
+    pub async fn restore(self) -> Result<usize, ClassroomError> {
+        let records = self.classroom.keep(|store| store.open_labs())?.unwrap_or_default();
         for record in records.into_iter().filter(|record| record.id != "demo") {
             let opened = match self.build_scene(&record.scene, record.seed).await {
                 Ok(scene) => self
@@ -156,19 +167,19 @@ impl Classroom {
                 Err(e) => Err(e),
             };
             match opened {
-                Ok(lab) => self.labs.insert(lab),
+                Ok(lab) => self.classroom.registry.insert(lab),
                 Err(e) => tracing::error!(lab = %record.id, error = %e, "a stored lab could not be opened again"),
             }
         }
         let mut failed = 0;
-        for lab in self.labs.all() {
-            for (seq, insertion) in self.keep(|store| store.insertions(lab.id()))?.unwrap_or_default() {
+        for lab in self.classroom.registry.all() {
+            for (seq, insertion) in self.classroom.keep(|store| store.insertions(lab.id()))?.unwrap_or_default() {
                 let unsure = matches!(insertion, Insertion::Upload { only_robots: None, .. });
-                match self.replay(&lab, insertion).await {
+                match self.classroom.uploads().replay(&lab, insertion).await {
                     // Uploads kept before the store noted it learn it now, so the
                     // compaction below can forget them once their robots are gone.
                     Ok(Some(only_robots)) if unsure => {
-                        self.keep(|store| store.note_only_robots(seq, &only_robots))?;
+                        self.classroom.keep(|store| store.note_only_robots(seq, &only_robots))?;
                     }
                     Ok(_) => {}
                     Err(e) => {
@@ -177,20 +188,20 @@ impl Classroom {
                     }
                 }
             }
-            self.compact(lab.id());
+            self.classroom.compact(lab.id());
         }
         Ok(failed)
     }
 
     /// `DELETE /api/labs/{lab}` (instructor): closed in the store first, then for
     /// everybody watching.
-    pub async fn close_lab(&self, lab: &Arc<LabHandle>, caller: Caller) -> Result<(), ClassroomError> {
+    pub async fn close(self, lab: &Arc<LabHandle>, caller: Caller) -> Result<(), ClassroomError> {
         authorize(caller, Action::CloseLab)?;
-        self.keep(|store| store.close_lab(lab.id()))?;
-        self.labs.remove(lab.id());
-        self.assets.forget_lab(lab.id());
-        self.budget.forget_lab(lab.id());
-        if let Some(recordings) = &self.recordings {
+        self.classroom.keep(|store| store.close_lab(lab.id()))?;
+        self.classroom.registry.remove(lab.id());
+        self.classroom.assets.forget_lab(lab.id());
+        self.classroom.budget.forget_lab(lab.id());
+        if let Some(recordings) = &self.classroom.recordings {
             recordings.forget(lab.id());
         }
         let closing = Arc::clone(lab);
@@ -203,24 +214,24 @@ impl Classroom {
 
     /// The lab as `GET /api/labs/{lab}` shows it to `caller` (the join code to those who
     /// may read it).
-    pub fn summary(&self, lab: &LabHandle, caller: Caller) -> LabSummary {
+    pub fn summary(self, lab: &LabHandle, caller: Caller) -> LabSummary {
         let mut summary = lab.summary();
         if authorize(caller, Action::SeeJoinCode).is_ok() {
-            summary.join_code = Some(lab.join_code());
+            summary.join_code = Some(lab.people().join_code());
         }
         summary
     }
 
     /// Every lab, as `GET /api/labs` lists them.
-    pub fn summaries(&self) -> Vec<LabSummary> {
-        self.labs.all().iter().map(|lab| lab.summary()).collect()
+    pub fn summaries(self) -> Vec<LabSummary> {
+        self.classroom.registry.all().iter().map(|lab| lab.summary()).collect()
     }
 
     /// The scene library a lab can be created from: `{name, file, about}` per scene, the
     /// first comment line of each file saying what it is.
-    pub fn scene_library(&self) -> Vec<serde_json::Value> {
+    pub fn scene_library(self) -> Vec<serde_json::Value> {
         let mut scenes = Vec::new();
-        if let Ok(entries) = std::fs::read_dir(&self.library.scenes_dir) {
+        if let Ok(entries) = std::fs::read_dir(&self.classroom.library.scenes_dir) {
             for entry in entries.flatten() {
                 let file = entry.file_name().to_string_lossy().into_owned();
                 let text = std::fs::read_to_string(entry.path()).unwrap_or_default();
@@ -232,19 +243,21 @@ impl Classroom {
     }
 
     /// The scene model of a stored lab's scene.
-    async fn build_scene(&self, scene: &LabScene, seed: u64) -> Result<SceneModel, ClassroomError> {
+    async fn build_scene(self, scene: &LabScene, seed: u64) -> Result<SceneModel, ClassroomError> {
         let (name, text) = match scene {
             LabScene::Demo => return Ok(demo_scene(seed)),
             LabScene::Library(file) => {
-                let text = tokio::fs::read_to_string(self.library.scenes_dir.join(file))
+                let text = tokio::fs::read_to_string(self.classroom.library.scenes_dir.join(file))
                     .await
                     .map_err(|e| ClassroomError::NotFound(format!("cannot read scene '{file}': {e}")))?;
                 (file.clone(), text)
             }
             LabScene::Source(text) => ("lab.vlab".to_owned(), text.clone()),
         };
-        let loader =
-            DirLoader { scenes: self.library.scenes_dir.clone(), assets: Some(self.library.assets_dir.clone()) };
+        let loader = DirLoader {
+            scenes: self.classroom.library.scenes_dir.clone(),
+            assets: Some(self.classroom.library.assets_dir.clone()),
+        };
         let result = tokio::task::spawn_blocking(move || {
             interpret(&text, &name, &loader, &Options { seed, ..Options::default() })
         })
@@ -257,17 +270,17 @@ impl Classroom {
     }
 
     /// Students who joined lab `lab` before: id, name, token's digest.
-    fn stored_students(&self, lab: &str) -> Result<Vec<(u32, String, TokenDigest)>, ClassroomError> {
-        let sessions = self.keep(|store| store.sessions(lab))?.unwrap_or_default();
+    fn stored_students(self, lab: &str) -> Result<Vec<(u32, String, TokenDigest)>, ClassroomError> {
+        let sessions = self.classroom.keep(|store| store.sessions(lab))?.unwrap_or_default();
         Ok(sessions.into_iter().map(|s| (s.user, s.name, s.token)).collect())
     }
 
     /// `name` as a library file name (`diffbot` → `diffbot.vlab`), if the library has it.
-    fn library_file(&self, name: &str) -> Result<String, ClassroomError> {
+    fn library_file(self, name: &str) -> Result<String, ClassroomError> {
         let file = if name.ends_with(".vlab") { name.to_owned() } else { format!("{name}.vlab") };
         let plain =
             file.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.')) && !file.starts_with('.');
-        if !plain || !self.library.scenes_dir.join(&file).is_file() {
+        if !plain || !self.classroom.library.scenes_dir.join(&file).is_file() {
             return Err(ClassroomError::NotFound(format!(
                 "no scene '{name}' in the library; GET /api/scenes lists them"
             )));
@@ -276,7 +289,7 @@ impl Classroom {
     }
 
     /// A URL-safe id from the lab's name, unique on this server (`physics-1-k7mp`).
-    fn unique_id(&self, name: &str) -> String {
+    fn unique_id(self, name: &str) -> String {
         let mut slug: String = name
             .chars()
             .map(|c| if c.is_ascii_alphanumeric() { c.to_ascii_lowercase() } else { '-' })
@@ -292,29 +305,30 @@ impl Classroom {
         loop {
             let suffix = new_join_code().to_ascii_lowercase();
             let id = format!("{}-{}", slug.trim_end_matches('-'), &suffix[..4]);
-            if self.labs.get(&id).is_none() {
+            if self.classroom.registry.get(&id).is_none() {
                 return id;
             }
         }
     }
 }
 
-impl Classroom {
+impl ClassroomLabs<'_> {
     /// Opens a lab from its record and scene model, recording into the classroom's
     /// recordings from the run after those kept.
     fn open_lab(
-        &self,
+        self,
         record: &LabRecord,
         scene: SceneModel,
         start_running: bool,
         students: Vec<(u32, String, TokenDigest)>,
     ) -> Result<Arc<LabHandle>, vlab_lab::LabError> {
         let settings = serde_json::from_str(&record.settings_json).unwrap_or_default();
-        let first_run = self.recordings.as_ref().map_or(Ok(1), |r| r.next_run(&record.id)).unwrap_or_else(|error| {
-            tracing::warn!(lab = %record.id, %error, "could not read the recording's runs; numbering from 1");
-            1
-        });
-        if let Some(recordings) = &self.recordings {
+        let first_run =
+            self.classroom.recordings.as_ref().map_or(Ok(1), |r| r.next_run(&record.id)).unwrap_or_else(|error| {
+                tracing::warn!(lab = %record.id, %error, "could not read the recording's runs; numbering from 1");
+                1
+            });
+        if let Some(recordings) = &self.classroom.recordings {
             recordings.begin(&record.id, first_run);
         }
         LabHandle::open(LabConfig {
@@ -328,7 +342,7 @@ impl Classroom {
             settings,
             students,
             programs: Default::default(),
-            recording: self.recording_sink(),
+            recording: self.classroom.recording_sink(),
             first_run,
         })
     }

@@ -11,6 +11,12 @@ use bytes::Bytes;
 use super::{Classroom, ClassroomError};
 use vlab_sim::mesh::{self, TrianglesOnce};
 
+/// The meshes pages draw, as triangles.
+#[derive(Clone, Copy)]
+pub struct ClassroomMeshes<'a> {
+    pub(super) classroom: &'a Classroom,
+}
+
 /// Library meshes read so far, by path under the assets folder. Bounded by the
 /// folder's files: a path that names no file is refused before it is kept.
 #[derive(Default)]
@@ -18,14 +24,14 @@ pub struct LibraryTriangles {
     by_path: Mutex<HashMap<String, TrianglesOnce>>,
 }
 
-impl Classroom {
+impl ClassroomMeshes<'_> {
     /// The triangles of the mesh at `url`, as the page fetches them. Reading a file
     /// takes as long as it is large: call it off the async workers.
     ///
     /// # Errors
     /// [`ClassroomError::Invalid`] for a URL that is not a mesh of this server or a file
     /// that does not read, [`ClassroomError::NotFound`] for a mesh that is not there.
-    pub fn mesh_triangles(&self, url: &str) -> Result<Bytes, ClassroomError> {
+    pub fn triangles(self, url: &str) -> Result<Bytes, ClassroomError> {
         if !mesh::is_mesh_file(url) {
             return Err(ClassroomError::Invalid(format!("'{url}' is not an .obj, .gltf or .glb file")));
         }
@@ -43,6 +49,7 @@ impl Classroom {
             )));
         };
         let (bytes, once) = self
+            .classroom
             .assets
             .with_triangles(lab, path)
             .ok_or_else(|| ClassroomError::NotFound(format!("no uploaded asset '{path}' in lab '{lab}'")))?;
@@ -50,14 +57,14 @@ impl Classroom {
     }
 
     /// A library mesh's triangles: `Err(None)` when no such file.
-    fn library_triangles(&self, path: &str) -> Result<Bytes, Option<mesh::MeshError>> {
+    fn library_triangles(self, path: &str) -> Result<Bytes, Option<mesh::MeshError>> {
         let relative = Path::new(path);
         if !relative.components().all(|c| matches!(c, Component::Normal(_))) {
             return Err(None);
         }
-        let file = self.library.assets_dir.join(relative);
+        let file = self.classroom.library.assets_dir.join(relative);
         let once = {
-            let mut by_path = self.library_triangles.by_path.lock().expect("library triangles lock");
+            let mut by_path = self.classroom.library_triangles.by_path.lock().expect("library triangles lock");
             match by_path.get(path) {
                 Some(once) => once.clone(),
                 None if file.is_file() => by_path.entry(path.to_owned()).or_default().clone(),

@@ -11,11 +11,13 @@
 //! [`vlab_lab::LabHandle`].
 
 mod access;
+mod clock;
 mod error;
 pub mod export;
 mod labs;
 mod meshes;
 mod people;
+mod programs;
 pub mod recording;
 mod robots;
 mod timeline;
@@ -28,8 +30,17 @@ pub use error::{ClassroomError, RefusalKind, UploadRefusal};
 pub use labs::{DemoLab, OpenedDemo};
 pub use upload::{STUDENT_MESH_BUDGET_BYTES, STUDENT_UPLOAD_BUDGET_BYTES, UploadBudget, UploadFiles, UploadedAssets};
 
+pub use clock::ClassroomClock;
+pub use export::ClassroomExports;
+pub use labs::ClassroomLabs;
+pub use meshes::ClassroomMeshes;
+pub use people::ClassroomPeople;
+pub use programs::ClassroomPrograms;
 pub use recording::Recordings;
+pub use robots::ClassroomRobots;
+pub use timeline::ClassroomTimeline;
 pub use timeline::{SEEK_TRAIL_WINDOW_SECS, Seek};
+pub use upload::ClassroomUploads;
 
 use crate::store::{RecordingStore, Store, StoreError};
 use vlab_lab::recording::RecordingSink;
@@ -77,8 +88,8 @@ pub struct ClassroomConfig {
 
 /// Every lab of a server and the rules that apply to them.
 pub struct Classroom {
-    /// The running labs.
-    pub labs: Labs,
+    /// The registry of running labs.
+    pub registry: Labs,
     library: Library,
     assets: UploadedAssets,
     library_triangles: meshes::LibraryTriangles,
@@ -99,7 +110,7 @@ impl Classroom {
             Recordings::start(store.expect("an in-memory recordings store opens"), budget, config.exports)
         });
         Classroom {
-            labs: Labs::default(),
+            registry: Labs::default(),
             library: config.library,
             assets: UploadedAssets::default(),
             library_triangles: meshes::LibraryTriangles::default(),
@@ -109,6 +120,51 @@ impl Classroom {
             store: config.store.map(Mutex::new),
             recordings,
         }
+    }
+
+    /// Its labs' lives: creating, restoring, closing, listing.
+    pub fn labs(&self) -> ClassroomLabs<'_> {
+        ClassroomLabs { classroom: self }
+    }
+
+    /// Who takes part: joining, removals, join codes, settings, notices.
+    pub fn people(&self) -> ClassroomPeople<'_> {
+        ClassroomPeople { classroom: self }
+    }
+
+    /// Its labs' clocks.
+    pub fn clock(&self) -> ClassroomClock {
+        ClassroomClock
+    }
+
+    /// Its labs' robots: reports, hand commands, keys, resets, removals, moves.
+    pub fn robots(&self) -> ClassroomRobots<'_> {
+        ClassroomRobots { classroom: self }
+    }
+
+    /// Its robots' programs: sources, restarts and stops, remote controllers.
+    pub fn programs(&self) -> ClassroomPrograms {
+        ClassroomPrograms
+    }
+
+    /// Uploads: scenes, robots, programs, and the assets that came with them.
+    pub fn uploads(&self) -> ClassroomUploads<'_> {
+        ClassroomUploads { classroom: self }
+    }
+
+    /// The triangles of the meshes pages draw.
+    pub fn meshes(&self) -> ClassroomMeshes<'_> {
+        ClassroomMeshes { classroom: self }
+    }
+
+    /// Its labs' timelines: recording summaries, seeks, rewinds.
+    pub fn timeline(&self) -> ClassroomTimeline<'_> {
+        ClassroomTimeline { classroom: self }
+    }
+
+    /// Exports of its recordings.
+    pub fn exports(&self) -> ClassroomExports<'_> {
+        ClassroomExports { classroom: self }
     }
 
     /// Where a lab hands its recording (`None`: labs record nothing).
@@ -128,7 +184,7 @@ impl Classroom {
 
     /// The lab with this id.
     pub fn lab(&self, id: &str) -> Result<Arc<LabHandle>, ClassroomError> {
-        self.labs.get(id).ok_or_else(|| ClassroomError::NoLab(format!("no lab '{id}' on this server")))
+        self.registry.get(id).ok_or_else(|| ClassroomError::NoLab(format!("no lab '{id}' on this server")))
     }
 
     /// Runs `change` on the store, if there is one. The store's answer decides: an error
@@ -176,6 +232,6 @@ impl Classroom {
 
     /// Stops every lab (server shutdown).
     pub fn shut_down(&self) {
-        self.labs.shut_down_all();
+        self.registry.shut_down_all();
     }
 }

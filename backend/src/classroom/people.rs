@@ -1,13 +1,10 @@
-//! People and time: joining a lab with its code (within the lab's `max_participants`),
-//! the instructor removing a student and changing the join code, the instructor's
-//! settings, notices, and the lab's clock.
+//! People: joining a lab with its code (within the lab's `max_participants`), the
+//! instructor removing a student and changing the join code, the instructor's settings
+//! and notices.
 
-use std::sync::Arc;
-
-use tokio::sync::oneshot;
 use vlab_protocol::permissions::Action;
 use vlab_protocol::{
-    ControlAction, INSTRUCTOR_ID, JoinCode, JoinRequest, Joined, LabMode, LabSettings, LabSettingsPatch, LabState,
+    ControlAction, INSTRUCTOR_ID, JoinCode, JoinRequest, Joined, LabMode, LabSettings, LabSettingsPatch,
     MAX_NOTICE_CHARS, UserId, clean_notice,
 };
 
@@ -18,38 +15,44 @@ use vlab_lab::participants::new_join_code;
 use vlab_lab::secret::TokenDigest;
 use vlab_lab::{Caller, JoinError, LabError, LabHandle};
 
-impl Classroom {
+/// Who takes part in the classroom's labs, and what the instructor tells them.
+#[derive(Clone, Copy)]
+pub struct ClassroomPeople<'a> {
+    pub(super) classroom: &'a Classroom,
+}
+
+impl ClassroomPeople<'_> {
     /// `POST /api/labs/{lab}/join`: a student joins with the code and a display name. The
     /// session is kept before it is handed out; then everybody is told, and the lab is
     /// paused if the instructor asked for that.
-    pub async fn join(&self, lab: &LabHandle, request: &JoinRequest) -> Result<Joined, ClassroomError> {
-        let (id, token) = lab.admit(&request.join_code, &request.name).map_err(|e| match e {
+    pub async fn join(self, lab: &LabHandle, request: &JoinRequest) -> Result<Joined, ClassroomError> {
+        let (id, token) = lab.people().admit(&request.join_code, &request.name).map_err(|e| match e {
             JoinError::WrongCode => ClassroomError::Forbidden(e.to_string()),
             JoinError::BadName => ClassroomError::Invalid(e.to_string()),
             JoinError::Full { .. } => ClassroomError::Conflict(e.to_string()),
         })?;
-        let name = lab.name_of(id).unwrap_or_default();
+        let name = lab.people().name_of(id).unwrap_or_default();
         let session = SessionRecord { lab: lab.id().into(), user: id, name, token: TokenDigest::of(&token) };
-        if let Err(e) = self.keep(|store| store.save_session(&session)) {
-            lab.forget(id);
+        if let Err(e) = self.classroom.keep(|store| store.save_session(&session)) {
+            lab.people().forget(id);
             return Err(e);
         }
-        if lab.settings().pause_on_join && lab.state().mode != LabMode::Paused {
+        if lab.settings().pause_on_join && lab.clock().state().mode != LabMode::Paused {
             // The join stands even if the lab's thread is gone; the pause is a courtesy.
-            let _ = lab.control(ControlAction::Pause).await;
+            let _ = lab.clock().control(ControlAction::Pause).await;
         }
-        lab.broadcast_presence();
-        let user = lab.participant(id).expect("just joined");
+        lab.people().broadcast_presence();
+        let user = lab.people().participant(id).expect("just joined");
         tracing::info!(lab = %lab.id(), user = id, "student joined");
         Ok(Joined { lab: lab.id().into(), token, user })
     }
 
     /// `POST /api/join`: the same, finding the lab by its code.
-    pub async fn join_by_code(&self, request: &JoinRequest) -> Result<Joined, ClassroomError> {
-        let lab = self
-            .labs
-            .by_join_code(&request.join_code)
-            .ok_or_else(|| ClassroomError::NoLab("no lab has that join code: check it with your instructor".into()))?;
+    pub async fn join_by_code(self, request: &JoinRequest) -> Result<Joined, ClassroomError> {
+        let lab =
+            self.classroom.registry.by_join_code(&request.join_code).ok_or_else(|| {
+                ClassroomError::NoLab("no lab has that join code: check it with your instructor".into())
+            })?;
         self.join(&lab, request).await
     }
 
@@ -58,66 +61,66 @@ impl Classroom {
     /// transaction), then done: their token means nothing from then on (401), each page of
     /// theirs is told and goes on as a viewer's, their robots are taken out, and everybody
     /// gets the new presence.
-    pub async fn remove_participant(&self, lab: &LabHandle, caller: Caller, id: UserId) -> Result<(), ClassroomError> {
+    pub async fn remove(self, lab: &LabHandle, caller: Caller, id: UserId) -> Result<(), ClassroomError> {
         authorize(caller, Action::RemoveParticipant)?;
         if id == INSTRUCTOR_ID {
             return Err(ClassroomError::Invalid("the instructor cannot be removed from their own lab".into()));
         }
-        if lab.name_of(id).is_none() {
+        if lab.people().name_of(id).is_none() {
             return Err(ClassroomError::NotFound(format!("no participant {id} in lab '{}'", lab.id())));
         }
-        let robots = lab.robots_owned_by(id);
-        let kept = self.keep(|store| store.remove_session(lab.id(), id, &robots))?;
-        if !lab.remove_participant(id) {
+        let robots = lab.robots().robots_owned_by(id);
+        let kept = self.classroom.keep(|store| store.remove_session(lab.id(), id, &robots))?;
+        if !lab.people().remove(id) {
             // Removed meanwhile by another request, which removes their robots too.
             if let Some(seqs) = kept {
                 for seq in seqs {
-                    self.unkeep(lab.id(), "removal", |store| store.forget_insertion(seq));
+                    self.classroom.unkeep(lab.id(), "removal", |store| store.forget_insertion(seq));
                 }
             }
             return Err(ClassroomError::NotFound(format!("no participant {id} in lab '{}'", lab.id())));
         }
         for (i, robot) in robots.iter().enumerate() {
-            match lab.remove_robot(robot).await {
-                Ok(()) => self.robot_gone(lab.id(), robot, Some(id)),
+            match lab.robots().remove(robot).await {
+                Ok(()) => self.classroom.robot_gone(lab.id(), robot, Some(id)),
                 // Removed meanwhile (by the instructor): that removal is kept already.
                 Err(LabError::NoRobot { .. }) => {
                     if let Some(seq) = kept.as_ref().and_then(|seqs| seqs.get(i).copied()) {
-                        self.unkeep(lab.id(), "removal", |store| store.forget_insertion(seq));
+                        self.classroom.unkeep(lab.id(), "removal", |store| store.forget_insertion(seq));
                     }
                 }
                 Err(e) => return Err(e.into()),
             }
         }
         // A robot of theirs whose upload was under way when they were removed.
-        for robot in lab.robots_owned_by(id) {
-            self.take_out(lab, &robot).await?;
+        for robot in lab.robots().robots_owned_by(id) {
+            self.classroom.robots().take_out(lab, &robot).await?;
         }
-        self.compact(lab.id());
-        lab.broadcast_presence();
+        self.classroom.compact(lab.id());
+        lab.people().broadcast_presence();
         tracing::info!(lab = %lab.id(), user = id, robots = robots.len(), "student removed");
         Ok(())
     }
 
     /// `POST /api/labs/{lab}/join-code` (instructor): a new join code, kept, then in force:
     /// the old code admits nobody from then on. Sessions of students who joined stay.
-    pub fn change_join_code(&self, lab: &LabHandle, caller: Caller) -> Result<JoinCode, ClassroomError> {
+    pub fn change_join_code(self, lab: &LabHandle, caller: Caller) -> Result<JoinCode, ClassroomError> {
         authorize(caller, Action::ChangeJoinCode)?;
-        let old = lab.join_code();
+        let old = lab.people().join_code();
         // Unlike the old one, and unlike every other lab's (`POST /api/join` finds a lab
         // by its code).
         let code = std::iter::repeat_with(new_join_code)
-            .find(|code| *code != old && self.labs.by_join_code(code).is_none())
+            .find(|code| *code != old && self.classroom.registry.by_join_code(code).is_none())
             .expect("an endless supply of codes");
-        self.keep(|store| store.save_join_code(lab.id(), &code))?;
-        lab.set_join_code(&code);
+        self.classroom.keep(|store| store.save_join_code(lab.id(), &code))?;
+        lab.people().set_join_code(&code);
         tracing::info!(lab = %lab.id(), "join code changed");
         Ok(JoinCode { join_code: code })
     }
 
     /// `PATCH /api/labs/{lab}/settings` (instructor): kept, then applied and announced.
     pub fn update_settings(
-        &self,
+        self,
         lab: &LabHandle,
         caller: Caller,
         patch: LabSettingsPatch,
@@ -125,13 +128,13 @@ impl Classroom {
         authorize(caller, Action::ChangeSettings)?;
         let settings = lab.settings().patched(patch).map_err(ClassroomError::Invalid)?;
         let json = serde_json::to_string(&settings).expect("settings serialise");
-        self.keep(|store| store.save_settings(lab.id(), &json))?;
+        self.classroom.keep(|store| store.save_settings(lab.id(), &json))?;
         lab.set_settings(settings);
         Ok(settings)
     }
 
     /// `POST /api/labs/{lab}/broadcast` (instructor): a notice to everybody in the lab.
-    pub fn notice(&self, lab: &LabHandle, caller: Caller, message: &str) -> Result<(), ClassroomError> {
+    pub fn notice(self, lab: &LabHandle, caller: Caller, message: &str) -> Result<(), ClassroomError> {
         authorize(caller, Action::SendNotice)?;
         // Cleaned as names are: a notice must not reorder or hide the page around it.
         let message = clean_notice(message);
@@ -143,32 +146,7 @@ impl Classroom {
         if message.chars().count() > MAX_NOTICE_CHARS {
             return Err(ClassroomError::Invalid(format!("a notice needs 1 to {MAX_NOTICE_CHARS} characters")));
         }
-        lab.notice("Instructor", &message);
+        lab.viewers().notice("Instructor", &message);
         Ok(())
-    }
-
-    /// Time control (instructor), checked and queued at once so one caller's commands
-    /// keep their order; the receiver gives the clock's state once it took effect (for
-    /// `step N`, once the steps are done).
-    pub fn queue_control(
-        &self,
-        lab: &Arc<LabHandle>,
-        caller: Caller,
-        action: ControlAction,
-    ) -> Result<oneshot::Receiver<LabState>, ClassroomError> {
-        authorize(caller, Action::ControlTime)?;
-        action.validate().map_err(ClassroomError::Invalid)?;
-        Ok(lab.send_control(action)?)
-    }
-
-    /// Time control, awaited: the clock's state once the command took effect.
-    pub async fn control(
-        &self,
-        lab: &Arc<LabHandle>,
-        caller: Caller,
-        action: ControlAction,
-    ) -> Result<LabState, ClassroomError> {
-        let answer = self.queue_control(lab, caller, action)?;
-        answer.await.map_err(|_| vlab_lab::LabError::Unavailable(lab.id().to_owned()).into())
     }
 }

@@ -1,46 +1,45 @@
-//! A lab's robots: inspecting, driving by hand or by keyboard, resetting, moving their
-//! starts, removing, and running their programs; and the instructor moving any object as supervisor.
+//! A lab's robots: inspecting, driving by hand or by keyboard, resetting them, moving
+//! their starts and removing them; and the instructor moving any object as supervisor.
 
 use std::collections::BTreeMap;
-use std::sync::Arc;
 
 use serde_json::Value;
 use tokio::sync::oneshot;
 use vlab_protocol::permissions::Action;
-use vlab_protocol::{NewStart, ProgramSource, ProgramStatus, RobotReport};
+use vlab_protocol::{NewStart, RobotReport};
 
 use super::access::{authorize, authorize_on_robot};
 use super::{Classroom, ClassroomError};
 use crate::store::Insertion;
 use vlab_lab::handle::KeysAnswer;
-use vlab_lab::{Caller, LabHandle, ProgramAction};
-use vlab_programs::{Limits, RemotePeer, remote_pair};
+use vlab_lab::{Caller, LabHandle};
 
-impl Classroom {
+/// The robots of the classroom's labs, as their owners and instructors reach them.
+#[derive(Clone, Copy)]
+pub struct ClassroomRobots<'a> {
+    pub(super) classroom: &'a Classroom,
+}
+
+impl ClassroomRobots<'_> {
     /// A robot's report: anybody in the lab sees every robot; those who may read its
     /// console also get the console's latest lines.
-    pub async fn robot_report(
-        &self,
-        lab: &LabHandle,
-        caller: Caller,
-        robot: &str,
-    ) -> Result<RobotReport, ClassroomError> {
+    pub async fn report(self, lab: &LabHandle, caller: Caller, robot: &str) -> Result<RobotReport, ClassroomError> {
         authorize(caller, Action::Watch)?;
-        let mut report = lab.robot_report(robot).await?;
+        let mut report = lab.robots().report(robot).await?;
         if authorize_on_robot(lab, caller, Action::ReadConsole, robot).is_ok() {
-            report.console = Some(lab.console_lines(robot).await?);
+            report.console = Some(lab.programs().console_lines(robot).await?);
         }
         Ok(report)
     }
 
     /// Whether `caller` may watch robot `robot`'s reports (it must exist).
-    pub fn may_watch(&self, lab: &LabHandle, caller: Caller, robot: &str) -> Result<(), ClassroomError> {
+    pub fn may_watch(self, lab: &LabHandle, caller: Caller, robot: &str) -> Result<(), ClassroomError> {
         authorize_on_robot(lab, caller, Action::Watch, robot)
     }
 
     /// Commands a robot's actuators by hand (owner or instructor), all or none.
     pub async fn actuate(
-        &self,
+        self,
         lab: &LabHandle,
         caller: Caller,
         robot: &str,
@@ -50,54 +49,49 @@ impl Classroom {
         if commands.is_empty() {
             return Err(ClassroomError::Unreadable("no actuator commands: name at least one actuator".into()));
         }
-        Ok(lab.actuate(robot, commands).await?)
+        Ok(lab.robots().actuate(robot, commands).await?)
     }
 
     /// Keys held for a robot's keyboard sensors (its owner), queued at once so one
     /// page's key changes keep their order.
     pub fn queue_keys(
-        &self,
+        self,
         lab: &LabHandle,
         caller: Caller,
         robot: &str,
         keys: Vec<String>,
     ) -> Result<oneshot::Receiver<KeysAnswer>, ClassroomError> {
         authorize_on_robot(lab, caller, Action::SendKeys, robot)?;
-        Ok(lab.send_keys(robot, keys)?)
+        Ok(lab.robots().send_keys(robot, keys)?)
     }
 
     /// Puts a robot back at its start (owner or instructor); its report afterwards.
-    pub async fn reset_robot(
-        &self,
-        lab: &LabHandle,
-        caller: Caller,
-        robot: &str,
-    ) -> Result<RobotReport, ClassroomError> {
+    pub async fn reset(self, lab: &LabHandle, caller: Caller, robot: &str) -> Result<RobotReport, ClassroomError> {
         authorize_on_robot(lab, caller, Action::ResetRobot, robot)?;
-        lab.reset_robot(robot).await?;
-        Ok(lab.robot_report(robot).await?)
+        lab.robots().reset(robot).await?;
+        Ok(lab.robots().report(robot).await?)
     }
 
     /// Takes a robot out of the lab (owner or instructor): kept first, then done.
-    pub async fn remove_robot(&self, lab: &LabHandle, caller: Caller, robot: &str) -> Result<(), ClassroomError> {
+    pub async fn remove(self, lab: &LabHandle, caller: Caller, robot: &str) -> Result<(), ClassroomError> {
         authorize_on_robot(lab, caller, Action::RemoveRobot, robot)?;
         self.take_out(lab, robot).await
     }
 
     /// Takes a robot out of the lab: the removal kept first, then done (taken back from
     /// the store if the lab refuses it).
-    pub(super) async fn take_out(&self, lab: &LabHandle, robot: &str) -> Result<(), ClassroomError> {
+    pub(super) async fn take_out(self, lab: &LabHandle, robot: &str) -> Result<(), ClassroomError> {
         let removal = Insertion::Removal { robot: robot.to_owned() };
-        let owner = lab.owner_of(robot);
-        let kept = self.keep(|store| store.record_insertion(lab.id(), &removal))?;
-        if let Err(e) = lab.remove_robot(robot).await {
+        let owner = lab.robots().owner_of(robot);
+        let kept = self.classroom.keep(|store| store.record_insertion(lab.id(), &removal))?;
+        if let Err(e) = lab.robots().remove(robot).await {
             if let Some(seq) = kept {
-                self.unkeep(lab.id(), "removal", |store| store.forget_insertion(seq));
+                self.classroom.unkeep(lab.id(), "removal", |store| store.forget_insertion(seq));
             }
             return Err(e.into());
         }
-        self.robot_gone(lab.id(), robot, owner);
-        self.compact(lab.id());
+        self.classroom.robot_gone(lab.id(), robot, owner);
+        self.classroom.compact(lab.id());
         tracing::info!(lab = %lab.id(), %robot, "robot removed");
         Ok(())
     }
@@ -105,7 +99,7 @@ impl Classroom {
     /// Moves the start a robot is put back at (owner or instructor): kept, so a restart
     /// puts it back there too. The robot stays where it is until it is reset.
     pub async fn set_start(
-        &self,
+        self,
         lab: &LabHandle,
         caller: Caller,
         robot: &str,
@@ -116,21 +110,21 @@ impl Classroom {
             return Err(ClassroomError::Invalid("position and heading must be finite numbers".into()));
         }
         let moved = Insertion::Start { robot: robot.to_owned(), position: start.position, heading: start.heading };
-        let kept = self.keep(|store| store.record_insertion(lab.id(), &moved))?;
-        if let Err(e) = lab.set_start(robot, start.position, start.heading).await {
+        let kept = self.classroom.keep(|store| store.record_insertion(lab.id(), &moved))?;
+        if let Err(e) = lab.robots().set_start(robot, start.position, start.heading).await {
             if let Some(seq) = kept {
-                self.unkeep(lab.id(), "start", |store| store.forget_insertion(seq));
+                self.classroom.unkeep(lab.id(), "start", |store| store.forget_insertion(seq));
             }
             return Err(e.into());
         }
-        self.compact(lab.id());
+        self.classroom.compact(lab.id());
         tracing::info!(lab = %lab.id(), %robot, position = ?start.position, "start moved");
         Ok(())
     }
 
     /// Moves a body or a whole robot (the instructor, as supervisor), at rest.
     pub async fn move_object(
-        &self,
+        self,
         lab: &LabHandle,
         caller: Caller,
         name: &str,
@@ -141,43 +135,6 @@ impl Classroom {
         if !position.iter().chain(heading.iter()).all(|v| v.is_finite()) {
             return Err(ClassroomError::Invalid("position and heading must be finite numbers".into()));
         }
-        Ok(lab.move_object(name, position, heading).await?)
-    }
-
-    /// A robot's program files, for its editor (owner or instructor).
-    pub async fn program_source(
-        &self,
-        lab: &LabHandle,
-        caller: Caller,
-        robot: &str,
-    ) -> Result<ProgramSource, ClassroomError> {
-        authorize_on_robot(lab, caller, Action::ReadProgram, robot)?;
-        Ok(lab.program(robot).await?.0.source())
-    }
-
-    /// Attaches a remote controller to a robot (owner or instructor) in place of its
-    /// program: the websocket task holds the returned end (docs/remote.md).
-    pub async fn attach_controller(
-        &self,
-        lab: &Arc<LabHandle>,
-        caller: Caller,
-        robot: &str,
-    ) -> Result<RemotePeer, ClassroomError> {
-        authorize_on_robot(lab, caller, Action::AttachController, robot)?;
-        let (controller, peer) = remote_pair(robot, Limits::default());
-        lab.attach_remote(robot, controller).await?;
-        Ok(peer)
-    }
-
-    /// Restarts or stops a robot's program (owner or instructor).
-    pub async fn run_program(
-        &self,
-        lab: &Arc<LabHandle>,
-        caller: Caller,
-        robot: &str,
-        action: ProgramAction,
-    ) -> Result<ProgramStatus, ClassroomError> {
-        authorize_on_robot(lab, caller, Action::RunProgram, robot)?;
-        Ok(lab.program_action(robot, action).await?)
+        Ok(lab.robots().move_object(name, position, heading).await?)
     }
 }

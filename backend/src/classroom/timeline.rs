@@ -15,6 +15,12 @@ use super::{Classroom, ClassroomError, Recordings};
 use vlab_lab::recording::{Chunk, moment};
 use vlab_lab::{Caller, LabHandle, RewindStart, Rewound};
 
+/// The timeline of the classroom's labs: the summary, seeks and rewinds.
+#[derive(Clone, Copy)]
+pub struct ClassroomTimeline<'a> {
+    pub(super) classroom: &'a Classroom,
+}
+
 /// What a viewer asks when seeking.
 #[derive(Clone, Debug, Default)]
 pub struct Seek {
@@ -28,10 +34,10 @@ pub struct Seek {
     pub robots: Vec<String>,
 }
 
-impl Classroom {
+impl ClassroomTimeline<'_> {
     /// What lab `lab` has recorded.
-    pub fn recording_summary(&self, lab: &LabHandle) -> Result<RecordingSummary, ClassroomError> {
-        let recordings = self.recordings.as_ref().ok_or_else(not_recording)?;
+    pub fn summary(self, lab: &LabHandle) -> Result<RecordingSummary, ClassroomError> {
+        let recordings = self.classroom.recordings.as_ref().ok_or_else(not_recording)?;
         Ok(recordings.summary(lab.id()))
     }
 
@@ -47,12 +53,12 @@ impl Classroom {
     /// [`MAX_SEEKS_IN_FLIGHT`]: super::recording::MAX_SEEKS_IN_FLIGHT
     /// [`SEEK_TURN_PATIENCE`]: super::recording::SEEK_TURN_PATIENCE
     pub async fn seek(
-        &self,
+        self,
         lab: &Arc<LabHandle>,
         caller: Caller,
         seek: Seek,
     ) -> Result<RecordedMoment, ClassroomError> {
-        let recordings = self.recordings.as_ref().ok_or_else(not_recording)?;
+        let recordings = self.classroom.recordings.as_ref().ok_or_else(not_recording)?;
         if seek.robots.len() > MAX_SEEK_ROBOTS {
             return Err(ClassroomError::Invalid(format!(
                 "a seek may ask about {MAX_SEEK_ROBOTS} robots at most, not {}",
@@ -66,7 +72,7 @@ impl Classroom {
         // The lab's thread is asked for its open chunk only for the last seconds, not
         // kept yet: a page scrubbing the past costs the lab nothing.
         let tail = if live && summary.last_step.is_none_or(|last| seek.step > last) {
-            Some(lab.recording_tail().await?)
+            Some(lab.recording().tail().await?)
         } else {
             None
         };
@@ -83,15 +89,15 @@ impl Classroom {
     /// re-simulated from its nearest checkpoint at or before the step (or its start)
     /// with what the recording kept of its inputs, and on from there in a new run (the
     /// old one stays in the recording). Instructor only.
-    pub async fn rewind(&self, lab: &Arc<LabHandle>, caller: Caller, step: u64) -> Result<Rewound, ClassroomError> {
+    pub async fn rewind(self, lab: &Arc<LabHandle>, caller: Caller, step: u64) -> Result<Rewound, ClassroomError> {
         authorize(caller, Action::ControlTime)?;
-        let recordings = self.recordings.as_ref().ok_or_else(not_recording)?;
+        let recordings = self.classroom.recordings.as_ref().ok_or_else(not_recording)?;
         let kept = recordings.summary(lab.id()).runs.iter().map(|r| (r.run, r.first_step)).collect();
-        let start = lab.rewind_start(step, kept).await?;
-        let running = lab.state().mode == LabMode::Running;
-        self.control(lab, caller, ControlAction::Pause).await?;
+        let start = lab.recording().rewind_start(step, kept).await?;
+        let running = lab.clock().state().mode == LabMode::Running;
+        self.classroom.clock().control(lab, caller, ControlAction::Pause).await?;
         // Re-simulating takes a while: everybody's page says why the lab stands still.
-        lab.notice(
+        lab.viewers().notice(
             "Lab",
             &format!(
                 "The instructor is taking the lab back to step {step}: it is paused while the {} steps \
@@ -103,7 +109,7 @@ impl Classroom {
         let rewound = self.rewind_paused(recordings, lab, start, step).await;
         if rewound.is_err() && running {
             // Refused after all (the lab moved on meanwhile): it goes on as it was.
-            self.control(lab, caller, ControlAction::Resume).await?;
+            self.classroom.clock().control(lab, caller, ControlAction::Resume).await?;
         }
         rewound
     }
@@ -111,7 +117,7 @@ impl Classroom {
     /// The paused lab `lab` rewound to `step` from `start`, with the inputs its kept
     /// recording holds from there on.
     async fn rewind_paused(
-        &self,
+        self,
         recordings: &super::Recordings,
         lab: &LabHandle,
         start: RewindStart,
@@ -136,7 +142,7 @@ impl Classroom {
             inputs.extend(chunk.records.into_iter().filter(|r| r.input_step().is_some_and(|at| at >= start.from)));
             through = through.max(row.last_step);
         }
-        Ok(lab.rewind(start, step, (inputs, through)).await?)
+        Ok(lab.recording().rewind(start, step, (inputs, through)).await?)
     }
 }
 
@@ -191,7 +197,7 @@ fn moment_of(
     let run = chunk.run;
     let mut trails = window_trails(recordings, lab, run, step, &seek.robots, tail.as_ref())?;
     let shared = lab.settings().share_beliefs;
-    let sees = |robot: &str| caller.may_see_belief(lab.owner_of(robot), shared);
+    let sees = |robot: &str| caller.may_see_belief(lab.robots().owner_of(robot), shared);
     for trail in &mut trails {
         if !sees(&trail.robot) {
             trail.estimate.clear();
@@ -222,7 +228,7 @@ fn window_trails(
     robots: &[String],
     tail: Option<&Chunk>,
 ) -> Result<Vec<RecordedTrail>, ClassroomError> {
-    let window = window_steps(lab.state().dt_secs);
+    let window = window_steps(lab.clock().state().dt_secs);
     let steps = step.saturating_sub(window)..=step;
     let kept = recordings.read(|store| store.trails(lab.id(), run, steps.clone(), window))?;
     let open = tail.filter(|tail| tail.first_step <= step).into_iter().flat_map(|tail| tail.trails.iter());
@@ -245,7 +251,7 @@ fn recorded_scene(
     let kept = recordings.read(|store| store.scene(lab.id(), run, epoch))?;
     let json = match kept {
         Some(json) => json,
-        None => lab.snapshot_json().to_string(),
+        None => lab.viewers().snapshot_json().to_string(),
     };
     let snapshot: SceneSnapshot = serde_json::from_str(&json)
         .map_err(|e| ClassroomError::Internal(format!("a recorded scene does not read: {e}")))?;

@@ -19,7 +19,7 @@ pub async fn health() -> Json<serde_json::Value> {
 
 /// `GET /api/labs`.
 pub async fn list_labs(State(app): State<Arc<AppState>>) -> Json<Vec<LabSummary>> {
-    Json(app.classroom.summaries())
+    Json(app.classroom.labs().summaries())
 }
 
 /// `POST /api/labs/{lab}/control` (instructor): the clock's state once the command took
@@ -29,7 +29,7 @@ pub async fn control(
     InLab { lab, caller }: InLab,
     JsonBody(action): JsonBody<ControlAction>,
 ) -> Result<Json<LabState>, AppError> {
-    Ok(Json(app.classroom.control(&lab, caller, action).await?))
+    Ok(Json(app.classroom.clock().control(&lab, caller, action).await?))
 }
 
 /// The body of `POST /api/labs/{lab}/rewind`.
@@ -65,7 +65,7 @@ pub async fn rewind(
     InLab { lab, caller }: InLab,
     JsonBody(request): JsonBody<RewindRequest>,
 ) -> Result<Json<RewindAnswer>, AppError> {
-    let rewound = app.classroom.rewind(&lab, caller, request.step).await?;
+    let rewound = app.classroom.timeline().rewind(&lab, caller, request.step).await?;
     let resimulated_steps = rewound.state.step - rewound.from;
     Ok(Json(RewindAnswer { state: rewound.state, resimulated_from: rewound.from, resimulated_steps }))
 }

@@ -22,23 +22,23 @@ pub async fn create_lab(
     Bearer(key): Bearer,
     JsonBody(request): JsonBody<CreateLabRequest>,
 ) -> Result<(StatusCode, Json<CreatedLab>), AppError> {
-    Ok((StatusCode::CREATED, Json(app.classroom.create_lab(key.as_deref(), request).await?)))
+    Ok((StatusCode::CREATED, Json(app.classroom.labs().create(key.as_deref(), request).await?)))
 }
 
 /// `GET /api/labs/{lab}`: the join code too, for the instructor.
 pub async fn get_lab(State(app): State<Arc<AppState>>, InLab { lab, caller }: InLab) -> Json<LabSummary> {
-    Json(app.classroom.summary(&lab, caller))
+    Json(app.classroom.labs().summary(&lab, caller))
 }
 
 /// `DELETE /api/labs/{lab}` (instructor): closes the lab for everybody.
 pub async fn close_lab(State(app): State<Arc<AppState>>, InLab { lab, caller }: InLab) -> Result<StatusCode, AppError> {
-    app.classroom.close_lab(&lab, caller).await?;
+    app.classroom.labs().close(&lab, caller).await?;
     Ok(StatusCode::NO_CONTENT)
 }
 
 /// `GET /api/scenes`: the scene library a lab can be created from.
 pub async fn list_scenes(State(app): State<Arc<AppState>>) -> Json<Vec<serde_json::Value>> {
-    Json(app.classroom.scene_library())
+    Json(app.classroom.labs().scene_library())
 }
 
 /// `POST /api/labs/{lab}/join`: a student joins with the code and a display name.
@@ -48,7 +48,7 @@ pub async fn join_lab(
     JsonBody(request): JsonBody<JoinRequest>,
 ) -> Result<Json<Joined>, AppError> {
     let lab = app.classroom.lab(&lab)?;
-    Ok(Json(app.classroom.join(&lab, &request).await?))
+    Ok(Json(app.classroom.people().join(&lab, &request).await?))
 }
 
 /// `POST /api/join`: the same, finding the lab by its code.
@@ -56,7 +56,7 @@ pub async fn join_by_code(
     State(app): State<Arc<AppState>>,
     JsonBody(request): JsonBody<JoinRequest>,
 ) -> Result<Json<Joined>, AppError> {
-    Ok(Json(app.classroom.join_by_code(&request).await?))
+    Ok(Json(app.classroom.people().join_by_code(&request).await?))
 }
 
 /// `GET /api/labs/{lab}/participants`.
@@ -64,7 +64,7 @@ pub async fn participants(
     State(app): State<Arc<AppState>>,
     Path(lab): Path<String>,
 ) -> Result<Json<Vec<Participant>>, AppError> {
-    Ok(Json(app.classroom.lab(&lab)?.participants()))
+    Ok(Json(app.classroom.lab(&lab)?.people().list()))
 }
 
 /// `DELETE /api/labs/{lab}/participants/{id}` (instructor): the student leaves the lab,
@@ -77,7 +77,7 @@ pub async fn remove_participant(
     let id: UserId = id
         .parse()
         .map_err(|_| AppError::BadRequest(format!("'{id}' is not a participant id: GET participants lists them")))?;
-    app.classroom.remove_participant(&lab, caller, id).await?;
+    app.classroom.people().remove(&lab, caller, id).await?;
     Ok(StatusCode::NO_CONTENT)
 }
 
@@ -87,7 +87,7 @@ pub async fn change_join_code(
     State(app): State<Arc<AppState>>,
     InLab { lab, caller }: InLab,
 ) -> Result<Json<JoinCode>, AppError> {
-    Ok(Json(app.classroom.change_join_code(&lab, caller)?))
+    Ok(Json(app.classroom.people().change_join_code(&lab, caller)?))
 }
 
 /// `PATCH /api/labs/{lab}/settings` (instructor).
@@ -96,7 +96,7 @@ pub async fn update_settings(
     InLab { lab, caller }: InLab,
     JsonBody(patch): JsonBody<LabSettingsPatch>,
 ) -> Result<Json<LabSettings>, AppError> {
-    Ok(Json(app.classroom.update_settings(&lab, caller, patch)?))
+    Ok(Json(app.classroom.people().update_settings(&lab, caller, patch)?))
 }
 
 /// `POST /api/labs/{lab}/broadcast` (instructor): a notice to everybody in the lab.
@@ -105,6 +105,6 @@ pub async fn broadcast(
     InLab { lab, caller }: InLab,
     JsonBody(request): JsonBody<BroadcastRequest>,
 ) -> Result<StatusCode, AppError> {
-    app.classroom.notice(&lab, caller, &request.message)?;
+    app.classroom.people().notice(&lab, caller, &request.message)?;
     Ok(StatusCode::NO_CONTENT)
 }

@@ -18,7 +18,7 @@ pub async fn get_program(
     InLab { lab, caller }: InLab,
     Path((_, robot)): Path<(String, String)>,
 ) -> Result<Json<ProgramSource>, AppError> {
-    Ok(Json(app.classroom.program_source(&lab, caller, &robot).await?))
+    Ok(Json(app.classroom.programs().source(&lab, caller, &robot).await?))
 }
 
 /// `PUT /api/labs/{lab}/robots/{robot}/program`: a new program (multipart `program` and
@@ -30,7 +30,7 @@ pub async fn put_program(
     request: Request,
 ) -> Result<Json<SceneUploadReply>, AppError> {
     let files = read_upload(request, "main.py").await?;
-    Ok(Json(app.classroom.replace_program(&lab, caller, &robot, files).await?))
+    Ok(Json(app.classroom.uploads().replace_program(&lab, caller, &robot, files).await?))
 }
 
 /// `POST /api/labs/{lab}/robots/{robot}/program/restart`.
@@ -39,7 +39,7 @@ pub async fn restart_program(
     InLab { lab, caller }: InLab,
     Path((_, robot)): Path<(String, String)>,
 ) -> Result<Json<ProgramStatus>, AppError> {
-    Ok(Json(app.classroom.run_program(&lab, caller, &robot, ProgramAction::Restart).await?))
+    Ok(Json(app.classroom.programs().run(&lab, caller, &robot, ProgramAction::Restart).await?))
 }
 
 /// `POST /api/labs/{lab}/robots/{robot}/program/stop`.
@@ -48,5 +48,5 @@ pub async fn stop_program(
     InLab { lab, caller }: InLab,
     Path((_, robot)): Path<(String, String)>,
 ) -> Result<Json<ProgramStatus>, AppError> {
-    Ok(Json(app.classroom.run_program(&lab, caller, &robot, ProgramAction::Stop).await?))
+    Ok(Json(app.classroom.programs().run(&lab, caller, &robot, ProgramAction::Stop).await?))
 }

@@ -21,7 +21,7 @@ pub async fn summary(
     State(app): State<Arc<AppState>>,
     ReaderIn { lab, .. }: ReaderIn,
 ) -> Result<Json<RecordingSummary>, AppError> {
-    Ok(Json(app.classroom.recording_summary(&lab)?))
+    Ok(Json(app.classroom.timeline().summary(&lab)?))
 }
 
 /// `GET /api/labs/{lab}/recording.csv?run=&from=&to=` (the instructor): every
@@ -75,12 +75,12 @@ async fn export(
 ) -> Result<Response, AppError> {
     let range = range(query)?;
     // Refusals (permission, range) come before a slot is taken.
-    let plan = app.classroom.plan_export(&lab, caller, robot, format, range)?;
+    let plan = app.classroom.exports().plan(&lab, caller, robot, format, range)?;
     let headers = [
         (CONTENT_TYPE, plan.content_type().to_owned()),
         (CONTENT_DISPOSITION, format!("attachment; filename=\"{}\"", plan.file_name())),
     ];
-    let body = app.classroom.start_export(plan)?;
+    let body = app.classroom.exports().start(plan)?;
     Ok((headers, Body::from_stream(body)).into_response())
 }
 

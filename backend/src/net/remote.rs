@@ -52,7 +52,7 @@ pub async fn attach(
     let lab = app.classroom.lab(&lab_id)?;
     let token = bearer_token(&headers)?.or(query.token.as_deref());
     let caller = app.classroom.caller(&lab, token)?;
-    let peer = app.classroom.attach_controller(&lab, caller, &robot).await.map_err(with_retry_after)?;
+    let peer = app.classroom.programs().attach_controller(&lab, caller, &robot).await.map_err(with_retry_after)?;
     tracing::info!(lab = %lab_id, robot = %robot, ?caller, "remote controller attached");
     Ok(ws
         .max_message_size(MAX_CONTROLLER_MESSAGE_BYTES)

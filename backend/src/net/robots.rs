@@ -21,7 +21,7 @@ pub async fn get_robot(
     ReaderIn { lab, caller }: ReaderIn,
     Path((_, robot)): Path<(String, String)>,
 ) -> Result<Json<RobotReport>, AppError> {
-    Ok(Json(app.classroom.robot_report(&lab, caller, &robot).await?))
+    Ok(Json(app.classroom.robots().report(&lab, caller, &robot).await?))
 }
 
 /// `POST /api/labs/{lab}/robots/{robot}/actuators` with `{"motor": {"speed": 6.0}, ...}`:
@@ -32,7 +32,7 @@ pub async fn command_actuators(
     Path((_, robot)): Path<(String, String)>,
     JsonBody(commands): JsonBody<BTreeMap<String, Value>>,
 ) -> Result<Json<RobotReport>, AppError> {
-    Ok(Json(app.classroom.actuate(&lab, caller, &robot, commands).await?))
+    Ok(Json(app.classroom.robots().actuate(&lab, caller, &robot, commands).await?))
 }
 
 /// `DELETE /api/labs/{lab}/robots/{robot}` (its owner or the instructor).
@@ -41,7 +41,7 @@ pub async fn remove_robot(
     InLab { lab, caller }: InLab,
     Path((_, robot)): Path<(String, String)>,
 ) -> Result<StatusCode, AppError> {
-    app.classroom.remove_robot(&lab, caller, &robot).await?;
+    app.classroom.robots().remove(&lab, caller, &robot).await?;
     Ok(StatusCode::NO_CONTENT)
 }
 
@@ -52,7 +52,7 @@ pub async fn reset_robot(
     InLab { lab, caller }: InLab,
     Path((_, robot)): Path<(String, String)>,
 ) -> Result<Json<RobotReport>, AppError> {
-    Ok(Json(app.classroom.reset_robot(&lab, caller, &robot).await?))
+    Ok(Json(app.classroom.robots().reset(&lab, caller, &robot).await?))
 }
 
 impl Example for NewStart {
@@ -68,7 +68,7 @@ pub async fn set_start(
     Path((_, robot)): Path<(String, String)>,
     JsonBody(start): JsonBody<NewStart>,
 ) -> Result<StatusCode, AppError> {
-    app.classroom.set_start(&lab, caller, &robot, start).await?;
+    app.classroom.robots().set_start(&lab, caller, &robot, start).await?;
     Ok(StatusCode::NO_CONTENT)
 }
 
@@ -93,6 +93,6 @@ pub async fn move_object(
     Path((_, name)): Path<(String, String)>,
     JsonBody(request): JsonBody<MoveRequest>,
 ) -> Result<StatusCode, AppError> {
-    app.classroom.move_object(&lab, caller, &name, request.position, request.heading).await?;
+    app.classroom.robots().move_object(&lab, caller, &name, request.position, request.heading).await?;
     Ok(StatusCode::NO_CONTENT)
 }

@@ -27,7 +27,7 @@ use super::guard::{Connections, Counted, Refusal};
 use super::limits::{ClientKey, Limits, MAX_REFUSALS_AT_ONCE, REFUSAL_HEADER_TIMEOUT};
 
 /// Kernel send buffer per connection. Small on purpose: a viewer that reads slowly
-/// backs up into its merged frame slot within ~100 ms of frames instead of into
+/// backs up into its merged frame mailbox within ~100 ms of frames instead of into
 /// megabytes of socket buffer, so it sees the present, not the past.
 const SEND_BUFFER_BYTES: usize = 64 * 1024;
 

@@ -39,7 +39,7 @@ pub async fn upload_scene(
     request: Request,
 ) -> Result<Json<SceneUploadReply>, AppError> {
     let files = read_upload(request, PLAIN_UPLOAD_NAME).await?;
-    Ok(Json(app.classroom.upload_scene(&lab, caller, files).await?))
+    Ok(Json(app.classroom.uploads().upload_scene(&lab, caller, files).await?))
 }
 
 /// `POST /api/labs/{lab}/robots?clearance_m=` (a participant): robots owned by the
@@ -54,7 +54,7 @@ pub async fn upload_robots(
 ) -> Result<Json<SceneUploadReply>, AppError> {
     let clearance = clearance_of(&query)?;
     let files = read_upload(request, PLAIN_ROBOT_NAME).await?;
-    Ok(Json(app.classroom.upload_robots(&lab, caller, files, clearance).await?))
+    Ok(Json(app.classroom.uploads().upload_robots(&lab, caller, files, clearance).await?))
 }
 
 /// The `clearance_m` asked for: metres, 0 to [`MAX_CLEARANCE_M`]; the default when absent.
@@ -75,7 +75,7 @@ pub async fn uploaded_asset(
     State(app): State<Arc<AppState>>,
     Path((lab, path)): Path<(String, String)>,
 ) -> Result<Response, AppError> {
-    let bytes = app.classroom.uploaded_asset(&lab, &path)?;
+    let bytes = app.classroom.uploads().uploaded_asset(&lab, &path)?;
     Ok(([(CONTENT_TYPE, HeaderValue::from_static(content_type(&path))), (CACHE_CONTROL, LASTING)], bytes)
         .into_response())
 }
@@ -100,7 +100,7 @@ pub async fn mesh_triangles(
     }
     let cache = if format.is_some() && url.starts_with("/api/labs/") { LASTING } else { REVALIDATE };
     // A large file takes a while to read the first time: not on the async workers.
-    let bytes = tokio::task::spawn_blocking(move || app.classroom.mesh_triangles(&url))
+    let bytes = tokio::task::spawn_blocking(move || app.classroom.meshes().triangles(&url))
         .await
         .map_err(|e| AppError::Internal(format!("reading the mesh failed: {e}")))??;
     Ok(([(CONTENT_TYPE, HeaderValue::from_static("application/octet-stream")), (CACHE_CONTROL, cache)], bytes)

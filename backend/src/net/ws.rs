@@ -2,7 +2,7 @@
 //!
 //! On connect: `Hello`, `Snapshot`, `State`, the keyframe; then frames (binary) and
 //! events (JSON) as the lab produces them, while the client's messages are read
-//! concurrently. A slow client only delays itself: its frames are merged in its slot
+//! concurrently. A slow client only delays itself: its frames are merged in its mailbox
 //! (see [`vlab_lab::hub`]) and its events resynchronised if it lags. A page that says
 //! which frames it drew (`drawn`) is sent frames only as fast as it draws them. A page's
 //! seeks are answered one at a time while the connection goes on, its newest waiting.
@@ -63,7 +63,7 @@ async fn session(mut socket: WebSocket, app: Arc<AppState>, lab_id: String, hand
         refuse(socket, ErrorCode::ProtocolMismatch, message, CLOSE_PROTOCOL_MISMATCH).await;
         return;
     }
-    let Some(lab) = app.classroom.labs.get(&lab_id) else {
+    let Some(lab) = app.classroom.registry.get(&lab_id) else {
         refuse(socket, ErrorCode::NotFound, format!("no lab '{lab_id}' on this server"), CLOSE_LAB_NOT_FOUND).await;
         return;
     };
@@ -79,7 +79,7 @@ async fn session(mut socket: WebSocket, app: Arc<AppState>, lab_id: String, hand
         }
     };
     tracing::info!(lab = %lab_id, ?caller, "viewer connected");
-    lab.connected(caller);
+    lab.people().connected(caller);
     let mut driving = BTreeSet::new();
     if let Err(reason) = serve(socket, &app.classroom, &lab, caller, &mut driving).await {
         tracing::debug!(lab = %lab_id, %reason, "viewer connection ended");
@@ -87,9 +87,9 @@ async fn session(mut socket: WebSocket, app: Arc<AppState>, lab_id: String, hand
     // A page that goes away lets go of the keys it held: a robot must not drive on
     // because its owner closed the tab with a key down.
     for robot in driving {
-        let _ = lab.set_keys(&robot, Vec::new()).await;
+        let _ = lab.robots().set_keys(&robot, Vec::new()).await;
     }
-    lab.disconnected(caller);
+    lab.people().disconnected(caller);
     tracing::info!(lab = %lab_id, "viewer disconnected");
 }
 
@@ -102,36 +102,36 @@ async fn serve(
     mut caller: Caller,
     driving: &mut BTreeSet<String>,
 ) -> Result<(), String> {
-    let subscription = lab.subscribe();
+    let subscription = lab.viewers().subscribe();
     let hello = ServerMsg::Hello {
         protocol: PROTOCOL_VERSION,
         server_version: env!("CARGO_PKG_VERSION").into(),
         lab: lab.id().into(),
         lab_name: lab.name().into(),
         role: caller.role(),
-        you: caller.user().and_then(|id| lab.participant(id)),
+        you: caller.user().and_then(|id| lab.people().participant(id)),
     };
     send(&mut socket, json_message(&hello)).await?;
     // Snapshot first, then the clock, then the poses: the order a client draws in.
-    let pending = subscription.slot.take();
+    let pending = subscription.mailbox.take();
     if let Some(snapshot) = pending.snapshot {
         send(&mut socket, Message::Text(Utf8Bytes::from(snapshot.to_string()))).await?;
     }
-    send(&mut socket, json_message(&ServerMsg::State(lab.state()))).await?;
+    send(&mut socket, json_message(&ServerMsg::State(lab.clock().state()))).await?;
     if let Some(frame) = pending.frame {
         send(&mut socket, Message::Binary(frame.into_bytes())).await?;
     }
     send(&mut socket, json_message(&ServerMsg::Settings(lab.settings()))).await?;
-    send(&mut socket, json_message(&ServerMsg::Presence { participants: lab.participants() })).await?;
+    send(&mut socket, json_message(&ServerMsg::Presence { participants: lab.people().list() })).await?;
     // Subscribed before the summary is read, so no change falls between the two.
     let recording_updates = classroom.recordings().map(|r| r.updates());
-    if let Ok(summary) = classroom.recording_summary(lab) {
+    if let Ok(summary) = classroom.timeline().summary(lab) {
         send(&mut socket, json_message(&ServerMsg::Recording(summary))).await?;
     }
 
     let mut seeks = PageSeeks::new(classroom, lab);
-    let mut telemetry = lab.telemetry();
-    let mut camera = lab.camera_watcher();
+    let mut telemetry = lab.viewers().telemetry();
+    let mut camera = lab.viewers().camera_watcher();
     // Replies to this client's own requests, produced by tasks that may wait on the lab.
     let (replies_tx, replies) = mpsc::unbounded_channel::<ServerMsg>();
     // Everything else the loop waits for, each waited for once and kept across turns
@@ -139,16 +139,16 @@ async fn serve(
     let mut wakes = Wakes::new(Sources {
         events: subscription.events,
         recording: recording_updates,
-        console: lab.console(),
+        console: lab.programs().console(),
         replies,
         telemetry: telemetry.updates(),
         camera: camera.updates(),
         closed: lab.wait_closed(),
         removed: removed(lab, caller),
     });
-    // The slot's wake-up too: made again only once it fired.
-    let slot = &subscription.slot;
-    let ready = slot.ready();
+    // The mailbox's wake-up too: made again only once it fired.
+    let mailbox = &subscription.mailbox;
+    let ready = mailbox.ready();
     tokio::pin!(ready);
     loop {
         tokio::select! {
@@ -157,8 +157,8 @@ async fn serve(
                 seeks.next(caller);
             }
             () = &mut ready => {
-                ready.set(slot.ready());
-                let pending = slot.take();
+                ready.set(mailbox.ready());
+                let pending = mailbox.take();
                 if let Some(snapshot) = pending.snapshot {
                     send(&mut socket, Message::Text(Utf8Bytes::from(snapshot.to_string()))).await?;
                 }
@@ -169,7 +169,7 @@ async fn serve(
             Some(wake) = wakes.next() => match wake {
                 Wake::Event(Ok(json)) => send(&mut socket, Message::Text(Utf8Bytes::from(json.to_string()))).await?,
                 Wake::Event(Err(broadcast::error::RecvError::Lagged(_))) => {
-                    send(&mut socket, json_message(&ServerMsg::State(lab.state()))).await?;
+                    send(&mut socket, json_message(&ServerMsg::State(lab.clock().state()))).await?;
                 }
                 Wake::Event(Err(broadcast::error::RecvError::Closed)) => {
                     let gone = error(ErrorCode::LabUnavailable, "this lab has been closed");
@@ -228,9 +228,9 @@ async fn serve(
                         Handled::Reply(reply) => send(&mut socket, json_message(&reply)).await?,
                         Handled::Done => {}
                         Handled::Seek(seek) => seeks.ask(seek, caller),
-                        Handled::Live => lab.resync(slot),
+                        Handled::Live => lab.viewers().resync(mailbox),
                         Handled::Drawn { step, pictures } => {
-                            if let Some(drawn_every) = slot.drawn(step, pictures) {
+                            if let Some(drawn_every) = mailbox.drawn(step, pictures) {
                                 send(&mut socket, json_message(&ServerMsg::Pacing { drawn_every })).await?;
                             }
                         }
@@ -311,7 +311,7 @@ impl<'a> PageSeeks<'a> {
         let (classroom, lab) = (self.classroom, self.lab);
         self.answering = Some(Box::pin(async move {
             tokio::time::sleep_until(at.into()).await;
-            match classroom.seek(lab, caller, seek).await {
+            match classroom.timeline().seek(lab, caller, seek).await {
                 Ok(moment) => ServerMsg::Moment(Box::new(moment)),
                 Err(refused) => refusal(refused),
             }
@@ -359,7 +359,7 @@ const REMOVED: &str = "the instructor removed you from this lab: your session ha
 /// Resolves when `caller`, a student, is removed from the lab; never for anybody else.
 async fn removed(lab: &LabHandle, caller: Caller) {
     match caller {
-        Caller::Student(id) => lab.wait_removed(id).await,
+        Caller::Student(id) => lab.people().wait_removed(id).await,
         Caller::Instructor | Caller::Viewer => std::future::pending().await,
     }
 }
@@ -392,7 +392,7 @@ fn handle_client_text(
         ClientMsg::Live => Handled::Live,
         ClientMsg::Drawn { step, pictures } => Handled::Drawn { step, pictures },
         ClientMsg::Subscribe { robot } => {
-            if let Err(refused) = classroom.may_watch(lab, caller, &robot) {
+            if let Err(refused) = classroom.robots().may_watch(lab, caller, &robot) {
                 return Handled::reply(refusal(refused));
             }
             if let Err(e) = telemetry.watch(&robot) {
@@ -401,7 +401,7 @@ fn handle_client_text(
             // The first report now, not at the next publication (a paused lab has none).
             let (lab, replies) = (Arc::clone(lab), replies.clone());
             tokio::spawn(async move {
-                let reply = match lab.robot_report(&robot).await {
+                let reply = match lab.robots().report(&robot).await {
                     Ok(report) => ServerMsg::Robot(report),
                     Err(e) => refusal(e),
                 };
@@ -413,7 +413,7 @@ fn handle_client_text(
             telemetry.unwatch(&robot);
             Handled::Done
         }
-        ClientMsg::WatchCamera { robot, sensor } => match classroom.may_watch(lab, caller, &robot) {
+        ClientMsg::WatchCamera { robot, sensor } => match classroom.robots().may_watch(lab, caller, &robot) {
             Ok(()) => Handled::Camera(Some((robot, sensor))),
             Err(refused) => Handled::reply(refusal(refused)),
         },
@@ -422,7 +422,7 @@ fn handle_client_text(
             let releasing = keys.is_empty();
             // Queued here, in the order the page sent them; only the outcome is awaited
             // elsewhere.
-            let answer = match classroom.queue_keys(lab, caller, &robot, keys) {
+            let answer = match classroom.robots().queue_keys(lab, caller, &robot, keys) {
                 Ok(answer) => answer,
                 Err(refused) => return Handled::reply(refusal(refused)),
             };
@@ -433,7 +433,7 @@ fn handle_client_text(
             }
             let (lab, replies) = (Arc::clone(lab), replies.clone());
             tokio::spawn(async move {
-                if let Err(e) = lab.keys_outcome(&robot, answer).await {
+                if let Err(e) = lab.robots().keys_outcome(&robot, answer).await {
                     let _ = replies.send(refusal(e));
                 }
             });
@@ -441,7 +441,7 @@ fn handle_client_text(
         }
         ClientMsg::Control { command } => {
             // Queued at once, so one page's commands reach the lab in the order sent.
-            let answer = match classroom.queue_control(lab, caller, command) {
+            let answer = match classroom.clock().queue_control(lab, caller, command) {
                 Ok(answer) => answer,
                 Err(refused) => return Handled::reply(refusal(refused)),
             };

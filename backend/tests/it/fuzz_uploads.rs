@@ -445,7 +445,7 @@ fn describe(case: &Case) -> String {
 fn server() -> (Router, Arc<AppState>) {
     let classroom =
         Classroom::new(ClassroomConfig { server_key: Some(TokenDigest::of(TOKEN)), ..ClassroomConfig::default() });
-    classroom.labs.insert(
+    classroom.registry.insert(
         LabHandle::open(LabConfig {
             id: LAB.into(),
             name: "Fuzzed uploads".into(),

@@ -44,7 +44,7 @@ impl Recorded {
             recordings: Some(recordings),
             ..ClassroomConfig::default()
         });
-        classroom.labs.insert(crate::common::test_lab(&classroom, "demo", demo_scene(1), false));
+        classroom.registry.insert(crate::common::test_lab(&classroom, "demo", demo_scene(1), false));
         Recorded { server: TestServer::serve(classroom).await, dir }
     }
 

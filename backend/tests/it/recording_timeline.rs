@@ -163,7 +163,7 @@ async fn a_recording_over_its_budget_drops_its_oldest_steps_and_says_so() {
         recording_budget: Some(BUDGET),
         ..ClassroomConfig::default()
     });
-    classroom.labs.insert(
+    classroom.registry.insert(
         LabHandle::open(LabConfig {
             id: "demo".into(),
             name: "Small budget".into(),

@@ -45,10 +45,12 @@ impl Server {
     async fn start_in_process(db: &std::path::Path) -> Server {
         let store = Store::open(db).unwrap();
         let mut classroom = Classroom::new(ClassroomConfig { store: Some(store), ..ClassroomConfig::default() });
-        let demo =
-            classroom.open_demo(DemoLab { instructor_token: Some(KEY.into()), seed: 1, start_running: false }).unwrap();
+        let demo = classroom
+            .labs()
+            .open_demo(DemoLab { instructor_token: Some(KEY.into()), seed: 1, start_running: false })
+            .unwrap();
         classroom.set_server_key(demo.record.instructor);
-        assert_eq!(classroom.restore().await.unwrap(), 0, "every kept upload is done again");
+        assert_eq!(classroom.labs().restore().await.unwrap(), 0, "every kept upload is done again");
         let server = TestServer::serve(classroom).await;
         Server::InProcess { base: server.url(""), _serving: server }
     }

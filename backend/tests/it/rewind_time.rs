@@ -34,14 +34,14 @@ fn demo_lab(classroom: &Classroom) -> Arc<LabHandle> {
         first_run: 1,
     })
     .expect("the demo lab opens");
-    classroom.labs.insert(Arc::clone(&lab));
+    classroom.registry.insert(Arc::clone(&lab));
     lab
 }
 
 /// The wall time of a rewind to `step`.
 async fn rewind(classroom: &Classroom, lab: &Arc<LabHandle>, step: u64) -> Duration {
     let started = Instant::now();
-    classroom.rewind(lab, Caller::Instructor, step).await.expect("the rewind is done");
+    classroom.timeline().rewind(lab, Caller::Instructor, step).await.expect("the rewind is done");
     started.elapsed()
 }
 
@@ -54,15 +54,19 @@ async fn rewind_time_after_1_10_and_60_minutes() {
         let classroom = Classroom::new(ClassroomConfig::default());
         let lab = demo_lab(&classroom);
         let drive = [("drive".to_owned(), json!({ "v": 0.3, "omega": 0.5 }))].into_iter().collect();
-        lab.actuate("rover_red", drive).await.expect("rover_red drives");
-        let dt = lab.state().dt_secs;
+        lab.robots().actuate("rover_red", drive).await.expect("rover_red drives");
+        let dt = lab.clock().state().dt_secs;
         let end = (minutes as f64 * 60.0 / dt).round() as u64;
         let stepping = Instant::now();
         let mut step = 0;
         while step < end {
             let steps = (end - step).min(STEPS_PER_COMMAND) as u32;
-            step =
-                classroom.control(&lab, Caller::Instructor, ControlAction::Step { steps }).await.expect("steps").step;
+            step = classroom
+                .clock()
+                .control(&lab, Caller::Instructor, ControlAction::Step { steps })
+                .await
+                .expect("steps")
+                .step;
         }
         let stepped = stepping.elapsed();
         let recent = rewind(&classroom, &lab, end - (10.0 / dt) as u64).await;

@@ -19,8 +19,10 @@ const KEY: &str = "store-failure-key";
 async fn start(db: &Path) -> TestServer {
     let mut classroom =
         Classroom::new(ClassroomConfig { store: Some(Store::open(db).unwrap()), ..ClassroomConfig::default() });
-    let demo =
-        classroom.open_demo(DemoLab { instructor_token: Some(KEY.into()), seed: 1, start_running: false }).unwrap();
+    let demo = classroom
+        .labs()
+        .open_demo(DemoLab { instructor_token: Some(KEY.into()), seed: 1, start_running: false })
+        .unwrap();
     classroom.set_server_key(demo.record.instructor);
     TestServer::serve(classroom).await
 }

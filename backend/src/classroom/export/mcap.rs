@@ -148,7 +148,7 @@ impl Bodies {
         self.names.clear();
         let lab = plan.lab.id();
         let kept = recordings.read(|store| store.scene(lab, plan.run, chunk.epoch)).ok().flatten();
-        let json = kept.or_else(|| (plan.run == plan.live_run).then(|| plan.lab.snapshot_json().to_string()));
+        let json = kept.or_else(|| (plan.run == plan.live_run).then(|| plan.lab.viewers().snapshot_json().to_string()));
         let snapshot = json
             .and_then(|json| serde_json::from_str::<SceneSnapshot>(&json).ok())
             .filter(|snapshot| snapshot.epoch == chunk.epoch);

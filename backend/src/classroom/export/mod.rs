@@ -30,6 +30,12 @@ use vlab_lab::{Caller, LabHandle};
 pub use pipe::{ExportStream, stream};
 pub use slots::{ExportLimits, ExportSlot, ExportSlots};
 
+/// Exports of the classroom's recordings.
+#[derive(Clone, Copy)]
+pub struct ClassroomExports<'a> {
+    pub(in crate::classroom) classroom: &'a Classroom,
+}
+
 /// Steps of a run read from the store at a time: a few chunks (a chunk spans at most
 /// 2 s of simulation time, 480 steps at the default step), so the store's lock is held
 /// briefly and memory holds only those.
@@ -104,12 +110,12 @@ pub struct ExportPlan {
     asked_to: Option<u64>,
 }
 
-impl Classroom {
+impl ClassroomExports<'_> {
     /// Checks an export of lab `lab`'s recording by `caller`: the whole lab's
     /// (`robot: None`, the instructor) or robot `robot`'s (its owner and the
     /// instructor), of the run and steps `range` names, which must be kept.
-    pub fn plan_export(
-        &self,
+    pub fn plan(
+        self,
         lab: &Arc<LabHandle>,
         caller: Caller,
         robot: Option<&str>,
@@ -120,7 +126,7 @@ impl Classroom {
             None => authorize(caller, Action::ExportRecording)?,
             Some(robot) => authorize_on_robot(lab, caller, Action::ExportRobotRecording, robot)?,
         }
-        let recordings = self.recordings.as_ref().ok_or_else(not_recording)?;
+        let recordings = self.classroom.recordings.as_ref().ok_or_else(not_recording)?;
         let live_run = recordings.summary(lab.id()).run;
         let run = range.run.unwrap_or(live_run);
         let runs = recordings.read(|store| store.runs(lab.id()))?;
@@ -159,13 +165,13 @@ impl Classroom {
     }
 }
 
-impl Classroom {
+impl ClassroomExports<'_> {
     /// Starts writing `plan` on a blocking thread, streamed as it is written, within the
     /// export slots: refused (`TooMany`, `Busy`) when its caller, its lab's students or
     /// the server have as many under way as they may. Its client must take a block
     /// within the slots' read window, or the export ends and its slot is given back.
-    pub fn start_export(&self, plan: ExportPlan) -> Result<ExportStream, ClassroomError> {
-        let recordings = self.recordings.as_ref().ok_or_else(not_recording)?.clone();
+    pub fn start(self, plan: ExportPlan) -> Result<ExportStream, ClassroomError> {
+        let recordings = self.classroom.recordings.as_ref().ok_or_else(not_recording)?.clone();
         let slot = recordings.exports().take(plan.lab.id(), plan.caller)?;
         let read_window = recordings.exports().limits().read_window;
         Ok(stream(read_window, move |out| {

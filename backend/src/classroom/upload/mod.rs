@@ -45,6 +45,12 @@ pub const MAX_ROBOT_ELEMENTS: usize = 300;
 
 pub use vlab_lab::capacity::MAX_LAB_BODIES;
 
+/// Uploads into the classroom's labs, and the assets that came with them.
+#[derive(Clone, Copy)]
+pub struct ClassroomUploads<'a> {
+    pub(in crate::classroom) classroom: &'a Classroom,
+}
+
 /// Who adds robots, and whether their quota applies.
 #[derive(Clone)]
 struct Adder {
@@ -52,17 +58,19 @@ struct Adder {
     within_quota: bool,
 }
 
-/// Whether an upload is kept in the store (not when it is done again from it).
+/// Where an upload comes from, which decides whether it is kept in the store.
 #[derive(Clone, Copy, PartialEq, Eq)]
-enum Keep {
-    Record,
-    Replay,
+enum Origin {
+    /// A caller sent it: it is kept before it is inserted.
+    Caller,
+    /// The store holds it already: it is done again after a restart, not kept twice.
+    Store,
 }
 
-impl Classroom {
+impl ClassroomUploads<'_> {
     /// `POST /api/labs/{lab}/scene` (instructor): anything a scene may hold.
     pub async fn upload_scene(
-        &self,
+        self,
         lab: &Arc<LabHandle>,
         caller: Caller,
         files: UploadFiles,
@@ -75,7 +83,7 @@ impl Classroom {
                 SceneUploadReply { errors: vec![error], ..Default::default() },
             ));
         }
-        self.insert_upload(lab, bundle, None, Keep::Record, None).await.map(|(reply, _)| reply)
+        self.insert_upload(lab, bundle, None, Origin::Caller, None).await.map(|(reply, _)| reply)
     }
 
     /// `POST /api/labs/{lab}/robots` (a participant): robots and nothing else, owned by
@@ -84,7 +92,7 @@ impl Classroom {
     /// filled in from the caller's name; one that writes `{x}` and `{z}` has the lab
     /// choose its start, with `clearance_m` of free floor around it if any spot has it.
     pub async fn upload_robots(
-        &self,
+        self,
         lab: &Arc<LabHandle>,
         caller: Caller,
         files: UploadFiles,
@@ -96,19 +104,21 @@ impl Classroom {
         if student && lab.settings().uploads_locked {
             return Err(ClassroomError::Forbidden("the instructor has locked uploads in this lab for now".into()));
         }
-        let adder =
-            Adder { owner: Owner { id: user, name: lab.name_of(user).unwrap_or_default() }, within_quota: student };
+        let adder = Adder {
+            owner: Owner { id: user, name: lab.people().name_of(user).unwrap_or_default() },
+            within_quota: student,
+        };
         let mut bundle = files.into_scene()?;
         bundle.main_text = fill_suffix(&bundle.main_text, &suffix_from_name(&adder.owner.name));
         if !leaves_start_to_lab(&bundle.main_text) {
-            return self.insert_upload(lab, bundle, Some(adder), Keep::Record, None).await.map(|(reply, _)| reply);
+            return self.insert_upload(lab, bundle, Some(adder), Origin::Caller, None).await.map(|(reply, _)| reply);
         }
         let mut tries = 0;
         loop {
             tries += 1;
             let (placed, chosen) = start::choose(lab, &bundle, self.library_loader(), clearance_m).await?;
             let kept = Some(chosen.clearance_m as f32);
-            match self.insert_upload(lab, placed, Some(adder.clone()), Keep::Record, kept).await {
+            match self.insert_upload(lab, placed, Some(adder.clone()), Origin::Caller, kept).await {
                 Err(ClassroomError::Upload(refusal))
                     if refusal.kind == RefusalKind::Misplaced && tries < start::START_TRIES =>
                 {
@@ -126,14 +136,17 @@ impl Classroom {
     }
 
     /// The scene library, as uploads include from it.
-    fn library_loader(&self) -> DirLoader {
-        DirLoader { scenes: self.library.scenes_dir.clone(), assets: Some(self.library.assets_dir.clone()) }
+    fn library_loader(self) -> DirLoader {
+        DirLoader {
+            scenes: self.classroom.library.scenes_dir.clone(),
+            assets: Some(self.classroom.library.assets_dir.clone()),
+        }
     }
 
     /// `PUT /api/labs/{lab}/robots/{robot}/program` (owner or instructor): a new program,
     /// checked first; the old one stops, the robot stays where it is.
     pub async fn replace_program(
-        &self,
+        self,
         lab: &Arc<LabHandle>,
         caller: Caller,
         robot: &str,
@@ -151,11 +164,11 @@ impl Classroom {
         let checked = BTreeMap::from([(robot.to_owned(), code)]);
         programs::check_all(&checked).await.map_err(refuse)?;
         let code = checked.into_values().next().expect("one program");
-        let reservation = match lab.owner_of(robot).filter(|owner| *owner != INSTRUCTOR_ID) {
+        let reservation = match lab.robots().owner_of(robot).filter(|owner| *owner != INSTRUCTOR_ID) {
             Some(owner) => {
                 let bytes = bundle.size();
                 let checked = matches!(caller, Caller::Student(_));
-                Some(self.budget.reserve(lab.id(), owner, Cost::files(bytes), checked).map_err(|over| {
+                Some(self.classroom.budget.reserve(lab.id(), owner, Cost::files(bytes), checked).map_err(|over| {
                     let error = SourceMessage { file: field.clone(), line: 1, col: 1, message: over.to_string() };
                     let reply =
                         SceneUploadReply { errors: vec![error], robots: vec![robot.to_owned()], ..Default::default() };
@@ -170,17 +183,17 @@ impl Classroom {
             files: bundle.files.iter().map(|(k, v)| (k.clone(), v.clone())).collect(),
             binaries: bundle.binaries.iter().map(|(k, v)| (k.clone(), v.to_vec())).collect(),
         };
-        let kept = self.keep(|store| store.record_insertion(lab.id(), &replaced))?;
-        if let Err(e) = lab.set_program(robot, code).await {
+        let kept = self.classroom.keep(|store| store.record_insertion(lab.id(), &replaced))?;
+        if let Err(e) = lab.programs().set(robot, code).await {
             if let Some(seq) = kept {
-                self.unkeep(lab.id(), "program", |store| store.forget_insertion(seq));
+                self.classroom.unkeep(lab.id(), "program", |store| store.forget_insertion(seq));
             }
             return Err(e.into());
         }
         if let Some(reservation) = reservation {
             reservation.keep_as_program(robot);
         }
-        self.compact(lab.id());
+        self.classroom.compact(lab.id());
         tracing::info!(lab = %lab.id(), %robot, "program replaced");
         Ok(SceneUploadReply { ok: true, robots: vec![robot.to_owned()], ..SceneUploadReply::default() })
     }
@@ -189,19 +202,19 @@ impl Classroom {
     /// lab's seed, owned by the same participant (no quota, budget or lock applies
     /// again). For an upload, returns the robots it added if it added nothing else.
     pub(super) async fn replay(
-        &self,
+        self,
         lab: &Arc<LabHandle>,
         insertion: Insertion,
     ) -> Result<Option<Vec<String>>, ClassroomError> {
         match insertion {
             Insertion::Removal { robot } => {
-                let owner = lab.owner_of(&robot);
-                lab.remove_robot(&robot).await?;
-                self.robot_gone(lab.id(), &robot, owner);
+                let owner = lab.robots().owner_of(&robot);
+                lab.robots().remove(&robot).await?;
+                self.classroom.robot_gone(lab.id(), &robot, owner);
                 Ok(None)
             }
             Insertion::Start { robot, position, heading } => {
-                lab.set_start(&robot, position, heading).await?;
+                lab.robots().set_start(&robot, position, heading).await?;
                 Ok(None)
             }
             Insertion::Program { robot, program, files, binaries } => {
@@ -217,10 +230,11 @@ impl Classroom {
                 let code = programs::program_of_file(&program, &bundle, &self.program_library())
                     .map_err(|e| ClassroomError::Invalid(format!("{}:{}: {}", e.file, e.line, e.message)))?;
                 let reservation = lab
+                    .robots()
                     .owner_of(&robot)
                     .filter(|owner| *owner != INSTRUCTOR_ID)
-                    .map(|owner| self.budget.reserve(lab.id(), owner, Cost::files(bundle.size()), false));
-                lab.set_program(&robot, code).await?;
+                    .map(|owner| self.classroom.budget.reserve(lab.id(), owner, Cost::files(bundle.size()), false));
+                lab.programs().set(&robot, code).await?;
                 if let Some(Ok(reservation)) = reservation {
                     reservation.keep_as_program(&robot);
                 }
@@ -231,7 +245,11 @@ impl Classroom {
                 let bundle =
                     Bundle { main_name, main_text, files: files.into_iter().collect(), assets, binaries, program };
                 let adder = owner.map(|(id, name)| Adder { owner: Owner { id, name }, within_quota: false });
-                self.insert_upload(lab, bundle, adder, Keep::Replay, None).await.map(|(_, only_robots)| only_robots)
+                self.classroom
+                    .uploads()
+                    .insert_upload(lab, bundle, adder, Origin::Store, None)
+                    .await
+                    .map(|(_, only_robots)| only_robots)
             }
         }
     }
@@ -240,11 +258,11 @@ impl Classroom {
     /// its robots got around starts the lab chose, which later ones keep out of. Returns
     /// the reply and, if it added robots and nothing else, their names.
     async fn insert_upload(
-        &self,
+        self,
         lab: &Arc<LabHandle>,
         bundle: Bundle,
         adder: Option<Adder>,
-        keep: Keep,
+        origin: Origin,
         keep_clear: Option<f32>,
     ) -> Result<(SceneUploadReply, Option<Vec<String>>), ClassroomError> {
         let library = self.library_loader();
@@ -282,7 +300,7 @@ impl Classroom {
         let programs = programs.into_iter().map(|(robot, code)| (robot, Arc::new(code))).collect();
         let robots: Vec<String> = model.robots.iter().map(|r| r.name.clone()).collect();
         let only_robots = holds_only_robots(&model).then(|| robots.clone());
-        let (meshes, unread) = self.assets.read_meshes(lab.id(), &mut served).await;
+        let (meshes, unread) = self.classroom.assets.read_meshes(lab.id(), &mut served).await;
         reply.warnings.extend(unread.into_iter().map(|(path, error)| SourceMessage {
             file: path.rsplit('/').next().unwrap_or(&path).to_owned(),
             line: 1,
@@ -295,7 +313,7 @@ impl Classroom {
             Some(adder) => {
                 let checked = adder.within_quota;
                 let cost = Cost { files: bundle.size(), meshes };
-                Some(self.budget.reserve(lab.id(), adder.owner.id, cost, checked).map_err(|over| {
+                Some(self.classroom.budget.reserve(lab.id(), adder.owner.id, cost, checked).map_err(|over| {
                     let error =
                         SourceMessage { file: bundle.main_name.clone(), line: 1, col: 1, message: over.to_string() };
                     ClassroomError::upload(
@@ -306,9 +324,9 @@ impl Classroom {
             }
             None => None,
         };
-        let kept = match keep {
-            Keep::Replay => None,
-            Keep::Record => {
+        let kept = match origin {
+            Origin::Store => None,
+            Origin::Caller => {
                 let upload = Insertion::Upload {
                     owner: adder.as_ref().map(|a| (a.owner.id, a.owner.name.clone())),
                     main_name: bundle.main_name.clone(),
@@ -323,15 +341,15 @@ impl Classroom {
                     program: bundle.program.clone(),
                     only_robots: only_robots.clone(),
                 };
-                self.keep(|store| store.record_insertion(lab.id(), &upload))?
+                self.classroom.keep(|store| store.record_insertion(lab.id(), &upload))?
             }
         };
         let quota = adder.as_ref().filter(|a| a.within_quota).map(|_| lab.settings().robot_quota as usize);
-        let inserted = match lab.insert(model, adder.map(|a| a.owner), quota, programs, keep_clear).await {
+        let inserted = match lab.robots().insert(model, adder.map(|a| a.owner), quota, programs, keep_clear).await {
             Ok(inserted) => inserted,
             Err(error) => {
                 if let Some(seq) = kept {
-                    self.unkeep(lab.id(), "upload", |store| store.forget_insertion(seq));
+                    self.classroom.unkeep(lab.id(), "upload", |store| store.forget_insertion(seq));
                 }
                 let (kind, error) = match error {
                     LabError::Refused(refusal) => {
@@ -364,14 +382,14 @@ impl Classroom {
                 return Err(ClassroomError::upload(kind, reply));
             }
         };
-        self.assets.add(lab.id(), served);
+        self.classroom.assets.add(lab.id(), served);
         if let Some(reservation) = reservation {
             reservation.keep_as_upload(&robots);
         }
         reply.ok = true;
         reply.inserted = InsertedCounts { bodies: inserted.bodies, joints: inserted.joints, robots: inserted.robots };
         reply.robots = robots;
-        lab.broadcast_presence();
+        lab.people().broadcast_presence();
         tracing::info!(lab = %lab.id(), file = %bundle.main_name, ?reply.inserted, "scene inserted");
         Ok((reply, only_robots))
     }
@@ -379,7 +397,7 @@ impl Classroom {
     /// Points the meshes that came in the upload at the lab's own copy of them, served
     /// at a path that names their content; returns what to serve once inserted (their
     /// triangles not read yet).
-    fn serve_uploaded_meshes(&self, lab: &LabHandle, model: &mut SceneModel, bundle: &Bundle) -> Vec<ServedAsset> {
+    fn serve_uploaded_meshes(self, lab: &LabHandle, model: &mut SceneModel, bundle: &Bundle) -> Vec<ServedAsset> {
         let mut served = Vec::new();
         for body in model.bodies.iter_mut() {
             let user = body.robot.clone().map_or(AssetUser::Scene, AssetUser::Robot);
@@ -409,15 +427,16 @@ impl Classroom {
     }
 
     /// An asset uploaded with one of lab `lab`'s scenes.
-    pub fn uploaded_asset(&self, lab: &str, path: &str) -> Result<Bytes, ClassroomError> {
-        self.assets
+    pub fn uploaded_asset(self, lab: &str, path: &str) -> Result<Bytes, ClassroomError> {
+        self.classroom
+            .assets
             .get(lab, path)
             .ok_or_else(|| ClassroomError::NotFound(format!("no uploaded asset '{path}' in lab '{lab}'")))
     }
 
     /// Where programs' files not in the upload are looked for: the scene library.
-    fn program_library(&self) -> DirLoader {
-        DirLoader { scenes: self.library.scenes_dir.clone(), assets: None }
+    fn program_library(self) -> DirLoader {
+        DirLoader { scenes: self.classroom.library.scenes_dir.clone(), assets: None }
     }
 }
 
@@ -477,7 +496,7 @@ fn robots_only(model: &SceneModel, lab: &LabHandle, adder: &Adder) -> Result<(),
     }
     // Told early, before programs are checked; the lab checks again as it inserts.
     let quota = lab.settings().robot_quota as usize;
-    let (have, adding) = (lab.robots_of(adder.owner.id), model.robots.len());
+    let (have, adding) = (lab.robots().robots_of(adder.owner.id), model.robots.len());
     if adder.within_quota && have + adding > quota {
         return Err((RefusalKind::OverQuota, LabError::OverQuota { quota, have, adding }.to_string()));
     }

@@ -29,7 +29,7 @@ pub async fn choose(
     let interpretation = interpret::run(provisional, library, lab.seed()).await.map_err(|errors| {
         ClassroomError::upload(RefusalKind::Invalid, SceneUploadReply { errors, ..SceneUploadReply::default() })
     })?;
-    let search: StartSearch = lab.start_search().await?;
+    let search: StartSearch = lab.robots().start_search().await?;
     let model = interpretation.model;
     let start = tokio::task::spawn_blocking(move || search.choose(&model, asked_m))
         .await

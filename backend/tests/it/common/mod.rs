@@ -208,7 +208,7 @@ fn three_labs(scene: SceneModel, running: bool) -> Classroom {
     let classroom =
         Classroom::new(ClassroomConfig { server_key: Some(TokenDigest::of(TOKEN)), ..ClassroomConfig::default() });
     for (id, scene) in [("demo", scene), ("other", demo_scene(2)), ("empty", SceneModel::empty())] {
-        classroom.labs.insert(test_lab(&classroom, id, scene, running));
+        classroom.registry.insert(test_lab(&classroom, id, scene, running));
     }
     classroom
 }

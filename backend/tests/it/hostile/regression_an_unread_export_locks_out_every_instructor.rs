@@ -38,7 +38,7 @@ async fn two_labs(exports: ExportLimits) -> TestServer {
         ..ClassroomConfig::default()
     });
     for id in ["demo", "other"] {
-        classroom.labs.insert(
+        classroom.registry.insert(
             LabHandle::open(LabConfig {
                 id: id.into(),
                 name: format!("Lab {id}"),

@@ -85,7 +85,7 @@ impl Recorded {
             recordings: Some(recordings),
             ..ClassroomConfig::default()
         });
-        classroom.labs.insert(crate::common::test_lab(&classroom, "demo", yard(), false));
+        classroom.registry.insert(crate::common::test_lab(&classroom, "demo", yard(), false));
         Recorded { server: TestServer::serve(classroom).await, dir }
     }
 

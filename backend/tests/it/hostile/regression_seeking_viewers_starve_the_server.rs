@@ -36,7 +36,7 @@ const ROUNDS: usize = 6;
 async fn demo_lab() -> (TestServer, Recordings) {
     let classroom =
         Classroom::new(ClassroomConfig { server_key: Some(TokenDigest::of(TOKEN)), ..ClassroomConfig::default() });
-    classroom.labs.insert(crate::common::test_lab(&classroom, "demo", demo_scene(1), false));
+    classroom.registry.insert(crate::common::test_lab(&classroom, "demo", demo_scene(1), false));
     let recordings = classroom.recordings().expect("the lab records").clone();
     (TestServer::serve(classroom).await, recordings)
 }

@@ -1,0 +1,34 @@
+//! A lab's clock as the server drives it: pause, run, step, rate, reset, and the state
+//! its thread last published.
+
+use tokio::sync::oneshot;
+use vlab_protocol::{ControlAction, LabState};
+
+use super::LabHandle;
+use crate::commands::LabCommand;
+use crate::error::LabError;
+
+/// The clock of one lab.
+#[derive(Clone, Copy)]
+pub struct LabClock<'a> {
+    pub(super) lab: &'a LabHandle,
+}
+
+impl LabClock<'_> {
+    /// Sends a time-control command and waits until it took effect.
+    pub async fn control(self, action: ControlAction) -> Result<LabState, LabError> {
+        let answer = self.send_control(action)?;
+        self.lab.answer(answer).await
+    }
+
+    /// Queues a time-control command now (commands from one caller keep their order)
+    /// and gives the receiver of the resulting state, to await elsewhere.
+    pub fn send_control(self, action: ControlAction) -> Result<oneshot::Receiver<LabState>, LabError> {
+        self.lab.queue(|reply| LabCommand::Control { action, reply })
+    }
+
+    /// The latest published clock state.
+    pub fn state(self) -> LabState {
+        self.lab.status.borrow().state.clone()
+    }
+}
