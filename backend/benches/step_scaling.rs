@@ -14,8 +14,9 @@ mod common;
 
 use std::time::{Duration, Instant};
 
+use vlab_protocol::pose::rotate;
 use vlab_server::robot::Robots;
-use vlab_server::robot::frame::rotate;
+use vlab_server::robot::frame::wide;
 use vlab_server::scene::{DirLoader, Mount, Options, ParamValue, SceneModel, interpret};
 use vlab_server::sim::{Fan, RayFilter, World};
 
@@ -146,7 +147,7 @@ fn scan_costs(world: &World, model: &SceneModel) -> [f64; 2] {
         let directions: Vec<[f32; 3]> = (0..beams)
             .map(|i| {
                 let angle = first + step * i as f64;
-                rotate(pose.rotation, [angle.cos(), 0.0, -angle.sin()]).map(|c| c as f32)
+                rotate(wide(pose.rotation), [angle.cos(), 0.0, -angle.sin()]).map(|c| c as f32)
             })
             .collect();
         let filter = RayFilter { ignore_robot: Some(robot), through_transparent: true };

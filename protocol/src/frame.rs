@@ -244,14 +244,10 @@ impl Frame {
 #[cfg(test)]
 pub(super) mod tests {
     use super::*;
+    use crate::pose::normalized;
 
     pub(super) fn pose(id: u32, position: [f32; 3], rotation: [f32; 4]) -> BodyPose {
         BodyPose { id: BodyId(id), position, rotation }
-    }
-
-    fn normalized(q: [f32; 4]) -> [f32; 4] {
-        let n = q.iter().map(|c| c * c).sum::<f32>().sqrt();
-        q.map(|c| c / n)
     }
 
     /// Angle between two rotations, radians. Computed from the chord between the

@@ -26,6 +26,7 @@ mod links;
 mod messages;
 mod pacing;
 pub mod permissions;
+pub mod pose;
 pub mod program_protocol;
 mod programs;
 mod recording;

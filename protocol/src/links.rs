@@ -21,6 +21,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde::{Deserialize, Serialize};
 
+use crate::pose::{Rigid, axis_angle, dot, identity, length, normalized, twist_angle};
 use crate::{BodyId, BodyPose, Frame, Pose};
 
 /// How a linked body moves relative to its parent.
@@ -191,16 +192,13 @@ impl JointLink {
     /// The joint coordinate the two poses show: radians in (−π, π] for a hinge, metres
     /// for a slider.
     pub fn coordinate(&self, parent: &BodyPose, child: &BodyPose) -> f64 {
-        let joint_in_parent = Rigid::of(parent.position, parent.rotation).then(&Rigid::from(&self.parent_frame));
-        let joint_in_child = Rigid::of(child.position, child.rotation).then(&Rigid::from(&self.child_frame));
-        let relative = joint_in_parent.inverse().then(&joint_in_child);
+        let (parent_frame, child_frame) = self.frames();
+        let joint_in_parent = widened(parent.position, parent.rotation).compose(&parent_frame);
+        let joint_in_child = widened(child.position, child.rotation).compose(&child_frame);
+        let relative = joint_in_parent.inverse().compose(&joint_in_child);
         let axis = self.unit_axis();
         match self.kind {
-            JointLinkKind::Hinge => {
-                let [x, y, z, w] = relative.rotation;
-                let along = x * axis[0] + y * axis[1] + z * axis[2];
-                wrap_angle(2.0 * along.atan2(w))
-            }
+            JointLinkKind::Hinge => wrap_angle(twist_angle(relative.rotation, axis)),
             JointLinkKind::Slider => dot(relative.position, axis),
         }
     }
@@ -209,16 +207,14 @@ impl JointLink {
     pub fn child_pose(&self, parent: &BodyPose, coordinate: f64) -> BodyPose {
         let axis = self.unit_axis();
         let motion = match self.kind {
-            JointLinkKind::Hinge => {
-                let (s, c) = (coordinate / 2.0).sin_cos();
-                Rigid { position: [0.0; 3], rotation: [axis[0] * s, axis[1] * s, axis[2] * s, c] }
-            }
-            JointLinkKind::Slider => Rigid { position: axis.map(|a| a * coordinate), rotation: [0.0, 0.0, 0.0, 1.0] },
+            JointLinkKind::Hinge => Rigid { position: [0.0; 3], rotation: axis_angle(axis, coordinate) },
+            JointLinkKind::Slider => Rigid { position: axis.map(|a| a * coordinate), rotation: identity() },
         };
-        let child = Rigid::of(parent.position, parent.rotation)
-            .then(&Rigid::from(&self.parent_frame))
-            .then(&motion)
-            .then(&Rigid::from(&self.child_frame).inverse());
+        let (parent_frame, child_frame) = self.frames();
+        let child = widened(parent.position, parent.rotation)
+            .compose(&parent_frame)
+            .compose(&motion)
+            .compose(&child_frame.inverse());
         BodyPose {
             id: self.child,
             position: child.position.map(|c| c as f32),
@@ -226,9 +222,16 @@ impl JointLink {
         }
     }
 
+    /// The joint's frame in the parent's body frame and in the child's, widened.
+    fn frames(&self) -> (Rigid<f64>, Rigid<f64>) {
+        let [parent, child] =
+            [&self.parent_frame, &self.child_frame].map(|frame| widened(frame.position, frame.rotation));
+        (parent, child)
+    }
+
     fn unit_axis(&self) -> [f64; 3] {
         let axis = self.axis.map(f64::from);
-        let length = dot(axis, axis).sqrt();
+        let length = length(axis);
         if length > 0.0 && length.is_finite() { axis.map(|c| c / length) } else { [1.0, 0.0, 0.0] }
     }
 }
@@ -240,67 +243,10 @@ fn wrap_angle(angle: f64) -> f64 {
     if wrapped <= -PI { wrapped + TAU } else { wrapped }
 }
 
-fn dot(a: [f64; 3], b: [f64; 3]) -> f64 {
-    a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
-}
-
-/// A rigid transform in `f64`, so that composing a chain of them loses nothing an `f32`
-/// pose could show.
-#[derive(Clone, Copy, Debug)]
-struct Rigid {
-    position: [f64; 3],
-    /// Unit quaternion `[x, y, z, w]`.
-    rotation: [f64; 4],
-}
-
-impl Rigid {
-    /// From a pose whose rotation is normalized here (an unusable one is no rotation).
-    fn of(position: [f32; 3], rotation: [f32; 4]) -> Rigid {
-        let q = rotation.map(f64::from);
-        let norm = q.iter().map(|c| c * c).sum::<f64>().sqrt();
-        let rotation = if norm > 0.0 && norm.is_finite() { q.map(|c| c / norm) } else { [0.0, 0.0, 0.0, 1.0] };
-        Rigid { position: position.map(f64::from), rotation }
-    }
-
-    fn from(pose: &Pose) -> Rigid {
-        Rigid::of(pose.position, pose.rotation)
-    }
-
-    /// `self ∘ other`: `other` expressed in `self`'s frame, taken to the world.
-    fn then(&self, other: &Rigid) -> Rigid {
-        let turned = rotate(self.rotation, other.position);
-        Rigid {
-            position: [0, 1, 2].map(|i| self.position[i] + turned[i]),
-            rotation: multiply(self.rotation, other.rotation),
-        }
-    }
-
-    fn inverse(&self) -> Rigid {
-        let [x, y, z, w] = self.rotation;
-        let rotation = [-x, -y, -z, w];
-        Rigid { position: rotate(rotation, self.position).map(|c| -c), rotation }
-    }
-}
-
-fn multiply(a: [f64; 4], b: [f64; 4]) -> [f64; 4] {
-    let [ax, ay, az, aw] = a;
-    let [bx, by, bz, bw] = b;
-    [
-        aw * bx + ax * bw + ay * bz - az * by,
-        aw * by - ax * bz + ay * bw + az * bx,
-        aw * bz + ax * by - ay * bx + az * bw,
-        aw * bw - ax * bx - ay * by - az * bz,
-    ]
-}
-
-fn rotate(q: [f64; 4], v: [f64; 3]) -> [f64; 3] {
-    // v + 2w(u × v) + 2u × (u × v), with u the vector part.
-    let u = [q[0], q[1], q[2]];
-    let cross =
-        |a: [f64; 3], b: [f64; 3]| [a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]];
-    let t = cross(u, v).map(|c| 2.0 * c);
-    let u_t = cross(u, t);
-    [0, 1, 2].map(|i| v[i] + q[3] * t[i] + u_t[i])
+/// A pose widened to `f64`, so that composing a chain of them loses nothing an `f32`
+/// pose could show; its rotation normalized (an unusable one is no rotation).
+fn widened(position: [f32; 3], rotation: [f32; 4]) -> Rigid<f64> {
+    Rigid { position: position.map(f64::from), rotation: normalized(rotation.map(f64::from)) }
 }
 
 #[cfg(test)]

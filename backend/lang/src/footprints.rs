@@ -7,9 +7,9 @@
 //! Ground coordinates are those of an `Odometry` reading: `x` along world X, `y` along
 //! world −Z.
 
+use vlab_protocol::pose::{add, rotate};
 pub use vlab_protocol::program_protocol::Footprint;
 
-use crate::model::math::rotate_wide as rotate;
 use crate::model::{Motion, Pose, SceneModel, Shape};
 
 /// Points sampled around a round shape's circles: a 16-gon is within 2% of the circle.
@@ -28,17 +28,8 @@ pub fn static_footprints(model: &SceneModel) -> Vec<Footprint> {
 /// The footprint of `shape` placed at `pose` (world frame).
 fn footprint(pose: &Pose, shape: &Shape) -> Footprint {
     let local = surface_points(shape);
-    let world: Vec<[f64; 3]> = local
-        .iter()
-        .map(|p| {
-            let turned = rotate(pose.rotation, *p);
-            [
-                turned[0] + f64::from(pose.position[0]),
-                turned[1] + f64::from(pose.position[1]),
-                turned[2] + f64::from(pose.position[2]),
-            ]
-        })
-        .collect();
+    let (position, rotation) = (pose.position.map(f64::from), pose.rotation.map(f64::from));
+    let world: Vec<[f64; 3]> = local.iter().map(|p| add(rotate(rotation, *p), position)).collect();
     let bottom = world.iter().map(|p| p[1]).fold(f64::INFINITY, f64::min);
     let top = world.iter().map(|p| p[1]).fold(f64::NEG_INFINITY, f64::max);
     let ground: Vec<[f64; 2]> = world.iter().map(|p| [p[0], -p[2]]).collect();

@@ -4,7 +4,7 @@
 //! then shows its inside, and a followed robot is never behind a wall. Pure math: the
 //! renderer and the picking ask the same question of the same boxes.
 
-use crate::view3d::pose_math::rotate;
+use vlab_protocol::pose::rotate;
 
 /// The part of the sight line next to the point looked at that does not count, metres:
 /// a wall the followed robot leans on is behind it, not in front of it.

@@ -1,7 +1,7 @@
 //! The 3D view: the lab's world as the server streams it, drawn with three-d into the page's WebGL2 canvas, once per animation frame, from an orbit camera.
 //!
-//! Pure, host-tested: [`world`] (snapshot + frames → body poses), [`pose_math`],
-//! [`overlay`] (the picked robot's rays, trails and belief), [`belief_shapes`] (a
+//! Pure, host-tested: [`world`] (snapshot + frames → body poses; the arithmetic is
+//! `vlab_protocol::pose`), [`overlay`] (the picked robot's rays, trails and belief), [`belief_shapes`] (a
 //! program's drawings and estimate in world space),
 //! [`primitives`] (parts as unit primitives), [`orbit_camera`], [`quality`] (adaptive
 //! resolution and shadows), [`asset_cache`] (per-URL state of meshes and textures),
@@ -22,7 +22,6 @@ pub mod labels;
 pub mod orbit_camera;
 pub mod overlay;
 pub mod picking;
-pub mod pose_math;
 pub mod primitives;
 pub mod quality;
 pub mod screen;

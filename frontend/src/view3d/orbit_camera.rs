@@ -4,7 +4,8 @@
 //! cos(pitch) cos(yaw))`, so yaw 0 looks from +Z towards -Z and positive pitch looks down.
 //! The renderer turns [`OrbitCamera::eye`] and [`OrbitCamera::target`] into a view matrix.
 
-use crate::view3d::pose_math::cross;
+use vlab_protocol::pose::cross;
+
 use crate::view3d::world::Aabb;
 
 /// Radians turned per pixel of drag.
@@ -177,19 +178,9 @@ impl OrbitCamera {
 
 #[cfg(test)]
 mod tests {
+    use vlab_protocol::pose::{dot, length, sub};
+
     use super::*;
-
-    fn length(v: [f32; 3]) -> f32 {
-        (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]).sqrt()
-    }
-
-    fn sub(a: [f32; 3], b: [f32; 3]) -> [f32; 3] {
-        [a[0] - b[0], a[1] - b[1], a[2] - b[2]]
-    }
-
-    fn dot(a: [f32; 3], b: [f32; 3]) -> f32 {
-        a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
-    }
 
     #[test]
     fn the_eye_is_at_the_distance_and_above_the_target() {

@@ -9,10 +9,10 @@ use three_d::{
     ColorMaterial, Context, CpuMesh, Gm, Indices, InstancedMesh, Instances, Mat4, Mesh, Object, Positions, Quat, Srgba,
     vec3,
 };
+use vlab_protocol::pose::{length, rotation_between, scale, sub};
 
 use crate::view3d::belief_shapes::{belief_shapes, estimate_marker};
 use crate::view3d::overlay::{ESTIMATE_HEIGHT_M, Overlay, ViewOptions, line_radius_m};
-use crate::view3d::pose_math::{length, rotation_between, scale, sub};
 use crate::view3d::primitives::{MeshData, flat_ring, unit_cylinder};
 use crate::view3d::sensor_rays::Beam;
 use crate::view3d::trail::Trail;

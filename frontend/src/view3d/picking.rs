@@ -6,8 +6,9 @@
 //! wall), so the nearest body wins and only a robot's body picks a robot. What the
 //! picture leaves out (the ceiling from above, a wall cut away) is left out here too.
 
+use vlab_protocol::pose::{sub, unrotate};
+
 use crate::view3d::cutaway::{blocks_view, primitive_box};
-use crate::view3d::pose_math::{compose, conjugate, rotate, sub};
 use crate::view3d::primitives::{PrimitiveKind, primitives};
 use crate::view3d::screen::Ray;
 use crate::view3d::world::{World, ceiling_height, hides_ceiling};
@@ -34,9 +35,9 @@ pub fn pick_robot(world: &World, ray: &Ray, eye: [f32; 3], focus: [f32; 3]) -> O
         }
         let may_be_cut = body.fixed && body.robot.is_none();
         for part in &body.parts {
-            let world_from_part = compose(world_from_body, &part.local);
+            let world_from_part = world_from_body.compose(&part.local);
             for primitive in primitives(part) {
-                let pose = compose(&world_from_part, &primitive.part_from_primitive);
+                let pose = world_from_part.compose(&primitive.part_from_primitive);
                 if may_be_cut {
                     let (min, max) = primitive_box(pose.position, pose.rotation, primitive.scale);
                     if blocks_view(min, max, eye, focus) {
@@ -58,10 +59,9 @@ pub fn pick_robot(world: &World, ray: &Ray, eye: [f32; 3], focus: [f32; 3]) -> O
 fn hit_scaled(kind: PrimitiveKind, pose: &vlab_protocol::Pose, scale: [f32; 3], ray: &Ray) -> Option<f32> {
     // Into the unit primitive's frame: the same `t` reaches the same point there, since
     // the map is affine and applied to origin and direction alike.
-    let inverse = conjugate(pose.rotation);
     let s = scale.map(|s| s.abs().max(1e-6));
-    let origin = rotate(inverse, sub(ray.origin, pose.position));
-    let direction = rotate(inverse, ray.direction);
+    let origin = unrotate(pose.rotation, sub(ray.origin, pose.position));
+    let direction = unrotate(pose.rotation, ray.direction);
     let origin = [origin[0] / s[0], origin[1] / s[1], origin[2] / s[2]];
     let direction = [direction[0] / s[0], direction[1] / s[1], direction[2] / s[2]];
     unit_hit(kind, origin, direction)
@@ -138,8 +138,8 @@ mod tests {
 
     use super::*;
     use crate::view3d::orbit_camera::OrbitCamera;
-    use crate::view3d::pose_math::axis_angle;
     use crate::view3d::screen::{Viewport, pixel_ray, project};
+    use vlab_protocol::pose::axis_angle;
 
     fn part(shape: Shape) -> PartView {
         PartView {

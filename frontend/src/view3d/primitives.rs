@@ -196,7 +196,7 @@ mod tests {
         assert_eq!((mesh.positions.len(), mesh.uvs.len(), mesh.indices.len()), (24, 24, 36));
         for tri in mesh.indices.chunks(3) {
             let [a, b, c] = [0, 1, 2].map(|k| mesh.positions[tri[k] as usize]);
-            let normal = crate::view3d::pose_math::cross(
+            let normal = vlab_protocol::pose::cross(
                 [b[0] - a[0], b[1] - a[1], b[2] - a[2]],
                 [c[0] - a[0], c[1] - a[1], c[2] - a[2]],
             );
@@ -222,7 +222,7 @@ mod tests {
         }
         for tri in mesh.indices.chunks(3) {
             let [a, b, c] = [0, 1, 2].map(|k| mesh.positions[tri[k] as usize]);
-            let normal = crate::view3d::pose_math::cross(
+            let normal = vlab_protocol::pose::cross(
                 [b[0] - a[0], b[1] - a[1], b[2] - a[2]],
                 [c[0] - a[0], c[1] - a[1], c[2] - a[2]],
             );
@@ -247,7 +247,7 @@ mod tests {
             let [a, b, c] = [0, 1, 2].map(|k| mesh.positions[tri[k] as usize]);
             let e1 = [b[0] - a[0], b[1] - a[1], b[2] - a[2]];
             let e2 = [c[0] - a[0], c[1] - a[1], c[2] - a[2]];
-            let normal = crate::view3d::pose_math::cross(e1, e2);
+            let normal = vlab_protocol::pose::cross(e1, e2);
             let centroid = [0, 1, 2].map(|k| (a[k] + b[k] + c[k]) / 3.0);
             let outward: f32 = (0..3).map(|k| normal[k] * centroid[k]).sum();
             assert!(outward > 0.0, "triangle {tri:?} faces inwards");

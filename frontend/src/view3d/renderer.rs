@@ -17,7 +17,6 @@ use crate::view3d::asset_cache::TEXTURE_METRES;
 use crate::view3d::cutaway::blocks_view;
 use crate::view3d::orbit_camera::OrbitCamera;
 use crate::view3d::overlay::{Overlay, ViewOptions};
-use crate::view3d::pose_math::compose;
 use crate::view3d::primitives::{MeshData, PrimitiveKind, primitives, textured_box, unit_cylinder};
 use crate::view3d::world::{World, ceiling_height, hides_ceiling};
 
@@ -297,7 +296,7 @@ impl Renderer {
                     let material = self.material(part, unit.uvs.is_some());
                     // A zero extent would make the normal matrix singular.
                     let [sx, sy, sz] = primitive.scale.map(|s| s.abs().max(1e-4));
-                    let body_from_primitive = compose(&part.local, &primitive.part_from_primitive);
+                    let body_from_primitive = part.local.compose(&primitive.part_from_primitive);
                     self.drawn.push(DrawnPrimitive {
                         body: body_index,
                         robot: robot.clone(),

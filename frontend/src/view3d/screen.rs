@@ -5,8 +5,9 @@
 //! canvas's aspect ratio. Pixels are CSS pixels from the canvas's top-left corner; any
 //! unit works as long as the size is in the same one.
 
+use vlab_protocol::pose::{add, dot, length, scale, sub};
+
 use crate::view3d::orbit_camera::OrbitCamera;
-use crate::view3d::pose_math::{add, dot, length, scale, sub};
 
 /// A half-line in the world: `origin + t · direction`, `t ≥ 0`, `direction` of unit length.
 #[derive(Clone, Copy, Debug, PartialEq)]

@@ -7,9 +7,8 @@
 //! axis) looks along local +X. Its report does not say its maximum range, so its ray
 //! always ends in a hit point at the distance it reads.
 
+use vlab_protocol::pose::{add, from_wxyz, normalized, rotate, scale};
 use vlab_protocol::{SensorReport, SensorValue};
-
-use crate::view3d::pose_math::{add, from_wxyz, rotate, scale};
 
 /// One ray as drawn: a segment and whether it ended on something.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -27,7 +26,7 @@ pub struct Beam {
 pub fn sensor_beams(sensor: &SensorReport) -> Vec<Beam> {
     let (Some(origin), Some(value)) = (sensor.origin.as_ref(), sensor.measured.as_ref()) else { return Vec::new() };
     let from = origin.position.map(|c| c as f32);
-    let rotation = from_wxyz(origin.quaternion);
+    let rotation = normalized(from_wxyz(origin.quaternion).map(|c| c as f32));
     let beam = |local: [f32; 3], range: f32, hit: bool| Beam {
         from,
         to: add(from, scale(rotate(rotation, local), range)),

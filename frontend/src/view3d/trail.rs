@@ -5,7 +5,8 @@
 
 use std::collections::VecDeque;
 
-use crate::view3d::pose_math::{length, sub};
+use vlab_protocol::pose::{length, sub};
+
 use crate::view3d::primitives::MeshData;
 
 /// Travel, metres, before the next point is added.
@@ -98,7 +99,7 @@ impl Trail {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::view3d::pose_math::cross;
+    use vlab_protocol::pose::cross;
 
     #[test]
     fn points_come_only_after_a_centimetre_of_travel() {

@@ -1,8 +1,8 @@
 //! The viewer's copy of a lab's world: the latest scene snapshot and every body's latest pose, fed by snapshots and frames.
 
+use vlab_protocol::pose::rotate;
 use vlab_protocol::{BodyView, Frame, Pose, SceneSnapshot};
 
-use crate::view3d::pose_math::{compose, rotate};
 use crate::view3d::primitives::{PrimitiveKind, primitives};
 
 /// How far beyond the fixed bodies' box, as a fraction of its size, framing still
@@ -159,9 +159,9 @@ impl World {
                 continue;
             }
             for part in &body.parts {
-                let world_from_part = compose(world_from_body, &part.local);
+                let world_from_part = world_from_body.compose(&part.local);
                 for primitive in primitives(part) {
-                    let pose = compose(&world_from_part, &primitive.part_from_primitive);
+                    let pose = world_from_part.compose(&primitive.part_from_primitive);
                     let s = primitive.scale;
                     if primitive.kind == PrimitiveKind::Sphere {
                         // Rotation-free: a rolling ball must not inflate the box.
@@ -338,7 +338,7 @@ mod tests {
         let mut world = World::default();
         let mut wheel = body(0, Shape::Cylinder { radius: 0.08, half_length: 0.02 }, [0.0, 0.08, 0.0]);
         // Axle along Z, turned 45° about it: the unit cube's corners would reach 0.113 m.
-        wheel.pose.rotation = crate::view3d::pose_math::axis_angle([0.0, 0.0, 1.0], std::f32::consts::FRAC_PI_4);
+        wheel.pose.rotation = vlab_protocol::pose::axis_angle([0.0, 0.0, 1.0], std::f32::consts::FRAC_PI_4);
         world.apply_snapshot(SceneSnapshot { epoch: 1, sky: [0, 0, 0], bodies: vec![wheel], links: vec![] });
         let b = world.bounds().unwrap();
         assert!(b.min[1].abs() < 1e-5 && (b.max[1] - 0.16).abs() < 1e-5, "{b:?}");

@@ -7,13 +7,14 @@
 
 use std::collections::{HashMap, HashSet};
 
+use vlab_protocol::pose::{axis_angle, multiply};
+
 use super::{Flow, IResult, Interp, misplaced, type_error};
 use crate::ast::{
     JointType, Name, ObjectKind, Param, ScalarProp, ShapeKind, ShapeSpec, Stmt, StmtKind, Type, VectorProp,
 };
 use crate::catalogue::{DeviceClass, DeviceSpec, ParamType, Placement};
 use crate::error::{ErrorKind, LangError, Position};
-use crate::model::math::quat_mul;
 use crate::model::{
     BodyModel, DeviceModel, EnvironmentKind, EnvironmentModel, GroupModel, JointKind, JointModel, Material, MeshRef,
     Motion, MotorModel, Mount, Palette, ParamValue, PartModel, Pose, ProgramRef, RobotModel, SceneModel, Shape,
@@ -908,7 +909,7 @@ impl Interp<'_> {
                     ));
                 }
                 let axis = [(v[0] / norm) as f32, (v[1] / norm) as f32, (v[2] / norm) as f32];
-                Some(Pose::at_turned([0.0; 3], axis, v[3] as f32).rotation)
+                Some(axis_angle(axis, v[3] as f32))
             }
             _ => None,
         };
@@ -923,7 +924,7 @@ impl Interp<'_> {
             // Successive rotations compose: each turns the object further about the
             // world's axes.
             (VectorProp::Quaternion | VectorProp::RotationAxis, Some(pose)) => {
-                pose.rotation = quat_mul(rotation.expect("computed above"), pose.rotation);
+                pose.rotation = multiply(rotation.expect("computed above"), pose.rotation);
             }
             (VectorProp::Anchor | VectorProp::Axis | VectorProp::Axis2, _) => {
                 let Some(Ctx::Joint(joint)) = self.builder.stack.last_mut() else {

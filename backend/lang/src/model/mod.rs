@@ -10,8 +10,8 @@
 
 mod devices;
 mod materials;
-pub mod math;
 mod merge;
+mod pose;
 mod remove;
 mod validate;
 

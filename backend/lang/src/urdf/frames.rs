@@ -4,35 +4,22 @@
 
 use std::f32::consts::FRAC_1_SQRT_2;
 
+use vlab_protocol::pose::{axis_angle, multiply, rotate};
+
 use crate::model::Pose;
-use crate::model::math::{quat_mul, rotate};
 
 /// The turn from URDF axes to VLab axes: −90° about X, `[x, y, z, w]`.
 pub(super) const URDF_TO_VLAB: [f32; 4] = [-FRAC_1_SQRT_2, 0.0, 0.0, FRAC_1_SQRT_2];
 
 /// `rpy` (fixed-axis roll about X, then pitch about Y, then yaw about Z) as a quaternion.
-pub(super) fn rpy(rpy: [f64; 3]) -> [f32; 4] {
-    let half = |a: f64| ((a / 2.0).sin() as f32, (a / 2.0).cos() as f32);
-    let (sr, cr) = half(rpy[0]);
-    let (sp, cp) = half(rpy[1]);
-    let (sy, cy) = half(rpy[2]);
-    let qx = [sr, 0.0, 0.0, cr];
-    let qy = [0.0, sp, 0.0, cp];
-    let qz = [0.0, 0.0, sy, cy];
-    quat_mul(qz, quat_mul(qy, qx))
+pub(super) fn rpy([roll, pitch, yaw]: [f64; 3]) -> [f32; 4] {
+    let turn = |axis: [f64; 3], angle: f64| axis_angle(axis, angle).map(|c| c as f32);
+    multiply(turn([0.0, 0.0, 1.0], yaw), multiply(turn([0.0, 1.0, 0.0], pitch), turn([1.0, 0.0, 0.0], roll)))
 }
 
 /// A URDF `<origin>` as a pose (in URDF axes).
 pub(super) fn origin(origin: &urdf_rs::Pose) -> Pose {
     Pose { position: origin.xyz.0.map(|v| v as f32), rotation: rpy(origin.rpy.0) }
-}
-
-/// The inverse transform.
-pub(super) fn inverse(pose: &Pose) -> Pose {
-    let [x, y, z, w] = pose.rotation;
-    let conjugate = [-x, -y, -z, w];
-    let moved = rotate(conjugate, pose.position);
-    Pose { position: moved.map(|v| -v), rotation: conjugate }
 }
 
 /// The turn [`URDF_TO_VLAB`] as a pose.
@@ -43,7 +30,7 @@ pub(super) fn to_vlab() -> Pose {
 /// The world pose of a body whose frame is the link's, re-expressed in VLab axes:
 /// `placement ∘ C ∘ root_from_link ∘ C⁻¹`.
 pub(super) fn body_pose(placement: &Pose, root_from_link: &Pose) -> Pose {
-    placement.compose(&to_vlab()).compose(root_from_link).compose(&inverse(&to_vlab()))
+    placement.compose(&to_vlab()).compose(root_from_link).compose(&to_vlab().inverse())
 }
 
 /// Where a geometry sits in its body: `C ∘ body_link_from_link ∘ link_from_geometry`.
@@ -94,7 +81,7 @@ mod tests {
         assert!(near(body.position, [2.0, 1.0, 3.0]));
         // The body's forward (+X) points where the link's +X points: URDF +Y, VLab −Z.
         assert!(near(rotate(body.rotation, [1.0, 0.0, 0.0]), [0.0, 0.0, -1.0]));
-        let back = Pose::at([1.0, 2.0, 3.0]).compose(&inverse(&Pose::at([1.0, 2.0, 3.0])));
+        let back = Pose::at([1.0, 2.0, 3.0]).compose(&Pose::at([1.0, 2.0, 3.0]).inverse());
         assert!(same_pose(&back, &Pose::IDENTITY));
     }
 }

@@ -6,7 +6,7 @@
 use std::collections::HashMap;
 use std::f32::consts::PI;
 
-use super::frames::{inverse, part_pose};
+use super::frames::part_pose;
 use crate::error::{Position, Warning};
 use crate::loader::{SourceLoader, resolve_path};
 use crate::meshfile;
@@ -62,7 +62,7 @@ impl LinkGeometry<'_> {
             let solid = self.solid(&visual.geometry, false);
             match (parts.get_mut(i), solid.mesh) {
                 (Some(paired), Some(mut mesh)) => {
-                    mesh.offset = inverse(&paired.local).compose(&at);
+                    mesh.offset = paired.local.inverse().compose(&at);
                     paired.mesh = Some(mesh);
                 }
                 // A primitive visual: its collision shape of the same index is drawn.

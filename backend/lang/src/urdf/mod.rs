@@ -221,7 +221,7 @@ pub fn import(
         }
         let body = body_index[base];
         body_index[link] = body;
-        let body_link_from_link = frames::inverse(&root_from[base]).compose(&root_from[link]);
+        let body_link_from_link = root_from[base].inverse().compose(&root_from[link]);
         let mut geometry = geometry::LinkGeometry {
             loader,
             file,

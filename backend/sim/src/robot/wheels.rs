@@ -5,7 +5,9 @@
 //! Worked out once, from the model's initial poses, so a student may put a wheel's
 //! hinge axis either way round and still have positive speeds roll forward.
 
-use super::frame::{cross, dot, rotate, wide};
+use vlab_protocol::pose::{cross, dot, length, rotate, sub};
+
+use super::frame::wide;
 use crate::scene::{JointKind, SceneError, SceneModel, Shape};
 
 /// A wheel on a joint, as a drive sees it.
@@ -34,7 +36,7 @@ pub fn wheel(model: &SceneModel, joint: usize, main_body: usize) -> Wheel {
     // that is not the chassis.
     let (wheel_body, turned) =
         if joint_model.body1 == main_body { (joint_model.body2, 1.0) } else { (joint_model.body1, -1.0) };
-    let forward = rotate(model.bodies[main_body].pose.rotation, [1.0, 0.0, 0.0]);
+    let forward = rotate(wide(model.bodies[main_body].pose.rotation), [1.0, 0.0, 0.0]);
     // A wheel spinning by +ω about axis a rolls its centre at ω·r·(a × up).
     let rolling = dot(cross(wide(axis), [0.0, 1.0, 0.0]), forward);
     let forward_sign = if rolling * turned >= 0.0 { 1.0 } else { -1.0 };
@@ -60,10 +62,7 @@ pub fn geometry(
         name: device.to_owned(),
         what: "a drive whose wheel radius cannot be measured (the wheel is not round): set wheel_radius".into(),
     })?;
-    let measured_track = {
-        let d = [left.anchor[0] - right.anchor[0], left.anchor[1] - right.anchor[1], left.anchor[2] - right.anchor[2]];
-        dot(d, d).sqrt()
-    };
+    let measured_track = length(sub(left.anchor, right.anchor));
     let track = track.unwrap_or(measured_track);
     if !(radius > 0.0 && track > 0.0 && radius.is_finite() && track.is_finite()) {
         return Err(SceneError::Unsupported {

@@ -9,6 +9,9 @@
 //! checked against thresholds of tens of centimetres or radians, which a free degree of
 //! freedom exceeds many times over in the simulated time. Nothing depends on wall time.
 
+use vlab_protocol::pose::{
+    add, axis_angle, conjugate, cross, dot, length, multiply, rotate, sub, twist_angle, unrotate,
+};
 use vlab_sim::scene::{
     BodyModel, JointKind, JointModel, Motion, MotorModel, Palette, PartModel, Pose, SceneModel, Shape,
 };
@@ -63,84 +66,36 @@ fn pivot(at: [f32; 3]) -> BodyModel {
     body("pivot", Motion::Fixed, Pose::at(at), cube(0.05))
 }
 
-// ---------------------------------------------------------------- vector helpers
-
-fn sub(a: [f32; 3], b: [f32; 3]) -> [f32; 3] {
-    [a[0] - b[0], a[1] - b[1], a[2] - b[2]]
-}
-
-fn dot(a: [f32; 3], b: [f32; 3]) -> f32 {
-    a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
-}
-
-fn cross(a: [f32; 3], b: [f32; 3]) -> [f32; 3] {
-    [a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]]
-}
-
-fn norm(a: [f32; 3]) -> f32 {
-    dot(a, a).sqrt()
-}
+// ---------------------------------------------------------------- measures
 
 fn unit(a: [f32; 3]) -> [f32; 3] {
-    let n = norm(a);
+    let n = length(a);
     [a[0] / n, a[1] / n, a[2] / n]
-}
-
-/// `v` turned by the unit quaternion `q = [x, y, z, w]`.
-fn rotate(q: [f32; 4], v: [f32; 3]) -> [f32; 3] {
-    let u = [q[0], q[1], q[2]];
-    let t = cross(u, v).map(|c| 2.0 * c);
-    let ut = cross(u, t);
-    [v[0] + q[3] * t[0] + ut[0], v[1] + q[3] * t[1] + ut[1], v[2] + q[3] * t[2] + ut[2]]
-}
-
-fn conjugate(q: [f32; 4]) -> [f32; 4] {
-    [-q[0], -q[1], -q[2], q[3]]
-}
-
-/// Hamilton product `a b` of `[x, y, z, w]` quaternions.
-fn mul(a: [f32; 4], b: [f32; 4]) -> [f32; 4] {
-    let [ax, ay, az, aw] = a;
-    let [bx, by, bz, bw] = b;
-    [
-        aw * bx + ax * bw + ay * bz - az * by,
-        aw * by - ax * bz + ay * bw + az * bx,
-        aw * bz + ax * by - ay * bx + az * bw,
-        aw * bw - ax * bx - ay * by - az * bz,
-    ]
 }
 
 /// The rotation taking `from` to `to` (`to = delta * from`), as a quaternion with w ≥ 0.
 fn delta(from: [f32; 4], to: [f32; 4]) -> [f32; 4] {
-    let d = mul(to, conjugate(from));
+    let d = multiply(to, conjugate(from));
     if d[3] < 0.0 { d.map(|c| -c) } else { d }
 }
 
 /// The angle of a rotation, radians, in [0, π].
 fn angle(q: [f32; 4]) -> f32 {
-    2.0 * norm([q[0], q[1], q[2]]).atan2(q[3].abs())
-}
-
-/// The signed angle of the twist of `q` about the unit `axis` (swing-twist split).
-fn twist_about(q: [f32; 4], axis: [f32; 3]) -> f32 {
-    2.0 * dot([q[0], q[1], q[2]], axis).atan2(q[3])
+    2.0 * length([q[0], q[1], q[2]]).atan2(q[3].abs())
 }
 
 /// The size of the part of rotation `q` that is not about the unit `axis`: the swing
 /// of a swing-twist split, radians.
 fn swing_off(q: [f32; 4], axis: [f32; 3]) -> f32 {
-    let twist_angle = twist_about(q, axis);
-    let (s, c) = (twist_angle / 2.0).sin_cos();
-    let twist = [axis[0] * s, axis[1] * s, axis[2] * s, c];
-    angle(mul(q, conjugate(twist)))
+    let twist = axis_angle(axis, twist_angle(q, axis));
+    angle(multiply(q, conjugate(twist)))
 }
 
 /// A point given in `body`'s frame at build time, where it is now.
 fn carried(world: &World, index: usize, initial: &Pose, point: [f32; 3]) -> [f32; 3] {
-    let local = rotate(conjugate(initial.rotation), sub(point, initial.position));
+    let local = unrotate(initial.rotation, sub(point, initial.position));
     let now = world.pose(index);
-    let moved = rotate(now.rotation, local);
-    [now.position[0] + moved[0], now.position[1] + moved[1], now.position[2] + moved[2]]
+    add(now.position, rotate(now.rotation, local))
 }
 
 /// Steps `world` `steps` times, calling `check` after each step.
@@ -171,7 +126,7 @@ fn a_hinge_pendulum_swings_about_its_axis_only() {
         let r = sub(bob.position, anchor);
         lowest = lowest.min(bob.position[1]);
         off_plane = off_plane.max(dot(r, axis).abs());
-        off_radius = off_radius.max((norm(r) - 1.0).abs());
+        off_radius = off_radius.max((length(r) - 1.0).abs());
         off_axis = off_axis.max(swing_off(delta(bob_pose.rotation, bob.rotation), axis));
     });
     println!("hinge: lowest {lowest}, off plane {off_plane}, off radius {off_radius}, off axis {off_axis}");
@@ -197,7 +152,7 @@ fn a_hinge_motor_turns_its_wheel_at_the_target_speed() {
     let mut turned = 0.0;
     run(&mut world, TWO_SECONDS, |w| {
         let now = w.pose(1).rotation;
-        turned += twist_about(delta(previous, now), [0.0, 0.0, 1.0]);
+        turned += twist_angle(delta(previous, now), [0.0, 0.0, 1.0]);
         previous = now;
     });
     println!("motor: turned {turned}");
@@ -226,7 +181,7 @@ fn a_ball_joint_keeps_the_distance_to_its_anchor_and_swings_any_way() {
         for (i, low) in lowest.iter_mut().enumerate() {
             let r = sub(w.pose(i + 1).position, anchor);
             *low = low.min(r[1]);
-            off_radius = off_radius.max((norm(r) - 1.0).abs());
+            off_radius = off_radius.max((length(r) - 1.0).abs());
         }
     });
     println!("ball: lowest {lowest:?}, off radius {off_radius}");
@@ -247,7 +202,7 @@ fn a_slider_only_translates_along_its_axis() {
     run(&mut world, TWO_SECONDS, |w| {
         let now = w.pose(1);
         let moved = sub(now.position, start.position);
-        off_axis = off_axis.max(norm(cross(moved, axis)));
+        off_axis = off_axis.max(length(cross(moved, axis)));
         turned = turned.max(angle(delta(start.rotation, now.rotation)));
     });
     let slid = dot(sub(world.pose(1).position, start.position), axis);
@@ -278,14 +233,14 @@ fn a_fixed_joint_keeps_the_relative_pose_while_its_bodies_swing() {
     // The rider's pose in the arm's frame, which must not change.
     let in_arm = |a: &Pose, r: &Pose| {
         let inv = conjugate(a.rotation);
-        (rotate(inv, sub(r.position, a.position)), mul(inv, r.rotation))
+        (rotate(inv, sub(r.position, a.position)), multiply(inv, r.rotation))
     };
     let (p0, q0) = in_arm(&arm, &rider);
     let (mut lowest, mut moved, mut turned) = (f32::MAX, 0.0f32, 0.0f32);
     run(&mut world, TWO_SECONDS, |w| {
         let (p, q) = in_arm(&w.pose(1), &w.pose(2));
         lowest = lowest.min(w.pose(2).position[1]);
-        moved = moved.max(norm(sub(p, p0)));
+        moved = moved.max(length(sub(p, p0)));
         turned = turned.max(angle(delta(q0, q)));
     });
     println!("fixed: lowest {lowest}, moved {moved}, turned {turned}");
@@ -307,7 +262,7 @@ fn two_axis_pendulum(kind: JointKind, anchor: [f32; 3], offset: [f32; 3]) -> (f3
     run(&mut world, TWO_SECONDS, |w| {
         let now = w.pose(1);
         let r = sub(now.position, anchor);
-        off_radius = off_radius.max((norm(r) - norm(offset)).abs());
+        off_radius = off_radius.max((length(r) - length(offset)).abs());
         lowest = lowest.min(r[1]);
         let q = delta(start.rotation, now.rotation);
         for i in 0..3 {
@@ -371,8 +326,8 @@ fn a_universal_joint_passes_rotation_from_one_shaft_to_a_bent_one() {
     let (mut prev1, mut prev2) = (q1, q2);
     run(&mut world, TWO_SECONDS, |w| {
         let (n1, n2) = (w.pose(1).rotation, w.pose(2).rotation);
-        turned_in += twist_about(delta(prev1, n1), s1);
-        turned_out += twist_about(delta(prev2, n2), s2);
+        turned_in += twist_angle(delta(prev1, n1), s1);
+        turned_out += twist_angle(delta(prev2, n2), s2);
         (prev1, prev2) = (n1, n2);
         lag = lag.max((turned_in - turned_out).abs());
         // docs/joints.md: with the twist about the output shaft locked, the output
@@ -429,7 +384,7 @@ fn a_pr_joint_slides_along_its_first_axis_and_turns_about_its_second() {
         let pin = carried(w, 1, &start, anchor);
         lowest = lowest.min(now.position[1]);
         slid = slid.max(pin[0].abs());
-        off_line = off_line.max(norm([0.0, pin[1] - anchor[1], pin[2] - anchor[2]]));
+        off_line = off_line.max(length([0.0, pin[1] - anchor[1], pin[2] - anchor[2]]));
         drift_x = drift_x.max((now.position[0] - start.position[0]).abs());
         off_axis = off_axis.max(swing_off(delta(start.rotation, now.rotation), [0.0, 0.0, 1.0]));
     });
@@ -458,7 +413,7 @@ fn a_pu_joint_slides_along_axis2_and_swings_but_does_not_twist_about_the_slide()
     let (mut off_line, mut slid, mut drift_x, mut components) = (0.0f32, 0.0f32, 0.0f32, [0.0f32; 3]);
     run(&mut world, TWO_SECONDS, |w| {
         let pin = carried(w, 1, &start, anchor);
-        off_line = off_line.max(norm([0.0, pin[1] - anchor[1], pin[2] - anchor[2]]));
+        off_line = off_line.max(length([0.0, pin[1] - anchor[1], pin[2] - anchor[2]]));
         slid = slid.max(pin[0].abs());
         drift_x = drift_x.max((w.pose(1).position[0] - start.position[0]).abs());
         let q = delta(start.rotation, w.pose(1).rotation);
@@ -489,9 +444,9 @@ fn a_piston_slides_along_and_spins_about_one_axis_only() {
     let (mut off_line, mut spun, mut off_axis) = (0.0f32, 0.0f32, 0.0f32);
     run(&mut world, TWO_SECONDS, |w| {
         let pin = carried(w, 1, &start, anchor);
-        off_line = off_line.max(norm(cross(sub(pin, anchor), axis)));
+        off_line = off_line.max(length(cross(sub(pin, anchor), axis)));
         let q = delta(start.rotation, w.pose(1).rotation);
-        spun = spun.max(twist_about(q, axis).abs());
+        spun = spun.max(twist_angle(q, axis).abs());
         off_axis = off_axis.max(swing_off(q, axis));
     });
     let slid = dot(sub(carried(&world, 1, &start, anchor), anchor), axis);
@@ -522,10 +477,10 @@ fn a_planar_joint_slides_in_its_plane_and_spins_about_its_normal_only() {
         let pin = carried(w, 1, &start, anchor);
         off_plane = off_plane.max(dot(sub(pin, anchor), normal).abs());
         let q = delta(start.rotation, w.pose(1).rotation);
-        spun = spun.max(twist_about(q, normal).abs());
+        spun = spun.max(twist_angle(q, normal).abs());
         tilted = tilted.max(swing_off(q, normal));
     });
-    let slid = norm(sub(carried(&world, 1, &start, anchor), anchor));
+    let slid = length(sub(carried(&world, 1, &start, anchor), anchor));
     println!("planar: slid {slid}, spun {spun}, off plane {off_plane}, tilted {tilted}");
     assert!(slid > 5.0, "the bob only slid {slid} m in its plane");
     assert!(spun > 1.0, "the bob only turned {spun} rad about the normal");
@@ -549,7 +504,7 @@ fn erp_and_cfm_soften_a_joint_and_a_larger_cfm_softens_it_more() {
         (hinge.erp, hinge.cfm) = (erp, cfm);
         let mut world = World::build(&model(bodies, vec![hinge], -9.81)).unwrap();
         run(&mut world, TWO_SECONDS, |_| {});
-        norm(sub(world.pose(1).position, anchor)) - 1.0
+        length(sub(world.pose(1).position, anchor)) - 1.0
     };
     let nominal = |erp: f32, cfm: f32| 9.81 * (1.0 / 240.0) * cfm / erp;
     let (rigid, stiff, soft) = (sag(None, None), sag(Some(0.8), Some(0.001)), sag(Some(0.2), Some(0.01)));

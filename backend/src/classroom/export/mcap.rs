@@ -13,6 +13,7 @@ use ::mcap::records::{MessageHeader, Metadata};
 use ::mcap::write::NoSeek;
 use ::mcap::{Compression, WriteOptions};
 use serde::Serialize;
+use vlab_protocol::pose::{from_wxyz, identity, multiply};
 use vlab_protocol::{BodyPose, ConsoleSource, RobotPose, SceneSnapshot, SensorValue};
 
 use super::schemas::{self, FrameTransform, LaserScan, Log, Pose, Quaternion, SensorReading, Time, Vector3};
@@ -254,13 +255,12 @@ impl<W: Write> McapFile<W> {
     fn pose(&mut self, bodies: &Bodies, pose: &BodyPose, time: f64) -> Result<(), ExportError> {
         let Some(name) = bodies.names.get(&pose.id.0) else { return Ok(()) };
         let [x, y, z] = pose.position.map(f64::from);
-        let [qx, qy, qz, qw] = pose.rotation.map(f64::from);
         let message = FrameTransform {
             timestamp: Time::of_nanos(nanos(time)),
             parent_frame_id: WORLD,
             child_frame_id: name,
             translation: Vector3 { x, y, z },
-            rotation: Quaternion { x: qx, y: qy, z: qz, w: qw },
+            rotation: Quaternion::from(pose.rotation.map(f64::from)),
         };
         self.push(&format!("/bodies/{name}"), Schema::Transform, time, &message)
     }
@@ -304,10 +304,9 @@ fn laser_scan<'a>(timestamp: Time, value: &'a SensorValue, origin: Option<&Robot
     let (position, orientation) = match origin {
         Some(origin) => {
             let [x, y, z] = origin.position;
-            let [w, qx, qy, qz] = origin.quaternion;
-            (Vector3 { x, y, z }, scan_plane(Quaternion { x: qx, y: qy, z: qz, w }))
+            (Vector3 { x, y, z }, scan_plane(from_wxyz(origin.quaternion)))
         }
-        None => (Vector3 { x: 0.0, y: 0.0, z: 0.0 }, scan_plane(Quaternion { x: 0.0, y: 0.0, z: 0.0, w: 1.0 })),
+        None => (Vector3 { x: 0.0, y: 0.0, z: 0.0 }, scan_plane(identity())),
     };
     let end_angle = angle_min + angle_step * ranges.len().saturating_sub(1) as f64;
     Some(LaserScan {
@@ -325,20 +324,9 @@ fn laser_scan<'a>(timestamp: Time, value: &'a SensorValue, origin: Option<&Robot
 /// draws a scan in: VLab scans in the sensor's X/−Z plane (Y up), counter-clockwise
 /// seen from above, so the scan's `y` is the sensor's −Z and its `z` the sensor's Y: a
 /// quarter turn back about the sensor's X.
-fn scan_plane(sensor: Quaternion) -> Quaternion {
+fn scan_plane(sensor: [f64; 4]) -> Quaternion {
     let half = std::f64::consts::FRAC_1_SQRT_2;
-    let turn = Quaternion { x: -half, y: 0.0, z: 0.0, w: half };
-    multiply(sensor, turn)
-}
-
-/// The Hamilton product `a·b` (rotate by `b`, then by `a`).
-fn multiply(a: Quaternion, b: Quaternion) -> Quaternion {
-    Quaternion {
-        w: a.w * b.w - a.x * b.x - a.y * b.y - a.z * b.z,
-        x: a.w * b.x + a.x * b.w + a.y * b.z - a.z * b.y,
-        y: a.w * b.y - a.x * b.z + a.y * b.w + a.z * b.x,
-        z: a.w * b.z + a.x * b.y - a.y * b.x + a.z * b.w,
-    }
+    Quaternion::from(multiply(sensor, [-half, 0.0, 0.0, half]))
 }
 
 /// Simulation seconds as whole nanoseconds (MCAP's log time).
@@ -360,11 +348,9 @@ fn level(source: ConsoleSource) -> u8 {
 mod tests {
     use super::*;
 
+    /// `v` turned by a Foxglove quaternion.
     fn rotate(q: Quaternion, v: [f64; 3]) -> [f64; 3] {
-        let p = Quaternion { x: v[0], y: v[1], z: v[2], w: 0.0 };
-        let conjugate = Quaternion { x: -q.x, y: -q.y, z: -q.z, w: q.w };
-        let r = multiply(multiply(q, p), conjugate);
-        [r.x, r.y, r.z]
+        vlab_protocol::pose::rotate([q.x, q.y, q.z, q.w], v)
     }
 
     fn close(a: [f64; 3], b: [f64; 3]) -> bool {
@@ -373,14 +359,14 @@ mod tests {
 
     #[test]
     fn a_scan_lies_in_the_sensors_ground_plane() {
-        let level = scan_plane(Quaternion { x: 0.0, y: 0.0, z: 0.0, w: 1.0 });
+        let level = scan_plane(identity());
         // Forward stays forward; the scan's left (+y) is the sensor's −Z; its up is Y.
         assert!(close(rotate(level, [1.0, 0.0, 0.0]), [1.0, 0.0, 0.0]));
         assert!(close(rotate(level, [0.0, 1.0, 0.0]), [0.0, 0.0, -1.0]));
         assert!(close(rotate(level, [0.0, 0.0, 1.0]), [0.0, 1.0, 0.0]));
         // A sensor turned a quarter left (about +Y): its scan's forward is world −Z.
         let half = std::f64::consts::FRAC_1_SQRT_2;
-        let turned = scan_plane(Quaternion { x: 0.0, y: half, z: 0.0, w: half });
+        let turned = scan_plane([0.0, half, 0.0, half]);
         assert!(close(rotate(turned, [1.0, 0.0, 0.0]), [0.0, 0.0, -1.0]));
         assert!(close(rotate(turned, [0.0, 0.0, 1.0]), [0.0, 1.0, 0.0]));
     }

@@ -133,6 +133,13 @@ pub struct Quaternion {
     pub w: f64,
 }
 
+impl From<[f64; 4]> for Quaternion {
+    /// From `[x, y, z, w]`, the order of `vlab_protocol::pose`.
+    fn from([x, y, z, w]: [f64; 4]) -> Quaternion {
+        Quaternion { x, y, z, w }
+    }
+}
+
 /// `foxglove.Pose`.
 #[derive(Clone, Copy, Debug, Serialize)]
 pub struct Pose {

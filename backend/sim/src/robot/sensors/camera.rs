@@ -14,8 +14,10 @@
 use base64::Engine as _;
 use rand_chacha::ChaCha8Rng;
 use vlab_protocol::SensorValue;
+use vlab_protocol::pose::rotate;
 
 use super::Context;
+use crate::robot::frame::wide;
 use crate::robot::noise::NoiseModel;
 use crate::scene::DeviceModel;
 use crate::sim::{RayFilter, Sight};
@@ -221,7 +223,7 @@ pub fn shade(sight: &Sight) -> [u8; 3] {
 
 /// The world-vertical component of a ray given in the eye's frame.
 fn world_up(eye: &crate::scene::Pose, local: [f32; 3]) -> f64 {
-    crate::robot::frame::rotate(eye.rotation, local.map(f64::from))[1]
+    rotate(wide(eye.rotation), wide(local))[1]
 }
 
 #[cfg(test)]

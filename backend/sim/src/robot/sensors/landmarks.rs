@@ -10,10 +10,11 @@
 use rand::Rng;
 use rand_chacha::ChaCha8Rng;
 use rand_distr::StandardNormal;
+use vlab_protocol::pose::unrotate;
 use vlab_protocol::{Landmark, SensorValue};
 
 use super::Context;
-use crate::robot::frame::{unrotate, wide};
+use crate::robot::frame::wide;
 use crate::robot::kinematics::wrap_angle;
 use crate::robot::noise::NoiseModel;
 use crate::scene::{DeviceModel, Mount, SceneModel, Shape};
@@ -84,7 +85,7 @@ impl LandmarkProbe {
         for beacon in &self.beacons {
             let target = wide(context.world.pose(beacon.body).position);
             let offset: [f64; 3] = std::array::from_fn(|i| target[i] - origin[i]);
-            let Some(seen) = self.sight(&beacon.id, unrotate(pose.rotation, offset)) else { continue };
+            let Some(seen) = self.sight(&beacon.id, unrotate(wide(pose.rotation), offset)) else { continue };
             if self.line_of_sight && !clear(context, pose.position, offset, seen.distance, beacon.radius) {
                 continue;
             }

@@ -3,9 +3,10 @@
 
 use rand_chacha::ChaCha8Rng;
 use vlab_protocol::SensorValue;
+use vlab_protocol::pose::unrotate;
 
 use super::{Context, measure3};
-use crate::robot::frame::{heading, unrotate, wide};
+use crate::robot::frame::{heading, wide};
 use crate::robot::kinematics::wrap_angle;
 use crate::robot::noise::NoiseModel;
 
@@ -72,13 +73,13 @@ impl MotionProbe {
                     let gravity = wide(context.world.gravity());
                     let world: [f64; 3] =
                         std::array::from_fn(|i| (velocity[i] - previous[i]) / context.dt - gravity[i]);
-                    let truth = unrotate(pose.rotation, world);
+                    let truth = unrotate(wide(pose.rotation), world);
                     vector(measure3(noise, truth, rng), truth)
                 })
             }
             Quantity::AngularRate => due.then(|| {
                 let (_, angular) = context.world.velocities(self.body);
-                let truth = unrotate(pose.rotation, wide(angular));
+                let truth = unrotate(wide(pose.rotation), wide(angular));
                 vector(measure3(noise, truth, rng), truth)
             }),
         }

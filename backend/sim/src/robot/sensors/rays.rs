@@ -9,9 +9,10 @@
 
 use rand_chacha::ChaCha8Rng;
 use vlab_protocol::SensorValue;
+use vlab_protocol::pose::rotate;
 
 use super::Context;
-use crate::robot::frame::rotate;
+use crate::robot::frame::wide;
 use crate::robot::noise::NoiseModel;
 use crate::scene::DeviceModel;
 use crate::sim::{Fan, RayFilter};
@@ -95,7 +96,7 @@ impl RayProbe {
     pub fn read(&mut self, context: &Context, noise: &NoiseModel, rng: &mut ChaCha8Rng) -> (SensorValue, SensorValue) {
         let pose = context.world.pose(self.body);
         let filter = RayFilter { ignore_robot: Some(context.robot), through_transparent: self.light };
-        let world_direction = |local: &[f64; 3]| rotate(pose.rotation, *local).map(|c| c as f32);
+        let world_direction = |local: &[f64; 3]| rotate(wide(pose.rotation), *local).map(|c| c as f32);
         match self.scan {
             Some((angle_min, angle_step)) => {
                 self.world_directions.clear();
