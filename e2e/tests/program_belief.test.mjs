@@ -14,8 +14,9 @@ import { byTestId, readUi } from '../lib/ui.mjs';
 
 const ROBOT = 'diffbot_belief';
 
-// The diffbot starts at world (2, 3): on the ground, (2, −3).
-const DESCRIPTION = ['include "diffbot_robot.vlab";', 'call diffbot("_belief", 2, 3, 0);', ''].join('\n');
+// The diffbot starts where the lab finds room (the demo's props are pushed about by its
+// rovers); the program draws about world (2, 3): on the ground, (2, −3).
+const DESCRIPTION = ['include "diffbot_robot.vlab";', 'call diffbot("_belief", {x}, {z}, 0);', ''].join('\n');
 const PROGRAM = [
   'from vlab import Robot',
   '',

@@ -38,10 +38,10 @@ const PROGRAM = [
 test('the command line the console offers drives the robot from a program on the student\'s machine', { timeout: 300_000 }, async (t) => {
   await withLab(t, async ({ server, openPage, artifactName }) => {
     const { page, token } = await joinAsStudent(server, openPage, 'Laptop');
-    // Facing the yard's west wall, 1 m away, with nothing in between: the demo's rovers
-    // circle east of it, and one crossing its way would stop it short.
-    const description = 'include "diffbot_robot.vlab";\ncall diffbot("_laptop", 1, 2, pi);\n';
-    const added = await fetch(`${server.baseUrl}/api/labs/demo/robots`, {
+    // Where the lab finds 2 m of free floor around it: the demo's props are pushed about
+    // by its rovers, and one in its way would stop it short.
+    const description = 'include "diffbot_robot.vlab";\ncall diffbot("_laptop", {x}, {z}, 0);\n';
+    const added = await fetch(`${server.baseUrl}/api/labs/demo/robots?clearance_m=2`, {
       method: 'POST',
       headers: { authorization: `Bearer ${token}`, 'content-type': 'text/plain' },
       body: description,

@@ -129,7 +129,7 @@ pub fn RobotActions() -> impl IntoView {
                             }
                             on:click=start_here
                         >
-                            "⌖ Start here"
+                            "Start here"
                         </button>
                     </When>
                     <When when=move || may(Action::RemoveRobot)>
