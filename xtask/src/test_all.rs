@@ -33,7 +33,7 @@ use anyhow::{Context, Result, bail};
 
 /// How many e2e test files run at once. Each has its own server, database, port and
 /// browser, so they could run side by side: two at a time took 548 s where one at a
-/// time takes 815 s, but the remote controller's test then failed one run in three (its
+/// time takes 737 s, but the remote controller's test then failed one run in three (its
 /// robot did not move), so one at a time until that is understood.
 const E2E_FILES_AT_ONCE: usize = 1;
 
