@@ -80,6 +80,15 @@ async fn call(
     (status, if text.is_empty() { Value::Null } else { serde_json::from_str(&text).unwrap() })
 }
 
+/// `name` joins the lab of join code `code` on the server at `base`; their session token.
+async fn join(http: &reqwest::Client, base: &str, code: &str, name: &str) -> String {
+    let (status, joined) =
+        call(http, reqwest::Method::POST, format!("{base}/api/join"), None, json!({ "join_code": code, "name": name }))
+            .await;
+    assert_eq!(status, 200, "{joined}");
+    joined["token"].as_str().unwrap().to_owned()
+}
+
 #[tokio::test]
 async fn labs_settings_and_sessions_survive_a_killed_server() {
     labs_settings_and_sessions_survive(Kind::Binary).await;
@@ -243,15 +252,7 @@ async fn robot_programs_survive(kind: Kind) {
         let lab = created["id"].as_str().unwrap().to_owned();
         let instructor = created["instructor_token"].as_str().unwrap().to_owned();
         let code = created["join_code"].as_str().unwrap();
-        let (_, joined) = call(
-            &http,
-            Method::POST,
-            format!("{}/api/join", server.base()),
-            None,
-            json!({ "join_code": code, "name": "Ana" }),
-        )
-        .await;
-        let ana = joined["token"].as_str().unwrap().to_owned();
+        let ana = join(&http, server.base(), code, "Ana").await;
         // Ana's robot at a clear spot: where the lab offers one if the first is taken.
         let mut spot = (1.0, 1.5);
         let response = loop {
@@ -455,15 +456,7 @@ async fn a_moved_start_survives_a_restart_in_process() {
         assert_eq!(status, 201, "{created}");
         let lab = created["id"].as_str().unwrap().to_owned();
         let code = created["join_code"].as_str().unwrap();
-        let (_, joined) = call(
-            &http,
-            Method::POST,
-            format!("{}/api/join", server.base()),
-            None,
-            json!({ "join_code": code, "name": "Ana" }),
-        )
-        .await;
-        let ana = joined["token"].as_str().unwrap().to_owned();
+        let ana = join(&http, server.base(), code, "Ana").await;
         let response = http
             .post(format!("{}/api/labs/{lab}/robots", server.base()))
             .bearer_auth(&ana)
