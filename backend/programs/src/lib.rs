@@ -59,6 +59,7 @@ mod interpreter;
 mod launch;
 mod marshal;
 mod messages;
+pub mod native_api;
 mod packed;
 pub mod placement;
 #[cfg(target_os = "linux")]

@@ -1,0 +1,3 @@
+// plugins/robot_software_api.h: the robot API for C++ programs (filled in with the C and C++ runtime).
+#pragma once
+#include <vlab.h>

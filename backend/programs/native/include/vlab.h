@@ -1,0 +1,2 @@
+/* vlab.h: the robot API for C programs (filled in with the C and C++ runtime). */
+#pragma once
