@@ -59,34 +59,8 @@ pub fn ClassPanel() -> impl IntoView {
 /// a "Remove" control on each student for whoever the permission table lets remove them.
 #[component]
 fn PeopleList() -> impl IntoView {
-    let session = expect_context::<LabSession>();
     let class = expect_context::<ClassState>();
-    let inspector = expect_context::<InspectorState>();
     let removing = RwSignal::new(None::<UserId>);
-    let remove = move |id: UserId, name: String, robots: usize| {
-        let robots = match robots {
-            0 => String::new(),
-            1 => " and their robot is taken out".to_owned(),
-            n => format!(" and their {n} robots are taken out"),
-        };
-        let sure = window()
-            .confirm_with_message(&format!(
-                "Remove {name} from the lab? Their session ends{robots}; they can only come back with the join code."
-            ))
-            .unwrap_or(false);
-        if !sure {
-            return;
-        }
-        let (lab, token) = (session.lab_id(), session.token());
-        removing.set(Some(id));
-        leptos::task::spawn_local(async move {
-            // Presence follows and takes them off the list.
-            if let Err(error) = remove_participant(&lab, id, token.as_deref()).await {
-                session.error.set(Some(format!("Could not remove {name}: {}", error_sentence(&error))));
-            }
-            removing.set(None);
-        });
-    };
     view! {
         <ul class="people-list" role="list" data-testid="people-list">
             <ForEach
@@ -94,90 +68,116 @@ fn PeopleList() -> impl IntoView {
                 key=|p: &Participant| (p.id, p.name.clone(), p.online, p.robots.clone())
                 let:person
             >
-                {
-                    let id = person.id;
-                    let is_you = move || class.you.with(|you| you.as_ref().is_some_and(|you| you.id == id));
-                    let badge = role_badge(person.role);
-                    let robots = person.robots.clone();
-                    let is_student = person.role == Role::Student;
-                    let removable = move || is_student && class.may(Action::RemoveParticipant);
-                    let (name, robot_count) = (person.name.clone(), person.robots.len());
-                    view! {
-                        <li
-                            class="person"
-                            class:is-you=is_you
-                            data-testid="person"
-                            data-name=person.name.clone()
-                            data-role=badge
-                            data-online=person.online.to_string()
-                            data-you=move || is_you().to_string()
-                        >
-                            <div class="person-line">
-                                <span
-                                    class="dot"
-                                    class:is-online=person.online
-                                    title=if person.online { "online" } else { "not connected" }
-                                ></span>
-                                // A name is text from another person: shown as text, never as HTML.
-                                <span class="person-name" title=person.name.clone()>{person.name.clone()}</span>
-                            </div>
-                            <div class="person-badges">
-                                <span class=format!("badge role-{badge}")>{badge}</span>
-                                <When when=is_you>
-                                    <span class="badge is-you">"you"</span>
-                                </When>
-                                <When when=removable>
-                                    {
-                                        let name = name.clone();
-                                        view! {
-                                            <button
-                                                class="btn btn-small btn-danger person-remove"
-                                                data-testid="btn-remove-person"
-                                                disabled=move || removing.get() == Some(id)
-                                                title=format!("Remove {name} from the lab (their robots too)")
-                                                on:click={
-                                                    let name = name.clone();
-                                                    move |_| remove(id, name.clone(), robot_count)
-                                                }
-                                            >
-                                                "Remove"
-                                            </button>
-                                        }
-                                    }
-                                </When>
-                            </div>
-                            {(!robots.is_empty())
-                                .then(|| {
-                                    view! {
-                                        <ul class="person-robots" role="list">
-                                            {robots
-                                                .into_iter()
-                                                .map(|robot| {
-                                                    let pick = robot.clone();
-                                                    view! {
-                                                        <li>
-                                                            <button
-                                                                class="chip person-robot"
-                                                                data-testid="person-robot"
-                                                                data-robot=robot.clone()
-                                                                title=format!("Inspect {robot}")
-                                                                on:click=move |_| inspector.inspect(Some(pick.clone()))
-                                                            >
-                                                                {robot.clone()}
-                                                            </button>
-                                                        </li>
-                                                    }
-                                                })
-                                                .collect_view()}
-                                        </ul>
-                                    }
-                                })}
-                        </li>
-                    }
-                }
+                <PersonItem person=person removing=removing />
             </ForEach>
         </ul>
     }
+}
+
+/// One person: online dot, name, role, "you", the instructor's Remove, their robots.
+#[component]
+fn PersonItem(person: Participant, removing: RwSignal<Option<UserId>>) -> impl IntoView {
+    let session = expect_context::<LabSession>();
+    let class = expect_context::<ClassState>();
+    let id = person.id;
+    let is_you = move || class.you.with(|you| you.as_ref().is_some_and(|you| you.id == id));
+    let badge = role_badge(person.role);
+    let is_student = person.role == Role::Student;
+    let removable = move || is_student && class.may(Action::RemoveParticipant);
+    let (name, robot_count) = (person.name.clone(), person.robots.len());
+    let remove_title = format!("Remove {name} from the lab (their robots too)");
+    let remove = move |_| remove_person(session, removing, id, name.clone(), robot_count);
+    view! {
+        <li
+            class="person"
+            class:is-you=is_you
+            data-testid="person"
+            data-name=person.name.clone()
+            data-role=badge
+            data-online=person.online.to_string()
+            data-you=move || is_you().to_string()
+        >
+            <div class="person-line">
+                <span class="dot" class:is-online=person.online title=if person.online { "online" } else { "not connected" }></span>
+                // A name is text from another person: shown as text, never as HTML.
+                <span class="person-name" title=person.name.clone()>{person.name.clone()}</span>
+            </div>
+            <div class="person-badges">
+                <span class=format!("badge role-{badge}")>{badge}</span>
+                <When when=is_you>
+                    <span class="badge is-you">"you"</span>
+                </When>
+                <When when=removable>
+                    <button
+                        class="btn btn-small btn-danger person-remove"
+                        data-testid="btn-remove-person"
+                        disabled=move || removing.get() == Some(id)
+                        title=remove_title.clone()
+                        on:click=remove.clone()
+                    >
+                        "Remove"
+                    </button>
+                </When>
+            </div>
+            <PersonRobots robots=person.robots.clone() />
+        </li>
+    }
+}
+
+/// A person's robots, each a chip that inspects it.
+#[component]
+fn PersonRobots(robots: Vec<String>) -> impl IntoView {
+    let inspector = expect_context::<InspectorState>();
+    (!robots.is_empty()).then(|| {
+        view! {
+            <ul class="person-robots" role="list">
+                {robots
+                    .into_iter()
+                    .map(|robot| {
+                        let pick = robot.clone();
+                        view! {
+                            <li>
+                                <button
+                                    class="chip person-robot"
+                                    data-testid="person-robot"
+                                    data-robot=robot.clone()
+                                    title=format!("Inspect {robot}")
+                                    on:click=move |_| inspector.inspect(Some(pick.clone()))
+                                >
+                                    {robot.clone()}
+                                </button>
+                            </li>
+                        }
+                    })
+                    .collect_view()}
+            </ul>
+        }
+    })
+}
+
+/// Asks, then removes a person from the lab; presence then takes them off the list.
+fn remove_person(session: LabSession, removing: RwSignal<Option<UserId>>, id: UserId, name: String, robots: usize) {
+    let robots = match robots {
+        0 => String::new(),
+        1 => " and their robot is taken out".to_owned(),
+        n => format!(" and their {n} robots are taken out"),
+    };
+    let sure = window()
+        .confirm_with_message(&format!(
+            "Remove {name} from the lab? Their session ends{robots}; they can only come back with the join code."
+        ))
+        .unwrap_or(false);
+    if !sure {
+        return;
+    }
+    let (lab, token) = (session.lab_id(), session.token());
+    removing.set(Some(id));
+    leptos::task::spawn_local(async move {
+        if let Err(error) = remove_participant(&lab, id, token.as_deref()).await {
+            session.error.set(Some(format!("Could not remove {name}: {}", error_sentence(&error))));
+        }
+        removing.set(None);
+    });
 }
 
 /// The instructor's tools: a part of the page of their own (`ui::part`), which the

@@ -12,22 +12,36 @@ use crate::ui::{ForEach, When};
 #[component]
 pub fn CreateLabPage() -> impl IntoView {
     document().set_title("Create a lab · VLab");
+    let created = RwSignal::new(None::<CreatedLab>);
+    view! {
+        <div class="page create" data-testid="create-page">
+            <header class="page-header">
+                <a class="brand" href="/">
+                    <span class="brand-mark">"V"</span>
+                    <span class="brand-name">"VLab"</span>
+                </a>
+                <p class="tagline">"Create a lab: a room of its own, with its own clock and join code."</p>
+            </header>
+            <main class="page-columns">
+                <When
+                    when=move || created.with(Option::is_none)
+                    fallback=move || view! { <CreatedCard lab=created.get().expect("shown once created") /> }
+                >
+                    <NewLabForm created=created />
+                </When>
+            </main>
+        </div>
+    }
+}
+
+/// The form: server key, lab name, scene; `created` is set once the server made the lab.
+#[component]
+fn NewLabForm(created: RwSignal<Option<CreatedLab>>) -> impl IntoView {
     let key = RwSignal::new(String::new());
     let name = RwSignal::new(String::new());
     let scene = RwSignal::new(DEMO_SCENE_CHOICE.to_owned());
-    let scenes = RwSignal::new(Vec::<LibraryScene>::new());
-    let scenes_problem = RwSignal::new(None::<String>);
     let busy = RwSignal::new(false);
     let problem = RwSignal::new(None::<String>);
-    let created = RwSignal::new(None::<CreatedLab>);
-
-    leptos::task::spawn_local(async move {
-        match library_scenes().await {
-            Ok(list) => scenes.set(list),
-            Err(error) => scenes_problem.set(Some(error_sentence(&error))),
-        }
-    });
-
     let submit = move |event: leptos::ev::SubmitEvent| {
         event.prevent_default();
         if busy.get_untracked() {
@@ -52,85 +66,80 @@ pub fn CreateLabPage() -> impl IntoView {
             }
         });
     };
-
     view! {
-        <div class="page create" data-testid="create-page">
-            <header class="page-header">
-                <a class="brand" href="/">
-                    <span class="brand-mark">"V"</span>
-                    <span class="brand-name">"VLab"</span>
-                </a>
-                <p class="tagline">"Create a lab: a room of its own, with its own clock and join code."</p>
-            </header>
-            <main class="page-columns">
-                <When
-                    when=move || created.with(Option::is_none)
-                    fallback=move || view! { <CreatedCard lab=created.get().expect("shown once created") /> }
-                >
-                    <section class="card">
-                        <h2>"New lab"</h2>
-                        <form class="create-form" on:submit=submit novalidate=true>
-                            <label class="field">
-                                <span>"Server key"</span>
-                                <input
-                                    class="input"
-                                    type="password"
-                                    data-testid="server-key"
-                                    autocomplete="off"
-                                    placeholder="the token the server printed for the demo lab"
-                                    prop:value=move || key.get()
-                                    on:input=move |event| key.set(event_target_value(&event))
-                                />
-                            </label>
-                            <label class="field">
-                                <span>"Lab name"</span>
-                                <input
-                                    class="input"
-                                    data-testid="lab-name-input"
-                                    maxlength="64"
-                                    placeholder="Physics 1, Tuesday"
-                                    prop:value=move || name.get()
-                                    on:input=move |event| name.set(event_target_value(&event))
-                                />
-                            </label>
-                            <label class="field">
-                                <span>"Scene"</span>
-                                <select
-                                    class="input"
-                                    data-testid="scene-select"
-                                    on:change=move |event| scene.set(event_target_value(&event))
-                                >
-                                    <option value=DEMO_SCENE_CHOICE selected=true>
-                                        "The demo yard (walls, props, three carts)"
-                                    </option>
-                                    <ForEach each=move || scenes.get() key=|s| s.name.clone() let:library>
-                                        <option value=library.name.clone()>
-                                            {if library.about.is_empty() {
-                                                library.name.clone()
-                                            } else {
-                                                format!("{} — {}", library.name, library.about)
-                                            }}
-                                        </option>
-                                    </ForEach>
-                                </select>
-                            </label>
-                            <When when=move || scenes_problem.with(Option::is_some)>
-                                <p class="hint">{move || scenes_problem.get()}</p>
-                            </When>
-                            <button class="btn btn-primary" type="submit" data-testid="btn-create-lab" disabled=move || busy.get()>
-                                {move || if busy.get() { "Creating…" } else { "Create" }}
-                            </button>
-                            <When when=move || problem.with(Option::is_some)>
-                                <p class="form-error" role="alert" data-testid="create-error">{move || problem.get()}</p>
-                            </When>
-                        </form>
-                        <p class="create-link">
-                            <a href="/">"← Back to the labs"</a>
-                        </p>
-                    </section>
+        <section class="card">
+            <h2>"New lab"</h2>
+            <form class="create-form" on:submit=submit novalidate=true>
+                <label class="field">
+                    <span>"Server key"</span>
+                    <input
+                        class="input"
+                        type="password"
+                        data-testid="server-key"
+                        autocomplete="off"
+                        placeholder="the token the server printed for the demo lab"
+                        prop:value=move || key.get()
+                        on:input=move |event| key.set(event_target_value(&event))
+                    />
+                </label>
+                <label class="field">
+                    <span>"Lab name"</span>
+                    <input
+                        class="input"
+                        data-testid="lab-name-input"
+                        maxlength="64"
+                        placeholder="Physics 1, Tuesday"
+                        prop:value=move || name.get()
+                        on:input=move |event| name.set(event_target_value(&event))
+                    />
+                </label>
+                <SceneSelect scene=scene />
+                <button class="btn btn-primary" type="submit" data-testid="btn-create-lab" disabled=move || busy.get()>
+                    {move || if busy.get() { "Creating…" } else { "Create" }}
+                </button>
+                <When when=move || problem.with(Option::is_some)>
+                    <p class="form-error" role="alert" data-testid="create-error">{move || problem.get()}</p>
                 </When>
-            </main>
-        </div>
+            </form>
+            <p class="create-link">
+                <a href="/">"← Back to the labs"</a>
+            </p>
+        </section>
+    }
+}
+
+/// The scene to start from: the demo yard or one of the server's library, fetched once.
+#[component]
+fn SceneSelect(scene: RwSignal<String>) -> impl IntoView {
+    let scenes = RwSignal::new(Vec::<LibraryScene>::new());
+    let scenes_problem = RwSignal::new(None::<String>);
+    leptos::task::spawn_local(async move {
+        match library_scenes().await {
+            Ok(list) => scenes.set(list),
+            Err(error) => scenes_problem.set(Some(error_sentence(&error))),
+        }
+    });
+    view! {
+        <label class="field">
+            <span>"Scene"</span>
+            <select class="input" data-testid="scene-select" on:change=move |event| scene.set(event_target_value(&event))>
+                <option value=DEMO_SCENE_CHOICE selected=true>
+                    "The demo yard (walls, props, three carts)"
+                </option>
+                <ForEach each=move || scenes.get() key=|s| s.name.clone() let:library>
+                    <option value=library.name.clone()>
+                        {if library.about.is_empty() {
+                            library.name.clone()
+                        } else {
+                            format!("{} — {}", library.name, library.about)
+                        }}
+                    </option>
+                </ForEach>
+            </select>
+        </label>
+        <When when=move || scenes_problem.with(Option::is_some)>
+            <p class="hint">{move || scenes_problem.get()}</p>
+        </When>
     }
 }
 

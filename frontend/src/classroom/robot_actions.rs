@@ -30,56 +30,12 @@ pub fn RobotActions() -> impl IntoView {
     let may = move |action: Action| robot().is_some_and(|robot| class.may_on(action, &robot));
     let following = move || robot().is_some_and(|robot| view.follow.with(|f| f.as_ref() == Some(&robot)));
 
-    let act = move |what: &'static str| {
-        let Some(robot) = inspector.inspected.get_untracked() else { return };
-        let removing = what == "remove";
-        if removing
-            && !window()
-                .confirm_with_message(&format!("Remove {robot} from the lab? It is gone for everybody."))
-                .unwrap_or(false)
-        {
-            return;
-        }
-        let (lab, token) = (session.lab_id(), session.token());
-        busy.set(true);
-        leptos::task::spawn_local(async move {
-            let done = if removing {
-                remove_robot(&lab, &robot, token.as_deref()).await
-            } else {
-                reset_robot(&lab, &robot, token.as_deref()).await
-            };
-            if let Err(error) = done {
-                session.error.set(Some(format!("Could not {what} {robot}: {}", error_sentence(&error))));
-            }
-            busy.set(false);
-        });
-    };
-
-    // "Start here" takes where the robot stands in the live lab, not in a past moment.
-    let live = move || timeline.replay.with(|replay| replay.inspector_follows_live());
     // What the last "Start here" did, for the robot it was about.
     let start_note = RwSignal::new(None::<(String, String)>);
-    let start_here = move |_| {
-        let Some(robot) = inspector.inspected.get_untracked() else { return };
-        let Some(pose) =
-            inspector.robot_report.with_untracked(|r| r.as_ref().filter(|r| r.name == robot).map(|r| r.pose))
-        else {
-            return;
-        };
-        let start = NewStart { position: pose.position.map(|v| v as f32), heading: Some(pose.heading as f32) };
-        let (lab, token) = (session.lab_id(), session.token());
-        busy.set(true);
-        leptos::task::spawn_local(async move {
-            match set_start(&lab, &robot, &start, token.as_deref()).await {
-                Ok(()) => start_note.set(Some((robot.clone(), start_moved_words(&robot, start.position)))),
-                Err(error) => {
-                    start_note.set(None);
-                    session.error.set(Some(format!("Could not move {robot}'s start: {}", error_sentence(&error))));
-                }
-            }
-            busy.set(false);
-        });
-    };
+    let acts = RobotActs { session, inspector, busy, start_note };
+    let act = move |what: &'static str| acts.act(what);
+    // "Start here" takes where the robot stands in the live lab, not in a past moment.
+    let live = move || timeline.replay.with(|replay| replay.inspector_follows_live());
     let note = move || {
         start_note.with(|note| note.as_ref().filter(|(r, _)| Some(r) == robot().as_ref()).map(|(_, t)| t.clone()))
     };
@@ -127,7 +83,7 @@ pub fn RobotActions() -> impl IntoView {
                                     "The timeline shows a past moment: go back to the live lab to move its start"
                                 }
                             }
-                            on:click=start_here
+                            on:click=move |_| acts.start_here()
                         >
                             "Start here"
                         </button>
@@ -149,6 +105,68 @@ pub fn RobotActions() -> impl IntoView {
                 </When>
             </div>
         </When>
+    }
+}
+
+/// What the buttons do, with what they were made with (a click runs outside the component).
+#[derive(Clone, Copy)]
+struct RobotActs {
+    session: LabSession,
+    inspector: InspectorState,
+    busy: RwSignal<bool>,
+    start_note: RwSignal<Option<(String, String)>>,
+}
+
+impl RobotActs {
+    /// Resets or removes the inspected robot (a removal asks first).
+    fn act(self, what: &'static str) {
+        let RobotActs { session, inspector, busy, .. } = self;
+        let Some(robot) = inspector.inspected.get_untracked() else { return };
+        let removing = what == "remove";
+        if removing
+            && !window()
+                .confirm_with_message(&format!("Remove {robot} from the lab? It is gone for everybody."))
+                .unwrap_or(false)
+        {
+            return;
+        }
+        let (lab, token) = (session.lab_id(), session.token());
+        busy.set(true);
+        leptos::task::spawn_local(async move {
+            let done = if removing {
+                remove_robot(&lab, &robot, token.as_deref()).await
+            } else {
+                reset_robot(&lab, &robot, token.as_deref()).await
+            };
+            if let Err(error) = done {
+                session.error.set(Some(format!("Could not {what} {robot}: {}", error_sentence(&error))));
+            }
+            busy.set(false);
+        });
+    }
+
+    /// Makes where the inspected robot stands (in its last report) its start.
+    fn start_here(self) {
+        let RobotActs { session, inspector, busy, start_note } = self;
+        let Some(robot) = inspector.inspected.get_untracked() else { return };
+        let Some(pose) =
+            inspector.robot_report.with_untracked(|r| r.as_ref().filter(|r| r.name == robot).map(|r| r.pose))
+        else {
+            return;
+        };
+        let start = NewStart { position: pose.position.map(|v| v as f32), heading: Some(pose.heading as f32) };
+        let (lab, token) = (session.lab_id(), session.token());
+        busy.set(true);
+        leptos::task::spawn_local(async move {
+            match set_start(&lab, &robot, &start, token.as_deref()).await {
+                Ok(()) => start_note.set(Some((robot.clone(), start_moved_words(&robot, start.position)))),
+                Err(error) => {
+                    start_note.set(None);
+                    session.error.set(Some(format!("Could not move {robot}'s start: {}", error_sentence(&error))));
+                }
+            }
+            busy.set(false);
+        });
     }
 }
 

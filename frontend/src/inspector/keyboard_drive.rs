@@ -48,20 +48,22 @@ impl Drop for Listeners {
     }
 }
 
-/// The toggle and what is held now; enabled for the robots this page may drive.
-#[component]
-pub fn KeyboardDrive() -> impl IntoView {
-    let session = expect_context::<LabSession>();
-    let inspector = expect_context::<InspectorState>();
-    let class = expect_context::<ClassState>();
-    let driving = RwSignal::new(false);
-    let held = StoredValue::new(HeldKeys::default());
-    // What was last sent, for the page to show (the report shows what the robot got).
-    let held_names = RwSignal::new(Vec::<String>::new());
+/// The toggle's state: whether it drives, the keys held, and what was last sent.
+#[derive(Clone, Copy)]
+struct Driver {
+    session: LabSession,
+    inspector: InspectorState,
+    driving: RwSignal<bool>,
+    held: StoredValue<HeldKeys>,
+    /// What was last sent, for the page to show (the report shows what the robot got).
+    held_names: RwSignal<Vec<String>>,
+    /// Counts sends, so a repeat is skipped when a newer set went out meanwhile.
+    sends: StoredValue<u64>,
+}
 
-    // Counts sends, so a repeat is skipped when a newer set went out meanwhile.
-    let sends = StoredValue::new(0_u64);
-    let send_settled = move |robot: String, names: Vec<String>| {
+impl Driver {
+    fn send_settled(self, robot: String, names: Vec<String>) {
+        let Driver { session, sends, .. } = self;
         send_keys(session, robot.clone(), names.clone());
         let this_send = sends.try_update_value(|n| {
             *n += 1;
@@ -75,114 +77,147 @@ pub fn KeyboardDrive() -> impl IntoView {
             },
             Duration::from_millis(RESEND_SETTLED_KEYS_MS),
         );
-    };
-    let send_held = move || {
-        let names = held.with_value(HeldKeys::names);
-        held_names.set(names.clone());
-        if let Some(robot) = inspector.inspected.get_untracked() {
-            send_settled(robot, names);
+    }
+
+    fn send_held(self) {
+        let names = self.held.with_value(HeldKeys::names);
+        self.held_names.set(names.clone());
+        if let Some(robot) = self.inspector.inspected.get_untracked() {
+            self.send_settled(robot, names);
         }
-    };
-    // Lets every key go for `robot`: an empty set is sent even when nothing seemed held,
-    // so the robot never keeps a key this page lost track of.
-    let release_all = move |robot: Option<String>| {
-        held.update_value(|keys| {
+    }
+
+    /// Forgets every key held, without telling the server.
+    fn forget_keys(self) {
+        self.held.update_value(|keys| {
             keys.clear();
         });
-        held_names.set(Vec::new());
+        self.held_names.set(Vec::new());
+    }
+
+    /// Lets every key go for `robot`: an empty set is sent even when nothing seemed held,
+    /// so the robot never keeps a key this page lost track of.
+    fn release_all(self, robot: Option<String>) {
+        self.forget_keys();
         if let Some(robot) = robot {
-            send_settled(robot, Vec::new());
+            self.send_settled(robot, Vec::new());
         }
-    };
-    let stop = move || {
-        if driving.get_untracked() {
-            driving.set(false);
-            release_all(inspector.inspected.get_untracked());
-        }
-    };
+    }
 
-    // Another robot picked while driving: the previous one lets go of its keys. No robot
-    // (or a lost connection): driving stops.
-    effect(move |previous: Option<Option<String>>| {
-        let current = inspector.inspected.get();
-        if let Some(Some(previous)) = previous
-            && Some(&previous) != current.as_ref()
-            && driving.get_untracked()
-        {
-            release_all(Some(previous));
+    fn stop(self) {
+        if self.driving.get_untracked() {
+            self.driving.set(false);
+            self.release_all(self.inspector.inspected.get_untracked());
         }
-        // No robot, or one this page may not drive: driving stops.
-        if !current.as_ref().is_some_and(|robot| class.may_on(Action::SendKeys, robot)) {
-            driving.set(false);
-        }
-        current
-    });
-    effect(move |_| {
-        if !session.is_connected() && driving.get_untracked() {
-            // The server forgets the keys of a closed connection; start clean.
-            held.update_value(|keys| {
-                keys.clear();
-            });
-            held_names.set(Vec::new());
-            driving.set(false);
-        }
-    });
+    }
 
-    let on_key_down = Closure::<dyn FnMut(KeyboardEvent)>::new(move |event: KeyboardEvent| {
-        if !driving.get_untracked() || typed_into_a_field(&event) {
+    fn key_down(self, event: KeyboardEvent) {
+        if !self.driving.get_untracked() || typed_into_a_field(&event) {
             return;
         }
         match route_key(&event.key(), event.ctrl_key(), event.alt_key(), event.meta_key()) {
             KeyRoute::PassThrough => {}
             KeyRoute::StopDriving => {
                 event.prevent_default();
-                stop();
+                self.stop();
             }
             KeyRoute::Drive(name) => {
                 event.prevent_default();
                 event.stop_propagation();
-                if !event.repeat() && held.try_update_value(|keys| keys.press(&event.code(), &name)) == Some(true) {
-                    send_held();
+                if !event.repeat() && self.held.try_update_value(|keys| keys.press(&event.code(), &name)) == Some(true)
+                {
+                    self.send_held();
                 }
             }
         }
-    });
-    let on_key_up = Closure::<dyn FnMut(KeyboardEvent)>::new(move |event: KeyboardEvent| {
-        if !driving.get_untracked() {
+    }
+
+    fn key_up(self, event: KeyboardEvent) {
+        if !self.driving.get_untracked() {
             return;
         }
         // Released whatever the modifiers or focus now: a key must never stay held.
         let name = key_name(&event.key()).unwrap_or_default();
-        let changed = held.try_update_value(|keys| keys.release(&event.code(), &name)) == Some(true);
+        let changed = self.held.try_update_value(|keys| keys.release(&event.code(), &name)) == Some(true);
         if !typed_into_a_field(&event) {
             event.prevent_default();
             event.stop_propagation();
         }
         if changed {
-            send_held();
+            self.send_held();
         }
-    });
-    let on_blur = Closure::<dyn FnMut(Event)>::new(move |_: Event| {
-        if driving.get_untracked() {
-            release_all(inspector.inspected.get_untracked());
-        }
-    });
-    let window = window();
-    let _ = window.add_event_listener_with_callback_and_bool("keydown", on_key_down.as_ref().unchecked_ref(), true);
-    let _ = window.add_event_listener_with_callback_and_bool("keyup", on_key_up.as_ref().unchecked_ref(), true);
-    let _ = window.add_event_listener_with_callback("blur", on_blur.as_ref().unchecked_ref());
-    let listeners = StoredValue::new_local(Some(Listeners { on_key_down, on_key_up, on_blur }));
+    }
+
+    /// Listens on the window (capture phase) while the toggle is mounted.
+    fn listen(self) -> Listeners {
+        let on_key_down = Closure::<dyn FnMut(KeyboardEvent)>::new(move |event| self.key_down(event));
+        let on_key_up = Closure::<dyn FnMut(KeyboardEvent)>::new(move |event| self.key_up(event));
+        let on_blur = Closure::<dyn FnMut(Event)>::new(move |_: Event| {
+            if self.driving.get_untracked() {
+                self.release_all(self.inspector.inspected.get_untracked());
+            }
+        });
+        let window = window();
+        let _ = window.add_event_listener_with_callback_and_bool("keydown", on_key_down.as_ref().unchecked_ref(), true);
+        let _ = window.add_event_listener_with_callback_and_bool("keyup", on_key_up.as_ref().unchecked_ref(), true);
+        let _ = window.add_event_listener_with_callback("blur", on_blur.as_ref().unchecked_ref());
+        Listeners { on_key_down, on_key_up, on_blur }
+    }
+
+    /// Another robot picked while driving: the previous one lets go of its keys. No
+    /// robot, one this page may not drive, or a lost connection: driving stops.
+    fn follow_the_picked_robot(self, class: ClassState) {
+        let Driver { session, inspector, driving, .. } = self;
+        effect(move |previous: Option<Option<String>>| {
+            let current = inspector.inspected.get();
+            if let Some(Some(previous)) = previous
+                && Some(&previous) != current.as_ref()
+                && driving.get_untracked()
+            {
+                self.release_all(Some(previous));
+            }
+            if !current.as_ref().is_some_and(|robot| class.may_on(Action::SendKeys, robot)) {
+                driving.set(false);
+            }
+            current
+        });
+        effect(move |_| {
+            if !session.is_connected() && driving.get_untracked() {
+                // The server forgets the keys of a closed connection; start clean.
+                self.forget_keys();
+                driving.set(false);
+            }
+        });
+    }
+}
+
+/// The toggle and what is held now; enabled for the robots this page may drive.
+#[component]
+pub fn KeyboardDrive() -> impl IntoView {
+    let session = expect_context::<LabSession>();
+    let inspector = expect_context::<InspectorState>();
+    let class = expect_context::<ClassState>();
+    let driver = Driver {
+        session,
+        inspector,
+        driving: RwSignal::new(false),
+        held: StoredValue::new(HeldKeys::default()),
+        held_names: RwSignal::new(Vec::new()),
+        sends: StoredValue::new(0),
+    };
+    let Driver { driving, held_names, .. } = driver;
+    driver.follow_the_picked_robot(class);
+    let listeners = StoredValue::new_local(Some(driver.listen()));
     on_cleanup(move || {
         // The panel closed or the role changed while driving: let go first.
         if driving.try_get_untracked() == Some(true) {
-            release_all(inspector.inspected.try_get_untracked().flatten());
+            driver.release_all(inspector.inspected.try_get_untracked().flatten());
         }
         listeners.try_update_value(|listeners| listeners.take());
     });
-
     let toggle = move |event: leptos::ev::MouseEvent| {
         if driving.get_untracked() {
-            stop();
+            driver.stop();
         } else {
             // Nothing is held yet: the first key down sends the first set.
             driving.set(true);
@@ -194,6 +229,11 @@ pub fn KeyboardDrive() -> impl IntoView {
     };
     let can_drive = move || {
         session.is_connected() && inspector.inspected.get().is_some_and(|robot| class.may_on(Action::SendKeys, &robot))
+    };
+    let held_text = move || match (driving.get(), held_names.with(Vec::is_empty)) {
+        (false, _) => String::new(),
+        (true, true) => "hold keys to drive · Esc stops".to_owned(),
+        (true, false) => held_names.with(|names| names.join(" + ")),
     };
 
     view! {
@@ -209,17 +249,7 @@ pub fn KeyboardDrive() -> impl IntoView {
             >
                 {move || if driving.get() { "■ Stop driving" } else { "⌨ Drive with keyboard" }}
             </button>
-            <span class="readout held-keys" data-testid="held-keys">
-                {move || {
-                    if !driving.get() {
-                        String::new()
-                    } else if held_names.with(Vec::is_empty) {
-                        "hold keys to drive · Esc stops".to_owned()
-                    } else {
-                        held_names.with(|names| names.join(" + "))
-                    }
-                }}
-            </span>
+            <span class="readout held-keys" data-testid="held-keys">{held_text}</span>
         </div>
     }
 }

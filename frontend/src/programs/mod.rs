@@ -19,6 +19,10 @@ pub mod upload;
 #[cfg(target_arch = "wasm32")]
 mod client;
 #[cfg(target_arch = "wasm32")]
+mod console_lines;
+#[cfg(target_arch = "wasm32")]
+mod program_buttons;
+#[cfg(target_arch = "wasm32")]
 mod program_editor;
 #[cfg(target_arch = "wasm32")]
 mod robot_console;

@@ -23,9 +23,11 @@ pub fn SceneEditor() -> impl IntoView {
     let refs = CodeEditorRefs::new();
     let highlighted = Signal::derive(move || draft.text.with(|text| highlight_html(text)));
 
-    let include_names = move || draft.includes.with(|files| files.iter().map(|f| f.name.clone()).collect::<Vec<_>>());
-    let line_of =
-        move |message: &SourceMessage| draft.text.with_untracked(|text| editor_line(message, &include_names(), text));
+    let line_of = move |message: &SourceMessage| {
+        // A file attached or removed may move an error into or out of the editor.
+        draft.includes.track();
+        line_in_editor(draft, message)
+    };
     let jump = Callback::new(move |message: SourceMessage| {
         let Some(line) = line_of(&message) else {
             return;
@@ -38,73 +40,8 @@ pub fn SceneEditor() -> impl IntoView {
         Some(UploadOutcome::Rejected { errors, .. }) => errors.iter().find_map(&line_of),
         _ => None,
     });
-
-    let insert = Callback::new(move |()| {
-        if draft.busy.get_untracked() {
-            return;
-        }
-        let text = draft.text.get_untracked();
-        if text.trim().is_empty() {
-            draft.outcome.set(Some(UploadOutcome::Failed("The editor is empty: write or load a scene first.".into())));
-            return;
-        }
-        let (path, token) = session.params.with_value(|p| (p.scene_upload_path(), p.token.clone()));
-        let (main_name, includes) = (draft.main_name.get_untracked(), draft.includes.get_untracked());
-        draft.busy.set(true);
-        leptos::task::spawn_local(async move {
-            let outcome = upload(path, token, main_name, text, includes).await;
-            let first_error = match &outcome {
-                UploadOutcome::Rejected { errors, .. } => errors.iter().find(|m| line_of(m).is_some()).cloned(),
-                _ => None,
-            };
-            draft.busy.set(false);
-            draft.outcome.set(Some(outcome));
-            if let Some(message) = first_error {
-                jump.run(message);
-            }
-        });
-    });
-
-    let pick_files = move |event: web_sys::Event| {
-        let Some(input) = event.target().and_then(|t| t.dyn_into::<HtmlInputElement>().ok()) else {
-            return;
-        };
-        let Some(files) = input.files() else { return };
-        leptos::task::spawn_local(async move {
-            let picked = match read_files(files).await {
-                Ok(picked) => picked,
-                Err(message) => {
-                    draft.outcome.set(Some(UploadOutcome::Failed(message)));
-                    return;
-                }
-            };
-            // Clear the picker so choosing the same file again reloads it.
-            input.set_value("");
-            let roles = draft.text.with_untracked(|text| sort_picked_files(text, &picked));
-            if let Some(main) = roles.main {
-                let file = &picked[main];
-                let text = file.as_text().unwrap_or_default().to_owned();
-                let current = draft.text.get_untracked();
-                let replace = current.trim().is_empty()
-                    || current == text
-                    || window()
-                        .confirm_with_message(&format!("Replace the text in the editor with {}?", file.name))
-                        .unwrap_or(false);
-                if replace {
-                    draft.text.set(text);
-                    draft.main_name.set(file.name.clone());
-                    draft.outcome.set(None);
-                }
-            }
-            draft.includes.update(|includes| {
-                for index in roles.includes {
-                    let file = picked[index].clone();
-                    includes.retain(|existing| existing.name != file.name);
-                    includes.push(file);
-                }
-            });
-        });
-    };
+    let insert = Callback::new(move |()| insert_scene(session, draft, jump));
+    let pick_files = move |event: web_sys::Event| load_picked_files(draft, event);
 
     view! {
         <aside class="scene-editor" data-testid="scene-editor" aria-label="Add to scene">
@@ -156,4 +93,83 @@ pub fn SceneEditor() -> impl IntoView {
             />
         </aside>
     }
+}
+
+/// The editor's line a message points at, if it is about the editor's text (not an include).
+fn line_in_editor(draft: SceneDraft, message: &SourceMessage) -> Option<u32> {
+    let include_names = draft.includes.with_untracked(|files| files.iter().map(|f| f.name.clone()).collect::<Vec<_>>());
+    draft.text.with_untracked(|text| editor_line(message, &include_names, text))
+}
+
+/// Sends the editor's scene to be inserted; a refusal's first error in the editor's
+/// text is jumped to.
+fn insert_scene(session: LabSession, draft: SceneDraft, jump: Callback<SourceMessage>) {
+    if draft.busy.get_untracked() {
+        return;
+    }
+    let text = draft.text.get_untracked();
+    if text.trim().is_empty() {
+        draft.outcome.set(Some(UploadOutcome::Failed("The editor is empty: write or load a scene first.".into())));
+        return;
+    }
+    let (path, token) = session.params.with_value(|p| (p.scene_upload_path(), p.token.clone()));
+    let (main_name, includes) = (draft.main_name.get_untracked(), draft.includes.get_untracked());
+    draft.busy.set(true);
+    leptos::task::spawn_local(async move {
+        let outcome = upload(path, token, main_name, text, includes).await;
+        let first_error = match &outcome {
+            UploadOutcome::Rejected { errors, .. } => {
+                errors.iter().find(|m| line_in_editor(draft, m).is_some()).cloned()
+            }
+            _ => None,
+        };
+        draft.busy.set(false);
+        draft.outcome.set(Some(outcome));
+        if let Some(message) = first_error {
+            jump.run(message);
+        }
+    });
+}
+
+/// Files picked with "Load files…": the main scene into the editor (asking before it
+/// replaces other text), the files it includes beside it.
+fn load_picked_files(draft: SceneDraft, event: web_sys::Event) {
+    let Some(input) = event.target().and_then(|t| t.dyn_into::<HtmlInputElement>().ok()) else {
+        return;
+    };
+    let Some(files) = input.files() else { return };
+    leptos::task::spawn_local(async move {
+        let picked = match read_files(files).await {
+            Ok(picked) => picked,
+            Err(message) => {
+                draft.outcome.set(Some(UploadOutcome::Failed(message)));
+                return;
+            }
+        };
+        // Clear the picker so choosing the same file again reloads it.
+        input.set_value("");
+        let roles = draft.text.with_untracked(|text| sort_picked_files(text, &picked));
+        if let Some(main) = roles.main {
+            let file = &picked[main];
+            let text = file.as_text().unwrap_or_default().to_owned();
+            let current = draft.text.get_untracked();
+            let replace = current.trim().is_empty()
+                || current == text
+                || window()
+                    .confirm_with_message(&format!("Replace the text in the editor with {}?", file.name))
+                    .unwrap_or(false);
+            if replace {
+                draft.text.set(text);
+                draft.main_name.set(file.name.clone());
+                draft.outcome.set(None);
+            }
+        }
+        draft.includes.update(|includes| {
+            for index in roles.includes {
+                let file = picked[index].clone();
+                includes.retain(|existing| existing.name != file.name);
+                includes.push(file);
+            }
+        });
+    });
 }

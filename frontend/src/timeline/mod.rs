@@ -7,7 +7,7 @@
 //! moment shown → returning → live, and which messages move the view meanwhile),
 //! [`exports`] (the download requests and file names), [`rewind`] (when the bar offers
 //! to rewind the lab to the moment shown, the confirmation, the request). Web only: `bar`
-//! (the bar: slider, times, run picker, back to live, rewind), `seek` (sending seeks and
+//! (the bar: times, back to live, rewind), `slider` (dragging seeks), `run_picker`, `seek` (sending seeks and
 //! `Live`), `moment` (a recorded moment into the view, the inspector and the trails),
 //! `badge` (the "Replay — step N" badge), `downloads` (the download buttons: fetched with
 //! the session's token, saved through a Blob), `rewind_controls` (the rewind button, its
@@ -31,7 +31,11 @@ pub(crate) mod moment;
 #[cfg(target_arch = "wasm32")]
 mod rewind_controls;
 #[cfg(target_arch = "wasm32")]
+mod run_picker;
+#[cfg(target_arch = "wasm32")]
 pub(crate) mod seek;
+#[cfg(target_arch = "wasm32")]
+mod slider;
 #[cfg(target_arch = "wasm32")]
 mod state;
 

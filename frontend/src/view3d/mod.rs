@@ -13,7 +13,7 @@
 //! meshes and draws them (lit by `environment`'s ambient light, made by the
 //! `lighting` part a moment after the view opens, and a sun), `render_loop`
 //! drives it with `requestAnimationFrame`, keeps the canvas sized to its box and adapts
-//! the quality to the machine; `lab_canvas` is the component around it all.
+//! the quality to the machine; `lab_canvas` is the component around it all, `camera_gestures` its pointer and wheel input.
 
 pub mod asset_cache;
 pub mod belief_shapes;
@@ -34,6 +34,8 @@ pub mod world;
 mod assets;
 #[cfg(target_arch = "wasm32")]
 mod belief_labels;
+#[cfg(target_arch = "wasm32")]
+mod camera_gestures;
 #[cfg(target_arch = "wasm32")]
 mod environment;
 #[cfg(target_arch = "wasm32")]

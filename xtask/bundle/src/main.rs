@@ -54,6 +54,17 @@ fn bundle(wasm: &Path) -> Result<()> {
     // wasm-opt and brotli take minutes, and a server or test reading `dist/` meanwhile
     // sees the previous bundle, not half of the next one.
     let staging = target_dir().join("web-bundle");
+    let static_dir = workspace_root().join("frontend").join("static");
+    let inputs = inputs_digest(wasm, &static_dir)?;
+    let dist = workspace_root().join("dist");
+    // The same wasm, page and tool make the same bundle: a warm rebuild only copies it.
+    if fs::read_to_string(staging.join(INPUTS_FILE)).is_ok_and(|made_from| made_from == inputs) {
+        empty_dir(&dist)?;
+        copy_tree(&staging, &dist)?;
+        fs::remove_file(dist.join(INPUTS_FILE)).ok();
+        eprintln!("xtask: bundle unchanged (same wasm, page and bundler), copied to {}", dist.display());
+        return Ok(());
+    }
     empty_dir(&staging)?;
     let split = split::split(wasm, &staging, BUNDLE.glue)?;
     generate_glue(&split.main, &staging)?;
@@ -67,19 +78,47 @@ fn bundle(wasm: &Path) -> Result<()> {
             parts
         })?;
     }
-    copy_static_files(&workspace_root().join("frontend").join("static"), &staging)?;
+    copy_static_files(&static_dir, &staging)?;
     let parts: Vec<String> =
         split.parts.iter().map(|path| path.file_name().unwrap_or_default().to_string_lossy().into_owned()).collect();
     let renamed = hashed_names::apply(&staging, &BUNDLE, &parts)?;
     let sizes = precompress::precompress(&staging)?;
     precompress::print_table(&sizes, &[&renamed.wasm, &renamed.glue, &renamed.loader, &renamed.style, BUNDLE.page]);
 
-    let dist = workspace_root().join("dist");
     // Start from an empty folder so no file of an older build lingers.
     empty_dir(&dist)?;
     copy_tree(&staging, &dist)?;
+    // Written last: a bundle interrupted half-way is never taken for a finished one.
+    fs::write(staging.join(INPUTS_FILE), inputs).context("could not write the bundle's inputs digest")?;
     eprintln!("xtask: bundle in {}", dist.display());
     Ok(())
+}
+
+/// The file in the staging folder naming what its bundle was made from.
+const INPUTS_FILE: &str = ".made-from";
+
+/// SHA-256 of everything a bundle is made from: the browser crate's wasm, the static
+/// page's files, this tool's own binary (a changed bundler makes another bundle) and
+/// the wasm-opt it runs, if any.
+fn inputs_digest(wasm: &Path, static_dir: &Path) -> Result<String> {
+    use sha2::{Digest, Sha256};
+    let mut files = vec![wasm.to_path_buf(), std::env::current_exe().context("could not find the bundler's binary")?];
+    files.extend(wasm_opt::installed()?);
+    let mut statics: Vec<PathBuf> = fs::read_dir(static_dir)
+        .with_context(|| format!("could not read {}", static_dir.display()))?
+        .filter_map(|entry| entry.ok().map(|e| e.path()))
+        .filter(|path| path.is_file())
+        .collect();
+    statics.sort();
+    files.extend(statics);
+    let mut hasher = Sha256::new();
+    for file in &files {
+        let bytes = fs::read(file).with_context(|| format!("could not read {}", file.display()))?;
+        hasher.update(file.file_name().unwrap_or_default().as_encoded_bytes());
+        hasher.update((bytes.len() as u64).to_le_bytes());
+        hasher.update(&bytes);
+    }
+    Ok(hasher.finalize().iter().map(|b| format!("{b:02x}")).collect())
 }
 
 /// Runs wasm-bindgen with the semantics of `wasm-bindgen --target web`.

@@ -1,0 +1,125 @@
+//! Pointer and wheel input on the 3D canvas: a drag orbits (left) or pans (right, or
+//! shift-left), the wheel zooms, and a left click that hardly moved picks the robot
+//! under it.
+
+use leptos::html::Canvas;
+use leptos::prelude::*;
+use web_sys::{PointerEvent, WheelEvent};
+
+use super::ViewState;
+use super::render_loop::ViewCamera;
+use crate::inspector::InspectorState;
+use crate::view3d::picking::{is_click, pick_robot};
+use crate::view3d::screen::{Viewport, pixel_ray};
+
+/// Pixels one wheel "line" counts as (Firefox reports lines, Chromium pixels).
+const WHEEL_LINE_PX: f64 = 16.0;
+/// Pixels one wheel "page" counts as.
+const WHEEL_PAGE_PX: f64 = 400.0;
+
+/// What a drag does to the camera.
+#[derive(Clone, Copy, PartialEq)]
+enum DragMode {
+    Orbit,
+    Pan,
+}
+
+/// A drag in progress.
+#[derive(Clone, Copy)]
+struct Drag {
+    pointer_id: i32,
+    mode: DragMode,
+    last_x: i32,
+    last_y: i32,
+    /// How far the pointer travelled since the press, CSS pixels: a short one is a click.
+    path_px: f64,
+}
+
+/// The canvas's gestures and what they move.
+#[derive(Clone, Copy)]
+pub(super) struct CameraGestures {
+    pub view: ViewState,
+    pub inspector: InspectorState,
+    pub canvas: NodeRef<Canvas>,
+    pub camera: StoredValue<ViewCamera>,
+    drag: StoredValue<Option<Drag>>,
+}
+
+impl CameraGestures {
+    pub fn new(
+        view: ViewState,
+        inspector: InspectorState,
+        canvas: NodeRef<Canvas>,
+        camera: StoredValue<ViewCamera>,
+    ) -> Self {
+        CameraGestures { view, inspector, canvas, camera, drag: StoredValue::new(None) }
+    }
+
+    pub fn pointer_down(self, event: PointerEvent) {
+        let mode = match event.button() {
+            0 if !event.shift_key() => DragMode::Orbit,
+            0..=2 => DragMode::Pan,
+            _ => return,
+        };
+        event.prevent_default();
+        if let Some(canvas) = self.canvas.get_untracked() {
+            let _ = canvas.set_pointer_capture(event.pointer_id());
+        }
+        self.drag.set_value(Some(Drag {
+            pointer_id: event.pointer_id(),
+            mode,
+            last_x: event.client_x(),
+            last_y: event.client_y(),
+            path_px: 0.0,
+        }));
+    }
+
+    pub fn pointer_move(self, event: PointerEvent) {
+        let Some(mut current) = self.drag.get_value() else { return };
+        if current.pointer_id != event.pointer_id() {
+            return;
+        }
+        let (dx, dy) = ((event.client_x() - current.last_x) as f32, (event.client_y() - current.last_y) as f32);
+        current.last_x = event.client_x();
+        current.last_y = event.client_y();
+        current.path_px += f64::from(dx.hypot(dy));
+        self.drag.set_value(Some(current));
+        let height_px = self.canvas.get_untracked().map_or(1, |c| c.client_height()) as f32;
+        self.camera.update_value(|camera| {
+            camera.user_moved = true;
+            match current.mode {
+                DragMode::Orbit => camera.orbit.orbit(dx, dy),
+                DragMode::Pan => camera.orbit.pan(dx, dy, height_px),
+            }
+        });
+    }
+
+    pub fn pointer_end(self, event: PointerEvent) {
+        let Some(ended) = self.drag.get_value().filter(|d| d.pointer_id == event.pointer_id()) else { return };
+        self.drag.set_value(None);
+        // A left click that hardly moved picks the robot under it; a miss keeps the pick.
+        if event.type_() == "pointerup" && ended.mode == DragMode::Orbit && is_click(ended.path_px) {
+            let Some(canvas) = self.canvas.get_untracked() else { return };
+            let viewport = Viewport { width: canvas.client_width() as f32, height: canvas.client_height() as f32 };
+            let orbit = self.camera.with_value(|camera| camera.orbit);
+            let ray = pixel_ray(&orbit, viewport, event.offset_x() as f32, event.offset_y() as f32);
+            if let Some(robot) = self.view.world.with_value(|world| pick_robot(world, &ray, orbit.eye(), orbit.target))
+            {
+                self.inspector.inspect(Some(robot));
+            }
+        }
+    }
+
+    pub fn wheel(self, event: WheelEvent) {
+        event.prevent_default();
+        let unit = match event.delta_mode() {
+            WheelEvent::DOM_DELTA_LINE => WHEEL_LINE_PX,
+            WheelEvent::DOM_DELTA_PAGE => WHEEL_PAGE_PX,
+            _ => 1.0,
+        };
+        self.camera.update_value(|camera| {
+            camera.user_moved = true;
+            camera.orbit.zoom((event.delta_y() * unit) as f32);
+        });
+    }
+}
