@@ -112,10 +112,9 @@ impl WasiState {
 impl HostState {
     /// Ends the unfinished lines of standard output and error as console lines.
     pub fn flush_streams(&mut self) {
-        for (source, line) in [
-            (ConsoleSource::Print, self.wasi.stdout.flush()),
-            (ConsoleSource::Stderr, self.wasi.stderr.flush()),
-        ] {
+        for (source, line) in
+            [(ConsoleSource::Print, self.wasi.stdout.flush()), (ConsoleSource::Stderr, self.wasi.stderr.flush())]
+        {
             if let Some(line) = line {
                 self.push_line(source, String::from_utf8_lossy(&line).into_owned());
             }
@@ -217,9 +216,13 @@ pub(super) fn define(linker: &mut Linker<HostState>) -> wasmtime::Result<()> {
         answer(store(&mut caller, read, &0u32.to_le_bytes()))
     })?;
     linker.func_wrap(m, "fd_close", |_: C<'_>, fd: i32| if is_standard(fd) { errno::SUCCESS } else { errno::BADF })?;
-    linker.func_wrap(m, "fd_seek", |_: C<'_>, fd: i32, _offset: i64, _whence: i32, _to: i32| {
-        if is_standard(fd) { errno::SPIPE } else { errno::BADF }
-    })?;
+    linker.func_wrap(
+        m,
+        "fd_seek",
+        |_: C<'_>, fd: i32, _offset: i64, _whence: i32, _to: i32| {
+            if is_standard(fd) { errno::SPIPE } else { errno::BADF }
+        },
+    )?;
     linker.func_wrap(m, "fd_fdstat_get", |mut caller: C<'_>, fd: i32, ptr: i32| {
         if !is_standard(fd) {
             return errno::BADF;

@@ -87,11 +87,7 @@ fn a_robot_software_class_reads_its_gps_by_name_and_drives_two_motors() {
 
     let first = program.receive().expect("the first answer");
     use ConsoleSource::{Lab, Print, Stderr};
-    let missing = [
-        (Print, "compass is no GPS"),
-        (Print, "no sensor called nowhere"),
-        (Print, "left is no DiffDrive"),
-    ];
+    let missing = [(Print, "compass is no GPS"), (Print, "no sensor called nowhere"), (Print, "left is no DiffDrive")];
     let mut expected = vec![(Lab, "program \"Shuttle\""), (Print, "no fix yet")];
     expected.extend(missing);
     assert_eq!(lines(&first), expected);
@@ -141,12 +137,7 @@ fn a_c_program_prints_with_printf_and_names_itself() {
     use ConsoleSource::{Lab, Print, Stderr};
     assert_eq!(
         lines(&first),
-        [
-            (Lab, "program \"printer\""),
-            (Print, "drive is part 0 of 1"),
-            (Stderr, "warming up"),
-            (Print, "t = 0.000"),
-        ]
+        [(Lab, "program \"printer\""), (Print, "drive is part 0 of 1"), (Stderr, "warming up"), (Print, "t = 0.000"),]
     );
     program.send_step(&input(120, &[])).unwrap();
     let reply = program.receive().unwrap();
@@ -305,4 +296,43 @@ fn clocks_read_the_lab_s_time_and_random_numbers_follow_the_seed() {
     let other = dice_lines(&module, 8);
     assert_eq!(other[1..2], run[1..2]);
     assert_ne!(other[2], run[2], "another seed, other numbers");
+}
+
+/// The first C++ program of docs/programs.md ("C and C++: the API").
+fn documented_program() -> String {
+    let docs = include_str!("../../../../docs/programs.md");
+    let section = docs.split("### C and C++: the API").nth(1).expect("the docs' C and C++ section");
+    let code = section.split("```cpp\n").nth(1).expect("a C++ example in it");
+    code.split("```").next().expect("the example's end").to_owned()
+}
+
+#[test]
+fn the_documented_first_program_turns_back_at_its_limits_and_on_i() {
+    let spec = WasmSpec::new("tank", compile(Lang::Cpp, &documented_program()))
+        .sensor("kbd", "Keyboard")
+        .sensor("GPS1", "SimpleGPS")
+        .actuator("Motor1", "SimpleMotor")
+        .actuator("Motor2", "SimpleMotor");
+    let mut program = WasmProgram::start(spec).expect("the example starts");
+    let first = program.receive().unwrap();
+    assert_eq!(first.console[0].text, "program \"Back and forth\"");
+    assert_eq!(first.console[1].text, "waiting for the GPS");
+    let both = |speed: f64| {
+        let command = ActuatorCommand::Speed { speed };
+        BTreeMap::from([("Motor1".to_string(), command), ("Motor2".to_string(), command)])
+    };
+    assert_eq!(first.commands, both(0.0));
+
+    let gps = |x: f64| ("GPS1", SensorValue::Vector { values: [x, 0.1, 0.0] });
+    let keys = |held: &[&str]| ("kbd", SensorValue::Keys { keys: held.iter().map(|k| k.to_string()).collect() });
+    let mut step = |k: u64, x: f64, held: &[&str]| {
+        program.send_step(&input(k * 5, &[gps(x), keys(held)])).unwrap();
+        program.receive().unwrap()
+    };
+    let reply = step(1, 1.0, &[]);
+    assert_eq!((reply.commands, reply.console[0].text.as_str()), (both(3.0), "at (1, 0.1, 0)"));
+    assert_eq!(step(2, 4.5, &[]).commands, both(-3.0), "past 4 m it turns back");
+    assert_eq!(step(3, 2.0, &["I"]).commands, both(3.0), "I turns it");
+    assert_eq!(step(4, 2.1, &["I"]).commands, both(3.0), "once per press");
+    assert_eq!(step(5, -0.5, &[]).commands, both(3.0), "below 0 it goes on forward");
 }
