@@ -135,7 +135,8 @@ impl WasmProgram {
             .map(|f| f.call(&mut store, ()))
             .transpose()
             .map_err(fail)?
-            .map(|ptr| program_name(&store, ptr));
+            .map(|ptr| program_name(&store, ptr))
+            .filter(|name| !name.is_empty());
         if let Some(name) = &name {
             store.data_mut().push_line(ConsoleSource::Lab, format!("program {name:?}"));
         }
