@@ -22,6 +22,14 @@ pub const EXPORT_POST_STEP: &str = "post_step";
 /// module without one cannot use the pointer-taking imports).
 pub const EXPORT_MEMORY: &str = "memory";
 
+/// Called once before anything else when exported: `() -> ()`. A C or C++ module built
+/// as a WASI reactor (clang's `-mexec-model=reactor`) runs its static constructors here.
+pub const EXPORT_INITIALIZE: &str = "_initialize";
+/// The program's display name when exported: `() -> i32`, a pointer to a NUL-terminated
+/// UTF-8 string in the module's memory (the second argument of C++'s
+/// `ROBOT_SOFTWARE_PLUGIN`), read once at start.
+pub const EXPORT_PROGRAM_NAME: &str = "vlab_program_name";
+
 /// Every import the lab provides (module [`IMPORT_MODULE`]), by name.
 pub const IMPORTS: &[&str] = &[
     "log",
@@ -118,4 +126,59 @@ pub enum Status {
     OverBudget = -5,
     /// A line of fewer than two points.
     TooFewPoints = -6,
+}
+
+/// The WASI import module C and C++ modules built with wasi-libc import from.
+pub const WASI_MODULE: &str = "wasi_snapshot_preview1";
+
+/// The WASI functions the lab provides (module [`WASI_MODULE`]), by name: only what the
+/// C and C++ standard libraries need to print, read the clock and draw random numbers,
+/// each made deterministic (standard output to the console, the clock the lab's
+/// simulation time, random bytes from the program's seed, no files, no environment).
+/// A module importing any other WASI function is refused at start.
+pub const WASI_IMPORTS: &[&str] = &[
+    "args_get",
+    "args_sizes_get",
+    "environ_get",
+    "environ_sizes_get",
+    "clock_time_get",
+    "fd_close",
+    "fd_fdstat_get",
+    "fd_read",
+    "fd_seek",
+    "fd_write",
+    "poll_oneoff",
+    "proc_exit",
+    "random_get",
+    "sched_yield",
+];
+
+/// Whether the lab provides import `module`.`name`: one of [`IMPORTS`] or
+/// [`WASI_IMPORTS`].
+pub fn is_provided(module: &str, name: &str) -> bool {
+    (module == IMPORT_MODULE && IMPORTS.contains(&name)) || (module == WASI_MODULE && WASI_IMPORTS.contains(&name))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_lab_provides_its_own_imports_and_the_listed_wasi_ones_only() {
+        assert!(is_provided("vlab", "log"));
+        assert!(is_provided("wasi_snapshot_preview1", "fd_write"));
+        assert!(!is_provided("wasi_snapshot_preview1", "path_open"));
+        assert!(!is_provided("vlab", "fd_write"));
+        assert!(!is_provided("env", "log"));
+    }
+
+    #[test]
+    fn no_name_is_listed_twice() {
+        for list in [IMPORTS, WASI_IMPORTS] {
+            let mut sorted = list.to_vec();
+            sorted.sort_unstable();
+            sorted.dedup();
+            assert_eq!(sorted.len(), list.len());
+        }
+    }
 }

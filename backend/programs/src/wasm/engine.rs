@@ -1,5 +1,6 @@
-//! Compiling modules: the wasmtime engine (fuel on, NaN canonicalised, no WASI, a
-//! stack cap), the linker of the lab's imports, the checks of a module's imports and
+//! Compiling modules: the wasmtime engine (fuel on, NaN canonicalised, a stack cap),
+//! the linker of the lab's imports (the robot API and the few WASI functions of
+//! `wasi`), the checks of a module's imports and
 //! exports ([`check_module`]), and a small cache of compiled modules so thirty robots
 //! running the same program compile it once.
 
@@ -9,7 +10,8 @@ use wasmtime::{Config, Engine, ExternType, FuncType, InstancePre, Linker, Module
 
 use super::WasmLimits;
 use super::abi::{
-    ABI_VERSION, EXPORT_ABI_VERSION, EXPORT_INIT, EXPORT_POST_STEP, EXPORT_PRE_STEP, IMPORT_MODULE, IMPORTS,
+    ABI_VERSION, EXPORT_ABI_VERSION, EXPORT_INIT, EXPORT_INITIALIZE, EXPORT_POST_STEP, EXPORT_PRE_STEP,
+    EXPORT_PROGRAM_NAME, IMPORT_MODULE, WASI_MODULE, is_provided,
 };
 use super::host::{self, HostState};
 use crate::ProgramError;
@@ -55,7 +57,8 @@ fn runtime(stack_bytes: usize) -> Result<Arc<Runtime>, ProgramError> {
 
 /// Checks a module as an upload would: its size under the default cap, that it is
 /// valid WebAssembly that compiles, imports only what the lab provides (module
-/// `vlab`, the functions of the robot API) and exports `pre_step` and
+/// `vlab`, the functions of the robot API, and the few WASI functions a C or C++
+/// program needs) and exports `pre_step` and
 /// `vlab_abi_version` with the right types. The error says what is wrong in a
 /// sentence for the student.
 pub fn check_module(bytes: &[u8]) -> Result<(), ProgramError> {
@@ -102,15 +105,25 @@ pub(super) fn prepare(
 
 fn check_imports(module: &Module) -> Result<(), ProgramError> {
     for import in module.imports() {
-        let provided = import.module() == IMPORT_MODULE && IMPORTS.contains(&import.name());
-        if !provided || !matches!(import.ty(), ExternType::Func(_)) {
-            return Err(ProgramError::InvalidProgram(format!(
-                "the module imports `{}.{}`, which the lab does not provide (only the `{IMPORT_MODULE}` \
-                 functions of the robot API: no WASI, files, network or clock)",
-                import.module(),
-                import.name()
-            )));
+        let (from, name) = (import.module(), import.name());
+        if is_provided(from, name) && matches!(import.ty(), ExternType::Func(_)) {
+            continue;
         }
+        let why = if from == WASI_MODULE {
+            // A C or C++ program calling what a robot has no use for: files, sockets,
+            // the wall clock.
+            format!(
+                "the module imports the WASI function `{name}`, which the lab does not provide: a robot \
+                 program has no files, network or wall clock (only printing, the lab's clock and seeded \
+                 random numbers)"
+            )
+        } else {
+            format!(
+                "the module imports `{from}.{name}`, which the lab does not provide (only the `{IMPORT_MODULE}` \
+                 functions of the robot API, and the WASI functions C and C++ programs print with)"
+            )
+        };
+        return Err(ProgramError::InvalidProgram(why));
     }
     Ok(())
 }
@@ -142,7 +155,14 @@ fn check_exports(module: &Module) -> Result<(), ProgramError> {
         }
         None => return Err(ProgramError::InvalidProgram(format!("the module does not export `{EXPORT_PRE_STEP}`"))),
     }
-    for optional in [EXPORT_INIT, EXPORT_POST_STEP] {
+    if let Some(ty) = func(EXPORT_PROGRAM_NAME)?
+        && !(no_arguments(&ty, 1) && ty.results().all(|r| matches!(r, ValType::I32)))
+    {
+        return Err(ProgramError::InvalidProgram(format!(
+            "`{EXPORT_PROGRAM_NAME}` must take nothing and return an i32 (a pointer to the name)"
+        )));
+    }
+    for optional in [EXPORT_INITIALIZE, EXPORT_INIT, EXPORT_POST_STEP] {
         if let Some(ty) = func(optional)?
             && !no_arguments(&ty, 0)
         {

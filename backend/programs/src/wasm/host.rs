@@ -15,6 +15,7 @@ use wasmtime::{Caller, Linker, Memory, ResourceLimiter, StoreLimits, StoreLimits
 use super::abi::{IMPORT_MODULE, ReadingType, Status};
 use super::belief::Sketch;
 use super::readings::Reading;
+use super::wasi::WasiState;
 use crate::{ConsoleLine, ConsoleSource, PartInfo};
 
 /// Longest console line (bytes) kept; the rest of a longer one is cut.
@@ -44,6 +45,12 @@ pub(super) enum HostStop {
     /// Memory growth past the cap.
     #[error("memory over the cap")]
     MemoryCap,
+    /// The module called WASI's `proc_exit` (C's `exit`, or `main` returning).
+    #[error("exited with code {code}")]
+    Exited {
+        /// The code it gave.
+        code: i32,
+    },
 }
 
 /// The store's memory limiter: wasmtime's [`StoreLimits`], except that growing past
@@ -119,6 +126,8 @@ pub(super) struct HostState {
     /// The module's exported memory, once instantiated.
     pub memory: Option<Memory>,
     pub limiter: MemoryCap,
+    /// Standard streams and random bytes of the WASI functions.
+    pub wasi: WasiState,
 }
 
 impl HostState {
@@ -132,19 +141,26 @@ impl HostState {
     /// [`HostState::say`] for a line the module passed `sent` bytes long (of which
     /// `text` is what was read): the cap counts every byte it passed.
     pub fn say_sent(&mut self, source: ConsoleSource, mut text: String, sent: usize) -> Result<(), HostStop> {
-        if text.len() > MAX_CONSOLE_LINE_BYTES {
-            let mut cut = MAX_CONSOLE_LINE_BYTES;
-            while !text.is_char_boundary(cut) {
-                cut -= 1;
-            }
-            text.truncate(cut);
-        }
-        self.output_bytes = self.output_bytes.saturating_add(sent.max(text.len()) + 1);
+        cut(&mut text);
+        self.charge(sent.max(text.len()) + 1)?;
+        self.console.push(ConsoleLine { source, text });
+        Ok(())
+    }
+
+    /// Counts `bytes` of console output against the step's cap.
+    pub fn charge(&mut self, bytes: usize) -> Result<(), HostStop> {
+        self.output_bytes = self.output_bytes.saturating_add(bytes);
         if self.output_bytes > self.output_cap {
             return Err(HostStop::OutputFlood { bytes: self.output_cap });
         }
-        self.console.push(ConsoleLine { source, text });
         Ok(())
+    }
+
+    /// Adds a console line already counted against the cap (or the lab's own), cut to
+    /// [`MAX_CONSOLE_LINE_BYTES`].
+    pub fn push_line(&mut self, source: ConsoleSource, mut text: String) {
+        cut(&mut text);
+        self.console.push(ConsoleLine { source, text });
     }
 
     /// Records `command` for actuator `index` if it is of the right kind and finite;
@@ -180,6 +196,17 @@ impl HostState {
 
     fn reading(&self, index: i32) -> Option<&Reading> {
         usize::try_from(index).ok().and_then(|i| self.readings.get(i))
+    }
+}
+
+/// Cuts `text` to [`MAX_CONSOLE_LINE_BYTES`], at a character boundary.
+fn cut(text: &mut String) {
+    if text.len() > MAX_CONSOLE_LINE_BYTES {
+        let mut end = MAX_CONSOLE_LINE_BYTES;
+        while !text.is_char_boundary(end) {
+            end -= 1;
+        }
+        text.truncate(end);
     }
 }
 
@@ -407,7 +434,8 @@ pub(super) fn define(linker: &mut Linker<HostState>) -> wasmtime::Result<()> {
         },
     )?;
     super::drawing::define(linker)?;
-    super::radio::define(linker)
+    super::radio::define(linker)?;
+    super::wasi::define(linker)
 }
 
 #[cfg(test)]
@@ -434,6 +462,7 @@ mod tests {
             output_cap: 100,
             memory: None,
             limiter: MemoryCap::new(1 << 20),
+            wasi: WasiState::new(0),
         }
     }
 

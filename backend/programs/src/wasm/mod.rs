@@ -5,9 +5,11 @@
 //! its whole budget never slows the lab.
 //!
 //! This module knows nothing of the lab's thread, the network or the physics world,
-//! and gives a module nothing but the robot API: no WASI, so no files, no network, no
-//! clock, no randomness but the seed it is handed. `docs/programs.md` ("WebAssembly
-//! programs") has the ABI table; `vlab-robot-sdk` wraps it for Rust.
+//! and gives a module nothing but the robot API and, for C and C++ programs, the few
+//! WASI functions of `wasi` made deterministic: no files, no network, no wall clock,
+//! no randomness but the seed it is handed. `docs/programs.md` ("WebAssembly
+//! programs", "C and C++") has the ABI table; `vlab-robot-sdk` wraps it for Rust, the
+//! headers of `crate::native_api` for C and C++.
 //!
 //! [`check_module`] at upload → [`WasmProgram::start`] (compiling and instantiating, on
 //! the caller's thread) → `WasmWorker::spawn` moves the program to its thread, which
@@ -28,6 +30,7 @@ mod radio;
 mod readings;
 mod spec;
 mod trap;
+mod wasi;
 #[cfg(target_os = "linux")]
 mod worker;
 

@@ -6,13 +6,20 @@ use std::collections::{BTreeMap, VecDeque};
 
 use wasmtime::{Store, TypedFunc};
 
-use super::abi::{ABI_VERSION, EXPORT_ABI_VERSION, EXPORT_INIT, EXPORT_MEMORY, EXPORT_POST_STEP, EXPORT_PRE_STEP};
+use super::abi::{
+    ABI_VERSION, EXPORT_ABI_VERSION, EXPORT_INIT, EXPORT_INITIALIZE, EXPORT_MEMORY, EXPORT_POST_STEP, EXPORT_PRE_STEP,
+    EXPORT_PROGRAM_NAME,
+};
 use super::belief::Sketch;
 use super::host::{HostState, MemoryCap};
 use super::readings::Reading;
 use super::trap::program_error;
+use super::wasi::WasiState;
 use super::{WasmLimits, WasmSpec, engine};
-use crate::{CONSOLE_HISTORY_LINES, ConsoleLine, ProgramError, Reply, StepInput};
+use crate::{CONSOLE_HISTORY_LINES, ConsoleLine, ConsoleSource, ProgramError, Reply, StepInput};
+
+/// Longest display name read from `vlab_program_name`, bytes.
+const MAX_PROGRAM_NAME_BYTES: usize = 80;
 
 /// What the lab waits for.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -65,12 +72,16 @@ pub struct WasmProgram {
     fuel_budget: u64,
     history: VecDeque<ConsoleLine>,
     failed: Option<ProgramError>,
+    /// Its display name, when the module exports `vlab_program_name`.
+    name: Option<String>,
 }
 
 impl WasmProgram {
     /// Compiles (or takes from the cache) and instantiates the module, runs its start
-    /// function and asks its ABI version, all within [`WasmLimits::fuel_at_start`];
-    /// the first [`WasmProgram::receive`] runs `init` and the first `pre_step`.
+    /// function and its `_initialize` (a C or C++ reactor's static constructors), asks
+    /// its ABI version and reads its display name, all within
+    /// [`WasmLimits::fuel_at_start`]; the first [`WasmProgram::receive`] runs `init`
+    /// and the first `pre_step`. The display name is the first console line.
     pub fn start(spec: WasmSpec) -> Result<WasmProgram, ProgramError> {
         let (runtime, pre) = engine::prepare(&spec.module, &spec.limits)?;
         let side = spec.side;
@@ -90,6 +101,7 @@ impl WasmProgram {
             output_cap: spec.limits.output_bytes_per_step,
             memory: None,
             limiter: MemoryCap::new(spec.limits.memory_bytes),
+            wasi: WasiState::new(side.seed),
         };
         let mut store = Store::new(&runtime.engine, state);
         store.limiter(|state| &mut state.limiter);
@@ -104,6 +116,9 @@ impl WasmProgram {
         let (init, post_step) = (typed(&mut store, EXPORT_INIT), typed(&mut store, EXPORT_POST_STEP));
         let pre_step = typed(&mut store, EXPORT_PRE_STEP)
             .ok_or_else(|| ProgramError::InvalidProgram(format!("the module does not export `{EXPORT_PRE_STEP}`")))?;
+        if let Some(initialize) = typed(&mut store, EXPORT_INITIALIZE) {
+            initialize.call(&mut store, ()).map_err(fail)?;
+        }
         let version = instance
             .get_typed_func::<(), i32>(&mut store, EXPORT_ABI_VERSION)
             .and_then(|f| f.call(&mut store, ()))
@@ -114,6 +129,17 @@ impl WasmProgram {
                  (rebuild it with the current SDK)"
             )));
         }
+        let name = instance
+            .get_typed_func::<(), i32>(&mut store, EXPORT_PROGRAM_NAME)
+            .ok()
+            .map(|f| f.call(&mut store, ()))
+            .transpose()
+            .map_err(fail)?
+            .map(|ptr| program_name(&store, ptr))
+            .filter(|name| !name.is_empty());
+        if let Some(name) = &name {
+            store.data_mut().push_line(ConsoleSource::Lab, format!("program {name:?}"));
+        }
         Ok(WasmProgram {
             robot: side.robot,
             limits,
@@ -122,7 +148,13 @@ impl WasmProgram {
             fuel_budget: budget,
             history: VecDeque::new(),
             failed: None,
+            name,
         })
+    }
+
+    /// Its display name (C++'s `ROBOT_SOFTWARE_PLUGIN(Class, "name")`), if it has one.
+    pub fn name(&self) -> Option<&str> {
+        self.name.as_deref()
     }
 
     /// The robot this program drives.
@@ -207,6 +239,7 @@ impl WasmProgram {
         }
         self.awaiting = Awaiting::Nothing;
         let state = instance.store.data_mut();
+        state.flush_streams();
         let commands = std::mem::take(&mut state.commands);
         let console = std::mem::take(&mut state.console);
         let belief = state.belief.take();
@@ -248,13 +281,25 @@ impl WasmProgram {
     /// the console lines of the failed call go to the history.
     fn fail(&mut self, error: ProgramError) -> ProgramError {
         if let Some(mut instance) = self.instance.take() {
-            let console = std::mem::take(&mut instance.store.data_mut().console);
+            let state = instance.store.data_mut();
+            state.flush_streams();
+            let console = std::mem::take(&mut state.console);
             self.remember(&console);
         }
         self.failed = Some(error.clone());
         self.awaiting = Awaiting::Nothing;
         error
     }
+}
+
+/// The NUL-terminated string at `ptr` in the module's memory, at most
+/// [`MAX_PROGRAM_NAME_BYTES`] of it, lossy UTF-8 (empty outside the memory).
+fn program_name(store: &Store<HostState>, ptr: i32) -> String {
+    let Some(memory) = store.data().memory else { return String::new() };
+    let bytes = memory.data(store).get(ptr as u32 as usize..).unwrap_or_default();
+    let end = bytes.iter().take(MAX_PROGRAM_NAME_BYTES).position(|&b| b == 0);
+    let name = &bytes[..end.unwrap_or(bytes.len().min(MAX_PROGRAM_NAME_BYTES))];
+    String::from_utf8_lossy(name).into_owned()
 }
 
 impl crate::Controller for WasmProgram {

@@ -16,6 +16,7 @@ pub(super) fn program_error(error: &wasmtime::Error, fuel_budget: u64, limits: &
             HostStop::Panicked { message } => ProgramError::Panicked { message: message.clone() },
             HostStop::MemoryCap => ProgramError::OutOfMemory { mib: (limits.memory_bytes / (1024 * 1024)) as u64 },
             HostStop::BadPointer { .. } => ProgramError::Trapped { what: stop.to_string() },
+            HostStop::Exited { code } => ProgramError::Exited { code: *code },
         };
     }
     if let Some(trap) = error.downcast_ref::<Trap>() {
