@@ -335,6 +335,8 @@ pub enum ScalarProp {
     Erp,
     /// constraint force mixing
     Cfm,
+    /// collide true: a joint's two bodies keep their contacts
+    Collide,
 }
 
 impl ScalarProp {
@@ -355,6 +357,7 @@ impl ScalarProp {
             ScalarProp::Gravity => "gravity",
             ScalarProp::Erp => "erp",
             ScalarProp::Cfm => "cfm",
+            ScalarProp::Collide => "collide",
         }
     }
 
@@ -364,6 +367,7 @@ impl ScalarProp {
             ScalarProp::Material | ScalarProp::Sky | ScalarProp::Ground | ScalarProp::Walls | ScalarProp::Ceiling => {
                 Type::Str
             }
+            ScalarProp::Collide => Type::Bool,
             _ => Type::Num,
         }
     }

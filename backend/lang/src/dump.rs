@@ -96,13 +96,14 @@ pub fn dump(model: &SceneModel) -> String {
         };
         let _ = writeln!(
             w,
-            "joint {} {} #{}-#{} {kind} erp={:?} cfm={:?}",
+            "joint {} {} #{}-#{} {kind} erp={:?} cfm={:?}{}",
             joint.name,
             joint.kind.language_name(),
             joint.body1,
             joint.body2,
             joint.erp,
-            joint.cfm
+            joint.cfm,
+            if joint.bodies_touch { " collide" } else { "" }
         );
     }
     for group in &model.groups {

@@ -75,6 +75,7 @@ pub const PROPERTIES: &[&str] = &[
     "gravity",
     "erp",
     "cfm",
+    "collide",
 ];
 
 /// Built-in functions, lower case: `sin(x)`, `atan2(y, x)`, `random()`, `string(x)`, …

@@ -826,6 +826,7 @@ fn scalar_prop(word: &str) -> Option<ScalarProp> {
         "gravity" => ScalarProp::Gravity,
         "erp" => ScalarProp::Erp,
         "cfm" => ScalarProp::Cfm,
+        "collide" => ScalarProp::Collide,
         _ => return None,
     })
 }

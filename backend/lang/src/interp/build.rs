@@ -98,7 +98,7 @@ struct JointBuilder {
     name: Option<String>,
     /// Range of its coordinate (an imported URDF joint's `<limit>`).
     limits: Option<[f32; 2]>,
-    /// Whether its two bodies collide (not for imported URDF joints).
+    /// Whether its two bodies collide (`collide true;`; never for imported URDF joints).
     bodies_touch: bool,
 }
 
@@ -732,7 +732,9 @@ impl Interp<'_> {
             devices: vec![],
             name: None,
             limits: None,
-            bodies_touch: true,
+            // As in ODE programs: two joined bodies do not collide (a wheel may overlap
+            // the chassis at its axle) unless the joint says `collide true;`.
+            bodies_touch: false,
         };
         let Ctx::Joint(joint) = self.run_in(Ctx::Joint(Box::new(joint)), body)? else { unreachable!() };
         self.builder.joints.push(*joint);
@@ -951,6 +953,20 @@ impl Interp<'_> {
     }
 
     fn scalar(&mut self, prop: ScalarProp, value: &crate::ast::Expr, pos: &Position) -> IResult<()> {
+        if prop == ScalarProp::Collide {
+            let collide = match self.eval(value)? {
+                super::Value::Bool(b) => b,
+                other => {
+                    let what = other.ty().name();
+                    return Err(type_error(&value.pos, format!("collide takes true or false, not a {what}")));
+                }
+            };
+            let Some(Ctx::Joint(joint)) = self.builder.stack.last_mut() else {
+                return Err(misplaced(pos, "collide belongs inside a joint's block"));
+            };
+            joint.bodies_touch = collide;
+            return Ok(());
+        }
         let (num, text) = match prop.value_type() {
             Type::Str => (0.0, self.string(value, &format!("the value of {}", prop.name()))?.to_string()),
             _ => (self.num(value, &format!("the value of {}", prop.name()))?, String::new()),

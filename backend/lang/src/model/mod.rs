@@ -272,8 +272,9 @@ pub struct JointModel {
     /// The range `[lower, upper]` of the joint's coordinate along its driven axis
     /// (radians for hinges, metres for sliders), if limited (a URDF joint's `<limit>`).
     pub limits: Option<[f32; 2]>,
-    /// Whether its two bodies collide with each other: true for `.vlab` joints, false
-    /// for imported URDF joints (whose links often overlap at the joint, as Gazebo allows).
+    /// Whether its two bodies collide with each other. False unless a `.vlab` joint says
+    /// `collide true;`: as in ODE programs (and Gazebo, for URDF links), joined bodies
+    /// may overlap at their joint.
     pub bodies_touch: bool,
 }
 

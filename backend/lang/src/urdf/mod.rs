@@ -284,10 +284,14 @@ pub fn import(
             }
             Ok(Some([limit.lower as f32, limit.upper as f32]))
         };
+        // A URDF joint moves the child (body 2) relative to the parent (body 1) along its
+        // axis; a VLab joint's coordinate is body 1's relative to body 2, as in ODE. The
+        // axis reversed keeps the URDF's positions, limits and speeds as written.
+        let reversed = axis.map(|c| -c);
         let (kind, limits) = match joint.joint_type {
-            urdf_rs::JointType::Revolute => (JointKind::Hinge { anchor, axis, motor: None }, limits()?),
-            urdf_rs::JointType::Continuous => (JointKind::Hinge { anchor, axis, motor: None }, None),
-            urdf_rs::JointType::Prismatic => (JointKind::Slider { axis }, limits()?),
+            urdf_rs::JointType::Revolute => (JointKind::Hinge { anchor, axis: reversed, motor: None }, limits()?),
+            urdf_rs::JointType::Continuous => (JointKind::Hinge { anchor, axis: reversed, motor: None }, None),
+            urdf_rs::JointType::Prismatic => (JointKind::Slider { axis: reversed }, limits()?),
             urdf_rs::JointType::Fixed => (JointKind::Fixed, None),
             urdf_rs::JointType::Spherical => (JointKind::Ball { anchor }, None),
             urdf_rs::JointType::Floating => continue,

@@ -17,6 +17,18 @@ fn a_missing_semicolon_is_reported_just_after_what_it_should_follow() {
 }
 
 #[test]
+fn collide_belongs_in_a_joint_and_takes_a_boolean() {
+    assert_eq!(
+        error("a { shape box(1,1,1); collide true; }"),
+        "main.vlab:1:23: collide belongs inside a joint's block"
+    );
+    assert_eq!(
+        error("a { shape box(1,1,1); } b { shape box(1,1,1); }\nJointBall(a, b) { collide 1; }"),
+        "main.vlab:2:27: collide takes true or false, not a num"
+    );
+}
+
+#[test]
 fn syntax_errors_name_what_was_expected() {
     assert_eq!(
         error("a { shape box(1,1,1);"),

@@ -326,6 +326,19 @@ fn a_motor_inside_a_hinge_drives_it() {
 }
 
 #[test]
+fn joined_bodies_do_not_collide_unless_the_joint_says_collide_true() {
+    let model = run(r#"
+        a { shape box(1,1,1); } b { shape box(1,1,1); pos(0.5,0,0); }
+        JointBall(a, b);
+        JointHinge(a, b) { axis(0,1,0); collide true; }
+        JointFixed(a, b) { collide false; }
+    "#)
+    .model;
+    let touch: Vec<bool> = model.joints.iter().map(|j| j.bodies_touch).collect();
+    assert_eq!(touch, [false, true, false]);
+}
+
+#[test]
 fn robots_collect_their_bodies_sensors_and_program() {
     let loader = MapLoader::new().with_file("bot.rprj", "TYPE:PYTHON\nSRC:bot.py\n");
     let model = run_with(

@@ -32,10 +32,10 @@ pub fn wheel(model: &SceneModel, joint: usize, main_body: usize) -> Wheel {
         JointKind::PrismaticRotoide { anchor, axis2, .. } => (*anchor, *axis2),
         _ => ([0.0; 3], [0.0, 0.0, 1.0]),
     };
-    // The joint turns body 2 relative to body 1 about the axis; the wheel is the body
-    // that is not the chassis.
+    // A positive joint velocity turns body 1 relative to body 2 positively about the
+    // axis (ODE's hinge rate, `sim::probe`); the wheel is the body that is not the chassis.
     let (wheel_body, turned) =
-        if joint_model.body1 == main_body { (joint_model.body2, 1.0) } else { (joint_model.body1, -1.0) };
+        if joint_model.body1 == main_body { (joint_model.body2, -1.0) } else { (joint_model.body1, 1.0) };
     let forward = rotate(wide(model.bodies[main_body].pose.rotation), [1.0, 0.0, 0.0]);
     // A wheel spinning by +ω about axis a rolls its centre at ω·r·(a × up).
     let rolling = dot(cross(wide(axis), [0.0, 1.0, 0.0]), forward);

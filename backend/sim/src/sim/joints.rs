@@ -28,6 +28,7 @@ use rapier3d::prelude::*;
 
 mod softness;
 
+use super::probe::TO_RAPIER;
 use crate::scene::{DEFAULT_DT_SECS, JointKind, JointModel, SceneError};
 
 /// Damping gain of velocity motors. In rapier's acceleration-based motor model the
@@ -59,7 +60,7 @@ pub(crate) fn joint_of(joint: &JointModel, pose1: &Pose, pose2: &Pose) -> Result
             let mut builder = in_bodies(JointAxesMask::LOCKED_REVOLUTE_AXES, frame, pose1, pose2);
             if let Some(motor) = motor {
                 builder = builder
-                    .motor_velocity(JointAxis::AngX, motor.target_velocity, MOTOR_VELOCITY_GAIN)
+                    .motor_velocity(JointAxis::AngX, TO_RAPIER * motor.target_velocity, MOTOR_VELOCITY_GAIN)
                     .motor_max_force(JointAxis::AngX, motor.max_force);
             }
             builder

@@ -265,11 +265,12 @@ impl World {
         self.physics.bodies[self.bodies[index]].linvel().to_array()
     }
 
-    /// Sets the target velocity of a joint's motor (rad/s for hinges), waking the
-    /// bodies it connects.
+    /// Sets the target velocity of a joint's motor (rad/s for hinges, body 1 relative
+    /// to body 2 as `sim::probe` says), waking the bodies it connects.
     pub fn set_motor_velocity(&mut self, joint: usize, target_velocity: f32) {
         if let Some(joint) = self.physics.impulse_joints.get_mut(self.joints[joint], true) {
-            joint.data.set_motor_velocity(JointAxis::AngX, target_velocity, joints::MOTOR_VELOCITY_GAIN);
+            let target = probe::TO_RAPIER * target_velocity;
+            joint.data.set_motor_velocity(JointAxis::AngX, target, joints::MOTOR_VELOCITY_GAIN);
         }
     }
 }

@@ -2,6 +2,11 @@
 //! rays through the scene, contacts on a body, a joint's coordinate along its driven
 //! axis, and that axis's motor.
 //!
+//! A joint's coordinate is ODE's, which the original VLAB scenes and programs rely on:
+//! body 1's motion relative to body 2 along the axis (a hinge's rate is body 1's
+//! angular velocity minus body 2's). Rapier measures body 2 relative to body 1, so every
+//! coordinate, motor target and limit crosses this module negated ([`TO_RAPIER`]).
+//!
 //! Everything here speaks the scene's plain arrays; rapier stays inside `sim`.
 //! Colliders carry their robot and their transparency in `user_data` (see
 //! [`ColliderTag`]) so a ray can skip its own robot and, for light, glass.
@@ -83,6 +88,10 @@ pub struct JointCoordinate {
 /// `max_force`, rad/s or m/s: a speed controller's error, too small to see in a
 /// trajectory.
 const VELOCITY_SLACK: f32 = 0.01;
+
+/// Turns a coordinate of VLab's (body 1 relative to body 2) into rapier's (body 2
+/// relative to body 1), and back.
+pub(crate) const TO_RAPIER: f32 = -1.0;
 
 /// What a joint's motor does.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -219,7 +228,7 @@ impl World {
             let direction = frame1.rotation * unit(index);
             let position = relative.translation[index];
             let velocity = (body2.linvel() - body1.linvel()).dot(direction);
-            Some(JointCoordinate { position, velocity })
+            Some(JointCoordinate { position: TO_RAPIER * position, velocity: TO_RAPIER * velocity })
         } else {
             let q = relative.rotation;
             let along = [q.x, q.y, q.z][index - 3];
@@ -227,7 +236,10 @@ impl World {
             let position = if position > std::f32::consts::PI { position - std::f32::consts::TAU } else { position };
             let direction = frame1.rotation * unit(index - 3);
             let velocity = (body2.angvel() - body1.angvel()).dot(direction);
-            Some(JointCoordinate { position, velocity })
+            // Negated, an angle of π would become −π: keep (−π, π].
+            let position = TO_RAPIER * position;
+            let position = if position <= -std::f32::consts::PI { position + std::f32::consts::TAU } else { position };
+            Some(JointCoordinate { position, velocity: TO_RAPIER * velocity })
         }
     }
 
@@ -249,12 +261,12 @@ impl World {
                 // under a few mN·m): it holds its speed within VELOCITY_SLACK up to
                 // max_force, then gives way.
                 data.set_motor_model(axis, MotorModel::ForceBased);
-                data.set_motor_velocity(axis, target, max_force / VELOCITY_SLACK);
+                data.set_motor_velocity(axis, TO_RAPIER * target, max_force / VELOCITY_SLACK);
                 data.set_motor_max_force(axis, max_force);
             }
             JointDrive::Position { target, kp, kd, max_force } => {
                 data.set_motor_model(axis, MotorModel::ForceBased);
-                data.set_motor_position(axis, target, kp, kd);
+                data.set_motor_position(axis, TO_RAPIER * target, kp, kd);
                 data.set_motor_max_force(axis, max_force);
             }
         }
@@ -264,7 +276,7 @@ impl World {
     pub fn limit_joint(&mut self, joint: usize, low: f32, high: f32) {
         let Some(axis) = self.joint_models.get(joint).and_then(driven_axis) else { return };
         if let Some(joint) = self.physics.impulse_joints.get_mut(self.joints[joint], true) {
-            joint.data.set_limits(axis, [low, high]);
+            joint.data.set_limits(axis, [TO_RAPIER * high, TO_RAPIER * low]);
         }
     }
 

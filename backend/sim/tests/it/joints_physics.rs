@@ -157,7 +157,9 @@ fn a_hinge_motor_turns_its_wheel_at_the_target_speed() {
     });
     println!("motor: turned {turned}");
     // 2 rad/s for 2 s, less the start-up (the gain reaches the target within ~0.5 s).
-    assert!(turned > 3.0 && turned < 4.1, "turned {turned} rad in 2 s at 2 rad/s");
+    // As in ODE, a positive speed turns body 1 forwards relative to body 2 about the
+    // axis: the wheel (body 2) turns backwards.
+    assert!(-turned > 3.0 && -turned < 4.1, "turned {turned} rad in 2 s at 2 rad/s");
 }
 
 // ---------------------------------------------------------------- ball
@@ -338,7 +340,8 @@ fn a_universal_joint_passes_rotation_from_one_shaft_to_a_bent_one() {
         off_prediction = off_prediction.max(wrapped.abs());
     });
     println!("shaft: in {turned_in}, out {turned_out}, lag {lag}, off prediction {off_prediction}");
-    assert!(turned_in > 4.0, "the motor turned the input only {turned_in} rad");
+    // The input is body 2 of its bearing: a positive speed turns it backwards (ODE's sign).
+    assert!(-turned_in > 4.0, "the motor turned the input only {turned_in} rad");
     // An ODE cardan lags and leads by up to about bend²/4 (1.7° at 20°) twice a turn,
     // this mapping by bend²/2 (3.5°) once a turn; a joint free to twist would leave the
     // output still (a lag of radians).
