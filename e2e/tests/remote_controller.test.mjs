@@ -37,9 +37,14 @@ const PROGRAM = [
 
 test('the command line the console offers drives the robot from a program on the student\'s machine', { timeout: 300_000 }, async (t) => {
   await withLab(t, async ({ server, openPage, artifactName }) => {
+    // The demo's rovers roam the whole room: one driving into this robot would stop it
+    // short. The instructor takes them out; the props stay where they settled.
+    for (const rover of ['rover_red', 'rover_green', 'rover_blue']) {
+      const removed = await server.request('DELETE', `/api/labs/demo/robots/${rover}`, { token: server.token });
+      assert.ok(removed.status < 300, `removing ${rover}: ${removed.status}`);
+    }
     const { page, token } = await joinAsStudent(server, openPage, 'Laptop');
-    // Where the lab finds 2 m of free floor around it: the demo's props are pushed about
-    // by its rovers, and one in its way would stop it short.
+    // Where the lab finds 2 m of free floor around it: a prop in its way would stop it short.
     const description = 'include "diffbot_robot.vlab";\ncall diffbot("_laptop", {x}, {z}, 0);\n';
     const added = await fetch(`${server.baseUrl}/api/labs/demo/robots?clearance_m=2`, {
       method: 'POST',
