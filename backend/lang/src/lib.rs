@@ -89,9 +89,9 @@ pub use self::error::{ErrorKind, LangError, Position, Warning};
 pub use self::footprints::{Footprint, static_footprints};
 #[cfg(not(target_arch = "wasm32"))]
 pub use self::loader::DirLoader;
-pub use self::loader::{LoadError, MapLoader, NoFiles, SourceLoader, resolve_path};
+pub use self::loader::{LoadError, MapLoader, NoFiles, SourceLoader, is_foreign_path, last_component, resolve_path};
 pub use self::model::*;
-pub use self::project::parse_project;
+pub use self::project::{ParsedProject, ProjectWarning, parse_project, read_project};
 
 /// Limits on one interpretation, so that a hostile or buggy scene ends with a clear,
 /// positioned error instead of hanging or exhausting the server.
@@ -173,10 +173,9 @@ pub fn interpret(
     loader: &dyn SourceLoader,
     options: &Options,
 ) -> Result<Interpretation, Vec<LangError>> {
-    let mut session =
-        parser::ParseSession { loader, budgets: options.budgets, stack: vec![file_name.to_owned()], source_bytes: 0 };
+    let mut session = parser::ParseSession::new(loader, options.budgets, file_name);
     let program = parser::parse_file(main, file_name, &mut session, true).map_err(|e| vec![e])?;
-    interp::Interp::new(options, loader).run(&program).map_err(|e| vec![e])
+    interp::Interp::new(options, loader, session.warnings).run(&program).map_err(|e| vec![e])
 }
 
 /// Only parses `main` and its includes: the syntax check an editor runs on each keystroke.
@@ -186,7 +185,6 @@ pub fn check_syntax(
     loader: &dyn SourceLoader,
     budgets: &Budgets,
 ) -> Result<(), LangError> {
-    let mut session =
-        parser::ParseSession { loader, budgets: *budgets, stack: vec![file_name.to_owned()], source_bytes: 0 };
+    let mut session = parser::ParseSession::new(loader, *budgets, file_name);
     parser::parse_file(main, file_name, &mut session, true).map(|_| ())
 }
