@@ -27,8 +27,11 @@
 //! docs/scene-language.md describes the language for its users; these are the choices
 //! an implementation could make otherwise:
 //! - Precedence, loosest first: `||`, `&&`, comparisons (`== !=` also on strings and
-//!   booleans), `.` (concatenation), `+ -`, `* /`, `^` (right-associative), unary `-`
-//!   and `!` (so `-2^2` is 4).
+//!   booleans), `.` (concatenation), `+ -`, `* /`, `^`, unary `-` and `!` (so `-2^2`
+//!   is 4). `+ -`, `* /` and `^` group to the right, as the original VLAB grammar
+//!   reads them (`a - b - c` is `a - (b - c)`), so its files build what they always
+//!   built; where that differs from reading left to right, the parser warns.
+//! - Repeated warnings are said once, at their first place, with their count.
 //! - `.` joins strings only: numbers go through `string(x)`, which writes whole
 //!   numbers without decimals (`"box_" . string(3)` is `box_3`).
 //! - Ranges count up by 1 unless a step is given: `{5>0}` is empty, `{5>0|-1}` is

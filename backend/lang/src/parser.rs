@@ -985,14 +985,22 @@ mod tests {
     fn chains_that_group_unlike_left_to_right_say_how_they_read() {
         assert_eq!(
             grouping_warnings("num a = 1;\nnum x = z-larg/2-spess;"),
-            ["t.vlab:2:9: warning: `z-larg/2-spess` reads as `z-(larg/2-spess)`: `-` and `/` take everything after them at their level, as in VLAB; add parentheses to say which you mean"]
+            [
+                "t.vlab:2:9: warning: `z-larg/2-spess` reads as `z-(larg/2-spess)`: `-` and `/` take everything after them at their level, as in VLAB; add parentheses to say which you mean"
+            ]
         );
-        assert_eq!(grouping_warnings("num x = a/b/c;")[0].split(": `-`").next().unwrap(), "t.vlab:1:9: warning: `a/b/c` reads as `a/(b/c)`");
+        assert_eq!(
+            grouping_warnings("num x = a/b/c;")[0].split(": `-`").next().unwrap(),
+            "t.vlab:1:9: warning: `a/b/c` reads as `a/(b/c)`"
+        );
         assert!(grouping_warnings("num x = a - b + c - d;")[0].contains("reads as `a-(b+(c-d))`"));
         assert!(grouping_warnings("num x = 2 + z-l-s;")[0].contains("`2+z-l-s` reads as `2+(z-(l-s))`"));
         // One warning per chain, none where both readings agree or parentheses decide.
         assert_eq!(grouping_warnings("num x = a-b-c-d;").len(), 1);
-        assert!(grouping_warnings("num x = a + b - c; num y = a * b / c; num z = (a - b) - c; num w = a - (b - c);").is_empty());
+        assert!(
+            grouping_warnings("num x = a + b - c; num y = a * b / c; num z = (a - b) - c; num w = a - (b - c);")
+                .is_empty()
+        );
         assert!(grouping_warnings("num x = -pi/2; num y = y+(h/2)+r-d; num z = z-(r+d);").is_empty());
     }
 

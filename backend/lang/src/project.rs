@@ -81,7 +81,8 @@ mod tests {
 
     #[test]
     fn unknown_keys_are_warnings_at_their_line() {
-        let parsed = read_project("#PROGETTO\nTYPE:CPP\nSRC:bot.cpp\nINCLUDE_DIR:/working/tesi/trunk/\nfoo: x").unwrap();
+        let parsed =
+            read_project("#PROGETTO\nTYPE:CPP\nSRC:bot.cpp\nINCLUDE_DIR:/working/tesi/trunk/\nfoo: x").unwrap();
         assert_eq!(parsed.project, ProjectFile { language: "CPP".into(), sources: vec!["bot.cpp".into()] });
         let lines: Vec<u32> = parsed.warnings.iter().map(|w| w.line).collect();
         assert_eq!(lines, [4, 5]);

@@ -776,7 +776,10 @@ impl Interp<'_> {
             Ok(text) => match read_project(&text) {
                 Ok(parsed) => {
                     for skipped in parsed.warnings {
-                        self.warn(&Position { file: path.as_str().into(), line: skipped.line, col: 1 }, skipped.message);
+                        self.warn(
+                            &Position { file: path.as_str().into(), line: skipped.line, col: 1 },
+                            skipped.message,
+                        );
                     }
                     Ok(ProgramRef { file, project: Some(parsed.project) })
                 }
