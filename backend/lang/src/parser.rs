@@ -702,12 +702,12 @@ impl Parser<'_, '_> {
     /// A right-associative level: `next (op next)*` read as `a op (b op (c ...))`, as
     /// the original VLAB grammar reads `+ -` and `* /`, so its files build what they
     /// always built (`z-larg/2-spess` is `z - (larg/2 - spess)`). Where that differs
-    /// from reading left to right (`sided` is not the chain's last operator), the chain
-    /// gets a warning that shows the grouping.
+    /// from reading left to right (an `order_sensitive` operator that is not the
+    /// chain's last), the chain gets a warning that shows the grouping.
     fn right_assoc(
         &mut self,
         ops: &[(&str, BinOp)],
-        sided: BinOp,
+        order_sensitive: BinOp,
         next: fn(&mut Self) -> PResult<Expr>,
     ) -> PResult<Expr> {
         let start = self.i;
@@ -728,7 +728,7 @@ impl Parser<'_, '_> {
         }
         self.depth = start_depth;
         let last = chain.len().saturating_sub(1);
-        if chain.iter().take(last).any(|(op, ..)| *op == sided) {
+        if chain.iter().take(last).any(|(op, ..)| *op == order_sensitive) {
             let op_tokens: Vec<usize> = chain.iter().map(|(_, at, _)| *at).collect();
             self.warn_grouping(start, &op_tokens);
         }
