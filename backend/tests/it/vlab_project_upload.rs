@@ -20,7 +20,9 @@ const PROJECT: &str = "#PROGETTO DI PROVA\nTYPE:PYTHON\nSRC:carrello.py\nINCLUDE
 /// A one-body robot at (x, z), with `code` if given.
 fn robot(name: &str, x: f64, z: f64, code: Option<&str>) -> String {
     let code = code.map(|file| format!("\n  code \"{file}\";")).unwrap_or_default();
-    format!("robot {name} {{{code}\n  body {{ {name}_body {{ shape box(0.3, 0.1, 0.2); pos({x}, 0.15, {z}); }} }}\n}}\n")
+    format!(
+        "robot {name} {{{code}\n  body {{ {name}_body {{ shape box(0.3, 0.1, 0.2); pos({x}, 0.15, {z}); }} }}\n}}\n"
+    )
 }
 
 async fn join(server: &TestServer, name: &str) -> String {
