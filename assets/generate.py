@@ -38,12 +38,95 @@ def wood(x, y):
     ring = math.sin((x * 0.35) + 3 * math.sin(y * 0.05)) * 0.5 + 0.5
     return (int(130 + 50 * ring), int(90 + 36 * ring), int(50 + 22 * ring))
 
+# The materials scenes written for the original VLAB name (Legno, Piastrelle2, ...):
+# simple pictures of what their names say.
+def legno(x, y):
+    # Planks 16 texels wide, each with its own shade and grain.
+    plank = x // 16
+    grain = round((math.sin(y * 0.4 + plank * 2.1 + 2 * math.sin(x * 0.3)) * 0.5 + 0.5) * 3) / 3
+    shade = (plank * 37) % 3 * 10
+    if x % 16 == 0:
+        return (70, 44, 24)
+    return (int(120 + shade + 30 * grain), int(78 + shade + 20 * grain), int(40 + shade // 2 + 10 * grain))
+
+def piastrelle2(x, y):
+    # Small white and blue-grey tiles, 16 texels, thin grout.
+    if x % 16 == 0 or y % 16 == 0:
+        return (90, 90, 96)
+    return (226, 228, 232) if ((x // 16) + (y // 16)) % 2 == 0 else (150, 166, 186)
+
+def pattern2(x, y):
+    # Diamonds on a warm plaster.
+    cx, cy = x % 16 - 8, y % 16 - 8
+    return (120, 140, 150) if abs(cx) + abs(cy) < 5 else (214, 206, 186)
+
+def murorigherosso(x, y):
+    # A white wall with horizontal red stripes.
+    return (190, 40, 36) if y % 32 < 8 else (236, 232, 224)
+
+def test2d(x, y):
+    # A painting: a framed landscape (sky, sun, hills, grass).
+    w, h = 64, 48
+    if x < 4 or y < 4 or x >= w - 4 or y >= h - 4:
+        return (120, 84, 36)
+    if (x - 46) ** 2 + (y - 14) ** 2 < 36:
+        return (250, 210, 70)
+    hill = 30 + 6 * math.sin(x * 0.15)
+    if y > hill:
+        return (70, 140, 60) if y > 38 else (96, 160, 80)
+    return (130, 180, 230)
+
+def schema(x, y):
+    # A poster with a block diagram: three boxes joined by arrows, on white.
+    boxes = [(8, 8, 28, 20), (36, 8, 56, 20), (22, 40, 42, 52)]
+    for x0, y0, x1, y1 in boxes:
+        if x0 <= x <= x1 and y0 <= y <= y1:
+            edge = x in (x0, x1) or y in (y0, y1)
+            return (30, 60, 140) if edge else (210, 224, 246)
+    if y == 14 and 28 < x < 36 or x == 32 and 20 < y < 40:
+        return (30, 30, 30)
+    return (248, 248, 244)
+
+def basepiattaforma(x, y):
+    # A platform top: a steel plate inside a yellow and black border.
+    if x < 6 or y < 6 or x >= 58 or y >= 58:
+        return (230, 190, 30) if ((x + y) // 6) % 2 == 0 else (30, 30, 30)
+    return (150, 154, 160) if (x // 8 + y // 8) % 2 == 0 else (138, 142, 148)
+
+def attenzionerobot(x, y):
+    # A "caution: robots" sign: a black-edged yellow triangle with a small robot inside.
+    u, v = x - 32, 56 - y
+    inside = v >= 0 and v <= 52 and abs(u) <= (52 - v) * 0.6
+    inner = v >= 5 and v <= 44 and abs(u) <= (44 - v) * 0.6
+    if not inside:
+        return (244, 244, 244)
+    if not inner:
+        return (20, 20, 20)
+    robot = (
+        (-5 <= u <= 5 and 24 <= v <= 30)      # head
+        or (-8 <= u <= 8 and 10 <= v <= 22)   # body
+        or (-6 <= u <= -3 and 6 <= v <= 10)   # wheels
+        or (3 <= u <= 6 and 6 <= v <= 10)
+        or (u == 0 and 30 < v <= 34)          # antenna
+    )
+    return (20, 20, 20) if robot else (246, 200, 30)
+
 tex = os.path.join(root, "textures")
 os.makedirs(tex, exist_ok=True)
 png(os.path.join(tex, "tiles.png"), 128, 128, tiles)
 png(os.path.join(tex, "redstripes.png"), 64, 64, stripes)
 png(os.path.join(tex, "pattern.png"), 64, 64, pattern)
 png(os.path.join(tex, "wood.png"), 128, 128, wood)
+pictures = [
+    ("legno.png", 64, 64, legno), ("piastrelle2.png", 64, 64, piastrelle2), ("pattern2.png", 32, 32, pattern2),
+    ("murorigherosso.png", 32, 64, murorigherosso), ("test2d.png", 64, 48, test2d), ("schema.png", 64, 64, schema),
+    ("basepiattaforma.png", 64, 64, basepiattaforma), ("attenzionerobot.png", 64, 64, attenzionerobot),
+]
+for name, w, h, pixel in pictures:
+    png(os.path.join(tex, name), w, h, pixel)
+    # materials.json's colour is the picture's average look.
+    texels = [pixel(x, y) for y in range(h) for x in range(w)]
+    print(name, [round(sum(t[i] for t in texels) / len(texels)) for i in range(3)])
 
 # A wheel: tyre of radius 85 and width 70 (units: the cart scales it by 0.01), axis Z,
 # centred, with a recessed hub and a bevelled rim. Outline as (radius, z) from the axle

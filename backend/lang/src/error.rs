@@ -129,3 +129,47 @@ impl fmt::Display for Warning {
         write!(f, "{}: warning: {}", self.pos, self.message)
     }
 }
+
+impl Warning {
+    /// The warnings with each message said once, at its first position, with how many
+    /// times it came (`unknown material 'Plaid': using 'Grey' (46 times)`): a loop or a
+    /// function repeats the same warning, and one line says it as well as 46.
+    pub fn merge_repeats(warnings: Vec<Warning>) -> Vec<Warning> {
+        let mut merged: Vec<(Warning, usize)> = Vec::with_capacity(warnings.len());
+        let mut index: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
+        for warning in warnings {
+            match index.get(&warning.message) {
+                Some(&at) => merged[at].1 += 1,
+                None => {
+                    index.insert(warning.message.clone(), merged.len());
+                    merged.push((warning, 1));
+                }
+            }
+        }
+        merged
+            .into_iter()
+            .map(|(mut warning, count)| {
+                if count > 1 {
+                    warning.message = format!("{} ({count} times)", warning.message);
+                }
+                warning
+            })
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn at(line: u32, message: &str) -> Warning {
+        Warning { pos: Position { file: "main.vlab".into(), line, col: 1 }, message: message.into() }
+    }
+
+    #[test]
+    fn repeated_warnings_are_said_once_with_their_count_at_the_first_place() {
+        let merged = Warning::merge_repeats(vec![at(3, "a"), at(5, "b"), at(9, "a"), at(3, "a")]);
+        assert_eq!(merged, vec![at(3, "a (3 times)"), at(5, "b")]);
+        assert_eq!(Warning::merge_repeats(vec![at(1, "once")]), vec![at(1, "once")]);
+    }
+}

@@ -27,8 +27,11 @@
 //! docs/scene-language.md describes the language for its users; these are the choices
 //! an implementation could make otherwise:
 //! - Precedence, loosest first: `||`, `&&`, comparisons (`== !=` also on strings and
-//!   booleans), `.` (concatenation), `+ -`, `* /`, `^` (right-associative), unary `-`
-//!   and `!` (so `-2^2` is 4).
+//!   booleans), `.` (concatenation), `+ -`, `* /`, `^`, unary `-` and `!` (so `-2^2`
+//!   is 4). `+ -`, `* /` and `^` group to the right, as the original VLAB grammar
+//!   reads them (`a - b - c` is `a - (b - c)`), so its files build what they always
+//!   built; where that differs from reading left to right, the parser warns.
+//! - Repeated warnings are said once, at their first place, with their count.
 //! - `.` joins strings only: numbers go through `string(x)`, which writes whole
 //!   numbers without decimals (`"box_" . string(3)` is `box_3`).
 //! - Ranges count up by 1 unless a step is given: `{5>0}` is empty, `{5>0|-1}` is
@@ -89,9 +92,9 @@ pub use self::error::{ErrorKind, LangError, Position, Warning};
 pub use self::footprints::{Footprint, static_footprints};
 #[cfg(not(target_arch = "wasm32"))]
 pub use self::loader::DirLoader;
-pub use self::loader::{LoadError, MapLoader, NoFiles, SourceLoader, resolve_path};
+pub use self::loader::{LoadError, MapLoader, NoFiles, SourceLoader, is_foreign_path, last_component, resolve_path};
 pub use self::model::*;
-pub use self::project::parse_project;
+pub use self::project::{ParsedProject, ProjectWarning, parse_project, read_project};
 
 /// Limits on one interpretation, so that a hostile or buggy scene ends with a clear,
 /// positioned error instead of hanging or exhausting the server.
@@ -173,10 +176,9 @@ pub fn interpret(
     loader: &dyn SourceLoader,
     options: &Options,
 ) -> Result<Interpretation, Vec<LangError>> {
-    let mut session =
-        parser::ParseSession { loader, budgets: options.budgets, stack: vec![file_name.to_owned()], source_bytes: 0 };
+    let mut session = parser::ParseSession::new(loader, options.budgets, file_name);
     let program = parser::parse_file(main, file_name, &mut session, true).map_err(|e| vec![e])?;
-    interp::Interp::new(options, loader).run(&program).map_err(|e| vec![e])
+    interp::Interp::new(options, loader, session.warnings).run(&program).map_err(|e| vec![e])
 }
 
 /// Only parses `main` and its includes: the syntax check an editor runs on each keystroke.
@@ -186,7 +188,6 @@ pub fn check_syntax(
     loader: &dyn SourceLoader,
     budgets: &Budgets,
 ) -> Result<(), LangError> {
-    let mut session =
-        parser::ParseSession { loader, budgets: *budgets, stack: vec![file_name.to_owned()], source_bytes: 0 };
+    let mut session = parser::ParseSession::new(loader, *budgets, file_name);
     parser::parse_file(main, file_name, &mut session, true).map(|_| ())
 }

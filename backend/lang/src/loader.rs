@@ -119,12 +119,14 @@ impl SourceLoader for DirLoader {
 
 /// Resolves `name` as written in `from` (a library path) to a library path: relative to
 /// `from`'s folder, `.` and `..` folded, never above the library's root.
+///
+/// The error says why, as a clause that follows "cannot include 'name': ".
 pub fn resolve_path(from: &str, name: &str) -> Result<String, String> {
     if name.is_empty() {
-        return Err("an empty file name".into());
+        return Err("the file name is empty".into());
     }
-    if name.starts_with('/') || name.contains('\\') || name.contains(':') {
-        return Err(format!("'{name}' must be a path inside the scene library (no '/', '\\' or ':' at the start)"));
+    if is_foreign_path(name) {
+        return Err("it must be a path inside the scene library (no '/', '\\' or ':' at the start)".into());
     }
     let mut parts: Vec<&str> = from.split('/').collect();
     parts.pop(); // the including file itself
@@ -133,16 +135,30 @@ pub fn resolve_path(from: &str, name: &str) -> Result<String, String> {
             "" | "." => {}
             ".." => {
                 if parts.pop().is_none() {
-                    return Err(format!("'{name}' points outside the scene library"));
+                    return Err("it points outside the scene library".into());
                 }
             }
             part => parts.push(part),
         }
     }
     if parts.is_empty() {
-        return Err(format!("'{name}' is not a file"));
+        return Err("it names a folder, not a file".into());
     }
     Ok(parts.join("/"))
+}
+
+/// Whether `name` is a path of some other machine: absolute, with `\\` separators or
+/// a drive letter (`/home/me/bot.rprj`, `C:\\lab\\bot.rprj`), as files written for
+/// another installation name their programs.
+pub fn is_foreign_path(name: &str) -> bool {
+    name.starts_with('/') || name.contains('\\') || name.contains(':')
+}
+
+/// The file name a foreign path ends with (`bot.rprj` for `/home/me/bot.rprj`), if it
+/// ends with one: what is looked up in the upload and the library instead.
+pub fn last_component(name: &str) -> Option<&str> {
+    let last = name.rsplit(['/', '\\', ':']).next()?;
+    (!last.is_empty() && last != "." && last != "..").then_some(last)
 }
 
 #[cfg(test)]
@@ -157,5 +173,24 @@ mod tests {
         assert!(resolve_path("main.vlab", "../etc/passwd").is_err());
         assert!(resolve_path("main.vlab", "/etc/passwd").is_err());
         assert!(resolve_path("main.vlab", "C:\\x").is_err());
+    }
+
+    #[test]
+    fn refusals_read_as_a_clause_after_the_file_name() {
+        let why = resolve_path("main.vlab", "/working/bot.rprj").unwrap_err();
+        assert!(why.starts_with("it must be a path inside the scene library"), "{why}");
+        assert_eq!(resolve_path("main.vlab", "../x.vlab").unwrap_err(), "it points outside the scene library");
+    }
+
+    #[test]
+    fn foreign_paths_keep_their_last_component() {
+        assert!(is_foreign_path("/working/tesi/trunk/plugins/example/Cpp/tankbot.rprj"));
+        assert!(is_foreign_path("C:\\lab\\bot.rprj") && is_foreign_path("D:bot.py"));
+        assert!(!is_foreign_path("lib/bot.rprj"));
+        assert_eq!(last_component("/working/tesi/trunk/plugins/example/Cpp/tankbot.rprj"), Some("tankbot.rprj"));
+        assert_eq!(last_component("C:\\lab\\bot.rprj"), Some("bot.rprj"));
+        assert_eq!(last_component("D:bot.py"), Some("bot.py"));
+        assert_eq!(last_component("/working/"), None);
+        assert_eq!(last_component("C:\\lab\\.."), None);
     }
 }

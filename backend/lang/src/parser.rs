@@ -8,7 +8,7 @@ use std::sync::Arc;
 use crate::Budgets;
 use crate::ast::*;
 use crate::catalogue;
-use crate::error::{ErrorKind, LangError, Position};
+use crate::error::{ErrorKind, LangError, Position, Warning};
 use crate::lexer::{Tok, Token, lex};
 use crate::loader::{SourceLoader, resolve_path};
 
@@ -20,6 +20,15 @@ pub(crate) struct ParseSession<'l> {
     pub stack: Vec<String>,
     /// Bytes of source read so far, includes included.
     pub source_bytes: usize,
+    /// What parsed but may not mean what it seems (an unparenthesised `a - b - c`).
+    pub warnings: Vec<Warning>,
+}
+
+impl<'l> ParseSession<'l> {
+    /// A session for the file `file`.
+    pub fn new(loader: &'l dyn SourceLoader, budgets: Budgets, file: &str) -> ParseSession<'l> {
+        ParseSession { loader, budgets, stack: vec![file.to_owned()], source_bytes: 0, warnings: Vec::new() }
+    }
 }
 
 type PResult<T> = Result<T, LangError>;
@@ -253,7 +262,8 @@ impl Parser<'_, '_> {
                         ));
                     }
                 };
-                let body = self.block("after environment")?;
+                // `environment room;` is the room with every setting at its default.
+                let body = if self.eat_sym(";") { vec![] } else { self.block("after environment")? };
                 return Ok(StmtKind::Environment { room, body });
             }
             "static" => {
@@ -375,7 +385,7 @@ impl Parser<'_, '_> {
         let fail = |kind| Err(LangError::new(pos.clone(), kind));
         let path = match resolve_path(&self.file, &name) {
             Ok(path) => path,
-            Err(message) => return fail(ErrorKind::Include(format!("cannot include {message}"))),
+            Err(why) => return fail(ErrorKind::Include(format!("cannot include '{name}': {why}"))),
         };
         if let Some(at) = self.session.stack.iter().position(|f| *f == path) {
             let mut chain = self.session.stack[at..].to_vec();
@@ -682,11 +692,100 @@ impl Parser<'_, '_> {
     }
 
     fn additive(&mut self) -> PResult<Expr> {
-        self.left_assoc(&[("+", BinOp::Add), ("-", BinOp::Sub)], Self::multiplicative)
+        self.right_assoc(&[("+", BinOp::Add), ("-", BinOp::Sub)], BinOp::Sub, Self::multiplicative)
     }
 
     fn multiplicative(&mut self) -> PResult<Expr> {
-        self.left_assoc(&[("*", BinOp::Mul), ("/", BinOp::Div)], Self::power)
+        self.right_assoc(&[("*", BinOp::Mul), ("/", BinOp::Div)], BinOp::Div, Self::power)
+    }
+
+    /// A right-associative level: `next (op next)*` read as `a op (b op (c ...))`, as
+    /// the original VLAB grammar reads `+ -` and `* /`, so its files build what they
+    /// always built (`z-larg/2-spess` is `z - (larg/2 - spess)`). Where that differs
+    /// from reading left to right (an `order_sensitive` operator that is not the
+    /// chain's last), the chain gets a warning that shows the grouping.
+    fn right_assoc(
+        &mut self,
+        ops: &[(&str, BinOp)],
+        order_sensitive: BinOp,
+        next: fn(&mut Self) -> PResult<Expr>,
+    ) -> PResult<Expr> {
+        let start = self.i;
+        let first = next(self)?;
+        let mut chain: Vec<(BinOp, usize, Expr)> = Vec::new();
+        let start_depth = self.depth;
+        while let Some(&(_, op)) = ops.iter().find(|(s, _)| self.is_sym(s)) {
+            let op_token = self.i;
+            self.advance();
+            let operand = self.deeper().and_then(|()| next(self));
+            match operand {
+                Ok(operand) => chain.push((op, op_token, operand)),
+                Err(e) => {
+                    self.depth = start_depth;
+                    return Err(e);
+                }
+            }
+        }
+        self.depth = start_depth;
+        let last = chain.len().saturating_sub(1);
+        if chain.iter().take(last).any(|(op, ..)| *op == order_sensitive) {
+            let op_tokens: Vec<usize> = chain.iter().map(|(_, at, _)| *at).collect();
+            self.warn_grouping(start, &op_tokens);
+        }
+        let mut operands = chain.into_iter().rev();
+        let Some((mut op, _, mut right)) = operands.next() else { return Ok(first) };
+        for (left_op, _, left) in operands {
+            let pos = left.pos.clone();
+            right = Expr { kind: ExprKind::Binary(op, Box::new(left), Box::new(right)), pos };
+            op = left_op;
+        }
+        let pos = first.pos.clone();
+        Ok(Expr { kind: ExprKind::Binary(op, Box::new(first), Box::new(right)), pos })
+    }
+
+    /// Warns that the chain from token `start` to the previous token, with operators at
+    /// `op_tokens`, groups to the right: `a-b-c reads as a-(b-c)`.
+    fn warn_grouping(&mut self, start: usize, op_tokens: &[usize]) {
+        let written = self.text_of(start, self.i);
+        let mut reading = String::new();
+        let mut from = start;
+        for (k, &op) in op_tokens.iter().enumerate() {
+            reading += &self.text_of(from, op);
+            reading += &self.text_of(op, op + 1);
+            if k + 1 < op_tokens.len() {
+                reading.push('(');
+            }
+            from = op + 1;
+        }
+        reading += &self.text_of(from, self.i);
+        reading += &")".repeat(op_tokens.len() - 1);
+        let t = &self.tokens[start];
+        let pos = Position { file: self.file.clone(), line: t.line, col: t.col };
+        let message = format!(
+            "`{written}` reads as `{reading}`: `-` and `/` take everything after them at their level, as in VLAB; add parentheses to say which you mean"
+        );
+        self.session.warnings.push(Warning { pos, message });
+    }
+
+    /// The tokens `from..to` as source text (spaced only where words would merge).
+    fn text_of(&self, from: usize, to: usize) -> String {
+        let mut text = String::new();
+        let mut previous_is_word = false;
+        for token in &self.tokens[from..to] {
+            let (piece, is_word) = match &token.kind {
+                Tok::Num(n) => (format!("{n}"), true),
+                Tok::Str(s) => (format!("{s:?}"), false),
+                Tok::Ident(s) => (s.clone(), true),
+                Tok::Sym(s) => ((*s).to_owned(), false),
+                Tok::Eof => (String::new(), false),
+            };
+            if previous_is_word && is_word {
+                text.push(' ');
+            }
+            text += &piece;
+            previous_is_word = is_word;
+        }
+        text
     }
 
     /// `unary ('^' power)?`: right-associative, and looser than unary minus
@@ -837,12 +936,7 @@ mod tests {
     use crate::loader::NoFiles;
 
     fn parse(source: &str) -> Result<Vec<Stmt>, LangError> {
-        let mut session = ParseSession {
-            loader: &NoFiles,
-            budgets: Budgets::default(),
-            stack: vec!["t.vlab".into()],
-            source_bytes: 0,
-        };
+        let mut session = ParseSession::new(&NoFiles, Budgets::default(), "t.vlab");
         parse_file(source, "t.vlab", &mut session, true)
     }
 
@@ -870,11 +964,51 @@ mod tests {
     #[test]
     fn precedence_and_associativity() {
         assert_eq!(tree("1 + 2 * 3"), "(+ 1 (* 2 3))");
-        assert_eq!(tree("1 - 2 - 3"), "(- (- 1 2) 3)");
+        // `+ -` and `* /` group to the right, as VLAB's grammar reads them.
+        assert_eq!(tree("1 - 2 - 3"), "(- 1 (- 2 3))");
+        assert_eq!(tree("1 - 2 + 3"), "(- 1 (+ 2 3))");
+        assert_eq!(tree("(1 - 2) - 3"), "(- (- 1 2) 3)");
+        assert_eq!(tree("8 / 4 / 2"), "(/ 8 (/ 4 2))");
+        assert_eq!(tree("z - l / 2 - s"), "(- z (- (/ l 2) s))");
         assert_eq!(tree("2 ^ 3 ^ 2"), "(^ 2 (^ 3 2))");
         assert_eq!(tree("-2 ^ 2"), "(^ (neg 2) 2)");
         assert_eq!(tree("a . b + 1"), "(. a (+ b 1))");
         assert_eq!(tree("a < 1 || b && !c"), "(|| (< a 1) (&& b (not c)))");
+    }
+
+    fn grouping_warnings(source: &str) -> Vec<String> {
+        let mut session = ParseSession::new(&NoFiles, Budgets::default(), "t.vlab");
+        parse_file(source, "t.vlab", &mut session, true).unwrap();
+        session.warnings.iter().map(|w| w.to_string()).collect()
+    }
+
+    #[test]
+    fn chains_that_group_unlike_left_to_right_say_how_they_read() {
+        assert_eq!(
+            grouping_warnings("num a = 1;\nnum x = z-larg/2-spess;"),
+            [
+                "t.vlab:2:9: warning: `z-larg/2-spess` reads as `z-(larg/2-spess)`: `-` and `/` take everything after them at their level, as in VLAB; add parentheses to say which you mean"
+            ]
+        );
+        assert_eq!(
+            grouping_warnings("num x = a/b/c;")[0].split(": `-`").next().unwrap(),
+            "t.vlab:1:9: warning: `a/b/c` reads as `a/(b/c)`"
+        );
+        assert!(grouping_warnings("num x = a - b + c - d;")[0].contains("reads as `a-(b+(c-d))`"));
+        assert!(grouping_warnings("num x = 2 + z-l-s;")[0].contains("`2+z-l-s` reads as `2+(z-(l-s))`"));
+        // One warning per chain, none where both readings agree or parentheses decide.
+        assert_eq!(grouping_warnings("num x = a-b-c-d;").len(), 1);
+        assert!(
+            grouping_warnings("num x = a + b - c; num y = a * b / c; num z = (a - b) - c; num w = a - (b - c);")
+                .is_empty()
+        );
+        assert!(grouping_warnings("num x = -pi/2; num y = y+(h/2)+r-d; num z = z-(r+d);").is_empty());
+    }
+
+    #[test]
+    fn environment_room_alone_is_the_default_room() {
+        let stmts = parse("environment room;").unwrap();
+        assert!(matches!(&stmts[0].kind, StmtKind::Environment { room: true, body } if body.is_empty()));
     }
 
     #[test]

@@ -58,6 +58,7 @@ mod sensor_streams_only_to_watchers;
 mod store_failures;
 mod urdf_upload;
 mod viewer_pacing;
+mod vlab_project_upload;
 mod wasm_beliefs;
 mod web_files;
 mod websocket;

@@ -19,7 +19,7 @@ use crate::model::{
     BodyModel, DeviceModel, EnvironmentKind, EnvironmentModel, GroupModel, JointKind, JointModel, Material, MeshRef,
     Motion, MotorModel, Mount, Palette, ParamValue, PartModel, Pose, ProgramRef, RobotModel, SceneModel, Shape,
 };
-use crate::project::parse_project;
+use crate::project::read_project;
 
 mod urdf;
 
@@ -767,14 +767,24 @@ impl Interp<'_> {
     }
 
     fn program(&mut self, file: String, pos: &Position) -> IResult<ProgramRef> {
+        let file = self.program_name(file, pos);
         if !file.to_ascii_lowercase().ends_with(".rprj") {
             return Ok(ProgramRef { file, project: None });
         }
-        let path = crate::loader::resolve_path(&pos.file, &file)
-            .map_err(|m| LangError::new(pos.clone(), ErrorKind::Include(format!("cannot use the project file {m}"))))?;
+        let path = crate::loader::resolve_path(&pos.file, &file).map_err(|why| {
+            LangError::new(pos.clone(), ErrorKind::Include(format!("cannot use the project file '{file}': {why}")))
+        })?;
         match self.loader.load(&path) {
-            Ok(text) => match parse_project(&text) {
-                Ok(project) => Ok(ProgramRef { file, project: Some(project) }),
+            Ok(text) => match read_project(&text) {
+                Ok(parsed) => {
+                    for skipped in parsed.warnings {
+                        self.warn(
+                            &Position { file: path.as_str().into(), line: skipped.line, col: 1 },
+                            skipped.message,
+                        );
+                    }
+                    Ok(ProgramRef { file, project: Some(parsed.project) })
+                }
                 Err((line, message)) => Err(LangError::new(
                     Position { file: path.as_str().into(), line, col: 1 },
                     ErrorKind::Syntax(message),
@@ -785,6 +795,24 @@ impl Interp<'_> {
                 Ok(ProgramRef { file, project: None })
             }
         }
+    }
+
+    /// The program's name in the upload and library: a path of another machine
+    /// (`code "/home/me/lab/bot.rprj";`, as files written for another installation
+    /// name their programs) keeps only its file name, with a warning saying so.
+    fn program_name(&mut self, file: String, pos: &Position) -> String {
+        if !crate::loader::is_foreign_path(&file) {
+            return file;
+        }
+        let Some(kept) = crate::loader::last_component(&file) else { return file };
+        let kept = kept.to_owned();
+        self.warn(
+            pos,
+            format!(
+                "the program '{file}' is a path on another machine: using '{kept}' from the upload or the scene library"
+            ),
+        );
+        kept
     }
 
     fn shape(&mut self, custom: bool, spec: &ShapeSpec, pos: &Position) -> IResult<()> {

@@ -48,7 +48,8 @@ pub(crate) struct Interp<'a> {
 }
 
 impl<'a> Interp<'a> {
-    pub(crate) fn new(options: &'a Options, loader: &'a dyn SourceLoader) -> Interp<'a> {
+    /// An interpreter that starts with the parser's `warnings`.
+    pub(crate) fn new(options: &'a Options, loader: &'a dyn SourceLoader, warnings: Vec<Warning>) -> Interp<'a> {
         Interp {
             options,
             loader,
@@ -58,7 +59,7 @@ impl<'a> Interp<'a> {
             instructions: 0,
             depth: 0,
             log: Vec::new(),
-            warnings: Vec::new(),
+            warnings,
             builder: build::Builder::new(),
         }
     }
@@ -72,7 +73,7 @@ impl<'a> Interp<'a> {
             }
         }
         let model: SceneModel = self.builder.finish()?;
-        Ok(Interpretation { model, log: self.log, warnings: self.warnings })
+        Ok(Interpretation { model, log: self.log, warnings: Warning::merge_repeats(self.warnings) })
     }
 
     /// Top-level functions are known before the first statement runs, so they may call

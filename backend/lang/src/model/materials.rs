@@ -151,6 +151,39 @@ mod tests {
     }
 
     #[test]
+    fn the_materials_vlab_scenes_name_are_in_the_library_as_vlab_wrote_them() {
+        let palette = Palette::default();
+        let pictures = [
+            "Legno",
+            "Piastrelle2",
+            "Pattern2",
+            "MuroRigheRosso",
+            "Test2D",
+            "Schema",
+            "BasePiattaforma",
+            "AttenzioneRobot",
+        ];
+        for name in pictures {
+            let material = palette.lookup(name).unwrap_or_else(|| panic!("{name} missing"));
+            assert_eq!(material.name, name, "written as VLAB wrote it");
+            assert!(material.texture.is_some(), "{name} has a picture");
+        }
+        let red50 = palette.get("Red50");
+        assert_eq!((red50.name.as_str(), red50.color[3], red50.transparent), ("Red50", 128, true));
+        assert_eq!(palette.get("Black").name, "Black");
+    }
+
+    #[test]
+    fn every_texture_the_library_names_is_a_file_of_the_assets() {
+        let assets = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../assets");
+        for material in Palette::default().iter() {
+            if let Some(texture) = &material.texture {
+                assert!(assets.join(texture).is_file(), "{}: assets/{texture} is missing", material.name);
+            }
+        }
+    }
+
+    #[test]
     fn bad_libraries_are_refused() {
         let one = |extra: &str| {
             format!(r#"{{"materials":[{{"name":"A","color":[1,2,3,255],"roughness":0.5,"metallic":0{extra}}}]}}"#)

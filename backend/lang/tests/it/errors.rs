@@ -221,7 +221,7 @@ fn errors_in_included_files_name_that_file() {
     );
     assert_eq!(
         error_with("include \"../secret.vlab\";", &loader, &Options::default()),
-        "main.vlab:1:1: cannot include '../secret.vlab' points outside the scene library"
+        "main.vlab:1:1: cannot include '../secret.vlab': it points outside the scene library"
     );
 }
 

@@ -10,3 +10,4 @@ mod golden;
 mod language;
 mod regression_huge_numbers_freeze_bodies;
 mod regression_mesh_paths_probe_server_files;
+mod vlab_files;

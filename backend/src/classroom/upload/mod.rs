@@ -195,7 +195,8 @@ impl ClassroomUploads<'_> {
         }
         self.classroom.compact(lab.id());
         tracing::info!(lab = %lab.id(), %robot, "program replaced");
-        Ok(SceneUploadReply { ok: true, robots: vec![robot.to_owned()], ..SceneUploadReply::default() })
+        let warnings = programs::project_warnings(&bundle.main_name, &bundle);
+        Ok(SceneUploadReply { ok: true, robots: vec![robot.to_owned()], warnings, ..SceneUploadReply::default() })
     }
 
     /// Does again, at start-up, what the store kept: the same files interpreted with the
@@ -297,6 +298,7 @@ impl ClassroomUploads<'_> {
         let programs = programs::resolve(&model, &bundle, &self.program_library()).map_err(|e| invalid(e, &reply))?;
         programs::check_all(&programs).await.map_err(|e| invalid(e, &reply))?;
         reply.warnings.extend(programs::unrun(&model, &bundle, &programs));
+        reply.warnings.extend(programs::form_project_warnings(&model, &bundle));
         let programs = programs.into_iter().map(|(robot, code)| (robot, Arc::new(code))).collect();
         let robots: Vec<String> = model.robots.iter().map(|r| r.name.clone()).collect();
         let only_robots = holds_only_robots(&model).then(|| robots.clone());

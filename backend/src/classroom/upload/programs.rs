@@ -12,6 +12,7 @@ use vlab_protocol::{Language, SourceMessage};
 use super::bundle::Bundle;
 use super::interpret::find_word;
 use vlab_programs::{self as controller, CodeProblem, ProgramCode};
+use vlab_scene::read_project;
 use vlab_sim::scene::{SceneModel, SourceLoader, parse_project};
 
 /// The programs an upload brings, by robot name. A robot whose description names its
@@ -204,4 +205,28 @@ pub fn split_stored(assets: BTreeMap<String, Vec<u8>>) -> (HashMap<String, Bytes
         }
     }
     (meshes, binaries)
+}
+
+/// Warnings for the lines the form's project file skipped (`INCLUDE_DIR:...`), when no
+/// robot names it: a robot's `code` has the scene interpreter read it, which warns
+/// itself.
+pub fn form_project_warnings(model: &SceneModel, bundle: &Bundle) -> Vec<SourceMessage> {
+    let Some(field) = bundle.program.as_deref().filter(|field| is_project(field)) else { return Vec::new() };
+    let named = model.robots.iter().filter_map(|robot| robot.program.as_ref()).any(|reference| reference.file == field);
+    if named {
+        return Vec::new();
+    }
+    project_warnings(field, bundle)
+}
+
+/// The warnings of the project file `field` of the upload, if it is one and reads.
+pub fn project_warnings(field: &str, bundle: &Bundle) -> Vec<SourceMessage> {
+    let Some(parsed) = bundle.files.get(field).filter(|_| is_project(field)).and_then(|t| read_project(t).ok()) else {
+        return Vec::new();
+    };
+    parsed
+        .warnings
+        .into_iter()
+        .map(|w| SourceMessage { file: field.to_owned(), line: w.line, col: 1, message: w.message })
+        .collect()
 }

@@ -24,8 +24,8 @@ impl Interp<'_> {
             return Err(misplaced(pos, "urdf \"...\" belongs directly inside a robot's body { ... }"));
         }
         let name = self.string(file, "the URDF file's name")?.to_string();
-        let path = crate::loader::resolve_path(&pos.file, &name).map_err(|m| {
-            LangError::new(file.pos.clone(), ErrorKind::Include(format!("cannot use the URDF file {m}")))
+        let path = crate::loader::resolve_path(&pos.file, &name).map_err(|why| {
+            LangError::new(file.pos.clone(), ErrorKind::Include(format!("cannot use the URDF file '{name}': {why}")))
         })?;
         let block = UrdfBlock { pose: Pose::IDENTITY, mounts: vec![] };
         let Ctx::Urdf(block) = self.run_in(Ctx::Urdf(Box::new(block)), body)? else { unreachable!() };
