@@ -414,10 +414,8 @@ __attribute__((export_name(\"pre_step\"))) void pre_step(void) { set_drive(actua
             ("array.c", "char big[1 << 20] = {1};\n__attribute__((export_name(\"f\"))) int f(int i) { return big[i]; }\n", &[LimitHit::FileSize]),
             (
                 "forever.cpp",
-                "template <int A, int B> struct G { static const long v = G<A - 1, B>::v + G<A, B - 1>::v + G<A - 1, B - 1>::v; };\n\
-                 template <int B> struct G<0, B> { static const long v = 1; };\n\
-                 template <int A> struct G<A, 0> { static const long v = 1; };\n\
-                 long x = G<900, 900>::v;\n",
+                "template <class T, T... Is> struct S { static constexpr int n = sizeof...(Is); };\n\
+                 int x = __make_integer_seq<S, int, 3000000>::n;\n",
                 &[LimitHit::Cpu, LimitHit::Wall, LimitHit::Memory],
             ),
         ];

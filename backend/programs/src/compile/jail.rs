@@ -114,9 +114,13 @@ fn limit_of(status: &std::process::ExitStatus, output: &str) -> Option<LimitHit>
     if memory.iter().any(|m| output.contains(m)) {
         return Some(LimitHit::Memory);
     }
-    // The linker reports the file-size limit as a failed write when it catches SIGXFSZ.
-    if output.contains("File too large") {
+    // The driver reports the signal that ended its front end or linker in words; the
+    // linker reports the file-size limit as a failed write.
+    if output.contains("File size limit exceeded") || output.contains("File too large") {
         return Some(LimitHit::FileSize);
+    }
+    if output.contains("CPU time limit exceeded") {
+        return Some(LimitHit::Cpu);
     }
     None
 }
@@ -218,7 +222,8 @@ impl Rules {
             }
         }
         readable.retain(|p| p.exists());
-        Rules { executables, readable, writable: vec![job.output.to_path_buf()] }
+        // `/dev/null`: the shell's stderr, and where clang sends what it discards.
+        Rules { executables, readable, writable: vec![job.output.to_path_buf(), PathBuf::from("/dev/null")] }
     }
 }
 
