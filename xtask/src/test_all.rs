@@ -156,7 +156,8 @@ fn apt_install(packages: &[&str]) -> Result<()> {
     crate::run(apt_get(&["update"], packages)?.args(["-o", "DPkg::Lock::Timeout=600"]))?;
     let mut last_error = None;
     for attempt in 1..=APT_INSTALL_TRIES {
-        let mut install = apt_get(&["install", "-y", "--no-install-recommends", "-o", "DPkg::Lock::Timeout=600"], packages)?;
+        let mut install =
+            apt_get(&["install", "-y", "--no-install-recommends", "-o", "DPkg::Lock::Timeout=600"], packages)?;
         install.args(packages);
         match crate::run(&mut install) {
             Ok(()) => return Ok(()),
@@ -182,7 +183,9 @@ fn apt_get(args: &[&str], packages: &[&str]) -> Result<Command> {
     } else {
         if Command::new("sudo").arg("--version").output().is_err() {
             let packages = packages.join(" ");
-            bail!("installing {packages} needs root: run as root, install sudo, or `apt-get install {packages}` by hand");
+            bail!(
+                "installing {packages} needs root: run as root, install sudo, or `apt-get install {packages}` by hand"
+            );
         }
         let mut command = Command::new("sudo");
         // Without a terminal nobody can type a password: fail at once instead of hanging.

@@ -113,13 +113,8 @@ async fn a_c_program_drives_its_robot_and_keeps_its_sources() {
     assert_eq!(status, 200, "{reply}");
     assert_eq!(reply["robots"], json!(["diffbot_c"]));
     until_moved(&server, "diffbot_c", 3.0).await;
-    let response = server
-        .http
-        .get(server.url("/api/labs/demo/robots/diffbot_c/program"))
-        .bearer_auth(TOKEN)
-        .send()
-        .await
-        .unwrap();
+    let response =
+        server.http.get(server.url("/api/labs/demo/robots/diffbot_c/program")).bearer_auth(TOKEN).send().await.unwrap();
     let program: Value = response.json().await.unwrap();
     assert_eq!(program["main"], "bot.c", "{program}");
     assert_eq!(program["files"]["bot.c"], DRIVER, "the sources stay the program's: {program}");
@@ -133,7 +128,11 @@ async fn a_cpp_project_of_several_sources_compiles_and_drives() {
     }
     let project = "# a C++ project\nTYPE:CPP\nSRC:main.cpp\nSRC:speed.cpp\n";
     let main = format!("#include \"speed.h\"\nextern \"C\" {{\n{}\n}}\n", DRIVER.replace("0.3, 0.0", "speed(), 0.0"));
-    let files = [("main.cpp", main.as_str()), ("speed.cpp", "#include \"speed.h\"\ndouble speed() { return 0.3; }\n"), ("speed.h", "double speed();\n")];
+    let files = [
+        ("main.cpp", main.as_str()),
+        ("speed.cpp", "#include \"speed.h\"\ndouble speed() { return 0.3; }\n"),
+        ("speed.h", "double speed();\n"),
+    ];
     let (status, reply) = upload(&server, TOKEN, diffbot("cpp", 6), ("bot.rprj", project), &files).await;
     assert_eq!(status, 200, "{reply}");
     until_moved(&server, "diffbot_cpp", 3.0).await;
@@ -149,7 +148,8 @@ async fn a_compile_error_is_answered_at_its_file_line_and_column() {
     let project = "TYPE:C\nSRC:bot.c\nSRC:util.c\n";
     let util = "int speed(void) {\n    return fast;\n}\n";
     let (status, reply) =
-        upload(&server, TOKEN, diffbot("broken", 6), ("bot.rprj", project), &[("bot.c", DRIVER), ("util.c", util)]).await;
+        upload(&server, TOKEN, diffbot("broken", 6), ("bot.rprj", project), &[("bot.c", DRIVER), ("util.c", util)])
+            .await;
     assert_eq!(status, 422, "{reply}");
     let error = &reply["errors"][0];
     assert_eq!((&error["file"], &error["line"], &error["col"]), (&json!("util.c"), &json!(2), &json!(12)), "{reply}");
@@ -218,7 +218,10 @@ async fn the_same_sources_are_compiled_once_across_uploads_and_a_restart() {
     assert_eq!(server.classroom().compiler().compiles(), 0, "the restored programs came from the cache");
     let robots = server.lab_state("demo").await["robots"].clone();
     for robot in ["diffbot_one", "diffbot_two", "diffbot_three"] {
-        assert!(robots.as_array().unwrap().iter().any(|r| r == robot || r["name"] == robot), "{robot} is back: {robots}");
+        assert!(
+            robots.as_array().unwrap().iter().any(|r| r == robot || r["name"] == robot),
+            "{robot} is back: {robots}"
+        );
     }
     until_moved(&server, "diffbot_one", x_of(&report(&server, "diffbot_one").await)).await;
     drop(server);
@@ -249,7 +252,11 @@ fn hostile() -> Vec<(&'static str, String, &'static [&'static str])> {
                 .to_owned(),
             &["constexpr", "constant expression"],
         ),
-        ("flood.c", format!("#pragma clang diagnostic warning \"-Wunused-variable\"\n{warnings}"), &["KiB of messages"]),
+        (
+            "flood.c",
+            format!("#pragma clang diagnostic warning \"-Wunused-variable\"\n{warnings}"),
+            &["KiB of messages"],
+        ),
     ]
 }
 
@@ -268,7 +275,8 @@ async fn hostile_sources_are_stopped_with_their_reason_while_the_lab_keeps_stepp
         let compiling = upload(&server, &ana, diffbot("ana", 9), (name, &source), &[]);
         let (status, reply) = compiling.await;
         assert_eq!(status, 422, "{name}: {reply}");
-        let messages: Vec<&str> = reply["errors"].as_array().unwrap().iter().filter_map(|e| e["message"].as_str()).collect();
+        let messages: Vec<&str> =
+            reply["errors"].as_array().unwrap().iter().filter_map(|e| e["message"].as_str()).collect();
         assert!(
             messages.iter().any(|m| reasons.iter().any(|r| m.contains(r))),
             "{name} is refused for its reason ({reasons:?}): {reply}"

@@ -195,7 +195,9 @@ fn check_files(request: &CompileRequest, limits: &CompileLimits) -> Result<(), C
         if !plain {
             return Err(problem(
                 name,
-                format!("'{name}' cannot be compiled: a file name is letters, digits, '_', '-' and '.', and starts with neither '.' nor '-'"),
+                format!(
+                    "'{name}' cannot be compiled: a file name is letters, digits, '_', '-' and '.', and starts with neither '.' nor '-'"
+                ),
             ));
         }
     }
@@ -308,7 +310,6 @@ fn run(
     Err(CompileError::Sandbox("the compiler is confined with Linux's Landlock and seccomp".into()))
 }
 
-
 #[cfg(test)]
 mod tests {
     use std::collections::BTreeMap;
@@ -397,7 +398,8 @@ __attribute__((export_name(\"pre_step\"))) void pre_step(void) { set_drive(actua
             let program = request(SourceLanguage::C, &[(name, DRIVER)]);
             assert!(matches!(check_files(&program, &limits), Err(CompileError::Files(_))), "{name}");
         }
-        let missing = CompileRequest { sources: vec!["gone.c".into()], ..request(SourceLanguage::C, &[("bot.c", DRIVER)]) };
+        let missing =
+            CompileRequest { sources: vec!["gone.c".into()], ..request(SourceLanguage::C, &[("bot.c", DRIVER)]) };
         assert!(matches!(check_files(&missing, &limits), Err(CompileError::Files(p)) if p.file == "gone.c"));
     }
 
@@ -406,12 +408,26 @@ __attribute__((export_name(\"pre_step\"))) void pre_step(void) { set_drive(actua
         if !compiles_here(SourceLanguage::Cpp) {
             return;
         }
-        let tight = CompileLimits { wall: Duration::from_secs(3), cpu_secs: 2, output_bytes: 8 * 1024, file_bytes: 256 * 1024, ..CompileLimits::default() };
+        let tight = CompileLimits {
+            wall: Duration::from_secs(3),
+            cpu_secs: 2,
+            output_bytes: 8 * 1024,
+            file_bytes: 256 * 1024,
+            ..CompileLimits::default()
+        };
         let compiler = Compiler::new(None, tight);
         let warnings: String = (0..2000).map(|i| format!("int f{i}(void) {{ int unused{i}; return 0; }}\n")).collect();
         let cases: [(&str, &str, &[LimitHit]); 3] = [
-            ("flood.c", &format!("#pragma clang diagnostic warning \"-Wunused-variable\"\n{warnings}"), &[LimitHit::Output]),
-            ("array.c", "char big[1 << 20] = {1};\n__attribute__((export_name(\"f\"))) int f(int i) { return big[i]; }\n", &[LimitHit::FileSize]),
+            (
+                "flood.c",
+                &format!("#pragma clang diagnostic warning \"-Wunused-variable\"\n{warnings}"),
+                &[LimitHit::Output],
+            ),
+            (
+                "array.c",
+                "char big[1 << 20] = {1};\n__attribute__((export_name(\"f\"))) int f(int i) { return big[i]; }\n",
+                &[LimitHit::FileSize],
+            ),
             (
                 "forever.cpp",
                 "template <class T, T... Is> struct S { static constexpr int n = sizeof...(Is); };\n\

@@ -80,11 +80,7 @@ fn split_place(line: &str) -> Option<((String, u32, u32), &str)> {
 fn unpositioned_error(line: &str) -> Option<&str> {
     let (tool, rest) = line.split_once(": error: ")?;
     let tool = tool.rsplit('/').next().unwrap_or(tool);
-    if tool.contains("ld") || tool.starts_with("clang") {
-        Some(rest)
-    } else {
-        None
-    }
+    if tool.contains("ld") || tool.starts_with("clang") { Some(rest) } else { None }
 }
 
 fn shorten(message: &str) -> String {

@@ -16,8 +16,8 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use landlock::{
-    ABI, Access, AccessFs, AccessNet, CompatLevel, Compatible, Ruleset, RulesetAttr, RulesetCreatedAttr,
-    RulesetStatus, Scope, path_beneath_rules,
+    ABI, Access, AccessFs, AccessNet, CompatLevel, Compatible, Ruleset, RulesetAttr, RulesetCreatedAttr, RulesetStatus,
+    Scope, path_beneath_rules,
 };
 use rustix::process::{Pid, Resource, Rlimit, prlimit};
 
@@ -82,7 +82,8 @@ pub(super) fn run(job: Job<'_>) -> Result<Ended, CompileError> {
         };
         if let Some(hit) = hit {
             kill(&mut child);
-            let status = child.wait().map_err(|e| CompileError::Sandbox(format!("cannot wait for the compiler: {e}")))?;
+            let status =
+                child.wait().map_err(|e| CompileError::Sandbox(format!("cannot wait for the compiler: {e}")))?;
             break (status, Some(hit));
         }
         std::thread::sleep(POLL);
@@ -126,7 +127,11 @@ fn limit_of(status: &std::process::ExitStatus, output: &str) -> Option<LimitHit>
 }
 
 /// Reads `from` into `into`, stopping once past `cap` bytes (the run is killed then).
-fn read_capped(mut from: impl Read + Send + 'static, into: Arc<Mutex<Vec<u8>>>, cap: usize) -> std::thread::JoinHandle<()> {
+fn read_capped(
+    mut from: impl Read + Send + 'static,
+    into: Arc<Mutex<Vec<u8>>>,
+    cap: usize,
+) -> std::thread::JoinHandle<()> {
     std::thread::spawn(move || {
         let mut chunk = [0u8; 8192];
         loop {

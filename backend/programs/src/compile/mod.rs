@@ -29,8 +29,7 @@ pub use compiler::Compiler;
 pub use diagnostics::{Diagnostic, Severity, parse as parse_diagnostics};
 pub use limits::CompileLimits;
 pub use registry::{
-    PROGRAM_TYPES, ProgramType, SourceLanguage, by_file_name, by_project_type, is_header, known_extensions,
-    known_types,
+    PROGRAM_TYPES, ProgramType, SourceLanguage, by_file_name, by_project_type, is_header, known_extensions, known_types,
 };
 pub use toolchain::{DEBIAN_PACKAGES, Detected, Toolchain, detected};
 
@@ -155,7 +154,9 @@ pub enum CompileError {
     #[error("your previous program is still compiling: send this one once it is done")]
     AlreadyCompiling,
     /// The server's queue of compiles is full, or the turn did not come in time.
-    #[error("the server is compiling as many programs as it can ({running} at once, {waiting} waiting): try again in a minute")]
+    #[error(
+        "the server is compiling as many programs as it can ({running} at once, {waiting} waiting): try again in a minute"
+    )]
     Busy {
         /// Compiles running at once.
         running: usize,

@@ -41,13 +41,7 @@ pub struct ProgramType {
 
 /// Every program type, in the order `GET /api/program-types` lists them.
 pub const PROGRAM_TYPES: &[ProgramType] = &[
-    ProgramType {
-        name: "PYTHON",
-        aliases: &["PY"],
-        extensions: &[".py"],
-        runs_as: Language::Python,
-        compiles: None,
-    },
+    ProgramType { name: "PYTHON", aliases: &["PY"], extensions: &[".py"], runs_as: Language::Python, compiles: None },
     ProgramType {
         name: "WASM",
         aliases: &["WEBASSEMBLY"],

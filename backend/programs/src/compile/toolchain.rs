@@ -34,7 +34,11 @@ const NEEDS: &[Need] = &[
     Need { what: Needed::File("/usr/include/wasm32-wasi/stdlib.h"), package: "wasi-libc", cpp_only: false },
     Need { what: Needed::File("/usr/lib/wasm32-wasi/libc.a"), package: "wasi-libc", cpp_only: false },
     Need { what: Needed::Builtins, package: "libclang-rt-dev-wasm32", cpp_only: false },
-    Need { what: Needed::File("/usr/include/wasm32-wasi/c++/v1/iostream"), package: "libc++-dev-wasm32", cpp_only: true },
+    Need {
+        what: Needed::File("/usr/include/wasm32-wasi/c++/v1/iostream"),
+        package: "libc++-dev-wasm32",
+        cpp_only: true,
+    },
     Need { what: Needed::File("/usr/lib/wasm32-wasi/libc++.a"), package: "libc++-dev-wasm32", cpp_only: true },
     Need { what: Needed::File("/usr/lib/wasm32-wasi/libc++abi.a"), package: "libc++abi-14-dev-wasm32", cpp_only: true },
 ];
@@ -111,8 +115,7 @@ fn detect() -> Detected {
         .map(PathBuf::from)
         .filter(|p| p.is_absolute() && p.exists())
         .and_then(|p| p.canonicalize().ok());
-    let builtins =
-        ask(&["--target=wasm32-wasi", "-print-libgcc-file-name"]).map(PathBuf::from).filter(|p| p.exists());
+    let builtins = ask(&["--target=wasm32-wasi", "-print-libgcc-file-name"]).map(PathBuf::from).filter(|p| p.exists());
     let resource_dir = ask(&["-print-resource-dir"]).map(PathBuf::from).filter(|p| p.is_dir());
     let mut missing_for_c = Vec::new();
     let mut missing_for_cpp = Vec::new();

@@ -140,11 +140,7 @@ pub fn program_of_file(field: &str, bundle: &Bundle, library: &dyn SourceLoader)
         let kind = compile::by_project_type(&project.language).ok_or_else(|| {
             whole(
                 1,
-                format!(
-                    "TYPE:{} is not a language this server runs: use {}",
-                    project.language,
-                    compile::known_types()
-                ),
+                format!("TYPE:{} is not a language this server runs: use {}", project.language, compile::known_types()),
             )
         })?;
         return assemble(kind, &project.sources, bundle, library).map_err(|m| whole(1, m));
@@ -152,7 +148,10 @@ pub fn program_of_file(field: &str, bundle: &Bundle, library: &dyn SourceLoader)
     let kind = compile::by_file_name(field).ok_or_else(|| {
         whole(
             1,
-            format!("'{field}' is not a program: upload a {} file or a .rprj project file", compile::known_extensions()),
+            format!(
+                "'{field}' is not a program: upload a {} file or a .rprj project file",
+                compile::known_extensions()
+            ),
         )
     })?;
     assemble(kind, &[field.to_owned()], bundle, library).map_err(|m| whole(1, m))
@@ -173,7 +172,8 @@ fn assemble(
 ) -> Result<Pending, String> {
     let main = sources.first().ok_or("the project names no SRC file")?;
     if let Some(language) = kind.compiles {
-        let is_source = |name: &str| compile::is_header(name) || compile::by_file_name(name).is_some_and(|t| t.compiles.is_some());
+        let is_source =
+            |name: &str| compile::is_header(name) || compile::by_file_name(name).is_some_and(|t| t.compiles.is_some());
         let mut files: BTreeMap<String, String> = bundle
             .files
             .iter()
