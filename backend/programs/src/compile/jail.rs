@@ -63,7 +63,7 @@ pub(super) fn run(job: Job<'_>) -> Result<Ended, CompileError> {
     let printed = Arc::new(Mutex::new(Vec::new()));
     let reader = child.stdout.take().map(|stdout| read_capped(stdout, Arc::clone(&printed), job.limits.output_bytes));
     let deadline = Instant::now() + job.limits.wall;
-    let over_cap = |printed: &Arc<Mutex<Vec<u8>>>| printed.lock().map_or(false, |p| p.len() > job.limits.output_bytes);
+    let over_cap = |printed: &Arc<Mutex<Vec<u8>>>| printed.lock().is_ok_and(|p| p.len() > job.limits.output_bytes);
     let (status, mut limit) = loop {
         match child.try_wait() {
             Ok(Some(status)) => break (status, None),
