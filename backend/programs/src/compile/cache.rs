@@ -48,12 +48,15 @@ pub fn digest(
     SourceDigest(bytes.iter().map(|b| format!("{b:02x}")).collect())
 }
 
+/// Modules kept in memory, and the order they came in (the oldest first).
+type InMemory = (HashMap<SourceDigest, Arc<[u8]>>, VecDeque<SourceDigest>);
+
 /// Where modules are kept: files in a folder of the server's data, or memory.
 pub enum ModuleCache {
     /// `<digest>.wasm` files in this folder.
     Folder(PathBuf),
     /// The last [`MEMORY_CACHED_MODULES`] modules.
-    Memory(Mutex<(HashMap<SourceDigest, Arc<[u8]>>, VecDeque<SourceDigest>)>),
+    Memory(Mutex<InMemory>),
 }
 
 impl ModuleCache {
