@@ -115,6 +115,13 @@ struct ServeArgs {
 
 const MIB: u64 = 1024 * 1024;
 
+/// Where compiled C and C++ programs are kept: `vlab.db` → `vlab.db.compiled/`.
+fn compiled_folder_of(db: &std::path::Path) -> PathBuf {
+    let mut name = db.as_os_str().to_owned();
+    name.push(".compiled");
+    PathBuf::from(name)
+}
+
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
     tracing_subscriber::fmt()
@@ -181,6 +188,8 @@ async fn serve(args: ServeArgs) -> anyhow::Result<()> {
         recordings: Some(RecordingStore::open(&recordings_file_of(&args.db))?),
         recording_budget: Some(args.recording_mib.saturating_mul(MIB)),
         exports: Default::default(),
+        compile_cache: Some(compiled_folder_of(&args.db)),
+        compile_limits: None,
     });
     let demo = classroom.labs().open_demo(DemoLab {
         instructor_token: args.instructor_token,

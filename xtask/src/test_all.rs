@@ -1,6 +1,8 @@
 //! `cargo xtask test`: every test of the project, on a fresh machine, in one command.
 //!
 //! Phases, in order:
+//! 0. Debian's clang, lld and wasm32 sysroot ([`COMPILER_PACKAGES`]), installed with apt
+//!    when missing: the server compiles C and C++ programs with them, and its tests do;
 //! 1. `cargo test --workspace`: every crate's tests (protocol, backend, the robot SDK and
 //!    its example, the browser crate's host-side unit tests, xtask), in one build, so
 //!    that every dependency is built once with one set of features; after installing the
@@ -40,6 +42,11 @@ const E2E_FILES_AT_ONCE: usize = 1;
 /// Debian's Chromium, the only browser the e2e tests use.
 const CHROMIUM: &str = "/usr/bin/chromium";
 
+/// Debian's packages of the C and C++ compiler the server runs (the list of
+/// `vlab_programs::compile::DEBIAN_PACKAGES`, which xtask cannot depend on).
+const COMPILER_PACKAGES: &[&str] =
+    &["clang", "lld", "wasi-libc", "libclang-rt-dev-wasm32", "libc++-dev-wasm32", "libc++abi-14-dev-wasm32"];
+
 /// How many times to try `apt-get install`: Debian container images delete downloaded
 /// packages after each dpkg run, which can break an install that upgrades essential
 /// packages on the way; a second try finds them upgraded and goes through.
@@ -50,6 +57,10 @@ pub fn run() -> Result<()> {
     let root = crate::workspace_root();
     let started = SystemTime::now();
     let mut report = Report::default();
+
+    report.phase("C and C++ compiler (clang, lld, wasi-libc, libc++ for wasm32)", || {
+        ensure_debian_packages(COMPILER_PACKAGES)
+    });
 
     report.phase("cargo test --workspace (protocol, backend, robot SDK, frontend on the host, xtask)", || {
         crate::web::ensure_wasm_target()?;
@@ -110,35 +121,71 @@ fn ensure_chromium() -> Result<PathBuf> {
         return Ok(chromium);
     }
     eprintln!("xtask: {CHROMIUM} is missing: installing Debian's chromium with apt-get");
-    crate::run(apt_get(&["update"])?.args(["-o", "DPkg::Lock::Timeout=600"]))?;
-    let mut last_error = None;
-    for attempt in 1..=APT_INSTALL_TRIES {
-        let mut install =
-            apt_get(&["install", "-y", "--no-install-recommends", "-o", "DPkg::Lock::Timeout=600", "chromium"])?;
-        match crate::run(&mut install) {
-            Ok(()) => break,
-            Err(error) => {
-                eprintln!("xtask: apt-get install chromium failed (try {attempt} of {APT_INSTALL_TRIES}): {error:#}");
-                last_error = Some(error);
-            }
-        }
-    }
+    apt_install(&["chromium"])?;
     if !chromium.exists() {
-        let error = last_error.map(|e| format!("{e:#}")).unwrap_or_else(|| "no error reported".into());
-        bail!("{CHROMIUM} is still missing after installing Debian's chromium: {error}");
+        bail!("{CHROMIUM} is still missing after installing Debian's chromium");
     }
     Ok(chromium)
 }
 
-/// An `apt-get ARGS` command, non-interactive, through `sudo` when not root.
-fn apt_get(args: &[&str]) -> Result<Command> {
+/// Installs those of `packages` dpkg does not list as installed.
+fn ensure_debian_packages(packages: &[&str]) -> Result<()> {
+    let missing: Vec<&str> = packages.iter().copied().filter(|p| !is_installed(p)).collect();
+    if missing.is_empty() {
+        return Ok(());
+    }
+    eprintln!("xtask: installing Debian's {} with apt-get", missing.join(", "));
+    apt_install(&missing)?;
+    let still: Vec<&str> = missing.into_iter().filter(|p| !is_installed(p)).collect();
+    if !still.is_empty() {
+        bail!("still not installed after apt-get install: {}", still.join(", "));
+    }
+    Ok(())
+}
+
+/// Whether dpkg has `package` installed.
+fn is_installed(package: &str) -> bool {
+    Command::new("dpkg-query")
+        .args(["-W", "-f=${Status}", package])
+        .output()
+        .is_ok_and(|o| o.status.success() && String::from_utf8_lossy(&o.stdout).ends_with("installed"))
+}
+
+/// `apt-get update`, then `apt-get install` of `packages`, tried again on failure.
+fn apt_install(packages: &[&str]) -> Result<()> {
+    crate::run(apt_get(&["update"], packages)?.args(["-o", "DPkg::Lock::Timeout=600"]))?;
+    let mut last_error = None;
+    for attempt in 1..=APT_INSTALL_TRIES {
+        let mut install =
+            apt_get(&["install", "-y", "--no-install-recommends", "-o", "DPkg::Lock::Timeout=600"], packages)?;
+        install.args(packages);
+        match crate::run(&mut install) {
+            Ok(()) => return Ok(()),
+            Err(error) => {
+                eprintln!(
+                    "xtask: apt-get install {} failed (try {attempt} of {APT_INSTALL_TRIES}): {error:#}",
+                    packages.join(" ")
+                );
+                last_error = Some(error);
+            }
+        }
+    }
+    let error = last_error.map(|e| format!("{e:#}")).unwrap_or_else(|| "no error reported".into());
+    bail!("apt-get install {} failed: {error}", packages.join(" "))
+}
+
+/// An `apt-get ARGS` command (for `packages`), non-interactive, through `sudo` when not root.
+fn apt_get(args: &[&str], packages: &[&str]) -> Result<Command> {
     let mut command = if is_root()? {
         let mut command = Command::new("apt-get");
         command.env("DEBIAN_FRONTEND", "noninteractive");
         command
     } else {
         if Command::new("sudo").arg("--version").output().is_err() {
-            bail!("installing Chromium needs root: run as root, install sudo, or `apt-get install chromium` by hand");
+            let packages = packages.join(" ");
+            bail!(
+                "installing {packages} needs root: run as root, install sudo, or `apt-get install {packages}` by hand"
+            );
         }
         let mut command = Command::new("sudo");
         // Without a terminal nobody can type a password: fail at once instead of hanging.

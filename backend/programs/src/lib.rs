@@ -53,6 +53,7 @@ use std::time::Duration;
 
 pub use vlab_protocol::MAX_RADIO_SENT_PER_STEP;
 
+pub mod compile;
 mod conversation;
 mod error;
 mod interpreter;

@@ -126,7 +126,7 @@ fn confine_this_thread(launch: &Launch, filters: &[BpfProgram]) -> Result<(), Pr
 /// Empties the capability bounding set, so a child running as root gets no capability
 /// at exec (it cannot raise its limits or override file permissions). Only root can,
 /// and only root needs it.
-fn drop_bounding_set() {
+pub(crate) fn drop_bounding_set() {
     use rustix::thread::{CapabilitySet, remove_capability_from_bounding_set};
     for capability in CapabilitySet::all().iter() {
         let _ = remove_capability_from_bounding_set(capability);
@@ -219,7 +219,7 @@ fn compile(rules: Rules, errno: i32) -> Result<BpfProgram, String> {
 /// Stage 1, installed on the spawner thread and so inherited by the interpreter: the
 /// deny-list (`EPERM`), and `clone3` → `ENOSYS` so that glibc falls back to `clone`,
 /// whose flags stage 2 can inspect.
-fn stage1_filters() -> Result<Vec<BpfProgram>, String> {
+pub(crate) fn stage1_filters() -> Result<Vec<BpfProgram>, String> {
     let mut rules = Rules::new();
     let denied: &[i64] = &[
         libc::SYS_socket,

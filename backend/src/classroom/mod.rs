@@ -46,6 +46,7 @@ use crate::store::{RecordingStore, Store, StoreError};
 use vlab_lab::recording::RecordingSink;
 use vlab_lab::secret::TokenDigest;
 use vlab_lab::{LabHandle, Labs};
+use vlab_programs::compile::{CompileLimits, Compiler};
 
 /// Where a classroom finds what scenes refer to.
 #[derive(Clone, Debug)]
@@ -84,6 +85,11 @@ pub struct ClassroomConfig {
     /// How many exports of recordings are written at once, and how fast their clients
     /// must read.
     pub exports: export::ExportLimits,
+    /// Where compiled C and C++ programs are kept by their sources' digest (`None`: in
+    /// memory only); `vlab serve` keeps them in `<db>.compiled/`.
+    pub compile_cache: Option<PathBuf>,
+    /// The bounds of compiling (`None`: the defaults).
+    pub compile_limits: Option<CompileLimits>,
 }
 
 /// Every lab of a server and the rules that apply to them.
@@ -98,6 +104,7 @@ pub struct Classroom {
     open_labs: bool,
     store: Option<Mutex<Store>>,
     recordings: Option<Recordings>,
+    compiler: Compiler,
 }
 
 impl Classroom {
@@ -119,6 +126,7 @@ impl Classroom {
             open_labs: config.open_labs,
             store: config.store.map(Mutex::new),
             recordings,
+            compiler: Compiler::new(config.compile_cache, config.compile_limits.unwrap_or_default()),
         }
     }
 
@@ -145,6 +153,11 @@ impl Classroom {
     /// Its robots' programs: sources, restarts and stops, remote controllers.
     pub fn programs(&self) -> ClassroomPrograms {
         ClassroomPrograms
+    }
+
+    /// The compiler of its C and C++ programs.
+    pub fn compiler(&self) -> &Compiler {
+        &self.compiler
     }
 
     /// Uploads: scenes, robots, programs, and the assets that came with them.

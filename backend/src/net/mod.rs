@@ -69,6 +69,7 @@ pub fn app(state: Arc<AppState>) -> Router {
         .route("/join", post(labs::join_by_code))
         .route("/scenes", get(labs::list_scenes))
         .route("/examples", get(examples::list_examples))
+        .route("/program-types", get(programs::program_types))
         .route("/labs/{lab}/participants", get(labs::participants))
         .route("/labs/{lab}/participants/{id}", axum::routing::delete(labs::remove_participant))
         .route("/labs/{lab}/join-code", post(labs::change_join_code))

@@ -12,6 +12,13 @@ use super::uploads::read_upload;
 use super::{AppError, AppState};
 use vlab_lab::ProgramAction;
 
+/// `GET /api/program-types`: every kind of program this server runs (its `TYPE:`, file
+/// endings, whether it is compiled), and whether it can now, or which Debian packages
+/// it lacks.
+pub async fn program_types() -> Json<Vec<vlab_programs::compile::ProgramTypeInfo>> {
+    Json(vlab_programs::compile::program_types())
+}
+
 /// `GET /api/labs/{lab}/robots/{robot}/program`: the program's files, for the editor.
 pub async fn get_program(
     State(app): State<Arc<AppState>>,

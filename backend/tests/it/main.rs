@@ -11,6 +11,7 @@ mod architecture_map;
 mod assets;
 mod camera_programs;
 mod classroom;
+mod cpp_programs;
 mod docs_self_contained;
 mod example_robots;
 mod fuzz_uploads;

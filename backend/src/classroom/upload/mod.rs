@@ -159,9 +159,11 @@ impl ClassroomUploads<'_> {
             ClassroomError::upload(RefusalKind::Invalid, reply)
         };
         let field = bundle.main_name.clone();
-        let code =
+        let pending =
             programs::program_of_file(&field, &bundle, &self.program_library()).map_err(|error| refuse(vec![error]))?;
-        let checked = BTreeMap::from([(robot.to_owned(), code)]);
+        let pending = BTreeMap::from([(robot.to_owned(), pending)]);
+        let who = caller.user().map(|user| compiling_key(lab, user));
+        let (checked, _) = programs::build_all(&self.classroom.compiler, pending, who, refuse).await?;
         programs::check_all(&checked).await.map_err(refuse)?;
         let code = checked.into_values().next().expect("one program");
         let reservation = match lab.robots().owner_of(robot).filter(|owner| *owner != INSTRUCTOR_ID) {
@@ -228,8 +230,15 @@ impl ClassroomUploads<'_> {
                     binaries,
                     program: Some(program.clone()),
                 };
-                let code = programs::program_of_file(&program, &bundle, &self.program_library())
-                    .map_err(|e| ClassroomError::Invalid(format!("{}:{}: {}", e.file, e.line, e.message)))?;
+                let positioned = |e: SourceMessage| format!("{}:{}:{}: {}", e.file, e.line, e.col, e.message);
+                let pending = programs::program_of_file(&program, &bundle, &self.program_library())
+                    .map_err(|e| ClassroomError::Invalid(positioned(e)))?;
+                let pending = BTreeMap::from([(robot.clone(), pending)]);
+                let invalid = |errors: Vec<SourceMessage>| {
+                    ClassroomError::Invalid(errors.into_iter().map(positioned).collect::<Vec<_>>().join("; "))
+                };
+                let (built, _) = programs::build_all(&self.classroom.compiler, pending, None, invalid).await?;
+                let code = built.into_values().next().expect("one program");
                 let reservation = lab
                     .robots()
                     .owner_of(&robot)
@@ -295,9 +304,17 @@ impl ClassroomUploads<'_> {
                 SceneUploadReply { errors: vec![error], ..reply },
             ));
         }
-        let programs = programs::resolve(&model, &bundle, &self.program_library()).map_err(|e| invalid(e, &reply))?;
+        let pending = programs::resolve(&model, &bundle, &self.program_library()).map_err(|e| invalid(e, &reply))?;
+        reply.warnings.extend(programs::unrun(&model, &bundle, &pending));
+        // Compiled here, in the upload's request: the robot starts with its program ready.
+        let who = match origin {
+            Origin::Caller => Some(compiling_key(lab, adder.as_ref().map_or(INSTRUCTOR_ID, |a| a.owner.id))),
+            Origin::Store => None,
+        };
+        let (programs, compiled_warnings) =
+            programs::build_all(&self.classroom.compiler, pending, who, |e| invalid(e, &reply)).await?;
+        reply.warnings.extend(compiled_warnings);
         programs::check_all(&programs).await.map_err(|e| invalid(e, &reply))?;
-        reply.warnings.extend(programs::unrun(&model, &bundle, &programs));
         reply.warnings.extend(programs::form_project_warnings(&model, &bundle));
         let programs = programs.into_iter().map(|(robot, code)| (robot, Arc::new(code))).collect();
         let robots: Vec<String> = model.robots.iter().map(|r| r.name.clone()).collect();
@@ -440,6 +457,11 @@ impl ClassroomUploads<'_> {
     fn program_library(self) -> DirLoader {
         DirLoader { scenes: self.classroom.library.scenes_dir.clone(), assets: None }
     }
+}
+
+/// Whose compile it is: one participant of one lab compiles one program at a time.
+fn compiling_key(lab: &LabHandle, user: vlab_protocol::UserId) -> String {
+    format!("{}/{user}", lab.id())
 }
 
 /// How many elements robot `robot` of `model` has (see [`MAX_ROBOT_ELEMENTS`]).

@@ -71,6 +71,11 @@ impl TestServer {
         TestServer { addr, http: reqwest::Client::new(), shutdown: Some(shutdown), state }
     }
 
+    /// The classroom it serves.
+    pub fn classroom(&self) -> &Classroom {
+        &self.state.classroom
+    }
+
     pub fn url(&self, path: &str) -> String {
         format!("http://{}{path}", self.addr)
     }
