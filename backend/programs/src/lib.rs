@@ -137,7 +137,7 @@ pub trait Controller: Send {
     fn error(&self) -> Option<&ProgramError>;
 }
 
-/// Budgets and caps of one program. The defaults suit a 50 Hz controller of a
+/// Budgets and caps of one program. The defaults suit a 48 Hz controller of a
 /// student's robot.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Limits {

@@ -60,6 +60,7 @@ mod store_failures;
 mod urdf_upload;
 mod viewer_pacing;
 mod vlab_project_upload;
+mod vlab_tank_shuttle;
 mod wasm_beliefs;
 mod web_files;
 mod websocket;

@@ -27,12 +27,12 @@ pub fn ProgramEditor(form: RobotForm) -> impl IntoView {
                 {move || draft.program_name.get()}
             </span>
             <div class="spacer"></div>
-            <label class="btn btn-small file-pick" title="Open a Python file (.py, and its helper modules) or a WebAssembly module (.wasm)">
+            <label class="btn btn-small file-pick" title="Open a Python file (.py, and its helper modules), C or C++ sources (.c, .cpp, and their headers), a project file (.rprj) or a WebAssembly module (.wasm)">
                 "Open file…"
                 <input
                     type="file"
                     multiple=true
-                    accept=".py,.wasm,.rprj"
+                    accept=".py,.wasm,.rprj,.c,.cc,.cpp,.cxx,.h,.hh,.hpp,.hxx"
                     data-testid="program-file"
                     on:change=move |event| open_program(draft, event)
                 />

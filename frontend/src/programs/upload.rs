@@ -201,8 +201,11 @@ pub fn sort_program_files(files: Vec<(String, Vec<u8>)>) -> PickedProgram {
             1
         } else if lower == DEFAULT_PROGRAM_NAME {
             2
-        } else if lower.ends_with(".py") {
+        } else if lower.ends_with(".py") || is_c_source(&lower) {
             3
+        } else if is_c_header(&lower) {
+            // A header goes along, never as the main file.
+            5
         } else {
             4
         }
@@ -222,7 +225,7 @@ pub fn sort_program_files(files: Vec<(String, Vec<u8>)>) -> PickedProgram {
                 ProgramBody::Text(String::from_utf8_lossy(&bytes).into_owned())
             };
             picked.main = Some(ProgramFile { name, body });
-        } else if kind(&name) == 2 || kind(&name) == 3 {
+        } else if matches!(kind(&name), 2 | 3 | 5) {
             picked.helpers.push(PickedFile::read(name, bytes));
         } else {
             picked.ignored.push(name);
@@ -233,10 +236,14 @@ pub fn sort_program_files(files: Vec<(String, Vec<u8>)>) -> PickedProgram {
 
 /// The example's program as the editor holds it: its main file and the other files as helpers.
 pub fn program_from_source(source: &ProgramSource) -> (ProgramFile, Vec<PickedFile>) {
-    let body = match source.language {
-        // The module itself is not sent back: the editor shows an empty module until a new one is opened.
-        Language::Wasm => ProgramBody::Wasm(Vec::new()),
-        Language::Python => ProgramBody::Text(source.files.get(&source.main).cloned().unwrap_or_default()),
+    let body = match (source.language, source.files.get(&source.main)) {
+        // A module the server compiled from C or C++ comes back as its sources, which a
+        // save compiles again.
+        (_, Some(text)) => ProgramBody::Text(text.clone()),
+        // A module sent as such is not sent back: the editor shows an empty module until
+        // a new one is opened.
+        (Language::Wasm, None) => ProgramBody::Wasm(Vec::new()),
+        (Language::Python, None) => ProgramBody::Text(String::new()),
     };
     let helpers = source
         .files
@@ -245,6 +252,16 @@ pub fn program_from_source(source: &ProgramSource) -> (ProgramFile, Vec<PickedFi
         .map(|(name, text)| PickedFile::text(name, text))
         .collect();
     (ProgramFile { name: source.main.clone(), body }, helpers)
+}
+
+/// Whether a (lower-case) file name is a C or C++ source the server compiles.
+fn is_c_source(lower: &str) -> bool {
+    [".c", ".cc", ".cpp", ".cxx"].iter().any(|ext| lower.ends_with(ext))
+}
+
+/// Whether a (lower-case) file name is a C or C++ header a program includes.
+fn is_c_header(lower: &str) -> bool {
+    [".h", ".hh", ".hpp", ".hxx"].iter().any(|ext| lower.ends_with(ext))
 }
 
 /// Reads `GET /api/examples`.
@@ -308,9 +325,11 @@ pub fn error_place(message: &SourceMessage, program: &ProgramFile, helpers: &[Pi
     if helpers.iter().any(|helper| helper.name == file) {
         return ErrorPlace::Elsewhere;
     }
+    let lower = file.to_ascii_lowercase();
     let program_like = file == program.name
         || Language::from_file_name(file).is_some()
-        || file.to_ascii_lowercase().ends_with(".rprj");
+        || lower.ends_with(".rprj")
+        || is_c_source(&lower);
     if !program_like {
         return ErrorPlace::Description;
     }
@@ -415,6 +434,9 @@ mod tests {
         let picked = sort_program_files(vec![file("a.py", "A"), file("bot.wasm", "\0asm")]);
         assert_eq!(picked.main.unwrap().body, ProgramBody::Wasm(b"\0asm".to_vec()));
         assert_eq!(picked.helpers, [helper("a.py", "A")]);
+        let picked = sort_program_files(vec![file("util.h", "H"), file("bot.cpp", "C")]);
+        assert_eq!(picked.main.unwrap().name, "bot.cpp", "a C++ source is the main file, never its header");
+        assert_eq!(picked.helpers, [helper("util.h", "H")]);
         let picked = sort_program_files(vec![file("drive.py", "D")]);
         assert_eq!(picked.main.unwrap().name, "drive.py", "a lone Python file is the main file");
         assert_eq!(sort_program_files(vec![file("x.txt", "")]).main, None);
@@ -429,6 +451,17 @@ mod tests {
         let (main, helpers) = program_from_source(&source);
         assert_eq!(main, python("import util"));
         assert_eq!(helpers, [helper("util.py", "X = 1")]);
+
+        // A module compiled from C++ on the server: its sources, which a save compiles again.
+        let mut files = BTreeMap::new();
+        files.insert("bot.cpp".to_owned(), "#include \"util.h\"".to_owned());
+        files.insert("util.h".to_owned(), "int x;".to_owned());
+        let source = ProgramSource { language: Language::Wasm, main: "bot.cpp".into(), files };
+        let (main, helpers) = program_from_source(&source);
+        assert_eq!(main, ProgramFile { name: "bot.cpp".into(), body: ProgramBody::Text("#include \"util.h\"".into()) });
+        assert_eq!(helpers, [helper("util.h", "int x;")]);
+        let module = ProgramSource { language: Language::Wasm, main: "bot.wasm".into(), files: BTreeMap::new() };
+        assert_eq!(program_from_source(&module).0.body, ProgramBody::Wasm(Vec::new()));
     }
 
     #[test]
@@ -490,6 +523,9 @@ mod tests {
         assert_eq!(error_place(&message("diffbot_robot.vlab"), &program, &helpers), ErrorPlace::Description);
         let wasm = ProgramFile { name: "bot.wasm".into(), body: ProgramBody::Wasm(vec![1]) };
         assert_eq!(error_place(&message("bot.wasm"), &wasm, &[]), ErrorPlace::Elsewhere);
+        let cpp = ProgramFile { name: "bot.cpp".into(), body: ProgramBody::Text("int main;".into()) };
+        assert_eq!(error_place(&message("bot.cpp"), &cpp, &[helper("util.h", "")]), ErrorPlace::Program);
+        assert_eq!(error_place(&message("util.h"), &cpp, &[helper("util.h", "")]), ErrorPlace::Elsewhere);
     }
 
     #[test]

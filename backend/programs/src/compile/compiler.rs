@@ -361,6 +361,23 @@ __attribute__((export_name(\"pre_step\"))) void pre_step(void) { set_drive(actua
         assert_eq!(compiler.compiles(), 1, "the same sources are compiled once");
     }
 
+    /// Regression: libc++'s headers are a link into LLVM's folder, which the sandbox
+    /// must let clang read (it refused `<iostream>` with "Permission denied").
+    #[test]
+    fn a_cpp_program_with_the_standard_library_and_the_robot_api_compiles() {
+        if !compiles_here(SourceLanguage::Cpp) {
+            return;
+        }
+        let compiler = Compiler::new(None, CompileLimits::default());
+        let source = "#include <plugins/robot_software_api.h>\n#include <iostream>\n#include <string>\n#include <vector>\n\
+            class Bot : public RobotSoftware {\npublic:\n    Bot(Robot *r) : RobotSoftware(r) {}\n\
+            virtual void preStep() { std::vector<std::string> said{\"hi\"}; cout << said[0] << endl; }\n};\n\
+            ROBOT_SOFTWARE_PLUGIN(Bot, \"Bot\")\n";
+        let program = request(SourceLanguage::Cpp, &[("bot.cpp", source)]);
+        let compiled = runtime().block_on(compiler.compile(program, None)).unwrap();
+        crate::check_module(&compiled.module).expect("the lab runs what the compiler made");
+    }
+
     #[test]
     fn errors_come_back_at_their_file_line_and_column() {
         if !compiles_here(SourceLanguage::Cpp) {

@@ -221,7 +221,7 @@ impl Rules {
         ];
         // libc++'s headers and archives are links into LLVM's own folder: what they
         // point at is what is opened.
-        for linked in [include.join("c++"), lib.join("libc++.a"), lib.join("libc++abi.a")] {
+        for linked in [include.join("c++/v1"), lib.join("libc++.a"), lib.join("libc++abi.a")] {
             if let Ok(real) = linked.canonicalize() {
                 readable.push(if real.is_dir() { real } else { real.parent().map_or(real.clone(), Path::to_path_buf) });
             }

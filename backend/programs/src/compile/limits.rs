@@ -1,5 +1,5 @@
 //! The bounds of compiling: what one compile may use, and how many the server runs and
-//! keeps waiting at once (`docs/programs.md`, "C and C++: uploading and compiling").
+//! keeps waiting at once (`docs/programs.md`, "C and C++", "Uploading and compiling").
 
 use std::time::Duration;
 

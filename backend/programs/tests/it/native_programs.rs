@@ -298,10 +298,10 @@ fn clocks_read_the_lab_s_time_and_random_numbers_follow_the_seed() {
     assert_ne!(other[2], run[2], "another seed, other numbers");
 }
 
-/// The first C++ program of docs/programs.md ("C and C++: the API").
+/// The first C++ program of docs/programs.md ("C and C++", "The API").
 fn documented_program() -> String {
     let docs = include_str!("../../../../docs/programs.md");
-    let section = docs.split("### C and C++: the API").nth(1).expect("the docs' C and C++ section");
+    let section = docs.split("### The API").nth(1).expect("the docs' C and C++ section");
     let code = section.split("```cpp\n").nth(1).expect("a C++ example in it");
     code.split("```").next().expect("the example's end").to_owned()
 }
