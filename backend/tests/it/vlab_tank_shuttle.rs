@@ -68,6 +68,11 @@ async fn the_vlab_tank_uploaded_as_written_shuttles_in_its_room() {
         assert!(tokio::time::Instant::now() < deadline, "the tank's program never started");
         tokio::time::sleep(std::time::Duration::from_millis(20)).await;
     }
+    // The console keeps its last lines: the program's name is among its first, as it
+    // joins at the first control step.
+    server.control("demo", ControlAction::Step { steps: 10 }).await;
+    let opening = tank_report(&server).await["console"].to_string();
+    assert!(opening.contains("Shuttle"), "the console names the program: {opening}");
     // 30 → 50 at about 8.5 units/s, back to 10, and out again: 16 s of the room.
     let mut xs = Vec::new();
     for _ in 0..64 {
@@ -79,10 +84,13 @@ async fn the_vlab_tank_uploaded_as_written_shuttles_in_its_room() {
     let (far, near) = xs.iter().fold((f64::MIN, f64::MAX), |(hi, lo), &x| (hi.max(x), lo.min(x)));
     let turned_back = xs.iter().position(|&x| x > 50.0).is_some_and(|out| xs[out..].iter().any(|&x| x < 10.0));
     println!("the tank's x every quarter second: {xs:.1?}");
-    assert!(far > 50.0 && far < 56.0, "it goes past x = 50 and turns: {xs:.1?}");
-    assert!(near < 10.0 && near > 4.0, "it comes back past x = 10 and turns: {xs:.1?}");
+    // Turned round at full speed, it runs on a few units before its motors win: the
+    // room's walls (x = 0 and 60) are farther, and pressed against one it would stay.
+    assert!(far > 50.0 && far < 60.0, "it goes past x = 50 and turns: {xs:.1?}");
+    assert!(near < 10.0 && near > 0.0, "it comes back past x = 10 and turns: {xs:.1?}");
     assert!(turned_back, "out to 50 first, then back to 10: {xs:.1?}");
+    let lowest = xs.iter().position(|&x| x == near).unwrap();
+    assert!(xs[lowest..].iter().any(|&x| x > 20.0), "and out again: {xs:.1?}");
     let console = report["console"].to_string();
     assert!(console.contains("GPS: "), "its GPS lines reach its console: {console}");
-    assert!(console.contains("Shuttle"), "the console names the program: {console}");
 }
