@@ -42,7 +42,7 @@ const FIXED = program('0.4');
 
 test('a student uploads a C++ program, sees its compile error at its line, fixes it and watches it drive', { timeout: 300_000 }, async (t) => {
   await withLab(t, async ({ server, openPage, artifactName }) => {
-    const { page: student, token } = await joinAsStudent(server, openPage, 'Coder');
+    const { page: student, token, consoleErrors } = await joinAsStudent(server, openPage, 'Coder');
     await student.locator(byTestId('btn-open-robot-upload')).click();
     await student.locator(byTestId('robot-upload')).waitFor();
     await student.locator(byTestId('robot-suffix')).fill(SUFFIX);
@@ -80,5 +80,8 @@ test('a student uploads a C++ program, sees its compile error at its line, fixes
     await student.locator(byTestId('btn-edit-program')).click();
     const editing = await waitUntil('the program to load for editing', () => readProgramUi(student), (p) => p.panelTitle === `Program of ${ROBOT}`);
     assert.equal(editing.program, FIXED, 'the editor holds the C++ source');
-  });
+
+    const unexpected = consoleErrors.filter((text) => !/status of 422/.test(text));
+    assert.deepEqual(unexpected, [], 'only the refused upload may show in the console');
+  }, { allowConsoleErrors: true });
 });
