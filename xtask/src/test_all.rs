@@ -16,7 +16,8 @@
 //!    virtualenv, pytest against the server binary;
 //! 7. the end-to-end tests: `node --test` on `e2e/tests/*.test.mjs`, each against the real
 //!    server and real headless Chromium, screenshots in `e2e/artifacts/`, two test files
-//!    at a time ([`E2E_FILES_AT_ONCE`]).
+//!    at a time ([`E2E_FILES_AT_ONCE`]), after those that time a program's CPU
+//!    ([`E2E_ALONE`]), which run alone.
 //!
 //! Last, the copies of binaries and caches this run replaced are deleted from the target
 //! folder (`crate::prune`), so a folder reused run after run stays the size of one build.
@@ -39,6 +40,11 @@ use anyhow::{Context, Result, bail};
 /// roaming rovers, a restarted program stepped too few steps to join) now leave nothing
 /// to the machine's speed.
 const E2E_FILES_AT_ONCE: usize = 2;
+
+/// The e2e test files that run alone, before the others: they time a program's CPU
+/// share, which a second browser on a 2-core machine takes from it (two at a time, its
+/// lockstep part once stopped the program for not answering within 500 ms).
+const E2E_ALONE: &[&str] = &["late_program_and_sync_setting.test.mjs"];
 
 /// Debian's Chromium, the only browser the e2e tests use.
 const CHROMIUM: &str = "/usr/bin/chromium";
@@ -228,8 +234,9 @@ fn build_server() -> Result<PathBuf> {
     Ok(binary)
 }
 
-/// Runs the e2e test files one at a time (each starts its own server and Chromium, and
-/// SwiftShader wants the CPU).
+/// Runs the e2e test files: first those that time a program's CPU ([`E2E_ALONE`]),
+/// alone (a second browser beside them would starve the program they time), then the
+/// others [`E2E_FILES_AT_ONCE`] at a time. Each starts its own server and Chromium.
 fn run_e2e(root: &Path, e2e_dir: &Path, server: &Path, web_dir: &Path, chromium: &Path) -> Result<()> {
     let tests_dir = e2e_dir.join("tests");
     let mut tests: Vec<PathBuf> = std::fs::read_dir(&tests_dir)
@@ -241,6 +248,9 @@ fn run_e2e(root: &Path, e2e_dir: &Path, server: &Path, web_dir: &Path, chromium:
     if tests.is_empty() {
         bail!("no e2e tests (*.test.mjs) in {}", tests_dir.display());
     }
+    let (alone, together): (Vec<PathBuf>, Vec<PathBuf>) = tests
+        .into_iter()
+        .partition(|path| path.file_name().is_some_and(|name| E2E_ALONE.iter().any(|alone| name == *alone)));
 
     let artifacts = root.join("e2e").join("artifacts");
     if artifacts.exists() {
@@ -248,15 +258,20 @@ fn run_e2e(root: &Path, e2e_dir: &Path, server: &Path, web_dir: &Path, chromium:
     }
     std::fs::create_dir_all(&artifacts).with_context(|| format!("could not create {}", artifacts.display()))?;
 
-    let mut node = Command::new("node");
-    node.args(["--test", &format!("--test-concurrency={E2E_FILES_AT_ONCE}"), "--test-reporter=spec"])
-        .args(&tests)
-        .current_dir(e2e_dir)
-        .env("VLAB_BIN", server)
-        .env("VLAB_WEB_DIR", web_dir)
-        .env("CHROMIUM_PATH", chromium)
-        .env("E2E_ARTIFACTS", &artifacts);
-    crate::run(&mut node).with_context(|| format!("e2e tests failed; screenshots in {}", artifacts.display()))?;
+    for (files, at_once) in [(alone, 1), (together, E2E_FILES_AT_ONCE)] {
+        if files.is_empty() {
+            continue;
+        }
+        let mut node = Command::new("node");
+        node.args(["--test", &format!("--test-concurrency={at_once}"), "--test-reporter=spec"])
+            .args(&files)
+            .current_dir(e2e_dir)
+            .env("VLAB_BIN", server)
+            .env("VLAB_WEB_DIR", web_dir)
+            .env("CHROMIUM_PATH", chromium)
+            .env("E2E_ARTIFACTS", &artifacts);
+        crate::run(&mut node).with_context(|| format!("e2e tests failed; screenshots in {}", artifacts.display()))?;
+    }
     eprintln!("xtask: e2e screenshots in {}", artifacts.display());
     Ok(())
 }
