@@ -258,6 +258,8 @@ fn run_e2e(root: &Path, e2e_dir: &Path, server: &Path, web_dir: &Path, chromium:
     }
     std::fs::create_dir_all(&artifacts).with_context(|| format!("could not create {}", artifacts.display()))?;
 
+    // Both groups run whatever the first gives: a failure does not hide the others.
+    let mut failed = Vec::new();
     for (files, at_once) in [(alone, 1), (together, E2E_FILES_AT_ONCE)] {
         if files.is_empty() {
             continue;
@@ -270,7 +272,12 @@ fn run_e2e(root: &Path, e2e_dir: &Path, server: &Path, web_dir: &Path, chromium:
             .env("VLAB_WEB_DIR", web_dir)
             .env("CHROMIUM_PATH", chromium)
             .env("E2E_ARTIFACTS", &artifacts);
-        crate::run(&mut node).with_context(|| format!("e2e tests failed; screenshots in {}", artifacts.display()))?;
+        if let Err(error) = crate::run(&mut node) {
+            failed.push(format!("{error:#}"));
+        }
+    }
+    if !failed.is_empty() {
+        bail!("e2e tests failed; screenshots in {}: {}", artifacts.display(), failed.join("; "));
     }
     eprintln!("xtask: e2e screenshots in {}", artifacts.display());
     Ok(())
