@@ -138,7 +138,6 @@ pub(crate) fn drop_bounding_set() {
 /// sockets only within the sandbox. Fails closed below ABI 3 or when not enforced.
 fn restrict_files(python: &Interpreter, folder: &Path) -> Result<(), ProgramError> {
     let refuse = |what: String| ProgramError::SandboxUnavailable(format!("Landlock: {what}"));
-    let abi = ABI::V3;
     let mut executables = vec![python.executable.clone()];
     executables.extend(python.loader().cloned());
     let mut readable: Vec<PathBuf> = vec![
@@ -155,6 +154,15 @@ fn restrict_files(python: &Interpreter, folder: &Path) -> Result<(), ProgramErro
             .map(PathBuf::from)
             .filter(|p| p.exists()),
     );
+    landlock(&executables, &readable, &[]).map_err(refuse)
+}
+
+/// Confines the calling thread with Landlock: `executables` may be read and executed,
+/// `readable` read, `writable` read and written, nothing else; no TCP; signals and
+/// abstract unix sockets only within the sandbox. `Err` says why it cannot be enforced
+/// (below ABI 3, or not at all): the caller then refuses to run anything.
+pub(crate) fn landlock(executables: &[PathBuf], readable: &[PathBuf], writable: &[PathBuf]) -> Result<(), String> {
+    let abi = ABI::V3;
     let status = Ruleset::default()
         .set_compatibility(CompatLevel::HardRequirement)
         .handle_access(AccessFs::from_all(abi))
@@ -162,19 +170,20 @@ fn restrict_files(python: &Interpreter, folder: &Path) -> Result<(), ProgramErro
         .and_then(|r| r.handle_access(AccessNet::from_all(ABI::V6)))
         .and_then(|r| r.scope(Scope::from_all(ABI::V6)))
         .and_then(|r| r.create())
-        .and_then(|r| r.add_rules(path_beneath_rules(&executables, AccessFs::from_read(abi) | AccessFs::Execute)))
-        .and_then(|r| r.add_rules(path_beneath_rules(&readable, AccessFs::from_read(abi) & !AccessFs::Execute)))
+        .and_then(|r| r.add_rules(path_beneath_rules(executables, AccessFs::from_read(abi) | AccessFs::Execute)))
+        .and_then(|r| r.add_rules(path_beneath_rules(readable, AccessFs::from_read(abi) & !AccessFs::Execute)))
+        .and_then(|r| r.add_rules(path_beneath_rules(writable, AccessFs::from_all(abi) & !AccessFs::Execute)))
         .and_then(|r| r.restrict_self())
-        .map_err(|e| refuse(e.to_string()))?;
+        .map_err(|e| e.to_string())?;
     if status.ruleset == RulesetStatus::NotEnforced {
-        return Err(refuse("not enforced by this kernel".into()));
+        return Err("not enforced by this kernel".into());
     }
     match status.landlock {
         LandlockStatus::Available { effective_abi, .. } if effective_abi >= ABI::V3 => Ok(()),
         LandlockStatus::Available { effective_abi, .. } => {
-            Err(refuse(format!("ABI {} is too old (3 or newer is needed)", effective_abi as i32)))
+            Err(format!("ABI {} is too old (3 or newer is needed)", effective_abi as i32))
         }
-        other => Err(refuse(format!("{other:?}"))),
+        other => Err(format!("{other:?}")),
     }
 }
 

@@ -15,10 +15,6 @@ use std::process::{Child, Command, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use landlock::{
-    ABI, Access, AccessFs, AccessNet, CompatLevel, Compatible, Ruleset, RulesetAttr, RulesetCreatedAttr, RulesetStatus,
-    Scope, path_beneath_rules,
-};
 use rustix::process::{Pid, Resource, Rlimit, prlimit};
 
 use super::limits::CompileLimits;
@@ -246,28 +242,11 @@ fn confine_this_thread(rules: &Rules, filters: &[seccompiler::BpfProgram]) -> Re
     Ok(())
 }
 
-/// Landlock: fails closed below ABI 3 or when not enforced, as for programs.
+/// Landlock, as for programs (`sandbox::landlock`): fails closed below ABI 3 or when
+/// not enforced.
 fn restrict_files(rules: &Rules) -> Result<(), CompileError> {
-    let refuse = |what: String| CompileError::Sandbox(format!("Landlock: {what}"));
-    let abi = ABI::V3;
-    let read = AccessFs::from_read(abi) & !AccessFs::Execute;
-    let write = AccessFs::from_all(abi) & !AccessFs::Execute;
-    let status = Ruleset::default()
-        .set_compatibility(CompatLevel::HardRequirement)
-        .handle_access(AccessFs::from_all(abi))
-        .and_then(|r| r.set_compatibility(CompatLevel::BestEffort).handle_access(AccessFs::from_all(ABI::V6)))
-        .and_then(|r| r.handle_access(AccessNet::from_all(ABI::V6)))
-        .and_then(|r| r.scope(Scope::from_all(ABI::V6)))
-        .and_then(|r| r.create())
-        .and_then(|r| r.add_rules(path_beneath_rules(&rules.executables, AccessFs::from_read(abi) | AccessFs::Execute)))
-        .and_then(|r| r.add_rules(path_beneath_rules(&rules.readable, read)))
-        .and_then(|r| r.add_rules(path_beneath_rules(&rules.writable, write)))
-        .and_then(|r| r.restrict_self())
-        .map_err(|e| refuse(e.to_string()))?;
-    if status.ruleset == RulesetStatus::NotEnforced {
-        return Err(refuse("not enforced by this kernel".into()));
-    }
-    Ok(())
+    crate::sandbox::landlock(&rules.executables, &rules.readable, &rules.writable)
+        .map_err(|what| CompileError::Sandbox(format!("Landlock: {what}")))
 }
 
 /// The compile's rlimits, set on `sh` before it execs clang (clang and its linker
