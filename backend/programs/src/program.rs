@@ -408,7 +408,8 @@ impl PythonProgram {
     /// Sends the readings of one control step without waiting: what the pipe does not
     /// take now follows at [`PythonProgram::push`], [`PythonProgram::try_receive`] or
     /// [`PythonProgram::receive`] (which waits for the program to read it, within the
-    /// step budget). Collect the answer within [`Limits::step_budget`] from now.
+    /// step budget). A lab that waits for the answer waits at most
+    /// [`Limits::step_budget`] from when it begins to wait.
     pub fn send_step(&mut self, input: &StepInput) -> Result<(), ProgramError> {
         if let Some(e) = &self.failed {
             return Err(e.clone());
@@ -511,6 +512,7 @@ impl PythonProgram {
         }
         // The rest of the readings first: no answer comes before the program has them.
         if wait {
+            self.wait_from_now();
             self.write_buffered()?;
         } else if self.push()? {
             return Ok(None);
@@ -708,6 +710,20 @@ impl PythonProgram {
             .map(|l| ConsoleLine { source: ConsoleSource::Stderr, text: String::from_utf8_lossy(&l).into_owned() })
             .collect();
         self.take_output(lines)
+    }
+
+    /// A lab that begins to wait for a step's answer waits its budget from now: the
+    /// readings may have gone out long before, in a real-time lab that did not wait
+    /// (the instructor has just switched it to lockstep), and a program that was
+    /// legitimately late there has not used the lab's patience yet.
+    fn wait_from_now(&mut self) {
+        if let Asked::Step { .. } = self.asked {
+            let now = Instant::now();
+            if self.deadline < now + self.limits.step_budget {
+                self.asked = Asked::Step { at: now, waited: None };
+                self.deadline = now + self.limits.step_budget;
+            }
+        }
     }
 
     /// Once the lab has waited [`QUICK_ANSWER`] for a step's answer: how long the

@@ -219,6 +219,11 @@ impl RemoteController {
         if let Err(e) = self.conversation.expecting() {
             return Err(self.fail(e));
         }
+        if wait {
+            // The budget counts from when the lab begins to wait: the step may have
+            // gone out long before, in a real-time lab that did not wait for it.
+            self.deadline = self.deadline.max(Instant::now() + self.budget);
+        }
         loop {
             let received = if wait {
                 let left = self.deadline.saturating_duration_since(Instant::now());
@@ -356,6 +361,24 @@ mod tests {
         let _ = next(&mut peer);
         assert_eq!(next(&mut peer), ToPeer::Close { code: CLOSE_DETACHED, reason: error.to_string() });
         assert_eq!(lab.send_step(&StepInput { step: 10, time_secs: 0.0, sensors: BTreeMap::new() }), Err(error));
+    }
+
+    #[test]
+    fn a_lockstep_wait_gets_its_whole_budget_however_long_ago_the_step_went_out() {
+        let limits = Limits { step_budget: Duration::from_millis(200), ..Limits::default() };
+        let (mut lab, mut peer) = attached(limits);
+        step(&mut lab, 5);
+        // A real-time lab went on without the answer for longer than the budget...
+        std::thread::sleep(Duration::from_millis(300));
+        assert_eq!(lab.try_receive().unwrap(), None);
+        // ...then the lab switched to lockstep and waits; the answer comes 100 ms later.
+        let answering = std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(100));
+            peer.deliver(br#"{"type":"commands","step":5,"commands":{}}"#.to_vec()).unwrap();
+            peer
+        });
+        assert_eq!(lab.receive().expect("answered within the wait's budget").step, Some(5));
+        answering.join().unwrap();
     }
 
     #[test]

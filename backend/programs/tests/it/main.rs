@@ -7,5 +7,6 @@ mod example_wasm;
 mod native_programs;
 mod program_time;
 mod regression_busy_cpu_stops_lockstep_programs;
+mod regression_switch_to_lockstep_stops_a_late_program;
 mod wasm_cameras;
 mod wasm_programs;
