@@ -10,6 +10,13 @@
 //! collected it: one control period of actuation delay, fixed, as on a real robot, and
 //! the programs use the other cores while the physics uses this one.
 //!
+//! A robot whose scene or project file asks for it (`program_rate every_step;`,
+//! `RATE:EVERY_STEP`) runs its program at every physics step instead, as the original
+//! VLAB did; in a lab that waits (lockstep, stepping) its answer is collected at the
+//! same step, so its commands act at the very next physics step: pre-step, actuators,
+//! physics, sensors, post-step, as VLAB ran them. At most [`MAX_EVERY_STEP_PROGRAMS`]
+//! per lab, since each costs the lab's thread an exchange per physics step.
+//!
 //! How the collection waits is the lab's [`SyncMode`]:
 //! - real time: the lab takes the answers that have arrived and never waits, not even
 //!   to write readings a program is not reading (what its pipe does not take follows
@@ -55,7 +62,7 @@ use vlab_programs::{
     control_period,
 };
 use vlab_sim::robot::{Robot, Robots};
-use vlab_sim::scene::Footprint;
+use vlab_sim::scene::{Footprint, ProgramRate};
 use vlab_sim::sim::World;
 
 /// A robot's program status names this as its file while a remote controller drives it.
@@ -64,6 +71,11 @@ pub const REMOTE_CONTROLLER: &str = "remote controller";
 pub const CONSOLE_KEPT_LINES: usize = 200;
 /// How often programs run, in simulation time (the default control rate, docs/programs.md).
 pub const CONTROL_HZ: f64 = 50.0;
+/// Programs of one lab that may run at every physics step (`program_rate every_step`):
+/// each exchange costs the lab's thread its readings, so an every-step program costs
+/// it as much as five at the control rate. Past this, a program runs at the control
+/// rate, and its console says why.
+pub const MAX_EVERY_STEP_PROGRAMS: usize = 8;
 /// A program in a real-time lab that has not answered for this long (wall time) while
 /// using no CPU (blocked, not computing) is stopped.
 pub const SILENCE_LIMIT: Duration = Duration::from_secs(10);
@@ -159,6 +171,13 @@ struct RobotDriver {
     peer: Option<PeerWatch>,
     owner: Option<UserId>,
     phase: ControllerPhase,
+    /// Whether its program runs at every physics step (`program_rate every_step`).
+    every_step: bool,
+    /// Physics steps between its exchanges: the lab's control period, or 1 for a
+    /// program that runs at every physics step.
+    period: u64,
+    /// Its CPU share per exchange at 1×: `period` physics steps of simulation time.
+    nominal: Duration,
     /// The step its program last started at.
     started_at: u64,
     /// Steps from its start to the control step it joined at, once it has: a reset
@@ -203,8 +222,6 @@ pub struct Programs {
     drivers: BTreeMap<String, RobotDriver>,
     seed: u64,
     period: u64,
-    /// One control period of simulation time: a program's CPU share per step at 1×.
-    nominal_share: Duration,
     rules: CpuRules,
     exchange: Exchange,
     console: broadcast::Sender<Arc<ConsoleEvent>>,
@@ -224,7 +241,6 @@ impl Programs {
             drivers: BTreeMap::new(),
             seed,
             period,
-            nominal_share: Duration::from_secs_f64(period as f64 * dt_secs),
             rules: CpuRules::default(),
             exchange: Exchange::default(),
             console,
@@ -330,6 +346,12 @@ impl Programs {
     ) -> bool {
         let Some(robot) = robots.get(name) else { return false };
         let remote = starter.is_some();
+        let asked = robot.program_rate().or(code.as_ref().and_then(|code| code.rate)).unwrap_or_default();
+        let (every_step, refused_rate) = match self.every_step(name, asked, remote) {
+            Ok(every_step) => (every_step, None),
+            Err(why) => (false, Some(why)),
+        };
+        let period = if every_step { 1 } else { self.period };
         let starter: Starter = match (starter, &code) {
             (Some(starter), _) => starter,
             (None, Some(code)) => {
@@ -351,7 +373,7 @@ impl Programs {
                 .map(|a| PartInfo { name: a.name().into(), kind: a.kind().into() })
                 .collect(),
             dt_secs,
-            control_period: self.period as u32,
+            control_period: period as u32,
             step,
             time_secs: step as f64 * dt_secs,
             seed: program_seed(self.seed, name),
@@ -373,6 +395,9 @@ impl Programs {
             peer: None,
             owner,
             phase: ControllerPhase::Stopped,
+            every_step,
+            period,
+            nominal: Duration::from_secs_f64(period as f64 * dt_secs),
             started_at: step,
             join_after,
             join_at: join_after.map(|after| step + after),
@@ -394,6 +419,9 @@ impl Programs {
             Ok(_) => {
                 driver.phase = ControllerPhase::Starting(started);
                 driver.say(step, dt_secs, driver.starting_words());
+                if let Some(why) = refused_rate {
+                    driver.say(step, dt_secs, why);
+                }
                 robots.set_program(name, driver.status(ProgramState::Starting, None));
             }
             Err(e) => {
@@ -405,6 +433,32 @@ impl Programs {
         self.drivers.insert(name.to_owned(), driver);
         self.publish();
         true
+    }
+
+    /// Whether robot `name` runs its program at every physics step when it asks for
+    /// `rate`, or why not: remote controllers answer over the network, so they run at
+    /// the control rate; past [`MAX_EVERY_STEP_PROGRAMS`], so does a program.
+    fn every_step(&self, name: &str, rate: ProgramRate, remote: bool) -> Result<bool, String> {
+        if rate == ProgramRate::Control {
+            return Ok(false);
+        }
+        if remote {
+            return Err("a remote controller runs at the control rate, not at every physics step".into());
+        }
+        let others = self
+            .drivers
+            .iter()
+            .filter(|(other, driver)| {
+                *other != name && driver.every_step && !matches!(driver.phase, ControllerPhase::Stopped)
+            })
+            .count();
+        if others >= MAX_EVERY_STEP_PROGRAMS {
+            return Err(format!(
+                "runs at the control rate, not at every physics step: {MAX_EVERY_STEP_PROGRAMS} programs of this lab \
+                 already run at every step, the most a lab takes"
+            ));
+        }
+        Ok(true)
     }
 
     /// Whether a program is still starting.
@@ -459,55 +513,49 @@ impl Programs {
         })
     }
 
-    /// The post-step phase: on a control step, programs that are ready join, answers
-    /// are collected, and every program that has answered gets the new readings (see
-    /// the module's documentation for the order and the waiting).
+    /// The post-step phase: for every program whose exchange falls on this step (each
+    /// control step, or each step for one that runs at every step), a program that is
+    /// ready joins, answers are collected, and every program that has answered gets the
+    /// new readings (see the module's documentation for the order and the waiting).
     pub fn post_step(&mut self, robots: &mut Robots, world: &World, tick: Tick) {
-        if !tick.step.is_multiple_of(self.period) {
-            self.push(robots, tick);
-            return;
-        }
-        if self.drivers.is_empty() {
-            return;
-        }
-        let share = Duration::from_secs_f64(self.nominal_share.as_secs_f64() * tick.wall_per_sim);
-        let (rules, nominal) = (self.rules, self.nominal_share);
-        // Every answer is in before anybody is asked: the radio delivers what the
-        // answers sent with the readings of this control step, whoever's name comes first.
+        let (rules, exchange) = (self.rules, self.exchange);
+        let (mut due, mut pipelined, mut same_step) = (false, false, false);
+        // Every answer is in before anybody is asked: the radio delivers what the answers
+        // sent with the readings of this step, whoever's name comes first.
         for (name, driver) in &mut self.drivers {
-            driver.join(name, robots, tick, rules, nominal);
-            if self.exchange == Exchange::Pipelined {
-                driver.collect(name, robots, tick, share);
+            if !tick.step.is_multiple_of(driver.period) {
+                driver.push_rest(name, robots, tick);
+                continue;
+            }
+            due = true;
+            driver.join(name, robots, tick, rules);
+            if driver.same_step(exchange, tick.sync) {
+                same_step = true;
+            } else {
+                driver.collect(name, robots, tick);
+                pipelined = true;
             }
         }
-        if self.exchange == Exchange::Pipelined {
+        if !due {
+            return;
+        }
+        if pipelined {
             self.route_radio(robots, world, tick);
         }
         for (name, driver) in &mut self.drivers {
-            driver.ask(name, robots, tick);
+            if tick.step.is_multiple_of(driver.period) {
+                driver.ask(name, robots, tick);
+            }
         }
-        if self.exchange == Exchange::SameStep {
+        if same_step {
             for (name, driver) in &mut self.drivers {
-                driver.collect(name, robots, tick, share);
+                if tick.step.is_multiple_of(driver.period) && driver.same_step(exchange, tick.sync) {
+                    driver.collect(name, robots, tick);
+                }
             }
             self.route_radio(robots, world, tick);
         }
         self.publish();
-    }
-
-    /// Between control steps: sends on the readings a full pipe did not take, without
-    /// waiting, so a program that reads them late is not kept waiting for the rest.
-    fn push(&mut self, robots: &mut Robots, tick: Tick) {
-        for (name, driver) in &mut self.drivers {
-            let ControllerPhase::Running(running) = &mut driver.phase else { continue };
-            if !running.pushing {
-                continue;
-            }
-            match running.program.push() {
-                Ok(more) => running.pushing = more,
-                Err(error) => driver.stopped(name, robots, &error, tick.step, tick.dt_secs),
-            }
-        }
     }
 
     /// Hands the messages the answers sent to the lab's radio; what it refused goes
@@ -674,7 +722,7 @@ impl RobotDriver {
     /// A program that is ready joins at this control step, unless a lockstep lab
     /// holds it for its recorded join step; a lockstep lab at that step waits for a
     /// program still starting.
-    fn join(&mut self, name: &str, robots: &mut Robots, tick: Tick, rules: CpuRules, nominal: Duration) {
+    fn join(&mut self, name: &str, robots: &mut Robots, tick: Tick, rules: CpuRules) {
         let replaying = tick.sync == SyncMode::Lockstep && self.join_at.is_some();
         if replaying && self.join_at.is_some_and(|at| tick.step < at) {
             return;
@@ -694,7 +742,7 @@ impl RobotDriver {
             unreachable!()
         };
         let cpu_seen = program.cpu_time();
-        let meter = cpu_seen.map(|now| CpuMeter::new(rules, nominal, now));
+        let meter = cpu_seen.map(|now| CpuMeter::new(rules, self.nominal, now));
         self.phase = ControllerPhase::Running(Running {
             program,
             asked: None,
@@ -714,14 +762,17 @@ impl RobotDriver {
             1 => " (1 step after it was started)".into(),
             n => format!(" ({n} steps after it was started)"),
         };
-        self.say(tick.step, tick.dt_secs, format!("running from step {}{waited}", tick.step));
+        let rate = if self.every_step { ", at every physics step" } else { "" };
+        self.say(tick.step, tick.dt_secs, format!("running from step {}{waited}{rate}", tick.step));
         robots.set_program(name, self.status(ProgramState::Running, None));
     }
 
     /// Takes the answer to the readings out, if there is one: waiting for it in a
     /// lockstep lab, taking it only if it has arrived in a real-time one. Then judges
     /// the program's CPU time.
-    fn collect(&mut self, name: &str, robots: &mut Robots, tick: Tick, share: Duration) {
+    fn collect(&mut self, name: &str, robots: &mut Robots, tick: Tick) {
+        // Its share: the wall time its period of simulation lasts at the lab's rate.
+        let share = Duration::from_secs_f64(self.nominal.as_secs_f64() * tick.wall_per_sim);
         let ControllerPhase::Running(running) = &mut self.phase else { return };
         let Some((asked_at, cpu_at_ask)) = running.asked else { return };
         let waiting_since = Instant::now();
@@ -856,7 +907,27 @@ impl RobotDriver {
         true
     }
 
-    /// Hands a running program that has answered the readings of this control step.
+    /// Between its exchanges: sends on the readings a full pipe did not take, without
+    /// waiting, so a program that reads them late is not kept waiting for the rest.
+    fn push_rest(&mut self, name: &str, robots: &mut Robots, tick: Tick) {
+        let ControllerPhase::Running(running) = &mut self.phase else { return };
+        if !running.pushing {
+            return;
+        }
+        match running.program.push() {
+            Ok(more) => running.pushing = more,
+            Err(error) => self.stopped(name, robots, &error, tick.step, tick.dt_secs),
+        }
+    }
+
+    /// Whether its answer is collected at the step its readings went out: in the
+    /// baseline exchange, and for a program that runs at every physics step in a lab
+    /// that waits for it anyway (VLAB's order). Otherwise at its next exchange.
+    fn same_step(&self, exchange: Exchange, sync: SyncMode) -> bool {
+        exchange == Exchange::SameStep || (self.every_step && sync == SyncMode::Lockstep)
+    }
+
+    /// Hands a running program that has answered the readings of its exchange.
     fn ask(&mut self, name: &str, robots: &mut Robots, tick: Tick) {
         let ControllerPhase::Running(running) = &mut self.phase else { return };
         if running.asked.is_some() {

@@ -5,6 +5,7 @@ use std::rc::Rc;
 
 use crate::catalogue::DeviceSpec;
 use crate::error::Position;
+use crate::model::ProgramRate;
 
 /// The three value types.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -564,6 +565,8 @@ pub enum StmtKind {
     },
     /// `code "file";` / `code { "file" }`
     Code(Expr),
+    /// `program_rate every_step;` / `program_rate control;` in a robot's block.
+    ProgramRate(ProgramRate),
     /// `body { ... }` inside a robot.
     RobotBody(Vec<Stmt>),
     /// `urdf "file.urdf";` or `urdf "file.urdf" { pos(...); link { devices } }` in a

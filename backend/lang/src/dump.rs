@@ -111,7 +111,8 @@ pub fn dump(model: &SceneModel) -> String {
     }
     for robot in &model.robots {
         let program = robot.program.as_ref().map(|p| format!(" code={} {:?}", p.file, p.project)).unwrap_or_default();
-        let _ = writeln!(w, "robot {} main=#{}{program}", robot.name, robot.main_body);
+        let rate = robot.program_rate.map(|rate| format!(" program_rate={}", rate.word())).unwrap_or_default();
+        let _ = writeln!(w, "robot {} main=#{}{program}{rate}", robot.name, robot.main_body);
     }
     for (what, devices) in [("sensor", &model.sensors), ("actuator", &model.actuators)] {
         for d in devices {

@@ -35,6 +35,7 @@ pub const KEYWORDS: &[&str] = &[
     "robot",
     "body",
     "code",
+    "program_rate",
     "urdf",
     "id",
     "print_str",
@@ -236,7 +237,7 @@ mod tests {
             call f();\n\
             environment room { } env wallrect { }\n\
             static w { } composed c { } container k { }\n\
-            robot r { body { urdf \"r.urdf\"; } code \"p.py\"; }\n\
+            robot r { body { urdf \"r.urdf\"; } code \"p.py\"; program_rate every_step; }\n\
             id:[\"named\"] { }\n";
         let loader = MapLoader::new().with_file("walls.vlab", "");
         let checked = check_syntax(program, "words.vlab", &loader, &Budgets::default());

@@ -11,6 +11,7 @@ use crate::catalogue;
 use crate::error::{ErrorKind, LangError, Position, Warning};
 use crate::lexer::{Tok, Token, lex};
 use crate::loader::{SourceLoader, resolve_path};
+use crate::model::ProgramRate;
 
 /// What all the files of one program share while they are parsed.
 pub(crate) struct ParseSession<'l> {
@@ -288,6 +289,18 @@ impl Parser<'_, '_> {
                     self.expect_sym(";", "after code \"...\"")?;
                 }
                 return Ok(StmtKind::Code(file));
+            }
+            "program_rate" if next_is_name => {
+                self.advance();
+                let word = self.ident("every_step or control")?;
+                let rate = ProgramRate::from_word(&word).ok_or_else(|| {
+                    LangError::new(
+                        self.pos_after_previous(),
+                        ErrorKind::Syntax(format!("unknown program_rate '{word}': use every_step or control")),
+                    )
+                })?;
+                self.expect_sym(";", "after program_rate ...")?;
+                return Ok(StmtKind::ProgramRate(rate));
             }
             "urdf" if matches!(self.peek_at(1), Tok::Str(_)) => {
                 self.advance();

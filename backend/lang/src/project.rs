@@ -4,19 +4,20 @@
 //! # example project
 //! TYPE:PYTHON          # the language/runtime
 //! SRC:tankbot.py
+//! RATE:EVERY_STEP      # optional: run at every physics step (default CONTROL)
 //! INCLUDE_DIR:/home/me/lab/   # read and skipped, with a warning
 //! ```
 //!
-//! `TYPE` and `SRC` are what a project means here. Project files written for other
+//! `TYPE`, `SRC` and `RATE` are what a project means here. Project files written for other
 //! installations carry more keys (`INCLUDE_DIR`, compiler settings): they are skipped
 //! with a warning at their line, so such a file still runs unchanged.
 
-use crate::model::ProjectFile;
+use crate::model::{ProgramRate, ProjectFile};
 
 /// A project file and what in it was skipped.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ParsedProject {
-    /// `TYPE` and `SRC`.
+    /// `TYPE`, `SRC` and `RATE`.
     pub project: ProjectFile,
     /// Lines read but not used (unknown keys), in order.
     pub warnings: Vec<ProjectWarning>,
@@ -42,6 +43,7 @@ pub fn parse_project(text: &str) -> Result<ProjectFile, (u32, String)> {
 pub fn read_project(text: &str) -> Result<ParsedProject, (u32, String)> {
     let mut language = None;
     let mut sources = Vec::new();
+    let mut rate = None;
     let mut warnings = Vec::new();
     for (i, raw) in text.lines().enumerate() {
         let line_no = i as u32 + 1;
@@ -56,9 +58,14 @@ pub fn read_project(text: &str) -> Result<ParsedProject, (u32, String)> {
         match key.trim().to_ascii_uppercase().as_str() {
             "TYPE" => language = Some(value.to_ascii_uppercase()),
             "SRC" => sources.push(value.to_owned()),
+            "RATE" => {
+                let word = ProgramRate::from_word(value)
+                    .ok_or_else(|| (line_no, format!("RATE is CONTROL (the default) or EVERY_STEP, not '{value}'")))?;
+                rate = Some(word);
+            }
             other => warnings.push(ProjectWarning {
                 line: line_no,
-                message: format!("the project key '{other}' is not used here: skipped (TYPE and SRC are read)"),
+                message: format!("the project key '{other}' is not used here: skipped (TYPE, SRC and RATE are read)"),
             }),
         }
     }
@@ -66,7 +73,7 @@ pub fn read_project(text: &str) -> Result<ParsedProject, (u32, String)> {
     if sources.is_empty() {
         return Err((1, "the project file has no SRC:... line".into()));
     }
-    Ok(ParsedProject { project: ProjectFile { language, sources }, warnings })
+    Ok(ParsedProject { project: ProjectFile { language, sources, rate }, warnings })
 }
 
 #[cfg(test)]
@@ -76,18 +83,27 @@ mod tests {
     #[test]
     fn the_original_format_with_comments() {
         let p = parse_project("# example project\nTYPE:RHAI   # runtime\nSRC:tankbot.rhai\n").unwrap();
-        assert_eq!(p, ProjectFile { language: "RHAI".into(), sources: vec!["tankbot.rhai".into()] });
+        assert_eq!(p, ProjectFile { language: "RHAI".into(), sources: vec!["tankbot.rhai".into()], rate: None });
     }
 
     #[test]
     fn unknown_keys_are_warnings_at_their_line() {
         let parsed =
             read_project("#PROGETTO\nTYPE:CPP\nSRC:bot.cpp\nINCLUDE_DIR:/working/tesi/trunk/\nfoo: x").unwrap();
-        assert_eq!(parsed.project, ProjectFile { language: "CPP".into(), sources: vec!["bot.cpp".into()] });
+        assert_eq!(parsed.project, ProjectFile { language: "CPP".into(), sources: vec!["bot.cpp".into()], rate: None });
         let lines: Vec<u32> = parsed.warnings.iter().map(|w| w.line).collect();
         assert_eq!(lines, [4, 5]);
         assert!(parsed.warnings[0].message.contains("'INCLUDE_DIR'"), "{:?}", parsed.warnings);
         assert!(parsed.warnings[1].message.contains("'FOO'"), "{:?}", parsed.warnings);
+    }
+
+    #[test]
+    fn rate_says_how_often_the_program_runs_and_a_wrong_word_is_an_error_at_its_line() {
+        let every = parse_project("TYPE:CPP\nSRC:bot.cpp\nRATE:every_step\n").unwrap();
+        assert_eq!(every.rate, Some(ProgramRate::EveryStep));
+        assert_eq!(parse_project("TYPE:CPP\nSRC:bot.cpp\nRATE: CONTROL").unwrap().rate, Some(ProgramRate::Control));
+        let (line, message) = parse_project("TYPE:CPP\nSRC:bot.cpp\nRATE:fast").unwrap_err();
+        assert_eq!((line, message.as_str()), (3, "RATE is CONTROL (the default) or EVERY_STEP, not 'fast'"));
     }
 
     #[test]

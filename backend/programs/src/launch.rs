@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use vlab_scene::Footprint;
+use vlab_scene::{Footprint, ProgramRate};
 
 use vlab_protocol::{Language, ProgramSource};
 
@@ -22,17 +22,33 @@ pub struct ProgramCode {
     pub files: BTreeMap<String, String>,
     /// The WebAssembly module (`None` for Python).
     pub module: Option<Arc<[u8]>>,
+    /// How often it runs, if its project file says (`RATE:EVERY_STEP`); the robot's
+    /// scene (`program_rate`) wins over it, and without either it runs at the lab's
+    /// control rate.
+    pub rate: Option<ProgramRate>,
 }
 
 impl ProgramCode {
     /// A Python program whose main file is `main`, one of `files`.
     pub fn python(main: &str, files: BTreeMap<String, String>) -> ProgramCode {
-        ProgramCode { language: Language::Python, main: main.into(), files, module: None }
+        ProgramCode { language: Language::Python, main: main.into(), files, module: None, rate: None }
     }
 
     /// A WebAssembly module called `name`.
     pub fn wasm(name: &str, module: Arc<[u8]>) -> ProgramCode {
-        ProgramCode { language: Language::Wasm, main: name.into(), files: BTreeMap::new(), module: Some(module) }
+        ProgramCode {
+            language: Language::Wasm,
+            main: name.into(),
+            files: BTreeMap::new(),
+            module: Some(module),
+            rate: None,
+        }
+    }
+
+    /// The same, with the rate its project file states.
+    pub fn at_rate(mut self, rate: Option<ProgramRate>) -> ProgramCode {
+        self.rate = rate;
+        self
     }
 
     /// Its files as the editor shows them again.

@@ -13,6 +13,7 @@ mod camera_programs;
 mod classroom;
 mod cpp_programs;
 mod docs_self_contained;
+mod every_step_programs;
 mod example_robots;
 mod fuzz_uploads;
 mod http_api;

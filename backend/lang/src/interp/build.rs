@@ -17,7 +17,8 @@ use crate::catalogue::{DeviceClass, DeviceSpec, ParamType, Placement};
 use crate::error::{ErrorKind, LangError, Position};
 use crate::model::{
     BodyModel, DeviceModel, EnvironmentKind, EnvironmentModel, GroupModel, JointKind, JointModel, Material, MeshRef,
-    Motion, MotorModel, Mount, Palette, ParamValue, PartModel, Pose, ProgramRef, RobotModel, SceneModel, Shape,
+    Motion, MotorModel, Mount, Palette, ParamValue, PartModel, Pose, ProgramRate, ProgramRef, RobotModel, SceneModel,
+    Shape,
 };
 use crate::project::read_project;
 
@@ -118,6 +119,7 @@ struct RobotBuilder {
     name: String,
     pos: Position,
     program: Option<(String, Position)>,
+    rate: Option<ProgramRate>,
     main_body: Option<usize>,
 }
 
@@ -424,6 +426,10 @@ impl Interp<'_> {
                     _ => return Err(misplaced(pos, "code \"...\" belongs directly inside a robot { ... }")),
                 }
             }
+            StmtKind::ProgramRate(rate) => match self.builder.stack.last_mut() {
+                Some(Ctx::Robot(robot)) => robot.rate = Some(*rate),
+                _ => return Err(misplaced(pos, "program_rate belongs directly inside a robot { ... }")),
+            },
             StmtKind::Urdf { file, body } => self.urdf(file, body, pos)?,
             StmtKind::Shape { custom, spec } => self.shape(*custom, spec, pos)?,
             StmtKind::Vector(prop, args) => self.vector(*prop, args, pos)?,
@@ -747,7 +753,7 @@ impl Interp<'_> {
         }
         self.count_element(pos)?;
         self.builder.claim(&name, pos, Target::Robot)?;
-        let robot = RobotBuilder { name, pos: pos.clone(), program: None, main_body: None };
+        let robot = RobotBuilder { name, pos: pos.clone(), program: None, rate: None, main_body: None };
         let Ctx::Robot(robot) = self.run_in(Ctx::Robot(robot), body)? else { unreachable!() };
         let Some(main_body) = robot.main_body else {
             return Err(LangError::new(
@@ -762,7 +768,7 @@ impl Interp<'_> {
             Some((file, at)) => Some(self.program(file, &at)?),
             None => None,
         };
-        self.builder.model.robots.push(RobotModel { name: robot.name, main_body, program });
+        self.builder.model.robots.push(RobotModel { name: robot.name, main_body, program, program_rate: robot.rate });
         Ok(())
     }
 

@@ -104,7 +104,7 @@ mod tests {
             limits: None,
             bodies_touch: true,
         }];
-        model.robots = vec![RobotModel { name: format!("{a}_robot"), main_body: 1, program: None }];
+        model.robots = vec![RobotModel { name: format!("{a}_robot"), main_body: 1, program: None, program_rate: None }];
         model
     }
 

@@ -294,6 +294,40 @@ pub struct ProjectFile {
     pub language: String,
     /// The source files, in order.
     pub sources: Vec<String>,
+    /// How often the program runs, if the file says (`RATE:EVERY_STEP`).
+    pub rate: Option<ProgramRate>,
+}
+
+/// How often a robot's program runs: at the lab's control rate, or at every physics
+/// step as the original VLAB ran its programs (docs/programs.md, "The step as VLAB ran
+/// it").
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum ProgramRate {
+    /// Every control period (48 Hz at the default physics step).
+    #[default]
+    Control,
+    /// Every physics step, pre-step and post-step around each.
+    EveryStep,
+}
+
+impl ProgramRate {
+    /// The words a scene (`program_rate every_step;`) and a project file
+    /// (`RATE:EVERY_STEP`) use, in any case.
+    pub fn from_word(word: &str) -> Option<ProgramRate> {
+        match word.to_ascii_lowercase().as_str() {
+            "control" => Some(ProgramRate::Control),
+            "every_step" => Some(ProgramRate::EveryStep),
+            _ => None,
+        }
+    }
+
+    /// Its word, as a scene writes it.
+    pub fn word(self) -> &'static str {
+        match self {
+            ProgramRate::Control => "control",
+            ProgramRate::EveryStep => "every_step",
+        }
+    }
 }
 
 /// A robot: a named group of bodies with one main body whose pose is "the robot's".
@@ -305,6 +339,18 @@ pub struct RobotModel {
     pub main_body: usize,
     /// Its program, if its scene names one.
     pub program: Option<ProgramRef>,
+    /// How often its program runs, if its scene says (`program_rate every_step;`):
+    /// it wins over the project file's `RATE`.
+    pub program_rate: Option<ProgramRate>,
+}
+
+impl RobotModel {
+    /// How often its program runs: its scene's word, else its project file's, else
+    /// the control rate.
+    pub fn rate(&self) -> ProgramRate {
+        let project = self.program.as_ref().and_then(|program| program.project.as_ref()?.rate);
+        self.program_rate.or(project).unwrap_or_default()
+    }
 }
 
 /// Indoor room (with a ceiling) or outdoor fence.

@@ -105,7 +105,9 @@ fn a_project_key_vlab_has_and_vlab_does_not_use_is_a_warning_at_its_line() {
     let warnings: Vec<String> = result.warnings.iter().map(|w| w.to_string()).collect();
     assert_eq!(
         warnings,
-        ["carrello.rprj:4:1: warning: the project key 'INCLUDE_DIR' is not used here: skipped (TYPE and SRC are read)"]
+        [
+            "carrello.rprj:4:1: warning: the project key 'INCLUDE_DIR' is not used here: skipped (TYPE, SRC and RATE are read)"
+        ]
     );
 }
 
@@ -115,4 +117,39 @@ fn environment_room_without_a_block_is_the_default_room() {
     let empty = run_with("environment room { }\nball { shape sphere(1); pos(1,1,1); }", &MapLoader::new()).model;
     assert!(alone.environment.is_some());
     assert_eq!(alone, empty);
+}
+
+#[test]
+fn a_robot_says_how_often_its_program_runs_in_its_scene_or_its_project_file() {
+    use vlab_scene::ProgramRate;
+    let loader = MapLoader::new()
+        .with_file("every.rprj", "TYPE:CPP\nSRC:bot.cpp\nRATE:EVERY_STEP\n")
+        .with_file("plain.rprj", "TYPE:CPP\nSRC:bot.cpp\n");
+    let model = run_with(
+        r#"
+        robot a { code "every.rprj"; body { a1 { shape sphere(0.1); } } }
+        robot b { code "plain.rprj"; body { b1 { shape sphere(0.1); } } }
+        robot c { code "plain.rprj"; program_rate every_step; body { c1 { shape sphere(0.1); } } }
+        robot d { code "every.rprj"; program_rate control; body { d1 { shape sphere(0.1); } } }
+        robot e { program_rate EVERY_STEP; body { e1 { shape sphere(0.1); } } }
+    "#,
+        &loader,
+    )
+    .model;
+    let rates: Vec<ProgramRate> = model.robots.iter().map(|robot| robot.rate()).collect();
+    use ProgramRate::{Control, EveryStep};
+    assert_eq!(rates, [EveryStep, Control, EveryStep, Control, EveryStep], "the scene's word wins over the project's");
+}
+
+#[test]
+fn a_program_rate_with_another_word_or_outside_a_robot_is_an_error_at_its_place() {
+    use crate::common::error;
+    assert_eq!(
+        error("robot a { program_rate fast; body { a1 { shape sphere(0.1); } } }"),
+        "main.vlab:1:28: unknown program_rate 'fast': use every_step or control"
+    );
+    assert_eq!(
+        error("program_rate every_step;"),
+        "main.vlab:1:1: program_rate belongs directly inside a robot { ... }"
+    );
 }

@@ -68,7 +68,8 @@ fn a_late_program_waited_for_after_its_budget_since_the_readings_answers_within_
     late.stop().expect("a clean stop");
 
     // One that never answers is stopped at the wait's budget, not sooner, not later.
-    let Some(mut looping) = start("from vlab import Robot\nrobot = Robot()\nrobot.step()\nwhile True:\n    pass\n") else {
+    let Some(mut looping) = start("from vlab import Robot\nrobot = Robot()\nrobot.step()\nwhile True:\n    pass\n")
+    else {
         return;
     };
     looping.receive().expect("ready");

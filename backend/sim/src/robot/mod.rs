@@ -23,7 +23,7 @@ use vlab_protocol::{
 use self::actuators::Actuator;
 pub use self::actuators::CommandError;
 use self::sensors::{Context, Sensor};
-use crate::scene::{Renumbering, SceneError, SceneModel};
+use crate::scene::{ProgramRate, Renumbering, SceneError, SceneModel};
 use crate::sim::World;
 
 /// Who added a robot: their id in the lab and display name.
@@ -48,6 +48,8 @@ pub struct Robot {
     program: ProgramStatus,
     owner: Option<Owner>,
     installed: bool,
+    /// How often its program runs, if its scene says.
+    program_rate: Option<ProgramRate>,
 }
 
 impl Robot {
@@ -88,6 +90,7 @@ impl Robot {
             program,
             owner: None,
             installed: false,
+            program_rate: robot.program_rate,
         })
     }
 
@@ -109,6 +112,12 @@ impl Robot {
     /// What its program is doing.
     pub fn program(&self) -> &ProgramStatus {
         &self.program
+    }
+
+    /// How often its program runs, if its scene says (`program_rate`): it wins over
+    /// what the program's project file says.
+    pub fn program_rate(&self) -> Option<ProgramRate> {
+        self.program_rate
     }
 
     /// Who added it (`None`: the lab's own).

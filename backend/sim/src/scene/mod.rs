@@ -11,7 +11,7 @@ pub use vlab_scene::meshfile::stl_to_obj;
 pub use vlab_scene::model::{
     BodyModel, DEFAULT_DT_SECS, DeviceModel, EnvironmentKind, EnvironmentModel, GroupModel, Inserted, JointKind,
     JointModel, MAX_MAGNITUDE, Material, MeshRef, Motion, MotorModel, Mount, Palette, ParamValue, PartModel, Pose,
-    ProgramRef, ProjectFile, Renumbering, RobotModel, SceneError, SceneModel, Shape, check_magnitude,
+    ProgramRate, ProgramRef, ProjectFile, Renumbering, RobotModel, SceneError, SceneModel, Shape, check_magnitude,
 };
 pub use vlab_scene::{
     Budgets, DirLoader, Interpretation, LangError, LoadError, MapLoader, Options, SourceLoader, Warning, interpret,

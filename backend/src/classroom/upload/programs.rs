@@ -17,15 +17,25 @@ use crate::classroom::ClassroomError;
 use vlab_programs::compile::{self, CompileError, CompileRequest, Compiler, ProgramType};
 use vlab_programs::{self as controller, CodeProblem, ProgramCode};
 use vlab_scene::read_project;
-use vlab_sim::scene::{SceneModel, SourceLoader, parse_project};
+use vlab_sim::scene::{ProgramRate, SceneModel, SourceLoader, parse_project};
 
 /// A robot's program as resolved: ready to check, or sources to compile first.
 #[derive(Clone, Debug)]
 pub enum Pending {
     /// Python or a WebAssembly module: as it is.
     Ready(ProgramCode),
-    /// C or C++: the compiler makes its module.
-    Source(CompileRequest),
+    /// C or C++: the compiler makes its module, run at the rate its project states.
+    Source(CompileRequest, Option<ProgramRate>),
+}
+
+impl Pending {
+    /// The same, at the rate its project file states (`RATE:`).
+    fn at_rate(self, rate: Option<ProgramRate>) -> Pending {
+        match self {
+            Pending::Ready(code) => Pending::Ready(code.at_rate(rate)),
+            Pending::Source(request, _) => Pending::Source(request, rate),
+        }
+    }
 }
 
 /// The programs an upload brings, by robot name. A robot whose description names its
@@ -60,7 +70,9 @@ pub fn resolve(
                     project.language,
                     compile::known_types()
                 ))),
-                Some(kind) => assemble(kind, &project.sources, bundle, library).map_err(at),
+                Some(kind) => assemble(kind, &project.sources, bundle, library)
+                    .map(|pending| pending.at_rate(project.rate))
+                    .map_err(at),
             }
         } else {
             match compile::by_file_name(&reference.file) {
@@ -144,7 +156,9 @@ pub fn program_of_file(field: &str, bundle: &Bundle, library: &dyn SourceLoader)
                 format!("TYPE:{} is not a language this server runs: use {}", project.language, compile::known_types()),
             )
         })?;
-        return assemble(kind, &project.sources, bundle, library).map_err(|m| whole(1, m));
+        return assemble(kind, &project.sources, bundle, library)
+            .map(|pending| pending.at_rate(project.rate))
+            .map_err(|m| whole(1, m));
     }
     let kind = compile::by_file_name(field).ok_or_else(|| {
         whole(
@@ -182,7 +196,7 @@ fn assemble(
             .map(|(name, text)| (name.clone(), text.clone()))
             .collect();
         add_from_library(&mut files, sources, library)?;
-        return Ok(Pending::Source(CompileRequest { language, sources: sources.to_vec(), files }));
+        return Ok(Pending::Source(CompileRequest { language, sources: sources.to_vec(), files }, None));
     }
     match kind.runs_as {
         Language::Wasm => match bundle.binaries.get(main) {
@@ -234,18 +248,18 @@ pub async fn build_all(
     let mut programs = BTreeMap::new();
     let mut warnings = Vec::new();
     for (robot, program) in pending {
-        let request = match program {
+        let (request, rate) = match program {
             Pending::Ready(code) => {
                 programs.insert(robot, code);
                 continue;
             }
-            Pending::Source(request) => request,
+            Pending::Source(request, rate) => (request, rate),
         };
         let main = request.main().to_owned();
         match compiler.compile(request.clone(), who.clone()).await {
             Ok(compiled) => {
                 warnings.extend(compiled.warnings.into_iter().map(message_of));
-                let mut code = ProgramCode::wasm(&main, compiled.module);
+                let mut code = ProgramCode::wasm(&main, compiled.module).at_rate(rate);
                 code.files = request.files;
                 programs.insert(robot, code);
             }

@@ -3,7 +3,8 @@
 //
 // A program is a class deriving RobotSoftware: the lab makes one instance when the
 // program starts, calls its preStep() before every control step's physics (set the
-// actuators' commands there) and its postStep() with every step's fresh readings.
+// actuators' commands there) and its postStep() with every step's fresh readings; with
+// RATE:EVERY_STEP in its project file, at every physics step, as VLAB did.
 // Sensors and actuators are looked up by name through _robot, as the class they are:
 //
 //     GPSSensor *gps = _robot->getSensorInstance<GPSSensor>("GPS1");
