@@ -78,6 +78,8 @@ struct ComposedBuilder {
     pose: Pose,
     look: Look,
     parts: Vec<PartModel>,
+    /// Whether each part's file gave its density (or the composed object's).
+    density_given: Vec<bool>,
     devices: Vec<PendingDevice>,
     /// Names of composed objects nested in this one: they address this body too.
     aliases: Vec<String>,
@@ -598,6 +600,7 @@ impl Interp<'_> {
                     pose: Pose::IDENTITY,
                     look: Look::default(),
                     parts: vec![],
+                    density_given: vec![],
                     devices: vec![],
                     aliases: vec![],
                 };
@@ -617,6 +620,7 @@ impl Interp<'_> {
                         p.local = c.pose.compose(&p.local);
                         outer.parts.push(p);
                     }
+                    outer.density_given.extend(c.density_given);
                     outer.devices.extend(c.devices);
                     // Its own name addresses the outer body.
                     outer.aliases.push(c.name);
@@ -625,11 +629,13 @@ impl Interp<'_> {
                 }
                 let mut members: Vec<String> = c.parts.iter().filter_map(|p| p.name.clone()).collect();
                 members.extend(c.aliases);
+                let mut parts = c.parts;
+                share_density(&mut parts, &c.density_given);
                 let body = BodyModel {
                     name: c.name,
                     motion: if c.is_static { Motion::Fixed } else { Motion::Dynamic },
                     pose: c.pose,
-                    parts: c.parts,
+                    parts,
                     robot,
                 };
                 self.builder.add_body(body, c.devices, &members);
@@ -691,6 +697,7 @@ impl Interp<'_> {
                     let p = part(shape, o.pose, material, &look, Some(o.name), o.mesh);
                     let Some(Ctx::Composed(outer)) = self.builder.stack.last_mut() else { unreachable!() };
                     outer.parts.push(p);
+                    outer.density_given.push(look.density.is_some());
                     outer.devices.extend(o.devices);
                     return Ok(());
                 }
@@ -1279,6 +1286,20 @@ impl Interp<'_> {
 /// "a" or "an", for device names in messages.
 fn article(word: &str) -> &'static str {
     if word.starts_with(['A', 'E', 'I', 'O', 'U', 'a', 'e', 'i', 'o', 'u']) { "an" } else { "a" }
+}
+
+/// A part of a composed object whose file gives no density takes the first density
+/// its siblings give: a composed object is one rigid body. VLAB's files rely on it: the
+/// tank of its design gives its drum 0.05 and its middle box none, and at the default
+/// 1000 kg/m³ that box outweighs the rest of the tank 180 times, so it barely moves.
+/// Only when no part gives one do they keep the default.
+fn share_density(parts: &mut [PartModel], given: &[bool]) {
+    let Some(density) = parts.iter().zip(given).find(|(_, given)| **given).map(|(part, _)| part.density) else {
+        return;
+    };
+    for (part, _) in parts.iter_mut().zip(given).filter(|(_, given)| !**given) {
+        part.density = density;
+    }
 }
 
 fn part(

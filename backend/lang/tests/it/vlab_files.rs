@@ -153,3 +153,21 @@ fn a_program_rate_with_another_word_or_outside_a_robot_is_an_error_at_its_place(
         "main.vlab:1:1: program_rate belongs directly inside a robot { ... }"
     );
 }
+
+#[test]
+fn a_part_of_a_composed_object_without_a_density_takes_the_first_its_siblings_give() {
+    let model = crate::common::run(
+        "composed c { a { shape box(1,1,1); density 0.05; } b { shape box(1,1,1); } }
+         composed d { e { shape box(1,1,1); } }
+         composed f { density 3; g { shape sphere(1); } h { shape sphere(1); density 2; } }
+         composed k { composed inner { m { shape sphere(1); } } n { shape sphere(1); density 7; } }",
+    )
+    .model;
+    let densities = |name: &str| -> Vec<f32> {
+        model.bodies.iter().find(|b| b.name == name).unwrap().parts.iter().map(|p| p.density).collect()
+    };
+    assert_eq!(densities("c"), [0.05, 0.05]);
+    assert_eq!(densities("d"), [1000.0], "none given: the default");
+    assert_eq!(densities("f"), [3.0, 2.0], "the composed object's own density counts as given");
+    assert_eq!(densities("k"), [7.0, 7.0], "a nested composed object's parts are the body's parts");
+}

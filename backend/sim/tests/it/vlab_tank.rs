@@ -130,3 +130,23 @@ fn the_tank_with_its_joints_contacts_kept_fights_its_own_wheels() {
     let hopped = kept_band > 2.0 * HOP_TOLERANCE;
     assert!(jammed || hopped, "keeping the contacts changed nothing: {kept_speed} units/s, band {kept_band}");
 }
+
+#[test]
+fn its_box_takes_its_drums_density_and_given_1000_it_would_outweigh_the_tank() {
+    let model = tank_scene("");
+    let body = model.bodies.iter().find(|b| b.name == TANK_BODY).expect("the tank's body");
+    let densities: Vec<f32> = body.parts.iter().map(|p| p.density).collect();
+    assert_eq!(densities, [0.05, 0.05], "the box gives no density: it takes the drum's");
+    let heavy = {
+        let scenes = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenes");
+        let printed = std::fs::read_to_string(scenes.join("vlab/tank.vlab")).unwrap();
+        assert!(printed.contains(r#"material "Red"; SimpleGPS"#), "the box gives no density, as in the design");
+        let mut model = tank_scene("");
+        let body = model.bodies.iter_mut().find(|b| b.name == TANK_BODY).unwrap();
+        body.parts[1].density = 1000.0;
+        drive(&model, 10.0)
+    };
+    let speed = heavy.x_at_4 - heavy.x_at_3;
+    println!("the box at 1000 kg/m³: {speed:.3} units/s, body y in {:?}", heavy.y_range);
+    assert!(speed < 1.0, "a 1000 kg box on 10 N·m wheels rolled at {speed} units/s");
+}
