@@ -45,7 +45,8 @@
 //! - Object, container, composed, member and robot names share one namespace (the
 //!   environment claims `floor`, `wall_south`, `wall_north`, `wall_west`, `wall_east`
 //!   and `ceiling`); sensor and actuator names are unique within their robot.
-//! - Defaults: density 1000 kg/m³, friction 0.5, restitution 0.1, material `Grey`,
+//! - Defaults: density 1000 kg/m³ (a part of a composed object takes the first density
+//!   its siblings give, as VLAB's files expect), friction 0.5, restitution 0.1, material `Grey`,
 //!   environment 20 x 20 m, walls 3 m high (1 m for `wallrect`), joint anchor at the
 //!   second object's position, `axis(1,0,0)`, `axis2(0,1,0)`, motor `max_force` 10.
 //! - `capsule(r, len)`: `len` is the cylindrical part, without the caps (as in ODE).
