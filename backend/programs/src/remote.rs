@@ -366,7 +366,7 @@ mod tests {
     #[test]
     fn a_lockstep_wait_gets_its_whole_budget_however_long_ago_the_step_went_out() {
         let limits = Limits { step_budget: Duration::from_millis(200), ..Limits::default() };
-        let (mut lab, mut peer) = attached(limits);
+        let (mut lab, peer) = attached(limits);
         step(&mut lab, 5);
         // A real-time lab went on without the answer for longer than the budget...
         std::thread::sleep(Duration::from_millis(300));
