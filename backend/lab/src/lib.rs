@@ -8,6 +8,7 @@
 //! This crate knows nothing of HTTP, of the store or of the classroom's rules. [`secret`]
 //! mints the tokens of who takes part and keeps only their digests.
 
+pub mod attempt;
 mod beliefs;
 pub mod camera_feed;
 pub mod capacity;

@@ -1,0 +1,268 @@
+//! One attempt at a task: a private copy of a world with its robots and their
+//! programs, stepped in lockstep as fast as the calling thread allows until a judge
+//! says it is over or its time is up. Nothing of it touches a running lab: it has its
+//! own world, its own programs and its own clock, so the same scene, seed and programs
+//! give the same attempt, step for step, however busy the machine.
+//!
+//! The judge is the caller's (a challenge's conditions, a test's own check): after
+//! every physics step it sees the world and the robots and may end the attempt.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use vlab_programs::ProgramCode;
+use vlab_protocol::{ConsoleLine, ProgramState, SyncMode};
+use vlab_sim::robot::Robots;
+use vlab_sim::scene::{SceneError, SceneModel};
+use vlab_sim::sim::World;
+
+use super::programs::{Programs, Tick};
+
+/// How long an attempt waits for its programs to start before it counts as a program
+/// error (they start on helper threads; a Python program imports in well under this).
+pub const START_WAIT: Duration = Duration::from_secs(10);
+
+/// What an attempt runs: a world, the programs of some of its robots, a seed, a time limit.
+#[derive(Clone, Debug)]
+pub struct AttemptSpec {
+    /// The world, its robots included.
+    pub model: SceneModel,
+    /// Each robot's program, by robot name.
+    pub programs: BTreeMap<String, Arc<ProgramCode>>,
+    /// The seed of the world's noise and of the programs' randomness.
+    pub seed: u64,
+    /// Simulation seconds before it is over, unless the judge ends it sooner.
+    pub time_limit_secs: f64,
+}
+
+/// How the judge ends an attempt.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Judgement {
+    /// It solved the task.
+    Solved,
+    /// It failed, and why (worded for students).
+    Failed(String),
+}
+
+/// What sees an attempt after every physics step.
+pub trait Judge {
+    /// After physics step `step` (`time` seconds): the world and the robots as the
+    /// programs' sensors just saw them. `Some` ends the attempt.
+    fn after_step(&mut self, step: u64, time: f64, world: &World, robots: &Robots) -> Option<Judgement>;
+}
+
+/// How an attempt ended.
+#[derive(Clone, Debug, PartialEq)]
+pub enum AttemptStatus {
+    /// The judge said it solved the task.
+    Solved,
+    /// The judge said it failed, and why.
+    Failed(String),
+    /// The time limit came first.
+    TimedOut,
+    /// A robot's program stopped (an exception, a timeout, its CPU): whose and why.
+    ProgramError {
+        /// The robot.
+        robot: String,
+        /// What stopped it, as its console says.
+        message: String,
+    },
+}
+
+/// An attempt's result.
+#[derive(Clone, Debug, PartialEq)]
+pub struct AttemptOutcome {
+    /// How it ended.
+    pub status: AttemptStatus,
+    /// Physics steps taken.
+    pub steps: u64,
+    /// Simulation seconds taken.
+    pub sim_secs: f64,
+    /// Each robot's console, by robot name.
+    pub consoles: BTreeMap<String, Vec<ConsoleLine>>,
+}
+
+/// Why an attempt could not run at all.
+#[derive(Debug, thiserror::Error)]
+pub enum AttemptError {
+    /// The world does not build.
+    #[error("the attempt's world does not build: {0}")]
+    World(#[from] SceneError),
+    /// A program names a robot the world does not have.
+    #[error("there is no robot '{0}' in the attempt's world")]
+    NoRobot(String),
+}
+
+/// Runs `spec` on the calling thread until `judge` ends it, its time is up, or a program
+/// stops.
+pub fn run(spec: &AttemptSpec, judge: &mut dyn Judge) -> Result<AttemptOutcome, AttemptError> {
+    let dt = spec.model.dt_secs;
+    let mut world = World::build(&spec.model)?;
+    let mut robots = Robots::configure(&spec.model, spec.seed)?;
+    robots.install(&mut world, 0, 0.0);
+    let (console, _) = tokio::sync::broadcast::channel(16);
+    let mut programs = Programs::new(spec.seed, dt, console);
+    for (robot, code) in &spec.programs {
+        if !programs.start(robot, &mut robots, Arc::clone(code), dt, 0) {
+            return Err(AttemptError::NoRobot(robot.clone()));
+        }
+    }
+    // Every program starts before the first step, so each joins at step 0 on every run.
+    let started = Instant::now();
+    while programs.poll_started(&mut robots, 0, dt) && started.elapsed() < START_WAIT {
+        std::thread::sleep(Duration::from_millis(2));
+    }
+    let last_step = (spec.time_limit_secs / dt).round() as u64;
+    let mut step = 0;
+    let status = loop {
+        if let Some(error) = stopped_program(spec, &robots) {
+            break error;
+        }
+        if step >= last_step {
+            break AttemptStatus::TimedOut;
+        }
+        programs.pre_step(&mut robots, step, dt);
+        robots.apply_actuators(&mut world);
+        world.step();
+        step += 1;
+        let time = step as f64 * dt;
+        robots.update_sensors(&world, step, time);
+        programs.post_step(
+            &mut robots,
+            &world,
+            Tick { step, dt_secs: dt, sync: SyncMode::Lockstep, wall_per_sim: 1.0 },
+        );
+        match judge.after_step(step, time, &world, &robots) {
+            Some(Judgement::Solved) => break AttemptStatus::Solved,
+            Some(Judgement::Failed(why)) => break AttemptStatus::Failed(why),
+            None => {}
+        }
+    };
+    let consoles = spec.programs.keys().filter_map(|robot| Some((robot.clone(), programs.program(robot)?.1))).collect();
+    Ok(AttemptOutcome { status, steps: step, sim_secs: step as f64 * dt, consoles })
+}
+
+/// The first robot of `spec` whose program has stopped (or never started), and why.
+fn stopped_program(spec: &AttemptSpec, robots: &Robots) -> Option<AttemptStatus> {
+    spec.programs.keys().find_map(|robot| {
+        let status = robots.get(robot)?.program();
+        let over = matches!(status.state, ProgramState::Stopped | ProgramState::Starting);
+        over.then(|| AttemptStatus::ProgramError {
+            robot: robot.clone(),
+            message: status.message.clone().unwrap_or_else(|| "its program did not start in time".into()),
+        })
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use vlab_sim::scene::{MapLoader, Options, interpret};
+
+    /// A cart on a floor, its DiffDrive `base`.
+    fn cart_world() -> SceneModel {
+        let source = r#"
+            environment wallrect { width 20; length 20; height 0.5; gravity -9.81; }
+            robot cart {
+              body {
+                chassis { shape box(0.4, 0.1, 0.3); pos(2, 0.08, 10); density 500; }
+                wheel_l { shape cylinder(0.05, 0.02); pos(2, 0.05, 10.17); density 800; }
+                wheel_r { shape cylinder(0.05, 0.02); pos(2, 0.05, 9.83); density 800; }
+                caster { shape sphere(0.03); pos(2.15, 0.03, 10); density 500; friction 0; }
+                JointHinge(chassis, wheel_l) { anchor(2, 0.05, 10.17); axis(0, 0, 1); SimpleMotor m_l; }
+                JointHinge(chassis, wheel_r) { anchor(2, 0.05, 9.83); axis(0, 0, 1); SimpleMotor m_r; }
+                JointBall(chassis, caster) { anchor(2.15, 0.03, 10); }
+                DiffDrive base { left "m_l"; right "m_r"; wheel_radius 0.05; track 0.34; }
+              }
+            }
+        "#;
+        interpret(source, "cart.vlab", &MapLoader::new(), &Options::default())
+            .unwrap_or_else(|e| panic!("{}", e[0]))
+            .model
+    }
+
+    fn python(source: &str) -> Arc<ProgramCode> {
+        Arc::new(ProgramCode::python("main.py", [("main.py".to_owned(), source.to_owned())].into()))
+    }
+
+    fn python_runs_here() -> bool {
+        let probe = vlab_programs::ProgramSpec::new("probe", "from vlab import Robot\nRobot().step()\n");
+        match vlab_programs::PythonProgram::start(probe) {
+            Ok(mut program) => {
+                let _ = program.stop();
+                true
+            }
+            Err(error) => {
+                eprintln!("Python programs do not run here: {error}");
+                false
+            }
+        }
+    }
+
+    /// Solved once the cart's chassis (its body index) is past x = 3.
+    struct PastThree(usize);
+
+    impl PastThree {
+        fn new() -> PastThree {
+            PastThree(cart_world().body_index("chassis").expect("the cart's chassis"))
+        }
+    }
+
+    impl Judge for PastThree {
+        fn after_step(&mut self, _: u64, _: f64, world: &World, _: &Robots) -> Option<Judgement> {
+            let x = world.pose(self.0).position[0];
+            (x > 3.0).then_some(Judgement::Solved)
+        }
+    }
+
+    fn attempt(program: &str, time_limit_secs: f64, seed: u64) -> AttemptOutcome {
+        let spec = AttemptSpec {
+            model: cart_world(),
+            programs: [("cart".to_owned(), python(program))].into(),
+            seed,
+            time_limit_secs,
+        };
+        run(&spec, &mut PastThree::new()).expect("the attempt runs")
+    }
+
+    const FORWARD: &str =
+        "from vlab import Robot\nrobot = Robot()\nwhile robot.step():\n    robot.actuator('base').set(0.5, 0.0)\n";
+
+    #[test]
+    fn a_program_that_drives_there_solves_it_at_the_same_step_every_run() {
+        if !python_runs_here() {
+            return;
+        }
+        let first = attempt(FORWARD, 10.0, 7);
+        assert_eq!(first.status, AttemptStatus::Solved, "{first:?}");
+        let again = attempt(FORWARD, 10.0, 7);
+        assert_eq!((again.status, again.steps), (AttemptStatus::Solved, first.steps), "the same run again");
+        assert!(first.sim_secs > 1.0 && first.sim_secs < 4.0, "1 m at 0.5 m/s: {}", first.sim_secs);
+    }
+
+    #[test]
+    fn standing_still_times_out_and_a_crash_is_a_program_error() {
+        if !python_runs_here() {
+            return;
+        }
+        let idle = attempt("from vlab import Robot\nrobot = Robot()\nwhile robot.step():\n    pass\n", 1.0, 1);
+        assert_eq!((idle.status, idle.steps), (AttemptStatus::TimedOut, 240));
+        let crash = attempt("from vlab import Robot\nrobot = Robot()\nrobot.step()\nraise ValueError('no')\n", 5.0, 1);
+        let AttemptStatus::ProgramError { robot, message } = &crash.status else { panic!("{crash:?}") };
+        assert_eq!(robot, "cart");
+        assert!(message.contains("ValueError: no"), "{message}");
+        assert!(crash.consoles["cart"].iter().any(|line| line.text.contains("ValueError")), "{:?}", crash.consoles);
+    }
+
+    #[test]
+    fn a_program_for_a_robot_that_is_not_there_is_refused() {
+        let spec = AttemptSpec {
+            model: cart_world(),
+            programs: [("nobody".to_owned(), python(FORWARD))].into(),
+            seed: 1,
+            time_limit_secs: 1.0,
+        };
+        assert!(matches!(run(&spec, &mut PastThree::new()), Err(AttemptError::NoRobot(name)) if name == "nobody"));
+    }
+}
