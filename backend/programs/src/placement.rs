@@ -195,6 +195,22 @@ pub(crate) fn place_this_thread() {
     }
 }
 
+/// Makes the calling thread run as programs do: on the programs' CPUs, at their lower
+/// priority, so work done for one student (an attempt's physics) leaves the labs'
+/// threads their pace. Where either is refused the thread runs as it was.
+#[cfg(target_os = "linux")]
+pub fn run_this_thread_as_a_program() {
+    place_this_thread();
+    let tid = rustix::thread::gettid();
+    if let Err(e) = rustix::process::setpriority_process(Some(tid), crate::sandbox::PROGRAM_NICENESS) {
+        tracing::debug!(error = %e, "could not lower a thread to the programs' priority");
+    }
+}
+
+/// Elsewhere threads run as they are.
+#[cfg(not(target_os = "linux"))]
+pub fn run_this_thread_as_a_program() {}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -6,6 +6,7 @@
 //!
 //! The judge is the caller's (a challenge's conditions, a test's own check): after
 //! every physics step it sees the world and the robots and may end the attempt.
+//! [`queue`] runs the server's attempts in turn, fairly between students.
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -18,6 +19,10 @@ use vlab_sim::scene::{SceneError, SceneModel};
 use vlab_sim::sim::World;
 
 use super::programs::{Programs, Tick};
+
+pub mod queue;
+
+pub use queue::{AttemptId, AttemptJob, AttemptQueue, AttemptState, QueueLimits, QueueRefusal};
 
 /// How long an attempt waits for its programs to start before it counts as a program
 /// error (they start on helper threads; a Python program imports in well under this).
@@ -92,6 +97,9 @@ pub enum AttemptError {
     /// A program names a robot the world does not have.
     #[error("there is no robot '{0}' in the attempt's world")]
     NoRobot(String),
+    /// The attempt's own code failed (a bug of the server's, not the student's).
+    #[error("the attempt stopped on an error of the server's: it is logged, and others go on")]
+    Crashed,
 }
 
 /// Runs `spec` on the calling thread until `judge` ends it, its time is up, or a program
