@@ -22,7 +22,7 @@ const DEFAULT_ZONE_MATERIAL: &str = "Green";
 const WALLS: [&str; 4] = ["wall_south", "wall_north", "wall_west", "wall_east"];
 
 /// How many names an "unknown name" message lists.
-const NAMES_LISTED: usize = 6;
+const NAMES_LISTED: usize = 8;
 
 /// A challenge while its block runs, and after it until the scene's names are known.
 pub(in crate::interp) struct ChallengeBuilder {
