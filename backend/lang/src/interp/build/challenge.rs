@@ -2,27 +2,20 @@
 //!
 //! The block runs like any other (variables, loops, `random` from the scene's seed);
 //! its conditions are evaluated to names and numbers as they run, and the names are
-//! resolved once the whole scene has run, since a challenge may name objects declared
-//! after it (as joints may).
+//! resolved once the whole scene has run ([`resolve`]), since a challenge may name
+//! objects declared after it (as joints may).
+
+mod resolve;
 
 use super::super::{IResult, Interp, Value, misplaced, type_error};
-use super::{Builder, Ctx, Target};
+use super::Ctx;
 use crate::ast::{ArgKind, ChallengeStmt, CompareOp, Cond, CondKind, EventCall, EventKind, Expr, ExprKind, ScoreSpec};
 use crate::ast::{ShapeKind, ShapeSpec, Stmt};
 use crate::error::{ErrorKind, LangError, Position};
-use crate::model::{
-    ChallengeModel, Comparison, Condition, Event, MAX_TIME_LIMIT_SECS, Material, Pose, ScoreRule, StartPose, Touchable,
-    ZoneModel, ZoneShape, check_magnitude,
-};
+use crate::model::{Comparison, MAX_TIME_LIMIT_SECS, Material, Pose, StartPose, ZoneModel, ZoneShape, check_magnitude};
 
 /// How a zone is drawn when it says nothing.
 const DEFAULT_ZONE_MATERIAL: &str = "Green";
-
-/// The environment's walls, which `touched(walls)` names together.
-const WALLS: [&str; 4] = ["wall_south", "wall_north", "wall_west", "wall_east"];
-
-/// How many names an "unknown name" message lists.
-const NAMES_LISTED: usize = 8;
 
 /// A challenge while its block runs, and after it until the scene's names are known.
 pub(in crate::interp) struct ChallengeBuilder {
@@ -319,14 +312,14 @@ impl Interp<'_> {
         }
         let mut sizes = [0.0f32; 3];
         for (size, arg) in sizes.iter_mut().zip(&spec.args) {
-            let value = self.num(arg, "a size")?;
-            if !(value > 0.0) {
+            let value = within_magnitude("a size", self.num(arg, "a size")?, &arg.pos)?;
+            if value <= 0.0 {
                 return Err(LangError::new(
                     arg.pos.clone(),
                     ErrorKind::Value(format!("sizes must be positive, got {}", super::super::expr::format_num(value))),
                 ));
             }
-            *size = within_magnitude("a size", value, &arg.pos)? as f32;
+            *size = value as f32;
         }
         let shape = match spec.kind {
             ShapeKind::Box => ZoneShape::Box { half_extents: sizes.map(|size| size / 2.0) },
@@ -410,7 +403,8 @@ impl Interp<'_> {
             let what = match param {
                 ArgKind::Seconds => {
                     let secs = self.num(arg, &format!("the seconds of {}", kind.name()))?;
-                    if !(secs > 0.0) {
+                    let secs = within_magnitude("seconds", secs, &arg.pos)?;
+                    if secs <= 0.0 {
                         return Err(LangError::new(
                             arg.pos.clone(),
                             ErrorKind::Value(format!(
@@ -420,7 +414,7 @@ impl Interp<'_> {
                             )),
                         ));
                     }
-                    args.push(PendingArg::Seconds(within_magnitude("seconds", secs, &arg.pos)?));
+                    args.push(PendingArg::Seconds(secs));
                     continue;
                 }
                 ArgKind::Zone => "a zone's name",
@@ -448,230 +442,5 @@ impl Interp<'_> {
             Value::Str(name) => Ok(WrittenName { name: name.to_string(), pos: arg.pos.clone() }),
             other => Err(type_error(&arg.pos, format!("{usage} takes {what} here, not a {}", other.ty().name()))),
         }
-    }
-}
-
-// ---- names: resolved when the whole scene has run -------------------------------------
-
-impl Builder {
-    /// The challenge with every name resolved to the model's indices.
-    pub(super) fn resolve_challenge(&self, challenge: ChallengeBuilder) -> IResult<ChallengeModel> {
-        let zones: Vec<ZoneModel> = challenge.zones.into_iter().map(|(zone, _)| zone).collect();
-        let (success, _) = challenge.success.expect("checked when the block ended");
-        let (time_limit_secs, _) = challenge.time_limit.expect("checked when the block ended");
-        let success = self.resolve_cond(success, &zones)?;
-        let failure = match challenge.failure {
-            Some((cond, _)) => Some(self.resolve_cond(cond, &zones)?),
-            None => None,
-        };
-        let mut goals = Vec::with_capacity(challenge.goals.len());
-        for (name, cond, _) in challenge.goals {
-            goals.push((name, self.resolve_cond(cond, &zones)?));
-        }
-        let mut points = Vec::with_capacity(challenge.points.len());
-        for (value, cond) in challenge.points {
-            points.push((value, self.resolve_cond(cond, &zones)?));
-        }
-        let score = match challenge.score {
-            None | Some((PendingScore::Time, _)) => ScoreRule::Time,
-            Some((PendingScore::Percent, _)) => ScoreRule::Percent,
-            Some((PendingScore::Points, _)) => ScoreRule::Points,
-            Some((PendingScore::Distance(zone), _)) => {
-                ScoreRule::Distance { zone: zone_index(&zones, zone, "score distance(...)")? }
-            }
-        };
-        Ok(ChallengeModel {
-            title: challenge.title,
-            time_limit_secs,
-            start: challenge.start.map(|(start, _)| start),
-            zones,
-            success,
-            failure,
-            goals,
-            points,
-            score,
-        })
-    }
-
-    fn resolve_cond(&self, cond: PendingCond, zones: &[ZoneModel]) -> IResult<Condition> {
-        let both = |a: Box<PendingCond>, b: Box<PendingCond>| -> IResult<(Box<Condition>, Box<Condition>)> {
-            Ok((Box::new(self.resolve_cond(*a, zones)?), Box::new(self.resolve_cond(*b, zones)?)))
-        };
-        Ok(match cond {
-            PendingCond::Event(event) => Condition::Event(self.resolve_event(event, zones)?),
-            PendingCond::And(a, b) => {
-                let (a, b) = both(a, b)?;
-                Condition::And(a, b)
-            }
-            PendingCond::Or(a, b) => {
-                let (a, b) = both(a, b)?;
-                Condition::Or(a, b)
-            }
-            PendingCond::Then(a, b) => {
-                let (a, b) = both(a, b)?;
-                Condition::Then(a, b)
-            }
-            PendingCond::Not(inner) => Condition::Not(Box::new(self.resolve_cond(*inner, zones)?)),
-            PendingCond::Once(inner) => Condition::Once(Box::new(self.resolve_cond(*inner, zones)?)),
-        })
-    }
-
-    fn resolve_event(&self, event: PendingEvent, zones: &[ZoneModel]) -> IResult<Event> {
-        let PendingEvent { kind, args, compare } = event;
-        let context = format!("{}(...)", kind.name());
-        let mut args = args.into_iter();
-        let zone = |name: WrittenName| zone_index(zones, name, &context);
-        let (comparison, value) = compare.unwrap_or((Comparison::Equal, 0.0));
-        Ok(match kind {
-            EventKind::Entered => Event::Entered { zone: zone(take_name(args.next()))? },
-            EventKind::Left => Event::Left { zone: zone(take_name(args.next()))? },
-            EventKind::Inside => Event::Inside { zone: zone(take_name(args.next()))? },
-            EventKind::StoppedIn => {
-                let at = zone(take_name(args.next()))?;
-                Event::StoppedIn { zone: at, secs: seconds(args.next()) }
-            }
-            EventKind::Touched => Event::Touched(self.touchable(take_name(args.next()), &context)?),
-            EventKind::PushedInto => {
-                let body = self.pushable(take_name(args.next()), &context)?;
-                Event::PushedInto { body, zone: zone(take_name(args.next()))? }
-            }
-            EventKind::Fell => Event::Fell,
-            EventKind::Flipped => Event::Flipped,
-            EventKind::NoProgress => Event::NoProgress { secs: seconds(args.next()) },
-            EventKind::Sensor => Event::Sensor { name: take_name(args.next()).name, comparison, value },
-            EventKind::Time => Event::Time { comparison, secs: value },
-        })
-    }
-
-    /// What `touched(name)` names: a body, a container's bodies, a robot's, or the
-    /// environment's walls.
-    fn touchable(&self, written: WrittenName, context: &str) -> IResult<Touchable> {
-        let group = |bodies: Vec<usize>| Touchable::Group { name: written.name.clone(), bodies };
-        match self.names.get(&written.name) {
-            Some((Target::Body(index), _)) => Ok(Touchable::Body(*index)),
-            Some((Target::Container, _)) => Ok(group(self.bodies_of_group(&written.name))),
-            Some((Target::Robot, _)) => Ok(group(self.bodies_of_robot(&written.name))),
-            _ if written.name == "walls" && self.model.environment.is_some() => {
-                Ok(group(WALLS.iter().filter_map(|wall| self.model.body_index(wall)).collect()))
-            }
-            _ => Err(self.unknown_body(written, context)),
-        }
-    }
-
-    /// The one object `pushed_into(name, ...)` names: a body that can move.
-    fn pushable(&self, written: WrittenName, context: &str) -> IResult<usize> {
-        let refuse = |why: String| LangError::new(written.pos.clone(), ErrorKind::Value(why));
-        match self.names.get(&written.name) {
-            Some((Target::Body(index), _)) if self.model.bodies[*index].motion == crate::model::Motion::Fixed => {
-                Err(refuse(format!("'{}' is static: nothing can push it into a zone", written.name)))
-            }
-            Some((Target::Body(index), _)) => Ok(*index),
-            Some((Target::Container, _)) => {
-                Err(refuse(format!("'{}' is a container: {context} takes one object", written.name)))
-            }
-            Some((Target::Robot, _)) => {
-                Err(refuse(format!("'{}' is a robot: {context} takes an object the robot pushes", written.name)))
-            }
-            _ => Err(self.unknown_body(written, context)),
-        }
-    }
-
-    /// The bodies of the container `name`, its nested containers' included.
-    fn bodies_of_group(&self, name: &str) -> Vec<usize> {
-        let mut bodies = Vec::new();
-        let mut pending = vec![name.to_owned()];
-        while let Some(group) = pending.pop() {
-            let Some(model) = self.model.groups.iter().find(|g| g.name == group) else { continue };
-            for member in &model.members {
-                match self.names.get(member) {
-                    Some((Target::Body(index), _)) if !bodies.contains(index) => bodies.push(*index),
-                    Some((Target::Container, _)) => pending.push(member.clone()),
-                    _ => {}
-                }
-            }
-        }
-        bodies.sort_unstable();
-        bodies
-    }
-
-    fn bodies_of_robot(&self, name: &str) -> Vec<usize> {
-        let of_robot =
-            |(index, body): (usize, &crate::model::BodyModel)| (body.robot.as_deref() == Some(name)).then_some(index);
-        self.model.bodies.iter().enumerate().filter_map(of_robot).collect()
-    }
-
-    /// "unknown body or group", with a few of the names there are.
-    fn unknown_body(&self, written: WrittenName, context: &str) -> LangError {
-        let environment = self.model.environment.is_some();
-        let is_environment =
-            |name: &str| environment && (name == "floor" || name == "ceiling" || WALLS.contains(&name));
-        let mut names: Vec<&str> = self
-            .model
-            .bodies
-            .iter()
-            .filter(|body| body.robot.is_none() && !is_environment(&body.name))
-            .map(|body| body.name.as_str())
-            .chain(self.model.groups.iter().map(|group| group.name.as_str()))
-            .chain(self.model.robots.iter().map(|robot| robot.name.as_str()))
-            .collect();
-        if environment {
-            names.extend(["floor", "walls"]);
-        }
-        let known = if names.is_empty() {
-            "the scene has no objects".to_owned()
-        } else {
-            format!("the scene has {}", a_few(&names))
-        };
-        LangError::new(
-            written.pos,
-            ErrorKind::UnknownName {
-                what: "body or group".into(),
-                name: written.name,
-                context: context.to_owned(),
-                known,
-            },
-        )
-    }
-}
-
-/// The index of the zone `written` names.
-fn zone_index(zones: &[ZoneModel], written: WrittenName, context: &str) -> IResult<usize> {
-    if let Some(index) = zones.iter().position(|zone| zone.name == written.name) {
-        return Ok(index);
-    }
-    let names: Vec<&str> = zones.iter().map(|zone| zone.name.as_str()).collect();
-    let known = if names.is_empty() {
-        "the challenge declares no zone: add zone <name> { box(...); pos(...); }".to_owned()
-    } else {
-        format!("the challenge's zones: {}", a_few(&names))
-    };
-    Err(LangError::new(
-        written.pos,
-        ErrorKind::UnknownName { what: "zone".into(), name: written.name, context: context.to_owned(), known },
-    ))
-}
-
-/// The name argument the parser counted.
-fn take_name(arg: Option<PendingArg>) -> WrittenName {
-    match arg {
-        Some(PendingArg::Name(name)) => name,
-        _ => unreachable!("the parser counted the arguments"),
-    }
-}
-
-/// The seconds argument the parser counted.
-fn seconds(arg: Option<PendingArg>) -> f64 {
-    match arg {
-        Some(PendingArg::Seconds(secs)) => secs,
-        _ => unreachable!("the parser counted the arguments"),
-    }
-}
-
-/// The first few of `names`, then how many more.
-fn a_few(names: &[&str]) -> String {
-    let shown = names[..names.len().min(NAMES_LISTED)].join(", ");
-    match names.len().saturating_sub(NAMES_LISTED) {
-        0 => shown,
-        more => format!("{shown} and {more} more"),
     }
 }
