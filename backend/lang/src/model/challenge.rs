@@ -30,6 +30,39 @@ pub struct ChallengeModel {
     pub score: ScoreRule,
 }
 
+impl ChallengeModel {
+    /// Renumbers every body it names with `renumber` (what appending its scene to a
+    /// lab's model does to body indices).
+    pub fn renumber_bodies(&mut self, renumber: impl Fn(usize) -> usize + Copy) {
+        let conditions = std::iter::once(&mut self.success)
+            .chain(self.failure.as_mut())
+            .chain(self.goals.iter_mut().map(|(_, condition)| condition))
+            .chain(self.points.iter_mut().map(|(_, condition)| condition));
+        for condition in conditions {
+            condition.renumber_bodies(renumber);
+        }
+    }
+}
+
+impl Condition {
+    fn renumber_bodies(&mut self, renumber: impl Fn(usize) -> usize + Copy) {
+        match self {
+            Condition::Event(Event::Touched(Touchable::Body(body)) | Event::PushedInto { body, .. }) => {
+                *body = renumber(*body);
+            }
+            Condition::Event(Event::Touched(Touchable::Group { bodies, .. })) => {
+                bodies.iter_mut().for_each(|body| *body = renumber(*body));
+            }
+            Condition::Event(_) => {}
+            Condition::And(a, b) | Condition::Or(a, b) | Condition::Then(a, b) => {
+                a.renumber_bodies(renumber);
+                b.renumber_bodies(renumber);
+            }
+            Condition::Not(inner) | Condition::Once(inner) => inner.renumber_bodies(renumber),
+        }
+    }
+}
+
 /// A drawn, never solid region of the world that events test robots and objects against.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ZoneModel {
