@@ -584,6 +584,12 @@ impl Interp<'_> {
             Some(Ctx::Composed(_)) if kind == ObjectKind::Container => {
                 return Err(misplaced(pos, &format!("the container '{name}' cannot be inside a composed object")));
             }
+            Some(Ctx::Challenge(_) | Ctx::Zone(_) | Ctx::Start(_)) => {
+                return Err(misplaced(
+                    pos,
+                    &format!("the object '{name}' cannot be declared inside a challenge: declare it before or after"),
+                ));
+            }
             _ => {}
         }
         self.count_element(pos)?;
@@ -744,6 +750,9 @@ impl Interp<'_> {
                 pos,
                 &format!("{} cannot be declared inside an object, a joint or the environment", kind.name()),
             ));
+        }
+        if matches!(self.builder.stack.last(), Some(Ctx::Challenge(_) | Ctx::Zone(_) | Ctx::Start(_))) {
+            return Err(misplaced(pos, &format!("{} cannot be declared inside a challenge", kind.name())));
         }
         self.count_element(pos)?;
         let joint = JointBuilder {

@@ -439,6 +439,22 @@ fn a_challenge_belongs_at_the_top_level_once() {
 }
 
 #[test]
+fn nothing_solid_is_declared_inside_a_challenge() {
+    assert_eq!(
+        challenge_error("time_limit 10; success fell();\n  zone bay { box(1, 1, 1); wall { shape box(1, 1, 1); } }"),
+        "main.vlab:11:28: the object 'wall' cannot be declared inside a challenge: declare it before or after"
+    );
+    assert_eq!(
+        challenge_error("time_limit 10; success fell();\n  crate2 { shape box(1, 1, 1); }"),
+        "main.vlab:11:3: the object 'crate2' cannot be declared inside a challenge: declare it before or after"
+    );
+    assert_eq!(
+        challenge_error("time_limit 10; success fell();\n  JointFixed(crate1, ramp);"),
+        "main.vlab:11:3: JointFixed cannot be declared inside a challenge"
+    );
+}
+
+#[test]
 fn challenge_statements_belong_inside_a_challenge() {
     assert_eq!(
         error("num x = 1;\nsuccess fell();"),
