@@ -1,8 +1,11 @@
 //! The syntax tree the parser builds and the interpreter walks. Includes are already
 //! spliced in; every node keeps the position it came from.
 
+mod challenge;
+
 use std::rc::Rc;
 
+pub use self::challenge::{ArgKind, ChallengeStmt, CompareOp, Cond, CondKind, EventCall, EventKind, ScoreSpec};
 use crate::catalogue::DeviceSpec;
 use crate::error::Position;
 use crate::model::ProgramRate;
@@ -338,6 +341,8 @@ pub enum ScalarProp {
     Cfm,
     /// collide true: a joint's two bodies keep their contacts
     Collide,
+    /// color "Green": a challenge zone's look
+    Color,
 }
 
 impl ScalarProp {
@@ -359,15 +364,19 @@ impl ScalarProp {
             ScalarProp::Erp => "erp",
             ScalarProp::Cfm => "cfm",
             ScalarProp::Collide => "collide",
+            ScalarProp::Color => "color",
         }
     }
 
     /// The type of its value.
     pub fn value_type(self) -> Type {
         match self {
-            ScalarProp::Material | ScalarProp::Sky | ScalarProp::Ground | ScalarProp::Walls | ScalarProp::Ceiling => {
-                Type::Str
-            }
+            ScalarProp::Material
+            | ScalarProp::Sky
+            | ScalarProp::Ground
+            | ScalarProp::Walls
+            | ScalarProp::Ceiling
+            | ScalarProp::Color => Type::Str,
             ScalarProp::Collide => Type::Bool,
             _ => Type::Num,
         }
@@ -588,6 +597,15 @@ pub enum StmtKind {
     Vector(VectorProp, Vec<Expr>),
     /// `density 600;` and friends.
     Scalar(ScalarProp, Expr),
+    /// `challenge "title" { ... }`: what "solved" means (docs/challenges.md).
+    Challenge {
+        /// Its title.
+        title: Expr,
+        /// Its statements.
+        body: Vec<Stmt>,
+    },
+    /// A statement of a challenge's block.
+    ChallengeItem(ChallengeStmt),
     /// A sensor or actuator declaration.
     Device {
         /// Its catalogue entry.

@@ -6,7 +6,10 @@
 
 use std::fmt::Write;
 
-use crate::model::{JointKind, Motion, Mount, ParamValue, SceneModel, Shape};
+use crate::model::{
+    ChallengeModel, Condition, Event, JointKind, Motion, Mount, ParamValue, SceneModel, ScoreRule, Shape, Touchable,
+    ZoneShape,
+};
 
 fn n(x: f32) -> String {
     let r = (x as f64 * 10_000.0).round() / 10_000.0;
@@ -135,5 +138,74 @@ pub fn dump(model: &SceneModel) -> String {
             let _ = writeln!(w, "{what} {} {} robot={robot} on {mount} {{{}}}", d.kind, d.name, params.join(", "));
         }
     }
+    if let Some(challenge) = &model.challenge {
+        dump_challenge(w, challenge, model);
+    }
     out
+}
+
+fn dump_challenge(w: &mut String, challenge: &ChallengeModel, model: &SceneModel) {
+    let score = match challenge.score {
+        ScoreRule::Time => "time".to_owned(),
+        ScoreRule::Distance { zone } => format!("distance({})", challenge.zones[zone].name),
+        ScoreRule::Percent => "percent".to_owned(),
+        ScoreRule::Points => "points".to_owned(),
+    };
+    let _ =
+        writeln!(w, "challenge {:?} time_limit {} score {score}", challenge.title, n(challenge.time_limit_secs as f32));
+    for (i, zone) in challenge.zones.iter().enumerate() {
+        let shape = match zone.shape {
+            ZoneShape::Box { half_extents } => format!("box half{}", v(&half_extents)),
+            ZoneShape::Cylinder { radius, half_height } => {
+                format!("cylinder r={} half_height={}", n(radius), n(half_height))
+            }
+        };
+        let (at, rot) = (v(&zone.pose.position), v(&zone.pose.rotation));
+        let _ = writeln!(w, "  zone #{i} {} {shape} at {at} rot {rot} {}", zone.name, zone.material.name);
+    }
+    if let Some(start) = &challenge.start {
+        let _ = writeln!(w, "  start at {} heading {}", v(&start.position), n(start.heading_deg));
+    }
+    let text = |c: &Condition| condition(c, challenge, model);
+    let _ = writeln!(w, "  success {}", text(&challenge.success));
+    if let Some(failure) = &challenge.failure {
+        let _ = writeln!(w, "  failure {}", text(failure));
+    }
+    for (name, goal) in &challenge.goals {
+        let _ = writeln!(w, "  goal {name:?} {}", text(goal));
+    }
+    for (points, when) in &challenge.points {
+        let _ = writeln!(w, "  points {points} when {}", text(when));
+    }
+}
+
+/// A condition with every combination in parentheses, zones by name, bodies by index.
+fn condition(c: &Condition, challenge: &ChallengeModel, model: &SceneModel) -> String {
+    let text = |c: &Condition| condition(c, challenge, model);
+    let zone = |i: usize| challenge.zones[i].name.clone();
+    let body = |i: usize| format!("#{i} {}", model.bodies[i].name);
+    match c {
+        Condition::Event(event) => match event {
+            Event::Entered { zone: z } => format!("entered({})", zone(*z)),
+            Event::Left { zone: z } => format!("left({})", zone(*z)),
+            Event::Inside { zone: z } => format!("inside({})", zone(*z)),
+            Event::StoppedIn { zone: z, secs } => format!("stopped_in({}, {secs})", zone(*z)),
+            Event::Touched(Touchable::Body(b)) => format!("touched({})", body(*b)),
+            Event::Touched(Touchable::Group { name, bodies }) => {
+                let bodies: Vec<String> = bodies.iter().map(|b| format!("#{b}")).collect();
+                format!("touched({name} [{}])", bodies.join(", "))
+            }
+            Event::PushedInto { body: b, zone: z } => format!("pushed_into({}, {})", body(*b), zone(*z)),
+            Event::Fell => "fell()".to_owned(),
+            Event::Flipped => "flipped()".to_owned(),
+            Event::NoProgress { secs } => format!("no_progress({secs})"),
+            Event::Sensor { name, comparison, value } => format!("sensor({name}) {} {value}", comparison.symbol()),
+            Event::Time { comparison, secs } => format!("time() {} {secs}", comparison.symbol()),
+        },
+        Condition::And(a, b) => format!("({} and {})", text(a), text(b)),
+        Condition::Or(a, b) => format!("({} or {})", text(a), text(b)),
+        Condition::Then(a, b) => format!("({} then {})", text(a), text(b)),
+        Condition::Not(a) => format!("not {}", text(a)),
+        Condition::Once(a) => format!("once({})", text(a)),
+    }
 }

@@ -88,6 +88,19 @@ pub enum ErrorKind {
         /// Where it was used (`JointHinge`).
         context: String,
     },
+    /// A challenge names a zone, body or group that the challenge or the scene does not
+    /// have.
+    #[error("unknown {what} '{name}' in {context} ({known})")]
+    UnknownName {
+        /// What kind of name (`zone`, `body or group`).
+        what: String,
+        /// The missing name.
+        name: String,
+        /// Where it was used (`entered(...)`).
+        context: String,
+        /// Which names there are, a few.
+        known: String,
+    },
     /// `x / 0`, `mod(x, 0)`.
     #[error("division by zero")]
     DivisionByZero,

@@ -9,7 +9,9 @@
 use crate::catalogue::CATALOGUE;
 
 /// Statement and declaration words, lower case: `include`, `if`, `for`, `function`,
-/// `robot`, `static`, the types `num`/`string`/`boolean`, the literals `true`/`false`.
+/// `robot`, `static`, the types `num`/`string`/`boolean`, the literals `true`/`false`,
+/// and a challenge's statements and the words that combine its conditions (`and`, `or`,
+/// `not`, `then`, `once`).
 pub const KEYWORDS: &[&str] = &[
     "include",
     "if",
@@ -41,13 +43,47 @@ pub const KEYWORDS: &[&str] = &[
     "print_str",
     "print_num",
     "print_bool",
+    "challenge",
+    "time_limit",
+    "zone",
+    "start",
+    "heading",
+    "success",
+    "failure",
+    "goal",
+    "points",
+    "when",
+    "score",
+    "and",
+    "or",
+    "not",
+    "then",
+    "once",
 ];
+
+/// A challenge's events, lower case: `entered(zone)`, `touched(walls)`, `time() >= 30`, …
+pub const EVENTS: &[&str] = &[
+    "entered",
+    "left",
+    "inside",
+    "stopped_in",
+    "touched",
+    "pushed_into",
+    "fell",
+    "flipped",
+    "no_progress",
+    "sensor",
+    "time",
+];
+
+/// How a challenge scores an attempt (`score time;`, `score distance(zone);`), lower case.
+pub const SCORES: &[&str] = &["time", "distance", "percent", "points"];
 
 /// Shapes (`shape box(...)`), lower case.
 pub const SHAPES: &[&str] = &["sphere", "box", "cylinder", "capsule", "mesh"];
 
 /// Properties written inside a block, lower case: `shape`, `pos(...)`, `density 5;`,
-/// an environment's `width`, `gravity`, … (with the spellings the parser also takes:
+/// an environment's `width`, `gravity`, a zone's `color`, … (with the spellings the parser also takes:
 /// `position`, `quat`, `rot_axis`, `lenght`).
 pub const PROPERTIES: &[&str] = &[
     "shape",
@@ -77,6 +113,7 @@ pub const PROPERTIES: &[&str] = &[
     "erp",
     "cfm",
     "collide",
+    "color",
 ];
 
 /// Built-in functions, lower case: `sin(x)`, `atan2(y, x)`, `random()`, `string(x)`, …
@@ -116,7 +153,7 @@ pub const DEVICE_TYPES: [&str; CATALOGUE.len()] = {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ast::{Builtin, JointType};
+    use crate::ast::{Builtin, EventKind, JointType};
     use crate::{Budgets, MapLoader, NoFiles, check_syntax};
 
     fn parses(source: &str) -> bool {
@@ -238,7 +275,10 @@ mod tests {
             environment room { } env wallrect { }\n\
             static w { } composed c { } container k { }\n\
             robot r { body { urdf \"r.urdf\"; } code \"p.py\"; program_rate every_step; }\n\
-            id:[\"named\"] { }\n";
+            id:[\"named\"] { }\n\
+            challenge \"c\" { time_limit 1; zone z { box(1, 1, 1); } start { pos(0, 0, 0); heading 0; }\n\
+              success inside(z) and not once(inside(z)) or fell() then fell(); failure fell();\n\
+              goal \"g\" fell(); points 1 when fell(); score points; }\n";
         let loader = MapLoader::new().with_file("walls.vlab", "");
         let checked = check_syntax(program, "words.vlab", &loader, &Budgets::default());
         assert!(checked.is_ok(), "{checked:?}");
@@ -247,5 +287,24 @@ mod tests {
         for keyword in KEYWORDS {
             assert!(written.iter().any(|w| w == keyword), "{keyword} is used in the program");
         }
+    }
+
+    #[test]
+    fn every_event_is_listed_once_in_its_spelling() {
+        let listed: Vec<&str> = EventKind::ALL.map(EventKind::name).to_vec();
+        assert_eq!(listed, EVENTS);
+        for name in EVENTS {
+            assert_eq!(EventKind::lookup(name).map(EventKind::name), Some(*name));
+        }
+    }
+
+    #[test]
+    fn every_score_is_what_the_parser_takes() {
+        let challenge = |score: &str| format!("challenge \"c\" {{ time_limit 1; success fell(); score {score}; }}");
+        for score in SCORES {
+            let written = if *score == "distance" { "distance(z)".to_owned() } else { (*score).to_owned() };
+            assert!(parses(&challenge(&written)), "{score}");
+        }
+        assert!(!parses(&challenge("speed")));
     }
 }

@@ -54,6 +54,11 @@
 //!   object further about the world's axes.
 //! - A mesh without `customgeom` collides as a 1 m box (with a warning): the
 //!   interpreter does not read mesh files, so it cannot measure them.
+//! - A challenge's words (`zone`, `success`, `score`, `then`, ...) are keywords only
+//!   where nothing else could stand (`start { ... }` is the start only inside a
+//!   challenge, an object elsewhere). Conditions combine with `and`/`or`/`not`/`then`
+//!   (and take `&&`/`||`/`!` too); an event's argument written as a bare word is a
+//!   name, never a variable, and one written as an expression must be a string.
 //! - Extensions: `friction f;`, `restitution r;`, the functions `tan atan atan2 exp
 //!   abs min max`, and `f(x)` as well as `call f(x)`.
 //!

@@ -2,6 +2,8 @@
 //! (through the [`SourceLoader`]) and spliced in place, so a syntax error anywhere, in
 //! any included file, stops everything before a single statement runs.
 
+mod challenge;
+
 use std::rc::Rc;
 use std::sync::Arc;
 
@@ -53,7 +55,8 @@ pub(crate) fn parse_file(
         ));
     }
     let tokens = lex(source, &file)?;
-    let mut parser = Parser { tokens, i: 0, file, session, depth: 0, block_depth: if top_level { 0 } else { 1 } };
+    let block_depth = if top_level { 0 } else { 1 };
+    let mut parser = Parser { tokens, i: 0, file, session, depth: 0, block_depth, place: Place::Scene };
     let mut stmts = Vec::new();
     while !parser.at_eof() {
         stmts.push(parser.statement()?);
@@ -70,6 +73,19 @@ struct Parser<'s, 'l> {
     depth: usize,
     /// Blocks around the current statement (0 = top level of a file included at top level).
     block_depth: usize,
+    /// Whose block the current statement is in, for the words only a challenge takes.
+    place: Place,
+}
+
+/// The blocks whose statements read some words their own way.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Place {
+    /// Anywhere else.
+    Scene,
+    /// A challenge's block: `start { ... }` is the start, not an object called start.
+    Challenge,
+    /// A zone's block: `box(...)` and `cylinder(...)` are its shape.
+    Zone,
 }
 
 impl Parser<'_, '_> {
@@ -218,6 +234,9 @@ impl Parser<'_, '_> {
             let value = self.expr()?;
             self.expect_sym(";", &format!("after the assignment to '{word}'"))?;
             return Ok(StmtKind::Assign { name: word, value });
+        }
+        if let Some(kind) = self.challenge_statement(&lower)? {
+            return Ok(kind);
         }
         match lower.as_str() {
             "include" => return self.include(),
@@ -591,7 +610,7 @@ impl Parser<'_, '_> {
         Ok(StmtKind::Device { spec, name, params })
     }
 
-    fn shape_spec(&mut self) -> PResult<ShapeSpec> {
+    pub(super) fn shape_spec(&mut self) -> PResult<ShapeSpec> {
         let pos = self.pos();
         let kind = match self.peek_word().as_deref() {
             Some("sphere") => ShapeKind::Sphere,
@@ -939,6 +958,7 @@ fn scalar_prop(word: &str) -> Option<ScalarProp> {
         "erp" => ScalarProp::Erp,
         "cfm" => ScalarProp::Cfm,
         "collide" => ScalarProp::Collide,
+        "color" => ScalarProp::Color,
         _ => return None,
     })
 }

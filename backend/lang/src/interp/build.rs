@@ -1,5 +1,5 @@
 //! Element statements → the scene model: objects, composed objects, containers, joints,
-//! robots, sensors, actuators and the environment, with their names checked.
+//! robots, sensors, actuators, the environment and the challenge, with their names checked.
 //!
 //! While a block runs, the element it declares sits on a context stack; property
 //! statements (`pos`, `shape`, `anchor`, ...) apply to the innermost element that takes
@@ -22,6 +22,7 @@ use crate::model::{
 };
 use crate::project::read_project;
 
+mod challenge;
 mod urdf;
 
 /// Defaults for what a scene leaves unsaid.
@@ -137,6 +138,12 @@ enum Ctx {
     Urdf(Box<urdf::UrdfBlock>),
     /// `link_or_joint { devices }` inside a `urdf` block.
     UrdfMount(String, Vec<PendingDevice>),
+    /// `challenge "title" { ... }`.
+    Challenge(Box<challenge::ChallengeBuilder>),
+    /// `zone name { ... }` inside a challenge.
+    Zone(challenge::ZoneBuilder),
+    /// `start { ... }` inside a challenge.
+    Start(challenge::StartBuilder),
 }
 
 /// The model under construction.
@@ -153,6 +160,8 @@ pub(super) struct Builder {
     elements: usize,
     /// Device parameters naming other devices, checked once everything is declared.
     references: Vec<Reference>,
+    /// The scene's challenge, its names resolved once everything is declared.
+    challenge: Option<challenge::ChallengeBuilder>,
 }
 
 struct Reference {
@@ -176,6 +185,7 @@ impl Builder {
             joints: Vec::new(),
             elements: 0,
             references: Vec::new(),
+            challenge: None,
         }
     }
 
@@ -330,6 +340,9 @@ impl Builder {
                 }
             }
         }
+        if let Some(challenge) = self.challenge.take() {
+            self.model.challenge = Some(self.resolve_challenge(challenge)?);
+        }
         if let Err(e) = self.model.validate() {
             let pos = Position { file: "scene".into(), line: 1, col: 1 };
             return Err(LangError::new(pos, ErrorKind::Value(format!("the scene is not valid: {e}"))));
@@ -440,6 +453,8 @@ impl Interp<'_> {
                 let name = self.name_of(name)?;
                 self.device(spec, name, params, pos)?;
             }
+            StmtKind::Challenge { title, body } => self.challenge(title, body, pos)?,
+            StmtKind::ChallengeItem(item) => self.challenge_item(item, pos)?,
             _ => unreachable!("exec handles every other statement"),
         }
         Ok(Flow::Normal)
@@ -568,6 +583,12 @@ impl Interp<'_> {
             }
             Some(Ctx::Composed(_)) if kind == ObjectKind::Container => {
                 return Err(misplaced(pos, &format!("the container '{name}' cannot be inside a composed object")));
+            }
+            Some(Ctx::Challenge(_) | Ctx::Zone(_) | Ctx::Start(_)) => {
+                return Err(misplaced(
+                    pos,
+                    &format!("the object '{name}' cannot be declared inside a challenge: declare it before or after"),
+                ));
             }
             _ => {}
         }
@@ -730,6 +751,9 @@ impl Interp<'_> {
                 &format!("{} cannot be declared inside an object, a joint or the environment", kind.name()),
             ));
         }
+        if matches!(self.builder.stack.last(), Some(Ctx::Challenge(_) | Ctx::Zone(_) | Ctx::Start(_))) {
+            return Err(misplaced(pos, &format!("{} cannot be declared inside a challenge", kind.name())));
+        }
         self.count_element(pos)?;
         let joint = JointBuilder {
             kind,
@@ -830,6 +854,9 @@ impl Interp<'_> {
 
     fn shape(&mut self, custom: bool, spec: &ShapeSpec, pos: &Position) -> IResult<()> {
         let keyword = if custom { "customgeom" } else { "shape" };
+        if !custom && matches!(self.builder.stack.last(), Some(Ctx::Zone(_))) {
+            return self.zone_shape(spec);
+        }
         if !matches!(self.builder.stack.last(), Some(Ctx::Object(_))) {
             return Err(misplaced(pos, &format!("{keyword} belongs inside an object's block")));
         }
@@ -956,8 +983,16 @@ impl Interp<'_> {
             }
             _ => None,
         };
+        if let Some(Ctx::Start(start)) = self.builder.stack.last_mut() {
+            if prop != VectorProp::Pos {
+                return Err(misplaced(pos, &format!("start takes pos(x, y, z) and heading, not {}(...)", prop.name())));
+            }
+            start.position = Some(xyz);
+            return Ok(());
+        }
         let pose = match self.builder.stack.last_mut() {
             Some(Ctx::Object(o)) => Some(&mut o.pose),
+            Some(Ctx::Zone(zone)) => Some(&mut zone.pose),
             Some(Ctx::Composed(c)) => Some(&mut c.pose),
             Some(Ctx::Urdf(u)) => Some(&mut u.pose),
             _ => None,
@@ -1007,6 +1042,12 @@ impl Interp<'_> {
             };
             joint.bodies_touch = collide;
             return Ok(());
+        }
+        let in_zone = matches!(self.builder.stack.last(), Some(Ctx::Zone(_)));
+        match prop {
+            ScalarProp::Color | ScalarProp::Material if in_zone => return self.zone_color(value),
+            ScalarProp::Color => return Err(misplaced(pos, "color belongs inside a zone of a challenge")),
+            _ => {}
         }
         let (num, text) = match prop.value_type() {
             Type::Str => (0.0, self.string(value, &format!("the value of {}", prop.name()))?.to_string()),

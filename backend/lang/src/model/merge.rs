@@ -21,11 +21,15 @@ impl SceneModel {
     /// on error `self` is unchanged.
     ///
     /// Rules: names stay unique across the lab; the first environment of a lab (an
-    /// empty lab has none) sets its sky, gravity and step, and a second one is refused.
+    /// empty lab has none) sets its sky, gravity and step, and a second one is refused;
+    /// so is a second challenge.
     pub fn merge(&mut self, addition: &SceneModel) -> Result<Inserted, SceneError> {
         addition.validate()?;
         if addition.environment.is_some() && self.environment.is_some() {
             return Err(SceneError::EnvironmentAlreadySet);
+        }
+        if addition.challenge.is_some() && self.challenge.is_some() {
+            return Err(SceneError::ChallengeAlreadySet);
         }
         let taken: HashSet<&str> = self.names().collect();
         if let Some(clash) = addition.names().find(|name| taken.contains(name)) {
@@ -50,6 +54,11 @@ impl SceneModel {
             robot
         }));
         merged.groups.extend(addition.groups.iter().cloned());
+        if let Some(challenge) = &addition.challenge {
+            let mut challenge = challenge.clone();
+            challenge.renumber_bodies(|body| body + body_offset);
+            merged.challenge = Some(challenge);
+        }
         let shift = |mount: Mount| match mount {
             Mount::Body(i) => Mount::Body(i + body_offset),
             Mount::Joint(j) => Mount::Joint(j + joint_offset),
@@ -89,7 +98,7 @@ impl SceneModel {
 mod tests {
     use super::*;
     use crate::model::test_support::ball as body;
-    use crate::model::{JointKind, JointModel, RobotModel};
+    use crate::model::{Condition, Event, JointKind, JointModel, RobotModel, Touchable};
 
     fn pair(a: &str, b: &str, joint: &str) -> SceneModel {
         let mut model = SceneModel::empty();
@@ -150,6 +159,35 @@ mod tests {
         assert!(lab.environment.is_some());
         let before = lab.clone();
         assert_eq!(lab.merge(&env), Err(SceneError::EnvironmentAlreadySet));
+        assert_eq!(lab, before);
+    }
+
+    #[test]
+    fn a_challenge_comes_with_its_scene_and_a_second_is_refused() {
+        let source = "crate1 { shape box(1, 1, 1); }\n\
+            challenge \"c\" { time_limit 10; zone z { box(1, 1, 1); }\n\
+            success pushed_into(crate1, z) and not touched(crate1); failure touched(crate1); }";
+        let scene = crate::interpret(source, "c.vlab", &crate::NoFiles, &crate::Options::default()).unwrap().model;
+        let mut lab = pair("a", "b", "ab");
+        lab.merge(&scene).unwrap();
+        let challenge = lab.challenge.clone().expect("the scene's challenge");
+        assert_eq!(lab.body_index("crate1"), Some(2));
+        let touched = Condition::Event(Event::Touched(Touchable::Body(2)));
+        let success = Condition::And(
+            Box::new(Condition::Event(Event::PushedInto { body: 2, zone: 0 })),
+            Box::new(Condition::Not(Box::new(touched.clone()))),
+        );
+        assert_eq!((challenge.success, challenge.failure), (success, Some(touched)));
+        let before = lab.clone();
+        let another = crate::interpret(
+            "challenge \"d\" { time_limit 10; success fell(); }",
+            "d.vlab",
+            &crate::NoFiles,
+            &crate::Options::default(),
+        )
+        .unwrap()
+        .model;
+        assert_eq!(lab.merge(&another), Err(SceneError::ChallengeAlreadySet));
         assert_eq!(lab, before);
     }
 }

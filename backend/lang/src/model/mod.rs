@@ -1,6 +1,9 @@
 //! The scene model: a lab's world as plain data (environment, bodies of parts, joints,
 //! robots with their sensors and actuators), before and apart from any physics engine.
 //!
+//! A scene may also set a challenge ([`ChallengeModel`]): what "solved" means, with
+//! its zones, events and score.
+//!
 //! A [`SceneModel`] is what a scene description produces and what the simulation is
 //! built from, so the same model can be checked, stored, compared in tests and rebuilt
 //! on reset.
@@ -8,6 +11,7 @@
 //! Conventions: right-handed, **Y up**, metres, kilograms, seconds, radians.
 //! Rotations are unit quaternions `[x, y, z, w]` (the language writes `quaternion(w,x,y,z)`).
 
+mod challenge;
 mod devices;
 mod materials;
 mod merge;
@@ -15,6 +19,10 @@ mod pose;
 mod remove;
 mod validate;
 
+pub use self::challenge::{
+    ChallengeModel, Comparison, Condition, Event, MAX_TIME_LIMIT_SECS, ScoreRule, StartPose, Touchable, ZoneModel,
+    ZoneShape,
+};
 pub use self::devices::{DeviceModel, Mount, ParamValue};
 pub use self::materials::{LibraryError, Palette};
 pub use self::merge::Inserted;
@@ -424,6 +432,8 @@ pub struct SceneModel {
     /// Beacons (`Beacon`, on objects outside robots), in declaration order: what
     /// `LandmarkSensor`s see; each one's id is its name.
     pub beacons: Vec<DeviceModel>,
+    /// What "solved" means in this scene, if it sets a challenge.
+    pub challenge: Option<ChallengeModel>,
 }
 
 /// The default physics step: 240 Hz, fine enough for wheeled robots and stacking.
@@ -459,6 +469,7 @@ impl SceneModel {
             sensors: vec![],
             actuators: vec![],
             beacons: vec![],
+            challenge: None,
         }
     }
 

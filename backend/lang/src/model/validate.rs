@@ -43,6 +43,9 @@ pub enum SceneError {
         "this lab already has an environment; to replace the whole scene, the instructor resets the lab with a new one"
     )]
     EnvironmentAlreadySet,
+    /// A second challenge for a lab that has one.
+    #[error("this lab already has a challenge; to set another, the instructor resets the lab with a new scene")]
+    ChallengeAlreadySet,
     /// The model is valid but the simulation cannot build part of it (yet).
     #[error("'{name}': {what} is not supported by the simulation yet")]
     Unsupported {

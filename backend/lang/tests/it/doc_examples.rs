@@ -1,7 +1,8 @@
-//! Every example of `docs/scene-language.md`, run by the real interpreter, so the page
-//! cannot drift from the language.
+//! Every example of the pages that teach the language (`docs/scene-language.md`,
+//! `docs/challenges.md`), run by the real interpreter, so the pages cannot drift from
+//! the language.
 //!
-//! How the page's fenced blocks are read:
+//! How a page's fenced blocks are read:
 //! - ` ```vlab `: must interpret without error, as `main.vlab` with seed 0.
 //! - ` ```vlab-error `: must stop with an error.
 //! - A ` ```text ` block right after either (nothing but blank lines between) is the
@@ -83,7 +84,7 @@ fn blocks(page: &str) -> Vec<Block> {
             }
         }
     }
-    assert!(open.is_none(), "docs/scene-language.md ends inside a fenced block");
+    assert!(open.is_none(), "the page ends inside a fenced block");
     found
 }
 
@@ -108,7 +109,18 @@ impl SourceLoader for DocLoader {
 
 #[test]
 fn every_example_of_the_scene_language_page_does_what_the_page_says() {
-    let path = root().join("docs/scene-language.md");
+    check_page("docs/scene-language.md", 20, 5);
+}
+
+#[test]
+fn every_example_of_the_challenges_page_does_what_the_page_says() {
+    check_page("docs/challenges.md", 10, 10);
+}
+
+/// Runs every example of the page `name` (from the repository's root), which must have
+/// at least `min_examples` examples and `min_errors` error examples.
+fn check_page(name: &str, min_examples: usize, min_errors: usize) {
+    let path = root().join(name);
     let page = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     let blocks = blocks(&page);
     let files =
@@ -150,7 +162,7 @@ fn every_example_of_the_scene_language_page_does_what_the_page_says() {
             _ => None,
         };
         if let Some(problem) = problem {
-            failures.push(format!("docs/scene-language.md:{}: {problem}\n{}", block.line, block.text));
+            failures.push(format!("{name}:{}: {problem}\n{}", block.line, block.text));
         }
     }
     assert!(
@@ -160,8 +172,8 @@ fn every_example_of_the_scene_language_page_does_what_the_page_says() {
         failures.join("\n")
     );
     assert!(
-        examples >= 20 && errors >= 5,
-        "only {examples} examples and {errors} error examples found: is the page complete?"
+        examples >= min_examples && errors >= min_errors,
+        "{name}: only {examples} examples and {errors} error examples found: is the page complete?"
     );
 }
 

@@ -1,5 +1,5 @@
-//! Golden snapshots: the classic examples (the pyramid, the cart) and a robot scene,
-//! interpreted from `scenes/` and compared with the checked-in text of their model.
+//! Golden snapshots: the classic examples (the pyramid, the cart), a robot scene and a
+//! challenge, interpreted from `scenes/` and compared with the checked-in text of their model.
 //!
 //! The text is `vlab_scene::dump` (rounded numbers, one element per line). To accept
 //! a deliberate change: `UPDATE_GOLDEN=1 cargo test -p vlab-scene --test it golden`, then
@@ -52,4 +52,9 @@ fn the_cart_example() {
 #[test]
 fn a_robot_with_sensors_in_a_room() {
     check("tankbot");
+}
+
+#[test]
+fn a_challenge_to_park_in_a_bay() {
+    check("park_challenge");
 }

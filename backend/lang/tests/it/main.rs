@@ -3,6 +3,7 @@
 mod common;
 
 mod budgets;
+mod challenges;
 mod doc_examples;
 mod errors;
 mod fuzz;
