@@ -20,8 +20,10 @@ use vlab_sim::sim::World;
 
 use super::programs::{Programs, Tick};
 
+pub mod judge;
 pub mod queue;
 
+pub use judge::ChallengeJudge;
 pub use queue::{AttemptId, AttemptJob, AttemptQueue, AttemptState, QueueLimits, QueueRefusal};
 
 /// How long an attempt waits for its programs to start before it counts as a program

@@ -9,9 +9,10 @@ mod demo;
 pub use demo::demo_scene;
 pub use vlab_scene::meshfile::stl_to_obj;
 pub use vlab_scene::model::{
-    BodyModel, DEFAULT_DT_SECS, DeviceModel, EnvironmentKind, EnvironmentModel, GroupModel, Inserted, JointKind,
-    JointModel, MAX_MAGNITUDE, Material, MeshRef, Motion, MotorModel, Mount, Palette, ParamValue, PartModel, Pose,
-    ProgramRate, ProgramRef, ProjectFile, Renumbering, RobotModel, SceneError, SceneModel, Shape, check_magnitude,
+    BodyModel, ChallengeModel, Comparison, Condition, DEFAULT_DT_SECS, DeviceModel, EnvironmentKind, EnvironmentModel,
+    Event, GroupModel, Inserted, JointKind, JointModel, MAX_MAGNITUDE, Material, MeshRef, Motion, MotorModel, Mount,
+    Palette, ParamValue, PartModel, Pose, ProgramRate, ProgramRef, ProjectFile, Renumbering, RobotModel, SceneError,
+    SceneModel, ScoreRule, Shape, StartPose, Touchable, ZoneModel, ZoneShape, check_magnitude,
 };
 pub use vlab_scene::{
     Budgets, DirLoader, Interpretation, LangError, LoadError, MapLoader, Options, SourceLoader, Warning, interpret,

@@ -215,6 +215,26 @@ impl World {
         Contacts { touching, force: force.to_array(), point }
     }
 
+    /// Whether body `a` touches body `b` now, as the last step left them: a contact
+    /// point of theirs at or within the touching distance, or one that pushes them
+    /// apart (a body driven against a wall is held a few millimetres off it by the
+    /// engine's predicted contacts, pushing all the while).
+    pub fn touches(&self, a: BodyIndex, b: BodyIndex) -> bool {
+        let (Some(&a), Some(&b)) = (self.bodies.get(a), self.bodies.get(b)) else { return false };
+        self.physics.bodies[a].colliders().iter().any(|&own| {
+            self.physics.contact_pairs_with(own).any(|pair| {
+                let other = if pair.collider1 == own { pair.collider2 } else { pair.collider1 };
+                let theirs = self.physics.colliders.get(other).and_then(|c| c.parent()) == Some(b);
+                theirs
+                    && pair.has_any_active_contact()
+                    && pair
+                        .manifolds()
+                        .iter()
+                        .any(|m| m.points.iter().any(|c| c.dist <= TOUCH_DISTANCE || c.data.impulse > 0.0))
+            })
+        })
+    }
+
     /// The coordinate of joint `joint` along its driven axis, `None` for joints without
     /// one (ball, fixed). Angles are in (−π, π]; callers that count turns unwrap them.
     pub fn joint_coordinate(&self, joint: usize) -> Option<JointCoordinate> {
@@ -323,5 +343,29 @@ mod tests {
             assert_eq!(ColliderTag::unpack(tag.pack()), tag);
         }
         assert_eq!(ColliderTag::unpack(0), ColliderTag { robot: None, transparent: false, color: [0, 0, 0] });
+    }
+}
+#[cfg(test)]
+mod touch_tests {
+    use crate::scene::{MapLoader, Options, interpret};
+
+    #[test]
+    fn a_box_driven_against_a_wall_touches_it_and_the_floor_and_not_the_other_walls() {
+        let source = r#"
+            environment wallrect { width 20; length 20; height 0.5; gravity -9.81; }
+            box1 { shape box(0.4, 0.1, 0.3); pos(19.5, 0.06, 10); density 500; }
+        "#;
+        let model = interpret(source, "c.vlab", &MapLoader::new(), &Options::default()).unwrap().model;
+        let mut world = super::super::World::build(&model).unwrap();
+        let (floor, east, block) = (0, 4, 5);
+        assert_eq!(model.bodies[east].name, "wall_east");
+        for _ in 0..240 {
+            // Pushed towards the east wall at every step, as a robot's wheels would.
+            let pose = world.pose(block);
+            world.set_body_state(block, &pose, [1.0, 0.0, 0.0], [0.0; 3]);
+            world.step();
+        }
+        let touching: Vec<usize> = (0..5).filter(|&other| world.touches(block, other)).collect();
+        assert_eq!(touching, [floor, east]);
     }
 }
