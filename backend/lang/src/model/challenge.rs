@@ -32,8 +32,10 @@ pub struct ChallengeModel {
 
 impl ChallengeModel {
     /// Renumbers every body it names with `renumber` (what appending its scene to a
-    /// lab's model does to body indices).
-    pub fn renumber_bodies(&mut self, renumber: impl Fn(usize) -> usize + Copy) {
+    /// lab's model, or taking a robot out of it, does to body indices). A body that is
+    /// gone (`None`) can no longer be touched or pushed: a group forgets it, and an
+    /// event naming it alone never happens again ([`GONE`]).
+    pub fn renumber_bodies(&mut self, renumber: impl Fn(usize) -> Option<usize> + Copy) {
         let conditions = std::iter::once(&mut self.success)
             .chain(self.failure.as_mut())
             .chain(self.goals.iter_mut().map(|(_, condition)| condition))
@@ -44,14 +46,18 @@ impl ChallengeModel {
     }
 }
 
+/// The body index of a body taken out of the model after a challenge named it: past
+/// every body, so nothing ever touches it or finds it in a zone.
+pub const GONE: usize = usize::MAX;
+
 impl Condition {
-    fn renumber_bodies(&mut self, renumber: impl Fn(usize) -> usize + Copy) {
+    fn renumber_bodies(&mut self, renumber: impl Fn(usize) -> Option<usize> + Copy) {
         match self {
             Condition::Event(Event::Touched(Touchable::Body(body)) | Event::PushedInto { body, .. }) => {
-                *body = renumber(*body);
+                *body = renumber(*body).unwrap_or(GONE);
             }
             Condition::Event(Event::Touched(Touchable::Group { bodies, .. })) => {
-                bodies.iter_mut().for_each(|body| *body = renumber(*body));
+                *bodies = bodies.iter().filter_map(|body| renumber(*body)).collect();
             }
             Condition::Event(_) => {}
             Condition::And(a, b) | Condition::Or(a, b) | Condition::Then(a, b) => {

@@ -56,7 +56,7 @@ impl SceneModel {
         merged.groups.extend(addition.groups.iter().cloned());
         if let Some(challenge) = &addition.challenge {
             let mut challenge = challenge.clone();
-            challenge.renumber_bodies(|body| body + body_offset);
+            challenge.renumber_bodies(|body| Some(body + body_offset));
             merged.challenge = Some(challenge);
         }
         let shift = |mount: Mount| match mount {

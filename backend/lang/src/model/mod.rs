@@ -20,8 +20,8 @@ mod remove;
 mod validate;
 
 pub use self::challenge::{
-    ChallengeModel, Comparison, Condition, Event, MAX_TIME_LIMIT_SECS, ScoreRule, StartPose, Touchable, ZoneModel,
-    ZoneShape,
+    ChallengeModel, Comparison, Condition, Event, GONE, MAX_TIME_LIMIT_SECS, ScoreRule, StartPose, Touchable,
+    ZoneModel, ZoneShape,
 };
 pub use self::devices::{DeviceModel, Mount, ParamValue};
 pub use self::materials::{LibraryError, Palette};

@@ -1,6 +1,7 @@
 //! Taking a robot out of a model (a student removes their robot): its bodies, the
 //! joints that hold them, its devices and its name go; every index that pointed past
-//! them moves down, and [`Renumbering`] says where each old index went.
+//! them moves down (the challenge's too), and [`Renumbering`] says where each old
+//! index went.
 
 use std::collections::HashSet;
 
@@ -76,6 +77,9 @@ impl SceneModel {
         for group in &mut model.groups {
             group.members.retain(|member| !gone_names.contains(member.as_str()));
         }
+        if let Some(challenge) = &mut model.challenge {
+            challenge.renumber_bodies(|body| bodies.get(body).copied().flatten());
+        }
         Some((model, Renumbering { bodies, joints, robots }))
     }
 }
@@ -134,5 +138,29 @@ mod tests {
         let mut again = after.clone();
         again.merge(&interpret(robot_a, "a.vlab", &NoFiles, &Options::default()).unwrap().model).unwrap();
         assert!(before.without_robot("nobody").is_none());
+    }
+
+    #[test]
+    fn a_challenge_follows_the_bodies_it_names_and_forgets_those_taken_out() {
+        use crate::model::{Condition, Event, GONE, Touchable};
+        let source = r#"
+            floor { shape box(10, 0.1, 10); }
+            robot a { body { a_body { shape box(1,1,1); pos(0, 1, 0); } } }
+            robot b { body { b_body { shape box(1,1,1); pos(3, 1, 0); } } }
+            crate { shape box(1,1,1); pos(5, 1, 5); }
+            challenge "c" { time_limit 10; zone z { box(1, 1, 1); pos(5, 0, 5); }
+              success pushed_into(crate, z) and touched(a_body); failure touched(b_body) or pushed_into(a_body, z); }
+        "#;
+        let before = interpret(source, "lab.vlab", &NoFiles, &Options::default()).unwrap().model;
+        let (after, _) = before.without_robot("a").unwrap();
+        let challenge = after.challenge.as_ref().unwrap();
+        let crate_now = after.body_index("crate").unwrap();
+        let b_now = after.body_index("b_body").unwrap();
+        let Condition::And(pushed, touched) = &challenge.success else { panic!("{:?}", challenge.success) };
+        assert_eq!(**pushed, Condition::Event(Event::PushedInto { body: crate_now, zone: 0 }));
+        assert_eq!(**touched, Condition::Event(Event::Touched(Touchable::Body(GONE))), "a's body is gone");
+        let Some(Condition::Or(touched_b, pushed_a)) = &challenge.failure else { panic!() };
+        assert_eq!(**touched_b, Condition::Event(Event::Touched(Touchable::Body(b_now))));
+        assert_eq!(**pushed_a, Condition::Event(Event::PushedInto { body: GONE, zone: 0 }));
     }
 }
