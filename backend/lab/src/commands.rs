@@ -123,6 +123,12 @@ pub enum LabCommand {
         /// (the code is `None` when only a remote controller drove it).
         reply: oneshot::Sender<Option<ProgramAndConsole>>,
     },
+    /// The lab's scene model as it is now (every body at the pose it was inserted at):
+    /// what an attempt's private world is made from.
+    Model {
+        /// Where to send it.
+        reply: oneshot::Sender<Arc<SceneModel>>,
+    },
     /// Gather what a new robot's start must keep clear of (the search itself runs on
     /// the caller's side: see [`crate::placement::StartSearch`]).
     StartSearch {

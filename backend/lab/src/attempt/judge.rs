@@ -235,7 +235,7 @@ impl ChallengeJudge {
 
     /// The score of an attempt that ended with `status`, by the challenge's rule: `None`
     /// where the rule gives none (the time of an attempt that did not solve it).
-    pub fn score(&self, status: &AttemptStatus) -> Option<f64> {
+    pub fn challenge_score(&self, status: &AttemptStatus) -> Option<f64> {
         match self.score_rule {
             ScoreRule::Time => self.solved_at.filter(|_| *status == AttemptStatus::Solved),
             ScoreRule::Distance { .. } => self.distance,
@@ -286,6 +286,10 @@ impl Judge for ChallengeJudge {
             return Some(Judgement::Solved);
         }
         failed.then(|| Judgement::Failed(format!("the challenge's failure happened at {time:.2} s")))
+    }
+
+    fn score(&self, status: &AttemptStatus) -> Option<f64> {
+        self.challenge_score(status)
     }
 }
 
@@ -351,7 +355,7 @@ mod tests {
         let (judgement, time, judge) = drive(&model, 0.0, 5.0);
         assert_eq!(judgement, Some(Judgement::Solved));
         assert!((0.5..1.0).contains(&time), "solved at {time} s: still in the bay for 0.5 s");
-        assert_eq!(judge.score(&AttemptStatus::Solved), Some(time));
+        assert_eq!(judge.challenge_score(&AttemptStatus::Solved), Some(time));
     }
 
     #[test]
@@ -394,20 +398,20 @@ mod tests {
         );
         let (judgement, _, judge) = drive(&model, 0.5, 3.0);
         assert_eq!(judgement, None, "time ran out");
-        assert_eq!(judge.score(&AttemptStatus::TimedOut), Some(50.0), "one goal of two");
+        assert_eq!(judge.challenge_score(&AttemptStatus::TimedOut), Some(50.0), "one goal of two");
         let points = cart_with(
             r#"challenge "points" { time_limit 3;
                zone near { box(1, 1, 2); pos(3, 0, 10); } zone far { box(1, 1, 1); pos(15, 0, 10); }
                success time() >= 100; points 3 when inside(near); points 5 when inside(far);
                score points; }"#,
         );
-        assert_eq!(drive(&points, 0.5, 3.0).2.score(&AttemptStatus::TimedOut), Some(3.0));
+        assert_eq!(drive(&points, 0.5, 3.0).2.challenge_score(&AttemptStatus::TimedOut), Some(3.0));
         let distance = cart_with(
             r#"challenge "distance" { time_limit 3; zone far { box(1, 1, 1); pos(15, 0, 10); }
                success time() >= 100; score distance(far); }"#,
         );
-        let score = drive(&distance, 0.0, 1.0).2.score(&AttemptStatus::TimedOut).expect("a distance");
+        let score = drive(&distance, 0.0, 1.0).2.challenge_score(&AttemptStatus::TimedOut).expect("a distance");
         assert!((score - 13.0).abs() < 0.1, "from x = 2 to the zone's centre at x = 15: {score}");
-        assert_eq!(drive(&model, 0.0, 0.5).2.score(&AttemptStatus::TimedOut), Some(0.0), "no goal reached");
+        assert_eq!(drive(&model, 0.0, 0.5).2.challenge_score(&AttemptStatus::TimedOut), Some(0.0), "no goal reached");
     }
 }

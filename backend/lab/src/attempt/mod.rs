@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 use vlab_programs::ProgramCode;
 use vlab_protocol::{ConsoleLine, ProgramState, SyncMode};
 use vlab_sim::robot::Robots;
-use vlab_sim::scene::{SceneError, SceneModel};
+use vlab_sim::scene::{SceneError, SceneModel, StartPose};
 use vlab_sim::sim::World;
 
 use super::programs::{Programs, Tick};
@@ -57,6 +57,11 @@ pub trait Judge {
     /// After physics step `step` (`time` seconds): the world and the robots as the
     /// programs' sensors just saw them. `Some` ends the attempt.
     fn after_step(&mut self, step: u64, time: f64, world: &World, robots: &Robots) -> Option<Judgement>;
+
+    /// The score of an attempt that ended with `status` (none by default).
+    fn score(&self, _status: &AttemptStatus) -> Option<f64> {
+        None
+    }
 }
 
 /// How an attempt ended.
@@ -86,6 +91,8 @@ pub struct AttemptOutcome {
     pub steps: u64,
     /// Simulation seconds taken.
     pub sim_secs: f64,
+    /// Its score, by the judge's rule (`None`: the rule gives none for this ending).
+    pub score: Option<f64>,
     /// Each robot's console, by robot name.
     pub consoles: BTreeMap<String, Vec<ConsoleLine>>,
 }
@@ -102,6 +109,27 @@ pub enum AttemptError {
     /// The attempt's own code failed (a bug of the server's, not the student's).
     #[error("the attempt stopped on an error of the server's: it is logged, and others go on")]
     Crashed,
+}
+
+/// The world of an attempt of robot `robot` at `model`'s task: `model` without its
+/// other robots, `robot` put at `start` (its main body there, turned to its heading,
+/// its other bodies around it as they were) if one is given.
+pub fn world_for(model: &SceneModel, robot: &str, start: Option<StartPose>) -> Result<SceneModel, AttemptError> {
+    if !model.robots.iter().any(|r| r.name == robot) {
+        return Err(AttemptError::NoRobot(robot.to_owned()));
+    }
+    let others: Vec<String> = model.robots.iter().filter(|r| r.name != robot).map(|r| r.name.clone()).collect();
+    let mut world = model.clone();
+    for other in others {
+        if let Some((without, _)) = world.without_robot(&other) {
+            world = without;
+        }
+    }
+    if let Some(start) = start {
+        let heading = start.heading_deg.to_radians();
+        super::changes::set_start(&mut world, robot, start.position, Some(heading));
+    }
+    Ok(world)
 }
 
 /// Runs `spec` on the calling thread until `judge` ends it, its time is up, or a program
@@ -150,7 +178,8 @@ pub fn run(spec: &AttemptSpec, judge: &mut dyn Judge) -> Result<AttemptOutcome, 
         }
     };
     let consoles = spec.programs.keys().filter_map(|robot| Some((robot.clone(), programs.program(robot)?.1))).collect();
-    Ok(AttemptOutcome { status, steps: step, sim_secs: step as f64 * dt, consoles })
+    let score = judge.score(&status);
+    Ok(AttemptOutcome { status, steps: step, sim_secs: step as f64 * dt, score, consoles })
 }
 
 /// The first robot of `spec` whose program has stopped (or never started), and why.
@@ -263,6 +292,25 @@ mod tests {
         assert_eq!(robot, "cart");
         assert!(message.contains("ValueError: no"), "{message}");
         assert!(crash.consoles["cart"].iter().any(|line| line.text.contains("ValueError")), "{:?}", crash.consoles);
+    }
+
+    #[test]
+    fn an_attempts_world_has_its_robot_alone_at_the_start() {
+        let mut model = cart_world();
+        let other = "robot other { body { other_box { shape box(0.2, 0.2, 0.2); pos(8, 0.1, 8); } } }";
+        model.merge(&interpret(other, "o.vlab", &MapLoader::new(), &Options::default()).unwrap().model).unwrap();
+        let start = StartPose { position: [5.0, 0.08, 4.0], heading_deg: 90.0 };
+        let world = world_for(&model, "cart", Some(start)).unwrap();
+        let names: Vec<&str> = world.robots.iter().map(|r| r.name.as_str()).collect();
+        assert_eq!(names, ["cart"]);
+        assert!(world.body_index("other_box").is_none());
+        let chassis = world.bodies[world.robots[0].main_body].pose;
+        assert_eq!(chassis.position, [5.0, 0.08, 4.0]);
+        let heading = vlab_sim::robot::frame::heading(&chassis);
+        assert!((heading - std::f64::consts::FRAC_PI_2).abs() < 1e-5, "turned to 90°: {heading}");
+        let wheel = world.bodies[world.body_index("wheel_l").unwrap()].pose.position;
+        assert!((wheel[0] - 5.17).abs() < 1e-4 && (wheel[2] - 4.0).abs() < 1e-4, "its wheel came along: {wheel:?}");
+        assert!(matches!(world_for(&model, "nobody", None), Err(AttemptError::NoRobot(_))));
     }
 
     #[test]

@@ -245,7 +245,7 @@ mod tests {
     use std::time::{Duration, Instant};
 
     fn outcome(steps: u64) -> AttemptOutcome {
-        AttemptOutcome { status: AttemptStatus::TimedOut, steps, sim_secs: 0.0, consoles: BTreeMap::new() }
+        AttemptOutcome { status: AttemptStatus::TimedOut, steps, sim_secs: 0.0, score: None, consoles: BTreeMap::new() }
     }
 
     fn one_worker(per_student: usize, waiting: usize) -> AttemptQueue {

@@ -63,7 +63,12 @@ impl LabRobots<'_> {
         self.lab.request(|reply| LabCommand::Insert { addition, owner, quota, programs, keep_clear, reply }).await?
     }
 
-    /// What a new robot's start must keep clear of, as the lab is now.
+    /// The lab's scene model as it is now (every body at the pose it was inserted at).
+    pub async fn scene_model(self) -> Result<Arc<SceneModel>, LabError> {
+        self.lab.request(|reply| LabCommand::Model { reply }).await
+    }
+
+    /// What a new robot's start must keep clear of.
     pub async fn start_search(self) -> Result<StartSearch, LabError> {
         self.lab.request(|reply| LabCommand::StartSearch { reply }).await
     }

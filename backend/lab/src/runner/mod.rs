@@ -249,6 +249,9 @@ impl Runner {
             LabCommand::Program { robot, reply } => {
                 let _ = reply.send(self.sim.programs.program(&robot));
             }
+            LabCommand::Model { reply } => {
+                let _ = reply.send(Arc::new(self.sim.model.clone()));
+            }
             LabCommand::StartSearch { reply } => {
                 self.sim.kept_clear.retain(|robot, _| self.sim.model.robots.iter().any(|r| &r.name == robot));
                 let _ = reply.send(placement::StartSearch::of(&self.sim.model, &self.sim.world, &self.sim.kept_clear));
