@@ -15,6 +15,7 @@
 //! A server that speaks another [`PROTOCOL_VERSION`] answers with
 //! [`ServerMsg::Error`] (code [`ErrorCode::ProtocolMismatch`]) and closes.
 
+mod attempts;
 mod belief;
 mod camera_view;
 mod classroom;
@@ -37,6 +38,7 @@ mod sightings;
 mod sorted;
 mod triangles;
 
+pub use attempts::{AttemptProgress, AttemptReport, AttemptRequest};
 pub use belief::{Belief, Drawing, Estimate, MAX_DRAWN_TEXT_CHARS, MAX_DRAWN_TEXTS, MAX_DRAWN_VERTICES, drawing_color};
 pub use camera_view::{CameraView, CameraViewError};
 pub use classroom::{

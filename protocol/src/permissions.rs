@@ -85,6 +85,9 @@ pub enum Action {
     /// Drive a robot from a program on one's own machine (a remote controller over a
     /// websocket), in place of its uploaded program.
     AttachController,
+    /// Try a robot and its program at the lab's challenge, in a private copy of the
+    /// lab, and read how its attempts went.
+    Attempt,
 }
 
 /// Whether an action concerns the whole lab or one robot.
@@ -151,7 +154,7 @@ impl Standing {
 
 /// The table: for each action, whether each standing may take it, in the column order
 /// of [`Standing::ALL`] (instructor, owner, student, anonymous).
-const TABLE: [(Action, [bool; 4]); 24] = [
+const TABLE: [(Action, [bool; 4]); 25] = [
     //                         instr  owner  student anon
     (Action::Watch, [true, true, true, true]),
     (Action::ControlTime, [true, false, false, false]),
@@ -182,6 +185,8 @@ const TABLE: [(Action, [bool; 4]); 24] = [
     (Action::ExportRobotRecording, [true, true, false, false]),
     // Like running its program: whoever may restart or stop it may drive it remotely.
     (Action::AttachController, [true, true, false, false]),
+    // An attempt runs the robot's program and shows its console: as running it.
+    (Action::Attempt, [true, true, false, false]),
 ];
 
 /// Why an action was refused: what the caller is missing.
@@ -228,7 +233,7 @@ impl Denial {
 
 impl Action {
     /// Every action, in the table's order.
-    pub const ALL: [Action; 24] = {
+    pub const ALL: [Action; 25] = {
         let mut all = [Action::Watch; TABLE.len()];
         let mut i = 0;
         while i < TABLE.len() {
@@ -264,7 +269,8 @@ impl Action {
             | Action::ReplaceProgram
             | Action::RunProgram
             | Action::ExportRobotRecording
-            | Action::AttachController => Scope::Robot,
+            | Action::AttachController
+            | Action::Attempt => Scope::Robot,
         }
     }
 
@@ -295,6 +301,7 @@ impl Action {
             Action::ExportRecording => "export the lab's recording",
             Action::ExportRobotRecording => "export its recording",
             Action::AttachController => "attach a remote controller to it",
+            Action::Attempt => "try it at the challenge",
         }
     }
 

@@ -242,6 +242,24 @@ impl ClassroomLabs<'_> {
         scenes
     }
 
+    /// Lab `id`'s challenge as its scene draws it with `seed` (where `random` in its
+    /// start or zones gives another attempt another place), if the lab's scene can be
+    /// read again: a lab created from the library or from scene text, on a server that
+    /// keeps labs.
+    pub async fn challenge_drawn_with(self, id: &str, seed: u64) -> Option<vlab_sim::scene::ChallengeModel> {
+        let record = self.classroom.keep(|store| store.lab(id)).ok().flatten().flatten()?;
+        if matches!(record.scene, LabScene::Demo) {
+            return None;
+        }
+        match self.build_scene(&record.scene, seed).await {
+            Ok(model) => model.challenge,
+            Err(error) => {
+                tracing::warn!(lab = %id, %error, "a lab's scene could not be read again for an attempt");
+                None
+            }
+        }
+    }
+
     /// The scene model of a stored lab's scene.
     async fn build_scene(self, scene: &LabScene, seed: u64) -> Result<SceneModel, ClassroomError> {
         let (name, text) = match scene {

@@ -11,6 +11,7 @@
 //! [`vlab_lab::LabHandle`].
 
 mod access;
+pub mod attempts;
 mod clock;
 mod error;
 pub mod export;
@@ -105,6 +106,7 @@ pub struct Classroom {
     store: Option<Mutex<Store>>,
     recordings: Option<Recordings>,
     compiler: Compiler,
+    attempts: attempts::Attempts,
 }
 
 impl Classroom {
@@ -127,6 +129,7 @@ impl Classroom {
             store: config.store.map(Mutex::new),
             recordings,
             compiler: Compiler::new(config.compile_cache, config.compile_limits.unwrap_or_default()),
+            attempts: attempts::Attempts::default(),
         }
     }
 
@@ -153,6 +156,11 @@ impl Classroom {
     /// Its robots' programs: sources, restarts and stops, remote controllers.
     pub fn programs(&self) -> ClassroomPrograms {
         ClassroomPrograms
+    }
+
+    /// Attempts at its labs' challenges.
+    pub fn attempts(&self) -> attempts::ClassroomAttempts<'_> {
+        attempts::ClassroomAttempts { classroom: self }
     }
 
     /// The compiler of its C and C++ programs.

@@ -7,6 +7,7 @@
 //! that hold clients to the server's [`Limits`] (connections and request rates per
 //! address; docs/operations.md).
 
+mod attempts;
 mod error;
 mod examples;
 mod extract;
@@ -89,6 +90,8 @@ pub fn app(state: Arc<AppState>) -> Router {
         )
         .route("/labs/{lab}/robots/{robot}/program/restart", post(programs::restart_program))
         .route("/labs/{lab}/robots/{robot}/program/stop", post(programs::stop_program))
+        .route("/labs/{lab}/robots/{robot}/attempts", post(attempts::start_attempt))
+        .route("/labs/{lab}/attempts/{id}", get(attempts::get_attempt))
         .route("/labs/{lab}/assets/{*path}", get(uploads::uploaded_asset))
         .route("/triangles", get(uploads::mesh_triangles))
         .route("/labs/{lab}/scene", post(uploads::upload_scene).layer(DefaultBodyLimit::max(MAX_UPLOAD_BYTES)))

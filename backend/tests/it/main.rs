@@ -10,6 +10,7 @@ mod hostile;
 mod architecture_map;
 mod assets;
 mod camera_programs;
+mod challenge_attempts;
 mod classroom;
 mod cpp_programs;
 mod docs_self_contained;

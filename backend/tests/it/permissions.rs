@@ -26,7 +26,7 @@ use vlab_protocol::{ClientMsg, ControlAction, ErrorBody, ErrorCode, INSTRUCTOR_I
 /// the lab as a whole a student who owns robots stands as a student (the docs' "owner ✓"
 /// for adding a robot is a student adding one), so no lab action but watching lists it.
 #[rustfmt::skip]
-const EXPECTED: [(Action, [bool; 4]); 24] = [
+const EXPECTED: [(Action, [bool; 4]); 25] = [
     //                          instructor owner  student anonymous
     (Action::Watch,            [true,      true,  true,   true ]),
     (Action::ControlTime,      [true,      false, false,  false]),
@@ -57,6 +57,8 @@ const EXPECTED: [(Action, [bool; 4]); 24] = [
     (Action::ExportRobotRecording, [true,  true,  false,  false]),
     // docs/remote.md: who may run its program may drive it from their own machine.
     (Action::AttachController, [true,      true,  false,  false]),
+    // docs/challenges.md: who may run its program may try it at the challenge.
+    (Action::Attempt,          [true,      true,  false,  false]),
 ];
 
 /// The grid's answer for one cell.
@@ -417,6 +419,13 @@ async fn every_action_over_http_answers_as_the_permission_table_says() {
     let mut findings = Findings::default();
     lab_actions_over_http(&class, &mut findings).await;
     close_lab_over_http(&class, &mut findings).await;
+    // A challenge to try robots at (docs/challenges.md), short enough that every
+    // attempt is over before the next is asked for.
+    let challenge =
+        r#"challenge "walk" { time_limit 0.05; zone z { box(1, 1, 1); pos(1, 0, 1); } success inside(z); }"#;
+    let url = class.server.url("/api/labs/demo/scene");
+    let (status, body) = send(class.server.http.post(url).body(challenge), Some(TOKEN)).await;
+    assert_eq!(status, 200, "the challenge goes in: {body}");
     for bot in &class.bots {
         robot_actions_over_http(&class, bot, &mut findings).await;
     }
@@ -561,6 +570,8 @@ async fn robot_actions_over_http(class: &Class, bot: &Bot, findings: &mut Findin
         Action::ReplaceProgram,
         Action::RunProgram,
         Action::ExportRobotRecording,
+        // The demo lab sets no challenge: whoever may try gets 409, the others 401/403.
+        Action::Attempt,
         // After RunProgram, whose last request stops the program: a running program
         // would (rightly) refuse a controller with 409 whoever asks.
         Action::AttachController,
@@ -608,6 +619,7 @@ async fn robot_actions_over_http(class: &Class, bot: &Bot, findings: &mut Findin
                     ("GET recording.mcap", http.get(url("/recording.mcap"))),
                 ],
                 Action::RemoveRobot => vec![("DELETE", http.delete(url("")))],
+                Action::Attempt => vec![("POST attempts", http.post(url("/attempts")))],
                 Action::AttachController => {
                     let (status, body) = attach_controller(&class.server, bot.name, token).await;
                     findings.http(cell("GET control websocket of"), status, &body);

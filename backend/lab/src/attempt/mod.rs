@@ -126,8 +126,18 @@ pub fn world_for(model: &SceneModel, robot: &str, start: Option<StartPose>) -> R
         }
     }
     if let Some(start) = start {
+        let main = world.robots.iter().find(|r| r.name == robot).map(|r| r.main_body).expect("the robot stays");
+        let before = world.bodies[main].pose;
         let heading = start.heading_deg.to_radians();
         super::changes::set_start(&mut world, robot, start.position, Some(heading));
+        // Joints hold their anchors and axes in the world's frame: they come along.
+        let delta = world.bodies[main].pose.compose(&before.inverse());
+        let mine = |body: usize| world.bodies[body].robot.as_deref() == Some(robot);
+        let moved: Vec<usize> =
+            (0..world.joints.len()).filter(|&j| mine(world.joints[j].body1) || mine(world.joints[j].body2)).collect();
+        for joint in moved {
+            world.joints[joint].kind = world.joints[joint].kind.moved(&delta);
+        }
     }
     Ok(world)
 }
@@ -310,6 +320,9 @@ mod tests {
         assert!((heading - std::f64::consts::FRAC_PI_2).abs() < 1e-5, "turned to 90°: {heading}");
         let wheel = world.bodies[world.body_index("wheel_l").unwrap()].pose.position;
         assert!((wheel[0] - 5.17).abs() < 1e-4 && (wheel[2] - 4.0).abs() < 1e-4, "its wheel came along: {wheel:?}");
+        let vlab_sim::scene::JointKind::Hinge { anchor, axis, .. } = &world.joints[0].kind else { panic!() };
+        assert!((anchor[0] - 5.17).abs() < 1e-4 && (anchor[2] - 4.0).abs() < 1e-4, "its hinge came along: {anchor:?}");
+        assert!((axis[0] - 1.0).abs() < 1e-4 && axis[2].abs() < 1e-4, "and turned with it: {axis:?}");
         assert!(matches!(world_for(&model, "nobody", None), Err(AttemptError::NoRobot(_))));
     }
 

@@ -1,7 +1,7 @@
 //! Placing with a [`Pose`]: its constructors, and composing and inverting poses through
 //! the shared pose arithmetic (`vlab_protocol::pose`).
 
-use vlab_protocol::pose::{Rigid, axis_angle};
+use vlab_protocol::pose::{Rigid, add, axis_angle, rotate};
 
 use super::Pose;
 
@@ -28,6 +28,46 @@ impl Pose {
     /// The inverse transform.
     pub fn inverse(&self) -> Pose {
         Rigid::from(*self).inverse().into()
+    }
+
+    /// Point `point` carried by this transform.
+    pub fn transform_point(&self, point: [f32; 3]) -> [f32; 3] {
+        add(self.position, rotate(self.rotation, point))
+    }
+
+    /// Direction `direction` carried by this transform (turned, not moved).
+    pub fn transform_direction(&self, direction: [f32; 3]) -> [f32; 3] {
+        rotate(self.rotation, direction)
+    }
+}
+
+impl super::JointKind {
+    /// The same joint with its world-frame anchor and axes carried by `delta` (its
+    /// bodies moved as one rigid piece by `delta`).
+    pub fn moved(&self, delta: &Pose) -> super::JointKind {
+        use super::JointKind as K;
+        let point = |p: &[f32; 3]| delta.transform_point(*p);
+        let axis = |a: &[f32; 3]| delta.transform_direction(*a);
+        match self {
+            K::Hinge { anchor, axis: a, motor } => K::Hinge { anchor: point(anchor), axis: axis(a), motor: *motor },
+            K::Ball { anchor } => K::Ball { anchor: point(anchor) },
+            K::Slider { axis: a } => K::Slider { axis: axis(a) },
+            K::Universal { anchor, axis: a, axis2 } => {
+                K::Universal { anchor: point(anchor), axis: axis(a), axis2: axis(axis2) }
+            }
+            K::Hinge2 { anchor, axis: a, axis2 } => {
+                K::Hinge2 { anchor: point(anchor), axis: axis(a), axis2: axis(axis2) }
+            }
+            K::Fixed => K::Fixed,
+            K::PrismaticRotoide { anchor, axis: a, axis2 } => {
+                K::PrismaticRotoide { anchor: point(anchor), axis: axis(a), axis2: axis(axis2) }
+            }
+            K::PrismaticUniversal { anchor, axis: a, axis2 } => {
+                K::PrismaticUniversal { anchor: point(anchor), axis: axis(a), axis2: axis(axis2) }
+            }
+            K::Piston { anchor, axis: a } => K::Piston { anchor: point(anchor), axis: axis(a) },
+            K::Planar { anchor, axis: a } => K::Planar { anchor: point(anchor), axis: axis(a) },
+        }
     }
 }
 
