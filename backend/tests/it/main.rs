@@ -11,6 +11,7 @@ mod architecture_map;
 mod assets;
 mod camera_programs;
 mod challenge_attempts;
+mod challenge_examples;
 mod classroom;
 mod cpp_programs;
 mod docs_self_contained;

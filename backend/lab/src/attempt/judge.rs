@@ -23,6 +23,9 @@ pub const STOPPED_SPEED: f32 = 0.05;
 pub const PROGRESS_METRES: f32 = 0.1;
 /// A robot whose main body is this far below where it started has fallen (m).
 pub const FALLEN_METRES: f32 = 0.5;
+/// A zone reaches at least this far up from its bottom (m): a flat zone drawn on the
+/// floor holds the robots and objects standing on it.
+pub const ZONE_REACH_METRES: f32 = 1.0;
 
 /// What a condition's node remembers from one step to the next.
 #[derive(Clone, Debug, Default)]
@@ -103,12 +106,17 @@ impl Now<'_> {
         }
         let (shape, pose) = self.zones[zone];
         let local = unrotate(pose.rotation, sub(self.position(body), pose.position));
-        match shape {
-            ZoneShape::Box { half_extents: h } => (0..3).all(|i| local[i].abs() <= h[i]),
-            ZoneShape::Cylinder { radius, half_height } => {
-                local[0].hypot(local[2]) <= radius && local[1].abs() <= half_height
+        let half_height = match shape {
+            ZoneShape::Box { half_extents } => half_extents[1],
+            ZoneShape::Cylinder { half_height, .. } => half_height,
+        };
+        let top = half_height.max(ZONE_REACH_METRES - half_height);
+        let within_height = local[1] >= -half_height && local[1] <= top;
+        within_height
+            && match shape {
+                ZoneShape::Box { half_extents: h } => local[0].abs() <= h[0] && local[2].abs() <= h[2],
+                ZoneShape::Cylinder { radius, .. } => local[0].hypot(local[2]) <= radius,
             }
-        }
     }
 
     /// Its speed along the floor (a robot standing still rocks a little on its wheels).
@@ -356,6 +364,20 @@ mod tests {
         assert_eq!(judgement, Some(Judgement::Solved));
         assert!((0.5..1.0).contains(&time), "solved at {time} s: still in the bay for 0.5 s");
         assert_eq!(judge.challenge_score(&AttemptStatus::Solved), Some(time));
+    }
+
+    #[test]
+    fn a_flat_zone_on_the_floor_holds_the_robot_standing_on_it() {
+        let model = cart_with(
+            r#"challenge "flat" { time_limit 10; zone pad { box(1, 0.02, 1); pos(2, 0, 10); }
+               success inside(pad); }"#,
+        );
+        assert_eq!(drive(&model, 0.0, 0.1).0, Some(Judgement::Solved), "the chassis at y = 0.08 is on the pad");
+        let high = cart_with(
+            r#"challenge "high" { time_limit 10; zone shelf { box(1, 0.02, 1); pos(2, 1.5, 10); }
+               success inside(shelf); }"#,
+        );
+        assert_eq!(drive(&high, 0.0, 0.1).0, None, "a zone in the air holds nothing on the floor");
     }
 
     #[test]
