@@ -155,8 +155,17 @@ impl StartPlan {
         Some(StartPlan { bodies, poses })
     }
 
-    /// Makes the move: resets put the robot here from now on.
+    /// Makes the move: resets put the robot here from now on. Its joints' anchors and
+    /// axes (in the world's frame) come along, so a world built again from the model
+    /// (a removal rebuilds it) joins its bodies where they are.
     pub fn apply(self, model: &mut SceneModel) {
+        let (Some(&main), Some(new_main)) = (self.bodies.first(), self.poses.first()) else { return };
+        let delta = new_main.compose(&model.bodies[main].pose.inverse());
+        for joint in &mut model.joints {
+            if self.bodies.contains(&joint.body1) || self.bodies.contains(&joint.body2) {
+                joint.kind = joint.kind.moved(&delta);
+            }
+        }
         for (index, pose) in self.bodies.into_iter().zip(self.poses) {
             model.bodies[index].pose = pose;
         }
@@ -176,4 +185,28 @@ pub fn bare_step(world: &mut World, robots: &mut Robots, step: u64, dt_secs: f64
     robots.apply_actuators(world);
     world.step();
     robots.update_sensors(world, step, step as f64 * dt_secs);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use vlab_sim::scene::{MapLoader, Options, interpret};
+
+    #[test]
+    fn a_moved_start_takes_the_joints_along_so_a_rebuilt_world_keeps_its_wheels_on() {
+        let source = r#"
+            robot cart { body {
+              chassis { shape box(0.4, 0.1, 0.3); pos(2, 0.08, 10); }
+              wheel { shape cylinder(0.05, 0.02); pos(2, 0.05, 10.17); }
+              JointHinge(chassis, wheel) { anchor(2, 0.05, 10.17); axis(0, 0, 1); SimpleMotor m; }
+            } }
+        "#;
+        let mut model = interpret(source, "cart.vlab", &MapLoader::new(), &Options::default()).unwrap().model;
+        assert!(set_start(&mut model, "cart", [6.0, 0.08, 3.0], Some(1.0)));
+        let world = World::build(&model).unwrap();
+        // The hinge was declared at the wheel's centre: it is there still, in the wheel.
+        let (_, in_wheel) = world.joint_frames(0).expect("the hinge");
+        let off: f32 = in_wheel.position.iter().map(|v| v * v).sum::<f32>().sqrt();
+        assert!(off < 1e-4, "the hinge is {off} m from the wheel's centre: {in_wheel:?}");
+    }
 }

@@ -126,18 +126,8 @@ pub fn world_for(model: &SceneModel, robot: &str, start: Option<StartPose>) -> R
         }
     }
     if let Some(start) = start {
-        let main = world.robots.iter().find(|r| r.name == robot).map(|r| r.main_body).expect("the robot stays");
-        let before = world.bodies[main].pose;
         let heading = start.heading_deg.to_radians();
         super::changes::set_start(&mut world, robot, start.position, Some(heading));
-        // Joints hold their anchors and axes in the world's frame: they come along.
-        let delta = world.bodies[main].pose.compose(&before.inverse());
-        let mine = |body: usize| world.bodies[body].robot.as_deref() == Some(robot);
-        let moved: Vec<usize> =
-            (0..world.joints.len()).filter(|&j| mine(world.joints[j].body1) || mine(world.joints[j].body2)).collect();
-        for joint in moved {
-            world.joints[joint].kind = world.joints[joint].kind.moved(&delta);
-        }
     }
     Ok(world)
 }
