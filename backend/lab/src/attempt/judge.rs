@@ -30,8 +30,8 @@ pub const ZONE_REACH_METRES: f32 = 1.0;
 /// What a condition's node remembers from one step to the next.
 #[derive(Clone, Debug, Default)]
 struct Memory {
-    /// Its value at the step before (`entered`, `left`).
-    before: bool,
+    /// Its value at the step before (`entered`, `left`), once it has one.
+    before: Option<bool>,
     /// Since when (seconds) it has held without a break (`stopped_in`).
     since: Option<f64>,
     /// Whether it has ever held (`once`, the first half of `then`).
@@ -172,10 +172,11 @@ impl Now<'_> {
     }
 }
 
-/// `true` at the step `value` turned `to` from the other.
+/// `true` at the step `value` turned `to` from the other. A robot that starts in a
+/// zone has not entered it: the first step only sets where it was.
 fn edge(value: bool, memory: &mut Memory, to: bool) -> bool {
-    let turned = value == to && memory.before != to;
-    memory.before = value;
+    let turned = value == to && memory.before == Some(!to);
+    memory.before = Some(value);
     turned
 }
 
@@ -378,6 +379,18 @@ mod tests {
                success inside(shelf); }"#,
         );
         assert_eq!(drive(&high, 0.0, 0.1).0, None, "a zone in the air holds nothing on the floor");
+    }
+
+    #[test]
+    fn starting_in_a_zone_is_not_entering_it() {
+        let model = cart_with(
+            r#"challenge "already there" { time_limit 10; zone pad { box(1, 0.5, 1); pos(2, 0, 10); }
+               success entered(pad); failure left(pad); }"#,
+        );
+        assert_eq!(drive(&model, 0.0, 1.0).0, None, "it stood in the pad from the start");
+        let (judgement, time, _) = drive(&model, 0.5, 5.0);
+        assert!(matches!(judgement, Some(Judgement::Failed(_))), "driving out of it is leaving: {judgement:?}");
+        assert!((0.5..2.0).contains(&time), "{time}");
     }
 
     #[test]
