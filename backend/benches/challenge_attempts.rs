@@ -72,6 +72,7 @@ fn main() {
                 programs: BTreeMap::from([("diffbot".to_owned(), Arc::clone(&program))]),
                 seed: i as u64,
                 time_limit_secs: challenge.time_limit_secs,
+                wall_limit: attempt::ATTEMPT_WALL_LIMIT,
             };
             let mut judge = ChallengeJudge::new(world.challenge.as_ref().unwrap(), &world, "diffbot").unwrap();
             let job = Box::new(move || {

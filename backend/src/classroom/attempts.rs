@@ -86,6 +86,7 @@ impl ClassroomAttempts<'_> {
             programs: BTreeMap::from([(robot.to_owned(), code.0)]),
             seed,
             time_limit_secs: challenge.time_limit_secs,
+            wall_limit: attempt::ATTEMPT_WALL_LIMIT,
         };
         let mut judge = judge;
         let job = Box::new(move || attempt::run(&spec, &mut judge));

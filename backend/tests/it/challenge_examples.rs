@@ -42,6 +42,7 @@ fn attempt_of(scene: &str, program: &Arc<ProgramCode>, seed: u64) -> (AttemptSta
         programs: BTreeMap::from([("diffbot".to_owned(), Arc::clone(program))]),
         seed,
         time_limit_secs: challenge.time_limit_secs,
+        wall_limit: attempt::ATTEMPT_WALL_LIMIT,
     };
     let outcome = attempt::run(&spec, &mut judge).unwrap();
     let console = outcome.consoles["diffbot"].iter().rev().take(6).map(|l| l.text.clone()).collect::<Vec<_>>();

@@ -30,6 +30,11 @@ pub use queue::{AttemptId, AttemptJob, AttemptQueue, AttemptState, QueueLimits, 
 /// error (they start on helper threads; a Python program imports in well under this).
 pub const START_WAIT: Duration = Duration::from_secs(10);
 
+/// Wall time an attempt may take at most: a program slow at every step (within the CPU
+/// rules, which stop one far over its share) would otherwise hold a worker, and every
+/// student queued behind it, for many minutes.
+pub const ATTEMPT_WALL_LIMIT: Duration = Duration::from_secs(120);
+
 /// What an attempt runs: a world, the programs of some of its robots, a seed, a time limit.
 #[derive(Clone, Debug)]
 pub struct AttemptSpec {
@@ -41,6 +46,8 @@ pub struct AttemptSpec {
     pub seed: u64,
     /// Simulation seconds before it is over, unless the judge ends it sooner.
     pub time_limit_secs: f64,
+    /// Wall time before it is stopped as a program error ([`ATTEMPT_WALL_LIMIT`]).
+    pub wall_limit: Duration,
 }
 
 /// How the judge ends an attempt.
@@ -157,6 +164,15 @@ pub fn run(spec: &AttemptSpec, judge: &mut dyn Judge) -> Result<AttemptOutcome, 
         if let Some(error) = stopped_program(spec, &robots) {
             break error;
         }
+        if started.elapsed() > spec.wall_limit {
+            let robot = spec.programs.keys().next().cloned().unwrap_or_default();
+            let secs = spec.wall_limit.as_secs_f64();
+            let message = format!(
+                "the attempt took more than {secs:.0} s of wall time, at {:.1} s of simulation: its program is too slow per step",
+                step as f64 * dt
+            );
+            break AttemptStatus::ProgramError { robot, message };
+        }
         if step >= last_step {
             break AttemptStatus::TimedOut;
         }
@@ -261,6 +277,7 @@ mod tests {
             programs: [("cart".to_owned(), python(program))].into(),
             seed,
             time_limit_secs,
+            wall_limit: ATTEMPT_WALL_LIMIT,
         };
         run(&spec, &mut PastThree::new()).expect("the attempt runs")
     }
@@ -317,12 +334,33 @@ mod tests {
     }
 
     #[test]
+    fn an_attempt_past_its_wall_time_is_stopped_as_a_program_error() {
+        if !python_runs_here() {
+            return;
+        }
+        let slow = "import threading\nfrom vlab import Robot\nrobot = Robot()\nwhile robot.step():\n    threading.Event().wait(0.05)\n";
+        let spec = AttemptSpec {
+            model: cart_world(),
+            programs: [("cart".to_owned(), python(slow))].into(),
+            seed: 1,
+            time_limit_secs: 60.0,
+            wall_limit: Duration::from_millis(500),
+        };
+        let outcome = run(&spec, &mut PastThree::new()).unwrap();
+        let AttemptStatus::ProgramError { robot, message } = &outcome.status else { panic!("{outcome:?}") };
+        assert_eq!(robot, "cart");
+        assert!(message.contains("s of wall time"), "{message}");
+        assert!(outcome.sim_secs < 60.0, "stopped long before its time limit: {}", outcome.sim_secs);
+    }
+
+    #[test]
     fn a_program_for_a_robot_that_is_not_there_is_refused() {
         let spec = AttemptSpec {
             model: cart_world(),
             programs: [("nobody".to_owned(), python(FORWARD))].into(),
             seed: 1,
             time_limit_secs: 1.0,
+            wall_limit: ATTEMPT_WALL_LIMIT,
         };
         assert!(matches!(run(&spec, &mut PastThree::new()), Err(AttemptError::NoRobot(name)) if name == "nobody"));
     }
