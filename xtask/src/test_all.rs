@@ -260,12 +260,17 @@ fn run_e2e(root: &Path, e2e_dir: &Path, server: &Path, web_dir: &Path, chromium:
 
     // Both groups run whatever the first gives: a failure does not hide the others.
     let mut failed = Vec::new();
-    for (files, at_once) in [(alone, 1), (together, E2E_FILES_AT_ONCE)] {
+    for (group, files, at_once) in [("alone", alone, 1), ("together", together, E2E_FILES_AT_ONCE)] {
         if files.is_empty() {
             continue;
         }
+        // A second copy of the report, whose failures the summary repeats: the first
+        // group's would otherwise scroll away behind the second's.
+        let report = artifacts.join(format!("report-{group}.txt"));
         let mut node = Command::new("node");
-        node.args(["--test", &format!("--test-concurrency={at_once}"), "--test-reporter=spec"])
+        node.args(["--test", &format!("--test-concurrency={at_once}")])
+            .args(["--test-reporter=spec", "--test-reporter-destination=stdout", "--test-reporter=spec"])
+            .arg(format!("--test-reporter-destination={}", report.display()))
             .args(&files)
             .current_dir(e2e_dir)
             .env("VLAB_BIN", server)
@@ -273,7 +278,7 @@ fn run_e2e(root: &Path, e2e_dir: &Path, server: &Path, web_dir: &Path, chromium:
             .env("CHROMIUM_PATH", chromium)
             .env("E2E_ARTIFACTS", &artifacts);
         if let Err(error) = crate::run(&mut node) {
-            failed.push(format!("{error:#}"));
+            failed.push(format!("{error:#}\n{}", failing_tests(&report)));
         }
     }
     if !failed.is_empty() {
@@ -282,6 +287,21 @@ fn run_e2e(root: &Path, e2e_dir: &Path, server: &Path, web_dir: &Path, chromium:
     eprintln!("xtask: e2e screenshots in {}", artifacts.display());
     Ok(())
 }
+
+/// The "failing tests" part of a spec report (at most [`FAILURE_LINES`] lines), or why
+/// there is none.
+fn failing_tests(report: &Path) -> String {
+    let Ok(text) = std::fs::read_to_string(report) else {
+        return format!("(no report at {})", report.display());
+    };
+    let Some(start) = text.find("failing tests:") else {
+        return format!("(no failing tests listed in {})", report.display());
+    };
+    text[start..].lines().take(FAILURE_LINES).collect::<Vec<_>>().join("\n")
+}
+
+/// Lines of an e2e group's failures the summary repeats.
+const FAILURE_LINES: usize = 60;
 
 /// What happened to each phase, for the closing summary.
 #[derive(Default)]

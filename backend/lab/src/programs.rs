@@ -55,7 +55,7 @@ use vlab_protocol::{
 use super::beliefs::BeliefState;
 use super::cpu_meter::{CpuMeter, CpuRules, Verdict};
 use super::waits::{
-    ReadMeter, ReadVerdict, Reattach, SLOW_ANSWER, SLOW_ANSWERS_LIMIT, SLOW_ANSWERS_WINDOW, SlowAnswers, SlowVerdict,
+    ReadMeter, ReadVerdict, Reattach, SLOW_ANSWER, SLOW_ANSWERS_LIMIT, SLOW_ANSWERS_WINDOW, SlowAnswers, SlowVerdict, shown_lateness,
 };
 use vlab_programs::{
     self, Controller, PartInfo, PeerWatch, ProgramCode, ProgramError, RemoteController, Reply, RobotSide, StepInput,
@@ -689,7 +689,7 @@ impl RobotDriver {
             language,
             state,
             message,
-            late: if state == ProgramState::Running { self.holding.or(self.late) } else { None },
+            late: if state == ProgramState::Running { shown_lateness(self.late, self.holding) } else { None },
         }
     }
 
@@ -776,6 +776,9 @@ impl RobotDriver {
         let ControllerPhase::Running(running) = &mut self.phase else { return };
         let Some((asked_at, cpu_at_ask)) = running.asked else { return };
         let waiting_since = Instant::now();
+        // Read only where the lab waits: a lockstep answer is judged on the time the
+        // program itself took, without the time it waited for a CPU.
+        let cpu_wait_before = if tick.sync == SyncMode::Lockstep { running.program.cpu_wait() } else { None };
         let answer = match tick.sync {
             SyncMode::Lockstep => running.program.receive().map(Some),
             SyncMode::Realtime => running.program.try_receive(),
@@ -807,7 +810,12 @@ impl RobotDriver {
         let holding = match (&answer, tick.sync) {
             (Ok(Some(_)), SyncMode::Lockstep) => {
                 let computed = cpu_at_ask.zip(cpu_now).map(|(then, now)| now.saturating_sub(then));
-                Some((running.slow.record(SlowAnswers::is_slow(lab_waited, computed)), lab_waited))
+                let queued = match (cpu_wait_before, running.program.cpu_wait()) {
+                    (Some(then), Some(now)) => now.saturating_sub(then),
+                    _ => Duration::ZERO,
+                };
+                let slow = SlowAnswers::is_slow(lab_waited.saturating_sub(queued), computed);
+                Some((running.slow.record(slow), lab_waited))
             }
             _ => None,
         };

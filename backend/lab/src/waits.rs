@@ -8,6 +8,8 @@
 use std::collections::VecDeque;
 use std::time::{Duration, Instant};
 
+use vlab_protocol::Lateness;
+
 /// A program whose readings are still partly unread at this many control steps in a
 /// row is late: two, so a program that reads a moment after the first look (a busy
 /// machine) is not, while one that sleeps before reading is after about 40 ms at 1×.
@@ -131,9 +133,11 @@ pub struct SlowAnswers {
 }
 
 impl SlowAnswers {
-    /// Whether the lab waiting `waited` for an answer, while the program computed for
-    /// `computed` of its own CPU time (`None`: not ours to read, a remote controller),
-    /// makes it slow: a program computing is the CPU meter's to judge.
+    /// Whether the lab waiting `waited` for an answer (less the time the program waited
+    /// for a CPU meanwhile: a busy machine is not the student's doing), while the
+    /// program computed for `computed` of its own CPU time (`None`: not ours to read, a
+    /// remote controller), makes it slow: a program computing is the CPU meter's to
+    /// judge.
     pub fn is_slow(waited: Duration, computed: Option<Duration>) -> bool {
         waited > SLOW_ANSWER && computed.is_none_or(|cpu| cpu < waited / 2)
     }
@@ -199,9 +203,33 @@ impl Reattach {
     }
 }
 
+/// Which of a program's lateness its status shows, of `cpu` (the CPU meter's) and
+/// `holding` (unread readings, or slow lockstep answers): holding a lockstep lab first
+/// (the whole class waits), then its CPU (the cause, and what its owner can change),
+/// then its unread readings (what a program short of CPU, or one that stopped reading,
+/// leaves behind).
+pub fn shown_lateness(cpu: Option<Lateness>, holding: Option<Lateness>) -> Option<Lateness> {
+    match holding {
+        Some(held) if held.waited_ms.is_some() => Some(held),
+        holding => cpu.or(holding),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_status_shows_holding_the_lab_then_the_cpu_then_unread_readings() {
+        let cpu = Lateness::cpu(45.0, 21.0);
+        let unread = Lateness { unread_bytes: Some(2048), ..Lateness::cpu(0.0, 0.0) };
+        let waited = Lateness { waited_ms: Some(450.0), ..Lateness::cpu(0.0, 0.0) };
+        assert_eq!(shown_lateness(Some(cpu), Some(unread)), Some(cpu), "the cause, not what it leaves behind");
+        assert_eq!(shown_lateness(None, Some(unread)), Some(unread));
+        assert_eq!(shown_lateness(Some(cpu), Some(waited)), Some(waited), "the whole class waits");
+        assert_eq!(shown_lateness(Some(cpu), None), Some(cpu));
+        assert_eq!(shown_lateness(None, None), None);
+    }
 
     #[test]
     fn a_program_that_does_not_read_is_late_at_the_second_look_and_on_time_after_prompt_reads() {

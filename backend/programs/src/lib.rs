@@ -125,6 +125,11 @@ pub trait Controller: Send {
     /// The CPU time it has used since it started (its process's or its thread's own
     /// clock, not wall time); `None` where that clock cannot be read.
     fn cpu_time(&self) -> Option<Duration>;
+    /// How long it has waited for a CPU since it started, ready to run but not running
+    /// (a busy machine's doing, not its own); `None` where that cannot be read.
+    fn cpu_wait(&self) -> Option<Duration> {
+        None
+    }
     /// Ends it, whatever it is doing; `Ok` when it ended cleanly.
     fn stop(&mut self) -> Result<(), ProgramError>;
     /// Marks it let go of for `why`, a rule of the lab it broke (not one of its own

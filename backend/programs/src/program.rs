@@ -926,6 +926,10 @@ impl super::Controller for PythonProgram {
         PythonProgram::cpu_time(self)
     }
 
+    fn cpu_wait(&self) -> Option<Duration> {
+        if self.reaped { None } else { PythonProgram::cpu_wait(self) }
+    }
+
     fn stop(&mut self) -> Result<(), ProgramError> {
         PythonProgram::stop(self)
     }
