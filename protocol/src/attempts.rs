@@ -3,7 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::ConsoleLine;
+use crate::{ConsoleLine, UserId};
 
 /// `POST /api/labs/{lab}/robots/{robot}/attempts`: an attempt of the robot with its
 /// current program.
@@ -63,4 +63,200 @@ pub struct AttemptReport {
     /// The robot's console, once over.
     #[serde(default)]
     pub console: Vec<ConsoleLine>,
+}
+
+/// A challenge's zone as pages draw it: a see-through volume, never solid.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ZoneView {
+    /// Its name in the challenge.
+    pub name: String,
+    /// Its volume, centred on `pose`.
+    pub shape: ZoneShapeView,
+    /// Where its centre is and how it is turned.
+    pub pose: crate::Pose,
+    /// Its colour, sRGB (pages draw it see-through).
+    pub color: [u8; 3],
+}
+
+/// The volume of a [`ZoneView`].
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum ZoneShapeView {
+    /// A box: half its width, height and length, metres.
+    Box {
+        /// Half extents along the zone's X, Y, Z.
+        half_extents: [f32; 3],
+    },
+    /// An upright cylinder.
+    Cylinder {
+        /// Metres.
+        radius: f32,
+        /// Half its height, metres.
+        half_height: f32,
+    },
+}
+
+/// Who sees which rows of a lab's challenge board besides the instructor, who sees all.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum BoardVisibility {
+    /// A student sees only her own row.
+    #[default]
+    OwnRow,
+    /// Everybody sees every row, with names.
+    Names,
+}
+
+/// `GET /api/labs/{lab}/challenge`: the lab's challenge and its board.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ChallengeBoard {
+    /// The challenge's title.
+    pub title: String,
+    /// Simulation seconds an attempt may last.
+    pub time_limit_secs: f64,
+    /// How attempts are scored, in words: `time (lower is better)`, `distance to bay
+    /// (lower is better)`, `percent of 3 goals`, `points (of 60)`.
+    pub score: String,
+    /// Whether a lower score is better (time, distance).
+    pub lower_is_better: bool,
+    /// The zones, as pages draw them.
+    pub zones: Vec<ZoneView>,
+    /// The named sub-goals (what `percent` counts).
+    #[serde(default)]
+    pub goals: Vec<String>,
+    /// Who sees which rows (the lab's setting).
+    pub visibility: BoardVisibility,
+    /// One row per participant who tried, best first (solved before not, then by
+    /// score), as the caller may see them.
+    pub rows: Vec<BoardRow>,
+    /// The live run in the shared lab, while there is one or since the last one ended.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub run: Option<LiveRun>,
+}
+
+/// One participant's attempts at the challenge.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct BoardRow {
+    /// The participant's name.
+    pub name: String,
+    /// The participant.
+    pub user: UserId,
+    /// Whether this row is the caller's own.
+    pub you: bool,
+    /// Attempts finished (queued and running ones not counted).
+    pub attempts: u32,
+    /// Whether an attempt solved it.
+    pub solved: bool,
+    /// The best attempt: solved first, then by score.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub best: Option<BoardAttempt>,
+    /// The latest attempt.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last: Option<BoardAttempt>,
+}
+
+/// An attempt as the board shows it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct BoardAttempt {
+    /// Its number (`GET /api/labs/{lab}/attempts/{id}`).
+    pub id: u64,
+    /// The robot tried.
+    pub robot: String,
+    /// How it ended.
+    pub status: AttemptProgress,
+    /// Its score, where the rule gives one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub score: Option<f64>,
+    /// Simulation seconds it took.
+    pub sim_secs: f64,
+    /// The trial's seed.
+    pub seed: u64,
+}
+
+/// `POST /api/labs/{lab}/challenge/run` (instructor): starts or stops the challenge live
+/// in the shared lab.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "action", rename_all = "snake_case")]
+pub enum RunRequest {
+    /// Every robot to a start pose, the run's clock from zero, every robot judged.
+    Start,
+    /// Ends the run now.
+    Stop,
+}
+
+/// The challenge live in the shared lab: every robot judged as it runs.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct LiveRun {
+    /// The lab's step the run started at.
+    pub started_step: u64,
+    /// Simulation seconds since the run started (its clock).
+    pub time_secs: f64,
+    /// Whether it is over (its time limit came, every robot finished, or the
+    /// instructor stopped it).
+    pub over: bool,
+    /// Each robot's run, best first.
+    pub robots: Vec<LiveRobot>,
+}
+
+/// One robot in a live run.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct LiveRobot {
+    /// The robot.
+    pub robot: String,
+    /// Its owner's name (the instructor's robots: the instructor's).
+    pub name: String,
+    /// Running, or how it ended.
+    pub status: AttemptProgress,
+    /// Why it failed, where it did.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    /// Its score once over, where the rule gives one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub score: Option<f64>,
+    /// Run seconds when it finished.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub finished_secs: Option<f64>,
+}
+
+/// `GET /api/labs/{lab}/attempts/{id}/replay`: an attempt as recorded, for the page to
+/// play back (its MCAP is `.../attempts/{id}/recording.mcap`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct AttemptReplay {
+    /// The attempt.
+    pub attempt: AttemptReport,
+    /// The attempt's world as it started (without other robots; no joint links: every
+    /// moving body has its pose in every frame).
+    pub snapshot: crate::SceneSnapshot,
+    /// The challenge's zones as the trial's seed drew them.
+    pub zones: Vec<ZoneView>,
+    /// The bodies that move, by index into the snapshot's bodies: each frame's poses
+    /// are theirs, in this order.
+    pub moving: Vec<u32>,
+    /// The recorded moments, oldest first (every [`REPLAY_FRAME_STEPS`] physics steps,
+    /// and the last step).
+    pub frames: Vec<ReplayFrame>,
+    /// What happened, as it happened (zones entered and left, what it touched, goals
+    /// reached, how it ended).
+    pub events: Vec<ReplayEvent>,
+}
+
+/// Physics steps between two recorded moments of an attempt (at 240 Hz, 30 a second).
+pub const REPLAY_FRAME_STEPS: u64 = 8;
+
+/// One recorded moment of an attempt.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ReplayFrame {
+    /// Simulation seconds since the attempt started.
+    pub time: f64,
+    /// The poses of [`AttemptReplay::moving`], in its order.
+    pub poses: Vec<crate::Pose>,
+}
+
+/// Something that happened in an attempt, and when.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ReplayEvent {
+    /// Simulation seconds since the attempt started.
+    pub time: f64,
+    /// What happened, in words: `entered bay`, `touched walls`, `goal 'gate' reached`.
+    pub text: String,
 }

@@ -47,6 +47,10 @@ pub struct LabSettings {
     /// its owner and the instructor). Settings kept before it existed read as `false`.
     #[serde(default)]
     pub share_beliefs: bool,
+    /// Which rows of the challenge board students see (the instructor sees all).
+    /// Settings kept before it existed read as the default (only their own row).
+    #[serde(default)]
+    pub board: crate::BoardVisibility,
 }
 
 /// How a lab's clock and its robots' programs keep together.
@@ -88,6 +92,7 @@ impl Default for LabSettings {
             max_participants: default_max_participants(),
             sync: SyncMode::Realtime,
             share_beliefs: false,
+            board: crate::BoardVisibility::OwnRow,
         }
     }
 }
@@ -108,6 +113,9 @@ pub struct LabSettingsPatch {
     pub sync: Option<SyncMode>,
     /// See [`LabSettings::share_beliefs`].
     pub share_beliefs: Option<bool>,
+    /// See [`LabSettings::board`].
+    #[serde(default)]
+    pub board: Option<crate::BoardVisibility>,
 }
 
 impl LabSettings {
@@ -130,6 +138,7 @@ impl LabSettings {
             max_participants: patch.max_participants.unwrap_or(self.max_participants),
             sync: patch.sync.unwrap_or(self.sync),
             share_beliefs: patch.share_beliefs.unwrap_or(self.share_beliefs),
+            board: patch.board.unwrap_or(self.board),
         })
     }
 }

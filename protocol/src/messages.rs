@@ -84,6 +84,10 @@ pub enum ServerMsg {
         /// Frames to receive between two `drawn`s (at least 1).
         drawn_every: u32,
     },
+    /// The lab's challenge board changed (an attempt ended, a live run started, a robot
+    /// in it finished or the run ended): `GET /api/labs/{lab}/challenge` has the rows
+    /// this connection's caller may see.
+    BoardChanged,
     /// Answer to [`ClientMsg::Ping`].
     Pong {
         /// The client's nonce, echoed.
@@ -346,6 +350,7 @@ mod tests {
                 epoch: 1,
                 sky: [1, 2, 3],
                 links: vec![],
+                zones: vec![],
                 bodies: vec![BodyView {
                     id: BodyId(0),
                     name: "floor".into(),

@@ -143,6 +143,10 @@ pub struct SceneSnapshot {
     /// snapshots of scenes without such joints.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub links: Vec<crate::JointLink>,
+    /// The lab's challenge's zones, drawn see-through (docs/challenges.md). Absent when
+    /// the lab sets no challenge.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub zones: Vec<crate::ZoneView>,
 }
 
 #[cfg(test)]
@@ -155,6 +159,7 @@ mod tests {
             epoch: 7,
             sky: [20, 30, 40],
             links: vec![],
+            zones: vec![],
             bodies: vec![BodyView {
                 id: BodyId(0),
                 name: "cart".into(),

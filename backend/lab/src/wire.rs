@@ -38,7 +38,27 @@ pub fn snapshot(model: &SceneModel, world: &World, epoch: u32) -> wire::SceneSna
     if wire::LinkTable::new(links.clone()).is_err() {
         links.clear();
     }
-    wire::SceneSnapshot { epoch, sky: model.sky, bodies, links }
+    wire::SceneSnapshot { epoch, sky: model.sky, bodies, links, zones: zones(model) }
+}
+
+/// The zones of `model`'s challenge, as pages draw them (none without a challenge).
+pub fn zones(model: &SceneModel) -> Vec<wire::ZoneView> {
+    let Some(challenge) = &model.challenge else { return Vec::new() };
+    challenge
+        .zones
+        .iter()
+        .map(|zone| wire::ZoneView {
+            name: zone.name.clone(),
+            shape: match zone.shape {
+                scene::ZoneShape::Box { half_extents } => wire::ZoneShapeView::Box { half_extents },
+                scene::ZoneShape::Cylinder { radius, half_height } => {
+                    wire::ZoneShapeView::Cylinder { radius, half_height }
+                }
+            },
+            pose: pose(&zone.pose),
+            color: [zone.material.color[0], zone.material.color[1], zone.material.color[2]],
+        })
+        .collect()
 }
 
 /// The link table of a snapshot made by [`snapshot`], for the hub's encoder.

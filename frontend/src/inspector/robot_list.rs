@@ -45,6 +45,7 @@ mod tests {
             epoch: 1,
             sky: [0, 0, 0],
             links: vec![],
+            zones: vec![],
             bodies: vec![
                 body(0, None),
                 body(1, Some("rover_red")),
@@ -59,7 +60,7 @@ mod tests {
 
     #[test]
     fn a_scene_without_robots_lists_none() {
-        let snapshot = SceneSnapshot { epoch: 1, sky: [0, 0, 0], bodies: vec![body(0, None)], links: vec![] };
+        let snapshot = SceneSnapshot { epoch: 1, sky: [0, 0, 0], bodies: vec![body(0, None)], links: vec![], zones: vec![] };
         assert!(robot_names(&snapshot).is_empty());
     }
 

@@ -116,6 +116,7 @@ mod tests {
             epoch: 1,
             sky: [0, 0, 0],
             links: vec![],
+            zones: vec![],
             bodies: vec![BodyView {
                 id: BodyId(0),
                 name: "chassis".into(),

@@ -186,6 +186,7 @@ mod tests {
             epoch: 1,
             sky: [0, 0, 0],
             links: vec![],
+            zones: vec![],
             bodies: vec![
                 body(0, "floor", Shape::Box { half_extents: [6.0, 0.05, 6.0] }, [0.0, -0.05, 0.0], None),
                 body(1, "cart", Shape::Box { half_extents: [0.2, 0.05, 0.15] }, [2.0, 0.1, 2.0], Some("cart")),

@@ -19,6 +19,7 @@ const VARIANTS: &[&str] = &[
     "recording",
     "moment",
     "pacing",
+    "board_changed",
     "pong",
     "error",
 ];
@@ -51,6 +52,7 @@ fn read(value: Value) -> Result<ServerMsg, Error> {
         "recording" => ServerMsg::Recording(fields.rest()?),
         "moment" => ServerMsg::Moment(fields.rest()?),
         "pacing" => ServerMsg::Pacing { drawn_every: fields.required("drawn_every")? },
+        "board_changed" => ServerMsg::BoardChanged,
         "pong" => ServerMsg::Pong { nonce: fields.required("nonce")? },
         "error" => ServerMsg::Error(fields.rest()?),
         other => return Err(serde::de::Error::unknown_variant(other, VARIANTS)),
@@ -129,6 +131,7 @@ mod tests {
                 trails: vec![],
             })),
             ServerMsg::Pacing { drawn_every: 2 },
+            ServerMsg::BoardChanged,
             ServerMsg::Pong { nonce: u64::MAX },
             ServerMsg::Error(ErrorBody::new(ErrorCode::Forbidden, "no")),
         ]
@@ -151,6 +154,7 @@ mod tests {
             ServerMsg::Recording(_) => "recording",
             ServerMsg::Moment(_) => "moment",
             ServerMsg::Pacing { .. } => "pacing",
+            ServerMsg::BoardChanged => "board_changed",
             ServerMsg::Pong { .. } => "pong",
             ServerMsg::Error(_) => "error",
         }
