@@ -131,11 +131,8 @@ impl ClassroomAttempts<'_> {
             challenge: challenge.title.clone(),
             seed,
         };
-        let keeping = Keeping {
-            tried: tried.clone(),
-            kept: Arc::clone(&self.classroom.attempts.kept),
-            lab: Arc::downgrade(lab),
-        };
+        let keeping =
+            Keeping { tried: tried.clone(), kept: Arc::clone(&self.classroom.attempts.kept), lab: Arc::downgrade(lab) };
         let job = Box::new(move |id| {
             let outcome = attempt::run(&spec, &mut judge)?;
             Ok(keeping.keep(id, outcome))

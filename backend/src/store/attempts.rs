@@ -69,15 +69,14 @@ impl AttemptStore {
     /// Opens (or creates) the file at `path`.
     pub fn open(path: &Path) -> Result<AttemptStore, StoreError> {
         let shown = path.display().to_string();
-        let connection =
-            Connection::open(path).map_err(|source| StoreError::Sqlite { path: shown.clone(), source })?;
+        let connection = Connection::open(path).map_err(|source| StoreError::Sqlite { path: shown.clone(), source })?;
         AttemptStore::with(connection, shown)
     }
 
     /// A store in memory (tests, and servers that keep nothing).
     pub fn in_memory() -> Result<AttemptStore, StoreError> {
-        let connection = Connection::open_in_memory()
-            .map_err(|source| StoreError::Sqlite { path: ":memory:".into(), source })?;
+        let connection =
+            Connection::open_in_memory().map_err(|source| StoreError::Sqlite { path: ":memory:".into(), source })?;
         AttemptStore::with(connection, ":memory:".into())
     }
 
@@ -138,10 +137,8 @@ impl AttemptStore {
     pub fn save(&mut self, row: &AttemptRow, replay_json: Option<&[u8]>) -> Result<(), StoreError> {
         let console = serde_json::to_string(&row.console).expect("console lines serialise");
         let status = serde_json::to_value(row.status).expect("a status serialises");
-        let transaction = self.connection.transaction().map_err(|source| StoreError::Sqlite {
-            path: self.path.clone(),
-            source,
-        })?;
+        let transaction =
+            self.connection.transaction().map_err(|source| StoreError::Sqlite { path: self.path.clone(), source })?;
         let path = self.path.clone();
         let sqlite = |source| StoreError::Sqlite { path: path.clone(), source };
         transaction
@@ -193,9 +190,8 @@ impl AttemptStore {
 
     /// Lab `lab`'s attempts, newest first; only `user`'s when given.
     pub fn rows(&self, lab: &str, user: Option<UserId>) -> Result<Vec<AttemptRow>, StoreError> {
-        let sql = format!(
-            "SELECT {COLUMNS} FROM attempts WHERE lab = ?1 AND (?2 IS NULL OR user_id = ?2) ORDER BY id DESC"
-        );
+        let sql =
+            format!("SELECT {COLUMNS} FROM attempts WHERE lab = ?1 AND (?2 IS NULL OR user_id = ?2) ORDER BY id DESC");
         let raws: Vec<RawRow> = self
             .connection
             .prepare(&sql)
@@ -222,7 +218,8 @@ impl AttemptStore {
     fn parse(&self, raw: RawRow) -> Result<AttemptRow, StoreError> {
         let id = raw.id as u64;
         let bad = |what: &str| self.corrupt(format!("attempt {id}: {what}"));
-        let status = serde_json::from_value(serde_json::Value::String(raw.status)).map_err(|_| bad("unknown status"))?;
+        let status =
+            serde_json::from_value(serde_json::Value::String(raw.status)).map_err(|_| bad("unknown status"))?;
         let console = serde_json::from_str(&raw.console).map_err(|_| bad("its console does not read"))?;
         let seed = raw.seed.parse().map_err(|_| bad("its seed is not a number"))?;
         Ok(AttemptRow {
@@ -313,7 +310,12 @@ mod tests {
             reason: None,
             score,
             sim_secs: 12.5,
-            console: vec![ConsoleLine { step: 1, time: 0.0, source: vlab_protocol::ConsoleSource::Print, text: "hi".into() }],
+            console: vec![ConsoleLine {
+                step: 1,
+                time: 0.0,
+                source: vlab_protocol::ConsoleSource::Print,
+                text: "hi".into(),
+            }],
         }
     }
 

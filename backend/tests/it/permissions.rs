@@ -568,7 +568,8 @@ async fn board_rows_over_http(class: &Class, findings: &mut Findings) {
     loop {
         let (status, attempts) = send(http.get(class.server.url("/api/labs/demo/attempts")), Some(TOKEN)).await;
         assert_eq!(status, 200, "{attempts}");
-        let open = attempts.as_array().unwrap().iter().any(|a| matches!(a["status"].as_str(), Some("queued" | "running")));
+        let open =
+            attempts.as_array().unwrap().iter().any(|a| matches!(a["status"].as_str(), Some("queued" | "running")));
         if !open {
             break;
         }

@@ -86,7 +86,13 @@ pub fn write_attempt(replay: &AttemptReplay, out: impl Write) -> Result<(), Expo
         }
     }
     for line in &attempt.console {
-        file.log(&format!("/robots/{}/console", attempt.robot), line.time, level(line.source), &line.text, &attempt.robot)?;
+        file.log(
+            &format!("/robots/{}/console", attempt.robot),
+            line.time,
+            level(line.source),
+            &line.text,
+            &attempt.robot,
+        )?;
     }
     for event in &replay.events {
         file.log("/attempt/events", event.time, 2, &event.text, "attempt")?;
