@@ -126,8 +126,10 @@ impl ClassroomAttempts<'_> {
             challenge = drawn;
             model.challenge = Some(challenge.clone());
         }
-        let world =
-            attempt::world_for(&model, robot, challenge.start).map_err(|e| ClassroomError::Invalid(e.to_string()))?;
+        let world = attempt::world_for(&model, robot, challenge.start).map_err(|e| match e {
+            attempt::AttemptError::NoSensor { .. } => ClassroomError::Conflict(e.to_string()),
+            e => ClassroomError::Invalid(e.to_string()),
+        })?;
         let judged = world.challenge.clone().expect("the attempt's world keeps its challenge");
         let mut judge = ChallengeJudge::new(&judged, &world, robot)
             .ok_or_else(|| ClassroomError::Internal(format!("'{robot}' went missing from its attempt's world")))?;
