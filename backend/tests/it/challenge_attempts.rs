@@ -478,3 +478,64 @@ async fn the_library_offers_its_challenges_and_a_lab_created_from_one_has_its_bo
     let (status, none) = server.get_json("/api/labs/demo/challenge").await;
     assert_eq!(status, 404, "the demo sets no challenge: {none}");
 }
+
+#[tokio::test]
+async fn finished_attempts_their_board_and_replays_outlive_a_restart_of_the_server() {
+    if !python_runs_here() {
+        return;
+    }
+    use common::binary::VlabProcess;
+    let dir = std::env::temp_dir().join(format!("vlab-attempts-restart-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let db = dir.join("vlab.db");
+    let key = "attempts-restart-key";
+    let http = reqwest::Client::new();
+    let get = |base: &str, path: &str| http.get(format!("{base}{path}")).bearer_auth(key).send();
+
+    let first = VlabProcess::start(&db, &["--paused", "--instructor-token", key]);
+    let challenge = r#"challenge "Reach the bay" {
+      time_limit 10; zone bay { box(1, 1, 2); pos(4, 0, 2); } start { pos(1.5, 0.08, 2); heading 0; }
+      success inside(bay); score time;
+    }"#;
+    let inserted = http.post(format!("{}/api/labs/demo/scene", first.base)).bearer_auth(key).body(challenge);
+    let inserted = inserted.send().await.unwrap();
+    assert_eq!(inserted.status().as_u16(), 200, "{}", inserted.text().await.unwrap());
+    let cart = CART.replace("(8, ", "(1.5, ").replace("(8.15, ", "(1.65, ");
+    let form = Form::new()
+        .part("description", Part::text(cart).file_name("cart.vlab"))
+        .part("drive.py", Part::text(FORWARD).file_name("drive.py"));
+    let added = http.post(format!("{}/api/labs/demo/robots", first.base)).bearer_auth(key).multipart(form);
+    let added = added.send().await.unwrap();
+    assert_eq!(added.status().as_u16(), 200, "{}", added.text().await.unwrap());
+    let started =
+        http.post(format!("{}/api/labs/demo/robots/cart/attempts", first.base)).bearer_auth(key).json(&json!({}));
+    let queued: Value = started.send().await.unwrap().json().await.unwrap();
+    let id = queued["id"].as_u64().unwrap();
+    let deadline = tokio::time::Instant::now() + PATIENCE * 3;
+    let before = loop {
+        let report: Value =
+            get(&first.base, &format!("/api/labs/demo/attempts/{id}")).await.unwrap().json().await.unwrap();
+        if !matches!(report["status"].as_str(), Some("queued" | "running")) {
+            break report;
+        }
+        assert!(tokio::time::Instant::now() < deadline, "{report}");
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    };
+    assert!(before["status"].is_string() && before["sim_secs"].is_number(), "{before}");
+    drop(first);
+
+    let again = VlabProcess::start(&db, &["--paused", "--instructor-token", key]);
+    let after: Value = get(&again.base, &format!("/api/labs/demo/attempts/{id}")).await.unwrap().json().await.unwrap();
+    assert_eq!(after, before, "the same answer after the restart");
+    let board: Value = get(&again.base, "/api/labs/demo/challenge").await.unwrap().json().await.unwrap();
+    assert_eq!(board["rows"][0]["last"]["id"].as_u64(), Some(id), "{board}");
+    let replay = get(&again.base, &format!("/api/labs/demo/attempts/{id}/replay")).await.unwrap();
+    assert_eq!(replay.status().as_u16(), 200);
+    let next =
+        http.post(format!("{}/api/labs/demo/robots/cart/attempts", again.base)).bearer_auth(key).json(&json!({}));
+    let next: Value = next.send().await.unwrap().json().await.unwrap();
+    assert!(next["id"].as_u64().unwrap() > id, "numbers go on: {next}");
+    drop(again);
+    let _ = std::fs::remove_dir_all(&dir);
+}
