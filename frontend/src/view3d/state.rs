@@ -16,6 +16,8 @@ pub struct ViewState {
     pub world: StoredValue<World>,
     /// Bodies in the scene shown.
     pub body_count: RwSignal<usize>,
+    /// A challenge's zones in the scene shown.
+    pub zone_count: RwSignal<usize>,
     /// Which overlays the 3D view shows (labels, rays, trails, beliefs).
     pub view_options: RwSignal<ViewOptions>,
     /// The robot the camera follows, if any.
@@ -28,6 +30,7 @@ impl ViewState {
         ViewState {
             world: StoredValue::new(World::default()),
             body_count: RwSignal::new(0),
+            zone_count: RwSignal::new(0),
             view_options: RwSignal::new(ViewOptions::default()),
             follow: RwSignal::new(None),
         }
@@ -35,9 +38,10 @@ impl ViewState {
 
     /// Shows the scene of `snapshot` (the live one or a recorded moment's).
     pub fn show_scene(&self, snapshot: SceneSnapshot) {
-        let bodies = snapshot.bodies.len();
+        let (bodies, zones) = (snapshot.bodies.len(), snapshot.zones.len());
         self.world.update_value(|world| world.apply_snapshot(snapshot));
         self.body_count.set(bodies);
+        self.zone_count.set(zones);
     }
 
     /// The live scene, holding `robots`: a robot gone from it cannot be followed any more.
