@@ -71,7 +71,14 @@ impl ChallengeState {
 
     /// Whether the live scene is shown now (not while an attempt is).
     pub fn shows_live_snapshot(&self) -> bool {
-        self.watch.try_update(Watch::live_snapshot).unwrap_or(true)
+        let Some(before) = self.watch.try_get_untracked() else { return true };
+        let mut watch = before;
+        let shows = watch.live_snapshot();
+        // Told only when it changes: every live snapshot passes here.
+        if watch != before {
+            self.watch.set(watch);
+        }
+        shows
     }
 
     /// Connected (again): a lab known to have a challenge has its board asked for again.
