@@ -75,7 +75,7 @@ fn main() {
                 wall_limit: attempt::ATTEMPT_WALL_LIMIT,
             };
             let mut judge = ChallengeJudge::new(world.challenge.as_ref().unwrap(), &world, "diffbot").unwrap();
-            let job = Box::new(move || {
+            let job = Box::new(move |_| {
                 let began = Instant::now();
                 let outcome = attempt::run(&spec, &mut judge);
                 eprintln!("  an attempt took {:.1} s of wall time", began.elapsed().as_secs_f64());

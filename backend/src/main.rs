@@ -15,7 +15,7 @@ use vlab_server::classroom::{Classroom, ClassroomConfig, DemoLab, Library};
 use vlab_server::controller::placement::{self, ProgramCpus};
 use vlab_server::net::limits::{self, Rate};
 use vlab_server::net::{self, AppState, Limits};
-use vlab_server::store::{RecordingStore, Store, key_file_of, recordings_file_of};
+use vlab_server::store::{AttemptStore, RecordingStore, Store, attempts_file_of, key_file_of, recordings_file_of};
 
 /// VLab: a browser-based, multiuser virtual robotics lab.
 #[derive(Parser)]
@@ -190,6 +190,7 @@ async fn serve(args: ServeArgs) -> anyhow::Result<()> {
         exports: Default::default(),
         compile_cache: Some(compiled_folder_of(&args.db)),
         compile_limits: None,
+        attempts: Some(AttemptStore::open(&attempts_file_of(&args.db))?),
     });
     let demo = classroom.labs().open_demo(DemoLab {
         instructor_token: args.instructor_token,

@@ -129,9 +129,6 @@ pub struct ChallengeBoard {
     /// One row per participant who tried, best first (solved before not, then by
     /// score), as the caller may see them.
     pub rows: Vec<BoardRow>,
-    /// The live run in the shared lab, while there is one or since the last one ended.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub run: Option<LiveRun>,
 }
 
 /// One participant's attempts at the challenge.
@@ -171,51 +168,6 @@ pub struct BoardAttempt {
     pub sim_secs: f64,
     /// The trial's seed.
     pub seed: u64,
-}
-
-/// `POST /api/labs/{lab}/challenge/run` (instructor): starts or stops the challenge live
-/// in the shared lab.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "action", rename_all = "snake_case")]
-pub enum RunRequest {
-    /// Every robot to a start pose, the run's clock from zero, every robot judged.
-    Start,
-    /// Ends the run now.
-    Stop,
-}
-
-/// The challenge live in the shared lab: every robot judged as it runs.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct LiveRun {
-    /// The lab's step the run started at.
-    pub started_step: u64,
-    /// Simulation seconds since the run started (its clock).
-    pub time_secs: f64,
-    /// Whether it is over (its time limit came, every robot finished, or the
-    /// instructor stopped it).
-    pub over: bool,
-    /// Each robot's run, best first.
-    pub robots: Vec<LiveRobot>,
-}
-
-/// One robot in a live run.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct LiveRobot {
-    /// The robot.
-    pub robot: String,
-    /// Its owner's name (the instructor's robots: the instructor's).
-    pub name: String,
-    /// Running, or how it ended.
-    pub status: AttemptProgress,
-    /// Why it failed, where it did.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub reason: Option<String>,
-    /// Its score once over, where the rule gives one.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub score: Option<f64>,
-    /// Run seconds when it finished.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub finished_secs: Option<f64>,
 }
 
 /// `GET /api/labs/{lab}/attempts/{id}/replay`: an attempt as recorded, for the page to

@@ -88,6 +88,10 @@ pub enum Action {
     /// Try a robot and its program at the lab's challenge, in a private copy of the
     /// lab, and read how its attempts went.
     Attempt,
+    /// See a participant's row of the challenge board (its owner is the participant;
+    /// every student sees every row when the instructor shows names:
+    /// `LabSettings::board`).
+    SeeBoardRow,
 }
 
 /// Whether an action concerns the whole lab or one robot.
@@ -154,7 +158,7 @@ impl Standing {
 
 /// The table: for each action, whether each standing may take it, in the column order
 /// of [`Standing::ALL`] (instructor, owner, student, anonymous).
-const TABLE: [(Action, [bool; 4]); 25] = [
+const TABLE: [(Action, [bool; 4]); 26] = [
     //                         instr  owner  student anon
     (Action::Watch, [true, true, true, true]),
     (Action::ControlTime, [true, false, false, false]),
@@ -187,6 +191,7 @@ const TABLE: [(Action, [bool; 4]); 25] = [
     (Action::AttachController, [true, true, false, false]),
     // An attempt runs the robot's program and shows its console: as running it.
     (Action::Attempt, [true, true, false, false]),
+    (Action::SeeBoardRow, [true, true, false, false]),
 ];
 
 /// Why an action was refused: what the caller is missing.
@@ -233,7 +238,7 @@ impl Denial {
 
 impl Action {
     /// Every action, in the table's order.
-    pub const ALL: [Action; 25] = {
+    pub const ALL: [Action; 26] = {
         let mut all = [Action::Watch; TABLE.len()];
         let mut i = 0;
         while i < TABLE.len() {
@@ -270,7 +275,8 @@ impl Action {
             | Action::RunProgram
             | Action::ExportRobotRecording
             | Action::AttachController
-            | Action::Attempt => Scope::Robot,
+            | Action::Attempt
+            | Action::SeeBoardRow => Scope::Robot,
         }
     }
 
@@ -302,6 +308,7 @@ impl Action {
             Action::ExportRobotRecording => "export its recording",
             Action::AttachController => "attach a remote controller to it",
             Action::Attempt => "try it at the challenge",
+            Action::SeeBoardRow => "see their row of the challenge board",
         }
     }
 

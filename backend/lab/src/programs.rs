@@ -55,7 +55,8 @@ use vlab_protocol::{
 use super::beliefs::BeliefState;
 use super::cpu_meter::{CpuMeter, CpuRules, Verdict};
 use super::waits::{
-    ReadMeter, ReadVerdict, Reattach, SLOW_ANSWER, SLOW_ANSWERS_LIMIT, SLOW_ANSWERS_WINDOW, SlowAnswers, SlowVerdict, shown_lateness,
+    ReadMeter, ReadVerdict, Reattach, SLOW_ANSWER, SLOW_ANSWERS_LIMIT, SLOW_ANSWERS_WINDOW, SlowAnswers, SlowVerdict,
+    shown_lateness,
 };
 use vlab_programs::{
     self, Controller, PartInfo, PeerWatch, ProgramCode, ProgramError, RemoteController, Reply, RobotSide, StepInput,

@@ -195,7 +195,8 @@ fn shape(shape: &scene::Shape) -> wire::Shape {
     }
 }
 
-fn pose(pose: &scene::Pose) -> wire::Pose {
+/// A model pose as the wire carries it.
+pub fn pose(pose: &scene::Pose) -> wire::Pose {
     wire::Pose { position: pose.position, rotation: pose.rotation }
 }
 

@@ -4,43 +4,74 @@
 //! (docs/challenges.md, "Attempts").
 
 use std::collections::{BTreeMap, HashMap};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, Weak};
 
 use vlab_lab::attempt::{
-    self, AttemptId, AttemptQueue, AttemptSpec, AttemptState, AttemptStatus, ChallengeJudge, QueueLimits, QueueRefusal,
+    self, AttemptId, AttemptOutcome, AttemptQueue, AttemptSpec, AttemptState, AttemptStatus, ChallengeJudge,
+    QueueLimits, QueueRefusal,
 };
 use vlab_lab::{Caller, LabHandle};
 use vlab_protocol::permissions::Action;
-use vlab_protocol::{AttemptProgress, AttemptReport, AttemptRequest, UserId};
+use vlab_protocol::{
+    AttemptProgress, AttemptReplay, AttemptReport, AttemptRequest, ChallengeBoard, INSTRUCTOR_ID, UserId,
+};
 
 use super::ClassroomError;
 use super::access::authorize_on_robot;
+use super::board;
+use crate::store::{AttemptRow, AttemptStore};
 
-/// Attempts whose answers are kept, the oldest forgotten first.
+/// Attempts whose answers are kept in memory, the oldest forgotten first (the kept
+/// store has them all).
 pub const KEPT_ATTEMPTS: usize = 4096;
+
+/// The most attempts `GET /api/labs/{lab}/attempts` lists, newest first.
+pub const LISTED_ATTEMPTS: usize = 100;
 
 /// Who tried what, for the answers.
 #[derive(Clone, Debug)]
 struct Tried {
     lab: String,
     robot: String,
-    owner: Option<UserId>,
+    /// Whose attempt it counts as: the robot's owner (the instructor for the lab's own).
+    owner: UserId,
+    name: String,
     challenge: String,
     seed: u64,
 }
 
-/// The server's attempts: the queue that runs them, and who tried what.
+/// The server's attempts: the queue that runs them, who tried what, and where the
+/// finished ones are kept.
 pub struct Attempts {
     queue: AttemptQueue,
     tried: Mutex<HashMap<AttemptId, Tried>>,
+    kept: Arc<Mutex<AttemptStore>>,
+}
+
+impl Attempts {
+    /// The attempts of a server keeping them in `kept` (in memory when `None`).
+    pub fn new(kept: Option<AttemptStore>) -> Attempts {
+        let kept = kept.unwrap_or_else(|| AttemptStore::in_memory().expect("an in-memory SQLite opens"));
+        let last = kept.last_id().unwrap_or_else(|error| {
+            tracing::error!(%error, "the kept attempts cannot be read: new attempts are numbered from 1");
+            0
+        });
+        let limits = QueueLimits { kept: KEPT_ATTEMPTS, ..QueueLimits::default() };
+        Attempts {
+            queue: AttemptQueue::numbered_after(limits, last),
+            tried: Mutex::default(),
+            kept: Arc::new(Mutex::new(kept)),
+        }
+    }
+
+    fn kept<T>(&self, read: impl FnOnce(&AttemptStore) -> T) -> T {
+        read(&self.kept.lock().unwrap_or_else(|poisoned| poisoned.into_inner()))
+    }
 }
 
 impl Default for Attempts {
     fn default() -> Attempts {
-        Attempts {
-            queue: AttemptQueue::new(QueueLimits { kept: KEPT_ATTEMPTS, ..QueueLimits::default() }),
-            tried: Mutex::default(),
-        }
+        Attempts::new(None)
     }
 }
 
@@ -79,7 +110,7 @@ impl ClassroomAttempts<'_> {
         let world =
             attempt::world_for(&model, robot, challenge.start).map_err(|e| ClassroomError::Invalid(e.to_string()))?;
         let judged = world.challenge.clone().expect("the attempt's world keeps its challenge");
-        let judge = ChallengeJudge::new(&judged, &world, robot)
+        let mut judge = ChallengeJudge::new(&judged, &world, robot)
             .ok_or_else(|| ClassroomError::Internal(format!("'{robot}' went missing from its attempt's world")))?;
         let spec = AttemptSpec {
             model: world,
@@ -88,8 +119,24 @@ impl ClassroomAttempts<'_> {
             time_limit_secs: challenge.time_limit_secs,
             wall_limit: attempt::ATTEMPT_WALL_LIMIT,
         };
-        let mut judge = judge;
-        let job = Box::new(move || attempt::run(&spec, &mut judge));
+        let owner = lab.robots().owner_of(robot).unwrap_or(INSTRUCTOR_ID);
+        let name = lab.people().name_of(owner).unwrap_or_else(|| {
+            if owner == INSTRUCTOR_ID { "Instructor".to_owned() } else { format!("participant {owner}") }
+        });
+        let tried = Tried {
+            lab: lab.id().to_owned(),
+            robot: robot.to_owned(),
+            owner,
+            name,
+            challenge: challenge.title.clone(),
+            seed,
+        };
+        let keeping =
+            Keeping { tried: tried.clone(), kept: Arc::clone(&self.classroom.attempts.kept), lab: Arc::downgrade(lab) };
+        let job = Box::new(move |id| {
+            let outcome = attempt::run(&spec, &mut judge)?;
+            Ok(keeping.keep(id, outcome))
+        });
         // Each participant's attempts wait in a line of their own.
         let line = format!("{}:{}", lab.id(), caller.user().map_or_else(|| "-".to_owned(), |user| user.to_string()));
         let id = self.classroom.attempts.queue.submit(&line, job).map_err(|refusal| match refusal {
@@ -98,39 +145,123 @@ impl ClassroomAttempts<'_> {
             }
             QueueRefusal::Full { .. } => ClassroomError::Busy { message: refusal.to_string(), retry_after: 30 },
         })?;
-        let tried = Tried {
-            lab: lab.id().to_owned(),
-            robot: robot.to_owned(),
-            owner: lab.robots().owner_of(robot),
-            challenge: challenge.title.clone(),
-            seed,
-        };
-        let mut kept = self.classroom.attempts.tried.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-        kept.insert(id, tried.clone());
-        // Answers the queue has forgotten are forgotten here too.
-        if kept.len() > KEPT_ATTEMPTS {
-            let oldest = kept.keys().min().copied();
-            kept.retain(|id, _| Some(*id) != oldest);
+        let mut open = self.classroom.attempts.tried.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        open.insert(id, tried.clone());
+        // Answers the queue has forgotten are read from the kept store.
+        if open.len() > KEPT_ATTEMPTS {
+            let oldest = open.keys().min().copied();
+            open.retain(|id, _| Some(*id) != oldest);
         }
-        drop(kept);
+        drop(open);
         tracing::info!(lab = %lab.id(), %robot, attempt = id, seed, "attempt queued");
         Ok(self.report_of(id, &tried))
     }
 
     /// `GET /api/labs/{lab}/attempts/{id}` (the robot's owner or the instructor).
     pub fn report(self, lab: &LabHandle, caller: Caller, id: AttemptId) -> Result<AttemptReport, ClassroomError> {
+        let tried = self.tried(lab, caller, id)?;
+        Ok(self.report_of(id, &tried))
+    }
+
+    /// `GET /api/labs/{lab}/attempts`: the caller's attempts (the instructor's: every
+    /// participant's), newest first, at most [`LISTED_ATTEMPTS`].
+    pub fn list(self, lab: &LabHandle, caller: Caller) -> Result<Vec<AttemptReport>, ClassroomError> {
+        let Some(user) = caller.user() else {
+            return Err(ClassroomError::Denied { action: Action::Attempt, denial: needs_session(), robot: None });
+        };
+        let whose = (caller != Caller::Instructor).then_some(user);
+        let open: Vec<(AttemptId, Tried)> = {
+            let tried = self.classroom.attempts.tried.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+            tried
+                .iter()
+                .filter(|(_, t)| t.lab == lab.id() && whose.is_none_or(|user| t.owner == user))
+                .map(|(id, t)| (*id, t.clone()))
+                .collect()
+        };
+        let kept = self.classroom.attempts.kept(|store| store.rows(lab.id(), whose))?;
+        let mut reports: BTreeMap<AttemptId, AttemptReport> =
+            kept.iter().map(|row| (row.id, report_of_row(row))).collect();
+        for (id, tried) in open {
+            reports.entry(id).or_insert_with(|| self.report_of(id, &tried));
+        }
+        Ok(reports.into_values().rev().take(LISTED_ATTEMPTS).collect())
+    }
+
+    /// `GET /api/labs/{lab}/attempts/{id}/replay`: the JSON of its replay.
+    pub fn replay_json(self, lab: &LabHandle, caller: Caller, id: AttemptId) -> Result<Vec<u8>, ClassroomError> {
+        self.tried(lab, caller, id)?;
+        self.classroom.attempts.kept(|store| store.replay(id))?.ok_or_else(|| {
+            ClassroomError::NotFound(format!(
+                "attempt {id} has no replay: it has not ended, or it is older than its participant's latest {}",
+                crate::store::attempts::REPLAYS_KEPT
+            ))
+        })
+    }
+
+    /// `GET /api/labs/{lab}/attempts/{id}/recording.mcap`: its replay as MCAP.
+    pub fn replay_mcap(self, lab: &LabHandle, caller: Caller, id: AttemptId) -> Result<Vec<u8>, ClassroomError> {
+        let json = self.replay_json(lab, caller, id)?;
+        let replay: AttemptReplay = serde_json::from_slice(&json)
+            .map_err(|e| ClassroomError::Internal(format!("the replay of attempt {id} does not read: {e}")))?;
+        let mut bytes = Vec::new();
+        super::export::mcap::write_attempt(&replay, &mut bytes)
+            .map_err(|e| ClassroomError::Internal(format!("the replay of attempt {id} does not export: {e}")))?;
+        Ok(bytes)
+    }
+
+    /// `GET /api/labs/{lab}/challenge`: the challenge and the rows of its board the
+    /// caller may see.
+    pub async fn board(self, lab: &LabHandle, caller: Caller) -> Result<ChallengeBoard, ClassroomError> {
+        Action::Watch.check(caller.toward_robot(None)).map_err(|denial| ClassroomError::Denied {
+            action: Action::Watch,
+            denial,
+            robot: None,
+        })?;
+        let model = lab.robots().scene_model().await?;
+        let challenge = model.challenge.as_ref().ok_or_else(no_challenge)?;
+        let (score, lower_is_better) = board::score_words(challenge);
+        let visibility = lab.settings().board;
+        let attempts = self.classroom.attempts.kept(|store| store.rows(lab.id(), None))?;
+        Ok(ChallengeBoard {
+            title: challenge.title.clone(),
+            time_limit_secs: challenge.time_limit_secs,
+            score,
+            lower_is_better,
+            zones: vlab_lab::wire::zones(&model),
+            goals: challenge.goals.iter().map(|(name, _)| name.clone()).collect(),
+            visibility,
+            rows: board::rows(&attempts, caller, visibility, lower_is_better),
+        })
+    }
+
+    /// Who tried attempt `id` of `lab`, if the caller may read it.
+    fn tried(&self, lab: &LabHandle, caller: Caller, id: AttemptId) -> Result<Tried, ClassroomError> {
         let missing = || ClassroomError::NotFound(format!("no attempt {id} in lab '{}'", lab.id()));
-        let tried = self.classroom.attempts.tried.lock().unwrap_or_else(|p| p.into_inner()).get(&id).cloned();
-        let tried = tried.filter(|tried| tried.lab == lab.id()).ok_or_else(missing)?;
-        Action::Attempt.check(caller.toward_robot(tried.owner)).map_err(|denial| ClassroomError::Denied {
+        let open = self.classroom.attempts.tried.lock().unwrap_or_else(|p| p.into_inner()).get(&id).cloned();
+        let tried = match open {
+            Some(tried) => tried,
+            None => {
+                let row = self.classroom.attempts.kept(|store| store.row(id))?.ok_or_else(missing)?;
+                Tried {
+                    lab: row.lab,
+                    robot: row.robot,
+                    owner: row.user,
+                    name: row.name,
+                    challenge: row.challenge,
+                    seed: row.seed,
+                }
+            }
+        };
+        let tried = Some(tried).filter(|tried| tried.lab == lab.id()).ok_or_else(missing)?;
+        Action::Attempt.check(caller.toward_robot(Some(tried.owner))).map_err(|denial| ClassroomError::Denied {
             action: Action::Attempt,
             denial,
             robot: Some(tried.robot.clone()),
         })?;
-        Ok(self.report_of(id, &tried))
+        Ok(tried)
     }
 
-    fn report_of(self, id: AttemptId, tried: &Tried) -> AttemptReport {
+    fn report_of(&self, id: AttemptId, tried: &Tried) -> AttemptReport {
         let mut report = AttemptReport {
             id,
             robot: tried.robot.clone(),
@@ -144,24 +275,118 @@ impl ClassroomAttempts<'_> {
             console: Vec::new(),
         };
         match self.classroom.attempts.queue.state(id) {
-            None => report.reason = Some("this attempt's answer is no longer kept".into()),
             Some(AttemptState::Queued { ahead }) => {
                 (report.status, report.ahead) = (AttemptProgress::Queued, Some(ahead))
             }
             Some(AttemptState::Running) => report.status = AttemptProgress::Running,
             Some(AttemptState::Done(Err(error))) => report.reason = Some(error),
-            Some(AttemptState::Done(Ok(outcome))) => {
-                (report.status, report.reason) = match outcome.status {
-                    AttemptStatus::Solved => (AttemptProgress::Solved, None),
-                    AttemptStatus::Failed(why) => (AttemptProgress::Failed, Some(why)),
-                    AttemptStatus::TimedOut => (AttemptProgress::TimedOut, None),
-                    AttemptStatus::ProgramError { message, .. } => (AttemptProgress::ProgramError, Some(message)),
-                };
-                report.score = outcome.score;
-                report.sim_secs = Some(outcome.sim_secs);
-                report.console = outcome.consoles.get(&tried.robot).cloned().unwrap_or_default();
-            }
+            Some(AttemptState::Done(Ok(outcome))) => report = finished(report, &outcome),
+            None => match self.classroom.attempts.kept(|store| store.row(id)) {
+                Ok(Some(row)) => report = report_of_row(&row),
+                _ => report.reason = Some("this attempt's answer is no longer kept".into()),
+            },
         }
         report
     }
+}
+
+/// What keeps an attempt once it ends: its row and replay in the store, and the news
+/// for the lab's pages.
+struct Keeping {
+    tried: Tried,
+    kept: Arc<Mutex<AttemptStore>>,
+    lab: Weak<LabHandle>,
+}
+
+impl Keeping {
+    /// Keeps attempt `id`'s `outcome`; returns it without its recording (the queue
+    /// keeps outcomes in memory, the store keeps replays).
+    fn keep(self, id: AttemptId, mut outcome: AttemptOutcome) -> AttemptOutcome {
+        let recording = outcome.recording.take();
+        let tried = &self.tried;
+        let blank = AttemptReport {
+            id,
+            robot: tried.robot.clone(),
+            challenge: tried.challenge.clone(),
+            seed: tried.seed,
+            status: AttemptProgress::Error,
+            ahead: None,
+            reason: None,
+            score: None,
+            sim_secs: None,
+            console: Vec::new(),
+        };
+        let report = finished(blank, &outcome);
+        let replay = recording.and_then(|recording| {
+            let snapshot = recording.snapshot?;
+            let replay = AttemptReplay {
+                attempt: report.clone(),
+                zones: snapshot.zones.clone(),
+                snapshot,
+                moving: recording.moving,
+                frames: recording.frames,
+                events: recording.events,
+            };
+            Some(serde_json::to_vec(&replay).expect("a replay serialises"))
+        });
+        let row = AttemptRow {
+            id,
+            lab: tried.lab.clone(),
+            robot: tried.robot.clone(),
+            user: tried.owner,
+            name: tried.name.clone(),
+            challenge: tried.challenge.clone(),
+            seed: tried.seed,
+            status: report.status,
+            reason: report.reason.clone(),
+            score: report.score,
+            sim_secs: report.sim_secs.unwrap_or_default(),
+            console: report.console.clone(),
+        };
+        let saved = self.kept.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).save(&row, replay.as_deref());
+        if let Err(error) = saved {
+            tracing::error!(attempt = id, %error, "an attempt could not be kept: its answer stays in memory only");
+        }
+        if let Some(lab) = self.lab.upgrade() {
+            lab.viewers().board_changed();
+        }
+        outcome
+    }
+}
+
+/// `report` with how `outcome` ended.
+fn finished(mut report: AttemptReport, outcome: &AttemptOutcome) -> AttemptReport {
+    (report.status, report.reason) = match &outcome.status {
+        AttemptStatus::Solved => (AttemptProgress::Solved, None),
+        AttemptStatus::Failed(why) => (AttemptProgress::Failed, Some(why.clone())),
+        AttemptStatus::TimedOut => (AttemptProgress::TimedOut, None),
+        AttemptStatus::ProgramError { message, .. } => (AttemptProgress::ProgramError, Some(message.clone())),
+    };
+    report.score = outcome.score;
+    report.sim_secs = Some(outcome.sim_secs);
+    report.console = outcome.consoles.get(&report.robot).cloned().unwrap_or_default();
+    report
+}
+
+fn report_of_row(row: &AttemptRow) -> AttemptReport {
+    AttemptReport {
+        id: row.id,
+        robot: row.robot.clone(),
+        challenge: row.challenge.clone(),
+        seed: row.seed,
+        status: row.status,
+        ahead: None,
+        reason: row.reason.clone(),
+        score: row.score,
+        sim_secs: Some(row.sim_secs),
+        console: row.console.clone(),
+    }
+}
+
+fn no_challenge() -> ClassroomError {
+    ClassroomError::NotFound("this lab has no challenge: its scene sets none (docs/challenges.md)".into())
+}
+
+fn needs_session() -> vlab_protocol::permissions::Denial {
+    vlab_protocol::permissions::Denial::NeedsSession
 }

@@ -12,6 +12,7 @@
 
 mod access;
 pub mod attempts;
+mod board;
 mod clock;
 mod error;
 pub mod export;
@@ -43,7 +44,7 @@ pub use timeline::ClassroomTimeline;
 pub use timeline::{SEEK_TRAIL_WINDOW_SECS, Seek};
 pub use upload::ClassroomUploads;
 
-use crate::store::{RecordingStore, Store, StoreError};
+use crate::store::{AttemptStore, RecordingStore, Store, StoreError};
 use vlab_lab::recording::RecordingSink;
 use vlab_lab::secret::TokenDigest;
 use vlab_lab::{LabHandle, Labs};
@@ -91,6 +92,9 @@ pub struct ClassroomConfig {
     pub compile_cache: Option<PathBuf>,
     /// The bounds of compiling (`None`: the defaults).
     pub compile_limits: Option<CompileLimits>,
+    /// Where finished attempts and their replays are kept (`None`: in memory only);
+    /// `vlab serve` keeps them in `<db>.attempts.db`.
+    pub attempts: Option<AttemptStore>,
 }
 
 /// Every lab of a server and the rules that apply to them.
@@ -129,7 +133,7 @@ impl Classroom {
             store: config.store.map(Mutex::new),
             recordings,
             compiler: Compiler::new(config.compile_cache, config.compile_limits.unwrap_or_default()),
-            attempts: attempts::Attempts::default(),
+            attempts: attempts::Attempts::new(config.attempts),
         }
     }
 

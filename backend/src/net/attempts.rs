@@ -6,8 +6,9 @@ use std::sync::Arc;
 use axum::Json;
 use axum::body::Bytes;
 use axum::extract::{Path, State};
-use axum::http::StatusCode;
-use vlab_protocol::{AttemptReport, AttemptRequest};
+use axum::http::{StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use vlab_protocol::{AttemptReport, AttemptRequest, ChallengeBoard};
 
 use super::extract::InLab;
 use super::{AppError, AppState};
@@ -39,4 +40,46 @@ pub async fn get_attempt(
     Path((_, id)): Path<(String, u64)>,
 ) -> Result<Json<AttemptReport>, AppError> {
     Ok(Json(app.classroom.attempts().report(&lab, caller, id)?))
+}
+
+/// `GET /api/labs/{lab}/attempts`: the caller's attempts (the instructor's: everybody's),
+/// newest first.
+pub async fn list_attempts(
+    State(app): State<Arc<AppState>>,
+    InLab { lab, caller }: InLab,
+) -> Result<Json<Vec<AttemptReport>>, AppError> {
+    Ok(Json(app.classroom.attempts().list(&lab, caller)?))
+}
+
+/// `GET /api/labs/{lab}/attempts/{id}/replay`: the attempt as recorded (JSON).
+pub async fn get_replay(
+    State(app): State<Arc<AppState>>,
+    InLab { lab, caller }: InLab,
+    Path((_, id)): Path<(String, u64)>,
+) -> Result<Response, AppError> {
+    let json = app.classroom.attempts().replay_json(&lab, caller, id)?;
+    Ok(([(header::CONTENT_TYPE, "application/json")], json).into_response())
+}
+
+/// `GET /api/labs/{lab}/attempts/{id}/recording.mcap`: the attempt as MCAP.
+pub async fn get_replay_mcap(
+    State(app): State<Arc<AppState>>,
+    InLab { lab, caller }: InLab,
+    Path((_, id)): Path<(String, u64)>,
+) -> Result<Response, AppError> {
+    let bytes = app.classroom.attempts().replay_mcap(&lab, caller, id)?;
+    let disposition = format!("attachment; filename=\"{}-attempt-{id}.mcap\"", lab.id());
+    Ok((
+        [(header::CONTENT_TYPE, "application/octet-stream".to_owned()), (header::CONTENT_DISPOSITION, disposition)],
+        bytes,
+    )
+        .into_response())
+}
+
+/// `GET /api/labs/{lab}/challenge`: the challenge and the board's rows the caller may see.
+pub async fn get_board(
+    State(app): State<Arc<AppState>>,
+    InLab { lab, caller }: InLab,
+) -> Result<Json<ChallengeBoard>, AppError> {
+    Ok(Json(app.classroom.attempts().board(&lab, caller).await?))
 }

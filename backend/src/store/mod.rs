@@ -8,6 +8,7 @@
 //! other service to install, and the file can be copied or inspected with standard
 //! tools. Neither it nor its backups hold a token anybody could use.
 
+pub mod attempts;
 mod compaction;
 mod insertions;
 pub mod recordings;
@@ -17,6 +18,7 @@ use std::path::{Path, PathBuf};
 
 use rusqlite::{Connection, OptionalExtension, params};
 
+pub use attempts::{AttemptRow, AttemptStore, attempts_file_of};
 pub use recordings::{ChunkRow, RecordingStore, recordings_file_of};
 
 use vlab_lab::secret::TokenDigest;

@@ -181,3 +181,188 @@ async fn a_lab_without_a_challenge_has_nothing_to_try_and_a_student_has_three_at
     assert_eq!(status, 429, "{refused}");
     assert!(refused.to_string().contains("3 attempts waiting or running"), "{refused}");
 }
+
+async fn add_cart_named(server: &TestServer, token: &str, name: &str, z: f64) {
+    add_cart_with(server, token, name, z, FORWARD).await;
+}
+
+async fn try_robot(server: &TestServer, token: &str, robot: &str) -> Value {
+    let url = server.url(&format!("/api/labs/demo/robots/{robot}/attempts"));
+    let response = server.http.post(url).bearer_auth(token).json(&json!({ "seed": 3 })).send().await.unwrap();
+    assert_eq!(response.status().as_u16(), 202);
+    let queued: Value = response.json().await.unwrap();
+    finished(server, token, queued["id"].as_u64().unwrap()).await
+}
+
+async fn get(server: &TestServer, token: Option<&str>, path: &str) -> (u16, Vec<u8>) {
+    let mut request = server.http.get(server.url(path));
+    if let Some(token) = token {
+        request = request.bearer_auth(token);
+    }
+    let response = request.send().await.unwrap();
+    (response.status().as_u16(), response.bytes().await.unwrap().to_vec())
+}
+
+async fn board(server: &TestServer, token: Option<&str>) -> Value {
+    let (status, body) = get(server, token, "/api/labs/demo/challenge").await;
+    assert_eq!(status, 200, "{}", String::from_utf8_lossy(&body));
+    serde_json::from_slice(&body).unwrap()
+}
+
+fn names(board: &Value) -> Vec<String> {
+    board["rows"].as_array().unwrap().iter().map(|row| row["name"].as_str().unwrap().to_owned()).collect()
+}
+
+#[tokio::test]
+async fn finished_attempts_make_the_board_and_each_one_replays_and_exports() {
+    if !python_runs_here() {
+        return;
+    }
+    let server = lab_with_challenge().await;
+    let ana = server.join_demo("Ana").await;
+    let bob = server.join_demo("Bob").await;
+    add_cart_named(&server, &ana, "cart_ana", 8.0).await;
+    add_cart_named(&server, &bob, "cart_bob", 5.0).await;
+    let mut ana_page = server.connect("demo", Some(&ana)).await;
+
+    let solved = try_robot(&server, &ana, "cart_ana").await;
+    assert_eq!(solved["status"], "solved", "{solved}");
+    ana_page.until(|m| matches!(m, common::Received::Json(vlab_protocol::ServerMsg::BoardChanged)).then_some(())).await;
+    try_robot(&server, &bob, "cart_bob").await;
+
+    // The board: the instructor sees both rows, a student her own, a viewer none.
+    let all = board(&server, Some(TOKEN)).await;
+    assert_eq!(all["title"], "Reach the bay");
+    assert_eq!(all["score"], "time in seconds (lower is better)");
+    assert_eq!(all["zones"][0]["name"], "bay");
+    assert_eq!(names(&all), ["Ana", "Bob"], "the same time: the first to try first: {all}");
+    let row = &all["rows"][0];
+    assert_eq!((row["attempts"].as_u64(), row["solved"].as_bool()), (Some(1), Some(true)), "{row}");
+    assert_eq!(row["best"]["score"], solved["score"]);
+    let own = board(&server, Some(&bob)).await;
+    assert_eq!(names(&own), ["Bob"]);
+    assert_eq!(own["rows"][0]["you"], true);
+    assert!(names(&board(&server, None).await).is_empty());
+    server.patch_demo_settings(json!({ "board": "names" })).await;
+    assert_eq!(names(&board(&server, Some(&bob)).await), ["Ana", "Bob"], "the instructor shows names");
+    assert!(names(&board(&server, None).await).is_empty(), "names are for the class, not passers-by");
+
+    // Her attempts, newest first; the instructor's list holds everybody's.
+    let (_, mine) = get(&server, Some(&ana), "/api/labs/demo/attempts").await;
+    let mine: Value = serde_json::from_slice(&mine).unwrap();
+    assert_eq!(mine.as_array().unwrap().len(), 1, "{mine}");
+    let (_, every) = get(&server, Some(TOKEN), "/api/labs/demo/attempts").await;
+    assert_eq!(serde_json::from_slice::<Value>(&every).unwrap().as_array().unwrap().len(), 2);
+
+    // The replay: from the start at x = 1.5 into the bay, ending solved.
+    let id = solved["id"].as_u64().unwrap();
+    let (status, replay) = get(&server, Some(&ana), &format!("/api/labs/demo/attempts/{id}/replay")).await;
+    assert_eq!(status, 200);
+    let replay: vlab_protocol::AttemptReplay = serde_json::from_slice(&replay).unwrap();
+    assert_eq!(replay.attempt.id, id);
+    assert_eq!(replay.zones.len(), 1);
+    let chassis = replay.snapshot.bodies.iter().find(|b| b.name == "cart_ana_chassis").map(|b| b.id.0);
+    let chassis = replay.moving.iter().position(|&b| Some(b) == chassis).expect("the chassis moves");
+    let x = |frame: &vlab_protocol::ReplayFrame| frame.poses[chassis].position[0];
+    let (first, last) = (replay.frames.first().unwrap(), replay.frames.last().unwrap());
+    assert!((x(first) - 1.5).abs() < 0.05 && x(last) > 3.4, "{} → {}", x(first), x(last));
+    assert_eq!(last.time, solved["sim_secs"].as_f64().unwrap());
+    let texts: Vec<&str> = replay.events.iter().map(|e| e.text.as_str()).collect();
+    assert_eq!(texts, ["entered bay", "solved"], "{texts:?}");
+    let (status, mcap) = get(&server, Some(&ana), &format!("/api/labs/demo/attempts/{id}/recording.mcap")).await;
+    assert_eq!(status, 200);
+    assert!(mcap.starts_with(b"\x89MCAP0\r\n") && mcap.ends_with(b"\x89MCAP0\r\n"), "a whole MCAP file");
+    assert_eq!(get(&server, Some(&bob), &format!("/api/labs/demo/attempts/{id}/replay")).await.0, 403);
+    assert_eq!(get(&server, Some(TOKEN), &format!("/api/labs/demo/attempts/{id}/replay")).await.0, 200);
+}
+
+/// Programs a class might send to the challenge: one that solves it, one that crashes,
+/// one that hangs after its first step, one that floods its console.
+const CLASS_PROGRAMS: [(&str, &str); 4] = [
+    ("good", FORWARD),
+    ("crash", "from vlab import Robot\nrobot = Robot()\nrobot.step()\nraise RuntimeError('wheels?')\n"),
+    ("hang", "from vlab import Robot\nrobot = Robot()\nrobot.step()\nwhile True:\n    pass\n"),
+    ("flood", "from vlab import Robot\nrobot = Robot()\nwhile robot.step():\n    print('x' * 1000 * 1000)\n"),
+];
+
+#[tokio::test]
+async fn twenty_one_attempts_of_a_class_end_each_with_its_status_while_the_shared_lab_runs_on() {
+    if !python_runs_here() {
+        return;
+    }
+    let yard = interpret(CHALLENGE_YARD, "yard.vlab", &MapLoader::new(), &Options::default()).unwrap().model;
+    let server = TestServer::start_with(yard, true).await;
+    let mut students = Vec::new();
+    for i in 0..7 {
+        let token = server.join_demo(&format!("Student {i}")).await;
+        let (kind, program) = CLASS_PROGRAMS[i % CLASS_PROGRAMS.len()];
+        let robot = format!("cart_{i}");
+        add_cart_with(&server, &token, &robot, 1.0 + 1.4 * i as f64, program).await;
+        students.push((token, robot, kind));
+    }
+    let step_before = server.lab_state("demo").await["step"].as_u64().unwrap();
+    let mut attempts = Vec::new();
+    for round in 0..3 {
+        for (token, robot, kind) in &students {
+            let url = server.url(&format!("/api/labs/demo/robots/{robot}/attempts"));
+            let response =
+                server.http.post(url).bearer_auth(token).json(&json!({ "seed": round })).send().await.unwrap();
+            assert_eq!(response.status().as_u16(), 202, "{}", response.text().await.unwrap());
+            let queued: Value = response.json().await.unwrap();
+            attempts.push((token.clone(), queued["id"].as_u64().unwrap(), *kind));
+        }
+    }
+    assert_eq!(attempts.len(), 21);
+    for (token, id, kind) in &attempts {
+        let report = finished(&server, token, *id).await;
+        let status = report["status"].as_str().unwrap();
+        match *kind {
+            "good" => assert_eq!(status, "solved", "{report}"),
+            "crash" => {
+                assert!(status == "program_error" && report["reason"].to_string().contains("wheels?"), "{report}")
+            }
+            "hang" => {
+                assert_eq!(status, "program_error", "{report}");
+                assert!(report["reason"].as_str().is_some_and(|reason| reason.starts_with("stopped")), "{report}");
+            }
+            // Its megabyte lines are cut, it never drives: the challenge's no_progress.
+            "flood" => {
+                let reason = report["reason"].as_str().unwrap_or_default();
+                assert!(status == "failed" && reason.contains("failure happened"), "{status}: {reason}");
+                let longest = report["console"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|l| l["text"].as_str().unwrap().chars().count())
+                    .max();
+                assert_eq!(longest, Some(vlab_server::controller::MAX_CONSOLE_LINE_CHARS), "its lines are cut");
+            }
+            other => unreachable!("{other}"),
+        }
+    }
+    // The shared lab ran on all along, and its good program still drives there.
+    let lab = server.lab_state("demo").await;
+    assert_eq!(lab["mode"], "running", "{lab}");
+    assert!(lab["step"].as_u64().unwrap() > step_before, "{lab}");
+    let (_, good) = server.get_json("/api/labs/demo/robots/cart_0").await;
+    assert_eq!(good["program"]["state"], "running", "{good}");
+}
+
+async fn add_cart_with(server: &TestServer, token: &str, name: &str, z: f64, program: &str) {
+    let description = CART
+        .replace("robot cart", &format!("robot {name}"))
+        .replace(", 8)", &format!(", {z})"))
+        .replace(", 8.17)", &format!(", {})", z + 0.17))
+        .replace(", 7.83)", &format!(", {})", z - 0.17))
+        .replace("chassis", &format!("{name}_chassis"))
+        .replace("wheel_l", &format!("{name}_wheel_l"))
+        .replace("wheel_r", &format!("{name}_wheel_r"))
+        .replace("caster", &format!("{name}_caster"))
+        .replace(&format!("{name}_wheel_radius"), "wheel_radius");
+    let form = Form::new()
+        .part("description", Part::text(description).file_name(format!("{name}.vlab")))
+        .part("drive.py", Part::text(program.to_owned()).file_name("drive.py"));
+    let response =
+        server.http.post(server.url("/api/labs/demo/robots")).bearer_auth(token).multipart(form).send().await.unwrap();
+    assert_eq!(response.status().as_u16(), 200, "{}", response.text().await.unwrap());
+}

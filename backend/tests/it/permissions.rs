@@ -26,7 +26,7 @@ use vlab_protocol::{ClientMsg, ControlAction, ErrorBody, ErrorCode, INSTRUCTOR_I
 /// the lab as a whole a student who owns robots stands as a student (the docs' "owner ✓"
 /// for adding a robot is a student adding one), so no lab action but watching lists it.
 #[rustfmt::skip]
-const EXPECTED: [(Action, [bool; 4]); 25] = [
+const EXPECTED: [(Action, [bool; 4]); 26] = [
     //                          instructor owner  student anonymous
     (Action::Watch,            [true,      true,  true,   true ]),
     (Action::ControlTime,      [true,      false, false,  false]),
@@ -59,6 +59,8 @@ const EXPECTED: [(Action, [bool; 4]); 25] = [
     (Action::AttachController, [true,      true,  false,  false]),
     // docs/challenges.md: who may run its program may try it at the challenge.
     (Action::Attempt,          [true,      true,  false,  false]),
+    // docs/challenges.md: a participant's row is hers (unless the instructor shows names).
+    (Action::SeeBoardRow,      [true,      true,  false,  false]),
 ];
 
 /// The grid's answer for one cell.
@@ -429,6 +431,7 @@ async fn every_action_over_http_answers_as_the_permission_table_says() {
     for bot in &class.bots {
         robot_actions_over_http(&class, bot, &mut findings).await;
     }
+    board_rows_over_http(&class, &mut findings).await;
     // Keys and beliefs travel over the websocket only (beliefs: program_beliefs.rs, with
     // a Python program that publishes one, each standing).
     let actions: Vec<Action> =
@@ -552,6 +555,41 @@ async fn close_lab_over_http(class: &Class, findings: &mut Findings) {
         let (open, _) = send(server.http.get(server.url(&format!("/api/labs/{id}"))), None).await;
         if open == 200 {
             send(server.http.delete(server.url(&format!("/api/labs/{id}"))), Some(&instructor)).await;
+        }
+    }
+}
+
+/// The challenge board's rows as each caller sees them, once the attempts of the robot
+/// walk are over: each robot's owner has a row (the lab's own robots' is the
+/// instructor's), shown to whom the table allows.
+async fn board_rows_over_http(class: &Class, findings: &mut Findings) {
+    let http = &class.server.http;
+    let deadline = tokio::time::Instant::now() + PATIENCE * 3;
+    loop {
+        let (status, attempts) = send(http.get(class.server.url("/api/labs/demo/attempts")), Some(TOKEN)).await;
+        assert_eq!(status, 200, "{attempts}");
+        let open =
+            attempts.as_array().unwrap().iter().any(|a| matches!(a["status"].as_str(), Some("queued" | "running")));
+        if !open {
+            break;
+        }
+        assert!(tokio::time::Instant::now() < deadline, "the walk's attempts never ended: {attempts}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    for person in &class.people {
+        let (status, board) = send(http.get(class.server.url("/api/labs/demo/challenge")), person.token()).await;
+        assert_eq!(status, 200, "{board}");
+        let users: HashSet<u64> =
+            board["rows"].as_array().unwrap().iter().filter_map(|row| row["user"].as_u64()).collect();
+        for bot in &class.bots {
+            let owner = bot.owner.unwrap_or(INSTRUCTOR_ID);
+            let cell = Cell {
+                action: Action::SeeBoardRow,
+                standing: person.toward(bot),
+                robot: Some(bot.name),
+                what: format!("GET challenge: the row of {}'s owner as {}", bot.name, person.name),
+            };
+            findings.shown(cell, users.contains(&u64::from(owner)));
         }
     }
 }

@@ -60,7 +60,8 @@ mod tests {
 
     #[test]
     fn a_scene_without_robots_lists_none() {
-        let snapshot = SceneSnapshot { epoch: 1, sky: [0, 0, 0], bodies: vec![body(0, None)], links: vec![], zones: vec![] };
+        let snapshot =
+            SceneSnapshot { epoch: 1, sky: [0, 0, 0], bodies: vec![body(0, None)], links: vec![], zones: vec![] };
         assert!(robot_names(&snapshot).is_empty());
     }
 

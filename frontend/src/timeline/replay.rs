@@ -181,8 +181,13 @@ mod tests {
     use super::*;
 
     fn moment(run: u32, step: u64, asked: u64, epoch: u32, with_scene: bool) -> RecordedMoment {
-        let snapshot =
-            with_scene.then(|| vlab_protocol::SceneSnapshot { epoch, sky: [0, 0, 0], bodies: vec![], links: vec![], zones: vec![] });
+        let snapshot = with_scene.then(|| vlab_protocol::SceneSnapshot {
+            epoch,
+            sky: [0, 0, 0],
+            bodies: vec![],
+            links: vec![],
+            zones: vec![],
+        });
         RecordedMoment {
             run,
             step,

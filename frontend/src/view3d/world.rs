@@ -341,7 +341,13 @@ mod tests {
         let mut wheel = body(0, Shape::Cylinder { radius: 0.08, half_length: 0.02 }, [0.0, 0.08, 0.0]);
         // Axle along Z, turned 45° about it: the unit cube's corners would reach 0.113 m.
         wheel.pose.rotation = vlab_protocol::pose::axis_angle([0.0, 0.0, 1.0], std::f32::consts::FRAC_PI_4);
-        world.apply_snapshot(SceneSnapshot { epoch: 1, sky: [0, 0, 0], bodies: vec![wheel], links: vec![], zones: vec![] });
+        world.apply_snapshot(SceneSnapshot {
+            epoch: 1,
+            sky: [0, 0, 0],
+            bodies: vec![wheel],
+            links: vec![],
+            zones: vec![],
+        });
         let b = world.bounds().unwrap();
         assert!(b.min[1].abs() < 1e-5 && (b.max[1] - 0.16).abs() < 1e-5, "{b:?}");
         assert!((b.max[2] - 0.02).abs() < 1e-5, "{b:?}");

@@ -218,6 +218,11 @@ pub struct ChallengeJudge {
     /// The robot's distance to the score's zone at the last step.
     distance: Option<f64>,
     solved_at: Option<f64>,
+    /// Each zone's name, and whether the robot was in it at the last step.
+    zone_names: Vec<(String, Option<bool>)>,
+    goal_names: Vec<String>,
+    /// What happened since the replay last asked.
+    events: Vec<(f64, String)>,
 }
 
 impl ChallengeJudge {
@@ -239,6 +244,9 @@ impl ChallengeJudge {
             progress: None,
             distance: None,
             solved_at: None,
+            zone_names: challenge.zones.iter().map(|zone| (zone.name.clone(), None)).collect(),
+            goal_names: challenge.goals.iter().map(|(name, _)| name.clone()).collect(),
+            events: Vec::new(),
         })
     }
 
@@ -281,11 +289,29 @@ impl Judge for ChallengeJudge {
             let d: f32 = (0..3).map(|i| (here[i] - centre[i]).powi(2)).sum::<f32>().sqrt();
             self.distance = Some(f64::from(d));
         }
-        for (goal, reached) in &mut self.goals {
-            *reached |= goal.measure(&mut now);
+        for (zone, (name, was_in)) in self.zone_names.iter_mut().enumerate() {
+            let is_in = now.inside(self.main, zone);
+            match (*was_in, is_in) {
+                (Some(false), true) => self.events.push((time, format!("entered {name}"))),
+                (Some(true), false) => self.events.push((time, format!("left {name}"))),
+                (None, true) => self.events.push((time, format!("starts in {name}"))),
+                _ => {}
+            }
+            *was_in = Some(is_in);
         }
-        for (_, when, happened) in &mut self.points {
+        for ((goal, reached), name) in self.goals.iter_mut().zip(&self.goal_names) {
+            let was = *reached;
+            *reached |= goal.measure(&mut now);
+            if *reached && !was {
+                self.events.push((time, format!("goal {name} reached")));
+            }
+        }
+        for (points, when, happened) in &mut self.points {
+            let was = *happened;
             *happened |= when.measure(&mut now);
+            if *happened && !was {
+                self.events.push((time, format!("+{points} points")));
+            }
         }
         let failed = self.failure.as_mut().is_some_and(|failure| failure.measure(&mut now));
         let solved = self.success.measure(&mut now);
@@ -299,6 +325,10 @@ impl Judge for ChallengeJudge {
 
     fn score(&self, status: &AttemptStatus) -> Option<f64> {
         self.challenge_score(status)
+    }
+
+    fn take_events(&mut self) -> Vec<(f64, String)> {
+        std::mem::take(&mut self.events)
     }
 }
 

@@ -13,7 +13,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use vlab_programs::ProgramCode;
-use vlab_protocol::{ConsoleLine, ProgramState, SyncMode};
+use vlab_protocol::{ConsoleLine, ProgramState, REPLAY_FRAME_STEPS, ReplayEvent, ReplayFrame, SceneSnapshot, SyncMode};
 use vlab_sim::robot::Robots;
 use vlab_sim::scene::{SceneError, SceneModel, StartPose};
 use vlab_sim::sim::World;
@@ -69,6 +69,12 @@ pub trait Judge {
     fn score(&self, _status: &AttemptStatus) -> Option<f64> {
         None
     }
+
+    /// What happened since it was last asked, for the replay: simulation seconds and
+    /// words (none by default).
+    fn take_events(&mut self) -> Vec<(f64, String)> {
+        Vec::new()
+    }
 }
 
 /// How an attempt ended.
@@ -102,6 +108,43 @@ pub struct AttemptOutcome {
     pub score: Option<f64>,
     /// Each robot's console, by robot name.
     pub consoles: BTreeMap<String, Vec<ConsoleLine>>,
+    /// What it looked like, for its replay (taken out once kept elsewhere).
+    pub recording: Option<Box<AttemptRecording>>,
+}
+
+/// An attempt as recorded: its world as it started, the poses of its moving bodies
+/// every [`REPLAY_FRAME_STEPS`] physics steps (and at its last), and what happened.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct AttemptRecording {
+    /// Its world at step 0, zones included, without joint links (every moving body
+    /// has its pose in every frame).
+    pub snapshot: Option<SceneSnapshot>,
+    /// The bodies that move, by index: each frame's poses are theirs, in this order.
+    pub moving: Vec<u32>,
+    /// The recorded moments, oldest first.
+    pub frames: Vec<ReplayFrame>,
+    /// What happened, as it happened.
+    pub events: Vec<ReplayEvent>,
+}
+
+impl AttemptRecording {
+    fn start(model: &SceneModel, world: &World) -> AttemptRecording {
+        let mut snapshot = crate::wire::snapshot(model, world, 0);
+        snapshot.links.clear();
+        let moving = (0..model.bodies.len()).filter(|&i| !world.is_fixed(i)).map(|i| i as u32).collect();
+        let mut recording = AttemptRecording { snapshot: Some(snapshot), moving, ..AttemptRecording::default() };
+        recording.frame(world, 0.0);
+        recording
+    }
+
+    fn frame(&mut self, world: &World, time: f64) {
+        let poses = self.moving.iter().map(|&i| crate::wire::pose(&world.pose(i as usize))).collect();
+        self.frames.push(ReplayFrame { time, poses });
+    }
+
+    fn events(&mut self, events: Vec<(f64, String)>) {
+        self.events.extend(events.into_iter().map(|(time, text)| ReplayEvent { time, text }));
+    }
 }
 
 /// Why an attempt could not run at all.
@@ -159,6 +202,7 @@ pub fn run(spec: &AttemptSpec, judge: &mut dyn Judge) -> Result<AttemptOutcome, 
         std::thread::sleep(Duration::from_millis(2));
     }
     let last_step = (spec.time_limit_secs / dt).round() as u64;
+    let mut recording = AttemptRecording::start(&spec.model, &world);
     let mut step = 0;
     let status = loop {
         if let Some(error) = stopped_program(spec, &robots) {
@@ -187,15 +231,35 @@ pub fn run(spec: &AttemptSpec, judge: &mut dyn Judge) -> Result<AttemptOutcome, 
             &world,
             Tick { step, dt_secs: dt, sync: SyncMode::Lockstep, wall_per_sim: 1.0 },
         );
-        match judge.after_step(step, time, &world, &robots) {
+        let judgement = judge.after_step(step, time, &world, &robots);
+        recording.events(judge.take_events());
+        if step.is_multiple_of(REPLAY_FRAME_STEPS) {
+            recording.frame(&world, time);
+        }
+        match judgement {
             Some(Judgement::Solved) => break AttemptStatus::Solved,
             Some(Judgement::Failed(why)) => break AttemptStatus::Failed(why),
             None => {}
         }
     };
+    let sim_secs = step as f64 * dt;
+    if !step.is_multiple_of(REPLAY_FRAME_STEPS) {
+        recording.frame(&world, sim_secs);
+    }
+    recording.events(vec![(sim_secs, ending_words(&status))]);
     let consoles = spec.programs.keys().filter_map(|robot| Some((robot.clone(), programs.program(robot)?.1))).collect();
     let score = judge.score(&status);
-    Ok(AttemptOutcome { status, steps: step, sim_secs: step as f64 * dt, score, consoles })
+    Ok(AttemptOutcome { status, steps: step, sim_secs, score, consoles, recording: Some(Box::new(recording)) })
+}
+
+/// How an attempt ended, in the words of its replay's last event.
+fn ending_words(status: &AttemptStatus) -> String {
+    match status {
+        AttemptStatus::Solved => "solved".into(),
+        AttemptStatus::Failed(why) => format!("failed: {why}"),
+        AttemptStatus::TimedOut => "timed out".into(),
+        AttemptStatus::ProgramError { message, .. } => format!("program error: {message}"),
+    }
 }
 
 /// The first robot of `spec` whose program has stopped (or never started), and why.
@@ -295,6 +359,35 @@ mod tests {
         let again = attempt(FORWARD, 10.0, 7);
         assert_eq!((again.status, again.steps), (AttemptStatus::Solved, first.steps), "the same run again");
         assert!(first.sim_secs > 1.0 && first.sim_secs < 4.0, "1 m at 0.5 m/s: {}", first.sim_secs);
+        assert_eq!(first.recording, again.recording, "the same replay too");
+    }
+
+    #[test]
+    fn an_attempt_is_recorded_every_few_steps_with_its_moving_bodies_and_its_ending() {
+        if !python_runs_here() {
+            return;
+        }
+        let outcome = attempt(FORWARD, 10.0, 7);
+        let recording = outcome.recording.expect("recorded");
+        let world = cart_world();
+        let chassis = world.body_index("chassis").unwrap() as u32;
+        assert!(recording.moving.contains(&chassis), "{:?}", recording.moving);
+        assert_eq!(recording.moving.len(), 4, "the cart's four bodies move, the room does not");
+        let snapshot = recording.snapshot.expect("its world as it started");
+        assert_eq!(snapshot.bodies.len(), world.bodies.len());
+        assert!(snapshot.links.is_empty(), "every moving body has its pose in every frame");
+        let times: Vec<f64> = recording.frames.iter().map(|f| f.time).collect();
+        assert_eq!(times[0], 0.0);
+        assert!((times[1] - REPLAY_FRAME_STEPS as f64 / 240.0).abs() < 1e-9, "{times:?}");
+        assert_eq!(*times.last().unwrap(), outcome.sim_secs, "the last step is recorded");
+        assert!(recording.frames.iter().all(|f| f.poses.len() == 4));
+        let [first_x, last_x] = [&recording.frames[0], recording.frames.last().unwrap()].map(|frame| {
+            let at = recording.moving.iter().position(|&b| b == chassis).unwrap();
+            frame.poses[at].position[0]
+        });
+        assert!(first_x < 2.1 && last_x > 3.0, "the replay shows the cart drive: {first_x} → {last_x}");
+        let last = recording.events.last().expect("its ending");
+        assert_eq!((last.time, last.text.as_str()), (outcome.sim_secs, "solved"));
     }
 
     #[test]

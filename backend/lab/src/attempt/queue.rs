@@ -14,8 +14,8 @@ use super::{AttemptError, AttemptOutcome};
 /// An attempt's number, unique in the server's life.
 pub type AttemptId = u64;
 
-/// What an attempt does when its turn comes.
-pub type AttemptJob = Box<dyn FnOnce() -> Result<AttemptOutcome, AttemptError> + Send>;
+/// What an attempt does when its turn comes, given its number.
+pub type AttemptJob = Box<dyn FnOnce(AttemptId) -> Result<AttemptOutcome, AttemptError> + Send>;
 
 /// Where an attempt is.
 #[derive(Clone, Debug, PartialEq)]
@@ -104,7 +104,14 @@ pub struct AttemptQueue {
 impl AttemptQueue {
     /// A queue with `limits.workers` workers, each on a thread of its own.
     pub fn new(limits: QueueLimits) -> AttemptQueue {
-        let shared = Arc::new(Shared { lines: Mutex::default(), work: Condvar::new(), limits });
+        AttemptQueue::numbered_after(limits, 0)
+    }
+
+    /// The same, its attempts numbered from `last + 1` (a server's attempts kept from
+    /// before it restarted keep their numbers).
+    pub fn numbered_after(limits: QueueLimits, last: AttemptId) -> AttemptQueue {
+        let lines = Lines { next_id: last, ..Lines::default() };
+        let shared = Arc::new(Shared { lines: Mutex::new(lines), work: Condvar::new(), limits });
         let workers = (0..limits.workers.max(1))
             .map(|i| {
                 let shared = Arc::clone(&shared);
@@ -199,7 +206,7 @@ fn work(shared: &Shared) {
                 lines = shared.work.wait(lines).unwrap_or_else(|poisoned| poisoned.into_inner());
             }
         };
-        let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(job))
+        let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| job(id)))
             .unwrap_or_else(|_| {
                 tracing::error!(attempt = id, %student, "an attempt panicked");
                 Err(AttemptError::Crashed)
@@ -245,7 +252,14 @@ mod tests {
     use std::time::{Duration, Instant};
 
     fn outcome(steps: u64) -> AttemptOutcome {
-        AttemptOutcome { status: AttemptStatus::TimedOut, steps, sim_secs: 0.0, score: None, consoles: BTreeMap::new() }
+        AttemptOutcome {
+            status: AttemptStatus::TimedOut,
+            steps,
+            sim_secs: 0.0,
+            score: None,
+            consoles: BTreeMap::new(),
+            recording: None,
+        }
     }
 
     fn one_worker(per_student: usize, waiting: usize) -> AttemptQueue {
@@ -270,7 +284,7 @@ mod tests {
         let (gate_tx, gate) = mpsc::channel::<()>();
         let job = |label: &'static str, gate: Option<mpsc::Receiver<()>>| -> AttemptJob {
             let order_tx = order_tx.clone();
-            Box::new(move || {
+            Box::new(move |_| {
                 if let Some(gate) = gate {
                     let _ = gate.recv();
                 }
@@ -299,7 +313,7 @@ mod tests {
     fn a_student_has_her_share_and_the_server_its_waiting_room() {
         let queue = one_worker(2, 2);
         let (gate_tx, gate) = mpsc::channel::<()>();
-        let held: AttemptJob = Box::new(move || {
+        let held: AttemptJob = Box::new(move |_| {
             let _ = gate.recv();
             Ok(outcome(1))
         });
@@ -307,7 +321,7 @@ mod tests {
         while queue.state(first) != Some(AttemptState::Running) {
             std::thread::sleep(Duration::from_millis(1));
         }
-        let quick = || -> AttemptJob { Box::new(|| Ok(outcome(2))) };
+        let quick = || -> AttemptJob { Box::new(|_| Ok(outcome(2))) };
         queue.submit("ada", quick()).unwrap();
         assert_eq!(queue.submit("ada", quick()), Err(QueueRefusal::StudentBusy { limit: 2 }), "two open: her share");
         queue.submit("bob", quick()).unwrap();
@@ -319,9 +333,9 @@ mod tests {
     #[test]
     fn a_failing_or_panicking_attempt_is_a_result_and_the_worker_goes_on() {
         let queue = one_worker(3, 8);
-        let failing = queue.submit("ada", Box::new(|| Err(AttemptError::NoRobot("cart".into())))).unwrap();
-        let panicking = queue.submit("ada", Box::new(|| panic!("a bug"))).unwrap();
-        let fine = queue.submit("ada", Box::new(|| Ok(outcome(3)))).unwrap();
+        let failing = queue.submit("ada", Box::new(|_| Err(AttemptError::NoRobot("cart".into())))).unwrap();
+        let panicking = queue.submit("ada", Box::new(|_| panic!("a bug"))).unwrap();
+        let fine = queue.submit("ada", Box::new(|_| Ok(outcome(3)))).unwrap();
         assert_eq!(wait_done(&queue, failing), Err("there is no robot 'cart' in the attempt's world".into()));
         assert_eq!(wait_done(&queue, panicking), Err(AttemptError::Crashed.to_string()));
         assert_eq!(wait_done(&queue, fine).unwrap().steps, 3);

@@ -43,6 +43,11 @@ impl LabViewers<'_> {
         self.lab.telemetry.cameras.watcher()
     }
 
+    /// Tells every page the challenge board changed (they fetch the rows they may see).
+    pub fn board_changed(self) {
+        self.lab.hub.broadcast(&ServerMsg::BoardChanged);
+    }
+
     /// Sends a notice from `from` to everybody watching.
     pub fn notice(self, from: &str, message: &str) {
         self.lab.hub.broadcast(&ServerMsg::Notice { from: from.to_owned(), message: message.to_owned() });

@@ -14,7 +14,7 @@ use ::mcap::write::NoSeek;
 use ::mcap::{Compression, WriteOptions};
 use serde::Serialize;
 use vlab_protocol::pose::{from_wxyz, identity, multiply};
-use vlab_protocol::{BodyPose, ConsoleSource, RobotPose, SceneSnapshot, SensorValue};
+use vlab_protocol::{AttemptReplay, BodyPose, ConsoleSource, RobotPose, SceneSnapshot, SensorValue};
 
 use super::schemas::{self, FrameTransform, LaserScan, Log, Pose, Quaternion, SensorReading, Time, Vector3};
 use super::{ExportError, ExportPlan, Readings, time_of};
@@ -49,6 +49,57 @@ pub fn write(plan: &ExportPlan, recordings: &Recordings, out: impl Write) -> Res
             Err(error)
         }
     }
+}
+
+/// Writes an attempt's replay as MCAP into `out`: its bodies' poses
+/// (`/bodies/<body>`), its robot's console (`/robots/<robot>/console`) and what
+/// happened (`/attempt/events`), in simulation time from its start.
+pub fn write_attempt(replay: &AttemptReplay, out: impl Write) -> Result<(), ExportError> {
+    let options = WriteOptions::new()
+        .library(concat!("vlab-", env!("CARGO_PKG_VERSION")))
+        .compression(Some(Compression::Zstd))
+        .compression_threads(0)
+        .chunk_size(Some(MCAP_CHUNK_BYTES))
+        .disable_seeking(true);
+    let mut file = McapFile::new(options.create(NoSeek::new(out))?)?;
+    let attempt = &replay.attempt;
+    let metadata = BTreeMap::from([
+        ("attempt".to_owned(), attempt.id.to_string()),
+        ("robot".to_owned(), attempt.robot.clone()),
+        ("challenge".to_owned(), attempt.challenge.clone()),
+        ("seed".to_owned(), attempt.seed.to_string()),
+        ("status".to_owned(), serde_json::to_value(attempt.status).map(|v| v.to_string()).unwrap_or_default()),
+        ("score".to_owned(), attempt.score.map(|s| s.to_string()).unwrap_or_default()),
+        ("time".to_owned(), "simulation time since the attempt started, nanoseconds".to_owned()),
+    ]);
+    file.writer.write_metadata(&Metadata { name: "vlab.attempt".into(), metadata })?;
+    let mut bodies = Bodies::default();
+    for &id in &replay.moving {
+        if let Some(body) = replay.snapshot.bodies.get(id as usize) {
+            bodies.names.insert(id, body.name.clone());
+        }
+    }
+    for frame in &replay.frames {
+        for (&id, pose) in replay.moving.iter().zip(&frame.poses) {
+            let pose = BodyPose { id: vlab_protocol::BodyId(id), position: pose.position, rotation: pose.rotation };
+            file.pose(&bodies, &pose, frame.time)?;
+        }
+    }
+    for line in &attempt.console {
+        file.log(
+            &format!("/robots/{}/console", attempt.robot),
+            line.time,
+            level(line.source),
+            &line.text,
+            &attempt.robot,
+        )?;
+    }
+    for event in &replay.events {
+        file.log("/attempt/events", event.time, 2, &event.text, "attempt")?;
+    }
+    file.release(None)?;
+    file.writer.finish()?;
+    Ok(())
 }
 
 fn write_messages(

@@ -9,7 +9,7 @@
 //! "Exports"). Each export holds one of the server's [`slots`] while it is written.
 
 mod csv;
-mod mcap;
+pub(crate) mod mcap;
 pub mod pipe;
 mod schemas;
 pub mod slots;
