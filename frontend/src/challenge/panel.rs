@@ -1,6 +1,6 @@
 //! The Challenge panel in the class panel: what the challenge asks (title, time limit,
 //! score rule), "Try it" for each robot this page may try, this page's attempts, the
-//! board, and for the instructor the board's visibility and the live run.
+//! board, and for the instructor the board's visibility.
 //!
 //! A refusal (no program, too many attempts open) shows in the panel, where the button
 //! was pressed.
@@ -11,8 +11,8 @@ use vlab_protocol::permissions::Action;
 use super::ChallengeState;
 use super::attempt_list::AttemptList;
 use super::board_table::BoardTable;
+use super::board_visibility::BoardVisibilityChoice;
 use super::client::start_attempt;
-use super::live_run::InstructorChallengeTools;
 use super::words::{ScoreUnit, seconds_text, triable_robots};
 use crate::api::error_sentence;
 use crate::classroom::ClassState;
@@ -49,7 +49,9 @@ pub fn ChallengePanel() -> impl IntoView {
             <AttemptList />
             <BoardTable />
             <When when=move || class.may(Action::ChangeSettings)>
-                <InstructorChallengeTools />
+                <div class="challenge-instructor">
+                    <BoardVisibilityChoice />
+                </div>
             </When>
         </section>
     }
