@@ -15,7 +15,7 @@ import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 
 import { saveArtifact, waitForConnected, withLab } from '../lib/harness.mjs';
-import { imageStats } from '../lib/png.mjs';
+import { countPixels, imageStats } from '../lib/png.mjs';
 import { waitUntil } from '../lib/poll.mjs';
 import { readProgramUi } from '../lib/student.mjs';
 import { byTestId, readUi } from '../lib/ui.mjs';
@@ -147,6 +147,15 @@ test('a student tries her robot at the park challenge, watches the replay and fi
     const sought = await waitUntil('the replay at the last event', () => readChallenge(student), (c) => c.replay && !c.replay.playing && Math.abs(c.replay.time - last.time) < 0.05);
     t.diagnostic(`events: ${JSON.stringify(sought.replay.events)}`);
     saveArtifact(artifactName('3-replay-event.png'), await student.screenshot());
+    // From above, the bay is a green square: nothing else in this room is green.
+    const drawnBefore = (await readUi(student)).framesDrawn;
+    await student.locator(byTestId('btn-top-view')).click();
+    await waitUntil('frames from above', () => readUi(student), (u) => u.framesDrawn > drawnBefore + 1);
+    const above = await student.locator(byTestId('lab-canvas')).screenshot();
+    saveArtifact(artifactName('3-replay-from-above.png'), above);
+    const bay = countPixels(above, (r, g, b) => g > r + 25 && g > b + 20);
+    t.diagnostic(`the bay's pixels from above: ${bay}`);
+    assert.ok(bay > 500, `the bay is drawn, see-through green: ${bay} green pixels`);
 
     // Back to the lab: the live scene again, and her row on the board.
     await student.locator(byTestId('btn-back-to-lab')).click();

@@ -173,6 +173,7 @@ impl ChallengeState {
     /// Shows `track` in the 3D view instead of the live lab, from its start.
     pub fn show_replay(&self, view: ViewState, track: ReplayTrack) {
         self.watch.set(Watch::Attempt { id: track.attempt() });
+        view.live_world.set(false);
         view.show_scene(track.scene());
         self.replay.set(Some(track));
         self.replay_time.set(0.0);

@@ -37,6 +37,7 @@ pub fn LabCanvas() -> impl IntoView {
             camera,
             follow: view.follow,
             picked: inspector.inspected,
+            live_world: view.live_world,
             overlay: inspector.overlay,
             options: view.view_options,
             labels,

@@ -22,6 +22,9 @@ pub struct ViewState {
     pub view_options: RwSignal<ViewOptions>,
     /// The robot the camera follows, if any.
     pub follow: RwSignal<Option<String>>,
+    /// Whether the world shown is the live lab's (or a recorded moment of it), which the
+    /// picked robot's glow and overlay belong to; not while an attempt's is shown.
+    pub live_world: RwSignal<bool>,
 }
 
 impl ViewState {
@@ -33,6 +36,7 @@ impl ViewState {
             zone_count: RwSignal::new(0),
             view_options: RwSignal::new(ViewOptions::default()),
             follow: RwSignal::new(None),
+            live_world: RwSignal::new(true),
         }
     }
 
@@ -46,6 +50,7 @@ impl ViewState {
 
     /// The live scene, holding `robots`: a robot gone from it cannot be followed any more.
     pub fn take_live_scene(&self, snapshot: SceneSnapshot, robots: &[String]) {
+        self.live_world.set(true);
         if self.follow.get_untracked().is_some_and(|robot| !robots.contains(&robot)) {
             self.follow.set(None);
         }

@@ -9,8 +9,9 @@ use vlab_protocol::{Pose, ZoneShapeView, ZoneView};
 
 use crate::view3d::primitives::PrimitiveKind;
 
-/// How opaque a zone is drawn, of 255: the floor and the robots show through it.
-pub const ZONE_ALPHA: u8 = 77;
+/// How opaque a zone is drawn, of 255 (0.4): the floor and the robots show through it,
+/// and a flat zone on a grey floor still reads as its colour.
+pub const ZONE_ALPHA: u8 = 102;
 
 /// A zone as one unit primitive in world space.
 #[derive(Clone, Copy, Debug, PartialEq)]
