@@ -6,7 +6,8 @@
 // Challenge panel until it is solved with a score. She watches its replay in the 3D view
 // (its time plays on, an event jumps to its moment, the picture shows the attempt's
 // world), goes back to the lab, and finds her row on the board: one attempt, solved. The
-// instructor's board shows her row with her name.
+// instructor's board shows her row with her name, and trying the scene's own robot,
+// which has no program, is refused in the panel with the server's reason.
 
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -129,8 +130,11 @@ test('a student tries her robot at the park challenge, watches the replay and fi
     saveArtifact(artifactName('1-solved.png'), await student.screenshot());
 
     // Its replay, in the 3D view instead of the live lab: it plays, an event seeks.
+    const liveBodies = (await readUi(student)).bodies;
     await student.locator(`${byTestId('btn-watch-replay')}[data-attempt="${attempt.id}"]`).click();
     const opened = await waitUntil('the replay to show', () => readChallenge(student), (c) => c.replay !== null && c.replay.duration > 0);
+    const attemptBodies = (await readUi(student)).bodies;
+    assert.ok(attemptBodies < liveBodies, `her robot alone, without the lab's own: ${attemptBodies} bodies, the lab ${liveBodies}`);
     assert.ok(Math.abs(opened.replay.duration - score) < 0.5, `the replay lasts the attempt: ${opened.replay.duration} s for ${score} s`);
     assert.ok(!opened.timeline, "the lab's timeline gives way to the replay's bar");
     assert.equal(opened.zones, 1, 'the bay is drawn in the attempt too');
@@ -159,8 +163,9 @@ test('a student tries her robot at the park challenge, watches the replay and fi
 
     // Back to the lab: the live scene again, and her row on the board.
     await student.locator(byTestId('btn-back-to-lab')).click();
-    const live = await waitUntil('the live lab again', () => readChallenge(student), (c) => c.replay === null);
-    assert.equal(live.zones, 1, 'the live lab with its bay');
+    await waitUntil('the replay bar to go', () => readChallenge(student), (c) => c.replay === null);
+    await waitUntil('the live lab again', () => readUi(student), (u) => u.bodies === liveBodies);
+    assert.equal((await readChallenge(student)).zones, 1, 'the live lab with its bay');
     const mine = await waitUntil('her row on the board', () => readChallenge(student), (c) => c.rows.some((r) => r.you));
     const row = mine.rows.find((r) => r.you);
     assert.deepEqual({ attempts: row.attempts, solved: row.solved }, { attempts: 1, solved: true }, JSON.stringify(row));
@@ -173,5 +178,8 @@ test('a student tries her robot at the park challenge, watches the replay and fi
     const theirs = seen.rows.find((r) => r.name === STUDENT);
     assert.deepEqual({ you: theirs.you, attempts: theirs.attempts, solved: theirs.solved }, { you: false, attempts: 1, solved: true });
     saveArtifact(artifactName('5-instructor-board.png'), await instructor.screenshot());
-  });
+    await instructor.locator(`${byTestId('btn-attempt')}[data-robot="diffbot"]`).click();
+    const refused = await waitUntil('the refusal in the panel', () => readChallenge(instructor), (c) => c.error !== null);
+    assert.match(refused.error, /no program/, refused.error);
+  }, { expectedConsoleErrors: [/status of 409/] });
 });
