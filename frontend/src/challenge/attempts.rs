@@ -49,11 +49,10 @@ mod tests {
         let mut list = vec![report(5, AttemptProgress::Running), report(2, AttemptProgress::Solved)];
         take_report(&mut list, report(5, AttemptProgress::Failed));
         take_report(&mut list, report(6, AttemptProgress::Queued));
-        assert_eq!(list.iter().map(|r| (r.id, r.status)).collect::<Vec<_>>(), vec![
-            (6, AttemptProgress::Queued),
-            (5, AttemptProgress::Failed),
-            (2, AttemptProgress::Solved)
-        ]);
+        assert_eq!(
+            list.iter().map(|r| (r.id, r.status)).collect::<Vec<_>>(),
+            vec![(6, AttemptProgress::Queued), (5, AttemptProgress::Failed), (2, AttemptProgress::Solved)]
+        );
         assert_eq!(open_attempts(&list), vec![6]);
     }
 

@@ -59,7 +59,8 @@ pub fn BoardTable() -> impl IntoView {
 fn BoardLine(row: BoardRow) -> impl IntoView {
     let challenge = expect_context::<ChallengeState>();
     let unit = score_unit(challenge);
-    let best = row.best.as_ref().and_then(|best| best.score).map(|score| unit.text(score)).unwrap_or_else(|| "—".into());
+    let best =
+        row.best.as_ref().and_then(|best| best.score).map(|score| unit.text(score)).unwrap_or_else(|| "—".into());
     let last = row.last.as_ref().map(|last| status_words(last.status)).unwrap_or("—");
     let last_status = row.last.as_ref().map(|last| status_name(last.status)).unwrap_or_default();
     view! {

@@ -28,9 +28,7 @@ pub fn ChallengePanel() -> impl IntoView {
     let board = challenge.board;
     let title = move || board.with(|b| b.as_ref().map(|b| b.title.clone()).unwrap_or_else(|| "Challenge".to_owned()));
     let rule = move || {
-        board.with(|b| {
-            b.as_ref().map(|b| format!("{} at most · score: {}", seconds_text(b.time_limit_secs), b.score))
-        })
+        board.with(|b| b.as_ref().map(|b| format!("{} at most · score: {}", seconds_text(b.time_limit_secs), b.score)))
     };
     let goals = move || board.with(|b| b.as_ref().map(|b| b.goals.join(" · ")).filter(|g| !g.is_empty()));
     view! {
@@ -68,7 +66,9 @@ fn TryButtons() -> impl IntoView {
     let robots = move || {
         let role = session.role.get();
         class.you.with(|you| {
-            class.participants.with(|people| inspector.robots.with(|lab| triable_robots(role, you.as_ref(), people, lab)))
+            class
+                .participants
+                .with(|people| inspector.robots.with(|lab| triable_robots(role, you.as_ref(), people, lab)))
         })
     };
     let try_robot = move |robot: String| {

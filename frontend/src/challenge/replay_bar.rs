@@ -24,7 +24,8 @@ pub fn AttemptReplayBar() -> impl IntoView {
     let challenge = expect_context::<ChallengeState>();
     let view_state = expect_context::<ViewState>();
     let duration = move || challenge.replay.with(|track| track.as_ref().map_or(0.0, ReplayTrack::duration));
-    let title = move || challenge.replay.with(|track| track.as_ref().map(|t| format!("Replay of attempt #{}", t.attempt())));
+    let title =
+        move || challenge.replay.with(|track| track.as_ref().map(|t| format!("Replay of attempt #{}", t.attempt())));
     let events = move || challenge.replay.with(|track| track.as_ref().map(|t| t.events().to_vec()).unwrap_or_default());
     play_while_playing(challenge, view_state);
     let seek = move |time: f64| {

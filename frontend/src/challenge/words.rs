@@ -125,7 +125,8 @@ pub fn triable_robots(
     let mut robots: Vec<String> = you.map(|you| you.robots.clone()).unwrap_or_default();
     if role == Some(Role::Instructor) {
         let owned = |robot: &String| participants.iter().any(|p| p.robots.contains(robot));
-        let unowned: Vec<String> = lab_robots.iter().filter(|robot| !owned(robot) && !robots.contains(robot)).cloned().collect();
+        let unowned: Vec<String> =
+            lab_robots.iter().filter(|robot| !owned(robot) && !robots.contains(robot)).cloned().collect();
         robots.extend(unowned);
     }
     robots

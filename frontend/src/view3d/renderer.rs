@@ -4,10 +4,10 @@ use std::cell::Cell;
 use std::rc::Rc;
 
 use three_d::{
-    AmbientLight, Blend, Camera, ClearState, ColorMaterial, Context, CpuMesh, Cull, DirectionalLight, Frustum, Geometry,
-    Gm, Indices, Light, LightingModel, Mat3, Mat4, Mesh, Object, PhysicalMaterial, Positions, Quat, RenderStates,
-    RenderTarget, RendererError, Srgba, Texture2DRef, Vec2, Vec3, Viewer, Viewport, WriteMask, cmp_render_order, radians,
-    vec3,
+    AmbientLight, Blend, Camera, ClearState, ColorMaterial, Context, CpuMesh, Cull, DirectionalLight, Frustum,
+    Geometry, Gm, Indices, Light, LightingModel, Mat3, Mat4, Mesh, Object, PhysicalMaterial, Positions, Quat,
+    RenderStates, RenderTarget, RendererError, Srgba, Texture2DRef, Vec2, Vec3, Viewer, Viewport, WriteMask,
+    cmp_render_order, radians, vec3,
 };
 use vlab_protocol::{PartView, Pose};
 
@@ -345,9 +345,7 @@ impl Renderer {
         };
         let [sx, sy, sz] = drawn.scale.map(|s| s.abs().max(1e-4));
         let mut object = Gm::new(Mesh::new(&self.context, unit), material);
-        object.set_transformation(
-            pose_matrix(&drawn.world_from_primitive) * Mat4::from_nonuniform_scale(sx, sy, sz),
-        );
+        object.set_transformation(pose_matrix(&drawn.world_from_primitive) * Mat4::from_nonuniform_scale(sx, sy, sz));
         object
     }
 

@@ -36,7 +36,8 @@ pub fn zone_primitive(zone: &ZoneView) -> ZonePrimitive {
             ZonePrimitive { kind: PrimitiveKind::Cube, world_from_primitive: zone.pose, scale: half_extents, color }
         }
         ZoneShapeView::Cylinder { radius, half_height } => {
-            let upright = Pose { position: [0.0; 3], rotation: axis_angle([1.0, 0.0, 0.0], -std::f32::consts::FRAC_PI_2) };
+            let upright =
+                Pose { position: [0.0; 3], rotation: axis_angle([1.0, 0.0, 0.0], -std::f32::consts::FRAC_PI_2) };
             ZonePrimitive {
                 kind: PrimitiveKind::Cylinder,
                 world_from_primitive: zone.pose.compose(&upright),
