@@ -82,7 +82,10 @@ impl Receiver for Features {
             ServerMsg::Robot(report) if timeline.inspector_follows_live() => inspector.take_report(report),
             ServerMsg::Belief(belief) if timeline.inspector_follows_live() => inspector.take_belief(belief),
             ServerMsg::Presence { participants } => class.take_presence(participants),
-            ServerMsg::Settings(settings) => class.take_settings(settings),
+            ServerMsg::Settings(settings) => {
+                challenge.take_board_visibility(settings.board);
+                class.take_settings(settings);
+            }
             ServerMsg::Notice { from, message } => class.take_notice(from, message),
             ServerMsg::Console { robot, lines } => console.take_lines(&robot, lines),
             ServerMsg::Recording(summary) => timeline.take_recording(summary),

@@ -5,7 +5,7 @@
 use std::time::Duration;
 
 use leptos::prelude::*;
-use vlab_protocol::{AttemptReport, ChallengeBoard, ClientMsg, Role};
+use vlab_protocol::{AttemptReport, BoardVisibility, ChallengeBoard, ClientMsg, Role};
 
 use super::attempts::{open_attempts, take_report};
 use super::client::{attempt, attempts, challenge_board};
@@ -124,6 +124,14 @@ impl ChallengeState {
             }
             this.poll_while_open();
         });
+    }
+
+    /// The lab's settings say who sees which rows: a board shown otherwise is asked
+    /// for again, so a student sees the rows the instructor just opened (or closed).
+    pub fn take_board_visibility(&self, visibility: BoardVisibility) {
+        if self.board.with_untracked(|board| board.as_ref().is_some_and(|b| b.visibility != visibility)) {
+            self.refresh();
+        }
     }
 
     /// The board the server sent.
