@@ -129,6 +129,10 @@ pub struct ChallengeBoard {
     /// One row per participant who tried, best first (solved before not, then by
     /// score), as the caller may see them.
     pub rows: Vec<BoardRow>,
+    /// The live run in the shared lab, while there is one and since it ended (until
+    /// the next).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub run: Option<LiveRun>,
 }
 
 /// One participant's attempts at the challenge.
@@ -168,6 +172,51 @@ pub struct BoardAttempt {
     pub sim_secs: f64,
     /// The trial's seed.
     pub seed: u64,
+}
+
+/// `POST /api/labs/{lab}/challenge/run` (instructor): starts or stops the challenge live
+/// in the shared lab.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "action", rename_all = "snake_case")]
+pub enum RunRequest {
+    /// The lab reset (every robot to its start, the clock from zero), then running,
+    /// every robot judged.
+    Start,
+    /// Ends the run now (the lab goes on).
+    Stop,
+}
+
+/// The challenge live in the shared lab: every robot judged as the lab runs.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct LiveRun {
+    /// Simulation seconds since the run started (its clock: the lab's, from its reset).
+    pub time_secs: f64,
+    /// Whether it is over, and why: `time is up`, `every robot finished`, `stopped by
+    /// the instructor`, `the lab was reset`, `the scene changed`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub over: Option<String>,
+    /// Each robot's run, best first.
+    pub robots: Vec<LiveRobot>,
+}
+
+/// One robot in a live run.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct LiveRobot {
+    /// The robot.
+    pub robot: String,
+    /// Its owner's name (the lab's own robots: the instructor's).
+    pub name: String,
+    /// Running, or how it ended.
+    pub status: AttemptProgress,
+    /// Why it failed, where it did.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    /// Its score, where the rule gives one (time: once solved).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub score: Option<f64>,
+    /// Run seconds when it finished.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub finished_secs: Option<f64>,
 }
 
 /// `GET /api/labs/{lab}/attempts/{id}/replay`: an attempt as recorded, for the page to

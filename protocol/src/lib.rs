@@ -40,7 +40,8 @@ mod triangles;
 
 pub use attempts::{
     AttemptProgress, AttemptReplay, AttemptReport, AttemptRequest, BoardAttempt, BoardRow, BoardVisibility,
-    ChallengeBoard, REPLAY_FRAME_STEPS, ReplayEvent, ReplayFrame, ZoneShapeView, ZoneView,
+    ChallengeBoard, LiveRobot, LiveRun, REPLAY_FRAME_STEPS, ReplayEvent, ReplayFrame, RunRequest, ZoneShapeView,
+    ZoneView,
 };
 pub use belief::{Belief, Drawing, Estimate, MAX_DRAWN_TEXT_CHARS, MAX_DRAWN_TEXTS, MAX_DRAWN_VERTICES, drawing_color};
 pub use camera_view::{CameraView, CameraViewError};

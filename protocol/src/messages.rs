@@ -84,8 +84,9 @@ pub enum ServerMsg {
         /// Frames to receive between two `drawn`s (at least 1).
         drawn_every: u32,
     },
-    /// The lab's challenge board changed (an attempt ended): `GET
-    /// /api/labs/{lab}/challenge` has the rows this connection's caller may see.
+    /// The lab's challenge board changed (an attempt ended, a live run started, a robot
+    /// in it finished, the run ended): `GET /api/labs/{lab}/challenge` has the rows this
+    /// connection's caller may see.
     BoardChanged,
     /// Answer to [`ClientMsg::Ping`].
     Pong {

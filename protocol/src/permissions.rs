@@ -92,6 +92,8 @@ pub enum Action {
     /// every student sees every row when the instructor shows names:
     /// `LabSettings::board`).
     SeeBoardRow,
+    /// Start or stop the challenge live in the shared lab, for every robot.
+    RunChallenge,
 }
 
 /// Whether an action concerns the whole lab or one robot.
@@ -158,7 +160,7 @@ impl Standing {
 
 /// The table: for each action, whether each standing may take it, in the column order
 /// of [`Standing::ALL`] (instructor, owner, student, anonymous).
-const TABLE: [(Action, [bool; 4]); 26] = [
+const TABLE: [(Action, [bool; 4]); 27] = [
     //                         instr  owner  student anon
     (Action::Watch, [true, true, true, true]),
     (Action::ControlTime, [true, false, false, false]),
@@ -192,6 +194,7 @@ const TABLE: [(Action, [bool; 4]); 26] = [
     // An attempt runs the robot's program and shows its console: as running it.
     (Action::Attempt, [true, true, false, false]),
     (Action::SeeBoardRow, [true, true, false, false]),
+    (Action::RunChallenge, [true, false, false, false]),
 ];
 
 /// Why an action was refused: what the caller is missing.
@@ -238,7 +241,7 @@ impl Denial {
 
 impl Action {
     /// Every action, in the table's order.
-    pub const ALL: [Action; 26] = {
+    pub const ALL: [Action; 27] = {
         let mut all = [Action::Watch; TABLE.len()];
         let mut i = 0;
         while i < TABLE.len() {
@@ -262,7 +265,8 @@ impl Action {
             | Action::InsertScene
             | Action::MoveObject
             | Action::AddRobot
-            | Action::ExportRecording => Scope::Lab,
+            | Action::ExportRecording
+            | Action::RunChallenge => Scope::Lab,
             Action::DriveRobot
             | Action::SendKeys
             | Action::ResetRobot
@@ -309,6 +313,7 @@ impl Action {
             Action::AttachController => "attach a remote controller to it",
             Action::Attempt => "try it at the challenge",
             Action::SeeBoardRow => "see their row of the challenge board",
+            Action::RunChallenge => "run the challenge live",
         }
     }
 

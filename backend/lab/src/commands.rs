@@ -123,6 +123,17 @@ pub enum LabCommand {
         /// (the code is `None` when only a remote controller drove it).
         reply: oneshot::Sender<Option<ProgramAndConsole>>,
     },
+    /// Starts the scene's challenge live: the lab reset, then running, every robot
+    /// judged (`lab::live_run`).
+    StartRun {
+        /// Done, or why not (no challenge).
+        reply: oneshot::Sender<Result<(), LabError>>,
+    },
+    /// Ends a live run still on; the lab goes on.
+    StopRun {
+        /// Done.
+        reply: oneshot::Sender<()>,
+    },
     /// The lab's scene model as it is now (every body at the pose it was inserted at):
     /// what an attempt's private world is made from.
     Model {

@@ -106,4 +106,7 @@ pub enum LabError {
     /// The lab cannot be rewound to that step; it is unchanged.
     #[error("cannot rewind: {0}")]
     Rewind(String),
+    /// The lab's scene sets no challenge to run.
+    #[error("this lab has no challenge: its scene sets none (docs/challenges.md)")]
+    NoChallenge,
 }

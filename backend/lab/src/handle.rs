@@ -49,6 +49,9 @@ pub struct LabStatus {
     pub robots: Vec<String>,
     /// Who owns which robot (robots of the lab's own scene have no owner).
     pub owners: BTreeMap<String, UserId>,
+    /// The challenge live for every robot, while on and since it ended (owners'
+    /// names left empty).
+    pub run: Option<vlab_protocol::LiveRun>,
 }
 
 /// How to open a lab.
@@ -132,6 +135,7 @@ impl LabHandle {
             bodies: world.body_count(),
             robots: scene.robots.iter().map(|r| r.name.clone()).collect(),
             owners: BTreeMap::new(),
+            run: None,
         };
         let (status_tx, status_rx) = watch::channel(initial);
         let (command_tx, command_rx) = mpsc::channel();

@@ -20,6 +20,7 @@ mod error;
 pub mod frames;
 pub mod handle;
 pub mod hub;
+pub mod live_run;
 mod pacer;
 pub mod participants;
 pub mod placement;

@@ -13,7 +13,8 @@ use vlab_lab::attempt::{
 use vlab_lab::{Caller, LabHandle};
 use vlab_protocol::permissions::Action;
 use vlab_protocol::{
-    AttemptProgress, AttemptReplay, AttemptReport, AttemptRequest, ChallengeBoard, INSTRUCTOR_ID, UserId,
+    AttemptProgress, AttemptReplay, AttemptReport, AttemptRequest, ChallengeBoard, INSTRUCTOR_ID, LiveRun, RunRequest,
+    UserId,
 };
 
 use super::ClassroomError;
@@ -212,11 +213,7 @@ impl ClassroomAttempts<'_> {
     /// `GET /api/labs/{lab}/challenge`: the challenge and the rows of its board the
     /// caller may see.
     pub async fn board(self, lab: &LabHandle, caller: Caller) -> Result<ChallengeBoard, ClassroomError> {
-        Action::Watch.check(caller.toward_robot(None)).map_err(|denial| ClassroomError::Denied {
-            action: Action::Watch,
-            denial,
-            robot: None,
-        })?;
+        super::access::authorize(caller, Action::Watch)?;
         let model = lab.robots().scene_model().await?;
         let challenge = model.challenge.as_ref().ok_or_else(no_challenge)?;
         let (score, lower_is_better) = board::score_words(challenge);
@@ -231,7 +228,25 @@ impl ClassroomAttempts<'_> {
             goals: challenge.goals.iter().map(|(name, _)| name.clone()).collect(),
             visibility,
             rows: board::rows(&attempts, caller, visibility, lower_is_better),
+            run: lab.clock().live_run().map(|run| named(run, lab)),
         })
+    }
+
+    /// `POST /api/labs/{lab}/challenge/run` (instructor): starts the challenge live for
+    /// every robot (the lab reset, then running) or stops it; answers the board.
+    pub async fn run(
+        self,
+        lab: &LabHandle,
+        caller: Caller,
+        request: RunRequest,
+    ) -> Result<ChallengeBoard, ClassroomError> {
+        super::access::authorize(caller, Action::RunChallenge)?;
+        match request {
+            RunRequest::Start => lab.clock().start_run().await?,
+            RunRequest::Stop => lab.clock().stop_run().await?,
+        }
+        tracing::info!(lab = %lab.id(), ?request, "live run");
+        self.board(lab, caller).await
     }
 
     /// Who tried attempt `id` of `lab`, if the caller may read it.
@@ -381,6 +396,17 @@ fn report_of_row(row: &AttemptRow) -> AttemptReport {
         sim_secs: Some(row.sim_secs),
         console: row.console.clone(),
     }
+}
+
+/// `run` with its robots' owners named.
+fn named(mut run: LiveRun, lab: &LabHandle) -> LiveRun {
+    for robot in &mut run.robots {
+        let owner = lab.robots().owner_of(&robot.robot).unwrap_or(INSTRUCTOR_ID);
+        robot.name = lab.people().name_of(owner).unwrap_or_else(|| {
+            if owner == INSTRUCTOR_ID { "Instructor".to_owned() } else { format!("participant {owner}") }
+        });
+    }
+    run
 }
 
 fn no_challenge() -> ClassroomError {

@@ -8,7 +8,7 @@ use axum::body::Bytes;
 use axum::extract::{Path, State};
 use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
-use vlab_protocol::{AttemptReport, AttemptRequest, ChallengeBoard};
+use vlab_protocol::{AttemptReport, AttemptRequest, ChallengeBoard, RunRequest};
 
 use super::extract::InLab;
 use super::{AppError, AppState};
@@ -82,4 +82,19 @@ pub async fn get_board(
     InLab { lab, caller }: InLab,
 ) -> Result<Json<ChallengeBoard>, AppError> {
     Ok(Json(app.classroom.attempts().board(&lab, caller).await?))
+}
+
+/// `POST /api/labs/{lab}/challenge/run`: `{"action": "start"}` or `{"action": "stop"}`
+/// (instructor) → the board.
+pub async fn run_challenge(
+    State(app): State<Arc<AppState>>,
+    InLab { lab, caller }: InLab,
+    body: Bytes,
+) -> Result<Json<ChallengeBoard>, AppError> {
+    let request: RunRequest = serde_json::from_slice(&body).map_err(|e| {
+        ClassroomError::Unreadable(format!(
+            "a run's request is {{\"action\": \"start\"}} or {{\"action\": \"stop\"}}: {e}"
+        ))
+    })?;
+    Ok(Json(app.classroom.attempts().run(&lab, caller, request).await?))
 }

@@ -102,7 +102,9 @@ impl AppError {
                 LabError::NoRobot { .. } | LabError::NoProgram { .. } | LabError::NoObject { .. } => {
                     plain(StatusCode::NOT_FOUND, ErrorCode::NotFound)
                 }
-                LabError::Refused(_) | LabError::Rewind(_) => plain(StatusCode::CONFLICT, ErrorCode::InvalidArgument),
+                LabError::Refused(_) | LabError::Rewind(_) | LabError::NoChallenge => {
+                    plain(StatusCode::CONFLICT, ErrorCode::InvalidArgument)
+                }
                 LabError::ProgramRunning { .. } | LabError::ControllerAttached { .. } => {
                     plain(StatusCode::CONFLICT, ErrorCode::Conflict)
                 }

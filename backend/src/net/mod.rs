@@ -96,6 +96,7 @@ pub fn app(state: Arc<AppState>) -> Router {
         .route("/labs/{lab}/attempts/{id}/replay", get(attempts::get_replay))
         .route("/labs/{lab}/attempts/{id}/recording.mcap", get(attempts::get_replay_mcap))
         .route("/labs/{lab}/challenge", get(attempts::get_board))
+        .route("/labs/{lab}/challenge/run", post(attempts::run_challenge))
         .route("/labs/{lab}/assets/{*path}", get(uploads::uploaded_asset))
         .route("/triangles", get(uploads::mesh_triangles))
         .route("/labs/{lab}/scene", post(uploads::upload_scene).layer(DefaultBodyLimit::max(MAX_UPLOAD_BYTES)))

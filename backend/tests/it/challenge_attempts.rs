@@ -349,7 +349,17 @@ async fn twenty_one_attempts_of_a_class_end_each_with_its_status_while_the_share
 }
 
 async fn add_cart_with(server: &TestServer, token: &str, name: &str, z: f64, program: &str) {
-    let description = CART
+    add_cart_from(server, token, name, z, program, CART).await;
+}
+
+/// A cart named `name` at (`x`, `z`), driving `program`.
+async fn add_cart_at(server: &TestServer, token: &str, name: &str, x: f64, z: f64, program: &str) {
+    let cart = CART.replace("(8, ", &format!("({x}, ")).replace("(8.15, ", &format!("({}, ", x + 0.15));
+    add_cart_from(server, token, name, z, program, &cart).await;
+}
+
+async fn add_cart_from(server: &TestServer, token: &str, name: &str, z: f64, program: &str, cart: &str) {
+    let description = cart
         .replace("robot cart", &format!("robot {name}"))
         .replace(", 8)", &format!(", {z})"))
         .replace(", 8.17)", &format!(", {})", z + 0.17))
@@ -365,4 +375,72 @@ async fn add_cart_with(server: &TestServer, token: &str, name: &str, z: f64, pro
     let response =
         server.http.post(server.url("/api/labs/demo/robots")).bearer_auth(token).multipart(form).send().await.unwrap();
     assert_eq!(response.status().as_u16(), 200, "{}", response.text().await.unwrap());
+}
+
+async fn run_challenge(server: &TestServer, token: Option<&str>, action: &str) -> (u16, Value) {
+    let mut request = server.http.post(server.url("/api/labs/demo/challenge/run")).json(&json!({ "action": action }));
+    if let Some(token) = token {
+        request = request.bearer_auth(token);
+    }
+    let response = request.send().await.unwrap();
+    (response.status().as_u16(), response.json().await.unwrap())
+}
+
+#[tokio::test]
+async fn the_instructor_runs_the_challenge_live_and_the_board_shows_who_solved_it_in_how_long() {
+    if !python_runs_here() {
+        return;
+    }
+    let server = lab_with_challenge().await;
+    let ana = server.join_demo("Ana").await;
+    let bob = server.join_demo("Bob").await;
+    add_cart_at(&server, &ana, "cart_ana", 1.5, 2.0, FORWARD).await;
+    add_cart_at(
+        &server,
+        &bob,
+        "cart_bob",
+        1.5,
+        6.0,
+        "from vlab import Robot\nrobot = Robot()\nwhile robot.step():\n    pass\n",
+    )
+    .await;
+    // Drive Ana's cart away first: the run puts every robot back at its start.
+    server.control("demo", vlab_protocol::ControlAction::Rate { rate: vlab_protocol::Rate::Max }).await;
+    server.control("demo", vlab_protocol::ControlAction::Step { steps: 240 }).await;
+    let mut ana_page = server.connect("demo", Some(&ana)).await;
+
+    assert_eq!(run_challenge(&server, Some(&bob), "start").await.0, 403);
+    assert_eq!(run_challenge(&server, None, "start").await.0, 401);
+    let (status, started) = run_challenge(&server, Some(TOKEN), "start").await;
+    assert_eq!(status, 200, "{started}");
+    assert!(started["run"]["over"].is_null(), "{started}");
+    ana_page.until(|m| matches!(m, common::Received::Json(vlab_protocol::ServerMsg::BoardChanged)).then_some(())).await;
+
+    let deadline = tokio::time::Instant::now() + PATIENCE * 3;
+    let over = loop {
+        let board = board(&server, Some(&ana)).await;
+        if !board["run"]["over"].is_null() {
+            break board;
+        }
+        assert!(tokio::time::Instant::now() < deadline, "the run never ended: {board}");
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    };
+    let run = &over["run"];
+    assert_eq!(run["over"], "every robot finished", "{run}");
+    let robots = run["robots"].as_array().unwrap();
+    assert_eq!(robots[0]["robot"], "cart_ana", "the solver first: {run}");
+    assert_eq!((robots[0]["name"].as_str(), robots[0]["status"].as_str()), (Some("Ana"), Some("solved")));
+    let score = robots[0]["score"].as_f64().unwrap();
+    assert!((3.0..6.0).contains(&score), "from x = 1.5 into the bay at 0.5 m/s: {score}");
+    assert_eq!(robots[0]["finished_secs"].as_f64(), Some(score));
+    assert_eq!((robots[1]["name"].as_str(), robots[1]["status"].as_str()), (Some("Bob"), Some("failed")), "{run}");
+    assert!(robots[1]["reason"].as_str().unwrap().contains("failure happened at 5.00 s"), "no progress: {run}");
+    assert_eq!(server.lab_state("demo").await["mode"], "paused", "the run's end pauses the lab");
+
+    // Starting again resets the lab; stopping ends the run and the lab goes on.
+    let (_, again) = run_challenge(&server, Some(TOKEN), "start").await;
+    assert!(again["run"]["over"].is_null(), "{again}");
+    let (status, stopped) = run_challenge(&server, Some(TOKEN), "stop").await;
+    assert_eq!(status, 200);
+    assert_eq!(stopped["run"]["over"], "stopped by the instructor", "{stopped}");
 }

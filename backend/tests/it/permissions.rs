@@ -26,7 +26,7 @@ use vlab_protocol::{ClientMsg, ControlAction, ErrorBody, ErrorCode, INSTRUCTOR_I
 /// the lab as a whole a student who owns robots stands as a student (the docs' "owner ✓"
 /// for adding a robot is a student adding one), so no lab action but watching lists it.
 #[rustfmt::skip]
-const EXPECTED: [(Action, [bool; 4]); 26] = [
+const EXPECTED: [(Action, [bool; 4]); 27] = [
     //                          instructor owner  student anonymous
     (Action::Watch,            [true,      true,  true,   true ]),
     (Action::ControlTime,      [true,      false, false,  false]),
@@ -61,6 +61,7 @@ const EXPECTED: [(Action, [bool; 4]); 26] = [
     (Action::Attempt,          [true,      true,  false,  false]),
     // docs/challenges.md: a participant's row is hers (unless the instructor shows names).
     (Action::SeeBoardRow,      [true,      true,  false,  false]),
+    (Action::RunChallenge,     [true,      false, false,  false]),
 ];
 
 /// The grid's answer for one cell.
@@ -432,6 +433,18 @@ async fn every_action_over_http_answers_as_the_permission_table_says() {
         robot_actions_over_http(&class, bot, &mut findings).await;
     }
     board_rows_over_http(&class, &mut findings).await;
+    // Stopping (a run or none): starting one would reset the lab under the walk.
+    for person in &class.people {
+        let url = class.server.url("/api/labs/demo/challenge/run");
+        let (status, body) = send(class.server.http.post(url).body(r#"{"action":"stop"}"#), person.token()).await;
+        let cell = Cell {
+            action: Action::RunChallenge,
+            standing: person.in_lab(),
+            robot: None,
+            what: format!("POST challenge/run as {}", person.name),
+        };
+        findings.http(cell, status, &body);
+    }
     // Keys and beliefs travel over the websocket only (beliefs: program_beliefs.rs, with
     // a Python program that publishes one, each standing).
     let actions: Vec<Action> =

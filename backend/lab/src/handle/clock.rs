@@ -1,5 +1,5 @@
-//! A lab's clock as the server drives it: pause, run, step, rate, reset, and the state
-//! its thread last published.
+//! A lab's clock as the server drives it: pause, run, step, rate, reset, a live run of
+//! its challenge, and the state its thread last published.
 
 use tokio::sync::oneshot;
 use vlab_protocol::{ControlAction, LabState};
@@ -30,5 +30,20 @@ impl LabClock<'_> {
     /// The latest published clock state.
     pub fn state(self) -> LabState {
         self.lab.status.borrow().state.clone()
+    }
+
+    /// Starts the challenge live: the lab reset, then running, every robot judged.
+    pub async fn start_run(self) -> Result<(), LabError> {
+        self.lab.request(|reply| LabCommand::StartRun { reply }).await?
+    }
+
+    /// Ends a live run still on; the lab goes on.
+    pub async fn stop_run(self) -> Result<(), LabError> {
+        self.lab.request(|reply| LabCommand::StopRun { reply }).await
+    }
+
+    /// The live run as the lab last published it (owners' names empty).
+    pub fn live_run(self) -> Option<vlab_protocol::LiveRun> {
+        self.lab.status.borrow().run.clone()
     }
 }

@@ -11,6 +11,7 @@
 //! going back in `rewind`, publishing in `publish`, idling in `parking`.
 
 mod edits;
+mod live;
 mod parking;
 mod parts;
 mod publish;
@@ -96,6 +97,8 @@ pub struct Runner {
     clock: Clock,
     outputs: Outputs,
     history: History,
+    /// The challenge live for every robot, while on and since it ended.
+    live: Option<crate::live_run::LiveRun>,
     commands: Receiver<LabCommand>,
 }
 
@@ -144,6 +147,7 @@ impl Runner {
                 last_frame_step: 0,
             },
             history: History { recorder, run, checkpoints },
+            live: None,
             commands,
         }
     }
@@ -290,6 +294,13 @@ impl Runner {
             LabCommand::Move { name, position, heading, reply } => {
                 let _ = reply.send(self.move_object(&name, position, heading));
             }
+            LabCommand::StartRun { reply } => {
+                let _ = reply.send(self.start_live_run());
+            }
+            LabCommand::StopRun { reply } => {
+                self.end_live_run("stopped by the instructor");
+                let _ = reply.send(());
+            }
             LabCommand::Shutdown => unreachable!("the run loop handles shutdown"),
         }
     }
@@ -322,7 +333,10 @@ impl Runner {
                     self.clock.pacer.set_rate(factor, now, self.clock.step);
                 }
             }
-            ControlAction::Reset => self.reset(),
+            ControlAction::Reset => {
+                self.end_live_run("the lab was reset");
+                self.reset();
+            }
         }
         self.publish_frame();
         self.publish_state();
@@ -444,6 +458,7 @@ impl Runner {
             }
         }
         self.history.recorder.after_step(self.clock.step, time, dt, &self.sim.world, &self.sim.robots);
+        self.judge_live_run();
     }
 
     /// Hands the inputs the robots were given since the last call to the recording.
@@ -510,6 +525,7 @@ mod tests {
                 bodies: 0,
                 robots: Vec::new(),
                 owners: BTreeMap::new(),
+                run: None,
             })
             .0,
             telemetry: Arc::new(Telemetry::default()),

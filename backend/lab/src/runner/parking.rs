@@ -18,6 +18,7 @@ impl Runner {
             && self.sim.world.all_asleep()
             && self.sim.robots.at_rest()
             && self.outputs.telemetry.wanted().is_empty()
+            && !self.live_run_on()
     }
 
     /// Parks a running lab that is [`Runner::idle`] (it has caught up with its clock):

@@ -14,6 +14,8 @@ use crate::wire;
 impl Runner {
     /// A new epoch: the snapshot and keyframe of the world as it is now.
     pub(super) fn publish_scene(&mut self) {
+        // A run judges the robots of the scene it started with.
+        self.end_live_run("the scene changed");
         self.clock.epoch += 1;
         let (frames, mut keyframe) = FrameBuilder::start(&self.sim.world, self.clock.epoch);
         keyframe.step = self.clock.step;
