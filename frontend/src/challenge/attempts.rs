@@ -64,11 +64,14 @@ mod tests {
                 "zones":[{"name":"bay","shape":{"kind":"cylinder","radius":0.5,"half_height":0.01},
                           "pose":{"position":[5.4,0,2],"rotation":[0,0,0,1]},"color":[0,128,0]}],
                 "rows":[{"name":"Ana","user":1,"you":true,"attempts":1,"solved":true,
-                         "best":{"id":3,"robot":"diffbot_ana","status":"solved","score":21.9,"sim_secs":21.9,"seed":7}}]}"#,
+                         "best":{"id":3,"robot":"diffbot_ana","status":"solved","score":21.9,"sim_secs":21.9,"seed":7}}],
+                "run":{"time_secs":3.5,"robots":[{"robot":"diffbot_ana","name":"Ana","status":"running"}]}}"#,
         )
         .unwrap();
         assert_eq!(board.zones[0].shape, ZoneShapeView::Cylinder { radius: 0.5, half_height: 0.01 });
         assert_eq!(board.rows[0].best.as_ref().map(|b| b.status), Some(AttemptProgress::Solved));
+        let run = board.run.expect("a live run");
+        assert_eq!((run.over, run.robots[0].status), (None, AttemptProgress::Running));
 
         let replay: AttemptReplay = from_json(
             r#"{"attempt":{"id":3,"robot":"diffbot_ana","challenge":"Park","seed":7,"status":"solved","score":21.9,

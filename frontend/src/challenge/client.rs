@@ -1,7 +1,7 @@
 //! The challenge's requests: the board, attempts (start one, read one, the caller's
-//! list, its replay and its MCAP's address).
+//! list, its replay and its MCAP's address), and the instructor's live run.
 
-use vlab_protocol::{AttemptReplay, AttemptReport, AttemptRequest, ChallengeBoard};
+use vlab_protocol::{AttemptReplay, AttemptReport, AttemptRequest, ChallengeBoard, RunRequest};
 
 use crate::api::{ApiError, Body, fetch_json};
 use crate::page::{lab_api_path, robot_api_path};
@@ -42,4 +42,10 @@ pub async fn replay(lab: &str, id: u64, token: Option<&str>) -> Result<AttemptRe
 /// `.../attempts/{id}/recording.mcap`: the attempt's recording as MCAP.
 pub fn mcap_path(lab: &str, id: u64) -> String {
     lab_api_path(lab, &format!("/attempts/{id}/recording.mcap"))
+}
+
+/// `POST /api/labs/{lab}/challenge/run` (instructor): starts or stops the live run; the
+/// board after it.
+pub async fn live_run(lab: &str, request: RunRequest, token: Option<&str>) -> Result<ChallengeBoard, ApiError> {
+    fetch_json("POST", &lab_api_path(lab, "/challenge/run"), token, Body::json(&request)).await
 }

@@ -1,5 +1,6 @@
 //! The lab's challenge on the page: the Challenge panel (what it asks, "Try it", this
-//! page's attempts live, the board, the instructor's visibility choice) and
+//! page's attempts live, the board, the live run, the instructor's visibility choice and
+//! Start / Stop) and
 //! an attempt's replay shown in the 3D view instead of the live lab.
 //!
 //! Pure, host-tested: [`words`] (scores with their unit, statuses, summaries, which
@@ -8,7 +9,8 @@
 //! (live → watching an attempt → returning → live, and what live messages still move).
 //! Web only: `client` (the requests), `state` (the board, attempts, polling, the replay
 //! shown), and the parts fetched when first shown (`parts`): `panel` with
-//! `attempt_list`, `board_table` and `board_visibility`, and `replay_bar` under the view.
+//! `attempt_list`, `board_table`, `board_visibility` and `live_run`, and `replay_bar`
+//! under the view.
 
 pub mod attempts;
 pub mod replay;
@@ -23,6 +25,8 @@ mod board_table;
 mod board_visibility;
 #[cfg(target_arch = "wasm32")]
 mod client;
+#[cfg(target_arch = "wasm32")]
+mod live_run;
 #[cfg(target_arch = "wasm32")]
 mod panel;
 #[cfg(target_arch = "wasm32")]

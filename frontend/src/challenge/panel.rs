@@ -1,6 +1,7 @@
 //! The Challenge panel in the class panel: what the challenge asks (title, time limit,
 //! score rule), "Try it" for each robot this page may try, this page's attempts, the
-//! board, and for the instructor the board's visibility.
+//! board, the live run's table while there is one, and for the instructor the board's
+//! visibility and the live run's Start and Stop.
 //!
 //! A refusal (no program, too many attempts open) shows in the panel, where the button
 //! was pressed.
@@ -13,6 +14,7 @@ use super::attempt_list::AttemptList;
 use super::board_table::BoardTable;
 use super::board_visibility::BoardVisibilityChoice;
 use super::client::start_attempt;
+use super::live_run::{LiveRunTable, RunButtons};
 use super::words::{ScoreUnit, seconds_text, triable_robots};
 use crate::api::error_sentence;
 use crate::classroom::ClassState;
@@ -46,9 +48,17 @@ pub fn ChallengePanel() -> impl IntoView {
             </When>
             <AttemptList />
             <BoardTable />
-            <When when=move || class.may(Action::ChangeSettings)>
+            <When when=move || challenge.board.with(|b| b.as_ref().is_some_and(|b| b.run.is_some()))>
+                <LiveRunTable />
+            </When>
+            <When when=move || class.may(Action::ChangeSettings) || class.may(Action::RunChallenge)>
                 <div class="challenge-instructor">
-                    <BoardVisibilityChoice />
+                    <When when=move || class.may(Action::ChangeSettings)>
+                        <BoardVisibilityChoice />
+                    </When>
+                    <When when=move || class.may(Action::RunChallenge)>
+                        <RunButtons />
+                    </When>
                 </div>
             </When>
         </section>

@@ -1,5 +1,5 @@
 //! The challenge's state in a lab: its board, this page's attempts (asked again every
-//! second while one is open), the last refusal,
+//! second while one is open, and the board while a live run goes on), the last refusal,
 //! and the attempt replay the 3D view may show instead of the live lab.
 
 use std::time::Duration;
@@ -15,7 +15,7 @@ use crate::api::error_sentence;
 use crate::connection::LabSession;
 use crate::view3d::ViewState;
 
-/// How often open attempts are asked for again.
+/// How often open attempts (and a live run's board) are asked for again.
 const POLL_EVERY: Duration = Duration::from_secs(1);
 
 /// Handles to the challenge's state; `Copy`, so every component and callback takes its own.
@@ -134,9 +134,10 @@ impl ChallengeState {
         }
     }
 
-    /// The board the server sent.
+    /// The board the server sent (after a refresh, or a live run's start or stop).
     pub fn take_board(&self, board: Option<ChallengeBoard>) {
         self.board.set(board);
+        self.poll_while_open();
     }
 
     /// An attempt's report: into the list, and asked again while it is open.
@@ -145,7 +146,8 @@ impl ChallengeState {
         self.poll_while_open();
     }
 
-    /// Starts asking again every [`POLL_EVERY`] for the open attempts, until none is left.
+    /// Starts asking again every [`POLL_EVERY`] for the open attempts, and the board
+    /// while a live run goes on (its clock), until none is left.
     fn poll_while_open(&self) {
         if self.polling.get_value() || !self.has_something_open() {
             return;
@@ -164,6 +166,11 @@ impl ChallengeState {
                 Err(error) => self.error.set(Some(error_sentence(&error))),
             }
         }
+        if self.run_goes_on()
+            && let Ok(board) = challenge_board(&lab, token.as_deref()).await
+        {
+            self.board.set(board);
+        }
         // `try_`: the page may have left the lab meanwhile (`None` is success here).
         if self.polling.try_set_value(false).is_none() {
             self.poll_while_open();
@@ -171,7 +178,16 @@ impl ChallengeState {
     }
 
     fn has_something_open(&self) -> bool {
-        self.attempts.try_with_untracked(|list| !open_attempts(list).is_empty()).unwrap_or(false)
+        let attempts_open = self.attempts.try_with_untracked(|list| !open_attempts(list).is_empty()).unwrap_or(false);
+        attempts_open || self.run_goes_on()
+    }
+
+    fn run_goes_on(&self) -> bool {
+        self.board
+            .try_with_untracked(|board| {
+                board.as_ref().and_then(|b| b.run.as_ref()).is_some_and(|run| run.over.is_none())
+            })
+            .unwrap_or(false)
     }
 
     fn has_session(&self) -> bool {
