@@ -7,7 +7,8 @@
 // (its time plays on, an event jumps to its moment, the picture shows the attempt's
 // world), goes back to the lab, and finds her row on the board: one attempt, solved. The
 // instructor's board shows her row with her name, and trying the scene's own robot,
-// which has no program, is refused in the panel with the server's reason.
+// which has no program, is refused in the panel with the server's reason. Last, the
+// instructor starts a live run: its table lists the robots, and Stop ends it.
 
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -67,6 +68,10 @@ async function readChallenge(page) {
         events: all('replay-event').map((e) => ({ time: Number(e.getAttribute('data-time')), text: e.textContent.trim() })),
       },
       timeline: q('timeline') !== null,
+      liveRun: q('live-run') && {
+        over: q('live-run').getAttribute('data-over') === 'true',
+        robots: all('live-robot').map((r) => ({ robot: r.getAttribute('data-robot'), status: r.getAttribute('data-status') })),
+      },
       zones: Number(q('lab-canvas')?.getAttribute('data-zones') ?? 'NaN'),
     };
   });
@@ -181,5 +186,19 @@ test('a student tries her robot at the park challenge, watches the replay and fi
     await instructor.locator(`${byTestId('btn-attempt')}[data-robot="diffbot"]`).click();
     const refused = await waitUntil('the refusal in the panel', () => readChallenge(instructor), (c) => c.error !== null);
     assert.match(refused.error, /no program/, refused.error);
+
+    // A live run in the shared lab: every robot judged; Stop ends it.
+    await instructor.locator(byTestId('btn-run-start')).click();
+    const running = await waitUntil('the live run\'s table', () => readChallenge(instructor), (c) => c.liveRun?.robots.length === 2);
+    assert.deepEqual(running.liveRun.robots.map((r) => r.robot).sort(), ['diffbot', ROBOT].sort());
+    saveArtifact(artifactName('6-live-run.png'), await instructor.screenshot());
+    const stopped = await waitUntil('the run to end', async () => {
+      const now = await readChallenge(instructor);
+      if (!now.liveRun?.over && !(await instructor.locator(byTestId('btn-run-stop')).isDisabled())) {
+        await instructor.locator(byTestId('btn-run-stop')).click();
+      }
+      return readChallenge(instructor);
+    }, (c) => c.liveRun?.over === true);
+    t.diagnostic(`the live run: ${JSON.stringify(stopped.liveRun)}`);
   }, { expectedConsoleErrors: [/status of 409/] });
 });

@@ -76,7 +76,7 @@ pub fn LiveRunTable() -> impl IntoView {
             data-over=move || run().is_some_and(|run| run.over.is_some()).to_string()
         >
             <h4 class="challenge-heading">{headline}</h4>
-            <table class="board-table">
+            <table class="board-table live-run-table">
                 <thead>
                     <tr>
                         <th scope="col">"Robot"</th>
