@@ -7,8 +7,9 @@
 // (its time plays on, an event jumps to its moment, the picture shows the attempt's
 // world), goes back to the lab, and finds her row on the board: one attempt, solved. The
 // instructor's board shows her row with her name, and trying the scene's own robot,
-// which has no program, is refused in the panel with the server's reason. Last, the
-// instructor starts a live run: its table lists the robots, and Stop ends it.
+// which has no program, is refused in the panel with the server's reason; when she
+// shows every row, the student's board says so at once. Last, the instructor starts a
+// live run: its table lists the robots, and Stop ends it.
 
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -68,6 +69,7 @@ async function readChallenge(page) {
         events: all('replay-event').map((e) => ({ time: Number(e.getAttribute('data-time')), text: e.textContent.trim() })),
       },
       timeline: q('timeline') !== null,
+      boardNote: q('board-note')?.textContent?.trim() ?? null,
       liveRun: q('live-run') && {
         over: q('live-run').getAttribute('data-over') === 'true',
         robots: all('live-robot').map((r) => ({ robot: r.getAttribute('data-robot'), status: r.getAttribute('data-status') })),
@@ -186,6 +188,12 @@ test('a student tries her robot at the park challenge, watches the replay and fi
     await instructor.locator(`${byTestId('btn-attempt')}[data-robot="diffbot"]`).click();
     const refused = await waitUntil('the refusal in the panel', () => readChallenge(instructor), (c) => c.error !== null);
     assert.match(refused.error, /no program/, refused.error);
+
+    // Every row shown to students: the setting is kept, and the student's board follows.
+    assert.equal((await readChallenge(student)).boardNote, 'Students see only their own row.');
+    await instructor.locator(byTestId('board-visibility')).selectOption('names');
+    await waitUntil('the setting to be kept', () => server.lab(lab), (l) => l.settings?.board === 'names');
+    await waitUntil("the student's board to follow", () => readChallenge(student), (c) => c.boardNote === 'Everybody sees every row.');
 
     // A live run in the shared lab: every robot judged; Stop ends it.
     await instructor.locator(byTestId('btn-run-start')).click();

@@ -50,7 +50,7 @@ pub fn BoardTable() -> impl IntoView {
                 </tbody>
             </table>
         </When>
-        <p class="hint board-note">{note}</p>
+        <p class="hint board-note" data-testid="board-note">{note}</p>
     }
 }
 
