@@ -5,6 +5,9 @@
 //! drives a circle for the whole minute of simulation (the challenge's success is out
 //! of reach, so every attempt lasts its time limit). Prints the attempts per minute, the
 //! simulated seconds per wall second of one attempt, and each attempt's wall time.
+//! Then the class's shared lab (the same room, its diffbot driving the same program at
+//! 1×): how fast its clock goes alone, and while 20 attempts from 7 students run, side
+//! by side.
 //!
 //! Prints figures rather than asserting them: timings are for reading, not for tests.
 
@@ -12,10 +15,13 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use vlab_protocol::LabSettings;
 use vlab_server::controller::ProgramCode;
 use vlab_server::lab::attempt::{
     self, AttemptQueue, AttemptSpec, AttemptState, AttemptStatus, ChallengeJudge, QueueLimits,
 };
+use vlab_server::lab::secret::TokenDigest;
+use vlab_server::lab::{LabConfig, LabHandle};
 use vlab_server::scene::{DirLoader, Options, SceneModel, interpret};
 
 const ATTEMPTS: usize = 8;
@@ -108,4 +114,69 @@ fn main() {
         ATTEMPTS as f64 * 60.0 / wall,
         ATTEMPTS as f64 * 60.0 / wall / limits.workers as f64,
     );
+    shared_lab_beside_attempts(&model, &world, &program);
 }
+
+/// The shared lab's pace alone for [`ALONE`], then while 20 attempts run.
+fn shared_lab_beside_attempts(model: &SceneModel, world: &SceneModel, program: &Arc<ProgramCode>) {
+    let runtime = tokio::runtime::Runtime::new().expect("a runtime");
+    let lab = LabHandle::open(LabConfig {
+        id: "class".into(),
+        name: "class".into(),
+        scene: model.clone(),
+        instructor: TokenDigest::of("bench"),
+        start_running: true,
+        seed: 1,
+        join_code: "ABCDEF".into(),
+        settings: LabSettings::default(),
+        students: vec![],
+        programs: BTreeMap::from([("diffbot".to_owned(), Arc::clone(program))]),
+        recording: None,
+        first_run: 1,
+    })
+    .expect("the lab opens");
+    // The program starts, then the lab's pace alone.
+    std::thread::sleep(Duration::from_secs(2));
+    let pace = |wall: Duration| {
+        let (step0, at0) = (lab.clock().state().step, Instant::now());
+        std::thread::sleep(wall);
+        let (steps, secs) = (lab.clock().state().step - step0, at0.elapsed().as_secs_f64());
+        steps as f64 * model.dt_secs / secs
+    };
+    let alone = pace(ALONE);
+    let queue = AttemptQueue::new(QueueLimits { per_student: 3, ..QueueLimits::default() });
+    let challenge = world.challenge.clone().expect("the challenge");
+    let ids: Vec<u64> = (0..SIDE_ATTEMPTS)
+        .map(|i| {
+            let spec = AttemptSpec {
+                model: world.clone(),
+                programs: BTreeMap::from([("diffbot".to_owned(), Arc::clone(program))]),
+                seed: i as u64,
+                time_limit_secs: challenge.time_limit_secs,
+                wall_limit: attempt::ATTEMPT_WALL_LIMIT,
+            };
+            let mut judge = ChallengeJudge::new(&challenge, world, "diffbot").unwrap();
+            let job = Box::new(move |_| attempt::run(&spec, &mut judge));
+            queue.submit(&format!("student {}", i % 7), job).expect("room in the queue")
+        })
+        .collect();
+    let busy_from = Instant::now();
+    let (step0, mut beside) = (lab.clock().state().step, 0.0);
+    while ids.iter().any(|id| !matches!(queue.state(*id), Some(AttemptState::Done(_)))) {
+        std::thread::sleep(Duration::from_millis(50));
+        let secs = busy_from.elapsed().as_secs_f64();
+        beside = (lab.clock().state().step - step0) as f64 * model.dt_secs / secs;
+    }
+    let program = runtime.block_on(lab.programs().program("diffbot")).is_ok();
+    println!(
+        "the class's lab at 1x: {alone:.3} s of simulation per wall second alone, {beside:.3} while {SIDE_ATTEMPTS} \
+         attempts from 7 students ran ({:.1} s of wall time); its program still there: {program}",
+        busy_from.elapsed().as_secs_f64()
+    );
+    lab.close();
+}
+
+/// How long the shared lab's pace is measured alone.
+const ALONE: Duration = Duration::from_secs(10);
+/// Attempts run beside the shared lab.
+const SIDE_ATTEMPTS: usize = 20;

@@ -261,3 +261,15 @@ pub struct ReplayEvent {
     /// What happened, in words: `entered bay`, `touched walls`, `goal 'gate' reached`.
     pub text: String,
 }
+
+/// Which of two scores is better by a challenge's rule (lower or higher is better); a
+/// score before none.
+pub fn better_score(a: Option<f64>, b: Option<f64>, lower_is_better: bool) -> std::cmp::Ordering {
+    match (a, b) {
+        (Some(x), Some(y)) if lower_is_better => x.total_cmp(&y),
+        (Some(x), Some(y)) => y.total_cmp(&x),
+        (Some(_), None) => std::cmp::Ordering::Less,
+        (None, Some(_)) => std::cmp::Ordering::Greater,
+        (None, None) => std::cmp::Ordering::Equal,
+    }
+}

@@ -41,7 +41,7 @@ mod triangles;
 pub use attempts::{
     AttemptProgress, AttemptReplay, AttemptReport, AttemptRequest, BoardAttempt, BoardRow, BoardVisibility,
     ChallengeBoard, LiveRobot, LiveRun, REPLAY_FRAME_STEPS, ReplayEvent, ReplayFrame, RunRequest, ZoneShapeView,
-    ZoneView,
+    ZoneView, better_score,
 };
 pub use belief::{Belief, Drawing, Estimate, MAX_DRAWN_TEXT_CHARS, MAX_DRAWN_TEXTS, MAX_DRAWN_VERTICES, drawing_color};
 pub use camera_view::{CameraView, CameraViewError};

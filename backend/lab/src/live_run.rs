@@ -150,13 +150,7 @@ fn ranking(a: &LiveRobot, b: &LiveRobot, lower_is_better: bool) -> std::cmp::Ord
     let solved = |r: &LiveRobot| r.status == AttemptProgress::Solved;
     solved(b)
         .cmp(&solved(a))
-        .then_with(|| match (a.score, b.score) {
-            (Some(x), Some(y)) if lower_is_better => x.total_cmp(&y),
-            (Some(x), Some(y)) => y.total_cmp(&x),
-            (Some(_), None) => std::cmp::Ordering::Less,
-            (None, Some(_)) => std::cmp::Ordering::Greater,
-            (None, None) => std::cmp::Ordering::Equal,
-        })
+        .then_with(|| vlab_protocol::better_score(a.score, b.score, lower_is_better))
         .then_with(|| a.finished_secs.unwrap_or(f64::MAX).total_cmp(&b.finished_secs.unwrap_or(f64::MAX)))
         .then_with(|| a.robot.cmp(&b.robot))
 }

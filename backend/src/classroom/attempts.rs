@@ -41,6 +41,24 @@ struct Tried {
     seed: u64,
 }
 
+impl Tried {
+    /// Attempt `id`'s answer before anything is known of how it goes.
+    fn report(&self, id: AttemptId) -> AttemptReport {
+        AttemptReport {
+            id,
+            robot: self.robot.clone(),
+            challenge: self.challenge.clone(),
+            seed: self.seed,
+            status: AttemptProgress::Error,
+            ahead: None,
+            reason: None,
+            score: None,
+            sim_secs: None,
+            console: Vec::new(),
+        }
+    }
+}
+
 /// The server's attempts: the queue that runs them, who tried what, and where the
 /// finished ones are kept.
 pub struct Attempts {
@@ -108,8 +126,10 @@ impl ClassroomAttempts<'_> {
             challenge = drawn;
             model.challenge = Some(challenge.clone());
         }
-        let world =
-            attempt::world_for(&model, robot, challenge.start).map_err(|e| ClassroomError::Invalid(e.to_string()))?;
+        let world = attempt::world_for(&model, robot, challenge.start).map_err(|e| match e {
+            attempt::AttemptError::NoSensor { .. } => ClassroomError::Conflict(e.to_string()),
+            e => ClassroomError::Invalid(e.to_string()),
+        })?;
         let judged = world.challenge.clone().expect("the attempt's world keeps its challenge");
         let mut judge = ChallengeJudge::new(&judged, &world, robot)
             .ok_or_else(|| ClassroomError::Internal(format!("'{robot}' went missing from its attempt's world")))?;
@@ -277,18 +297,7 @@ impl ClassroomAttempts<'_> {
     }
 
     fn report_of(&self, id: AttemptId, tried: &Tried) -> AttemptReport {
-        let mut report = AttemptReport {
-            id,
-            robot: tried.robot.clone(),
-            challenge: tried.challenge.clone(),
-            seed: tried.seed,
-            status: AttemptProgress::Error,
-            ahead: None,
-            reason: None,
-            score: None,
-            sim_secs: None,
-            console: Vec::new(),
-        };
+        let mut report = tried.report(id);
         match self.classroom.attempts.queue.state(id) {
             Some(AttemptState::Queued { ahead }) => {
                 (report.status, report.ahead) = (AttemptProgress::Queued, Some(ahead))
@@ -319,19 +328,7 @@ impl Keeping {
     fn keep(self, id: AttemptId, mut outcome: AttemptOutcome) -> AttemptOutcome {
         let recording = outcome.recording.take();
         let tried = &self.tried;
-        let blank = AttemptReport {
-            id,
-            robot: tried.robot.clone(),
-            challenge: tried.challenge.clone(),
-            seed: tried.seed,
-            status: AttemptProgress::Error,
-            ahead: None,
-            reason: None,
-            score: None,
-            sim_secs: None,
-            console: Vec::new(),
-        };
-        let report = finished(blank, &outcome);
+        let report = finished(tried.report(id), &outcome);
         let replay = recording.and_then(|recording| {
             let snapshot = recording.snapshot?;
             let replay = AttemptReplay {

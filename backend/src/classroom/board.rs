@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 
 use vlab_lab::Caller;
 use vlab_protocol::permissions::Action;
-use vlab_protocol::{AttemptProgress, BoardAttempt, BoardRow, BoardVisibility};
+use vlab_protocol::{AttemptProgress, BoardAttempt, BoardRow, BoardVisibility, better_score};
 use vlab_sim::scene::{ChallengeModel, ScoreRule};
 
 use crate::store::AttemptRow;
@@ -34,13 +34,7 @@ pub fn better(a: &AttemptRow, b: &AttemptRow, lower_is_better: bool) -> Ordering
     let solved = |row: &AttemptRow| row.status == AttemptProgress::Solved;
     solved(b)
         .cmp(&solved(a))
-        .then_with(|| match (a.score, b.score) {
-            (Some(x), Some(y)) if lower_is_better => x.total_cmp(&y),
-            (Some(x), Some(y)) => y.total_cmp(&x),
-            (Some(_), None) => Ordering::Less,
-            (None, Some(_)) => Ordering::Greater,
-            (None, None) => Ordering::Equal,
-        })
+        .then_with(|| better_score(a.score, b.score, lower_is_better))
         .then_with(|| a.sim_secs.total_cmp(&b.sim_secs))
         .then_with(|| a.id.cmp(&b.id))
 }

@@ -231,9 +231,10 @@ impl ClassroomLabs<'_> {
     /// first comment line of each file saying what it is.
     pub fn scene_library(self) -> Vec<serde_json::Value> {
         let mut scenes = Vec::new();
-        if let Ok(entries) = std::fs::read_dir(&self.classroom.library.scenes_dir) {
-            for entry in entries.flatten() {
-                let file = entry.file_name().to_string_lossy().into_owned();
+        for folder in LIBRARY_FOLDERS {
+            let Ok(entries) = std::fs::read_dir(self.classroom.library.scenes_dir.join(folder)) else { continue };
+            for entry in entries.flatten().filter(|entry| entry.path().is_file()) {
+                let file = format!("{folder}{}", entry.file_name().to_string_lossy());
                 let text = std::fs::read_to_string(entry.path()).unwrap_or_default();
                 scenes.extend(library_scene(&file, &text));
             }
@@ -293,11 +294,15 @@ impl ClassroomLabs<'_> {
         Ok(sessions.into_iter().map(|s| (s.user, s.name, s.token)).collect())
     }
 
-    /// `name` as a library file name (`diffbot` → `diffbot.vlab`), if the library has it.
+    /// `name` as a library file name (`diffbot` → `diffbot.vlab`, `challenges/park` →
+    /// `challenges/park.vlab`), if the library has it.
     fn library_file(self, name: &str) -> Result<String, ClassroomError> {
         let file = if name.ends_with(".vlab") { name.to_owned() } else { format!("{name}.vlab") };
-        let plain =
-            file.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.')) && !file.starts_with('.');
+        let (folder, base) = file.rsplit_once('/').map_or(("", file.as_str()), |(folder, base)| (folder, base));
+        let folder = if folder.is_empty() { String::new() } else { format!("{folder}/") };
+        let plain = base.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'))
+            && !base.starts_with('.')
+            && LIBRARY_FOLDERS.contains(&folder.as_str());
         if !plain || !self.classroom.library.scenes_dir.join(&file).is_file() {
             return Err(ClassroomError::NotFound(format!(
                 "no scene '{name}' in the library; GET /api/scenes lists them"
@@ -370,6 +375,10 @@ impl ClassroomLabs<'_> {
 /// declares an environment (a floor and walls). Robots and pieces made to be included or
 /// inserted (`diffbot_robot.vlab`, `tower.vlab`) are not labs. Its `about` is its opening
 /// comment, every line of it.
+/// The folders of the scene library whose lab scenes are listed: its root, and the
+/// challenges (docs/challenges.md).
+const LIBRARY_FOLDERS: [&str; 2] = ["", "challenges/"];
+
 fn library_scene(file: &str, text: &str) -> Option<serde_json::Value> {
     let name = file.strip_suffix(".vlab")?;
     let declares = |line: &str| line.starts_with("environment ") || line.starts_with("env ");

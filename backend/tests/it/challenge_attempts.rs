@@ -394,7 +394,9 @@ async fn the_instructor_runs_the_challenge_live_and_the_board_shows_who_solved_i
     let server = lab_with_challenge().await;
     let ana = server.join_demo("Ana").await;
     let bob = server.join_demo("Bob").await;
-    add_cart_at(&server, &ana, "cart_ana", 1.5, 2.0, FORWARD).await;
+    // Ana's program computes for a second before its first step: the run waits for it.
+    let slow_start = format!("import time\nwhile time.process_time() < 1.0:\n    pass\n{FORWARD}");
+    add_cart_at(&server, &ana, "cart_ana", 1.5, 2.0, &slow_start).await;
     add_cart_at(
         &server,
         &bob,
@@ -404,7 +406,7 @@ async fn the_instructor_runs_the_challenge_live_and_the_board_shows_who_solved_i
         "from vlab import Robot\nrobot = Robot()\nwhile robot.step():\n    pass\n",
     )
     .await;
-    // Drive Ana's cart away first: the run puts every robot back at its start.
+    // Drive the carts a little first: the run puts every robot back at its start.
     server.control("demo", vlab_protocol::ControlAction::Rate { rate: vlab_protocol::Rate::Max }).await;
     server.control("demo", vlab_protocol::ControlAction::Step { steps: 240 }).await;
     let mut ana_page = server.connect("demo", Some(&ana)).await;
@@ -429,7 +431,7 @@ async fn the_instructor_runs_the_challenge_live_and_the_board_shows_who_solved_i
     assert_eq!(run["over"], "every robot finished", "{run}");
     let robots = run["robots"].as_array().unwrap();
     assert_eq!(robots[0]["robot"], "cart_ana", "the solver first: {run}");
-    assert_eq!((robots[0]["name"].as_str(), robots[0]["status"].as_str()), (Some("Ana"), Some("solved")));
+    assert_eq!((robots[0]["name"].as_str(), robots[0]["status"].as_str()), (Some("Ana"), Some("solved")), "{run}");
     let score = robots[0]["score"].as_f64().unwrap();
     assert!((3.0..6.0).contains(&score), "from x = 1.5 into the bay at 0.5 m/s: {score}");
     assert_eq!(robots[0]["finished_secs"].as_f64(), Some(score));
@@ -443,4 +445,36 @@ async fn the_instructor_runs_the_challenge_live_and_the_board_shows_who_solved_i
     let (status, stopped) = run_challenge(&server, Some(TOKEN), "stop").await;
     assert_eq!(status, 200);
     assert_eq!(stopped["run"]["over"], "stopped by the instructor", "{stopped}");
+}
+
+#[tokio::test]
+async fn the_library_offers_its_challenges_and_a_lab_created_from_one_has_its_board() {
+    let server = TestServer::start(false).await;
+    let (status, scenes) = server.get_json("/api/scenes").await;
+    assert_eq!(status, 200, "{scenes}");
+    let files: Vec<&str> = scenes.as_array().unwrap().iter().filter_map(|s| s["file"].as_str()).collect();
+    for file in ["challenges/park.vlab", "challenges/corridor.vlab", "challenges/push.vlab"] {
+        assert!(files.contains(&file), "{file} in {files:?}");
+    }
+    let create = |scene: &str| {
+        server
+            .http
+            .post(server.url("/api/labs"))
+            .bearer_auth(TOKEN)
+            .json(&json!({ "name": format!("Lab {scene}"), "scene": scene }))
+            .send()
+    };
+    let created = create("challenges/park").await.unwrap();
+    assert_eq!(created.status().as_u16(), 201);
+    let created: Value = created.json().await.unwrap();
+    let id = created["id"].as_str().unwrap();
+    let (status, board) = server.get_json(&format!("/api/labs/{id}/challenge")).await;
+    assert_eq!(status, 200, "{board}");
+    assert_eq!(board["title"], "Park in the green bay");
+    assert_eq!(board["zones"][0]["name"], "bay");
+    for outside in ["challenges/../diffbot", "urdf/diffbot", "../scenes/diffbot", "challenges/.hidden"] {
+        assert_eq!(create(outside).await.unwrap().status().as_u16(), 404, "{outside}");
+    }
+    let (status, none) = server.get_json("/api/labs/demo/challenge").await;
+    assert_eq!(status, 404, "the demo sets no challenge: {none}");
 }

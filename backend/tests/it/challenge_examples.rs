@@ -1,4 +1,4 @@
-//! The three challenges of the scene library (`scenes/*_challenge.vlab`) are solved by
+//! The three challenges of the scene library (`scenes/challenges/*.vlab`) are solved by
 //! their reference solutions (`scenes/challenges/*.py`) over several seeds, each seed
 //! giving the same score on a second run: a teacher can hand them out the same day.
 
@@ -69,18 +69,18 @@ fn solves_over_seeds(scene: &str, program: &str, seeds: &[u64]) -> Vec<f64> {
 
 #[test]
 fn the_park_challenge_is_solved_from_every_start_it_draws() {
-    let times = solves_over_seeds("park_challenge.vlab", "park", &[1, 2, 3]);
+    let times = solves_over_seeds("challenges/park.vlab", "park", &[1, 2, 3]);
     assert!(times.iter().all(|t| *t < 60.0), "{times:?}");
 }
 
 #[test]
 fn the_corridor_challenge_is_solved_with_every_goal() {
-    let percents = solves_over_seeds("corridor_challenge.vlab", "corridor", &[1, 2]);
+    let percents = solves_over_seeds("challenges/corridor.vlab", "corridor", &[1, 2]);
     assert!(percents.iter().all(|p| *p == 100.0), "{percents:?}");
 }
 
 #[test]
 fn the_push_challenge_is_solved_for_its_points() {
-    let points = solves_over_seeds("push_challenge.vlab", "push", &[1, 2]);
+    let points = solves_over_seeds("challenges/push.vlab", "push", &[1, 2]);
     assert!(points.iter().all(|p| *p == 60.0), "the crate reached, and pushed in, no wall touched: {points:?}");
 }

@@ -156,6 +156,17 @@ pub enum AttemptError {
     /// A program names a robot the world does not have.
     #[error("there is no robot '{0}' in the attempt's world")]
     NoRobot(String),
+    /// The challenge reads a sensor the robot does not have.
+    #[error(
+        "the challenge reads the sensor '{sensor}', which robot '{robot}' does not have: add one of that name \
+         to it, or ask the instructor"
+    )]
+    NoSensor {
+        /// The robot tried.
+        robot: String,
+        /// The sensor the challenge names.
+        sensor: String,
+    },
     /// The attempt's own code failed (a bug of the server's, not the student's).
     #[error("the attempt stopped on an error of the server's: it is logged, and others go on")]
     Crashed,
@@ -167,6 +178,10 @@ pub enum AttemptError {
 pub fn world_for(model: &SceneModel, robot: &str, start: Option<StartPose>) -> Result<SceneModel, AttemptError> {
     if !model.robots.iter().any(|r| r.name == robot) {
         return Err(AttemptError::NoRobot(robot.to_owned()));
+    }
+    let has = |sensor: &str| model.sensors.iter().any(|s| s.robot.as_deref() == Some(robot) && s.name == sensor);
+    if let Some(missing) = model.challenge.iter().flat_map(|c| c.sensors_read()).find(|sensor| !has(sensor)) {
+        return Err(AttemptError::NoSensor { robot: robot.to_owned(), sensor: missing.to_owned() });
     }
     let others: Vec<String> = model.robots.iter().filter(|r| r.name != robot).map(|r| r.name.clone()).collect();
     let mut world = model.clone();
@@ -424,6 +439,20 @@ mod tests {
         assert!((anchor[0] - 5.17).abs() < 1e-4 && (anchor[2] - 4.0).abs() < 1e-4, "its hinge came along: {anchor:?}");
         assert!((axis[0] - 1.0).abs() < 1e-4 && axis[2].abs() < 1e-4, "and turned with it: {axis:?}");
         assert!(matches!(world_for(&model, "nobody", None), Err(AttemptError::NoRobot(_))));
+    }
+
+    #[test]
+    fn a_challenge_that_reads_a_sensor_the_robot_lacks_is_refused_by_name() {
+        let mut model = cart_world();
+        let challenge = r#"challenge "c" { time_limit 5; success sensor("bumper") > 0 or sensor("bumper") > 1; }"#;
+        model.merge(&interpret(challenge, "c.vlab", &MapLoader::new(), &Options::default()).unwrap().model).unwrap();
+        assert_eq!(model.challenge.as_ref().unwrap().sensors_read(), ["bumper"]);
+        let refused = world_for(&model, "cart", None).unwrap_err();
+        assert_eq!(
+            refused.to_string(),
+            "the challenge reads the sensor 'bumper', which robot 'cart' does not have: add one of that name to it, \
+             or ask the instructor"
+        );
     }
 
     #[test]

@@ -1,10 +1,13 @@
 //! The lab thread's side of a live run of its challenge: starting one from a reset,
 //! judging it after every step, ending it, and publishing how it stands.
 
-use vlab_protocol::{LabMode, Rate};
+use std::time::Instant;
+
+use vlab_protocol::LabMode;
 use vlab_sim::scene::ScoreRule;
 
 use super::Runner;
+use crate::attempt::START_WAIT;
 use crate::error::LabError;
 use crate::live_run::LiveRun;
 
@@ -18,15 +21,27 @@ impl Runner {
         self.end_live_run("a new run started");
         self.reset();
         self.live = LiveRun::start(&self.sim.model, self.clock.step);
-        self.clock.mode = LabMode::Running;
-        if !matches!(self.clock.rate, Rate::RealTime(_) | Rate::Max) {
-            self.clock.rate = Rate::default();
-        }
-        self.clock.pacer.reanchor(std::time::Instant::now(), self.clock.step);
-        self.publish_frame();
-        self.publish_state();
+        self.live_run_waits_since = Some(Instant::now());
         self.publish_live_run();
+        self.begin_live_run_once_ready();
         Ok(())
+    }
+
+    /// A run just started waits, paused at step 0, until every program has started
+    /// again (at most [`START_WAIT`]): the clock moves for everybody at once, however
+    /// long the machine takes to start each one.
+    pub(super) fn begin_live_run_once_ready(&mut self) {
+        let Some(since) = self.live_run_waits_since else { return };
+        if self.sim.programs.starting() && since.elapsed() < START_WAIT {
+            return;
+        }
+        self.live_run_waits_since = None;
+        if self.live_run_on() {
+            self.clock.mode = LabMode::Running;
+            self.clock.pacer.reanchor(Instant::now(), self.clock.step);
+            self.publish_frame();
+            self.publish_state();
+        }
     }
 
     /// Ends a live run still on, for `why`.

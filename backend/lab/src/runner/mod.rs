@@ -99,6 +99,8 @@ pub struct Runner {
     history: History,
     /// The challenge live for every robot, while on and since it ended.
     live: Option<crate::live_run::LiveRun>,
+    /// Since when a run just started waits for the programs to start again.
+    live_run_waits_since: Option<Instant>,
     commands: Receiver<LabCommand>,
 }
 
@@ -148,6 +150,7 @@ impl Runner {
             },
             history: History { recorder, run, checkpoints },
             live: None,
+            live_run_waits_since: None,
             commands,
         }
     }
@@ -374,6 +377,7 @@ impl Runner {
                 self.publish_telemetry();
             }
         }
+        self.begin_live_run_once_ready();
         let started = Instant::now();
         let deadline = started + BATCH_BUDGET;
         match (self.clock.mode, self.clock.rate) {

@@ -46,6 +46,35 @@ impl ChallengeModel {
     }
 }
 
+impl ChallengeModel {
+    /// The sensors its conditions read (`sensor("bumper") > 0`), each once, in order.
+    pub fn sensors_read(&self) -> Vec<&str> {
+        let mut names: Vec<&str> = Vec::new();
+        let conditions = std::iter::once(&self.success)
+            .chain(self.failure.as_ref())
+            .chain(self.goals.iter().map(|(_, condition)| condition))
+            .chain(self.points.iter().map(|(_, condition)| condition));
+        for condition in conditions {
+            condition.sensors_read(&mut names);
+        }
+        names
+    }
+}
+
+impl Condition {
+    fn sensors_read<'a>(&'a self, names: &mut Vec<&'a str>) {
+        match self {
+            Condition::Event(Event::Sensor { name, .. }) if !names.contains(&name.as_str()) => names.push(name),
+            Condition::Event(_) => {}
+            Condition::And(a, b) | Condition::Or(a, b) | Condition::Then(a, b) => {
+                a.sensors_read(names);
+                b.sensors_read(names);
+            }
+            Condition::Not(inner) | Condition::Once(inner) => inner.sensors_read(names),
+        }
+    }
+}
+
 /// The body index of a body taken out of the model after a challenge named it: past
 /// every body, so nothing ever touches it or finds it in a zone.
 pub const GONE: usize = usize::MAX;

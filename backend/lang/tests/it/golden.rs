@@ -26,7 +26,7 @@ fn check(scene: &str) {
     for warning in &result.warnings {
         text.push_str(&format!("{warning}\n"));
     }
-    let golden = root().join("tests/golden").join(format!("{scene}.txt"));
+    let golden = root().join("tests/golden").join(format!("{}.txt", scene.replace('/', "_")));
     if std::env::var_os("UPDATE_GOLDEN").is_some() {
         std::fs::write(&golden, &text).unwrap();
         return;
@@ -56,5 +56,5 @@ fn a_robot_with_sensors_in_a_room() {
 
 #[test]
 fn a_challenge_to_park_in_a_bay() {
-    check("park_challenge");
+    check("challenges/park");
 }

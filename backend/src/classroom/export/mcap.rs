@@ -29,15 +29,7 @@ const MCAP_CHUNK_BYTES: u64 = 1024 * 1024;
 
 /// Writes `plan`'s recording as MCAP into `out`.
 pub fn write(plan: &ExportPlan, recordings: &Recordings, out: impl Write) -> Result<(), ExportError> {
-    let options = WriteOptions::new()
-        .library(concat!("vlab-", env!("CARGO_PKG_VERSION")))
-        .compression(Some(Compression::Zstd))
-        // One thread per export: the labs' threads come first.
-        .compression_threads(0)
-        .chunk_size(Some(MCAP_CHUNK_BYTES))
-        // The file is streamed to the client as it is written: nothing to seek back to.
-        .disable_seeking(true);
-    let mut file = McapFile::new(options.create(NoSeek::new(out))?)?;
+    let mut file = McapFile::new(options().create(NoSeek::new(out))?)?;
     match write_messages(plan, recordings, &mut file) {
         Ok(()) => {
             file.writer.finish()?;
@@ -55,13 +47,7 @@ pub fn write(plan: &ExportPlan, recordings: &Recordings, out: impl Write) -> Res
 /// (`/bodies/<body>`), its robot's console (`/robots/<robot>/console`) and what
 /// happened (`/attempt/events`), in simulation time from its start.
 pub fn write_attempt(replay: &AttemptReplay, out: impl Write) -> Result<(), ExportError> {
-    let options = WriteOptions::new()
-        .library(concat!("vlab-", env!("CARGO_PKG_VERSION")))
-        .compression(Some(Compression::Zstd))
-        .compression_threads(0)
-        .chunk_size(Some(MCAP_CHUNK_BYTES))
-        .disable_seeking(true);
-    let mut file = McapFile::new(options.create(NoSeek::new(out))?)?;
+    let mut file = McapFile::new(options().create(NoSeek::new(out))?)?;
     let attempt = &replay.attempt;
     let metadata = BTreeMap::from([
         ("attempt".to_owned(), attempt.id.to_string()),
@@ -100,6 +86,18 @@ pub fn write_attempt(replay: &AttemptReplay, out: impl Write) -> Result<(), Expo
     file.release(None)?;
     file.writer.finish()?;
     Ok(())
+}
+
+/// How every export is written.
+fn options() -> WriteOptions {
+    WriteOptions::new()
+        .library(concat!("vlab-", env!("CARGO_PKG_VERSION")))
+        .compression(Some(Compression::Zstd))
+        // One thread per export: the labs' threads come first.
+        .compression_threads(0)
+        .chunk_size(Some(MCAP_CHUNK_BYTES))
+        // The file is streamed to the client as it is written: nothing to seek back to.
+        .disable_seeking(true)
 }
 
 fn write_messages(
