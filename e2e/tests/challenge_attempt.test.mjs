@@ -1,15 +1,15 @@
 // A student at the park challenge, from the browser: the instructor's lab is made from
-// `park_challenge.vlab`, whose green bay is drawn see-through in the view. The student
-// joins by code, adds the course's diffbot with the reference solution
+// the library's `challenges/park.vlab`, whose green bay is drawn see-through in the
+// view. The student joins by code, adds the course's diffbot with the reference solution
 // (`scenes/challenges/park.py`, its `drive_to.py` helper pasted in, as a student would
 // in the one-file program editor), presses "Try it" and follows her attempt live in the
 // Challenge panel until it is solved with a score. She watches its replay in the 3D view
 // (its time plays on, an event jumps to its moment, the picture shows the attempt's
 // world), goes back to the lab, and finds her row on the board: one attempt, solved. The
 // instructor's board shows her row with her name, and trying the scene's own robot,
-// which has no program, is refused in the panel with the server's reason; when she
-// shows every row, the student's board says so at once. Last, the instructor starts a
-// live run: its table lists the robots, and Stop ends it.
+// which has no program, is refused in the panel with the server's reason; when she shows
+// every row, the student's board says so at once. Last, the instructor starts a live
+// run: its table lists the robots, and Stop ends it.
 
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -95,7 +95,7 @@ test('a student tries her robot at the park challenge, watches the replay and fi
   await withLab(t, async ({ server, openPage, artifactName }) => {
     const created = await server.request('POST', '/api/labs', {
       token: server.token,
-      body: { name: 'Parking', scene: 'park_challenge.vlab' },
+      body: { name: 'Parking', scene: 'challenges/park.vlab' },
     });
     assert.equal(created.status, 201, JSON.stringify(created.body));
     const { id: lab, join_code: code, instructor_path: instructorPath } = created.body;
