@@ -6,6 +6,7 @@ use leptos::prelude::*;
 use vlab_protocol::permissions::Action;
 use wasm_split_helpers::wasm_split;
 
+use crate::challenge::attempt_replay_bar;
 use crate::classroom::client::stored_session;
 use crate::classroom::{ClassPanel, CreateLabPage, LandingPage, NoticeBanner};
 use crate::connection::{ErrorBanner, LabSession};
@@ -32,7 +33,7 @@ pub fn App() -> impl IntoView {
 }
 
 /// A lab: toolbar on top, the class panel at the left edge, the 3D view filling the rest
-/// (the banners over its top edge, the timeline under it), the scene editor or the robot upload beside it when
+/// (the banners over its top edge, the timeline or an attempt's replay under it), the scene editor or the robot upload beside it when
 /// opened, and the robot panel at the right edge.
 #[component]
 fn LabPage(mut params: PageParams) -> impl IntoView {
@@ -58,6 +59,7 @@ fn LabPage(mut params: PageParams) -> impl IntoView {
     provide_context(session);
     let features = Features::provide(session);
     let class = features.class;
+    let challenge = features.challenge;
     crate::connection::ws_client::start(session, Rc::new(features), secure);
 
     // The tab title follows the lab's display name once the server tells it.
@@ -84,7 +86,13 @@ fn LabPage(mut params: PageParams) -> impl IntoView {
                 <ClassPanel />
                 <main class="stage">
                     <LabCanvas />
-                    <TimelineBar />
+                    // An attempt's replay has its own bar; the lab's timeline waits.
+                    <When
+                        when=move || challenge.watch.with(|watch| watch.attempt().is_some())
+                        fallback=|| view! { <TimelineBar /> }
+                    >
+                        <Part what="the attempt's replay" load=|| Box::pin(attempt_replay_bar()) />
+                    </When>
                     <ErrorBanner />
                     <NoticeBanner />
                 </main>

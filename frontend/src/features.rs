@@ -7,6 +7,7 @@
 use leptos::prelude::*;
 use vlab_protocol::{CameraView, ErrorCode, Frame, ServerMsg};
 
+use crate::challenge::ChallengeState;
 use crate::classroom::ClassState;
 use crate::connection::{LabSession, Receiver};
 use crate::inspector::{InspectorState, robot_names};
@@ -32,6 +33,8 @@ pub struct Features {
     pub timeline: TimelineState,
     /// The 3D view.
     pub view: ViewState,
+    /// The lab's challenge, and the attempt the view may show instead of the live lab.
+    pub challenge: ChallengeState,
 }
 
 impl Features {
@@ -44,26 +47,34 @@ impl Features {
             console: ConsoleState::new(),
             timeline: TimelineState::new(),
             view: ViewState::new(),
+            challenge: ChallengeState::new(session),
         };
         provide_context(features.class);
         provide_context(features.inspector);
         provide_context(features.console);
         provide_context(features.timeline);
         provide_context(features.view);
+        provide_context(features.challenge);
         features
     }
 }
 
 impl Receiver for Features {
     fn message(&self, message: ServerMsg) {
-        let Features { session, class, inspector, console, timeline, view } = *self;
+        let Features { session, class, inspector, console, timeline, view, challenge } = *self;
         match message {
-            ServerMsg::Hello { you, .. } => class.take_you(you),
+            ServerMsg::Hello { you, .. } => {
+                class.take_you(you);
+                challenge.connected();
+            }
             ServerMsg::Error(error) if error.code == ErrorCode::Unauthorized => {
                 let (lab, token) = session.params.with_value(|p| (p.lab.clone(), p.token.clone()));
                 class.token_refused(&lab, token.as_deref());
             }
-            ServerMsg::Snapshot(snapshot) if timeline.shows_live_snapshot(snapshot.epoch) => {
+            ServerMsg::Snapshot(snapshot)
+                if challenge.shows_live_snapshot() && timeline.shows_live_snapshot(snapshot.epoch) =>
+            {
+                challenge.take_zones(!snapshot.zones.is_empty());
                 let robots = robot_names(&snapshot);
                 view.take_live_scene(snapshot, &robots);
                 inspector.take_robots(robots);
@@ -71,17 +82,21 @@ impl Receiver for Features {
             ServerMsg::Robot(report) if timeline.inspector_follows_live() => inspector.take_report(report),
             ServerMsg::Belief(belief) if timeline.inspector_follows_live() => inspector.take_belief(belief),
             ServerMsg::Presence { participants } => class.take_presence(participants),
-            ServerMsg::Settings(settings) => class.take_settings(settings),
+            ServerMsg::Settings(settings) => {
+                challenge.take_board_visibility(settings.board);
+                class.take_settings(settings);
+            }
             ServerMsg::Notice { from, message } => class.take_notice(from, message),
             ServerMsg::Console { robot, lines } => console.take_lines(&robot, lines),
             ServerMsg::Recording(summary) => timeline.take_recording(summary),
+            ServerMsg::BoardChanged => challenge.refresh(),
             ServerMsg::Moment(moment) => show_moment(Seeker { session, timeline, inspector }, view, *moment),
             _ => {}
         }
     }
 
     fn view_follows_live(&self) -> bool {
-        self.timeline.view_follows_live()
+        self.timeline.view_follows_live() && self.challenge.view_follows_live()
     }
 
     fn frame(&self, frame: &Frame) -> bool {
@@ -93,6 +108,7 @@ impl Receiver for Features {
     }
 
     fn reconnected(&self) {
+        self.challenge.reconnected();
         // The page starts live again, and the replayed trails end.
         if self.timeline.reconnected() {
             self.inspector.forget_trails();

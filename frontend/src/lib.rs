@@ -9,7 +9,8 @@
 //! upload), [`programs`] (robots of one's own, their programs and console),
 //! [`classroom`] (landing, joining, people, instructor tools), [`inspector`] (the Robots
 //! panel), [`view3d`] (the 3D view), [`timeline`] (scrubbing the recording, replay,
-//! downloads); `ui` holds the pieces several of them share.
+//! downloads), [`challenge`] (the lab's challenge: its panel, attempts, board and
+//! replays); `ui` holds the pieces several of them share.
 //!
 //! Native vs web: in every folder the pure modules (no DOM, no GL, no clock) are public
 //! and tested on the host with `cargo test -p vlab-frontend`. The rest only builds for
@@ -17,6 +18,7 @@
 //! `performance.now()`), and every callback handed to JS must outlive its use.
 
 pub mod api;
+pub mod challenge;
 pub mod classroom;
 pub mod connection;
 pub mod inspector;

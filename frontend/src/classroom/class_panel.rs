@@ -1,4 +1,4 @@
-//! The "Class" side panel at the left edge: who is in the lab (from Presence; the instructor may remove a student), the button that adds a robot, and for whoever may change the lab's settings (the instructor) the join code and the lab's tools; collapsible to a narrow strip.
+//! The "Class" side panel at the left edge: who is in the lab (from Presence; the instructor may remove a student), the button that adds a robot, the Challenge panel when the lab has a challenge, and for whoever may change the lab's settings (the instructor) the join code and the lab's tools; collapsible to a narrow strip.
 
 use leptos::prelude::*;
 use vlab_protocol::permissions::Action;
@@ -9,6 +9,7 @@ use super::ClassState;
 use super::client::remove_participant;
 use super::instructor_tools::InstructorTools;
 use crate::api::error_sentence;
+use crate::challenge::{ChallengeState, challenge_panel};
 use crate::classroom::forms::role_badge;
 use crate::connection::LabSession;
 use crate::inspector::InspectorState;
@@ -19,6 +20,7 @@ use crate::ui::{ForEach, PanelLabels, Part, PartNotLoaded, SidePanel, When};
 #[component]
 pub fn ClassPanel() -> impl IntoView {
     let class = expect_context::<ClassState>();
+    let challenge = expect_context::<ChallengeState>();
     let upload_open = expect_context::<RobotUploadOpen>().0;
     let open = RwSignal::new(true);
     let people_count = move || class.participants.with(Vec::len);
@@ -46,6 +48,9 @@ pub fn ClassPanel() -> impl IntoView {
                 >
                     "+ Add robot"
                 </button>
+            </When>
+            <When when=move || challenge.exists()>
+                <Part what="the challenge" load=|| Box::pin(challenge_panel()) />
             </When>
             <PeopleList />
             <When when=move || class.may(Action::ChangeSettings)>

@@ -13,7 +13,7 @@ use crate::inspector::InspectorState;
 use crate::ui::{When, effect};
 use crate::view3d::world::World;
 
-/// The lab's 3D view. `data-bodies`, `data-frames-drawn`, `data-picked`, `data-rays`
+/// The lab's 3D view. `data-bodies`, `data-zones`, `data-frames-drawn`, `data-picked`, `data-rays`
 /// `data-trail-points` and `data-drawings` let tests see what it drew.
 #[component]
 pub fn LabCanvas() -> impl IntoView {
@@ -37,6 +37,7 @@ pub fn LabCanvas() -> impl IntoView {
             camera,
             follow: view.follow,
             picked: inspector.inspected,
+            live_world: view.live_world,
             overlay: inspector.overlay,
             options: view.view_options,
             labels,
@@ -58,6 +59,7 @@ pub fn LabCanvas() -> impl IntoView {
                 class="lab-canvas"
                 data-testid="lab-canvas"
                 data-bodies=move || view.body_count.get().to_string()
+                data-zones=move || view.zone_count.get().to_string()
                 data-frames-drawn="0"
                 data-quality="0"
                 data-lighting="even"

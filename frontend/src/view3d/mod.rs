@@ -6,7 +6,8 @@
 //! [`primitives`] (parts as unit primitives), [`orbit_camera`], [`quality`] (adaptive
 //! resolution and shadows), [`asset_cache`] (per-URL state of meshes and textures),
 //! [`sky`] (the colours of the ambient light's gradient), [`cutaway`] (walls between the
-//! eye and what it looks at, left out of the picture).
+//! eye and what it looks at, left out of the picture), [`zones`] (a challenge's zones as
+//! see-through primitives).
 //! Web only: `assets` fetches the meshes (as the triangles the server read from their
 //! files) and textures the snapshot names, `gl` gets a
 //! three-d context from the canvas leptos created, `renderer` turns the world into lit
@@ -29,6 +30,7 @@ pub mod sensor_rays;
 pub mod sky;
 pub mod trail;
 pub mod world;
+pub mod zones;
 
 #[cfg(target_arch = "wasm32")]
 mod assets;

@@ -71,6 +71,9 @@ pub struct ViewInputs {
     pub follow: RwSignal<Option<String>>,
     /// The picked robot: it glows, its overlay shows.
     pub picked: RwSignal<Option<String>>,
+    /// Whether the world shown is the live lab's, which the picked robot and its
+    /// overlay belong to (not while another world, such as an attempt's, is shown).
+    pub live_world: RwSignal<bool>,
     /// The picked robot's rays and trails.
     pub overlay: StoredValue<Overlay>,
     /// Which overlays to show.
@@ -205,7 +208,11 @@ impl LoopState {
             return;
         }
         let orbit = self.inputs.camera.with_value(|camera| camera.orbit);
-        let picked = self.inputs.picked.try_get_untracked().flatten();
+        let picked = self.inputs.picked.try_get_untracked().flatten().filter(|_| {
+            // Another world than the live lab's: its robot of the same name is not the
+            // picked one, and the picked one's rays are not there.
+            self.inputs.live_world.try_get_untracked().unwrap_or(true)
+        });
         let options = self.inputs.options.try_get_untracked().unwrap_or_default();
         let css = Viewport {
             width: self.canvas.client_width().max(1) as f32,

@@ -4,9 +4,10 @@ use std::cell::Cell;
 use std::rc::Rc;
 
 use three_d::{
-    AmbientLight, Blend, Camera, ClearState, Context, CpuMesh, DirectionalLight, Frustum, Geometry, Gm, Indices, Light,
-    LightingModel, Mat3, Mat4, Mesh, Object, PhysicalMaterial, Positions, Quat, RenderStates, RenderTarget,
-    RendererError, Srgba, Texture2DRef, Vec2, Vec3, Viewer, Viewport, WriteMask, cmp_render_order, radians, vec3,
+    AmbientLight, Blend, Camera, ClearState, ColorMaterial, Context, CpuMesh, Cull, DirectionalLight, Frustum,
+    Geometry, Gm, Indices, Light, LightingModel, Mat3, Mat4, Mesh, Object, PhysicalMaterial, Positions, Quat,
+    RenderStates, RenderTarget, RendererError, Srgba, Texture2DRef, Vec2, Vec3, Viewer, Viewport, WriteMask,
+    cmp_render_order, radians, vec3,
 };
 use vlab_protocol::{PartView, Pose};
 
@@ -19,6 +20,7 @@ use crate::view3d::orbit_camera::OrbitCamera;
 use crate::view3d::overlay::{Overlay, ViewOptions};
 use crate::view3d::primitives::{MeshData, PrimitiveKind, primitives, textured_box, unit_cylinder};
 use crate::view3d::world::{World, ceiling_height, hides_ceiling};
+use crate::view3d::zones::zone_primitive;
 
 /// Shadow map edge, texels: ~2 cm per texel over a 20 m room. 2048 looked no better
 /// and halved the frame rate under SwiftShader (the map is redrawn whenever bodies move).
@@ -57,6 +59,8 @@ pub struct Renderer {
     sphere: CpuMesh,
     cylinder: CpuMesh,
     drawn: Vec<DrawnPrimitive>,
+    /// The challenge's zones: see-through, fixed in the world, drawn after the bodies.
+    zones: Vec<Gm<Mesh, ColorMaterial>>,
     /// Clear colour, the snapshot's sky as sRGB in `0..=1`.
     sky: [f32; 3],
     ambient: AmbientLight,
@@ -98,6 +102,7 @@ impl Renderer {
             sphere: CpuMesh::sphere(24),
             cylinder: cylinder_mesh(),
             drawn: Vec::new(),
+            zones: Vec::new(),
             // Until a snapshot says otherwise: the page's own background.
             sky: [26.0 / 255.0, 31.0 / 255.0, 39.0 / 255.0],
             ambient: plain_ambient_light(&context, AMBIENT_INTENSITY),
@@ -235,6 +240,7 @@ impl Renderer {
                 .filter(|d| !hides_ceiling(d.ceiling_y, eye_y))
                 .filter(|d| !(d.fixed && blocks(&d.object, eye, orbit.target)))
                 .map(|d| &d.object as &dyn Object)
+                .chain(self.zones.iter().map(|zone| zone as &dyn Object))
                 .chain(self.overlay.objects()),
             &lights,
         );
@@ -244,8 +250,12 @@ impl Renderer {
     fn rebuild(&mut self, world: &World) {
         self.drawn.clear();
         self.shadows_drawn_at_ms = f64::NEG_INFINITY;
-        let Some(snapshot) = world.snapshot() else { return };
+        let Some(snapshot) = world.snapshot() else {
+            self.zones.clear();
+            return;
+        };
         self.sky = snapshot.sky.map(|c| f32::from(c) / 255.0);
+        self.zones = snapshot.zones.iter().map(|zone| self.zone_object(zone)).collect();
         for (body_index, body) in snapshot.bodies.iter().enumerate() {
             let ceiling_y = ceiling_height(body);
             let fixed = body.fixed && body.robot.is_none();
@@ -309,6 +319,34 @@ impl Renderer {
             }
         }
         self.glow_picked();
+    }
+
+    /// A zone, see-through in its colour: blended over what is behind it, without
+    /// writing depth (a robot inside stays visible), its back faces left out so it reads
+    /// as one tinted volume.
+    fn zone_object(&self, zone: &vlab_protocol::ZoneView) -> Gm<Mesh, ColorMaterial> {
+        let drawn = zone_primitive(zone);
+        let unit = match drawn.kind {
+            PrimitiveKind::Cube => &self.cube,
+            PrimitiveKind::Sphere => &self.sphere,
+            PrimitiveKind::Cylinder => &self.cylinder,
+        };
+        let [r, g, b, a] = drawn.color;
+        let material = ColorMaterial {
+            color: Srgba::new(r, g, b, a),
+            texture: None,
+            render_states: RenderStates {
+                write_mask: WriteMask::COLOR,
+                blend: Blend::TRANSPARENCY,
+                cull: Cull::Back,
+                ..Default::default()
+            },
+            is_transparent: true,
+        };
+        let [sx, sy, sz] = drawn.scale.map(|s| s.abs().max(1e-4));
+        let mut object = Gm::new(Mesh::new(&self.context, unit), material);
+        object.set_transformation(pose_matrix(&drawn.world_from_primitive) * Mat4::from_nonuniform_scale(sx, sy, sz));
+        object
     }
 
     /// The look of `part` on a mesh that has (or lacks) texture coordinates: its

@@ -16,10 +16,15 @@ pub struct ViewState {
     pub world: StoredValue<World>,
     /// Bodies in the scene shown.
     pub body_count: RwSignal<usize>,
+    /// A challenge's zones in the scene shown.
+    pub zone_count: RwSignal<usize>,
     /// Which overlays the 3D view shows (labels, rays, trails, beliefs).
     pub view_options: RwSignal<ViewOptions>,
     /// The robot the camera follows, if any.
     pub follow: RwSignal<Option<String>>,
+    /// Whether the world shown is the live lab's (or a recorded moment of it), which the
+    /// picked robot's glow and overlay belong to; not while an attempt's is shown.
+    pub live_world: RwSignal<bool>,
 }
 
 impl ViewState {
@@ -28,20 +33,24 @@ impl ViewState {
         ViewState {
             world: StoredValue::new(World::default()),
             body_count: RwSignal::new(0),
+            zone_count: RwSignal::new(0),
             view_options: RwSignal::new(ViewOptions::default()),
             follow: RwSignal::new(None),
+            live_world: RwSignal::new(true),
         }
     }
 
     /// Shows the scene of `snapshot` (the live one or a recorded moment's).
     pub fn show_scene(&self, snapshot: SceneSnapshot) {
-        let bodies = snapshot.bodies.len();
+        let (bodies, zones) = (snapshot.bodies.len(), snapshot.zones.len());
         self.world.update_value(|world| world.apply_snapshot(snapshot));
         self.body_count.set(bodies);
+        self.zone_count.set(zones);
     }
 
     /// The live scene, holding `robots`: a robot gone from it cannot be followed any more.
     pub fn take_live_scene(&self, snapshot: SceneSnapshot, robots: &[String]) {
+        self.live_world.set(true);
         if self.follow.get_untracked().is_some_and(|robot| !robots.contains(&robot)) {
             self.follow.set(None);
         }
