@@ -20,6 +20,7 @@ mod belief;
 mod camera_view;
 mod classroom;
 mod control;
+mod course;
 mod decode;
 mod frame;
 mod limits;
@@ -50,6 +51,13 @@ pub use classroom::{
     Participant, SyncMode, UserId, clean_display_name, clean_notice, visible_text,
 };
 pub use control::{ControlAction, LabMode, LabState, Rate, RateError, Role};
+pub use course::{
+    AddStudentRequest, Assignment, AssignmentRequest, ChallengeProgress, ClassOverview, ClassView, CreateClassRequest,
+    CreatedClass, EvaluateRequest, Evaluation, EvaluationStatus, GradeCell, GradeRow, GradeStatus, Gradebook,
+    LabOverview, MAX_CLASS_STUDENTS, MAX_PIN_DIGITS, MAX_TRIALS, MIN_PIN_DIGITS, RenameStudentRequest, RobotOverview,
+    SignInRequest, SignedIn, Student, StudentCredentials, StudentId, Submission, SubmitRobotRequest, TEACHER_ID, Trial,
+    valid_pin,
+};
 pub use decode::from_json_value;
 pub use frame::{BodyPose, Frame, FrameDecodeError, FrameDecoder, MAX_GRID_METRES, POSITION_RESOLUTION_M};
 pub use limits::*;

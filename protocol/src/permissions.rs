@@ -94,6 +94,22 @@ pub enum Action {
     SeeBoardRow,
     /// Start or stop the challenge live in the shared lab, for every robot.
     RunChallenge,
+    /// Read a class: its lessons and the assignments given to the caller.
+    SeeClass,
+    /// Enter a lesson of the class (a lab) without its join code.
+    EnterClassLab,
+    /// Add, rename, remove students and reset their PINs; read the class code.
+    ManageRoster,
+    /// Create the class's lessons and assignments, and change them.
+    ManageCourse,
+    /// Run submissions' evaluations again.
+    Evaluate,
+    /// See every lab of the class as it is now: who is there, every program's state.
+    SeeOverview,
+    /// Hand in a program for an assignment.
+    Submit,
+    /// See a student's submissions, grades and graded replays.
+    SeeGrades,
 }
 
 /// Whether an action concerns the whole lab or one robot.
@@ -103,6 +119,10 @@ pub enum Scope {
     Lab,
     /// One robot: its owner stands as [`Standing::Owner`].
     Robot,
+    /// A class as a whole (its teacher stands as [`Standing::Instructor`]).
+    Class,
+    /// One student's hand-ins and grades: she stands as [`Standing::Owner`].
+    Hand,
 }
 
 /// Who a caller is to what they act on.
@@ -147,6 +167,17 @@ impl Standing {
         }
     }
 
+    /// A caller's standing in a class: its teacher, one of its students toward what is
+    /// hers (`whose`, a student id) or not, or nobody.
+    pub fn in_class(teacher: bool, me: Option<crate::StudentId>, whose: Option<crate::StudentId>) -> Standing {
+        match (teacher, me) {
+            (true, _) => Standing::Instructor,
+            (false, None) => Standing::Anonymous,
+            (false, Some(me)) if whose == Some(me) => Standing::Owner,
+            (false, Some(_)) => Standing::Student,
+        }
+    }
+
     /// A short name, as the permission table in the docs writes it.
     pub fn name(self) -> &'static str {
         match self {
@@ -160,7 +191,7 @@ impl Standing {
 
 /// The table: for each action, whether each standing may take it, in the column order
 /// of [`Standing::ALL`] (instructor, owner, student, anonymous).
-const TABLE: [(Action, [bool; 4]); 27] = [
+const TABLE: [(Action, [bool; 4]); 35] = [
     //                         instr  owner  student anon
     (Action::Watch, [true, true, true, true]),
     (Action::ControlTime, [true, false, false, false]),
@@ -195,6 +226,17 @@ const TABLE: [(Action, [bool; 4]); 27] = [
     (Action::Attempt, [true, true, false, false]),
     (Action::SeeBoardRow, [true, true, false, false]),
     (Action::RunChallenge, [true, false, false, false]),
+    // A course: the class's teacher stands as the instructor, a student toward her own
+    // hand-ins and grades as their owner.
+    (Action::SeeClass, [true, false, true, false]),
+    (Action::EnterClassLab, [true, false, true, false]),
+    (Action::ManageRoster, [true, false, false, false]),
+    (Action::ManageCourse, [true, false, false, false]),
+    (Action::Evaluate, [true, false, false, false]),
+    (Action::SeeOverview, [true, false, false, false]),
+    // A hand-in is the student's own work: the teacher grades it, never writes it.
+    (Action::Submit, [false, true, false, false]),
+    (Action::SeeGrades, [true, true, false, false]),
 ];
 
 /// Why an action was refused: what the caller is missing.
@@ -221,6 +263,9 @@ impl Denial {
     /// The sentence a caller reads: `action` on `robot` (if the action concerns one).
     pub fn explain(self, action: Action, robot: Option<&str>) -> String {
         let what = action.describe();
+        if matches!(action.scope(), Scope::Class | Scope::Hand) {
+            return self.explain_in_class(what);
+        }
         let robot = robot.unwrap_or("this robot");
         match self {
             Denial::NeedsSession if action.scope() == Scope::Robot => {
@@ -239,9 +284,24 @@ impl Denial {
     }
 }
 
+impl Denial {
+    /// The sentence of a class's refusal.
+    fn explain_in_class(self, what: &str) -> String {
+        match self {
+            Denial::NeedsSession => format!("to {what} you need to sign in to the class (code, name and PIN)"),
+            Denial::NeedsInstructorToken => {
+                format!("to {what} you need the teacher's token (Authorization: Bearer <token>)")
+            }
+            Denial::InstructorOnly => format!("only the class's teacher may {what}"),
+            Denial::NotTheOwner => format!("only the student herself or the teacher may {what}"),
+            Denial::OwnerOnly => format!("only the student herself may {what}"),
+        }
+    }
+}
+
 impl Action {
     /// Every action, in the table's order.
-    pub const ALL: [Action; 27] = {
+    pub const ALL: [Action; 35] = {
         let mut all = [Action::Watch; TABLE.len()];
         let mut i = 0;
         while i < TABLE.len() {
@@ -281,6 +341,13 @@ impl Action {
             | Action::AttachController
             | Action::Attempt
             | Action::SeeBoardRow => Scope::Robot,
+            Action::SeeClass
+            | Action::EnterClassLab
+            | Action::ManageRoster
+            | Action::ManageCourse
+            | Action::Evaluate
+            | Action::SeeOverview => Scope::Class,
+            Action::Submit | Action::SeeGrades => Scope::Hand,
         }
     }
 
@@ -314,7 +381,20 @@ impl Action {
             Action::Attempt => "try it at the challenge",
             Action::SeeBoardRow => "see their row of the challenge board",
             Action::RunChallenge => "run the challenge live",
+            Action::SeeClass => "see the class",
+            Action::EnterClassLab => "enter the class's labs",
+            Action::ManageRoster => "manage the class's students",
+            Action::ManageCourse => "create and change the class's lessons and assignments",
+            Action::Evaluate => "evaluate submissions",
+            Action::SeeOverview => "see the class's overview",
+            Action::Submit => "hand in a program for it",
+            Action::SeeGrades => "see these grades",
         }
+    }
+
+    /// Whether it concerns something somebody owns (a robot, a student's hand-ins).
+    fn owned(self) -> bool {
+        matches!(self.scope(), Scope::Robot | Scope::Hand)
     }
 
     /// Whether a caller of this standing may take this action.
@@ -332,10 +412,8 @@ impl Action {
         Err(match standing {
             Standing::Anonymous if instructor_only => Denial::NeedsInstructorToken,
             Standing::Anonymous => Denial::NeedsSession,
-            Standing::Student if self.scope() == Scope::Robot && self.allows(Standing::Instructor) => {
-                Denial::NotTheOwner
-            }
-            Standing::Student if self.scope() == Scope::Robot => Denial::OwnerOnly,
+            Standing::Student if self.owned() && self.allows(Standing::Instructor) => Denial::NotTheOwner,
+            Standing::Student if self.owned() => Denial::OwnerOnly,
             Standing::Student => Denial::InstructorOnly,
             Standing::Instructor => Denial::OwnerOnly,
             // An owner is refused nothing but the lab's own business, which has no owner.
@@ -359,12 +437,34 @@ mod tests {
 
     #[test]
     fn nobody_owns_the_lab_itself() {
-        for action in Action::ALL.into_iter().filter(|a| a.scope() == Scope::Lab) {
+        for action in Action::ALL.into_iter().filter(|a| matches!(a.scope(), Scope::Lab | Scope::Class)) {
             assert!(
                 !action.allows(Standing::Owner) || action == Action::Watch,
                 "{action:?}: an owner standing only exists toward a robot"
             );
         }
+    }
+
+    #[test]
+    fn a_class_is_its_teachers_and_a_hand_in_its_students() {
+        let teacher = Standing::in_class(true, None, Some(3));
+        let ana = Standing::in_class(false, Some(3), Some(3));
+        let ben = Standing::in_class(false, Some(4), Some(3));
+        let nobody = Standing::in_class(false, None, Some(3));
+        assert_eq!(
+            (teacher, ana, ben, nobody),
+            (Standing::Instructor, Standing::Owner, Standing::Student, Standing::Anonymous)
+        );
+        assert!(Action::SeeGrades.allows(teacher) && Action::SeeGrades.allows(ana));
+        assert_eq!(Action::SeeGrades.check(ben), Err(Denial::NotTheOwner));
+        assert_eq!(Action::Submit.check(teacher), Err(Denial::OwnerOnly));
+        assert_eq!(Action::Evaluate.check(ben), Err(Denial::InstructorOnly));
+        assert_eq!(Action::ManageRoster.check(nobody), Err(Denial::NeedsInstructorToken));
+        assert_eq!(Action::SeeClass.check(nobody), Err(Denial::NeedsSession));
+        assert_eq!(
+            Denial::InstructorOnly.explain(Action::Evaluate, None),
+            "only the class's teacher may evaluate submissions"
+        );
     }
 
     #[test]

@@ -150,6 +150,12 @@ impl Participants {
         if normalise_code(code) != self.join_code {
             return Err(JoinError::WrongCode);
         }
+        self.admit(name, max)
+    }
+
+    /// Admits a student under `name` (made unique) without the join code: a student of
+    /// the lab's class, known to the class already (`max` as for [`Participants::join`]).
+    pub fn admit(&mut self, name: &str, max: usize) -> Result<(UserId, String), JoinError> {
         let name = clean_display_name(name).ok_or(JoinError::BadName)?;
         let max = max.min(MAX_PARTICIPANTS);
         if self.students.len() >= max {
@@ -178,6 +184,11 @@ impl Participants {
     pub fn forget(&mut self, id: UserId) -> bool {
         self.online.remove(&id);
         self.students.remove(&id).is_some()
+    }
+
+    /// Gives student `id` a new display name (her class renamed her); whether she is here.
+    pub fn rename(&mut self, id: UserId, name: &str) -> bool {
+        self.students.get_mut(&id).map(|person| person.name = name.to_owned()).is_some()
     }
 
     /// A participant's display name.

@@ -8,17 +8,46 @@ use super::{Classroom, ClassroomError};
 use vlab_lab::{Caller, LabError, LabHandle};
 
 impl Classroom {
+    /// `Ok` when `key` is the server's key (creating `what`, "a lab" or "a class",
+    /// needs it).
+    pub fn require_server_key(&self, key: Option<&str>, what: &str) -> Result<(), ClassroomError> {
+        let allowed = match (key, self.server_key) {
+            (Some(key), Some(server_key)) => server_key.matches(key),
+            _ => false,
+        };
+        if allowed {
+            return Ok(());
+        }
+        Err(ClassroomError::NeedsServerKey(match key {
+            None => format!(
+                "creating {what} needs the server's key (Authorization: Bearer <key>): the token the server printed for the demo lab"
+            ),
+            Some(_) => format!(
+                "that is not this server's key: creating {what} needs the token the server printed for the demo lab"
+            ),
+        }))
+    }
+
     /// Who the bearer of `token` is in `lab` (no token: a viewer). An unknown token is
     /// refused rather than quietly read as a viewer, so a mistyped instructor token is
     /// noticed.
     pub fn caller(&self, lab: &LabHandle, token: Option<&str>) -> Result<Caller, ClassroomError> {
-        lab.people().caller(token).ok_or_else(|| ClassroomError::UnknownToken { lab: lab.id().to_owned() })
+        lab.people()
+            .caller(token)
+            .or_else(|| self.class_member(lab, token?))
+            .ok_or_else(|| ClassroomError::UnknownToken { lab: lab.id().to_owned() })
+    }
+
+    /// A student of the lab's class by her class session, once she entered the lab.
+    fn class_member(&self, lab: &LabHandle, token: &str) -> Option<Caller> {
+        let user = self.course.lab_member(lab.id(), token)?;
+        lab.people().name_of(user).map(|_| Caller::Student(user))
     }
 
     /// Who the bearer of `token` is, for reading only: a token of another lab reads as a
     /// viewer.
     pub fn reader(&self, lab: &LabHandle, token: Option<&str>) -> Caller {
-        lab.people().caller(token).unwrap_or(Caller::Viewer)
+        self.caller(lab, token).unwrap_or(Caller::Viewer)
     }
 }
 

@@ -178,6 +178,11 @@ impl ClassroomAttempts<'_> {
         Ok(self.report_of(id, &tried))
     }
 
+    /// Every kept attempt at lab `lab`'s challenge, newest first.
+    pub fn rows_of(self, lab: &str) -> Result<Vec<AttemptRow>, ClassroomError> {
+        Ok(self.classroom.attempts.kept(|store| store.rows(lab, None))?)
+    }
+
     /// `GET /api/labs/{lab}/attempts/{id}` (the robot's owner or the instructor).
     pub fn report(self, lab: &LabHandle, caller: Caller, id: AttemptId) -> Result<AttemptReport, ClassroomError> {
         let tried = self.tried(lab, caller, id)?;

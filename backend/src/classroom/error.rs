@@ -29,9 +29,21 @@ pub enum ClassroomError {
         /// The robot acted on, for robot actions.
         robot: Option<String>,
     },
-    /// Creating a lab needs the server's key.
+    /// Creating a lab or a class needs the server's key.
     #[error("{0}")]
-    NeedsServerKey(&'static str),
+    NeedsServerKey(String),
+    /// No class of that id (or code) on this server.
+    #[error("{0}")]
+    NoClass(String),
+    /// The token means nothing in this class.
+    #[error("this token is not valid in class '{class}': sign in again")]
+    UnknownClassToken {
+        /// The class.
+        class: String,
+    },
+    /// A sign-in refused: a wrong PIN, a used link.
+    #[error("{0}")]
+    SignIn(String),
     /// A rule of the lab refuses it (uploads locked, quota reached).
     #[error("{0}")]
     Forbidden(String),

@@ -49,21 +49,20 @@ impl ClassroomLabs<'_> {
     /// kept before it is announced.
     pub async fn create(self, key: Option<&str>, request: CreateLabRequest) -> Result<CreatedLab, ClassroomError> {
         if !self.classroom.open_labs {
-            let allowed = match (key, self.classroom.server_key) {
-                (Some(key), Some(server_key)) => server_key.matches(key),
-                _ => false,
-            };
-            if !allowed {
-                return Err(ClassroomError::NeedsServerKey(match key {
-                    None => {
-                        "creating a lab needs the server's key (Authorization: Bearer <key>): the token the server printed for the demo lab"
-                    }
-                    Some(_) => {
-                        "that is not this server's key: creating labs needs the token the server printed for the demo lab"
-                    }
-                }));
-            }
+            self.classroom.require_server_key(key, "a lab")?;
         }
+        let instructor_token = new_token();
+        self.create_for(request, TokenDigest::of(&instructor_token), instructor_token).await
+    }
+
+    /// A new lab whose instructor holds the token of digest `instructor` (given back in
+    /// the answer as `instructor_token`: a new lab's own, or a class teacher's).
+    pub(super) async fn create_for(
+        self,
+        request: CreateLabRequest,
+        instructor: TokenDigest,
+        instructor_token: String,
+    ) -> Result<CreatedLab, ClassroomError> {
         let name = clean_display_name(&request.name).ok_or_else(|| {
             ClassroomError::Invalid(format!("a lab needs a name of 1 to {} characters", vlab_protocol::MAX_NAME_CHARS))
         })?;
@@ -85,11 +84,10 @@ impl ClassroomLabs<'_> {
         };
         let model = self.build_scene(&scene, seed).await?;
         let id = self.unique_id(&name);
-        let instructor_token = new_token();
         let record = LabRecord {
             id: id.clone(),
             name: name.clone(),
-            instructor: TokenDigest::of(&instructor_token),
+            instructor,
             seed,
             join_code: new_join_code(),
             scene,

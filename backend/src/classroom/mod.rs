@@ -14,6 +14,7 @@ mod access;
 pub mod attempts;
 mod board;
 mod clock;
+pub mod course;
 mod error;
 pub mod export;
 mod labs;
@@ -107,7 +108,8 @@ pub struct Classroom {
     budget: UploadBudget,
     server_key: Option<TokenDigest>,
     open_labs: bool,
-    store: Option<Mutex<Store>>,
+    store: Option<Arc<Mutex<Store>>>,
+    course: course::Course,
     recordings: Option<Recordings>,
     compiler: Compiler,
     attempts: attempts::Attempts,
@@ -122,6 +124,13 @@ impl Classroom {
             // An in-memory SQLite that does not open means the machine is out of memory.
             Recordings::start(store.expect("an in-memory recordings store opens"), budget, config.exports)
         });
+        let store = config.store.map(|store| Arc::new(Mutex::new(store)));
+        // Without a database a course lives in memory, as labs do.
+        let course_store = store
+            .clone()
+            .unwrap_or_else(|| Arc::new(Mutex::new(Store::in_memory().expect("an in-memory SQLite opens"))));
+        let course = course::Course::load(course_store)
+            .unwrap_or_else(|error| panic!("the classes in the database cannot be read: {error}"));
         Classroom {
             registry: Labs::default(),
             library: config.library,
@@ -130,7 +139,8 @@ impl Classroom {
             budget: UploadBudget::default(),
             server_key: config.server_key,
             open_labs: config.open_labs,
-            store: config.store.map(Mutex::new),
+            store,
+            course,
             recordings,
             compiler: Compiler::new(config.compile_cache, config.compile_limits.unwrap_or_default()),
             attempts: attempts::Attempts::new(config.attempts),
@@ -145,6 +155,11 @@ impl Classroom {
     /// Who takes part: joining, removals, join codes, settings, notices.
     pub fn people(&self) -> ClassroomPeople<'_> {
         ClassroomPeople { classroom: self }
+    }
+
+    /// Its classes: rosters, sign-ins, lessons, assignments, grades.
+    pub fn course(&self) -> course::ClassroomCourse<'_> {
+        course::ClassroomCourse { classroom: self }
     }
 
     /// Its labs' clocks.

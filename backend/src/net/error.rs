@@ -72,8 +72,10 @@ impl AppError {
             AppError::Classroom(error) => error,
         };
         match classroom {
-            C::NoLab(_) | C::NotFound(_) => plain(StatusCode::NOT_FOUND, ErrorCode::NotFound),
-            C::UnknownToken { .. } | C::NeedsServerKey(_) => plain(StatusCode::UNAUTHORIZED, ErrorCode::Unauthorized),
+            C::NoLab(_) | C::NoClass(_) | C::NotFound(_) => plain(StatusCode::NOT_FOUND, ErrorCode::NotFound),
+            C::UnknownToken { .. } | C::UnknownClassToken { .. } | C::NeedsServerKey(_) | C::SignIn(_) => {
+                plain(StatusCode::UNAUTHORIZED, ErrorCode::Unauthorized)
+            }
             C::Denied { denial, .. } if denial.is_unauthenticated() => {
                 plain(StatusCode::UNAUTHORIZED, ErrorCode::Unauthorized)
             }

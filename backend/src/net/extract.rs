@@ -42,6 +42,35 @@ pub struct ReaderIn {
     pub caller: Caller,
 }
 
+/// The class of the path (`{class}`), who is calling in it, and the token they called
+/// with; an unknown token is refused (401).
+pub struct InClass {
+    /// The class's id.
+    pub class: String,
+    /// Who is calling.
+    pub caller: crate::classroom::course::ClassCaller,
+    /// The bearer token, if any.
+    pub token: Option<String>,
+}
+
+impl FromRequestParts<Arc<AppState>> for InClass {
+    type Rejection = AppError;
+
+    async fn from_request_parts(parts: &mut Parts, app: &Arc<AppState>) -> Result<InClass, AppError> {
+        let params = RawPathParams::from_request_parts(parts, app)
+            .await
+            .map_err(|e| AppError::BadRequest(format!("unreadable path: {e}")))?;
+        let class = params
+            .iter()
+            .find(|(name, _)| *name == "class")
+            .map(|(_, value)| value.to_owned())
+            .ok_or_else(|| AppError::Internal("this route has no {class}".into()))?;
+        let token = bearer_token(&parts.headers)?.map(str::to_owned);
+        let caller = app.classroom.course().caller(&class, token.as_deref())?;
+        Ok(InClass { class, caller, token })
+    }
+}
+
 /// The bearer token, if any (for requests not about one lab: creating one).
 pub struct Bearer(pub Option<String>);
 
@@ -119,6 +148,18 @@ impl Example for vlab_protocol::ControlAction {
 }
 impl Example for vlab_protocol::CreateLabRequest {
     const EXAMPLE: &'static str = r#"{"name": "Physics 1", "scene": "diffbot"}"#;
+}
+impl Example for vlab_protocol::CreateClassRequest {
+    const EXAMPLE: &'static str = r#"{"name": "Robotics 2B"}"#;
+}
+impl Example for vlab_protocol::SignInRequest {
+    const EXAMPLE: &'static str = r#"{"class_code": "K7MPQ2XY", "name": "Ana", "pin": "4821"} or {"link": "<token>"}"#;
+}
+impl Example for vlab_protocol::AddStudentRequest {
+    const EXAMPLE: &'static str = r#"{"name": "Ana"}"#;
+}
+impl Example for vlab_protocol::RenameStudentRequest {
+    const EXAMPLE: &'static str = r#"{"name": "Ana Lima"}"#;
 }
 impl Example for vlab_protocol::JoinRequest {
     const EXAMPLE: &'static str = r#"{"join_code": "K7MP3Q", "name": "Ana"}"#;

@@ -231,7 +231,7 @@ impl RateLimits {
 fn kind_of(method: &Method, route: &str) -> Option<Kind> {
     let route = route.strip_prefix("/api").unwrap_or(route);
     match (method.as_str(), route) {
-        ("POST", "/join" | "/labs/{lab}/join") => Some(Kind::Join),
+        ("POST", "/join" | "/labs/{lab}/join" | "/classes/sign-in" | "/labs/{lab}/enter") => Some(Kind::Join),
         ("POST", "/labs/{lab}/robots" | "/labs/{lab}/scene") | ("PUT", "/labs/{lab}/robots/{robot}/program") => {
             Some(Kind::Upload)
         }

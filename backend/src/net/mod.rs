@@ -8,6 +8,7 @@
 //! address; docs/operations.md).
 
 mod attempts;
+mod classes;
 mod error;
 mod examples;
 mod extract;
@@ -69,6 +70,18 @@ pub fn app(state: Arc<AppState>) -> Router {
         .route("/labs/{lab}/join", post(labs::join_lab))
         .route("/join", post(labs::join_by_code))
         .route("/scenes", get(labs::list_scenes))
+        .route("/classes", post(classes::create_class))
+        .route("/classes/sign-in", post(classes::sign_in))
+        .route("/classes/{class}", get(classes::get_class))
+        .route("/classes/{class}/students", get(classes::roster).post(classes::add_student))
+        .route(
+            "/classes/{class}/students/{id}",
+            axum::routing::patch(classes::rename_student).delete(classes::remove_student),
+        )
+        .route("/classes/{class}/students/{id}/reset", post(classes::reset_student))
+        .route("/classes/{class}/labs", post(classes::create_lesson))
+        .route("/classes/{class}/overview", get(classes::overview))
+        .route("/labs/{lab}/enter", post(classes::enter_lesson))
         .route("/examples", get(examples::list_examples))
         .route("/program-types", get(programs::program_types))
         .route("/labs/{lab}/participants", get(labs::participants))

@@ -9,6 +9,7 @@
 //! tools. Neither it nor its backups hold a token anybody could use.
 
 pub mod attempts;
+pub mod classes;
 mod compaction;
 mod insertions;
 pub mod recordings;
@@ -19,6 +20,7 @@ use std::path::{Path, PathBuf};
 use rusqlite::{Connection, OptionalExtension, params};
 
 pub use attempts::{AttemptRow, AttemptStore, attempts_file_of};
+pub use classes::{ClassRecord, StudentRecord};
 pub use recordings::{ChunkRow, RecordingStore, recordings_file_of};
 
 use vlab_lab::secret::TokenDigest;
@@ -68,7 +70,7 @@ pub enum StoreError {
     },
 }
 
-const SCHEMA_VERSION: i64 = 5;
+const SCHEMA_VERSION: i64 = 6;
 
 /// A lab as stored.
 #[derive(Clone, Debug, PartialEq, Eq)]

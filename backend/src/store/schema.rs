@@ -6,6 +6,94 @@ use rusqlite::params;
 use super::{SCHEMA_VERSION, Store, StoreError};
 use vlab_lab::secret::TokenDigest;
 
+/// Step 6: a course (docs/classroom.md, "Running a course"). Classes with their teacher
+/// (a token's digest) and code; students on a roster (PINs and one-time links as
+/// digests, removed ones kept so their grades stay readable); class sessions (digests);
+/// the labs a class owns and who each of its students is in each; assignments (their
+/// hidden trials' seeds as JSON); submissions with their files; evaluations (their trials
+/// as JSON) and each trial's replay (zstd-compressed JSON). Times are Unix seconds.
+const COURSE_TABLES: &str = "BEGIN;
+     CREATE TABLE IF NOT EXISTS classes (
+         id             TEXT PRIMARY KEY,
+         name           TEXT NOT NULL,
+         code           TEXT NOT NULL UNIQUE,
+         teacher_digest TEXT NOT NULL,
+         created_at     INTEGER NOT NULL
+     );
+     CREATE TABLE IF NOT EXISTS students (
+         class       TEXT NOT NULL REFERENCES classes(id),
+         id          INTEGER NOT NULL,
+         name        TEXT NOT NULL,
+         pin_digest  TEXT,
+         link_digest TEXT,
+         removed     INTEGER NOT NULL DEFAULT 0,
+         PRIMARY KEY (class, id)
+     );
+     CREATE TABLE IF NOT EXISTS class_sessions (
+         digest     TEXT PRIMARY KEY,
+         class      TEXT NOT NULL,
+         student    INTEGER NOT NULL,
+         created_at INTEGER NOT NULL
+     );
+     CREATE TABLE IF NOT EXISTS class_labs (
+         lab   TEXT PRIMARY KEY,
+         class TEXT NOT NULL
+     );
+     CREATE TABLE IF NOT EXISTS class_lab_members (
+         lab     TEXT NOT NULL,
+         student INTEGER NOT NULL,
+         user_id INTEGER NOT NULL,
+         PRIMARY KEY (lab, student)
+     );
+     CREATE TABLE IF NOT EXISTS assignments (
+         id              INTEGER PRIMARY KEY AUTOINCREMENT,
+         class           TEXT NOT NULL,
+         title           TEXT NOT NULL,
+         challenge       TEXT NOT NULL,
+         challenge_title TEXT NOT NULL,
+         robot           TEXT NOT NULL,
+         points          REAL NOT NULL,
+         opens_at        INTEGER NOT NULL,
+         due_at          INTEGER,
+         seeds           TEXT NOT NULL,
+         students        TEXT,
+         version         INTEGER NOT NULL DEFAULT 1
+     );
+     CREATE TABLE IF NOT EXISTS submissions (
+         id           INTEGER PRIMARY KEY AUTOINCREMENT,
+         assignment   INTEGER NOT NULL REFERENCES assignments(id),
+         student      INTEGER NOT NULL,
+         submitted_at INTEGER NOT NULL,
+         late         INTEGER NOT NULL,
+         main_name    TEXT NOT NULL
+     );
+     CREATE TABLE IF NOT EXISTS submission_files (
+         submission INTEGER NOT NULL REFERENCES submissions(id),
+         name       TEXT NOT NULL,
+         bytes      BLOB NOT NULL,
+         PRIMARY KEY (submission, name)
+     );
+     CREATE TABLE IF NOT EXISTS evaluations (
+         id         INTEGER PRIMARY KEY AUTOINCREMENT,
+         submission INTEGER NOT NULL REFERENCES submissions(id),
+         version    INTEGER NOT NULL,
+         started_at INTEGER NOT NULL,
+         status     TEXT NOT NULL,
+         grade      REAL,
+         reason     TEXT,
+         trials     TEXT NOT NULL
+     );
+     CREATE TABLE IF NOT EXISTS trial_replays (
+         evaluation INTEGER NOT NULL REFERENCES evaluations(id),
+         number     INTEGER NOT NULL,
+         replay     BLOB NOT NULL,
+         PRIMARY KEY (evaluation, number)
+     );
+     CREATE INDEX IF NOT EXISTS submissions_by_assignment ON submissions (assignment, student);
+     CREATE INDEX IF NOT EXISTS evaluations_by_submission ON evaluations (submission);
+     PRAGMA user_version = 6;
+     COMMIT;";
+
 impl Store {
     /// Brings the file up to [`SCHEMA_VERSION`].
     pub(super) fn migrate(&mut self) -> Result<(), StoreError> {
@@ -96,6 +184,9 @@ impl Store {
         }
         if version < 5 && target >= 5 {
             self.hash_tokens()?;
+        }
+        if version < 6 && target >= 6 {
+            self.connection.execute_batch(COURSE_TABLES).map_err(self.sqlite())?;
         }
         Ok(())
     }

@@ -26,7 +26,7 @@ use vlab_protocol::{ClientMsg, ControlAction, ErrorBody, ErrorCode, INSTRUCTOR_I
 /// the lab as a whole a student who owns robots stands as a student (the docs' "owner ✓"
 /// for adding a robot is a student adding one), so no lab action but watching lists it.
 #[rustfmt::skip]
-const EXPECTED: [(Action, [bool; 4]); 27] = [
+const EXPECTED: [(Action, [bool; 4]); 35] = [
     //                          instructor owner  student anonymous
     (Action::Watch,            [true,      true,  true,   true ]),
     (Action::ControlTime,      [true,      false, false,  false]),
@@ -62,6 +62,16 @@ const EXPECTED: [(Action, [bool; 4]); 27] = [
     // docs/challenges.md: a participant's row is hers (unless the instructor shows names).
     (Action::SeeBoardRow,      [true,      true,  false,  false]),
     (Action::RunChallenge,     [true,      false, false,  false]),
+    // docs/classroom.md, "Running a course": the teacher stands as the instructor, a
+    // student toward her own hand-ins and grades as their owner (walked in courses.rs).
+    (Action::SeeClass,         [true,      false, true,   false]),
+    (Action::EnterClassLab,    [true,      false, true,   false]),
+    (Action::ManageRoster,     [true,      false, false,  false]),
+    (Action::ManageCourse,     [true,      false, false,  false]),
+    (Action::Evaluate,         [true,      false, false,  false]),
+    (Action::SeeOverview,      [true,      false, false,  false]),
+    (Action::Submit,           [false,     true,  false,  false]),
+    (Action::SeeGrades,        [true,      true,  false,  false]),
 ];
 
 /// The grid's answer for one cell.
@@ -390,9 +400,9 @@ impl Findings {
     fn assert_matches_the_table(self, actions: &[Action], transport: &str) {
         for action in actions {
             let standings: &[Standing] = match action.scope() {
-                Scope::Robot => &Standing::ALL,
-                // Toward the lab nobody stands as an owner.
-                Scope::Lab => &[Standing::Instructor, Standing::Student, Standing::Anonymous],
+                Scope::Robot | Scope::Hand => &Standing::ALL,
+                // Toward the lab (or the class) nobody stands as an owner.
+                Scope::Lab | Scope::Class => &[Standing::Instructor, Standing::Student, Standing::Anonymous],
             };
             for standing in standings {
                 assert!(self.checked.contains(&(*action, *standing)), "the walk missed {action:?} × {standing:?}");
@@ -446,9 +456,13 @@ async fn every_action_over_http_answers_as_the_permission_table_says() {
         findings.http(cell, status, &body);
     }
     // Keys and beliefs travel over the websocket only (beliefs: program_beliefs.rs, with
-    // a Python program that publishes one, each standing).
-    let actions: Vec<Action> =
-        Action::ALL.into_iter().filter(|a| !matches!(a, Action::SendKeys | Action::SeeBelief)).collect();
+    // a Python program that publishes one, each standing); a class's actions are walked
+    // with a class (courses.rs).
+    let actions: Vec<Action> = Action::ALL
+        .into_iter()
+        .filter(|a| !matches!(a, Action::SendKeys | Action::SeeBelief))
+        .filter(|a| matches!(a.scope(), Scope::Lab | Scope::Robot))
+        .collect();
     findings.assert_matches_the_table(&actions, "HTTP");
 }
 

@@ -42,6 +42,22 @@ impl LabPeople<'_> {
         self.lab.participants.write().expect("participants lock").join(code, name, max)
     }
 
+    /// Admits a student of the lab's class under `name`, without the join code (the
+    /// class knows her), within the settings' `max_participants`.
+    pub fn admit_member(self, name: &str) -> Result<(UserId, String), JoinError> {
+        let max = self.lab.settings().max_participants as usize;
+        self.lab.participants.write().expect("participants lock").admit(name, max)
+    }
+
+    /// Gives student `id` a new display name and tells everybody; whether she is here.
+    pub fn rename(self, id: UserId, name: &str) -> bool {
+        let renamed = self.lab.participants.write().expect("participants lock").rename(id, name);
+        if renamed {
+            self.broadcast_presence();
+        }
+        renamed
+    }
+
     /// Takes back an admission that could not be kept.
     pub fn forget(self, id: UserId) {
         self.lab.participants.write().expect("participants lock").forget(id);
