@@ -1,4 +1,4 @@
-//! The root component: reads the page URL and shows the landing page, the create page, or a lab (session, websocket client, layout).
+//! The root component: reads the page URL and shows the landing page, the create page, a class, or a lab (session, websocket client, layout).
 
 use std::rc::Rc;
 
@@ -10,6 +10,7 @@ use crate::challenge::attempt_replay_bar;
 use crate::classroom::client::stored_session;
 use crate::classroom::{ClassPanel, CreateLabPage, LandingPage, NoticeBanner};
 use crate::connection::{ErrorBanner, LabSession};
+use crate::course::ClassPage;
 use crate::features::Features;
 use crate::inspector::RobotPanel;
 use crate::page::{PageParams, Route, lab_query};
@@ -28,9 +29,15 @@ pub fn App() -> impl IntoView {
     match Route::from_query(&search) {
         Route::Landing => view! { <Part what="the start page" load=|| Box::pin(landing_page()) /> }.into_any(),
         Route::Create => view! { <Part what="the new lab form" load=|| Box::pin(create_lab_page()) /> }.into_any(),
+        Route::Class(params) => {
+            // A part's function takes no arguments: the class page finds them in the context.
+            provide_context(params);
+            view! { <Part what="the class page" load=|| Box::pin(class_page()) /> }.into_any()
+        }
         Route::Lab(params) => view! { <LabPage params=params /> }.into_any(),
     }
 }
+
 
 /// A lab: toolbar on top, the class panel at the left edge, the 3D view filling the rest
 /// (the banners over its top edge, the timeline or an attempt's replay under it), the scene editor or the robot upload beside it when
@@ -116,7 +123,8 @@ fn LabPage(mut params: PageParams) -> impl IntoView {
 }
 
 // The parts of the page that are fetched when first shown (`ui::part`): the start
-// pages, which a lab's page never shows, and the two forms, which open on demand.
+// pages and the class page, which a lab's page never shows, and the two forms, which
+// open on demand.
 
 #[wasm_split(landing, fallible)]
 fn landing_page() -> Result<AnyView, PartNotLoaded> {
@@ -126,6 +134,11 @@ fn landing_page() -> Result<AnyView, PartNotLoaded> {
 #[wasm_split(landing, fallible)]
 fn create_lab_page() -> Result<AnyView, PartNotLoaded> {
     Ok(view! { <CreateLabPage /> }.into_any())
+}
+
+#[wasm_split(class_page, fallible)]
+fn class_page() -> Result<AnyView, PartNotLoaded> {
+    Ok(view! { <ClassPage /> }.into_any())
 }
 
 #[wasm_split(scene_editor, fallible)]

@@ -10,7 +10,8 @@
 //! [`classroom`] (landing, joining, people, instructor tools), [`inspector`] (the Robots
 //! panel), [`view3d`] (the 3D view), [`timeline`] (scrubbing the recording, replay,
 //! downloads), [`challenge`] (the lab's challenge: its panel, attempts, board and
-//! replays); `ui` holds the pieces several of them share.
+//! replays), [`course`] (classes: signing in, the class page, assignments, grades);
+//! `ui` holds the pieces several of them share.
 //!
 //! Native vs web: in every folder the pure modules (no DOM, no GL, no clock) are public
 //! and tested on the host with `cargo test -p vlab-frontend`. The rest only builds for
@@ -21,6 +22,7 @@ pub mod api;
 pub mod challenge;
 pub mod classroom;
 pub mod connection;
+pub mod course;
 pub mod inspector;
 pub mod page;
 pub mod programs;

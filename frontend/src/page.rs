@@ -1,4 +1,4 @@
-//! What the page URL asks for (`/?lab=<id>&token=<token>`) and the websocket URL that follows from it.
+//! What the page URL asks for (`/?lab=<id>&token=<token>`, `/?class=<id>&token=<token>`) and the websocket URL that follows from it.
 
 use vlab_protocol::{PROTOCOL_QUERY_PARAM, PROTOCOL_VERSION};
 
@@ -59,31 +59,99 @@ impl PageParams {
 }
 
 /// What the page URL shows: the landing page (no lab named), the create page
-/// (`?create`), or a lab.
+/// (`?create`), a class, or a lab.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Route {
     /// What VLab is, the open labs, the join form.
     Landing,
     /// The instructor's form that creates a lab.
     Create,
+    /// A class's page (`?class=<id>`), or one of its graded trials replayed.
+    Class(ClassParams),
     /// A lab's live view.
     Lab(PageParams),
 }
 
 impl Route {
-    /// Reads `location.search`: `?create` wins, then a non-empty `lab`, else the landing page.
+    /// Reads `location.search`: `?create` wins, then a non-empty `class`, then a
+    /// non-empty `lab`, else the landing page.
     pub fn from_query(search: &str) -> Route {
         let mut has_lab = false;
+        let mut class = None;
         for pair in search.trim_start_matches('?').split('&') {
             let (key, value) = pair.split_once('=').unwrap_or((pair, ""));
             match percent_decode(key).as_str() {
                 "create" => return Route::Create,
                 "lab" if !percent_decode(value).is_empty() => has_lab = true,
+                "class" if !percent_decode(value).is_empty() => class = Some(percent_decode(value)),
                 _ => {}
             }
         }
+        if let Some(class) = class {
+            return Route::Class(ClassParams::from_query(class, search));
+        }
         if has_lab { Route::Lab(PageParams::from_query(search)) } else { Route::Landing }
     }
+}
+
+/// What a class page's URL carries besides the class.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ClassParams {
+    /// The class's id, as in `/api/classes/{class}`.
+    pub class: String,
+    /// The class session's bearer token (the teacher's or a student's).
+    pub token: Option<String>,
+    /// A one-time sign-in link's token, traded for a session on arrival.
+    pub link: Option<String>,
+    /// A graded trial to replay instead of the class page: evaluation and trial number.
+    pub replay: Option<(i64, u32)>,
+}
+
+impl ClassParams {
+    fn from_query(class: String, search: &str) -> ClassParams {
+        let mut params = ClassParams { class, token: None, link: None, replay: None };
+        for pair in search.trim_start_matches('?').split('&') {
+            let (key, value) = pair.split_once('=').unwrap_or((pair, ""));
+            let value = percent_decode(value);
+            if value.is_empty() {
+                continue;
+            }
+            match percent_decode(key).as_str() {
+                "token" => params.token = Some(value),
+                "link" => params.link = Some(value),
+                "replay" => params.replay = parse_trial(&value),
+                _ => {}
+            }
+        }
+        params
+    }
+}
+
+/// `<evaluation>/<trial>` as the two numbers; `None` when it is not that.
+fn parse_trial(text: &str) -> Option<(i64, u32)> {
+    let (evaluation, trial) = text.split_once('/')?;
+    Some((evaluation.parse().ok()?, trial.parse().ok()?))
+}
+
+/// `?class=<class>[&token=<token>]`: the query of a class's page.
+pub fn class_query(class: &str, token: Option<&str>) -> String {
+    let mut query = format!("?class={}", percent_encode(class));
+    if let Some(token) = token {
+        query.push_str("&token=");
+        query.push_str(&percent_encode(token));
+    }
+    query
+}
+
+/// `?class=<class>&replay=<evaluation>/<trial>`: a graded trial's replay, on its own page
+/// (the tab keeps the class's token, as on the class page).
+pub fn trial_replay_query(class: &str, evaluation: i64, trial: u32) -> String {
+    format!("{}&replay={evaluation}/{trial}", class_query(class, None))
+}
+
+/// `/api/classes/<class>` and what hangs under it (`suffix` starts with `/`, or is empty).
+pub fn class_api_path(class: &str, suffix: &str) -> String {
+    format!("/api/classes/{}{suffix}", percent_encode(class))
 }
 
 /// `?lab=<lab>[&token=<token>]`: the query of a lab's page.
@@ -195,6 +263,34 @@ mod tests {
         assert_eq!(lab_query("demo", None), "?lab=demo");
         assert_eq!(lab_api_path("a b", "/settings"), "/api/labs/a%20b/settings");
         assert_eq!(robot_api_path("demo", "bot/1", "/reset"), "/api/labs/demo/robots/bot%2F1/reset");
+    }
+
+    #[test]
+    fn a_class_wins_over_a_lab_and_carries_its_token_link_and_replay() {
+        assert_eq!(
+            Route::from_query("?class=robotics-2b&token=t%2B1"),
+            Route::Class(ClassParams {
+                class: "robotics-2b".into(),
+                token: Some("t+1".into()),
+                link: None,
+                replay: None
+            })
+        );
+        assert_eq!(
+            Route::from_query("?lab=demo&class=c&link=L&replay=12%2F3"),
+            Route::Class(ClassParams { class: "c".into(), token: None, link: Some("L".into()), replay: Some((12, 3)) })
+        );
+        assert_eq!(Route::from_query("?class=c&replay=12"), Route::Class(ClassParams {
+            class: "c".into(),
+            token: None,
+            link: None,
+            replay: None
+        }));
+        assert_eq!(Route::from_query("?class=&lab=demo"), Route::Lab(PageParams { lab: "demo".into(), token: None }));
+        assert_eq!(Route::from_query("?class=c&create"), Route::Create);
+        assert_eq!(class_query("a b", Some("t/k")), "?class=a%20b&token=t%2Fk");
+        assert_eq!(trial_replay_query("c", 7, 2), "?class=c&replay=7/2");
+        assert_eq!(class_api_path("a b", "/grades"), "/api/classes/a%20b/grades");
     }
 
     #[test]

@@ -8,9 +8,10 @@
 //! [`replay`] (an attempt's scene and its moment at any time as a frame), [`watch`]
 //! (live → watching an attempt → returning → live, and what live messages still move).
 //! Web only: `client` (the requests), `state` (the board, attempts, polling, the replay
-//! shown), and the parts fetched when first shown (`parts`): `panel` with
-//! `attempt_list`, `board_table`, `board_visibility` and `live_run`, and `replay_bar`
-//! under the view.
+//! shown), `player` (what plays a replay, here and on a class's page), and the parts
+//! fetched when first shown (`parts`): `panel` with `attempt_list`, `board_table`,
+//! `board_visibility` and `live_run`, and `replay_bar` under the view (the class page's
+//! graded trials use its `ReplayBar` too).
 
 pub mod attempts;
 pub mod replay;
@@ -32,11 +33,17 @@ mod panel;
 #[cfg(target_arch = "wasm32")]
 mod parts;
 #[cfg(target_arch = "wasm32")]
+mod player;
+#[cfg(target_arch = "wasm32")]
 mod replay_bar;
 #[cfg(target_arch = "wasm32")]
 mod state;
 
 #[cfg(target_arch = "wasm32")]
 pub(crate) use self::parts::{attempt_replay_bar, challenge_panel};
+#[cfg(target_arch = "wasm32")]
+pub(crate) use self::player::ReplayPlayer;
+#[cfg(target_arch = "wasm32")]
+pub(crate) use self::replay_bar::ReplayBar;
 #[cfg(target_arch = "wasm32")]
 pub(crate) use self::state::ChallengeState;

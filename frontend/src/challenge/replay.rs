@@ -24,6 +24,11 @@ impl ReplayTrack {
         self.replay.attempt.id
     }
 
+    /// The challenge's title.
+    pub fn challenge(&self) -> &str {
+        &self.replay.attempt.challenge
+    }
+
     /// The attempt's world, with the zones as its seed drew them.
     pub fn scene(&self) -> SceneSnapshot {
         SceneSnapshot { zones: self.replay.zones.clone(), ..self.replay.snapshot.clone() }
@@ -115,6 +120,7 @@ mod tests {
         assert_eq!((scene.epoch, scene.zones.len()), (3, 1));
         assert_eq!(track().duration(), 0.2);
         assert_eq!(track().attempt(), 12);
+        assert_eq!(track().challenge(), "Park");
     }
 
     #[test]

@@ -1,6 +1,7 @@
-//! The bar under the 3D view while an attempt's replay is shown in place of the live
-//! lab: "Back to the lab", play/pause, a slider over the attempt's time, the time shown
-//! against its length, and what happened (a click on an event goes there).
+//! The bar under the 3D view while an attempt's replay is shown (in place of the live
+//! lab, or a graded trial's on a class's page): the way back, play/pause, a slider over
+//! the attempt's time, the time shown against its length, and what happened (a click on
+//! an event goes there).
 //!
 //! Playing moves the time by the wall time that passed, checked every [`TICK`]; it
 //! stops at the end.
@@ -11,59 +12,81 @@ use leptos::prelude::*;
 use vlab_protocol::ReplayEvent;
 
 use super::ChallengeState;
-use super::replay::{ReplayTrack, advance, replay_time_text};
+use super::player::ReplayPlayer;
+use super::replay::{advance, replay_time_text};
 use crate::ui::ForEach;
 use crate::view3d::ViewState;
 
 /// How often a playing replay moves on.
 const TICK: Duration = Duration::from_millis(50);
 
-/// The bar; `data-time` is the time shown, seconds.
+/// The lab's bar: "Back to the lab" returns to the live lab.
 #[component]
 pub fn AttemptReplayBar() -> impl IntoView {
     let challenge = expect_context::<ChallengeState>();
-    let view_state = expect_context::<ViewState>();
-    let duration = move || challenge.replay.with(|track| track.as_ref().map_or(0.0, ReplayTrack::duration));
     let title =
-        move || challenge.replay.with(|track| track.as_ref().map(|t| format!("Replay of attempt #{}", t.attempt())));
-    let events = move || challenge.replay.with(|track| track.as_ref().map(|t| t.events().to_vec()).unwrap_or_default());
-    play_while_playing(challenge, view_state);
+        Signal::derive(move || challenge.player.replay.with(|t| t.as_ref().map(|t| format!("Replay of attempt #{}", t.attempt()))));
+    view! {
+        <ReplayBar
+            player=challenge.player
+            title
+            back_label="Back to the lab"
+            back_hint="Back to the live lab"
+            on_back=Callback::new(move |()| challenge.back_to_lab())
+        />
+    }
+}
+
+/// The bar of `player`'s replay in the [`ViewState`] of the context, titled `title`;
+/// `on_back` leaves it. `data-time` is the time shown, seconds.
+#[component]
+pub fn ReplayBar(
+    player: ReplayPlayer,
+    title: Signal<Option<String>>,
+    back_label: &'static str,
+    back_hint: &'static str,
+    on_back: Callback<()>,
+) -> impl IntoView {
+    let view_state = expect_context::<ViewState>();
+    let duration = move || player.duration();
+    let events = move || player.replay.with(|track| track.as_ref().map(|t| t.events().to_vec()).unwrap_or_default());
+    play_while_playing(player, view_state);
     let seek = move |time: f64| {
-        challenge.playing.set(false);
-        challenge.seek_replay(view_state, time);
+        player.playing.set(false);
+        player.seek(view_state, time);
     };
     let toggle = move |_| {
         // Play again from the start once at the end.
-        if !challenge.playing.get_untracked() && challenge.replay_time.get_untracked() >= duration() {
-            challenge.seek_replay(view_state, 0.0);
+        if !player.playing.get_untracked() && player.time.get_untracked() >= player.duration_untracked() {
+            player.seek(view_state, 0.0);
         }
-        challenge.playing.update(|playing| *playing = !*playing);
+        player.playing.update(|playing| *playing = !*playing);
     };
     view! {
         <section
             class="timeline attempt-replay"
             data-testid="attempt-replay"
-            data-time=move || challenge.replay_time.get().to_string()
+            data-time=move || player.time.get().to_string()
             data-duration=move || duration().to_string()
-            data-playing=move || challenge.playing.get().to_string()
+            data-playing=move || player.playing.get().to_string()
             aria-label="Replay of an attempt"
         >
             <div class="timeline-row">
                 <button
                     class="btn btn-small btn-primary"
                     data-testid="btn-back-to-lab"
-                    title="Back to the live lab"
-                    on:click=move |_| challenge.back_to_lab()
+                    title=back_hint
+                    on:click=move |_| on_back.run(())
                 >
-                    "Back to the lab"
+                    {back_label}
                 </button>
-                <span class="badge is-replay" data-testid="attempt-replay-title">{title}</span>
+                <span class="badge is-replay" data-testid="attempt-replay-title">{move || title.get()}</span>
                 <button
                     class="btn btn-small play-pause"
                     data-testid="btn-replay-play"
                     on:click=toggle
                 >
-                    {move || if challenge.playing.get() { "Pause" } else { "Play" }}
+                    {move || if player.playing.get() { "Pause" } else { "Play" }}
                 </button>
                 <input
                     class="timeline-slider"
@@ -73,7 +96,7 @@ pub fn AttemptReplayBar() -> impl IntoView {
                     step="0.01"
                     aria-label="The attempt's time: drag to see it at another moment"
                     prop:max=move || duration().to_string()
-                    prop:value=move || challenge.replay_time.get().to_string()
+                    prop:value=move || player.time.get().to_string()
                     on:input=move |event| {
                         if let Ok(time) = event_target_value(&event).parse::<f64>() {
                             seek(time);
@@ -81,7 +104,7 @@ pub fn AttemptReplayBar() -> impl IntoView {
                     }
                 />
                 <output class="readout timeline-time replay-time" data-testid="attempt-replay-time">
-                    {move || replay_time_text(challenge.replay_time.get(), duration())}
+                    {move || replay_time_text(player.time.get(), duration())}
                 </output>
             </div>
             <ol class="replay-events" data-testid="replay-events">
@@ -108,7 +131,7 @@ pub fn AttemptReplayBar() -> impl IntoView {
 }
 
 /// While `playing`, moves the replay on by the wall time passed, every [`TICK`].
-fn play_while_playing(challenge: ChallengeState, view_state: ViewState) {
+fn play_while_playing(player: ReplayPlayer, view_state: ViewState) {
     let timer = StoredValue::new_local(None::<IntervalHandle>);
     let stop = move || {
         if let Some(handle) = timer.try_update_value(Option::take).flatten() {
@@ -117,23 +140,22 @@ fn play_while_playing(challenge: ChallengeState, view_state: ViewState) {
     };
     crate::ui::effect(move |_| {
         stop();
-        if !challenge.playing.get() {
+        if !player.playing.get() {
             return;
         }
         let last = StoredValue::new(now_secs());
         let tick = move || {
             // A pause between two ticks wins over a tick already due.
-            if !challenge.playing.get_untracked() {
+            if !player.playing.get_untracked() {
                 return;
             }
             let now = now_secs();
             let elapsed = now - last.get_value();
             last.set_value(now);
-            let duration = challenge.replay.with_untracked(|t| t.as_ref().map_or(0.0, ReplayTrack::duration));
-            let (time, ended) = advance(challenge.replay_time.get_untracked(), elapsed, duration);
-            challenge.seek_replay(view_state, time);
+            let (time, ended) = advance(player.time.get_untracked(), elapsed, player.duration_untracked());
+            player.seek(view_state, time);
             if ended {
-                challenge.playing.set(false);
+                player.playing.set(false);
             }
         };
         if let Ok(handle) = set_interval_with_handle(tick, TICK) {

@@ -9,6 +9,7 @@ use vlab_protocol::{AttemptReport, BoardVisibility, ChallengeBoard, ClientMsg, R
 
 use super::attempts::{open_attempts, take_report};
 use super::client::{attempt, attempts, challenge_board};
+use super::player::ReplayPlayer;
 use super::replay::ReplayTrack;
 use super::watch::Watch;
 use crate::api::error_sentence;
@@ -33,11 +34,7 @@ pub struct ChallengeState {
     /// Whether the view shows the live lab or an attempt.
     pub watch: RwSignal<Watch>,
     /// The attempt shown, its time and whether it plays.
-    pub replay: RwSignal<Option<ReplayTrack>>,
-    /// The replay's time shown, seconds.
-    pub replay_time: RwSignal<f64>,
-    /// Whether the replay plays.
-    pub playing: RwSignal<bool>,
+    pub player: ReplayPlayer,
     /// Whether a poll is on its way (one at a time).
     polling: StoredValue<bool>,
 }
@@ -52,9 +49,7 @@ impl ChallengeState {
             attempts: RwSignal::new(Vec::new()),
             error: RwSignal::new(None),
             watch: RwSignal::new(Watch::Live),
-            replay: RwSignal::new(None),
-            replay_time: RwSignal::new(0.0),
-            playing: RwSignal::new(false),
+            player: ReplayPlayer::new(),
             polling: StoredValue::new(false),
         }
     }
@@ -197,29 +192,14 @@ impl ChallengeState {
     /// Shows `track` in the 3D view instead of the live lab, from its start.
     pub fn show_replay(&self, view: ViewState, track: ReplayTrack) {
         self.watch.set(Watch::Attempt { id: track.attempt() });
-        view.live_world.set(false);
-        view.show_scene(track.scene());
-        self.replay.set(Some(track));
-        self.replay_time.set(0.0);
-        self.seek_replay(view, 0.0);
-        self.playing.set(true);
-    }
-
-    /// The replay at `time`: its bodies there, the readout too.
-    pub fn seek_replay(&self, view: ViewState, time: f64) {
-        let Some(frame) = self.replay.with_untracked(|track| track.as_ref().and_then(|t| t.frame_at(time))) else {
-            return;
-        };
-        let duration = self.replay.with_untracked(|track| track.as_ref().map_or(0.0, ReplayTrack::duration));
-        self.replay_time.set(time.clamp(0.0, duration));
-        view.place(&frame);
+        self.player.show(view, track);
     }
 
     /// Back to the live lab: the server sends its scene and poses again.
     pub fn back_to_lab(&self) {
-        self.playing.set(false);
+        self.player.playing.set(false);
         if self.watch.try_update(Watch::back).unwrap_or(false) {
-            self.replay.set(None);
+            self.player.close();
             if !self.session.send(&ClientMsg::Live) {
                 self.session.error.set(Some("Not connected to the server: the live lab comes back when it is".into()));
             }
@@ -229,8 +209,7 @@ impl ChallengeState {
     /// A new connection: the server sends the live scene first, which ends any replay.
     pub fn reconnected(&self) {
         if self.watch.with_untracked(|watch| *watch != Watch::Live) {
-            self.playing.set(false);
-            self.replay.set(None);
+            self.player.close();
             self.watch.set(Watch::Returning);
         }
     }

@@ -1,4 +1,4 @@
-//! The create page (`?create`): the server key, a name and a scene of the library → a new lab, its join code shown large for a projector, the instructor's link.
+//! The create page (`?create`): the server key, a name and a scene of the library → a new lab, its join code shown large for a projector, the instructor's link; beside it, a new class (`course::CreateClassCard`).
 
 use leptos::prelude::*;
 use vlab_protocol::CreatedLab;
@@ -6,6 +6,7 @@ use vlab_protocol::CreatedLab;
 use super::client::{create_lab, library_scenes};
 use super::forms::{DEMO_SCENE_CHOICE, LibraryScene, create_lab_body, interpret_create};
 use crate::api::error_sentence;
+use crate::course::CreateClassCard;
 use crate::ui::{ForEach, When};
 
 /// The whole create page.
@@ -20,7 +21,9 @@ pub fn CreateLabPage() -> impl IntoView {
                     <span class="brand-mark">"V"</span>
                     <span class="brand-name">"VLab"</span>
                 </a>
-                <p class="tagline">"Create a lab: a room of its own, with its own clock and join code."</p>
+                <p class="tagline">
+                    "Create a lab (a room of its own, with its own clock and join code), or a class (a course of lessons, assignments and grades)."
+                </p>
             </header>
             <main class="page-columns">
                 <When
@@ -29,6 +32,7 @@ pub fn CreateLabPage() -> impl IntoView {
                 >
                     <NewLabForm created=created />
                 </When>
+                <CreateClassCard />
             </main>
         </div>
     }

@@ -1,10 +1,12 @@
-//! The landing page (no lab in the URL): what VLab is, the open labs, the join form, the labs this browser already joined, and the way to create a lab.
+//! The landing page (no lab in the URL): what VLab is, the open labs, the join form, the labs this browser already joined, signing in to a class (and the classes this browser is signed in to), and the way to create a lab or a class.
 
 use leptos::prelude::*;
 
 use super::client::{join, list_labs, store_session, stored_sessions};
 use super::forms::{JoinOutcome, LabLine, check_join_form, interpret_join, lab_lines};
-use crate::page::lab_query;
+use crate::course::SignInForm;
+use crate::course::client::stored_classes;
+use crate::page::{class_query, lab_query};
 use crate::ui::When;
 
 /// The whole landing page.
@@ -19,6 +21,7 @@ pub fn LandingPage() -> impl IntoView {
     };
     load_labs();
     let sessions = stored_sessions();
+    let classes = stored_classes();
 
     view! {
         <div class="page landing" data-testid="landing-page">
@@ -49,6 +52,33 @@ pub fn LandingPage() -> impl IntoView {
                                                     <li>
                                                         <a class="btn" data-testid="rejoin-link" href=href>
                                                             {format!("Continue in {} as {}", session.lab, session.name)}
+                                                        </a>
+                                                    </li>
+                                                }
+                                            })
+                                            .collect_view()}
+                                    </ul>
+                                </div>
+                            }
+                        })}
+                </section>
+                <section class="card sign-in-card" aria-label="Sign in to your class">
+                    <h2>"Sign in to your class"</h2>
+                    <SignInForm />
+                    {(!classes.is_empty())
+                        .then(|| {
+                            view! {
+                                <div class="rejoin">
+                                    <h3>"Classes signed in on this browser"</h3>
+                                    <ul class="rejoin-list">
+                                        {classes
+                                            .into_iter()
+                                            .map(|session| {
+                                                let href = format!("/{}", class_query(&session.class, Some(&session.token)));
+                                                view! {
+                                                    <li>
+                                                        <a class="btn" data-testid="class-rejoin-link" href=href>
+                                                            {format!("Continue in {} as {}", session.class, session.name)}
                                                         </a>
                                                     </li>
                                                 }
@@ -112,7 +142,7 @@ pub fn LandingPage() -> impl IntoView {
                         }
                     }}
                     <p class="create-link">
-                        <a href="/?create" data-testid="create-lab-link">"Create a lab (instructor)"</a>
+                        <a href="/?create" data-testid="create-lab-link">"Create a lab or a class (instructor)"</a>
                     </p>
                 </section>
             </main>

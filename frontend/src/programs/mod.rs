@@ -38,7 +38,7 @@ mod robot_upload;
 mod state;
 
 #[cfg(target_arch = "wasm32")]
-pub(crate) use self::client::keep_console;
+pub(crate) use self::client::{keep_console, load_program, program_action};
 #[cfg(target_arch = "wasm32")]
 pub(crate) use self::robot_console::RobotConsole;
 #[cfg(target_arch = "wasm32")]
