@@ -18,7 +18,7 @@ use super::state::ClassSession;
 use crate::api::error_sentence;
 use crate::page::{ClassParams, class_query, trial_replay_query};
 use crate::ui::browser::{hide_link_token, link_token};
-use crate::ui::{ForEach, When, effect};
+use crate::ui::{ForEach, When, effect, memo};
 
 /// Where a page's arrival stands.
 #[derive(Clone)]
@@ -188,7 +188,9 @@ fn ClassHome(session: ClassSession) -> impl IntoView {
         }
     });
     let section = RwSignal::new(None::<Section>);
-    let shown = move || section.get().unwrap_or(if teacher() { Section::Students } else { Section::MyLessons });
+    // A memo: reading the class again (after a new lesson, say) must not build the
+    // section shown anew, which would lose what its forms hold.
+    let shown = memo(move |_| section.get().unwrap_or(if teacher() { Section::Students } else { Section::MyLessons }));
     view! {
         <div class="page class-page" data-testid="class-page" data-role=move || if !loaded() { "" } else if teacher() { "teacher" } else { "student" }>
             <PageHeader tagline />
@@ -213,7 +215,7 @@ fn ClassHome(session: ClassSession) -> impl IntoView {
                     >
                         <button
                             class="btn class-tab"
-                            class:is-active=move || shown() == tab
+                            class:is-active=move || shown.get() == tab
                             data-testid=tab.testid()
                             on:click=move |_| section.set(Some(tab))
                         >
@@ -221,7 +223,7 @@ fn ClassHome(session: ClassSession) -> impl IntoView {
                         </button>
                     </ForEach>
                 </nav>
-                {move || match shown() {
+                {move || match shown.get() {
                     Section::Students => view! { <StudentsSection /> }.into_any(),
                     Section::Lessons => view! { <LessonsSection /> }.into_any(),
                     Section::Assignments => view! { <AssignmentsSection /> }.into_any(),

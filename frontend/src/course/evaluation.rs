@@ -54,6 +54,7 @@ pub fn EvaluationDetail(id: i64, points: f64) -> impl IntoView {
             </When>
             {move || shown.get().map(|found| {
                 let class = session.class();
+                let trials = found.trials.clone();
                 view! {
                     <p class="evaluation-line">
                         <span>{format!("Evaluation #{} of version {}: {}", found.id, found.version, evaluation_status_word(found.status))}</span>
@@ -61,7 +62,7 @@ pub fn EvaluationDetail(id: i64, points: f64) -> impl IntoView {
                     </p>
                     {found.reason.clone().map(|reason| view! { <p class="attempt-reason">{reason}</p> })}
                     <ol class="attempt-list trial-list">
-                        <ForEach each=move || found.trials.clone() key=|t: &Trial| (t.number, status_name(t.status), t.replay_path.is_some()) let:trial>
+                        <ForEach each=move || trials.clone() key=|t: &Trial| (t.number, status_name(t.status), t.replay_path.is_some()) let:trial>
                             <TrialLine trial evaluation=id class=class.clone() />
                         </ForEach>
                     </ol>

@@ -116,8 +116,9 @@ fn SubmissionLine(submission: Submission, points: f64) -> impl IntoView {
     let grade = submission.evaluation.as_ref().and_then(|e| e.grade).map(|grade| grade_text(grade, points));
     let reason = submission.evaluation.as_ref().and_then(|e| e.reason.clone());
     let failed = submission.evaluation.as_ref().is_some_and(|e| e.status == EvaluationStatus::Failed);
+    let grade_attribute = grade.clone().unwrap_or_default();
     view! {
-        <li class="attempt-item" data-testid="submission-item" data-status=status data-grade=grade.clone().unwrap_or_default()>
+        <li class="attempt-item" data-testid="submission-item" data-status=status data-grade=grade_attribute>
             <div class="attempt-line">
                 <span>{format!("Handed in {}", date_text(submission.submitted_at))}</span>
                 {submission.late.then(|| view! { <span class="badge is-late">"late"</span> })}

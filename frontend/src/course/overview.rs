@@ -100,8 +100,9 @@ fn LessonOverview(lab: String, labs: RwSignal<Option<Vec<LabOverview>>>, read: C
         move || this().and_then(|o| o.challenge).map(|title| format!("challenge: {title}"))
     };
     let robots = move || this().map(|o| o.robots).unwrap_or_default();
+    let lab_attribute = lab.clone();
     view! {
-        <div class="lesson-overview" data-testid="lesson-overview" data-lab=lab.clone()>
+        <div class="lesson-overview" data-testid="lesson-overview" data-lab=lab_attribute>
             <div class="assignment-line">
                 <strong>{name}</strong>
                 <span class="hint" data-testid="lesson-people">{people}</span>
