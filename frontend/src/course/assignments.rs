@@ -147,7 +147,7 @@ fn NewAssignmentForm() -> impl IntoView {
                     <span>"New assignment"</span>
                     <input class="input" data-testid="assignment-title" maxlength="120" placeholder="Park in the bay" prop:value=move || title.get() on:input=move |event| title.set(event_target_value(&event)) />
                 </label>
-                <label class="field">
+                <label class="field is-wide">
                     <span>"Challenge"</span>
                     <select class="input" data-testid="assignment-challenge" prop:value=move || challenge.get() on:change=move |event| challenge.set(event_target_value(&event))>
                         <ForEach each=move || challenges.get() key=|s: &LibraryScene| s.name.clone() let:scene>

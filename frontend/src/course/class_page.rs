@@ -5,7 +5,7 @@
 use leptos::prelude::*;
 
 use super::assignments::AssignmentsSection;
-use super::client::{forget_class, sign_in_with_link, store_class, stored_class};
+use super::client::{sign_in_with_link, store_class, stored_class};
 use super::forms::StoredClass;
 use super::gradebook::GradebookSection;
 use super::graded_replay::GradedReplayPage;
@@ -169,12 +169,6 @@ fn ClassHome(session: ClassSession) -> impl IntoView {
     session.reload();
     let teacher = move || session.view.with(|view| view.as_ref().is_some_and(|v| v.teacher));
     let loaded = move || session.view.with(Option::is_some);
-    // A session the server refuses is forgotten here, so the start page no longer offers it.
-    effect(move |_| {
-        if session.error.get().is_some() && !loaded() {
-            forget_class(&session.class(), &session.token());
-        }
-    });
     let tagline = Signal::derive(move || {
         session.view.with(|view| match view {
             Some(view) if view.teacher => format!("{}: you teach this class.", view.name),

@@ -167,12 +167,14 @@ fn RobotLine(lab: String, robot: RobotOverview, read: Callback<(String, String)>
                 {robot.error.clone().map(|error| view! { <div class="attempt-reason" data-testid="program-error">{error}</div> })}
             </td>
             <td>{best}</td>
-            <td class="row-actions">
+            <td>
+                <div class="row-actions">
                 {has_program.then(|| view! {
                     <button class="btn btn-tiny" data-testid="btn-read-program" on:click=move |_| read.run((read_lab.clone(), read_robot.clone()))>"Read program"</button>
                     <button class="btn btn-tiny" data-testid="btn-stop-program" on:click=move |_| stop("stop")>"Stop"</button>
                     <button class="btn btn-tiny" data-testid="btn-restart-program" on:click=move |_| restart("restart")>"Restart"</button>
                 })}
+                </div>
                 <When when=move || note.with(Option::is_some)>
                     <div class="hint">{move || note.get()}</div>
                 </When>

@@ -214,7 +214,8 @@ fn RosterRow(
                 </When>
             </td>
             <td class="hint">{if student.has_pin { "set" } else { "none yet" }}</td>
-            <td class="row-actions">
+            <td>
+                <div class="row-actions">
                 <When
                     when=move || confirming.get()
                     fallback=move || view! {
@@ -227,6 +228,7 @@ fn RosterRow(
                     <button class="btn btn-small btn-danger" data-testid="btn-confirm-remove" on:click=remove>"Remove"</button>
                     <button class="btn btn-small" on:click=move |_| confirming.set(false)>"Keep"</button>
                 </When>
+                </div>
             </td>
         </tr>
     }

@@ -5,7 +5,7 @@ use leptos::prelude::*;
 use vlab_protocol::ClassView;
 use wasm_bindgen::JsValue;
 
-use super::client::class_view;
+use super::client::{class_view, forget_class};
 use crate::api::error_sentence;
 
 /// Handles to the class page's state; `Copy`, so every component and callback takes its own.
@@ -49,7 +49,14 @@ impl ClassSession {
                     this.error.set(None);
                     this.view.set(Some(view));
                 }
-                Err(error) => this.error.set(Some(error_sentence(&error))),
+                Err(error) => {
+                    // A session the server no longer knows is forgotten here, so the
+                    // start page stops offering it.
+                    if error.status() == Some(401) {
+                        forget_class(&this.class(), &this.token());
+                    }
+                    this.error.set(Some(error_sentence(&error)));
+                }
             }
         });
     }
