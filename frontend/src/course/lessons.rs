@@ -179,7 +179,7 @@ fn NewLessonForm() -> impl IntoView {
                         on:input=move |event| name.set(event_target_value(&event))
                     />
                 </label>
-                <label class="field">
+                <label class="field is-wide">
                     <span>"Scene"</span>
                     <select class="input" data-testid="lesson-scene" on:change=move |event| scene.set(event_target_value(&event))>
                         <option value=DEMO_SCENE_CHOICE selected=true>"The demo yard (walls, props, three carts)"</option>
