@@ -38,7 +38,6 @@ pub fn App() -> impl IntoView {
     }
 }
 
-
 /// A lab: toolbar on top, the class panel at the left edge, the 3D view filling the rest
 /// (the banners over its top edge, the timeline or an attempt's replay under it), the scene editor or the robot upload beside it when
 /// opened, and the robot panel at the right edge.

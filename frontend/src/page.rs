@@ -280,12 +280,10 @@ mod tests {
             Route::from_query("?lab=demo&class=c&link=L&replay=12%2F3"),
             Route::Class(ClassParams { class: "c".into(), token: None, link: Some("L".into()), replay: Some((12, 3)) })
         );
-        assert_eq!(Route::from_query("?class=c&replay=12"), Route::Class(ClassParams {
-            class: "c".into(),
-            token: None,
-            link: None,
-            replay: None
-        }));
+        assert_eq!(
+            Route::from_query("?class=c&replay=12"),
+            Route::Class(ClassParams { class: "c".into(), token: None, link: None, replay: None })
+        );
         assert_eq!(Route::from_query("?class=&lab=demo"), Route::Lab(PageParams { lab: "demo".into(), token: None }));
         assert_eq!(Route::from_query("?class=c&create"), Route::Create);
         assert_eq!(class_query("a b", Some("t/k")), "?class=a%20b&token=t%2Fk");

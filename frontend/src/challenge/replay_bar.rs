@@ -24,8 +24,9 @@ const TICK: Duration = Duration::from_millis(50);
 #[component]
 pub fn AttemptReplayBar() -> impl IntoView {
     let challenge = expect_context::<ChallengeState>();
-    let title =
-        Signal::derive(move || challenge.player.replay.with(|t| t.as_ref().map(|t| format!("Replay of attempt #{}", t.attempt()))));
+    let title = Signal::derive(move || {
+        challenge.player.replay.with(|t| t.as_ref().map(|t| format!("Replay of attempt #{}", t.attempt())))
+    });
     view! {
         <ReplayBar
             player=challenge.player

@@ -80,7 +80,9 @@ pub fn ClassPage() -> impl IntoView {
         },
     }
     move || match arrival.get() {
-        Arrival::SigningIn => view! { <p class="page hint" data-testid="class-signing-in">"Signing in…"</p> }.into_any(),
+        Arrival::SigningIn => {
+            view! { <p class="page hint" data-testid="class-signing-in">"Signing in…"</p> }.into_any()
+        }
         Arrival::Refused(message) => view! { <Refused message /> }.into_any(),
         Arrival::Ready(session) => match replay {
             Some((evaluation, trial)) => view! { <GradedReplayPage session evaluation trial /> }.into_any(),

@@ -231,11 +231,10 @@ mod tests {
         assert!(message.starts_with("Too many wrong PINs."), "{message}");
         let signed = r#"{"class":"c","token":"t","student":{"id":3,"name":"Ana"},"class_path":"/?class=c&token=t"}"#;
         let answer = interpret_sign_in(read_json(200, signed)).unwrap();
-        assert_eq!(StoredClass::signed_in(&answer), StoredClass {
-            class: "c".into(),
-            token: "t".into(),
-            name: "Ana".into()
-        });
+        assert_eq!(
+            StoredClass::signed_in(&answer),
+            StoredClass { class: "c".into(), token: "t".into(), name: "Ana".into() }
+        );
     }
 
     #[test]

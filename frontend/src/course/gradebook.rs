@@ -201,7 +201,13 @@ fn EvaluateColumn(assignment: i64, state: GradebookState) -> impl IntoView {
 
 /// One cell: the grade or the state, late, when; its evaluation and "Evaluate again".
 #[component]
-fn GradeCellView(cell: GradeCell, points: f64, student: StudentId, state: GradebookState, teacher: bool) -> impl IntoView {
+fn GradeCellView(
+    cell: GradeCell,
+    points: f64,
+    student: StudentId,
+    state: GradebookState,
+    teacher: bool,
+) -> impl IntoView {
     let session = expect_context::<ClassSession>();
     let assignment = cell.assignment;
     let main = match (cell.status, cell.grade) {

@@ -50,7 +50,13 @@ fn Homework(assignment: Assignment) -> impl IntoView {
     let handed = RwSignal::new(Vec::<Submission>::new());
     let error = RwSignal::new(None::<String>);
     let polling = StoredValue::new(false);
-    fn load(session: ClassSession, id: i64, handed: RwSignal<Vec<Submission>>, error: RwSignal<Option<String>>, polling: StoredValue<bool>) {
+    fn load(
+        session: ClassSession,
+        id: i64,
+        handed: RwSignal<Vec<Submission>>,
+        error: RwSignal<Option<String>>,
+        polling: StoredValue<bool>,
+    ) {
         leptos::task::spawn_local(async move {
             let open = match submissions(&session.class(), &session.token(), id).await {
                 Ok(list) => {
@@ -238,7 +244,8 @@ fn RobotHandIn(assignment: i64, handed_in: Callback<Submission>) -> impl IntoVie
         problem.set(None);
         busy.set(true);
         leptos::task::spawn_local(async move {
-            let answer = submit(&session.class(), &session.token(), assignment, robot_hand_in(&chosen_lab, &chosen_robot)).await;
+            let answer =
+                submit(&session.class(), &session.token(), assignment, robot_hand_in(&chosen_lab, &chosen_robot)).await;
             busy.set(false);
             match answer {
                 Ok(submission) => handed_in.run(submission),

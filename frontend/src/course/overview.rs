@@ -75,7 +75,11 @@ pub fn OverviewSection() -> impl IntoView {
 
 /// One lesson, read from the latest overview (`labs`) so its rows follow each refresh.
 #[component]
-fn LessonOverview(lab: String, labs: RwSignal<Option<Vec<LabOverview>>>, read: Callback<(String, String)>) -> impl IntoView {
+fn LessonOverview(
+    lab: String,
+    labs: RwSignal<Option<Vec<LabOverview>>>,
+    read: Callback<(String, String)>,
+) -> impl IntoView {
     let session = expect_context::<ClassSession>();
     let this = {
         let lab = lab.clone();
@@ -142,7 +146,10 @@ fn RobotLine(lab: String, robot: RobotOverview, read: Callback<(String, String)>
             let (lab, name) = (lab.clone(), name.clone());
             leptos::task::spawn_local(async move {
                 note.set(Some(match program_action(&lab, &name, Some(&session.token()), what).await {
-                    Ok(status) => format!("{}: {:?}", if what == "stop" { "Stopped" } else { "Restarted" }, status.state).to_lowercase(),
+                    Ok(status) => {
+                        format!("{}: {:?}", if what == "stop" { "Stopped" } else { "Restarted" }, status.state)
+                            .to_lowercase()
+                    }
                     Err(message) => message,
                 }));
             });
@@ -153,7 +160,12 @@ fn RobotLine(lab: String, robot: RobotOverview, read: Callback<(String, String)>
         || "–".to_owned(),
         |best| {
             let score = best.score.map(|s| format!(", best {s:.2}")).unwrap_or_default();
-            format!("{} attempt{}{}{score}", best.attempts, if best.attempts == 1 { "" } else { "s" }, if best.solved { ", solved" } else { "" })
+            format!(
+                "{} attempt{}{}{score}",
+                best.attempts,
+                if best.attempts == 1 { "" } else { "s" },
+                if best.solved { ", solved" } else { "" }
+            )
         },
     );
     let has_program = robot.program != "none";
@@ -200,9 +212,11 @@ fn ProgramReading(
             files.sort_by_key(|(name, _)| *name != source.main);
             files
                 .into_iter()
-                .map(|(name, text)| view! {
-                    <h3>{name}</h3>
-                    <pre class="program-text" data-testid="program-text">{text}</pre>
+                .map(|(name, text)| {
+                    view! {
+                        <h3>{name}</h3>
+                        <pre class="program-text" data-testid="program-text">{text}</pre>
+                    }
                 })
                 .collect_view()
                 .into_any()
