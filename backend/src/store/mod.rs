@@ -8,6 +8,7 @@
 //! other service to install, and the file can be copied or inspected with standard
 //! tools. Neither it nor its backups hold a token anybody could use.
 
+pub mod assignments;
 pub mod attempts;
 pub mod classes;
 mod compaction;
@@ -19,6 +20,7 @@ use std::path::{Path, PathBuf};
 
 use rusqlite::{Connection, OptionalExtension, params};
 
+pub use assignments::{AssignmentRecord, EvaluationRecord, SubmissionRecord};
 pub use attempts::{AttemptRow, AttemptStore, attempts_file_of};
 pub use classes::{ClassRecord, StudentRecord};
 pub use recordings::{ChunkRow, RecordingStore, recordings_file_of};
