@@ -1,7 +1,9 @@
 //! What must survive a restart, in one SQLite file: the labs (the digests of their
 //! instructor tokens, join codes, scenes and settings), the sessions of the students
 //! who joined them (digests of their tokens), and what was uploaded into a lab and
-//! removed from it, in order and compacted, so a restart rebuilds each lab as it was.
+//! removed from it, in order and compacted, so a restart rebuilds each lab as it was;
+//! and a course's classes (`classes`) with their assignments, submissions and grades
+//! (`assignments`).
 //! Beside it, in a file of its own, the server key, so the operator can print it again.
 //!
 //! SQLite through `rusqlite` (bundled): a classroom server gets persistence with no

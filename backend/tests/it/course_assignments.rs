@@ -334,6 +334,28 @@ async fn dates_decide_when_a_hand_in_is_taken_and_a_new_version_grades_different
     assert_ne!(third["trials"][0]["seed"], first["trials"][0]["seed"], "new seeds");
     let (_, book) = api.get(Some(&teacher), &format!("/api/classes/{class}/grades")).await;
     assert_eq!(book["rows"][0]["cells"][1]["grade"], third["grade"], "the latest evaluation counts: {book}");
+
+    // She hands in her robot's program from a lesson: the same program, the same grade.
+    let lesson = json!({ "name": "Lesson 1", "scene": "challenges/park" });
+    let (status, lesson) = api.post(Some(&teacher), &format!("/api/classes/{class}/labs"), lesson).await;
+    assert_eq!(status, 201, "{lesson}");
+    let lab = lesson["id"].as_str().unwrap().to_owned();
+    let (status, entered) = api.post(Some(&ana), &format!("/api/labs/{lab}/enter"), json!({})).await;
+    assert_eq!(status, 200, "{entered}");
+    let description = "include \"diffbot_robot.vlab\";\ncall diffbot(\"_ana\", {x}, {z}, 0);\n";
+    let form = park_solution().part("description", Part::text(description).file_name("ana.vlab"));
+    let added = server.http.post(server.url(&format!("/api/labs/{lab}/robots"))).bearer_auth(&ana).multipart(form);
+    let (status, added) = Api::answer(added.send().await.unwrap()).await;
+    assert_eq!(status, 200, "{added}");
+    let robot = added["robots"][0].as_str().unwrap().to_owned();
+    let submissions = format!("{path}/submissions");
+    let (status, handed) = api.post(Some(&ana), &submissions, json!({ "lab": lab, "robot": robot })).await;
+    assert_eq!(status, 202, "{handed}");
+    assert_eq!(handed["files"], json!(["drive_to.py", "park.py"]), "{handed}");
+    let from_robot = api.finished(&class, &teacher, evaluation_of(&handed)).await;
+    assert_eq!(outcomes(&from_robot), outcomes(&third), "her robot's program is the program she uploaded");
+    let (status, refused) = api.post(Some(&ana), &submissions, json!({ "lab": lab, "robot": "diffbot" })).await;
+    assert_eq!(status, 403, "the lab's own robot is not hers: {refused}");
 }
 
 #[tokio::test]

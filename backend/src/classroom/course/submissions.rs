@@ -14,6 +14,9 @@ use crate::classroom::{ClassroomError, RefusalKind};
 use crate::store::SubmissionRecord;
 use vlab_sim::scene::DirLoader;
 
+/// A hand-in's files as kept: (name, bytes).
+type Files = Vec<(String, Vec<u8>)>;
+
 /// What a student hands in.
 pub enum HandIn {
     /// Program files, as a form sends them (the `program` part is the main file).
@@ -188,7 +191,7 @@ impl ClassroomCourse<'_> {
 
     /// A form's program files: the main file and the rest, checked as a robot's new
     /// program is (a program of a kind this server runs, with its files); kept as sent.
-    fn handed_files(self, files: UploadFiles) -> Result<(String, Vec<(String, Vec<u8>)>), ClassroomError> {
+    fn handed_files(self, files: UploadFiles) -> Result<(String, Files), ClassroomError> {
         let bundle = files.into_program()?;
         let library = DirLoader { scenes: self.classroom.library.scenes_dir.clone(), assets: None };
         programs::program_of_file(&bundle.main_name, &bundle, &library).map_err(|error| {
@@ -197,7 +200,7 @@ impl ClassroomCourse<'_> {
                 SceneUploadReply { errors: vec![error], ..SceneUploadReply::default() },
             )
         })?;
-        let mut kept: Vec<(String, Vec<u8>)> =
+        let mut kept: Files =
             bundle.files.iter().map(|(name, text)| (name.clone(), text.clone().into_bytes())).collect();
         kept.extend(bundle.binaries.iter().map(|(name, bytes)| (name.clone(), bytes.to_vec())));
         Ok((bundle.main_name, kept))
@@ -209,7 +212,7 @@ impl ClassroomCourse<'_> {
         class: &str,
         student: StudentId,
         request: &SubmitRobotRequest,
-    ) -> Result<(String, Vec<(String, Vec<u8>)>), ClassroomError> {
+    ) -> Result<(String, Files), ClassroomError> {
         let lab = self.classroom.lab(&request.lab)?;
         if self.course().class_of_lab(lab.id()).as_deref() != Some(class) {
             return Err(ClassroomError::NotFound(format!("lab '{}' is not a lesson of class '{class}'", lab.id())));
@@ -226,7 +229,7 @@ impl ClassroomCourse<'_> {
             lab.programs().program(robot).await.map_err(|_| {
                 ClassroomError::Conflict(format!("'{robot}' has no program to hand in: give it one first"))
             })?;
-        let mut files: Vec<(String, Vec<u8>)> =
+        let mut files: Files =
             code.files.iter().map(|(name, text)| (name.clone(), text.clone().into_bytes())).collect();
         if let Some(module) = code.module.as_ref().filter(|_| !code.files.contains_key(&code.main)) {
             files.push((code.main.clone(), module.to_vec()));
