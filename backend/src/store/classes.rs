@@ -213,9 +213,12 @@ impl Store {
                 params![session.lab, student, session.user],
             )
             .map_err(&sqlite)?;
+        // Her session, for the lab's restart: only where the lab itself is kept (a
+        // server without a database keeps its course, not its labs, in memory).
         transaction
             .execute(
-                "INSERT OR REPLACE INTO sessions (lab, user_id, name, token_digest) VALUES (?1, ?2, ?3, ?4)",
+                "INSERT OR REPLACE INTO sessions (lab, user_id, name, token_digest)
+                 SELECT ?1, ?2, ?3, ?4 WHERE EXISTS (SELECT 1 FROM labs WHERE id = ?1)",
                 params![session.lab, session.user, session.name, session.token.to_hex()],
             )
             .map_err(&sqlite)?;
@@ -279,6 +282,10 @@ mod tests {
     #[test]
     fn a_student_is_one_participant_in_each_lab_she_entered() {
         let mut store = Store::in_memory().unwrap();
+        store
+            .connection
+            .execute("INSERT INTO labs (id, name, instructor_digest, seed) VALUES ('lesson-1', 'L', '', 1)", [])
+            .unwrap();
         store.save_class_lab("c", "lesson-1").unwrap();
         assert_eq!(store.class_labs().unwrap(), vec![("lesson-1".to_owned(), "c".to_owned())]);
         assert_eq!(store.lab_member("lesson-1", 1).unwrap(), None);

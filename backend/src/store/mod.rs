@@ -522,6 +522,42 @@ mod tests {
         std::fs::remove_dir_all(&dir).unwrap();
     }
 
+    fn lab(id: &str) -> LabRecord {
+        LabRecord {
+            id: id.into(),
+            name: "Physics".into(),
+            instructor: TokenDigest::of("t0k"),
+            seed: 7,
+            join_code: "ABCDEF".into(),
+            scene: LabScene::Library("diffbot.vlab".into()),
+            settings_json: "{}".into(),
+        }
+    }
+
+    #[test]
+    fn a_version_5_file_gains_the_course_and_keeps_its_labs() {
+        let dir = std::env::temp_dir().join(format!("vlab-store-v5-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("v5.db");
+        let _ = std::fs::remove_file(&path);
+        {
+            let (connection, shown) = open_private(&path).unwrap();
+            let mut old = Store { connection, path: shown, key_file: None, memory_key: None };
+            old.migrate_to(5).unwrap();
+            old.save_lab(&lab("physics")).unwrap();
+            let session =
+                SessionRecord { lab: "physics".into(), user: 1, name: "Ana".into(), token: TokenDigest::of("t") };
+            old.save_session(&session).unwrap();
+        }
+        let store = Store::open(&path).unwrap();
+        let version: i64 = store.connection.query_row("PRAGMA user_version", [], |r| r.get(0)).unwrap();
+        assert_eq!(version, SCHEMA_VERSION);
+        assert_eq!(store.lab("physics").unwrap(), Some(lab("physics")), "its labs as they were");
+        assert_eq!(store.sessions("physics").unwrap().len(), 1);
+        assert!(store.classes().unwrap().is_empty(), "and an empty course");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
     #[test]
     fn a_newer_schema_is_refused() {
         let mut store = Store::in_memory().unwrap();

@@ -14,6 +14,7 @@ mod challenge_attempts;
 mod challenge_examples;
 mod classroom;
 mod course_assignments;
+mod courses;
 mod cpp_programs;
 mod docs_self_contained;
 mod every_step_programs;

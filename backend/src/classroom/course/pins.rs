@@ -20,9 +20,7 @@ pub const NEW_PIN_DIGITS: usize = 6;
 
 /// The hash of `pin` as kept (a PHC string: algorithm, parameters, salt, hash).
 pub fn hash_pin(pin: &str) -> String {
-    // The salt from `rand`'s generator (seeded by the OS): argon2's own `OsRng` needs a
-    // feature of `rand_core` that a build of this crate alone does not enable.
-    let salt = SaltString::encode_b64(&rand::random::<[u8; 16]>()).expect("16 bytes make a salt");
+    let salt = SaltString::encode_b64(&rand::rng().random::<[u8; 16]>()).expect("16 bytes make a salt");
     Argon2::default().hash_password(pin.as_bytes(), &salt).expect("Argon2 hashes any PIN with its defaults").to_string()
 }
 
