@@ -304,25 +304,7 @@ impl ClassroomLabs<'_> {
 
     /// A URL-safe id from the lab's name, unique on this server (`physics-1-k7mp`).
     fn unique_id(self, name: &str) -> String {
-        let mut slug: String = name
-            .chars()
-            .map(|c| if c.is_ascii_alphanumeric() { c.to_ascii_lowercase() } else { '-' })
-            .collect::<String>()
-            .split('-')
-            .filter(|part| !part.is_empty())
-            .collect::<Vec<_>>()
-            .join("-");
-        slug.truncate(24);
-        if slug.is_empty() {
-            slug = "lab".into();
-        }
-        loop {
-            let suffix = new_join_code().to_ascii_lowercase();
-            let id = format!("{}-{}", slug.trim_end_matches('-'), &suffix[..4]);
-            if self.classroom.registry.get(&id).is_none() {
-                return id;
-            }
-        }
+        unique_slug(name, "lab", |id| self.classroom.registry.get(id).is_some())
     }
 }
 
@@ -417,5 +399,29 @@ mod library_tests {
         let robot = "// the course robot, as a function to include\nfunction void diffbot(string s) { }\n";
         assert_eq!(library_scene("diffbot_robot.vlab", robot), None);
         assert_eq!(library_scene("notes.txt", arena), None);
+    }
+}
+
+/// A URL-safe id from `name` (`fallback` when nothing of it is left), with a random
+/// suffix that makes it unlike every id `taken` says is taken (`physics-1-k7mp`).
+pub(super) fn unique_slug(name: &str, fallback: &str, taken: impl Fn(&str) -> bool) -> String {
+    let mut slug: String = name
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c.to_ascii_lowercase() } else { '-' })
+        .collect::<String>()
+        .split('-')
+        .filter(|part| !part.is_empty())
+        .collect::<Vec<_>>()
+        .join("-");
+    slug.truncate(24);
+    if slug.is_empty() {
+        slug = fallback.into();
+    }
+    loop {
+        let suffix = new_join_code().to_ascii_lowercase();
+        let id = format!("{}-{}", slug.trim_end_matches('-'), &suffix[..4]);
+        if !taken(&id) {
+            return id;
+        }
     }
 }

@@ -50,6 +50,23 @@ fn student_of_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<StudentRecord> {
     })
 }
 
+fn write_student(connection: &rusqlite::Connection, class: &str, student: &StudentRecord) -> rusqlite::Result<()> {
+    connection
+        .execute(
+            "INSERT OR REPLACE INTO students (class, id, name, pin_digest, link_digest, removed)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+            params![
+                class,
+                student.id,
+                student.name,
+                student.pin_hash,
+                student.link.map(|d| d.to_hex()),
+                i64::from(student.removed)
+            ],
+        )
+        .map(|_| ())
+}
+
 const STUDENT_COLUMNS: &str = "id, name, pin_digest, link_digest, removed";
 
 impl Store {
@@ -97,21 +114,7 @@ impl Store {
 
     /// Adds or changes a student of class `class`.
     pub fn save_student(&self, class: &str, student: &StudentRecord) -> Result<(), StoreError> {
-        self.connection
-            .execute(
-                "INSERT OR REPLACE INTO students (class, id, name, pin_digest, link_digest, removed)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-                params![
-                    class,
-                    student.id,
-                    student.name,
-                    student.pin_hash,
-                    student.link.map(|d| d.to_hex()),
-                    i64::from(student.removed)
-                ],
-            )
-            .map(|_| ())
-            .map_err(self.sqlite())
+        write_student(&self.connection, class, student).map_err(self.sqlite())
     }
 
     /// Changes a student and ends her sessions, in one transaction (a PIN reset, a
@@ -120,20 +123,7 @@ impl Store {
         let path = self.path.clone();
         let sqlite = move |source| StoreError::Sqlite { path: path.clone(), source };
         let transaction = self.connection.transaction().map_err(&sqlite)?;
-        transaction
-            .execute(
-                "INSERT OR REPLACE INTO students (class, id, name, pin_digest, link_digest, removed)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-                params![
-                    class,
-                    student.id,
-                    student.name,
-                    student.pin_hash,
-                    student.link.map(|d| d.to_hex()),
-                    i64::from(student.removed)
-                ],
-            )
-            .map_err(&sqlite)?;
+        write_student(&transaction, class, student).map_err(&sqlite)?;
         transaction
             .execute("DELETE FROM class_sessions WHERE class = ?1 AND student = ?2", params![class, student.id])
             .map_err(&sqlite)?;

@@ -59,6 +59,11 @@ async fn signed_in(server: &TestServer, class: &Class, name: &str, pin: &str) ->
     session["token"].as_str().unwrap().to_owned()
 }
 
+/// POSTs `body` to `url` as the bearer of `token`: the answer's JSON.
+async fn post(http: &reqwest::Client, url: String, token: Option<&str>, body: Value) -> Value {
+    send(http.post(url).json(&body), token).await.1
+}
+
 async fn get(server: &TestServer, path: &str, token: Option<&str>) -> (u16, Value) {
     send(server.http.get(server.url(path)), token).await
 }
@@ -295,51 +300,19 @@ async fn a_class_outlives_a_kill_of_the_server() {
     let key = "course-restart-key";
     let http = reqwest::Client::new();
     let first = VlabProcess::start(&db, &["--paused", "--instructor-token", key]);
-    let created: Value = http
-        .post(first.url("/api/classes"))
-        .bearer_auth(key)
-        .json(&json!({"name": "Kept"}))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let created = post(&http, first.url("/api/classes"), Some(key), json!({"name": "Kept"})).await;
     let (id, code, teacher) = (
         created["id"].as_str().unwrap().to_owned(),
         created["class_code"].as_str().unwrap().to_owned(),
         created["teacher_token"].as_str().unwrap().to_owned(),
     );
-    let session: Value = http
-        .post(first.url("/api/classes/sign-in"))
-        .json(&json!({"class_code": code, "name": "Ana", "pin": "4821"}))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let ana_pin = json!({"class_code": code, "name": "Ana", "pin": "4821"});
+    let session = post(&http, first.url("/api/classes/sign-in"), None, ana_pin.clone()).await;
     let ana = session["token"].as_str().unwrap().to_owned();
-    let lesson: Value = http
-        .post(first.url(&format!("/api/classes/{id}/labs")))
-        .bearer_auth(&teacher)
-        .json(&json!({"name": "Week 1"}))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let lesson =
+        post(&http, first.url(&format!("/api/classes/{id}/labs")), Some(&teacher), json!({"name": "Week 1"})).await;
     let lab = lesson["id"].as_str().unwrap().to_owned();
-    let entered: Value = http
-        .post(first.url(&format!("/api/labs/{lab}/enter")))
-        .bearer_auth(&ana)
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let entered = post(&http, first.url(&format!("/api/labs/{lab}/enter")), Some(&ana), json!({})).await;
     drop(first);
 
     let again = VlabProcess::start(&db, &["--paused", "--instructor-token", key]);
@@ -354,33 +327,12 @@ async fn a_class_outlives_a_kill_of_the_server() {
         .unwrap();
     assert_eq!(seen["you"]["name"].as_str(), Some("Ana"), "her session survived: {seen}");
     assert_eq!(seen["labs"][0]["id"].as_str(), Some(lab.as_str()), "{seen}");
-    let back: Value = http
-        .post(again.url(&format!("/api/labs/{lab}/enter")))
-        .bearer_auth(&ana)
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let back = post(&http, again.url(&format!("/api/labs/{lab}/enter")), Some(&ana), json!({})).await;
     assert_eq!(back["user"]["id"], entered["user"]["id"], "the same participant: {back}");
-    let paused = http
-        .post(again.url(&format!("/api/labs/{lab}/control")))
-        .bearer_auth(&teacher)
-        .json(&json!({"action": "pause"}))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(paused.status().as_u16(), 200, "the teacher is still the lesson's instructor");
-    let signed: Value = http
-        .post(again.url("/api/classes/sign-in"))
-        .json(&json!({"class_code": code, "name": "Ana", "pin": "4821"}))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let paused =
+        post(&http, again.url(&format!("/api/labs/{lab}/control")), Some(&teacher), json!({"action": "pause"})).await;
+    assert_eq!(paused["mode"].as_str(), Some("paused"), "the teacher is still the lesson's instructor: {paused}");
+    let signed = post(&http, again.url("/api/classes/sign-in"), None, ana_pin).await;
     assert!(signed["token"].is_string(), "her PIN survived: {signed}");
     drop(again);
     let _ = std::fs::remove_dir_all(&dir);

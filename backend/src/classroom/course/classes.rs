@@ -11,6 +11,7 @@ use vlab_protocol::{
 use super::pins::{hash_pin, new_pin, pin_matches};
 use super::{ClassCaller, ClassState, ClassroomCourse, now};
 use crate::classroom::ClassroomError;
+use crate::classroom::labs::unique_slug;
 use crate::store::{ClassRecord, StudentRecord};
 use vlab_lab::Caller;
 use vlab_lab::participants::{new_join_code, normalise_code};
@@ -30,7 +31,7 @@ impl ClassroomCourse<'_> {
             ))
         })?;
         let mut classes = self.course().write();
-        let id = unique_id(&name, |id| classes.by_id.contains_key(id));
+        let id = unique_slug(&name, "class", |id| classes.by_id.contains_key(id));
         let code = std::iter::repeat_with(|| format!("{}{}", new_join_code(), &new_join_code()[..2]))
             .find(|code| classes.by_id.values().all(|c| c.record.code != *code))
             .expect("an endless supply of codes");
@@ -178,12 +179,7 @@ impl ClassroomCourse<'_> {
         name: &str,
     ) -> Result<StudentCredentials, ClassroomError> {
         caller.may(Action::ManageRoster, None)?;
-        let name = clean_display_name(name).ok_or_else(|| {
-            ClassroomError::Invalid(format!(
-                "a student needs a name of 1 to {} characters",
-                vlab_protocol::MAX_NAME_CHARS
-            ))
-        })?;
+        let name = student_name(name)?;
         let (pin, hash, link) = fresh_credentials().await?;
         let student = self.add(class, &name, Some(hash), Some(TokenDigest::of(&link)))?;
         let state = self.course().class(class)?;
@@ -200,12 +196,7 @@ impl ClassroomCourse<'_> {
         name: &str,
     ) -> Result<Student, ClassroomError> {
         caller.may(Action::ManageRoster, None)?;
-        let name = clean_display_name(name).ok_or_else(|| {
-            ClassroomError::Invalid(format!(
-                "a student needs a name of 1 to {} characters",
-                vlab_protocol::MAX_NAME_CHARS
-            ))
-        })?;
+        let name = student_name(name)?;
         let renamed = {
             let mut classes = self.course().write();
             let state = classes.by_id.get_mut(class).ok_or_else(|| super::no_class(class))?;
@@ -295,6 +286,13 @@ async fn fresh_credentials() -> Result<(String, String, String), ClassroomError>
     Ok((pin, hash, new_token()))
 }
 
+/// A student's name as given, cleaned as display names are.
+fn student_name(name: &str) -> Result<String, ClassroomError> {
+    clean_display_name(name).ok_or_else(|| {
+        ClassroomError::Invalid(format!("a student needs a name of 1 to {} characters", vlab_protocol::MAX_NAME_CHARS))
+    })
+}
+
 fn link_path(class: &str, link: &str) -> String {
     format!("/?class={class}&link={link}")
 }
@@ -316,27 +314,4 @@ pub(super) fn view(state: &ClassState, student: &StudentRecord) -> Student {
 /// The teacher as the API shows her.
 pub(super) fn teacher() -> Student {
     Student { id: TEACHER_ID, name: "Teacher".into(), has_pin: false, signed_in: true }
-}
-
-/// A URL-safe id from a class's name, unique among `taken` (`robotics-2b-k7mp`).
-fn unique_id(name: &str, taken: impl Fn(&str) -> bool) -> String {
-    let mut slug: String = name
-        .chars()
-        .map(|c| if c.is_ascii_alphanumeric() { c.to_ascii_lowercase() } else { '-' })
-        .collect::<String>()
-        .split('-')
-        .filter(|part| !part.is_empty())
-        .collect::<Vec<_>>()
-        .join("-");
-    slug.truncate(24);
-    if slug.is_empty() {
-        slug = "class".into();
-    }
-    loop {
-        let suffix = new_join_code().to_ascii_lowercase();
-        let id = format!("{}-{}", slug.trim_end_matches('-'), &suffix[..4]);
-        if !taken(&id) {
-            return id;
-        }
-    }
 }
