@@ -11,11 +11,13 @@ use vlab_lab::attempt::{
     QueueLimits, QueueRefusal,
 };
 use vlab_lab::{Caller, LabHandle};
+use vlab_programs::ProgramCode;
 use vlab_protocol::permissions::Action;
 use vlab_protocol::{
     AttemptProgress, AttemptReplay, AttemptReport, AttemptRequest, ChallengeBoard, INSTRUCTOR_ID, LiveRun, RunRequest,
     UserId,
 };
+use vlab_sim::scene::SceneModel;
 
 use super::ClassroomError;
 use super::access::authorize_on_robot;
@@ -62,7 +64,7 @@ impl Tried {
 /// The server's attempts: the queue that runs them, who tried what, and where the
 /// finished ones are kept.
 pub struct Attempts {
-    queue: AttemptQueue,
+    queue: Arc<AttemptQueue>,
     tried: Mutex<HashMap<AttemptId, Tried>>,
     kept: Arc<Mutex<AttemptStore>>,
 }
@@ -77,10 +79,15 @@ impl Attempts {
         });
         let limits = QueueLimits { kept: KEPT_ATTEMPTS, ..QueueLimits::default() };
         Attempts {
-            queue: AttemptQueue::numbered_after(limits, last),
+            queue: Arc::new(AttemptQueue::numbered_after(limits, last)),
             tried: Mutex::default(),
             kept: Arc::new(Mutex::new(kept)),
         }
+    }
+
+    /// The queue every attempt goes through (evaluations' trials too).
+    pub(crate) fn queue(&self) -> Arc<AttemptQueue> {
+        Arc::clone(&self.queue)
     }
 
     fn kept<T>(&self, read: impl FnOnce(&AttemptStore) -> T) -> T {
@@ -126,20 +133,7 @@ impl ClassroomAttempts<'_> {
             challenge = drawn;
             model.challenge = Some(challenge.clone());
         }
-        let world = attempt::world_for(&model, robot, challenge.start).map_err(|e| match e {
-            attempt::AttemptError::NoSensor { .. } => ClassroomError::Conflict(e.to_string()),
-            e => ClassroomError::Invalid(e.to_string()),
-        })?;
-        let judged = world.challenge.clone().expect("the attempt's world keeps its challenge");
-        let mut judge = ChallengeJudge::new(&judged, &world, robot)
-            .ok_or_else(|| ClassroomError::Internal(format!("'{robot}' went missing from its attempt's world")))?;
-        let spec = AttemptSpec {
-            model: world,
-            programs: BTreeMap::from([(robot.to_owned(), code.0)]),
-            seed,
-            time_limit_secs: challenge.time_limit_secs,
-            wall_limit: attempt::ATTEMPT_WALL_LIMIT,
-        };
+        let (spec, mut judge) = challenge_attempt(&model, robot, code.0, seed)?;
         let owner = lab.robots().owner_of(robot).unwrap_or(INSTRUCTOR_ID);
         let name = lab.people().name_of(owner).unwrap_or_else(|| {
             if owner == INSTRUCTOR_ID { "Instructor".to_owned() } else { format!("participant {owner}") }
@@ -319,6 +313,48 @@ impl ClassroomAttempts<'_> {
     }
 }
 
+/// An attempt of `robot` with program `code` at `model`'s challenge (drawn with
+/// `seed`): its world (the robot alone, at the challenge's start) and its judge. A
+/// robot without a sensor the challenge reads is a conflict.
+pub(crate) fn challenge_attempt(
+    model: &SceneModel,
+    robot: &str,
+    code: Arc<ProgramCode>,
+    seed: u64,
+) -> Result<(AttemptSpec, ChallengeJudge), ClassroomError> {
+    let challenge = model.challenge.as_ref().ok_or_else(no_challenge)?;
+    let world = attempt::world_for(model, robot, challenge.start).map_err(|e| match e {
+        attempt::AttemptError::NoSensor { .. } => ClassroomError::Conflict(e.to_string()),
+        e => ClassroomError::Invalid(e.to_string()),
+    })?;
+    let judged = world.challenge.clone().expect("the attempt's world keeps its challenge");
+    let judge = ChallengeJudge::new(&judged, &world, robot)
+        .ok_or_else(|| ClassroomError::Internal(format!("'{robot}' went missing from its attempt's world")))?;
+    let spec = AttemptSpec {
+        model: world,
+        programs: BTreeMap::from([(robot.to_owned(), code)]),
+        seed,
+        time_limit_secs: challenge.time_limit_secs,
+        wall_limit: attempt::ATTEMPT_WALL_LIMIT,
+    };
+    Ok((spec, judge))
+}
+
+/// The JSON of the replay of an attempt answered by `report` and recorded as
+/// `recording` (none without its first snapshot).
+pub(crate) fn replay_json(report: &AttemptReport, recording: attempt::AttemptRecording) -> Option<Vec<u8>> {
+    let snapshot = recording.snapshot?;
+    let replay = AttemptReplay {
+        attempt: report.clone(),
+        zones: snapshot.zones.clone(),
+        snapshot,
+        moving: recording.moving,
+        frames: recording.frames,
+        events: recording.events,
+    };
+    Some(serde_json::to_vec(&replay).expect("a replay serialises"))
+}
+
 /// What keeps an attempt once it ends: its row and replay in the store, and the news
 /// for the lab's pages.
 struct Keeping {
@@ -334,18 +370,7 @@ impl Keeping {
         let recording = outcome.recording.take();
         let tried = &self.tried;
         let report = finished(tried.report(id), &outcome);
-        let replay = recording.and_then(|recording| {
-            let snapshot = recording.snapshot?;
-            let replay = AttemptReplay {
-                attempt: report.clone(),
-                zones: snapshot.zones.clone(),
-                snapshot,
-                moving: recording.moving,
-                frames: recording.frames,
-                events: recording.events,
-            };
-            Some(serde_json::to_vec(&replay).expect("a replay serialises"))
-        });
+        let replay = recording.and_then(|recording| replay_json(&report, *recording));
         let row = AttemptRow {
             id,
             lab: tried.lab.clone(),
@@ -372,7 +397,7 @@ impl Keeping {
 }
 
 /// `report` with how `outcome` ended.
-fn finished(mut report: AttemptReport, outcome: &AttemptOutcome) -> AttemptReport {
+pub(crate) fn finished(mut report: AttemptReport, outcome: &AttemptOutcome) -> AttemptReport {
     (report.status, report.reason) = match &outcome.status {
         AttemptStatus::Solved => (AttemptProgress::Solved, None),
         AttemptStatus::Failed(why) => (AttemptProgress::Failed, Some(why.clone())),

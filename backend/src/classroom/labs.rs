@@ -8,7 +8,7 @@ use vlab_protocol::permissions::Action;
 use vlab_protocol::{CreateLabRequest, CreatedLab, LabSettings, LabSummary, clean_display_name};
 
 use super::access::authorize;
-use super::{Classroom, ClassroomError};
+use super::{Classroom, ClassroomError, Library};
 use crate::store::{Insertion, LabRecord, LabScene};
 use vlab_lab::participants::new_join_code;
 use vlab_lab::secret::{TokenDigest, new_token};
@@ -154,7 +154,8 @@ impl ClassroomLabs<'_> {
     /// Opens every stored lab (but the demo lab, opened by [`ClassroomLabs::open_demo`]) and
     /// does again, in order, what was uploaded into each lab and removed from it. A lab
     /// or an upload that cannot be restored is logged and skipped: the others come back.
-    /// Returns how many uploads could not be done again.
+    /// Then the evaluations left unfinished start again. Returns how many uploads could
+    /// not be done again.
     pub async fn restore(self) -> Result<usize, ClassroomError> {
         let records = self.classroom.keep(|store| store.open_labs())?.unwrap_or_default();
         for record in records.into_iter().filter(|record| record.id != "demo") {
@@ -187,6 +188,13 @@ impl ClassroomLabs<'_> {
                 }
             }
             self.classroom.compact(lab.id());
+        }
+        // Evaluations a stopped server left unfinished run again (their trials are
+        // deterministic: the same grade as if nothing had happened).
+        match self.classroom.course().resume() {
+            Ok(0) => {}
+            Ok(resumed) => tracing::info!(resumed, "unfinished evaluations started again"),
+            Err(e) => tracing::error!(error = %e, "unfinished evaluations could not be read"),
         }
         Ok(failed)
     }
@@ -261,29 +269,14 @@ impl ClassroomLabs<'_> {
 
     /// The scene model of a stored lab's scene.
     async fn build_scene(self, scene: &LabScene, seed: u64) -> Result<SceneModel, ClassroomError> {
-        let (name, text) = match scene {
-            LabScene::Demo => return Ok(demo_scene(seed)),
-            LabScene::Library(file) => {
-                let text = tokio::fs::read_to_string(self.classroom.library.scenes_dir.join(file))
-                    .await
-                    .map_err(|e| ClassroomError::NotFound(format!("cannot read scene '{file}': {e}")))?;
-                (file.clone(), text)
-            }
-            LabScene::Source(text) => ("lab.vlab".to_owned(), text.clone()),
-        };
-        let loader = DirLoader {
-            scenes: self.classroom.library.scenes_dir.clone(),
-            assets: Some(self.classroom.library.assets_dir.clone()),
-        };
-        let result = tokio::task::spawn_blocking(move || {
-            interpret(&text, &name, &loader, &Options { seed, ..Options::default() })
-        })
-        .await
-        .map_err(|e| ClassroomError::Internal(format!("the scene interpreter stopped: {e}")))?;
-        result.map(|interpretation| interpretation.model).map_err(|errors| ClassroomError::Scene {
-            message: "the lab's scene has errors: nothing was created".into(),
-            details: errors.iter().map(|e| e.to_string()).collect(),
-        })
+        scene_model(&self.classroom.library, scene, seed).await
+    }
+
+    /// Library scene `name` (`challenges/park`) drawn with `seed`: its file and model.
+    pub(crate) async fn library_model(self, name: &str, seed: u64) -> Result<(String, SceneModel), ClassroomError> {
+        let file = self.library_file(name)?;
+        let model = self.build_scene(&LabScene::Library(file.clone()), seed).await?;
+        Ok((file, model))
     }
 
     /// Students who joined lab `lab` before: id, name, token's digest.
@@ -358,6 +351,30 @@ impl ClassroomLabs<'_> {
 /// The folders of the scene library whose lab scenes are listed: its root, and the
 /// challenges (docs/challenges.md).
 const LIBRARY_FOLDERS: [&str; 2] = ["", "challenges/"];
+
+/// The scene model of `scene` drawn with `seed`, interpreted off the async threads
+/// (library files read from `library`).
+pub(crate) async fn scene_model(library: &Library, scene: &LabScene, seed: u64) -> Result<SceneModel, ClassroomError> {
+    let (name, text) = match scene {
+        LabScene::Demo => return Ok(demo_scene(seed)),
+        LabScene::Library(file) => {
+            let text = tokio::fs::read_to_string(library.scenes_dir.join(file))
+                .await
+                .map_err(|e| ClassroomError::NotFound(format!("cannot read scene '{file}': {e}")))?;
+            (file.clone(), text)
+        }
+        LabScene::Source(text) => ("lab.vlab".to_owned(), text.clone()),
+    };
+    let loader = DirLoader { scenes: library.scenes_dir.clone(), assets: Some(library.assets_dir.clone()) };
+    let result =
+        tokio::task::spawn_blocking(move || interpret(&text, &name, &loader, &Options { seed, ..Options::default() }))
+            .await
+            .map_err(|e| ClassroomError::Internal(format!("the scene interpreter stopped: {e}")))?;
+    result.map(|interpretation| interpretation.model).map_err(|errors| ClassroomError::Scene {
+        message: "the lab's scene has errors: nothing was created".into(),
+        details: errors.iter().map(|e| e.to_string()).collect(),
+    })
+}
 
 fn library_scene(file: &str, text: &str) -> Option<serde_json::Value> {
     let name = file.strip_suffix(".vlab")?;

@@ -111,8 +111,9 @@ pub struct Classroom {
     store: Option<Arc<Mutex<Store>>>,
     course: course::Course,
     recordings: Option<Recordings>,
-    compiler: Compiler,
+    compiler: Arc<Compiler>,
     attempts: attempts::Attempts,
+    evaluations: course::Evaluations,
 }
 
 impl Classroom {
@@ -131,6 +132,10 @@ impl Classroom {
             .unwrap_or_else(|| Arc::new(Mutex::new(Store::in_memory().expect("an in-memory SQLite opens"))));
         let course = course::Course::load(course_store)
             .unwrap_or_else(|error| panic!("the classes in the database cannot be read: {error}"));
+        let compiler = Arc::new(Compiler::new(config.compile_cache, config.compile_limits.unwrap_or_default()));
+        let attempts = attempts::Attempts::new(config.attempts);
+        let evaluations =
+            course::Evaluations::new(course.store(), attempts.queue(), Arc::clone(&compiler), config.library.clone());
         Classroom {
             registry: Labs::default(),
             library: config.library,
@@ -142,8 +147,9 @@ impl Classroom {
             store,
             course,
             recordings,
-            compiler: Compiler::new(config.compile_cache, config.compile_limits.unwrap_or_default()),
-            attempts: attempts::Attempts::new(config.attempts),
+            compiler,
+            attempts,
+            evaluations,
         }
     }
 

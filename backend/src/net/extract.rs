@@ -171,6 +171,16 @@ impl Example for vlab_protocol::LabSettingsPatch {
 impl Example for vlab_protocol::BroadcastRequest {
     const EXAMPLE: &'static str = r#"{"message": "Five minutes left"}"#;
 }
+impl Example for vlab_protocol::AssignmentRequest {
+    const EXAMPLE: &'static str =
+        r#"{"title": "Parking", "challenge": "challenges/park", "trials": 5, "points": 10, "due_at": 1800000000}"#;
+}
+impl Example for vlab_protocol::SubmitRobotRequest {
+    const EXAMPLE: &'static str = r#"{"lab": "lesson-3-k7mp", "robot": "diffbot_ana"}"#;
+}
+impl Example for vlab_protocol::EvaluateRequest {
+    const EXAMPLE: &'static str = r#"{} (everybody) or {"student": 3}"#;
+}
 impl Example for std::collections::BTreeMap<String, serde_json::Value> {
     const EXAMPLE: &'static str =
         r#"{"left": {"speed": 5}, "arm": {"position": 0.5}, "drive": {"v": 0.2, "omega": 0}}"#;

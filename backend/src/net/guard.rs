@@ -232,9 +232,8 @@ fn kind_of(method: &Method, route: &str) -> Option<Kind> {
     let route = route.strip_prefix("/api").unwrap_or(route);
     match (method.as_str(), route) {
         ("POST", "/join" | "/labs/{lab}/join" | "/classes/sign-in" | "/labs/{lab}/enter") => Some(Kind::Join),
-        ("POST", "/labs/{lab}/robots" | "/labs/{lab}/scene") | ("PUT", "/labs/{lab}/robots/{robot}/program") => {
-            Some(Kind::Upload)
-        }
+        ("POST", "/labs/{lab}/robots" | "/labs/{lab}/scene" | "/classes/{class}/assignments/{id}/submissions")
+        | ("PUT", "/labs/{lab}/robots/{robot}/program") => Some(Kind::Upload),
         ("POST", "/labs/{lab}/control" | "/labs/{lab}/rewind") | ("GET", "/ws/labs/{lab}/robots/{robot}/control") => {
             Some(Kind::Control)
         }
@@ -333,6 +332,9 @@ mod tests {
         assert_eq!(kind_of(&post, "/api/labs/{lab}/robots"), Some(Kind::Upload));
         assert_eq!(kind_of(&post, "/api/labs/{lab}/scene"), Some(Kind::Upload));
         assert_eq!(kind_of(&Method::PUT, "/api/labs/{lab}/robots/{robot}/program"), Some(Kind::Upload));
+        let submissions = "/api/classes/{class}/assignments/{id}/submissions";
+        assert_eq!(kind_of(&post, submissions), Some(Kind::Upload), "a hand-in is an upload");
+        assert_eq!(kind_of(&Method::GET, submissions), None);
         assert_eq!(kind_of(&post, "/api/labs/{lab}/control"), Some(Kind::Control));
         assert_eq!(kind_of(&Method::GET, "/api/labs/{lab}/robots/{robot}/program"), None);
         assert_eq!(kind_of(&Method::GET, "/api/labs/{lab}/join"), None);

@@ -7,6 +7,7 @@
 //! that hold clients to the server's [`Limits`] (connections and request rates per
 //! address; docs/operations.md).
 
+mod assignments;
 mod attempts;
 mod classes;
 mod error;
@@ -82,6 +83,18 @@ pub fn app(state: Arc<AppState>) -> Router {
         .route("/classes/{class}/labs", post(classes::create_lesson))
         .route("/classes/{class}/overview", get(classes::overview))
         .route("/labs/{lab}/enter", post(classes::enter_lesson))
+        .route("/classes/{class}/assignments", get(assignments::list_assignments).post(assignments::create_assignment))
+        .route("/classes/{class}/assignments/{id}", axum::routing::patch(assignments::change_assignment))
+        .route(
+            "/classes/{class}/assignments/{id}/submissions",
+            get(assignments::list_submissions).post(assignments::submit).layer(DefaultBodyLimit::max(MAX_UPLOAD_BYTES)),
+        )
+        .route("/classes/{class}/assignments/{id}/evaluate", post(assignments::evaluate))
+        .route("/classes/{class}/submissions/{id}/files/{name}", get(assignments::submission_file))
+        .route("/classes/{class}/evaluations/{id}", get(assignments::get_evaluation))
+        .route("/classes/{class}/evaluations/{id}/trials/{n}/replay", get(assignments::trial_replay))
+        .route("/classes/{class}/grades", get(assignments::grades))
+        .route("/classes/{class}/grades.csv", get(assignments::grades_csv))
         .route("/examples", get(examples::list_examples))
         .route("/program-types", get(programs::program_types))
         .route("/labs/{lab}/participants", get(labs::participants))

@@ -1,13 +1,16 @@
 //! What must survive a restart, in one SQLite file: the labs (the digests of their
 //! instructor tokens, join codes, scenes and settings), the sessions of the students
 //! who joined them (digests of their tokens), and what was uploaded into a lab and
-//! removed from it, in order and compacted, so a restart rebuilds each lab as it was.
+//! removed from it, in order and compacted, so a restart rebuilds each lab as it was;
+//! and a course's classes (`classes`) with their assignments, submissions and grades
+//! (`assignments`).
 //! Beside it, in a file of its own, the server key, so the operator can print it again.
 //!
 //! SQLite through `rusqlite` (bundled): a classroom server gets persistence with no
 //! other service to install, and the file can be copied or inspected with standard
 //! tools. Neither it nor its backups hold a token anybody could use.
 
+pub mod assignments;
 pub mod attempts;
 pub mod classes;
 mod compaction;
@@ -19,6 +22,7 @@ use std::path::{Path, PathBuf};
 
 use rusqlite::{Connection, OptionalExtension, params};
 
+pub use assignments::{AssignmentRecord, EvaluationRecord, SubmissionRecord};
 pub use attempts::{AttemptRow, AttemptStore, attempts_file_of};
 pub use classes::{ClassRecord, StudentRecord};
 pub use recordings::{ChunkRow, RecordingStore, recordings_file_of};

@@ -11,7 +11,8 @@ use vlab_lab::secret::TokenDigest;
 /// digests, removed ones kept so their grades stay readable); class sessions (digests);
 /// the labs a class owns and who each of its students is in each; assignments (their
 /// hidden trials' seeds as JSON); submissions with their files; evaluations (their trials
-/// as JSON) and each trial's replay (zstd-compressed JSON). Times are Unix seconds.
+/// as JSON, with the challenge, robot and points they ran for) and each trial's replay
+/// (zstd-compressed JSON). Times are Unix seconds.
 const COURSE_TABLES: &str = "BEGIN;
      CREATE TABLE IF NOT EXISTS classes (
          id             TEXT PRIMARY KEY,
@@ -77,6 +78,9 @@ const COURSE_TABLES: &str = "BEGIN;
          id         INTEGER PRIMARY KEY AUTOINCREMENT,
          submission INTEGER NOT NULL REFERENCES submissions(id),
          version    INTEGER NOT NULL,
+         challenge  TEXT NOT NULL,
+         robot      TEXT NOT NULL,
+         points     REAL NOT NULL,
          started_at INTEGER NOT NULL,
          status     TEXT NOT NULL,
          grade      REAL,
@@ -91,6 +95,8 @@ const COURSE_TABLES: &str = "BEGIN;
      );
      CREATE INDEX IF NOT EXISTS submissions_by_assignment ON submissions (assignment, student);
      CREATE INDEX IF NOT EXISTS evaluations_by_submission ON evaluations (submission);
+     CREATE INDEX IF NOT EXISTS evaluations_by_status ON evaluations (status);
+     CREATE INDEX IF NOT EXISTS assignments_by_class ON assignments (class);
      PRAGMA user_version = 6;
      COMMIT;";
 

@@ -13,6 +13,7 @@ mod camera_programs;
 mod challenge_attempts;
 mod challenge_examples;
 mod classroom;
+mod course_assignments;
 mod courses;
 mod cpp_programs;
 mod docs_self_contained;

@@ -33,7 +33,7 @@ impl ClassroomCourse<'_> {
             you,
             teacher,
             labs: self.lessons(class),
-            assignments: Vec::new(),
+            assignments: self.assignments(class, caller)?,
         })
     }
 

@@ -9,10 +9,14 @@
 //! token in each lab she entered (`Classroom::caller` asks the course when a lab does
 //! not know a token).
 
+mod assignments;
 mod classes;
+mod evaluation;
+mod grades;
 mod lessons;
 mod overview;
 mod pins;
+mod submissions;
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex, RwLock};
@@ -24,7 +28,10 @@ use super::{Classroom, ClassroomError};
 use crate::store::{ClassRecord, Store, StoreError, StudentRecord};
 use vlab_lab::secret::TokenDigest;
 
+pub use evaluation::{Evaluations, credit, grade};
+pub use grades::csv as gradebook_csv;
 pub use pins::PinGuard;
+pub use submissions::HandIn;
 
 /// Who is calling, to a class.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -212,6 +219,12 @@ impl<'a> ClassroomCourse<'a> {
     /// Who the bearer of `token` is to class `class`.
     pub fn caller(self, class: &str, token: Option<&str>) -> Result<ClassCaller, ClassroomError> {
         self.course().caller(class, token)
+    }
+
+    /// Starts again every evaluation a stopped server left unfinished (at start-up,
+    /// with the labs restored); returns how many.
+    pub fn resume(self) -> Result<usize, ClassroomError> {
+        self.classroom.evaluations.resume()
     }
 }
 

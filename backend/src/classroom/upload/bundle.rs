@@ -90,7 +90,7 @@ impl UploadFiles {
     }
 
     /// The upload as a program on its own: the `program` file, or a plain-text body.
-    pub(super) fn into_program(mut self) -> Result<Bundle, ClassroomError> {
+    pub(crate) fn into_program(mut self) -> Result<Bundle, ClassroomError> {
         let plain_name = if self.plain { self.main.as_ref().map(|(name, _)| name.clone()) } else { None };
         let program = self.program.clone().or(plain_name).ok_or_else(|| {
             ClassroomError::Unreadable(
