@@ -1,14 +1,15 @@
 // A course from the browser, end to end. The teacher creates a class on the create page
-// with the server key, adds two students from the class page (reading their PINs), creates
-// a lesson from the library's challenges/park and an assignment on it with two hidden
-// trials. Each student signs in from her own browser with the class code, her name and
-// her PIN (a wrong PIN first is refused under the form), enters the lesson (its lab page
-// opens as hers), and hands in program files from the class page: Ana the reference
-// solution (scenes/challenges/park.py with its drive_to.py), Ben a program that never
-// moves. The teacher's overview shows the lesson; her gradebook evaluates both hand-ins
-// again and shows both grades, the solution's higher, and its CSV downloads with both
-// rows. Last, Ana opens her grade's trials and watches a trial's replay on its own page:
-// the bay and her robot are drawn in the 3D view and the replay plays.
+// with the server key, adds two students from the class page (reading their PINs),
+// creates a lesson from the library's challenges/park and an assignment on it with two
+// hidden trials. Each student signs in from her own browser with the class code, her name
+// and her PIN (a wrong PIN first is refused under the form), enters the lesson (its lab
+// page opens as hers, its link leads back to the class), and hands in program files from
+// the class page: Ana the reference solution (scenes/challenges/park.py with its
+// drive_to.py), Ben a program that never moves. The teacher's overview shows the lesson;
+// her gradebook shows both grades, the solution's higher, evaluates both hand-ins again
+// to the same grades, and its CSV downloads with both rows. Last, Ana opens her grade's
+// trials (scores in seconds) and watches a trial's replay on its own page: the bay and
+// her robot are drawn in the 3D view and the replay plays.
 
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
@@ -58,6 +59,7 @@ async function readClass(page) {
           status: c.getAttribute('data-status'),
           grade: c.getAttribute('data-grade') === '' ? null : Number(c.getAttribute('data-grade')),
           late: c.getAttribute('data-late') === 'true',
+          evaluation: c.querySelector('[data-testid="btn-open-evaluation"]')?.getAttribute('data-evaluation') ?? null,
           text: c.textContent.trim(),
         })),
       })),
@@ -72,7 +74,7 @@ async function readClass(page) {
       })),
       evaluation: q('evaluation') && {
         status: q('evaluation').getAttribute('data-status'),
-        trials: all('trial-item').map((t) => ({ number: t.getAttribute('data-trial'), status: t.getAttribute('data-status') })),
+        trials: all('trial-item').map((t) => ({ number: t.getAttribute('data-trial'), status: t.getAttribute('data-status'), text: t.textContent.trim() })),
         watch: all('btn-watch-trial').map((b) => b.getAttribute('data-trial')),
       },
     };
@@ -118,14 +120,27 @@ async function signIn(server, openPage, code, name, pin, { wrongPinFirst = false
   return page;
 }
 
-/** Enters the lesson from My lessons: its lab page, as the student; then back to the class. */
-async function enterLesson(page, server, lab, classUrl) {
+/** Enters the lesson from My lessons: its lab page, as the student; then back to the
+ * class by the lab page's link to it. */
+async function enterLesson(page, lab) {
   await page.locator(`${byTestId('btn-enter-lesson')}[data-lab="${lab}"]`).click();
   await page.waitForURL(new RegExp(`[?&]lab=${lab}`));
   await waitForConnected(page, 'the lesson');
   await waitUntil('the student role in the lesson', () => readUi(page), (u) => u.role === 'student' && u.bodies > 0);
-  await page.goto(classUrl);
+  await page.locator(byTestId('back-to-class')).click();
+  await page.waitForURL(/[?&]class=/);
   await waitUntil('the class page again', () => readClass(page), (c) => c.role === 'student');
+}
+
+/** Both rows of the gradebook once every cell is graded (or failed), evaluated after `after`. */
+async function gradedBook(teacher, after = {}) {
+  const done = (cell, name) => (cell?.status === 'graded' || cell?.status === 'failed') && cell.evaluation !== (after[name] ?? null);
+  return waitUntil(
+    'both hand-ins graded',
+    () => readClass(teacher),
+    (c) => c.gradesError !== null || (c.grades.length === 2 && c.grades.every((r) => done(r.cells[0], r.name))),
+    { timeoutMs: EVALUATION_TIMEOUT_MS },
+  );
 }
 
 /** Hands in `files` for the first assignment from My assignments. */
@@ -153,7 +168,6 @@ test('a teacher runs a class: roster, lesson, assignment, hand-ins, grades and a
     const classId = new URL(teacher.url()).searchParams.get('class');
     assert.ok(classId, teacher.url());
     await waitUntil('the token to leave the address bar', () => teacher.url(), (url) => !url.includes('token='));
-    const classUrl = `${server.baseUrl}/?class=${encodeURIComponent(classId)}`;
 
     // Two students on the roster, each PIN shown once.
     const anaPin = await addStudent(teacher, 'Ana');
@@ -187,8 +201,8 @@ test('a teacher runs a class: roster, lesson, assignment, hand-ins, grades and a
     // The students, each from her own browser.
     const ana = await signIn(server, openPage, code, 'Ana', anaPin, { wrongPinFirst: true });
     const ben = await signIn(server, openPage, code, 'Ben', benPin);
-    await enterLesson(ana, server, lab, classUrl);
-    await enterLesson(ben, server, lab, classUrl);
+    await enterLesson(ana, lab);
+    await enterLesson(ben, lab);
 
     const anaHandIn = await handIn(ana, [path.join(CHALLENGES, 'park.py'), path.join(CHALLENGES, 'drive_to.py')]);
     assert.equal(anaHandIn.homework[0].error, null, 'the solution is handed in');
@@ -205,17 +219,20 @@ test('a teacher runs a class: roster, lesson, assignment, hand-ins, grades and a
     t.diagnostic(`overview: ${JSON.stringify(overview.overview)}`);
     saveArtifact(artifactName('5-overview.png'), await teacher.screenshot());
 
-    // The gradebook: evaluate again, both graded, the solution higher; the CSV.
+    // The gradebook: the hand-ins graded, then evaluated again to the same grades; the
+    // solution's higher; the CSV.
     await openTab(teacher, 'gradebook');
-    await waitUntil('both rows in the gradebook', () => readClass(teacher), (c) => c.grades.length === 2);
+    const first = await gradedBook(teacher);
+    assert.equal(first.gradesError, null);
+    const firstEvaluations = Object.fromEntries(first.grades.map((r) => [r.name, r.cells[0].evaluation]));
     await teacher.locator(byTestId('btn-evaluate-column')).first().click();
-    const graded = await waitUntil(
-      'both hand-ins graded',
-      () => readClass(teacher),
-      (c) => c.gradesError !== null || (c.grades.length === 2 && c.grades.every((r) => r.cells[0]?.status === 'graded' || r.cells[0]?.status === 'failed')),
-      { timeoutMs: EVALUATION_TIMEOUT_MS },
-    );
+    const graded = await gradedBook(teacher, firstEvaluations);
     assert.equal(graded.gradesError, null);
+    assert.deepEqual(
+      graded.grades.map((r) => [r.name, r.cells[0].grade]).sort(),
+      first.grades.map((r) => [r.name, r.cells[0].grade]).sort(),
+      'evaluated again, the same grades',
+    );
     const grade = (name) => graded.grades.find((r) => r.name === name).cells[0];
     t.diagnostic(`grades: ${JSON.stringify(graded.grades)}`);
     assert.equal(grade('Ana').status, 'graded', JSON.stringify(grade('Ana')));
@@ -236,6 +253,7 @@ test('a teacher runs a class: roster, lesson, assignment, hand-ins, grades and a
     await ana.locator(byTestId('btn-open-evaluation')).first().click();
     const trials = await waitUntil('her trials with their replays', () => readClass(ana), (c) => c.evaluation?.status === 'graded' && c.evaluation.watch.length === 2);
     assert.deepEqual(trials.evaluation.trials.map((tr) => tr.status), ['solved', 'solved'], JSON.stringify(trials.evaluation));
+    assert.match(trials.evaluation.trials[0].text, /score \d+\.\d\d s/, 'a time score in seconds');
     saveArtifact(artifactName('7-my-grades.png'), await ana.screenshot());
     await ana.locator(byTestId('btn-watch-trial')).first().click();
     await ana.waitForURL(/[?&]replay=/);

@@ -8,6 +8,7 @@ use wasm_split_helpers::wasm_split;
 use crate::classroom::ClassState;
 use crate::classroom::forms::role_badge;
 use crate::connection::{ClockReadout, ConnectionStatus, LabSession, TimeControls};
+use crate::page::class_query;
 use crate::scene::SceneDraft;
 use crate::ui::{Part, PartNotLoaded, When};
 
@@ -23,6 +24,10 @@ pub fn Toolbar() -> impl IntoView {
         move || session.lab_name.get().unwrap_or_else(|| lab_id.clone())
     };
     let role_text = move || session.role.get().map_or("", role_badge);
+    // A lesson of a class is entered with the class's token: the way back to the class.
+    let class_page = session.token().and_then(|token| {
+        crate::course::client::class_of_token(&token).map(|class| format!("/{}", class_query(&class, None)))
+    });
 
     view! {
         <header class="toolbar">
@@ -30,6 +35,13 @@ pub fn Toolbar() -> impl IntoView {
                 <span class="brand-mark">"V"</span>
                 <span class="brand-name">"VLab"</span>
             </div>
+            {class_page.map(|href| {
+                view! {
+                    <a class="btn btn-small back-to-class" data-testid="back-to-class" href=href title="The class page: lessons, assignments, grades">
+                        "← Class"
+                    </a>
+                }
+            })}
             <div class="lab-title" title=format!("lab id: {lab_id}")>
                 <span class="lab-name" data-testid="lab-name">{lab_title}</span>
             </div>

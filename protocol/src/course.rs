@@ -160,15 +160,27 @@ pub struct AssignmentRequest {
     /// When submissions open (default: now).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub opens_at: Option<i64>,
-    /// When it is due: later submissions are kept and flagged late (default: none).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub due_at: Option<i64>,
+    /// When it is due: later submissions are kept and flagged late (default: none). In a
+    /// `PATCH`, `null` takes the due date away.
+    #[serde(default, deserialize_with = "present", skip_serializing_if = "Option::is_none")]
+    pub due_at: Option<Option<i64>>,
     /// Hidden trials each submission runs (default 5, at most `MAX_TRIALS`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub trials: Option<u32>,
-    /// The students it is given to (default: the whole class).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub students: Option<Vec<StudentId>>,
+    /// The students it is given to (default: the whole class). In a `PATCH`, `null`
+    /// gives it to the whole class again.
+    #[serde(default, deserialize_with = "present", skip_serializing_if = "Option::is_none")]
+    pub students: Option<Option<Vec<StudentId>>>,
+}
+
+/// A field of a `PATCH` that is absent (`None`: unchanged), `null` (`Some(None)`: taken
+/// away) or given: serde alone reads both of the first two as `None`.
+fn present<'de, D, T>(deserializer: D) -> Result<Option<Option<T>>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: Deserialize<'de>,
+{
+    Option::<T>::deserialize(deserializer).map(Some)
 }
 
 /// An assignment: a challenge given to a class, with points and dates.
@@ -182,6 +194,10 @@ pub struct Assignment {
     pub challenge: String,
     /// The challenge's own title, as its scene says.
     pub challenge_title: String,
+    /// How the challenge scores a trial, in words, as its board says them (`time in
+    /// seconds (lower is better)`); empty for an assignment kept before it was recorded.
+    #[serde(default)]
+    pub score_rule: String,
     /// The robot a submission's program drives.
     pub robot: String,
     /// The points a full grade is worth.
@@ -386,6 +402,9 @@ pub struct LabOverview {
     /// The lab's challenge's title, if it has one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub challenge: Option<String>,
+    /// How that challenge scores, in words, as its board says them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub score_rule: Option<String>,
 }
 
 /// One robot in the teacher's overview.
@@ -441,6 +460,17 @@ mod tests {
     #[test]
     fn an_assignment_request_reads_with_only_what_it_changes() {
         let patch: AssignmentRequest = serde_json::from_str(r#"{"due_at": 1800000000}"#).unwrap();
-        assert_eq!(patch, AssignmentRequest { due_at: Some(1_800_000_000), ..AssignmentRequest::default() });
+        assert_eq!(patch, AssignmentRequest { due_at: Some(Some(1_800_000_000)), ..AssignmentRequest::default() });
+    }
+
+    #[test]
+    fn a_null_in_a_patch_takes_the_field_away_and_an_absent_one_keeps_it() {
+        let patch: AssignmentRequest = serde_json::from_str(r#"{"due_at": null, "students": null}"#).unwrap();
+        assert_eq!(patch.due_at, Some(None));
+        assert_eq!(patch.students, Some(None));
+        let patch: AssignmentRequest = serde_json::from_str(r#"{"title": "Parking"}"#).unwrap();
+        assert_eq!((patch.due_at, patch.students), (None, None));
+        let written = serde_json::to_string(&AssignmentRequest { due_at: Some(None), ..AssignmentRequest::default() });
+        assert_eq!(written.unwrap(), r#"{"due_at":null}"#);
     }
 }

@@ -36,7 +36,9 @@ pub enum ClassroomError {
     #[error("{0}")]
     NoClass(String),
     /// The token means nothing in this class.
-    #[error("this token is not valid in class '{class}': sign in again")]
+    #[error(
+        "this token is not valid in class '{class}': it was never signed in, or was signed out by a new PIN or the student's removal"
+    )]
     UnknownClassToken {
         /// The class.
         class: String,

@@ -12,7 +12,7 @@
 
 mod access;
 pub mod attempts;
-mod board;
+pub(crate) mod board;
 mod clock;
 pub mod course;
 mod error;

@@ -26,6 +26,8 @@ pub struct AssignmentRecord {
     pub challenge: String,
     /// The challenge's own title.
     pub challenge_title: String,
+    /// How the challenge scores, in words (empty when kept before schema step 7).
+    pub score_rule: String,
     /// The robot a submission's program drives.
     pub robot: String,
     /// What a full grade is worth.
@@ -107,8 +109,7 @@ fn status_of(text: &str) -> Option<EvaluationStatus> {
     })
 }
 
-const ASSIGNMENT_COLUMNS: &str =
-    "id, class, title, challenge, challenge_title, robot, points, opens_at, due_at, seeds, students, version";
+const ASSIGNMENT_COLUMNS: &str = "id, class, title, challenge, challenge_title, robot, points, opens_at, due_at, seeds, students, version, score_rule";
 const SUBMISSION_COLUMNS: &str = "id, assignment, student, submitted_at, late, main_name";
 const EVALUATION_COLUMNS: &str =
     "id, submission, version, challenge, robot, points, started_at, status, grade, reason, trials";
@@ -130,6 +131,7 @@ fn assignment_of_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<AssignmentRow>
         seeds: Vec::new(),
         students: None,
         version: row.get(11)?,
+        score_rule: row.get(12)?,
     };
     Ok((record, row.get(9)?, row.get(10)?))
 }
@@ -198,8 +200,8 @@ impl Store {
         self.connection
             .execute(
                 "INSERT INTO assignments (class, title, challenge, challenge_title, robot, points, opens_at, due_at,
-                     seeds, students, version)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+                     seeds, students, version, score_rule)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
                 params![
                     a.class,
                     a.title,
@@ -211,7 +213,8 @@ impl Store {
                     a.due_at,
                     json(&a.seeds),
                     a.students.as_ref().map(json),
-                    a.version
+                    a.version,
+                    a.score_rule
                 ],
             )
             .map_err(self.sqlite())?;
@@ -223,7 +226,7 @@ impl Store {
         self.connection
             .execute(
                 "UPDATE assignments SET title = ?2, challenge = ?3, challenge_title = ?4, robot = ?5, points = ?6,
-                     opens_at = ?7, due_at = ?8, seeds = ?9, students = ?10, version = ?11
+                     opens_at = ?7, due_at = ?8, seeds = ?9, students = ?10, version = ?11, score_rule = ?12
                  WHERE id = ?1",
                 params![
                     a.id,
@@ -236,7 +239,8 @@ impl Store {
                     a.due_at,
                     json(&a.seeds),
                     a.students.as_ref().map(json),
-                    a.version
+                    a.version,
+                    a.score_rule
                 ],
             )
             .map(|_| ())
@@ -506,6 +510,7 @@ mod tests {
             title: "Parking".into(),
             challenge: "challenges/park".into(),
             challenge_title: "Park in the green bay".into(),
+            score_rule: "time in seconds (lower is better)".into(),
             robot: "diffbot".into(),
             points: 10.0,
             opens_at: 100,

@@ -74,7 +74,7 @@ pub enum StoreError {
     },
 }
 
-const SCHEMA_VERSION: i64 = 6;
+const SCHEMA_VERSION: i64 = 7;
 
 /// A lab as stored.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -555,6 +555,33 @@ mod tests {
         assert_eq!(store.lab("physics").unwrap(), Some(lab("physics")), "its labs as they were");
         assert_eq!(store.sessions("physics").unwrap().len(), 1);
         assert!(store.classes().unwrap().is_empty(), "and an empty course");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_version_6_assignment_reads_with_no_score_rule() {
+        let dir = std::env::temp_dir().join(format!("vlab-store-v6-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("v6.db");
+        let _ = std::fs::remove_file(&path);
+        {
+            let (connection, shown) = open_private(&path).unwrap();
+            let mut old = Store { connection, path: shown, key_file: None, memory_key: None };
+            old.migrate_to(6).unwrap();
+            old.connection
+                .execute_batch(
+                    "INSERT INTO assignments (class, title, challenge, challenge_title, robot, points, opens_at, seeds)
+                     VALUES ('c', 'Parking', 'challenges/park', 'Park it', 'diffbot', 10, 0, '[7]')",
+                )
+                .unwrap();
+        }
+        let store = Store::open(&path).unwrap();
+        let kept = store.assignments("c").unwrap();
+        assert_eq!(kept.len(), 1);
+        assert_eq!(
+            (kept[0].title.as_str(), kept[0].score_rule.as_str(), kept[0].seeds.as_slice()),
+            ("Parking", "", &[7][..])
+        );
         std::fs::remove_dir_all(&dir).unwrap();
     }
 

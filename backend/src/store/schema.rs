@@ -194,6 +194,18 @@ impl Store {
         if version < 6 && target >= 6 {
             self.connection.execute_batch(COURSE_TABLES).map_err(self.sqlite())?;
         }
+        if version < 7 && target >= 7 {
+            // Step 7: an assignment keeps its challenge's score rule in words, so its
+            // trials' scores are shown with their unit.
+            self.connection
+                .execute_batch(
+                    "BEGIN;
+                     ALTER TABLE assignments ADD COLUMN score_rule TEXT NOT NULL DEFAULT '';
+                     PRAGMA user_version = 7;
+                     COMMIT;",
+                )
+                .map_err(self.sqlite())?;
+        }
         Ok(())
     }
 

@@ -311,6 +311,13 @@ async fn dates_decide_when_a_hand_in_is_taken_and_a_new_version_grades_different
     let path = format!("/api/classes/{class}/assignments/{id}");
     let (status, renamed) = api.patch(Some(&teacher), &path, json!({ "title": "Parking, again" })).await;
     assert_eq!((status, renamed["version"].as_u64()), (200, Some(1)), "{renamed}");
+    assert_eq!(renamed["score_rule"], "time in seconds (lower is better)", "{renamed}");
+    // `null` takes the due date away: a hand-in now is on time.
+    let (status, undated) = api.patch(Some(&teacher), &path, json!({ "due_at": null })).await;
+    assert_eq!((status, undated.get("due_at")), (200, None), "{undated}");
+    let (status, on_time) = api.submit(Some(&ana), &class, id, park_solution()).await;
+    assert_eq!((status, on_time["late"].as_bool()), (202, Some(false)), "{on_time}");
+    api.finished(&class, &teacher, evaluation_of(&on_time)).await;
     let (status, refused) = api.patch(Some(&teacher), &path, json!({ "challenge": "diffbot" })).await;
     assert_eq!(status, 422, "{refused}");
     let (status, changed) = api.patch(Some(&teacher), &path, json!({ "challenge": "challenges/corridor" })).await;
@@ -319,6 +326,7 @@ async fn dates_decide_when_a_hand_in_is_taken_and_a_new_version_grades_different
         (changed["version"].as_u64(), changed["challenge_title"].as_str()),
         (Some(2), Some("Follow the corridor"))
     );
+    assert_eq!(changed["score_rule"], "percent of 3 goals", "the new challenge's rule: {changed}");
     let (_, rerun) = api.post(Some(&teacher), &format!("{path}/evaluate"), json!({})).await;
     let second = api.finished(&class, &teacher, rerun[0]["id"].as_i64().unwrap()).await;
     assert_eq!(second["version"], 2);

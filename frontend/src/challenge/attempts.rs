@@ -12,7 +12,7 @@ pub fn take_report(list: &mut Vec<AttemptReport>, report: AttemptReport) {
         Some(known) => *known = report,
         None => {
             list.push(report);
-            list.sort_by(|a, b| b.id.cmp(&a.id));
+            list.sort_by_key(|a| std::cmp::Reverse(a.id));
         }
     }
 }

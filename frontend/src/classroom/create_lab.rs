@@ -7,7 +7,7 @@ use super::client::{create_lab, library_scenes};
 use super::forms::{DEMO_SCENE_CHOICE, LibraryScene, create_lab_body, interpret_create};
 use crate::api::error_sentence;
 use crate::course::CreateClassCard;
-use crate::ui::{ForEach, When};
+use crate::ui::{ForEach, FormError, OnceShownLink, SubmitButton, When};
 
 /// The whole create page.
 #[component]
@@ -98,12 +98,8 @@ fn NewLabForm(created: RwSignal<Option<CreatedLab>>) -> impl IntoView {
                     />
                 </label>
                 <SceneSelect scene=scene />
-                <button class="btn btn-primary" type="submit" data-testid="btn-create-lab" disabled=move || busy.get()>
-                    {move || if busy.get() { "Creating…" } else { "Create" }}
-                </button>
-                <When when=move || problem.with(Option::is_some)>
-                    <p class="form-error" role="alert" data-testid="create-error">{move || problem.get()}</p>
-                </When>
+                <SubmitButton busy idle="Create" working="Creating…" testid="btn-create-lab" />
+                <FormError message=problem testid="create-error" />
             </form>
             <p class="create-link">
                 <a href="/">"← Back to the labs"</a>
@@ -153,37 +149,17 @@ fn CreatedCard(lab: CreatedLab) -> impl IntoView {
     let origin = window().location().origin().unwrap_or_default();
     let instructor_link = format!("{origin}{}", lab.instructor_path);
     let open = lab.instructor_path.clone();
-    let link_field = NodeRef::<leptos::html::Input>::new();
-    let copied = RwSignal::new(None::<bool>);
-    let copy = move |_| {
-        if let Some(input) = link_field.get_untracked() {
-            copied.set(Some(crate::ui::browser::copy_field(&input)));
-        }
-    };
     view! {
         <section class="card created-card" data-testid="created-lab" data-lab=lab.id.clone()>
             <h2>{format!("“{}” is open", lab.name)}</h2>
             <p class="hint">{format!("Students open {origin}/ and type this code under “Join a lab”, with their name:")}</p>
             <div class="join-code-big" data-testid="created-join-code">{lab.join_code.clone()}</div>
-            <label class="field">
-                <span>
-                    "Your instructor link: save it now, it is shown only this once (the server keeps no copy). Keep it to yourself: it gives the time controls."
-                </span>
-                <span class="link-row">
-                    <input class="input" readonly=true data-testid="instructor-link" node_ref=link_field prop:value=instructor_link />
-                    <button class="btn" type="button" data-testid="btn-copy-instructor-link" on:click=copy>
-                        "Copy"
-                    </button>
-                </span>
-            </label>
-            <When when=move || copied.get().is_some()>
-                <p class="hint" data-testid="instructor-link-copied">
-                    {move || match copied.get() {
-                        Some(true) => "Copied: paste it where you keep your notes.",
-                        _ => "This browser did not copy it: the link is selected, copy it with Ctrl+C.",
-                    }}
-                </p>
-            </When>
+            <OnceShownLink
+                label="Your instructor link: save it now, it is shown only this once (the server keeps no copy). Keep it to yourself: it gives the time controls."
+                link=instructor_link
+                testid="instructor-link"
+                copy_testid="btn-copy-instructor-link"
+            />
             <a class="btn btn-primary" data-testid="btn-open-lab" href=open>
                 "Open the lab"
             </a>

@@ -7,7 +7,7 @@ use super::forms::{JoinOutcome, LabLine, check_join_form, interpret_join, lab_li
 use crate::course::SignInForm;
 use crate::course::client::stored_classes;
 use crate::page::{class_query, lab_query};
-use crate::ui::When;
+use crate::ui::{FormError, RejoinList, SubmitButton};
 
 /// The whole landing page.
 #[component]
@@ -20,8 +20,19 @@ pub fn LandingPage() -> impl IntoView {
         });
     };
     load_labs();
-    let sessions = stored_sessions();
-    let classes = stored_classes();
+    let rejoin_labs = stored_sessions()
+        .into_iter()
+        .map(|session| {
+            (format!("/{}", session.lab_query()), format!("Continue in {} as {}", session.lab, session.name))
+        })
+        .collect();
+    let rejoin_classes = stored_classes()
+        .into_iter()
+        .map(|session| {
+            let href = format!("/{}", class_query(&session.class, Some(&session.token)));
+            (href, format!("Continue in {} as {}", session.class, session.name))
+        })
+        .collect();
 
     view! {
         <div class="page landing" data-testid="landing-page">
@@ -38,56 +49,12 @@ pub fn LandingPage() -> impl IntoView {
                 <section class="card join-card" aria-label="Join a lab">
                     <h2>"Join a lab"</h2>
                     <JoinForm />
-                    {(!sessions.is_empty())
-                        .then(|| {
-                            view! {
-                                <div class="rejoin">
-                                    <h3>"Labs you joined on this browser"</h3>
-                                    <ul class="rejoin-list">
-                                        {sessions
-                                            .into_iter()
-                                            .map(|session| {
-                                                let href = format!("/{}", session.lab_query());
-                                                view! {
-                                                    <li>
-                                                        <a class="btn" data-testid="rejoin-link" href=href>
-                                                            {format!("Continue in {} as {}", session.lab, session.name)}
-                                                        </a>
-                                                    </li>
-                                                }
-                                            })
-                                            .collect_view()}
-                                    </ul>
-                                </div>
-                            }
-                        })}
+                    <RejoinList title="Labs you joined on this browser" links=rejoin_labs testid="rejoin-link" />
                 </section>
                 <section class="card sign-in-card" aria-label="Sign in to your class">
                     <h2>"Sign in to your class"</h2>
                     <SignInForm />
-                    {(!classes.is_empty())
-                        .then(|| {
-                            view! {
-                                <div class="rejoin">
-                                    <h3>"Classes signed in on this browser"</h3>
-                                    <ul class="rejoin-list">
-                                        {classes
-                                            .into_iter()
-                                            .map(|session| {
-                                                let href = format!("/{}", class_query(&session.class, Some(&session.token)));
-                                                view! {
-                                                    <li>
-                                                        <a class="btn" data-testid="class-rejoin-link" href=href>
-                                                            {format!("Continue in {} as {}", session.class, session.name)}
-                                                        </a>
-                                                    </li>
-                                                }
-                                            })
-                                            .collect_view()}
-                                    </ul>
-                                </div>
-                            }
-                        })}
+                    <RejoinList title="Classes signed in on this browser" links=rejoin_classes testid="class-rejoin-link" />
                 </section>
                 <section class="card labs-card" aria-label="Open labs">
                     <header class="card-header">
@@ -108,8 +75,8 @@ pub fn LandingPage() -> impl IntoView {
                                         <tr>
                                             <th>"lab"</th>
                                             <th>"mode"</th>
-                                            <th>"robots"</th>
-                                            <th>"people"</th>
+                                            <th class="num">"robots"</th>
+                                            <th class="num">"people"</th>
                                             <th></th>
                                         </tr>
                                     </thead>
@@ -214,14 +181,8 @@ fn JoinForm() -> impl IntoView {
                     on:input=move |event| name.set(event_target_value(&event))
                 />
             </label>
-            <button class="btn btn-primary" type="submit" data-testid="btn-join" disabled=move || busy.get()>
-                {move || if busy.get() { "Joining…" } else { "Join" }}
-            </button>
-            <When when=move || problem.with(Option::is_some)>
-                <p class="form-error" role="alert" data-testid="join-error">
-                    {move || problem.with(|p| p.as_ref().map(|(_, m)| m.clone()).unwrap_or_default())}
-                </p>
-            </When>
+            <SubmitButton busy idle="Join" working="Joining…" testid="btn-join" />
+            <FormError message=Signal::derive(move || problem.with(|p| p.as_ref().map(|(_, m)| m.clone()))) testid="join-error" />
         </form>
     }
 }

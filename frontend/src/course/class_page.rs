@@ -97,7 +97,7 @@ fn Refused(message: String) -> impl IntoView {
     view! {
         <div class="page" data-testid="class-page">
             <PageHeader tagline="A class on VLab." />
-            <section class="card">
+            <section class="card refusal-card">
                 <p class="form-error" role="alert" data-testid="class-error">{message}</p>
                 <a class="btn btn-primary" href="/">"To the start page"</a>
             </section>
@@ -191,7 +191,7 @@ fn ClassHome(session: ClassSession) -> impl IntoView {
         <div class="page class-page" data-testid="class-page" data-role=move || if !loaded() { "" } else if teacher() { "teacher" } else { "student" }>
             <PageHeader tagline />
             <When when=move || session.error.with(Option::is_some) && !loaded()>
-                <section class="card">
+                <section class="card refusal-card">
                     <p class="form-error" role="alert" data-testid="class-error">
                         {move || session.error.get()}
                         " Sign in again from the start page."

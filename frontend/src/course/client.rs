@@ -177,3 +177,13 @@ pub fn stored_classes() -> Vec<StoredClass> {
     sessions.sort_by(|a, b| a.class.cmp(&b.class));
     sessions
 }
+
+/// The class whose session `token` is, if this browser or tab signed in with it: a
+/// lesson's lab page, entered with the class's token, links back to its class.
+pub fn class_of_token(token: &str) -> Option<String> {
+    let in_tab = crate::ui::browser::link_tokens_under("class:")
+        .into_iter()
+        .find(|(_, kept)| kept == token)
+        .and_then(|(name, _)| name.strip_prefix("class:").map(str::to_owned));
+    in_tab.or_else(|| stored_classes().into_iter().find(|session| session.token == token).map(|session| session.class))
+}

@@ -6,7 +6,7 @@ use vlab_protocol::CreatedClass;
 
 use super::client::{create_class, store_class};
 use super::forms::{StoredClass, interpret_create_class};
-use crate::ui::When;
+use crate::ui::{FormError, OnceShownLink, SubmitButton, When};
 
 /// The form, then the class it made.
 #[component]
@@ -88,12 +88,8 @@ fn NewClassForm(created: RwSignal<Option<CreatedClass>>) -> impl IntoView {
                         on:input=move |event| name.set(event_target_value(&event))
                     />
                 </label>
-                <button class="btn btn-primary" type="submit" data-testid="btn-create-class" disabled=move || busy.get()>
-                    {move || if busy.get() { "Creating…" } else { "Create the class" }}
-                </button>
-                <When when=move || problem.with(Option::is_some)>
-                    <p class="form-error" role="alert" data-testid="create-class-error">{move || problem.get()}</p>
-                </When>
+                <SubmitButton busy idle="Create the class" working="Creating…" testid="btn-create-class" />
+                <FormError message=problem testid="create-class-error" />
             </form>
         </section>
     }
@@ -105,37 +101,17 @@ fn CreatedClassCard(class: CreatedClass) -> impl IntoView {
     let origin = window().location().origin().unwrap_or_default();
     let teacher_link = format!("{origin}{}", class.teacher_path);
     let open = class.teacher_path.clone();
-    let link_field = NodeRef::<leptos::html::Input>::new();
-    let copied = RwSignal::new(None::<bool>);
-    let copy = move |_| {
-        if let Some(input) = link_field.get_untracked() {
-            copied.set(Some(crate::ui::browser::copy_field(&input)));
-        }
-    };
     view! {
         <section class="card created-card" data-testid="created-class" data-class=class.id.clone()>
             <h2>{format!("“{}” is ready", class.name)}</h2>
             <p class="hint">{format!("Students open {origin}/ and sign in under “Sign in to your class” with this code, their name and a PIN:")}</p>
             <div class="join-code-big" data-testid="created-class-code">{class.class_code.clone()}</div>
-            <label class="field">
-                <span>
-                    "Your teacher link: save it now, it is shown only this once (the server keeps no copy). Keep it to yourself: it runs the class and every lesson of it."
-                </span>
-                <span class="link-row">
-                    <input class="input" readonly=true data-testid="teacher-link" node_ref=link_field prop:value=teacher_link />
-                    <button class="btn" type="button" data-testid="btn-copy-teacher-link" on:click=copy>
-                        "Copy"
-                    </button>
-                </span>
-            </label>
-            <When when=move || copied.get().is_some()>
-                <p class="hint">
-                    {move || match copied.get() {
-                        Some(true) => "Copied: paste it where you keep your notes.",
-                        _ => "This browser did not copy it: the link is selected, copy it with Ctrl+C.",
-                    }}
-                </p>
-            </When>
+            <OnceShownLink
+                label="Your teacher link: save it now, it is shown only this once (the server keeps no copy). Keep it to yourself: it runs the class and every lesson of it."
+                link=teacher_link
+                testid="teacher-link"
+                copy_testid="btn-copy-teacher-link"
+            />
             <a class="btn btn-primary" data-testid="btn-open-class" href=open>
                 "Open the class page"
             </a>

@@ -10,16 +10,18 @@ use super::client::evaluation;
 use super::forms::{evaluation_open, evaluation_status_word, grade_text};
 use super::state::ClassSession;
 use crate::api::error_sentence;
-use crate::challenge::words::{status_name, status_words};
+use crate::challenge::words::{ScoreUnit, status_name, status_words};
 use crate::page::trial_replay_query;
 use crate::ui::{ForEach, When};
 
 /// How often a running evaluation is asked for again.
 const POLL_EVERY: Duration = Duration::from_secs(2);
 
-/// Evaluation `id` of an assignment worth `points`.
+/// Evaluation `id` of an assignment worth `points`, whose challenge scores by
+/// `score_rule` (the board's words; empty when unknown).
 #[component]
-pub fn EvaluationDetail(id: i64, points: f64) -> impl IntoView {
+pub fn EvaluationDetail(id: i64, points: f64, score_rule: String) -> impl IntoView {
+    let unit = (!score_rule.is_empty()).then(|| ScoreUnit::of_rule(&score_rule));
     let session = expect_context::<ClassSession>();
     let shown = RwSignal::new(None::<Evaluation>);
     let error = RwSignal::new(None::<String>);
@@ -63,7 +65,7 @@ pub fn EvaluationDetail(id: i64, points: f64) -> impl IntoView {
                     {found.reason.clone().map(|reason| view! { <p class="attempt-reason">{reason}</p> })}
                     <ol class="attempt-list trial-list">
                         <ForEach each=move || trials.clone() key=|t: &Trial| (t.number, status_name(t.status), t.replay_path.is_some()) let:trial>
-                            <TrialLine trial evaluation=id class=class.clone() />
+                            <TrialLine trial evaluation=id class=class.clone() unit />
                         </ForEach>
                     </ol>
                 }
@@ -74,10 +76,13 @@ pub fn EvaluationDetail(id: i64, points: f64) -> impl IntoView {
 
 /// One trial: its number, how it went, score and credit, "Watch replay" once over.
 #[component]
-fn TrialLine(trial: Trial, evaluation: i64, class: String) -> impl IntoView {
+fn TrialLine(trial: Trial, evaluation: i64, class: String, unit: Option<ScoreUnit>) -> impl IntoView {
     let mut words = vec![format!("Trial {}", trial.number), status_words(trial.status).to_owned()];
     if let Some(score) = trial.score {
-        words.push(format!("score {score:.2}"));
+        words.push(match unit {
+            Some(unit) => format!("score {}", unit.text(score)),
+            None => format!("score {score:.2}"),
+        });
     }
     if let Some(credit) = trial.credit {
         words.push(format!("credit {:.0}%", credit * 100.0));

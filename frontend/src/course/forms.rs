@@ -136,7 +136,7 @@ pub fn assignment_request(form: &AssignmentForm) -> Result<AssignmentRequest, St
         title: Some(title.to_owned()),
         challenge: Some(form.challenge.clone()),
         points: Some(points),
-        due_at: form.due_at,
+        due_at: Some(form.due_at),
         trials: Some(trials),
         ..AssignmentRequest::default()
     })
@@ -256,7 +256,7 @@ mod tests {
         };
         let request = assignment_request(&form).unwrap();
         assert_eq!(request.title.as_deref(), Some("Park it"));
-        assert_eq!((request.points, request.trials, request.due_at), (Some(10.0), Some(3), Some(1_800_000_000)));
+        assert_eq!((request.points, request.trials, request.due_at), (Some(10.0), Some(3), Some(Some(1_800_000_000))));
         assert!(assignment_request(&AssignmentForm { title: "".into(), ..form.clone() }).is_err());
         assert!(assignment_request(&AssignmentForm { challenge: "".into(), ..form.clone() }).is_err());
         assert!(assignment_request(&AssignmentForm { points: "0".into(), ..form.clone() }).is_err());

@@ -27,8 +27,8 @@ pub struct GradebookState {
     pub book: RwSignal<Option<Gradebook>>,
     /// Why it could not be read.
     pub error: RwSignal<Option<String>>,
-    /// The evaluation opened below the table, and its assignment's points.
-    pub opened: RwSignal<Option<(i64, f64)>>,
+    /// The evaluation opened below the table, and its assignment.
+    pub opened: RwSignal<Option<(i64, Assignment)>>,
     polling: StoredValue<bool>,
 }
 
@@ -154,8 +154,8 @@ pub fn GradeTable(state: GradebookState, teacher: bool) -> impl IntoView {
                                 <tr data-testid="grade-row" data-student=row.name.clone()>
                                     <td class="lab-cell-name">{row.name.clone()}</td>
                                     {row.cells.iter().map(|cell| {
-                                        let points = columns().iter().find(|a| a.id == cell.assignment).map_or(10.0, |a| a.points);
-                                        view! { <GradeCellView cell=cell.clone() points student=row.student state teacher /> }
+                                        let of = columns().into_iter().find(|a| a.id == cell.assignment);
+                                        of.map(|of| view! { <GradeCellView cell=cell.clone() of student=row.student state teacher /> })
                                     }).collect_view()}
                                 </tr>
                             </ForEach>
@@ -165,14 +165,14 @@ pub fn GradeTable(state: GradebookState, teacher: bool) -> impl IntoView {
             }
             .into_any(),
         }}
-        {move || state.opened.get().map(|(id, points)| view! {
+        {move || state.opened.get().map(|(id, of)| view! {
             <div class="evaluation-box">
                 <header class="card-header">
                     <h3>"Evaluation"</h3>
                     <div class="spacer"></div>
                     <button class="btn btn-small" on:click=move |_| state.opened.set(None)>"Close"</button>
                 </header>
-                <EvaluationDetail id points />
+                <EvaluationDetail id points=of.points score_rule=of.score_rule />
             </div>
         })}
     }
@@ -203,13 +203,14 @@ fn EvaluateColumn(assignment: i64, state: GradebookState) -> impl IntoView {
 #[component]
 fn GradeCellView(
     cell: GradeCell,
-    points: f64,
+    of: Assignment,
     student: StudentId,
     state: GradebookState,
     teacher: bool,
 ) -> impl IntoView {
     let session = expect_context::<ClassSession>();
     let assignment = cell.assignment;
+    let points = of.points;
     let main = match (cell.status, cell.grade) {
         (GradeStatus::Graded | GradeStatus::Failed, Some(grade)) => grade_text(grade, points),
         (status, _) => grade_status_word(status).to_owned(),
@@ -237,7 +238,7 @@ fn GradeCellView(
             {cell.submitted_at.map(|at| view! { <div class="hint grade-when">{format!("handed in {}", date_text(at))}</div> })}
             <div class="grade-actions">
                 {cell.evaluation.map(|id| view! {
-                    <button class="btn btn-tiny" data-testid="btn-open-evaluation" data-evaluation=id.to_string() on:click=move |_| state.opened.set(Some((id, points)))>
+                    <button class="btn btn-tiny" data-testid="btn-open-evaluation" data-evaluation=id.to_string() on:click=move |_| state.opened.set(Some((id, of.clone())))>
                         "Trials"
                     </button>
                 })}

@@ -93,7 +93,13 @@ fn Homework(assignment: Assignment) -> impl IntoView {
         <li class="assignment-item" data-testid="homework" data-assignment=id.to_string()>
             <div class="assignment-line">
                 <strong>{assignment.title.clone()}</strong>
-                <span class="hint">{format!("{} · {} points · graded over {} hidden trials", assignment.challenge_title, assignment.points, assignment.trials)}</span>
+                <span class="hint">{format!(
+                    "{} · {} points · graded over {} hidden trials{}",
+                    assignment.challenge_title,
+                    assignment.points,
+                    assignment.trials,
+                    if assignment.score_rule.is_empty() { String::new() } else { format!(", scored by {}", assignment.score_rule) }
+                )}</span>
             </div>
             <p class=if late { "due-note is-late" } else { "due-note hint" } data-testid="due-note">{note}</p>
             <div class="hand-in-forms">

@@ -79,8 +79,8 @@ fn LessonTable(action: &'static str) -> impl IntoView {
                     <tr>
                         <th>"lesson"</th>
                         <th>"mode"</th>
-                        <th>"robots"</th>
-                        <th>"people"</th>
+                        <th class="num">"robots"</th>
+                        <th class="num">"people"</th>
                         <th></th>
                     </tr>
                 </thead>

@@ -12,6 +12,8 @@ use super::client::overview;
 use super::forms::program_badge_class;
 use super::state::ClassSession;
 use crate::api::error_sentence;
+use crate::challenge::words::ScoreUnit;
+use crate::classroom::forms::mode_text;
 use crate::page::lab_query;
 use crate::programs::{load_program, program_action};
 use crate::ui::{ForEach, When};
@@ -95,13 +97,22 @@ fn LessonOverview(
         move || {
             this().map_or_else(String::new, |o| {
                 let online: Vec<String> = o.people.iter().filter(|p| p.online).map(|p| p.name.clone()).collect();
-                if online.is_empty() { "nobody online".to_owned() } else { format!("online: {}", online.join(", ")) }
+                let mode = mode_text(o.lab.state.mode, o.lab.state.rate);
+                if online.is_empty() {
+                    format!("{mode} · nobody online")
+                } else {
+                    format!("{mode} · online: {}", online.join(", "))
+                }
             })
         }
     };
     let challenge = {
         let this = this.clone();
         move || this().and_then(|o| o.challenge).map(|title| format!("challenge: {title}"))
+    };
+    let unit = {
+        let this = this.clone();
+        move || this().and_then(|o| o.score_rule).map(|rule| ScoreUnit::of_rule(&rule))
     };
     let robots = move || this().map(|o| o.robots).unwrap_or_default();
     let lab_attribute = lab.clone();
@@ -126,7 +137,7 @@ fn LessonOverview(
                 </thead>
                 <tbody>
                     <ForEach each=robots key=|r: &RobotOverview| format!("{r:?}") let:robot>
-                        <RobotLine lab=lab.clone() robot read />
+                        <RobotLine lab=lab.clone() robot read unit=unit() />
                     </ForEach>
                 </tbody>
             </table>
@@ -137,7 +148,12 @@ fn LessonOverview(
 /// One robot: owner, program state (the error of a crash), best attempt, and the
 /// teacher's Read / Stop / Restart.
 #[component]
-fn RobotLine(lab: String, robot: RobotOverview, read: Callback<(String, String)>) -> impl IntoView {
+fn RobotLine(
+    lab: String,
+    robot: RobotOverview,
+    read: Callback<(String, String)>,
+    unit: Option<ScoreUnit>,
+) -> impl IntoView {
     let session = expect_context::<ClassSession>();
     let note = RwSignal::new(None::<String>);
     let act = {
@@ -159,7 +175,10 @@ fn RobotLine(lab: String, robot: RobotOverview, read: Callback<(String, String)>
     let best = robot.best.as_ref().map_or_else(
         || "–".to_owned(),
         |best| {
-            let score = best.score.map(|s| format!(", best {s:.2}")).unwrap_or_default();
+            let score = best
+                .score
+                .map(|s| format!(", best {}", unit.map_or_else(|| format!("{s:.2}"), |unit| unit.text(s))))
+                .unwrap_or_default();
             format!(
                 "{} attempt{}{}{score}",
                 best.attempts,

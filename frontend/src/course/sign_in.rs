@@ -5,7 +5,7 @@ use leptos::prelude::*;
 
 use super::client::{sign_in, store_class};
 use super::forms::{Refusal, StoredClass, check_sign_in, interpret_sign_in};
-use crate::ui::When;
+use crate::ui::{FormError, SubmitButton};
 
 /// The form.
 #[component]
@@ -88,14 +88,8 @@ pub fn SignInForm() -> impl IntoView {
                     on:input=move |event| pin.set(event_target_value(&event))
                 />
             </label>
-            <button class="btn btn-primary" type="submit" data-testid="btn-sign-in" disabled=move || busy.get()>
-                {move || if busy.get() { "Signing in…" } else { "Sign in" }}
-            </button>
-            <When when=move || problem.with(Option::is_some)>
-                <p class="form-error" role="alert" data-testid="sign-in-error">
-                    {move || problem.with(|p| p.as_ref().map(|(_, m)| m.clone()).unwrap_or_default())}
-                </p>
-            </When>
+            <SubmitButton busy idle="Sign in" working="Signing in…" testid="btn-sign-in" />
+            <FormError message=Signal::derive(move || problem.with(|p| p.as_ref().map(|(_, m)| m.clone()))) testid="sign-in-error" />
         </form>
     }
 }

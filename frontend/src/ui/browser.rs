@@ -82,3 +82,17 @@ pub fn copy_field(input: &web_sys::HtmlInputElement) -> bool {
         .and_then(|document| document.exec_command("copy").ok())
         .unwrap_or(false)
 }
+
+/// Every name this tab keeps a link's token for, starting with `prefix`, with the token.
+pub fn link_tokens_under(prefix: &str) -> Vec<(String, String)> {
+    let Some(storage) = window().session_storage().ok().flatten() else { return Vec::new() };
+    let full_prefix = link_token_key(prefix);
+    (0..storage.length().unwrap_or(0))
+        .filter_map(|index| storage.key(index).ok().flatten())
+        .filter_map(|key| {
+            let name = key.strip_prefix(&link_token_key(""))?.to_owned();
+            let token = key.starts_with(&full_prefix).then(|| storage.get_item(&key).ok().flatten())??;
+            Some((name, token))
+        })
+        .collect()
+}

@@ -1,4 +1,4 @@
-//! Pieces of the page that several features share: the code editor, the attached files' chips, the side panels, the page's own faults said and recovered from, a shared `<Show>` and `<For>` over names, parts fetched when first shown, and the browser's storage and file picking.
+//! Pieces of the page that several features share: the code editor, the attached files' chips, the side panels, the page's own faults said and recovered from, a shared `<Show>` and `<For>` over names, the start pages' form parts, parts fetched when first shown, and the browser's storage and file picking.
 //!
 //! They know nothing of what they frame: no feature is imported here. Pure, host-tested:
 //! [`text_lines`] (how the code editor counts and measures a text). The rest is web only.
@@ -18,6 +18,8 @@ pub(crate) mod fault;
 #[cfg(target_arch = "wasm32")]
 mod for_each;
 #[cfg(target_arch = "wasm32")]
+mod form_parts;
+#[cfg(target_arch = "wasm32")]
 mod name_rows;
 #[cfg(target_arch = "wasm32")]
 mod part;
@@ -34,6 +36,8 @@ pub(crate) use self::boxed::{effect, memo};
 pub(crate) use self::code_editor::{CodeEditor, CodeEditorRefs};
 #[cfg(target_arch = "wasm32")]
 pub(crate) use self::for_each::ForEach;
+#[cfg(target_arch = "wasm32")]
+pub(crate) use self::form_parts::{FormError, OnceShownLink, RejoinList, SubmitButton};
 #[cfg(target_arch = "wasm32")]
 pub(crate) use self::name_rows::ForEachName;
 #[cfg(target_arch = "wasm32")]

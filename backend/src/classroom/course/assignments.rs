@@ -45,13 +45,14 @@ impl ClassroomCourse<'_> {
             class: class.to_owned(),
             title: String::new(),
             challenge_title: model.challenge.as_ref().map(|c| c.title.clone()).unwrap_or_default(),
+            score_rule: score_rule(&model),
             challenge,
             robot,
             points: points(request.points.unwrap_or(DEFAULT_POINTS))?,
             opens_at,
-            due_at: request.due_at,
+            due_at: request.due_at.flatten(),
             seeds,
-            students: request.students.map(|ids| students(&state, ids)).transpose()?,
+            students: request.students.flatten().map(|ids| students(&state, ids)).transpose()?,
             version: 1,
         };
         record.title = match request.title.as_deref() {
@@ -89,6 +90,7 @@ impl ClassroomCourse<'_> {
             let (challenge, model) = self.challenge(name, new.seeds[0]).await?;
             new.robot = robot_of(&challenge, &model, request.robot.as_deref(), Some(&old.robot))?;
             new.challenge_title = model.challenge.as_ref().map(|c| c.title.clone()).unwrap_or_default();
+            new.score_rule = score_rule(&model);
             new.challenge = challenge;
         }
         if let Some(title) = request.title.as_deref() {
@@ -98,9 +100,9 @@ impl ClassroomCourse<'_> {
             new.points = points(value)?;
         }
         new.opens_at = request.opens_at.unwrap_or(old.opens_at);
-        new.due_at = request.due_at.or(old.due_at);
+        new.due_at = request.due_at.unwrap_or(old.due_at);
         if let Some(ids) = request.students {
-            new.students = Some(students(&state, ids)?);
+            new.students = ids.map(|ids| students(&state, ids)).transpose()?;
         }
         dates(&new)?;
         if new.challenge != old.challenge || new.robot != old.robot || new.seeds != old.seeds {
@@ -163,6 +165,7 @@ pub(super) fn view(record: &AssignmentRecord, teacher: bool) -> Assignment {
         title: record.title.clone(),
         challenge: record.challenge.clone(),
         challenge_title: record.challenge_title.clone(),
+        score_rule: record.score_rule.clone(),
         robot: record.robot.clone(),
         points: record.points,
         opens_at: record.opens_at,
@@ -251,4 +254,9 @@ fn students(state: &ClassState, mut ids: Vec<StudentId>) -> Result<Vec<StudentId
         )));
     }
     Ok(ids)
+}
+
+/// The challenge's score rule in words, as its board words it (empty without one).
+fn score_rule(model: &SceneModel) -> String {
+    model.challenge.as_ref().map(|challenge| crate::classroom::board::score_words(challenge).0).unwrap_or_default()
 }

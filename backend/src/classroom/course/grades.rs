@@ -172,6 +172,7 @@ mod tests {
             title: title.into(),
             challenge: "challenges/park".into(),
             challenge_title: "Park in the green bay".into(),
+            score_rule: "time in seconds (lower is better)".into(),
             robot: "diffbot".into(),
             points,
             opens_at: 0,

@@ -30,7 +30,8 @@ impl ClassroomCourse<'_> {
         let summary = lab.summary();
         let model = lab.robots().scene_model().await.ok();
         let challenge = model.as_ref().and_then(|m| m.challenge.as_ref());
-        let lower_is_better = challenge.is_some_and(|c| board::score_words(c).1);
+        let (score_rule, lower_is_better) = challenge.map(board::score_words).unzip();
+        let lower_is_better = lower_is_better.unwrap_or(false);
         let attempts = if challenge.is_some() { self.classroom.attempts().rows_of(lab.id())? } else { Vec::new() };
         let mut robots = Vec::new();
         for name in &summary.robots {
@@ -45,6 +46,7 @@ impl ClassroomCourse<'_> {
             people: lab.people().list(),
             robots,
             challenge: challenge.map(|c| c.title.clone()),
+            score_rule,
             lab: summary,
         })
     }
