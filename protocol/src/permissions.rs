@@ -82,6 +82,9 @@ pub enum Action {
     /// Download one robot's part of the recording (its readings, console lines and
     /// bodies' poses) as CSV or MCAP.
     ExportRobotRecording,
+    /// Save the lab as a scene: its world now as `.vlab` text, every student's robot and
+    /// the names of their programs with it.
+    SaveScene,
     /// Drive a robot from a program on one's own machine (a remote controller over a
     /// websocket), in place of its uploaded program.
     AttachController,
@@ -191,7 +194,7 @@ impl Standing {
 
 /// The table: for each action, whether each standing may take it, in the column order
 /// of [`Standing::ALL`] (instructor, owner, student, anonymous).
-const TABLE: [(Action, [bool; 4]); 35] = [
+const TABLE: [(Action, [bool; 4]); 36] = [
     //                         instr  owner  student anon
     (Action::Watch, [true, true, true, true]),
     (Action::ControlTime, [true, false, false, false]),
@@ -220,6 +223,9 @@ const TABLE: [(Action, [bool; 4]); 35] = [
     // The whole lab's recording holds every student's: the instructor's alone.
     (Action::ExportRecording, [true, false, false, false]),
     (Action::ExportRobotRecording, [true, true, false, false]),
+    // A saved scene holds every student's robot and names their programs: as the whole
+    // lab's recording, the instructor's alone.
+    (Action::SaveScene, [true, false, false, false]),
     // Like running its program: whoever may restart or stop it may drive it remotely.
     (Action::AttachController, [true, true, false, false]),
     // An attempt runs the robot's program and shows its console: as running it.
@@ -301,7 +307,7 @@ impl Denial {
 
 impl Action {
     /// Every action, in the table's order.
-    pub const ALL: [Action; 35] = {
+    pub const ALL: [Action; 36] = {
         let mut all = [Action::Watch; TABLE.len()];
         let mut i = 0;
         while i < TABLE.len() {
@@ -326,6 +332,7 @@ impl Action {
             | Action::MoveObject
             | Action::AddRobot
             | Action::ExportRecording
+            | Action::SaveScene
             | Action::RunChallenge => Scope::Lab,
             Action::DriveRobot
             | Action::SendKeys
@@ -377,6 +384,7 @@ impl Action {
             Action::RunProgram => "restart or stop its program",
             Action::ExportRecording => "export the lab's recording",
             Action::ExportRobotRecording => "export its recording",
+            Action::SaveScene => "save the lab as a scene",
             Action::AttachController => "attach a remote controller to it",
             Action::Attempt => "try it at the challenge",
             Action::SeeBoardRow => "see their row of the challenge board",
@@ -493,6 +501,7 @@ mod tests {
         // Nobody but the owner holds the keys: a student is not told the instructor may.
         assert_eq!(Action::SendKeys.check(Standing::Student), Err(Denial::OwnerOnly));
         assert_eq!(Action::ExportRecording.check(Standing::Student), Err(Denial::InstructorOnly));
+        assert_eq!(Action::SaveScene.check(Standing::Anonymous), Err(Denial::NeedsInstructorToken));
         assert_eq!(Action::ExportRobotRecording.check(Standing::Student), Err(Denial::NotTheOwner));
         assert_eq!(Action::ExportRobotRecording.check(Standing::Anonymous), Err(Denial::NeedsSession));
         assert!(Denial::NeedsSession.is_unauthenticated());

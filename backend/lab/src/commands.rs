@@ -19,6 +19,20 @@ use vlab_sim::scene::{Inserted, Pose, SceneModel};
 /// latest lines.
 pub type ProgramAndConsole = (Option<Arc<ProgramCode>>, Vec<ConsoleLine>);
 
+/// A lab's world at one step: its model and every body's pose then, read together so
+/// that the poses are indexed like the model's bodies.
+#[derive(Clone, Debug)]
+pub struct WorldNow {
+    /// The scene model (every body at the pose it was inserted at).
+    pub model: Arc<SceneModel>,
+    /// The true pose of every body now, indexed like `model.bodies`.
+    pub poses: Vec<Pose>,
+    /// The step they were read at.
+    pub step: u64,
+    /// Seconds of simulation at that step.
+    pub time_secs: f64,
+}
+
 /// A command to a lab's thread.
 pub enum LabCommand {
     /// Where a rewind to `step` of the current run would start re-simulating, or why the
@@ -151,6 +165,12 @@ pub enum LabCommand {
     Poses {
         /// Where to send them, indexed like the scene's bodies.
         reply: oneshot::Sender<Vec<Pose>>,
+    },
+    /// The world as it stands now, model and poses read together between two steps:
+    /// what saving the lab as a scene writes.
+    WorldNow {
+        /// Where to send it.
+        reply: oneshot::Sender<WorldNow>,
     },
     /// Report a robot now (`None`: no such robot).
     Robot {

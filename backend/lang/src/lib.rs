@@ -92,6 +92,7 @@ pub mod model;
 mod parser;
 mod project;
 pub mod urdf;
+mod write;
 
 pub use self::dump::dump;
 pub use self::error::{ErrorKind, LangError, Position, Warning};
@@ -101,6 +102,7 @@ pub use self::loader::DirLoader;
 pub use self::loader::{LoadError, MapLoader, NoFiles, SourceLoader, is_foreign_path, last_component, resolve_path};
 pub use self::model::*;
 pub use self::project::{ParsedProject, ProjectWarning, parse_project, read_project};
+pub use self::write::{NamedFiles, SaveNote, WriteError, named_files, write_scene};
 
 /// Limits on one interpretation, so that a hostile or buggy scene ends with a clear,
 /// positioned error instead of hanging or exhausting the server.

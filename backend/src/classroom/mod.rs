@@ -23,6 +23,7 @@ mod people;
 mod programs;
 pub mod recording;
 mod robots;
+mod saving;
 mod timeline;
 pub mod upload;
 
@@ -41,6 +42,7 @@ pub use people::ClassroomPeople;
 pub use programs::ClassroomPrograms;
 pub use recording::Recordings;
 pub use robots::ClassroomRobots;
+pub use saving::{ClassroomSaving, SavedScene};
 pub use timeline::ClassroomTimeline;
 pub use timeline::{SEEK_TRAIL_WINDOW_SECS, Seek};
 pub use upload::ClassroomUploads;
@@ -176,6 +178,11 @@ impl Classroom {
     /// Its labs' robots: reports, hand commands, keys, resets, removals, moves.
     pub fn robots(&self) -> ClassroomRobots<'_> {
         ClassroomRobots { classroom: self }
+    }
+
+    /// Its labs saved as scenes.
+    pub fn saving(&self) -> ClassroomSaving<'_> {
+        ClassroomSaving { classroom: self }
     }
 
     /// Its robots' programs: sources, restarts and stops, remote controllers.

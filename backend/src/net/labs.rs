@@ -1,12 +1,13 @@
-//! The classroom over HTTP: creating, reading and closing labs, the scene library,
-//! joining with a code, participants (and removing one), a new join code, settings and
-//! notices.
+//! The classroom over HTTP: creating, reading, saving (as a scene) and closing labs,
+//! the scene library, joining with a code, participants (and removing one), a new join
+//! code, settings and notices.
 
 use std::sync::Arc;
 
 use axum::Json;
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
+use axum::http::header::{CONTENT_DISPOSITION, CONTENT_TYPE};
 use vlab_protocol::{
     BroadcastRequest, CreateLabRequest, CreatedLab, JoinCode, JoinRequest, Joined, LabSettings, LabSettingsPatch,
     LabSummary, Participant, UserId,
@@ -34,6 +35,17 @@ pub async fn get_lab(State(app): State<Arc<AppState>>, InLab { lab, caller }: In
 pub async fn close_lab(State(app): State<Arc<AppState>>, InLab { lab, caller }: InLab) -> Result<StatusCode, AppError> {
     app.classroom.labs().close(&lab, caller).await?;
     Ok(StatusCode::NO_CONTENT)
+}
+
+/// `GET /api/labs/{lab}/scene.vlab` (instructor): the lab's world now as a scene, to
+/// download.
+pub async fn save_scene(
+    State(app): State<Arc<AppState>>,
+    InLab { lab, caller }: InLab,
+) -> Result<([(axum::http::HeaderName, String); 2], String), AppError> {
+    let saved = app.classroom.saving().vlab(&lab, caller).await?;
+    let disposition = format!("attachment; filename=\"{}\"", saved.file_name);
+    Ok(([(CONTENT_TYPE, "text/plain; charset=utf-8".to_owned()), (CONTENT_DISPOSITION, disposition)], saved.text))
 }
 
 /// `GET /api/scenes`: the scene library a lab can be created from.

@@ -26,7 +26,7 @@ use vlab_protocol::{ClientMsg, ControlAction, ErrorBody, ErrorCode, INSTRUCTOR_I
 /// the lab as a whole a student who owns robots stands as a student (the docs' "owner ✓"
 /// for adding a robot is a student adding one), so no lab action but watching lists it.
 #[rustfmt::skip]
-const EXPECTED: [(Action, [bool; 4]); 35] = [
+const EXPECTED: [(Action, [bool; 4]); 36] = [
     //                          instructor owner  student anonymous
     (Action::Watch,            [true,      true,  true,   true ]),
     (Action::ControlTime,      [true,      false, false,  false]),
@@ -55,6 +55,8 @@ const EXPECTED: [(Action, [bool; 4]); 35] = [
     // docs/recording.md, "Exports": the whole lab's holds every student's console.
     (Action::ExportRecording,  [true,      false, false,  false]),
     (Action::ExportRobotRecording, [true,  true,  false,  false]),
+    // docs/classroom.md, "Saving a lab as a scene": it names every student's robot.
+    (Action::SaveScene,        [true,      false, false,  false]),
     // docs/remote.md: who may run its program may drive it from their own machine.
     (Action::AttachController, [true,      true,  false,  false]),
     // docs/challenges.md: who may run its program may try it at the challenge.
@@ -525,6 +527,12 @@ async fn lab_actions_over_http(class: &Class, findings: &mut Findings) {
         for file in ["/recording.csv", "/recording.mcap"] {
             let (status, body) = send(http.get(lab(file)), token).await;
             findings.http(cell(Action::ExportRecording, &format!("GET {file}")), status, &body);
+        }
+
+        let (status, body) = send(http.get(lab("/scene.vlab")), token).await;
+        findings.http(cell(Action::SaveScene, "GET scene.vlab"), status, &body);
+        if (200..300).contains(&status) {
+            assert!(body.as_str().is_some_and(|text| text.contains("robot rover_red")), "the lab's robots: {body}");
         }
 
         let (status, body) = send(http.post(lab("/join-code")), token).await;

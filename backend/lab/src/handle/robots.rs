@@ -68,6 +68,12 @@ impl LabRobots<'_> {
         self.lab.request(|reply| LabCommand::Model { reply }).await
     }
 
+    /// The world now: the model and every body's pose, read together between two
+    /// steps, with the step (what saving the lab as a scene writes).
+    pub async fn world_now(self) -> Result<crate::commands::WorldNow, LabError> {
+        self.lab.request(|reply| LabCommand::WorldNow { reply }).await
+    }
+
     /// What a new robot's start must keep clear of.
     pub async fn start_search(self) -> Result<StartSearch, LabError> {
         self.lab.request(|reply| LabCommand::StartSearch { reply }).await

@@ -26,9 +26,9 @@ mod challenge;
 mod urdf;
 
 /// Defaults for what a scene leaves unsaid.
-const DEFAULT_DENSITY: f32 = 1000.0;
-const DEFAULT_FRICTION: f32 = 0.5;
-const DEFAULT_RESTITUTION: f32 = 0.1;
+pub(crate) const DEFAULT_DENSITY: f32 = 1000.0;
+pub(crate) const DEFAULT_FRICTION: f32 = 0.5;
+pub(crate) const DEFAULT_RESTITUTION: f32 = 0.1;
 const DEFAULT_MOTOR_MAX_FORCE: f32 = 10.0;
 const WALL_THICKNESS: f32 = 0.2;
 const FLOOR_THICKNESS: f32 = 0.1;

@@ -5,6 +5,8 @@
 mod build;
 mod expr;
 
+pub(crate) use self::build::{DEFAULT_DENSITY, DEFAULT_FRICTION, DEFAULT_RESTITUTION};
+
 use std::collections::HashMap;
 use std::rc::Rc;
 

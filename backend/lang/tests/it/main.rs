@@ -11,4 +11,5 @@ mod golden;
 mod language;
 mod regression_huge_numbers_freeze_bodies;
 mod regression_mesh_paths_probe_server_files;
+mod saved_scenes;
 mod vlab_files;
