@@ -181,8 +181,8 @@ impl Classroom {
     }
 
     /// Its labs saved as scenes.
-    pub fn saving(&self) -> ClassroomSaving<'_> {
-        ClassroomSaving { classroom: self }
+    pub fn saving(&self) -> ClassroomSaving {
+        ClassroomSaving
     }
 
     /// Its robots' programs: sources, restarts and stops, remote controllers.

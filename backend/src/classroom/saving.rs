@@ -13,8 +13,8 @@ use vlab_lab::{Caller, LabHandle};
 use vlab_protocol::permissions::Action;
 use vlab_scene::{SaveNote, write_scene};
 
+use super::ClassroomError;
 use super::access::authorize;
-use super::{Classroom, ClassroomError};
 
 /// A lab written as a scene.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -25,13 +25,10 @@ pub struct SavedScene {
     pub text: String,
 }
 
-/// Saving the classroom's labs as scenes, for one request.
-pub struct ClassroomSaving<'a> {
-    #[allow(dead_code)]
-    pub(super) classroom: &'a Classroom,
-}
+/// Saving the classroom's labs as scenes.
+pub struct ClassroomSaving;
 
-impl ClassroomSaving<'_> {
+impl ClassroomSaving {
     /// `GET /api/labs/{lab}/scene.vlab` (the instructor): the lab's world now, as a
     /// scene. A world the language cannot say (a URDF robot's convex hulls or joint
     /// limits) is refused with what it is, and the lab goes on unchanged.

@@ -9,7 +9,7 @@ use crate::common::{TOKEN, TestServer};
 use serde_json::{Value, json};
 use vlab_protocol::ControlAction;
 use vlab_server::lab::WorldNow;
-use vlab_server::scene::{DeviceModel, Mount, SceneModel};
+use vlab_server::scene::{DeviceModel, Mount, ParamValue, SceneModel};
 
 /// Creates a lab from `scene` (a library name, or `{"scene_source": text}`); its id and
 /// instructor token.
@@ -32,8 +32,7 @@ async fn save(server: &TestServer, lab: &str, token: Option<&str>) -> (u16, Stri
     }
     let response = request.send().await.unwrap();
     let status = response.status().as_u16();
-    let disposition =
-        response.headers().get("content-disposition").map(|v| v.to_str().unwrap_or_default().to_owned());
+    let disposition = response.headers().get("content-disposition").map(|v| v.to_str().unwrap_or_default().to_owned());
     (status, response.text().await.unwrap(), disposition)
 }
 
@@ -104,7 +103,7 @@ async fn only_the_instructor_saves_a_lab_and_a_lab_that_is_not_there_is_not_foun
 /// Lab `a` now and lab `b`, made of `a`'s saved scene, at its start.
 fn compare(lab: &str, a: &WorldNow, b: &WorldNow, out: &mut Vec<String>) {
     let mut differ = |what: String| out.push(format!("{lab}: {what}"));
-    let (ma, mb) = (&a.model, &b.model);
+    let (ma, mb): (&SceneModel, &SceneModel) = (&a.model, &b.model);
     for (i, body) in ma.bodies.iter().enumerate() {
         let Some(j) = mb.body_index(&body.name) else {
             differ(format!("the body '{}' is missing", body.name));
@@ -138,7 +137,8 @@ fn compare(lab: &str, a: &WorldNow, b: &WorldNow, out: &mut Vec<String>) {
         differ(format!("joints {:?}\n  made again as {:?}", joints(ma), joints(mb)));
     }
     let devices = |m: &SceneModel| {
-        let mut all: Vec<String> = m.sensors.iter().chain(&m.actuators).chain(&m.beacons).map(|d| describe(m, d)).collect();
+        let mut all: Vec<String> =
+            m.sensors.iter().chain(&m.actuators).chain(&m.beacons).map(|d| describe(m, d)).collect();
         all.sort();
         all
     };
@@ -149,7 +149,14 @@ fn compare(lab: &str, a: &WorldNow, b: &WorldNow, out: &mut Vec<String>) {
         let mut robots: Vec<String> = m
             .robots
             .iter()
-            .map(|r| format!("{} from {} running {:?}", r.name, m.bodies[r.main_body].name, r.program.as_ref().map(|p| &p.file)))
+            .map(|r| {
+                format!(
+                    "{} from {} running {:?}",
+                    r.name,
+                    m.bodies[r.main_body].name,
+                    r.program.as_ref().map(|p| &p.file)
+                )
+            })
             .collect();
         robots.sort();
         robots
@@ -176,5 +183,14 @@ fn describe(model: &SceneModel, device: &DeviceModel) -> String {
         }
         Mount::Robot => "on the robot".into(),
     };
-    format!("{:?} {} {} {mount} {:?}", device.robot, device.kind, device.name, device.params)
+    // Numbers to 10 digits: a saved scene writes 12.
+    let params: Vec<String> = device
+        .params
+        .iter()
+        .map(|(key, value)| match value {
+            ParamValue::Num(n) => format!("{key}={n:.9e}"),
+            other => format!("{key}={other:?}"),
+        })
+        .collect();
+    format!("{:?} {} {} {mount} {}", device.robot, device.kind, device.name, params.join(" "))
 }

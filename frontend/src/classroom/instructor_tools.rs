@@ -1,4 +1,4 @@
-//! The instructor's tools in the class panel: the join code (and a new one, when the old one got out), the lab's settings (lock uploads, pause on join, whether the lab keeps its pace or waits for every program, robot quota, how many students may join; shown as the server's Settings say), a notice to everybody, the lab's recording to download, closing the lab.
+//! The instructor's tools in the class panel: the join code (and a new one, when the old one got out), the lab's settings (lock uploads, pause on join, whether the lab keeps its pace or waits for every program, robot quota, how many students may join; shown as the server's Settings say), a notice to everybody, the lab's recording to download, the lab saved as a scene, closing the lab.
 //!
 //! Render it for whoever the permission table lets change the lab's settings (the
 //! instructor, who alone may also see the join code, send notices and close the lab); the
@@ -12,6 +12,7 @@ use super::ClassState;
 use super::client::{broadcast, close_lab as close, lab_summary, new_join_code};
 use super::forms::broadcast_body;
 use super::lab_settings::{LabLimits, LabSettingsFields};
+use super::save_scene::SaveScene;
 use crate::api::error_sentence;
 use crate::connection::LabSession;
 use crate::timeline::LabDownloads;
@@ -27,6 +28,7 @@ pub fn InstructorTools() -> impl IntoView {
             <LabLimits />
             <NoticeForm />
             <LabDownloads />
+            <SaveScene />
             <CloseLabButton />
         </section>
     }

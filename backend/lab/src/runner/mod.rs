@@ -269,7 +269,12 @@ impl Runner {
             LabCommand::WorldNow { reply } => {
                 let poses = (0..self.sim.world.body_count()).map(|i| self.sim.world.pose(i)).collect();
                 let model = Arc::new(self.sim.model.clone());
-                let _ = reply.send(crate::commands::WorldNow { model, poses, step: self.clock.step, time_secs: self.time() });
+                let _ = reply.send(crate::commands::WorldNow {
+                    model,
+                    poses,
+                    step: self.clock.step,
+                    time_secs: self.time(),
+                });
             }
             LabCommand::Robot { robot, reply } => {
                 let _ = reply.send(self.sim.robots.report(&robot, &self.sim.world, self.clock.step, self.time()));

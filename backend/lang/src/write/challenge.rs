@@ -5,7 +5,7 @@
 use std::fmt::Write as _;
 
 use super::WriteError;
-use super::text::{fixed, is_plain_word, name, point, real, string, wide, ROTATION_DECIMALS};
+use super::text::{ROTATION_DECIMALS, fixed, is_plain_word, name, point, real, string, wide};
 use crate::model::{ChallengeModel, Condition, Event, SceneModel, ScoreRule, Touchable, ZoneShape};
 
 /// Appends `challenge`'s block to `out`; body indices are `model`'s.
@@ -17,7 +17,9 @@ pub(super) fn write(out: &mut String, challenge: &ChallengeModel, model: &SceneM
             ZoneShape::Box { half_extents: [x, y, z] } => {
                 format!("box({}, {}, {})", real(2.0 * x), real(2.0 * y), real(2.0 * z))
             }
-            ZoneShape::Cylinder { radius, half_height } => format!("cylinder({}, {})", real(radius), real(2.0 * half_height)),
+            ZoneShape::Cylinder { radius, half_height } => {
+                format!("cylinder({}, {})", real(radius), real(2.0 * half_height))
+            }
         };
         let _ = write!(out, "  zone {} {{ {shape}; pos({});", name(&zone.name)?, point(zone.pose.position));
         if !super::is_identity_rotation(&zone.pose) {
@@ -29,12 +31,7 @@ pub(super) fn write(out: &mut String, challenge: &ChallengeModel, model: &SceneM
         let _ = writeln!(out, " color {}; }}", string(&zone.material.name)?);
     }
     if let Some(start) = &challenge.start {
-        let _ = writeln!(
-            out,
-            "  start {{ pos({}); heading {}; }}",
-            point(start.position),
-            real(start.heading_deg)
-        );
+        let _ = writeln!(out, "  start {{ pos({}); heading {}; }}", point(start.position), real(start.heading_deg));
     }
     let words = Words { challenge, model };
     let _ = writeln!(out, "  success {};", words.condition(&challenge.success)?);

@@ -18,7 +18,7 @@ mod text;
 use std::collections::{BTreeMap, HashSet};
 use std::fmt::Write as _;
 
-use self::text::{direction, fixed, name, point, real, string, wide, ROTATION_DECIMALS};
+use self::text::{ROTATION_DECIMALS, direction, fixed, name, point, real, string, wide};
 use crate::model::{
     BodyModel, DeviceModel, EnvironmentKind, JointKind, JointModel, Motion, Mount, ParamValue, PartModel, Pose,
     SceneModel, Shape,
@@ -492,9 +492,8 @@ impl<'a> Writer<'a> {
         let moved = |body: usize| self.poses[body].compose(&model.bodies[body].pose.inverse());
         let (first, second) = (moved(joint.body1), moved(joint.body2));
         let anchor = |a: &[f32; 3]| format!(" anchor({});", point(first.transform_point(*a)));
-        let axis = |word: &str, a: &[f32; 3], by: &Pose| {
-            format!(" {word}({});", direction(unit(by.transform_direction(*a))))
-        };
+        let axis =
+            |word: &str, a: &[f32; 3], by: &Pose| format!(" {word}({});", direction(unit(by.transform_direction(*a))));
         let settings = match &joint.kind {
             JointKind::Hinge { anchor: a, axis: x, .. } | JointKind::Piston { anchor: a, axis: x } => {
                 anchor(a) + &axis("axis", x, &first)
@@ -569,7 +568,9 @@ impl<'a> Writer<'a> {
 /// A primitive shape as the language writes it (full sizes, where the model keeps halves).
 fn primitive(shape: &Shape) -> Option<String> {
     Some(match shape {
-        Shape::Box { half_extents: [x, y, z] } => format!("box({}, {}, {})", real(2.0 * x), real(2.0 * y), real(2.0 * z)),
+        Shape::Box { half_extents: [x, y, z] } => {
+            format!("box({}, {}, {})", real(2.0 * x), real(2.0 * y), real(2.0 * z))
+        }
         Shape::Sphere { radius } => format!("sphere({})", real(*radius)),
         Shape::Cylinder { radius, half_length } => format!("cylinder({}, {})", real(*radius), real(2.0 * half_length)),
         Shape::Capsule { radius, half_length } => format!("capsule({}, {})", real(*radius), real(2.0 * half_length)),

@@ -19,8 +19,7 @@ pub(super) fn fixed(value: f64, decimals: usize) -> String {
     tidy(text)
 }
 
-/// `value` rounded to `digits` significant digits (7 is what an `f32` holds), written
-/// without an exponent.
+/// `value` rounded to `digits` significant digits, written without an exponent.
 pub(super) fn significant(value: f64, digits: usize) -> String {
     if value == 0.0 || !value.is_finite() {
         return "0".into();
@@ -29,9 +28,13 @@ pub(super) fn significant(value: f64, digits: usize) -> String {
     tidy(format!("{rounded}"))
 }
 
-/// A number of the model that came from an `f32` (sizes, densities, joint settings).
+/// A number the model keeps as an `f32` (sizes, densities, joint settings): the
+/// shortest text that reads back as the same `f32`, so `0.1` stays `0.1`.
 pub(super) fn real(value: f32) -> String {
-    significant(f64::from(value), 7)
+    if !value.is_finite() {
+        return "0".into();
+    }
+    tidy(format!("{value}"))
 }
 
 /// A number of the model kept as an `f64` (device parameters, challenge times).
@@ -103,6 +106,9 @@ mod tests {
         assert_eq!(real(0.1), "0.1");
         assert_eq!(real(7800.0), "7800");
         assert_eq!(real(1e-5), "0.00001");
+        assert_eq!(real(-0.0), "0");
+        let third = 1.0f32 / 3.0;
+        assert_eq!(real(third).parse::<f32>().unwrap(), third, "an f32 reads back exactly");
         assert_eq!(wide(0.1 + 0.2), "0.3");
         assert_eq!(wide(-2.5e-10), "-0.00000000025");
         assert_eq!(wide(0.0), "0");

@@ -42,7 +42,8 @@ fn model_of(file: &str) -> SceneModel {
     interpret(&text, file, &library(), &Options::default()).unwrap_or_else(|e| panic!("{file}: {}", e[0])).model
 }
 
-const NOTE: SaveNote<'static> = SaveNote { lab: "test-lab", step: 480, sim_secs: 2.0, saved_at: "2026-12-02 10:00 UTC" };
+const NOTE: SaveNote<'static> =
+    SaveNote { lab: "test-lab", step: 480, sim_secs: 2.0, saved_at: "2026-12-02 10:00 UTC" };
 
 /// Where the world has "moved": turned 0.7 rad about a slanted axis and shifted.
 fn moved() -> Pose {
@@ -89,9 +90,15 @@ fn a_saved_scene_says_where_it_comes_from_and_writes_each_body_once() {
     let model = model_of("diffbot.vlab");
     let poses: Vec<Pose> = model.bodies.iter().map(|b| b.pose).collect();
     let text = write_scene(&model, &poses, &NOTE).unwrap();
-    assert!(text.starts_with("// Saved from lab 'test-lab' at step 480 (2 s of simulation), 2026-12-02 10:00 UTC.\n"), "{text}");
+    assert!(
+        text.starts_with("// Saved from lab 'test-lab' at step 480 (2 s of simulation), 2026-12-02 10:00 UTC.\n"),
+        "{text}"
+    );
     assert!(text.contains("environment room {\n  width 5; length 5; height 1.5;\n"), "{text}");
-    assert!(text.contains("robot diffbot {\n  body {\n    composed diffbot_chassis {\n"), "the main body first:\n{text}");
+    assert!(
+        text.contains("robot diffbot {\n  body {\n    composed diffbot_chassis {\n"),
+        "the main body first:\n{text}"
+    );
     assert!(text.contains("static crate { shape box(0.4, 0.3, 0.4); pos(4, 0.15, 4); material \"Wood\"; }"), "{text}");
     assert!(text.contains("SimpleMotor m_l { max_force 0.03; }"), "{text}");
     assert!(!text.contains("-0,") && !text.contains("e-"), "no negative zeros, no exponents:\n{text}");
@@ -115,14 +122,7 @@ fn what_the_language_cannot_say_is_refused_with_what_it_is() {
     assert!(error.to_string().contains("convex hull"), "{error}");
 }
 
-fn compare(
-    file: &str,
-    model: &SceneModel,
-    poses: &[Pose],
-    delta: &Pose,
-    again: &SceneModel,
-    out: &mut Vec<String>,
-) {
+fn compare(file: &str, model: &SceneModel, poses: &[Pose], delta: &Pose, again: &SceneModel, out: &mut Vec<String>) {
     let mut differ = |what: String| out.push(format!("{file}: {what}"));
     let names = |m: &SceneModel| m.bodies.iter().map(|b| b.name.clone()).collect::<Vec<_>>();
     if names(model) != names(again) {
@@ -156,16 +156,7 @@ fn compare(
         }
     }
     // Joints by their bodies (a URDF joint's own name is not the language's).
-    let joints = |m: &SceneModel| {
-        let mut joints: Vec<(String, String, &JointKind)> = m
-            .joints
-            .iter()
-            .map(|j| (m.bodies[j.body1].name.clone(), m.bodies[j.body2].name.clone(), &j.kind))
-            .collect();
-        joints.sort_by(|a, b| (&a.0, &a.1).cmp(&(&b.0, &b.1)));
-        joints
-    };
-    let (written, read) = (joints(model), joints(again));
+    let (written, read) = (joints_by_bodies(model), joints_by_bodies(again));
     if written.len() != read.len() {
         differ(format!("{} joints read back as {}", written.len(), read.len()));
     }
@@ -180,13 +171,8 @@ fn compare(
         }
     }
     let devices = |m: &SceneModel| {
-        let mut all: Vec<String> = m
-            .sensors
-            .iter()
-            .chain(&m.actuators)
-            .chain(&m.beacons)
-            .map(|d| describe(m, d))
-            .collect();
+        let mut all: Vec<String> =
+            m.sensors.iter().chain(&m.actuators).chain(&m.beacons).map(|d| describe(m, d)).collect();
         all.sort();
         all
     };
@@ -233,6 +219,17 @@ fn compare(
         }
         (c, r) => differ(format!("challenge {c:?} read back as {r:?}")),
     }
+}
+
+/// Every joint as its two bodies' names and its kind, in the order of those names.
+fn joints_by_bodies(model: &SceneModel) -> Vec<(String, String, &JointKind)> {
+    let mut joints: Vec<(String, String, &JointKind)> = model
+        .joints
+        .iter()
+        .map(|j| (model.bodies[j.body1].name.clone(), model.bodies[j.body2].name.clone(), &j.kind))
+        .collect();
+    joints.sort_by(|a, b| (&a.0, &a.1).cmp(&(&b.0, &b.1)));
+    joints
 }
 
 /// A device as one line: its robot, name, type, where it sits (by names) and parameters.
@@ -296,14 +293,15 @@ fn close_joints(a: &JointKind, b: &JointKind) -> bool {
     match (a, b) {
         (K::Hinge { anchor: p, axis: x, .. }, K::Hinge { anchor: q, axis: y, .. })
         | (K::Piston { anchor: p, axis: x }, K::Piston { anchor: q, axis: y })
-        | (K::Planar { anchor: p, axis: x }, K::Planar { anchor: q, axis: y }) => {
-            close_vectors(p, q) && axes(x, y)
-        }
+        | (K::Planar { anchor: p, axis: x }, K::Planar { anchor: q, axis: y }) => close_vectors(p, q) && axes(x, y),
         (K::Ball { anchor: p }, K::Ball { anchor: q }) => close_vectors(p, q),
         (K::Slider { axis: x }, K::Slider { axis: y }) => axes(x, y),
         (K::Universal { anchor: p, axis: x, axis2: u }, K::Universal { anchor: q, axis: y, axis2: v })
         | (K::Hinge2 { anchor: p, axis: x, axis2: u }, K::Hinge2 { anchor: q, axis: y, axis2: v })
-        | (K::PrismaticRotoide { anchor: p, axis: x, axis2: u }, K::PrismaticRotoide { anchor: q, axis: y, axis2: v })
+        | (
+            K::PrismaticRotoide { anchor: p, axis: x, axis2: u },
+            K::PrismaticRotoide { anchor: q, axis: y, axis2: v },
+        )
         | (
             K::PrismaticUniversal { anchor: p, axis: x, axis2: u },
             K::PrismaticUniversal { anchor: q, axis: y, axis2: v },

@@ -1,0 +1,64 @@
+//! The instructor's "Save scene" button: the lab's world as it stands now, as a `.vlab`
+//! file a new lab is made of (docs/classroom.md, "Saving a lab as a scene").
+//!
+//! Shown to whoever the permission table lets save the lab (`SaveScene`); the server
+//! refuses anybody else anyway. The file needs the session's bearer token, which a plain
+//! link cannot carry: it is fetched, then saved from a Blob. A refusal (a world the
+//! language cannot write) shows under the button.
+
+use leptos::prelude::*;
+use vlab_protocol::permissions::Action;
+
+use super::ClassState;
+use crate::api::{error_sentence, fetch_blob};
+use crate::connection::LabSession;
+use crate::page::lab_api_path;
+use crate::ui::When;
+use crate::ui::browser::save_blob;
+
+/// The button and the error of the last attempt.
+#[component]
+pub fn SaveScene() -> impl IntoView {
+    let class = expect_context::<ClassState>();
+    let session = expect_context::<LabSession>();
+    let error = RwSignal::new(None::<String>);
+    let busy = RwSignal::new(false);
+    let save = move |_| {
+        let lab = session.lab_id();
+        let url = lab_api_path(&lab, "/scene.vlab");
+        let name = format!("{lab}.vlab");
+        let token = session.token();
+        busy.set(true);
+        error.set(None);
+        leptos::task::spawn_local(async move {
+            let saved = match fetch_blob(&url, token.as_deref()).await {
+                Ok(blob) => save_blob(&blob, &name),
+                Err(refused) => Err(error_sentence(&refused)),
+            };
+            error.set(saved.err().map(|why| format!("Not saved: {why}")));
+            busy.set(false);
+        });
+    };
+    view! {
+        <When when=move || class.may(Action::SaveScene)>
+            <section class="robot-section downloads" data-testid="save-scene">
+                <h4>"Scene"</h4>
+                <p class="robot-hint">"The lab as it stands now, as a .vlab file a new lab is made of"</p>
+                <div class="downloads-buttons">
+                    <button
+                        class="btn btn-small"
+                        data-testid="btn-save-scene"
+                        title="Every object where it stands, the robots with their devices and programs' names"
+                        disabled=move || busy.get()
+                        on:click=save
+                    >
+                        "Save scene (.vlab)"
+                    </button>
+                </div>
+                <When when=move || error.with(Option::is_some)>
+                    <p class="downloads-error" role="alert" data-testid="save-scene-error">{move || error.get()}</p>
+                </When>
+            </section>
+        </When>
+    }
+}
