@@ -42,7 +42,7 @@ pub use people::ClassroomPeople;
 pub use programs::ClassroomPrograms;
 pub use recording::Recordings;
 pub use robots::ClassroomRobots;
-pub use saving::{ClassroomSaving, SavedScene};
+pub use saving::{ClassroomSaving, SavedScene, SavedZip};
 pub use timeline::ClassroomTimeline;
 pub use timeline::{SEEK_TRAIL_WINDOW_SECS, Seek};
 pub use upload::ClassroomUploads;
@@ -181,8 +181,8 @@ impl Classroom {
     }
 
     /// Its labs saved as scenes.
-    pub fn saving(&self) -> ClassroomSaving {
-        ClassroomSaving
+    pub fn saving(&self) -> ClassroomSaving<'_> {
+        ClassroomSaving { classroom: self }
     }
 
     /// Its robots' programs: sources, restarts and stops, remote controllers.

@@ -48,6 +48,17 @@ pub async fn save_scene(
     Ok(([(CONTENT_TYPE, "text/plain; charset=utf-8".to_owned()), (CONTENT_DISPOSITION, disposition)], saved.text))
 }
 
+/// `GET /api/labs/{lab}/scene.zip` (instructor): the same with the program files and
+/// meshes it names.
+pub async fn save_scene_zip(
+    State(app): State<Arc<AppState>>,
+    InLab { lab, caller }: InLab,
+) -> Result<([(axum::http::HeaderName, String); 2], Vec<u8>), AppError> {
+    let saved = app.classroom.saving().zip(&lab, caller).await?;
+    let disposition = format!("attachment; filename=\"{}\"", saved.file_name);
+    Ok(([(CONTENT_TYPE, "application/zip".to_owned()), (CONTENT_DISPOSITION, disposition)], saved.bytes))
+}
+
 /// `GET /api/scenes`: the scene library a lab can be created from.
 pub async fn list_scenes(State(app): State<Arc<AppState>>) -> Json<Vec<serde_json::Value>> {
     Json(app.classroom.labs().scene_library())

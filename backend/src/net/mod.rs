@@ -127,6 +127,7 @@ pub fn app(state: Arc<AppState>) -> Router {
         .route("/triangles", get(uploads::mesh_triangles))
         .route("/labs/{lab}/scene", post(uploads::upload_scene).layer(DefaultBodyLimit::max(MAX_UPLOAD_BYTES)))
         .route("/labs/{lab}/scene.vlab", get(labs::save_scene))
+        .route("/labs/{lab}/scene.zip", get(labs::save_scene_zip))
         .route("/labs/{lab}/recording", get(recording::summary))
         .route("/labs/{lab}/recording.csv", get(recording::lab_csv))
         .route("/labs/{lab}/recording.mcap", get(recording::lab_mcap))

@@ -534,6 +534,8 @@ async fn lab_actions_over_http(class: &Class, findings: &mut Findings) {
         if (200..300).contains(&status) {
             assert!(body.as_str().is_some_and(|text| text.contains("robot rover_red")), "the lab's robots: {body}");
         }
+        let (status, body) = send(http.get(lab("/scene.zip")), token).await;
+        findings.http(cell(Action::SaveScene, "GET scene.zip"), status, &body);
 
         let (status, body) = send(http.post(lab("/join-code")), token).await;
         findings.http(cell(Action::ChangeJoinCode, "POST join-code"), status, &body);

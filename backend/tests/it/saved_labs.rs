@@ -2,7 +2,8 @@
 //! a new lab of the text rebuilds the same world: every lab of the scene library and the
 //! demo yard, run 300 steps so that things have fallen, rolled and settled, saved, and
 //! made again. The same bodies within 1 mm, the same joints, the same devices; saving
-//! changes nothing in the lab it reads.
+//! changes nothing in the lab it reads. The zip (`scene.zip`) carries the files the
+//! scene names.
 
 use crate::common::{TOKEN, TestServer};
 
@@ -98,6 +99,45 @@ async fn only_the_instructor_saves_a_lab_and_a_lab_that_is_not_there_is_not_foun
     assert_eq!(status, 404, "{body}");
     let (status, body, _) = save(&server, "demo", Some(TOKEN)).await;
     assert_eq!(status, 200, "{body}");
+}
+
+#[tokio::test]
+async fn a_lab_saved_as_a_zip_carries_its_scene_its_programs_and_its_meshes() {
+    let server = TestServer::start(false).await;
+    let scene = r#"environment room { width 6; length 6; height 2; }
+        include "tankbot_robot.vlab";
+        call tankbot_with_code("", 2, 2, 0, "tankbot.rprj");
+        wheel { shape mesh("wheel.mesh", 0.01); customgeom cylinder(0.3, 0.2); pos(4, 0.3, 4); }"#;
+    let (id, token) = create(&server, "Zipped", json!({ "scene_source": scene })).await;
+    let response =
+        server.http.get(server.url(&format!("/api/labs/{id}/scene.zip"))).bearer_auth(&token).send().await.unwrap();
+    assert_eq!(response.status().as_u16(), 200);
+    assert_eq!(response.headers()["content-type"], "application/zip");
+    assert_eq!(response.headers()["content-disposition"], format!("attachment; filename=\"{id}.zip\"").as_str());
+    let bytes = response.bytes().await.unwrap();
+    let mut zip = zip::ZipArchive::new(std::io::Cursor::new(bytes.to_vec())).unwrap();
+    let names: Vec<String> = zip.file_names().map(str::to_owned).collect();
+    let mut sorted = names.clone();
+    sorted.sort();
+    assert_eq!(sorted, [format!("{id}.vlab"), "tankbot.rprj".into(), "wheel.obj".into()], "{names:?}");
+    let read = |zip: &mut zip::ZipArchive<std::io::Cursor<Vec<u8>>>, name: &str| {
+        let mut text = String::new();
+        std::io::Read::read_to_string(&mut zip.by_name(name).unwrap(), &mut text).unwrap();
+        text
+    };
+    let library = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let project = std::fs::read_to_string(library.join("scenes/tankbot.rprj")).unwrap();
+    assert_eq!(read(&mut zip, "tankbot.rprj"), project);
+    let mesh = std::fs::read_to_string(library.join("assets/wheel.obj")).unwrap();
+    assert_eq!(read(&mut zip, "wheel.obj"), mesh);
+    let text = read(&mut zip, &format!("{id}.vlab"));
+    assert!(text.contains("code \"tankbot.rprj\";") && text.contains("shape mesh(\"wheel.mesh\", 0.01);"), "{text}");
+    let (again, _) = create(&server, "Unzipped", json!({ "scene_source": text })).await;
+    assert_eq!(world(&server, &again).await.model.bodies.len(), world(&server, &id).await.model.bodies.len());
+
+    let student = server.join_demo("Ana").await;
+    let refused = server.http.get(server.url("/api/labs/demo/scene.zip")).bearer_auth(&student).send().await.unwrap();
+    assert_eq!(refused.status().as_u16(), 403);
 }
 
 /// Lab `a` now and lab `b`, made of `a`'s saved scene, at its start.
