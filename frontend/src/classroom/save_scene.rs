@@ -1,5 +1,6 @@
-//! The instructor's "Save scene" button: the lab's world as it stands now, as a `.vlab`
-//! file a new lab is made of (docs/classroom.md, "Saving a lab as a scene").
+//! The instructor's "Save scene" buttons: the lab's world as it stands now, as a `.vlab`
+//! file a new lab is made of, or as a zip with the programs and meshes it names
+//! (docs/classroom.md, "Saving a lab as a scene").
 //!
 //! Shown to whoever the permission table lets save the lab (`SaveScene`); the server
 //! refuses anybody else anyway. The file needs the session's bearer token, which a plain
@@ -23,10 +24,10 @@ pub fn SaveScene() -> impl IntoView {
     let session = expect_context::<LabSession>();
     let error = RwSignal::new(None::<String>);
     let busy = RwSignal::new(false);
-    let save = move |_| {
+    let save = move |extension: &'static str| {
         let lab = session.lab_id();
-        let url = lab_api_path(&lab, "/scene.vlab");
-        let name = format!("{lab}.vlab");
+        let url = lab_api_path(&lab, &format!("/scene.{extension}"));
+        let name = format!("{lab}.{extension}");
         let token = session.token();
         busy.set(true);
         error.set(None);
@@ -50,9 +51,18 @@ pub fn SaveScene() -> impl IntoView {
                         data-testid="btn-save-scene"
                         title="Every object where it stands, the robots with their devices and programs' names"
                         disabled=move || busy.get()
-                        on:click=save
+                        on:click=move |_| save("vlab")
                     >
                         "Save scene (.vlab)"
+                    </button>
+                    <button
+                        class="btn btn-small"
+                        data-testid="btn-save-scene-zip"
+                        title="The scene with every robot's program files and the meshes it draws, for another server"
+                        disabled=move || busy.get()
+                        on:click=move |_| save("zip")
+                    >
+                        "With programs (.zip)"
                     </button>
                 </div>
                 <When when=move || error.with(Option::is_some)>
