@@ -54,10 +54,10 @@ impl ClassroomSaving<'_> {
     }
 
     /// `GET /api/labs/{lab}/scene.zip` (the instructor): the scene as `{lab}.vlab`, and
-    /// beside it, at the paths the scene names them, each robot's program files (the
-    /// scene library's, else those the lab runs) and the meshes its objects draw (the
+    /// beside it, at the paths the scene names them, each robot's program files (those
+    /// the lab runs, else the scene library's) and the meshes its objects draw (the
     /// asset library's, else those uploaded with them). A file the server does not have
-    /// is left out.
+    /// is left out; of two robots' files of one name, the first robot's is kept.
     pub async fn zip(self, lab: &Arc<LabHandle>, caller: Caller) -> Result<SavedZip, ClassroomError> {
         authorize(caller, Action::SaveScene)?;
         let world = lab.robots().world_now().await?;
@@ -77,7 +77,8 @@ impl ClassroomSaving<'_> {
                         None => None,
                     }
                 });
-                if let Some(bytes) = read_inside(&library.scenes_dir, path).or(from_running) {
+                // What the lab runs first: a student's file may share a library file's name.
+                if let Some(bytes) = from_running.or_else(|| read_inside(&library.scenes_dir, path)) {
                     files.entry(path.clone()).or_insert(bytes);
                 }
             }
