@@ -114,10 +114,9 @@ const ZIP_UPLOAD_NAME: &str = "upload.zip";
 /// is a file under its own name: meshes, textures and `.wasm` modules as bytes, the rest
 /// as text.
 pub async fn read_upload(request: Request, plain_name: &str) -> Result<UploadFiles, AppError> {
-    let content_type = request.headers().get(CONTENT_TYPE).and_then(|v| v.to_str().ok()).unwrap_or("");
-    let content_type = content_type.to_ascii_lowercase();
-    let is_multipart = content_type.starts_with("multipart/form-data");
-    let is_zip = content_type.starts_with("application/zip") || content_type.starts_with("application/x-zip");
+    let kind = request.headers().get(CONTENT_TYPE).and_then(|v| v.to_str().ok()).unwrap_or("").to_ascii_lowercase();
+    let is_multipart = kind.starts_with("multipart/form-data");
+    let is_zip = kind.starts_with("application/zip") || kind.starts_with("application/x-zip");
     if is_zip {
         let main_choice = Query::<HashMap<String, String>>::try_from_uri(request.uri())
             .ok()

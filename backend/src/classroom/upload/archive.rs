@@ -22,7 +22,7 @@ pub enum ArchiveError {
         why: String,
     },
     /// More entries than an upload may have files.
-    #[error("'{archive}' holds {entries} entries; an upload may have at most {MAX_UPLOAD_FILES} files")]
+    #[error("'{archive}' holds {entries} entries; an upload may have at most {max} files", max = MAX_UPLOAD_FILES)]
     TooManyFiles {
         /// The zip file's name.
         archive: String,

@@ -57,6 +57,8 @@ pub(super) struct Expander<'a> {
     depth: usize,
     steps: usize,
     bytes: usize,
+    /// What strings made or copied may cost.
+    budget: expr::Budget,
 }
 
 type Result<T> = std::result::Result<T, LangError>;
@@ -81,6 +83,11 @@ impl<'a> Expander<'a> {
             depth: 0,
             steps: 0,
             bytes: 0,
+            budget: expr::Budget {
+                max_string: limits.max_bytes,
+                max_total: limits.max_bytes.saturating_mul(super::VALUE_BYTES_PER_OUTPUT_BYTE),
+                spent: std::cell::Cell::new(0),
+            },
         }
     }
 
@@ -94,13 +101,14 @@ impl<'a> Expander<'a> {
         }
     }
 
-    fn children(&mut self, nodes: &[Node], out: &mut Vec<Node>) -> Result<()> {
+    /// Expands `nodes`, the children of `parent` (where a mistake in their text is told).
+    fn children(&mut self, nodes: &[Node], parent: &Element, out: &mut Vec<Node>) -> Result<()> {
         for node in nodes {
             match node {
                 Node::Element(e) => self.element(e, out)?,
                 Node::Text(t) => {
-                    let text = self.substitute(t, None)?;
-                    self.count_bytes(text.len(), None)?;
+                    let text = self.substitute(t, Some(parent))?;
+                    self.count_bytes(text.len(), Some(parent))?;
                     out.push(Node::Text(text));
                 }
             }
@@ -143,7 +151,7 @@ impl<'a> Expander<'a> {
         }
         self.count_bytes(element.name.len() + 3, Some(element))?;
         let mut children = Vec::new();
-        self.children(&element.children, &mut children)?;
+        self.children(&element.children, element, &mut children)?;
         out.push(Node::Element(Element {
             name: element.name.clone(),
             xacro: false,
@@ -160,13 +168,15 @@ impl<'a> Expander<'a> {
             "arg" => self.arg(element),
             "macro" => self.declare_macro(element),
             "if" | "unless" => {
-                let value = self.required(element, "value")?;
-                let value = self.substitute_value(&value, element)?;
+                let value = element.attr("value").ok_or_else(|| {
+                    value_error(element, format!("<xacro:{}> needs its 'value' attribute", element.name))
+                })?;
+                let value = self.substitute_value(value, element)?;
                 let truth = value.truth().map_err(|why| {
                     value_error(element, format!("<xacro:{}> needs a value that is true or false: {why}", element.name))
                 })?;
                 if truth == (element.name == "if") {
-                    self.children(&element.children, out)?;
+                    self.children(&element.children, element, out)?;
                 }
                 Ok(())
             }
@@ -179,7 +189,7 @@ impl<'a> Expander<'a> {
                     .rev()
                     .find_map(|f| f.blocks.get(&name).cloned())
                     .ok_or_else(|| value_error(element, format!("there is no block '{name}' here: a macro's block parameter is written '*{name}'")))?;
-                self.children(&block, out)
+                self.children(&block, element, out)
             }
             "call" => {
                 let name = self.required(element, "macro")?;
@@ -205,7 +215,7 @@ impl<'a> Expander<'a> {
             _ => self.frames.len() - 1,
         };
         if let Some(default) = element.attr("default") {
-            if self.lookup(&name).is_none() {
+            if !self.frames.iter().any(|f| f.properties.contains_key(&name)) {
                 let value = self.substitute_value(default, element)?;
                 self.frames[frame].properties.insert(name, value);
             }
@@ -310,7 +320,7 @@ impl<'a> Expander<'a> {
         }
         self.frames.push(frame);
         let outer_file = std::mem::replace(&mut self.file, called.file.clone());
-        let result = self.children(&called.body, out);
+        let result = self.children(&called.body, element, out);
         self.file = outer_file;
         self.frames.pop();
         result
@@ -319,7 +329,6 @@ impl<'a> Expander<'a> {
     /// `<xacro:include filename [ns]>`: the file's top-level elements run here.
     fn include(&mut self, element: &Element, out: &mut Vec<Node>) -> Result<()> {
         let written = self.required(element, "filename")?;
-        let written = self.substitute(&written, Some(element))?;
         let (path, text) = self.load(&written).map_err(|why| {
             error(&element.pos, ErrorKind::Include(format!("cannot include '{written}': {why}")))
         })?;
@@ -327,14 +336,14 @@ impl<'a> Expander<'a> {
         if self.including.contains(&path) {
             return Err(error(&element.pos, ErrorKind::Include(format!("'{path}' includes itself (through the files it includes)"))));
         }
-        let parsed = tree::parse(&text, &path)?;
+        let parsed = tree::parse(&text, &path, self.limits.max_depth)?;
         self.including.push(path.clone());
         let outer_file = std::mem::replace(&mut self.file, path);
         let result = match element.attr("ns") {
             // The file's macros and properties are reached as `ns.name`.
             Some(ns) => {
                 self.frames.push(Frame::default());
-                let result = self.children(&parsed.root.children, out);
+                let result = self.children(&parsed.root.children, element, out);
                 let inner = self.frames.pop().expect("pushed");
                 let frame = self.frames.last_mut().expect("a frame");
                 for (name, m) in inner.macros {
@@ -345,7 +354,7 @@ impl<'a> Expander<'a> {
                 }
                 result
             }
-            None => self.children(&parsed.root.children, out),
+            None => self.children(&parsed.root.children, element, out),
         };
         self.file = outer_file;
         self.including.pop();
@@ -367,7 +376,7 @@ impl<'a> Expander<'a> {
             }
             None => vec![resolve_path(&self.file, written)?],
         };
-        if let Some(bare) = written.rsplit('/').next().filter(|b| !candidates.iter().any(|c| c == b)) {
+        if let Some(bare) = written.rsplit('/').next().filter(|b| !candidates.iter().any(|c| c.as_str() == *b)) {
             candidates.push(resolve_path("", bare)?);
         }
         let mut first = None;
@@ -397,7 +406,7 @@ impl<'a> Expander<'a> {
                 rest = escaped;
             } else if let Some(inner) = after.strip_prefix('{') {
                 let end = closing(inner, '{', '}').ok_or_else(|| self.at(at, format!("'${{' in '{text}' is never closed: add a '}}'")))?;
-                let value = expr::eval(&inner[..end], self, self.limits.max_bytes)
+                let value = expr::eval(&inner[..end], self, &self.budget)
                     .map_err(|why| self.at(at, format!("in ${{{}}}: {why}", &inner[..end])))?;
                 out.push_str(&value.to_string());
                 rest = &inner[end + 1..];
@@ -414,6 +423,7 @@ impl<'a> Expander<'a> {
             }
         }
         out.push_str(rest);
+        self.budget.charge(out.len()).map_err(|why| self.at(at, why))?;
         Ok(out)
     }
 
@@ -424,7 +434,7 @@ impl<'a> Expander<'a> {
         if let Some(inner) = trimmed.strip_prefix("${").and_then(|t| t.strip_suffix('}'))
             && closing(inner, '{', '}').is_none()
         {
-            return expr::eval(inner, self, self.limits.max_bytes)
+            return expr::eval(inner, self, &self.budget)
                 .map_err(|why| self.at(Some(at), format!("in ${{{inner}}}: {why}")));
         }
         Ok(Value::from_text(&self.substitute(text, Some(at))?))
@@ -443,7 +453,7 @@ impl<'a> Expander<'a> {
             ("find", [package]) => Ok(format!("package://{package}")),
             ("eval", _) => {
                 let expression = command.trim_start().strip_prefix("eval").unwrap_or("");
-                expr::eval(expression, self, self.limits.max_bytes)
+                expr::eval(expression, self, &self.budget)
                     .map(|v| v.to_string())
                     .map_err(|why| self.at(at, format!("in $(eval{expression}): {why}")))
             }

@@ -3,6 +3,7 @@
 //! few string methods. Parsed into a small tree first, so the branch `a if c else b`
 //! does not take is never evaluated (`0 if n == 0 else 1 / n`).
 
+use std::cell::Cell;
 use std::fmt;
 
 /// The most nested parentheses, calls and operators an expression may have: deep
@@ -80,16 +81,43 @@ pub(super) trait Names {
     fn lookup(&self, name: &str) -> Option<Value>;
 }
 
-/// Evaluates `text`, with names looked up in `names`; strings longer than
-/// `max_string` bytes are refused (a doubling string would fill memory).
-pub(super) fn eval(text: &str, names: &dyn Names, max_string: usize) -> Result<Value, String> {
+/// What making strings may cost an expansion: no string longer than `max_string` bytes
+/// (a string that doubles would fill memory), and no more than `max_total` bytes of
+/// strings made or copied in all (a long value copied by every call of a macro).
+#[derive(Debug)]
+pub(super) struct Budget {
+    /// The longest string.
+    pub max_string: usize,
+    /// The bytes of every string made or copied, together.
+    pub max_total: usize,
+    /// The bytes made or copied so far.
+    pub spent: Cell<usize>,
+}
+
+impl Budget {
+    /// Counts `bytes` made or copied.
+    pub fn charge(&self, bytes: usize) -> Result<(), String> {
+        let spent = self.spent.get().saturating_add(bytes);
+        self.spent.set(spent);
+        if spent > self.max_total {
+            return Err(format!(
+                "the expansion made more than {} MiB of values: does a macro copy a long value too often?",
+                self.max_total / (1024 * 1024)
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// Evaluates `text`, with names looked up in `names`, within `budget`.
+pub(super) fn eval(text: &str, names: &dyn Names, budget: &Budget) -> Result<Value, String> {
     let tokens = lex(text)?;
     let mut parser = Parser { tokens, at: 0, depth: 0 };
     let expr = parser.expr()?;
     if let Some(token) = parser.tokens.get(parser.at) {
         return Err(format!("unexpected {token} in '{text}'"));
     }
-    Evaluator { names, max_string }.eval(&expr)
+    Evaluator { names, budget }.eval(&expr)
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -168,7 +196,7 @@ fn lex(text: &str) -> Result<Vec<Token>, String> {
                 .iter()
                 .find(|op| rest.starts_with(**op))
                 .ok_or_else(|| format!("unexpected character '{c}' in '{text}'"))?;
-            tokens.push(Token::Op(op));
+            tokens.push(Token::Op(*op));
             i += op.chars().count();
         }
     }
@@ -400,7 +428,7 @@ fn op_name(op: &str) -> &'static str {
 
 struct Evaluator<'a> {
     names: &'a dyn Names,
-    max_string: usize,
+    budget: &'a Budget,
 }
 
 impl Evaluator<'_> {
@@ -441,7 +469,7 @@ impl Evaluator<'_> {
 
     fn name(&self, name: &str) -> Result<Value, String> {
         if let Some(value) = self.names.lookup(name) {
-            return Ok(value);
+            return self.bounded(value);
         }
         match name {
             "pi" => Ok(Value::Num(std::f64::consts::PI)),
@@ -452,12 +480,16 @@ impl Evaluator<'_> {
     }
 
     fn bounded(&self, value: Value) -> Result<Value, String> {
-        match &value {
-            Value::Str(s) if s.len() > self.max_string => {
-                Err(format!("a string grew past {} bytes, more than a robot's file may hold", self.max_string))
+        if let Value::Str(s) = &value {
+            if s.len() > self.budget.max_string {
+                return Err(format!(
+                    "a string grew past {} bytes, more than a robot's file may hold",
+                    self.budget.max_string
+                ));
             }
-            _ => Ok(value),
+            self.budget.charge(s.len())?;
         }
+        Ok(value)
     }
 
     fn binary(&self, op: &str, a: Value, b: Value) -> Result<Value, String> {
@@ -480,10 +512,13 @@ impl Evaluator<'_> {
             ("+", Str(x), Str(y)) => self.bounded(Str(format!("{x}{y}"))),
             ("*", Str(s), Num(n)) | ("*", Num(n), Str(s)) => {
                 let times = n.max(0.0) as usize;
-                if s.len().saturating_mul(times) > self.max_string {
-                    return self.bounded(Str("x".repeat(self.max_string + 1)));
+                if s.len().saturating_mul(times) > self.budget.max_string {
+                    return Err(format!(
+                        "a string grew past {} bytes, more than a robot's file may hold",
+                        self.budget.max_string
+                    ));
                 }
-                Ok(Str(s.repeat(times)))
+                self.bounded(Str(s.repeat(times)))
             }
             _ => {
                 let (x, y) = (a.num(&format!("'{op}'"))?, b.num(&format!("'{op}'"))?);
@@ -644,7 +679,8 @@ mod tests {
             ("empty", Value::Str(String::new())),
             ("n", Value::Num(0.0)),
         ]);
-        eval(text, &names, 1000).map(|v| v.to_string())
+        let budget = Budget { max_string: 1000, max_total: 100_000, spent: Cell::new(0) };
+        eval(text, &names, &budget).map(|v| v.to_string())
     }
 
     #[test]
@@ -688,6 +724,8 @@ mod tests {
         assert!(run(&"(".repeat(1000)).unwrap_err().contains("nests deeper"));
         assert!(run(&"-".repeat(1000)).unwrap_err().contains("nests deeper"));
         assert!(run("'ab' * 10000").unwrap_err().contains("grew past"));
+        let copies = vec!["len('x' * 900)"; 200].join(" + ");
+        assert!(run(&copies).unwrap_err().contains("more than"), "every string made is counted");
     }
 
     #[test]

@@ -32,7 +32,8 @@ pub struct Limits {
     pub max_steps: usize,
     /// Nested macro calls, includes and elements.
     pub max_depth: usize,
-    /// Bytes of names, attributes and text written, and the longest value.
+    /// Bytes of names, attributes and text written, and the longest value; the values
+    /// made or copied may take 16 times as many.
     pub max_bytes: usize,
 }
 
@@ -41,8 +42,11 @@ pub struct Limits {
 pub const MAX_XACRO_STEPS: usize = 200_000;
 /// The deepest nesting of macro calls, includes and elements.
 pub const MAX_XACRO_DEPTH: usize = 100;
-/// The largest expanded robot: the size of a whole upload (4 MiB).
+/// The largest expanded robot, and the longest value: the size of a whole upload (4 MiB).
 pub const MAX_XACRO_BYTES: usize = 4 * 1024 * 1024;
+/// The bytes of all the values an expansion may make or copy, per byte it may write: a
+/// long value copied by every call of a macro stops at 16 × 4 MiB = 64 MiB.
+const VALUE_BYTES_PER_OUTPUT_BYTE: usize = 16;
 
 impl Default for Limits {
     fn default() -> Self {
@@ -69,7 +73,7 @@ pub fn expand(
     limits: Limits,
 ) -> Result<Written, LangError> {
     let file: Arc<str> = file.into();
-    let parsed = tree::parse(text, &file)?;
+    let parsed = tree::parse(text, &file, limits.max_depth)?;
     let mut expander = expand::Expander::new(loader, args, limits, file);
     let root = expander.root(&parsed.root)?;
     Ok(tree::write(&root, &parsed.namespaces))

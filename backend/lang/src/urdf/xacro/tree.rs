@@ -62,9 +62,10 @@ pub(super) fn is_xacro_uri(uri: &str) -> bool {
     uri.contains("xacro")
 }
 
-/// Reads `text` (the file `file`) into a tree; XML that is not well-formed is refused
-/// where the parser stopped.
-pub(super) fn parse(text: &str, file: &Arc<str>) -> Result<Parsed, LangError> {
+/// Reads `text` (the file `file`) into a tree; XML that is not well-formed, or nests
+/// elements deeper than `max_depth` (the tree is built and dropped recursively), is
+/// refused where the parser stopped.
+pub(super) fn parse(text: &str, file: &Arc<str>, max_depth: usize) -> Result<Parsed, LangError> {
     let options = roxmltree::ParsingOptions { allow_dtd: false, ..roxmltree::ParsingOptions::default() };
     let doc = roxmltree::Document::parse_with_options(text, options).map_err(|e| {
         let at = e.pos();
@@ -74,16 +75,26 @@ pub(super) fn parse(text: &str, file: &Arc<str>) -> Result<Parsed, LangError> {
         )
     })?;
     let mut namespaces = BTreeMap::new();
-    let root = element(&doc, doc.root_element(), file, &mut namespaces);
+    let root = element(&doc, doc.root_element(), file, &mut namespaces, (1, max_depth))?;
     Ok(Parsed { root, namespaces })
 }
 
+/// `node` as an element of the tree; `depth` is its nesting and the most allowed.
 fn element(
     doc: &roxmltree::Document<'_>,
     node: roxmltree::Node<'_, '_>,
     file: &Arc<str>,
     namespaces: &mut BTreeMap<String, String>,
-) -> Element {
+    (depth, max_depth): (usize, usize),
+) -> Result<Element, LangError> {
+    let at = doc.text_pos_at(node.range().start);
+    let pos = Position { file: file.clone(), line: at.row, col: at.col };
+    if depth > max_depth {
+        return Err(LangError::new(
+            pos,
+            ErrorKind::Budget(format!("elements nest deeper than {max_depth} levels here: no robot needs that many")),
+        ));
+    }
     let mut qualify = |uri: Option<&str>, local: &str| -> (String, bool) {
         match uri {
             Some(uri) if is_xacro_uri(uri) => (local.to_owned(), true),
@@ -105,18 +116,21 @@ fn element(
             (if in_xacro { format!("xacro:{name}") } else { name }, a.value().to_owned())
         })
         .collect();
-    let children = node
-        .children()
-        .filter_map(|child| match child.node_type() {
-            roxmltree::NodeType::Element => Some(Node::Element(element(doc, child, file, namespaces))),
-            roxmltree::NodeType::Text => {
-                child.text().filter(|t| !t.trim().is_empty()).map(|t| Node::Text(t.to_owned()))
+    let mut children = Vec::new();
+    for child in node.children() {
+        match child.node_type() {
+            roxmltree::NodeType::Element => {
+                children.push(Node::Element(element(doc, child, file, namespaces, (depth + 1, max_depth))?));
             }
-            _ => None,
-        })
-        .collect();
-    let at = doc.text_pos_at(node.range().start);
-    Element { name, xacro, attrs, children, pos: Position { file: file.clone(), line: at.row, col: at.col } }
+            roxmltree::NodeType::Text => {
+                if let Some(text) = child.text().filter(|t| !t.trim().is_empty()) {
+                    children.push(Node::Text(text.to_owned()));
+                }
+            }
+            _ => {}
+        }
+    }
+    Ok(Element { name, xacro, attrs, children, pos })
 }
 
 /// The expanded file: its text, and for each of its lines (the first at index 0) the
@@ -212,7 +226,7 @@ mod tests {
     fn elements_keep_their_lines_and_are_written_one_a_line() {
         let file: Arc<str> = "bot.urdf.xacro".into();
         let text = "<robot name=\"r\" xmlns:xacro=\"http://www.ros.org/wiki/xacro\"\n       xmlns:sdf=\"http://sdformat.org\">\n  <!-- a comment -->\n  <link name=\"a &amp; b\"><visual/></link>\n  <xacro:property name=\"x\" value=\"1\"/>\n  <sdf:extra>text &lt; here\nand here</sdf:extra>\n</robot>\n";
-        let parsed = parse(text, &file).unwrap();
+        let parsed = parse(text, &file, 100).unwrap();
         let kinds: Vec<(&str, bool, u32)> =
             parsed.root.elements().map(|e| (e.name.as_str(), e.xacro, e.pos.line)).collect();
         assert_eq!(kinds, [("link", false, 4), ("property", true, 5), ("sdf:extra", false, 6)]);
@@ -228,7 +242,10 @@ mod tests {
 
     #[test]
     fn broken_xml_is_refused_where_it_breaks() {
-        let e = parse("<robot>\n<link>\n</robot>", &"f.xacro".into()).err().unwrap();
+        let e = parse("<robot>\n<link>\n</robot>", &"f.xacro".into(), 100).err().unwrap();
         assert_eq!(e.pos.line, 3, "{e}");
+        let deep = format!("<robot>\n{}{}</robot>", "<a>".repeat(100_000), "</a>".repeat(100_000));
+        let e = parse(&deep, &"f.xacro".into(), 100).err().unwrap();
+        assert!(e.to_string().contains("nest deeper than 100"), "{e}");
     }
 }
