@@ -134,10 +134,7 @@ async fn a_ros_package_zip_uploads_as_the_body_of_a_request() {
 
     // Without saying which file is the robot, a package of one robot file is enough...
     let server = server_with_a_room().await;
-    let one = zip_of(&[
-        ("bot/urdf/burger.urdf", BURGER.into()),
-        ("bot/urdf/common_properties.macros", COMMON.into()),
-    ]);
+    let one = zip_of(&[("bot/urdf/burger.urdf", BURGER.into()), ("bot/urdf/common_properties.macros", COMMON.into())]);
     let (status, reply) = upload_zip_body(&server, one, "").await;
     assert_eq!(status, 422, "the include is not where $(find) looks: {reply}");
     assert!(reply["errors"][0]["message"].as_str().unwrap().contains("cannot include"), "{reply}");
@@ -145,7 +142,10 @@ async fn a_ros_package_zip_uploads_as_the_body_of_a_request() {
     // ...but this one has two: which one is the robot is asked.
     assert_eq!(status, 400, "{reply}");
     let message = reply["error"]["message"].as_str().unwrap();
-    assert!(message.contains("urdf/burger.urdf, urdf/common_properties.xacro") && message.contains("?main="), "{message}");
+    assert!(
+        message.contains("urdf/burger.urdf, urdf/common_properties.xacro") && message.contains("?main="),
+        "{message}"
+    );
 }
 
 #[tokio::test]
@@ -188,7 +188,8 @@ async fn a_zip_with_paths_out_of_the_upload_is_refused_and_changes_nothing() {
     let server = server_with_a_room().await;
     for evil in ["../../scenes/evil.vlab", "urdf/../../../etc/cron.d/evil", "/etc/passwd"] {
         let bytes = zip_of(&[("urdf/burger.urdf", BURGER.into()), (evil, b"robot evil { }".to_vec())]);
-        let form = Form::new().part("package", Part::bytes(bytes).file_name("bot.zip")).text("main", "urdf/burger.urdf");
+        let form =
+            Form::new().part("package", Part::bytes(bytes).file_name("bot.zip")).text("main", "urdf/burger.urdf");
         let (status, reply) = upload_form(&server, form).await;
         assert_eq!(status, 400, "{evil}: {reply}");
         let message = reply["error"]["message"].as_str().unwrap();

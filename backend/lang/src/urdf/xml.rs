@@ -122,7 +122,8 @@ mod tests {
     #[test]
     fn elements_are_found_by_name_with_their_line() {
         let doc =
-            read("<robot name=\"r\">\n<link name=\"a\"/>\n<joint name=\"j\" type=\"fixed\"/>\n</robot>", "f", None).unwrap();
+            read("<robot name=\"r\">\n<link name=\"a\"/>\n<joint name=\"j\" type=\"fixed\"/>\n</robot>", "f", None)
+                .unwrap();
         assert_eq!(doc.pos_of("joint", "j").line, 3);
         assert_eq!(doc.pos_of("link", "missing").line, 1);
     }

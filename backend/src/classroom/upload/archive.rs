@@ -72,7 +72,8 @@ pub enum ArchiveError {
 /// and macOS's `__MACOSX/` copies left out, and the one top folder every file lives in,
 /// if there is one, taken off (`bot_description/urdf/bot.urdf` → `urdf/bot.urdf`).
 pub fn unpack(archive: &str, bytes: &[u8]) -> Result<Vec<(String, Vec<u8>)>, ArchiveError> {
-    let unreadable = |e: zip::result::ZipError| ArchiveError::Unreadable { archive: archive.into(), why: e.to_string() };
+    let unreadable =
+        |e: zip::result::ZipError| ArchiveError::Unreadable { archive: archive.into(), why: e.to_string() };
     let mut zip = zip::ZipArchive::new(Cursor::new(bytes)).map_err(unreadable)?;
     if zip.len() > MAX_UPLOAD_FILES {
         return Err(ArchiveError::TooManyFiles { archive: archive.into(), entries: zip.len() });
@@ -86,7 +87,8 @@ pub fn unpack(archive: &str, bytes: &[u8]) -> Result<Vec<(String, Vec<u8>)>, Arc
             why: e.to_string(),
         })?;
         let written = entry.name().to_owned();
-        let path = plain_path(&written).ok_or_else(|| ArchiveError::BadPath { archive: archive.into(), entry: written.clone() })?;
+        let path = plain_path(&written)
+            .ok_or_else(|| ArchiveError::BadPath { archive: archive.into(), entry: written.clone() })?;
         if entry.is_dir() || path.starts_with("__MACOSX/") {
             continue;
         }

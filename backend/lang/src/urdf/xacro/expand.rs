@@ -97,7 +97,9 @@ impl<'a> Expander<'a> {
         self.element(root, &mut out)?;
         match out.pop() {
             Some(Node::Element(e)) if out.is_empty() => Ok(e),
-            _ => Err(error(&root.pos, ErrorKind::Value("the root element of a xacro file must stay one element".into()))),
+            _ => {
+                Err(error(&root.pos, ErrorKind::Value("the root element of a xacro file must stay one element".into())))
+            }
         }
     }
 
@@ -183,12 +185,12 @@ impl<'a> Expander<'a> {
             "include" => self.include(element, out),
             "insert_block" => {
                 let name = self.required(element, "name")?;
-                let block = self
-                    .frames
-                    .iter()
-                    .rev()
-                    .find_map(|f| f.blocks.get(&name).cloned())
-                    .ok_or_else(|| value_error(element, format!("there is no block '{name}' here: a macro's block parameter is written '*{name}'")))?;
+                let block = self.frames.iter().rev().find_map(|f| f.blocks.get(&name).cloned()).ok_or_else(|| {
+                    value_error(
+                        element,
+                        format!("there is no block '{name}' here: a macro's block parameter is written '*{name}'"),
+                    )
+                })?;
                 self.children(&block, element, out)
             }
             "call" => {
@@ -244,7 +246,10 @@ impl<'a> Expander<'a> {
             (Some(given), _) => given.clone(),
             (None, Some(default)) => self.substitute(default, Some(element))?,
             (None, None) => {
-                return Err(value_error(element, format!("the arg '{name}' has no default, and no value was given for it")));
+                return Err(value_error(
+                    element,
+                    format!("the arg '{name}' has no default, and no value was given for it"),
+                ));
             }
         };
         self.args.insert(name, value);
@@ -264,7 +269,9 @@ impl<'a> Expander<'a> {
         let Some(called) = self.frames.iter().rev().find_map(|f| f.macros.get(name).cloned()) else {
             return Err(value_error(
                 element,
-                format!("no macro '{name}' is declared before this call (declare it with <xacro:macro name=\"{name}\" params=\"...\">, or include the file that does)"),
+                format!(
+                    "no macro '{name}' is declared before this call (declare it with <xacro:macro name=\"{name}\" params=\"...\">, or include the file that does)"
+                ),
             ));
         };
         let mut frame = Frame::default();
@@ -284,22 +291,36 @@ impl<'a> Expander<'a> {
                             (Some(outer), _) => outer,
                             (None, Some(default)) => self.substitute_value(default, element)?,
                             (None, None) => {
-                                return Err(value_error(element, format!("the macro '{name}' takes '{param}' from a property of the caller, and there is none")));
+                                return Err(value_error(
+                                    element,
+                                    format!(
+                                        "the macro '{name}' takes '{param}' from a property of the caller, and there is none"
+                                    ),
+                                ));
                             }
                         },
                         (None, false, Some(default)) => self.substitute_value(default, element)?,
                         (None, false, None) => {
-                            return Err(value_error(element, format!("the macro '{name}' needs '{param}': add {param}=\"...\"")));
+                            return Err(value_error(
+                                element,
+                                format!("the macro '{name}' needs '{param}': add {param}=\"...\""),
+                            ));
                         }
                     };
                     frame.properties.insert(param.clone(), value);
                 }
                 Param::Block(block) | Param::Blocks(block) => {
                     let next = blocks.next().ok_or_else(|| {
-                        value_error(element, format!("the macro '{name}' needs an element inside the call for its block '{block}'"))
+                        value_error(
+                            element,
+                            format!("the macro '{name}' needs an element inside the call for its block '{block}'"),
+                        )
                     })?;
-                    let content =
-                        if matches!(param, Param::Block(_)) { vec![Node::Element(next.clone())] } else { next.children.clone() };
+                    let content = if matches!(param, Param::Block(_)) {
+                        vec![Node::Element(next.clone())]
+                    } else {
+                        next.children.clone()
+                    };
                     frame.blocks.insert(block.clone(), Rc::new(content));
                 }
             }
@@ -329,12 +350,15 @@ impl<'a> Expander<'a> {
     /// `<xacro:include filename [ns]>`: the file's top-level elements run here.
     fn include(&mut self, element: &Element, out: &mut Vec<Node>) -> Result<()> {
         let written = self.required(element, "filename")?;
-        let (path, text) = self.load(&written).map_err(|why| {
-            error(&element.pos, ErrorKind::Include(format!("cannot include '{written}': {why}")))
-        })?;
+        let (path, text) = self
+            .load(&written)
+            .map_err(|why| error(&element.pos, ErrorKind::Include(format!("cannot include '{written}': {why}"))))?;
         let path: Arc<str> = path.into();
         if self.including.contains(&path) {
-            return Err(error(&element.pos, ErrorKind::Include(format!("'{path}' includes itself (through the files it includes)"))));
+            return Err(error(
+                &element.pos,
+                ErrorKind::Include(format!("'{path}' includes itself (through the files it includes)")),
+            ));
         }
         let parsed = tree::parse(&text, &path, self.limits.max_depth)?;
         self.including.push(path.clone());
@@ -405,13 +429,15 @@ impl<'a> Expander<'a> {
                 out.push('$');
                 rest = escaped;
             } else if let Some(inner) = after.strip_prefix('{') {
-                let end = closing(inner, '{', '}').ok_or_else(|| self.at(at, format!("'${{' in '{text}' is never closed: add a '}}'")))?;
+                let end = closing(inner, '{', '}')
+                    .ok_or_else(|| self.at(at, format!("'${{' in '{text}' is never closed: add a '}}'")))?;
                 let value = expr::eval(&inner[..end], self, &self.budget)
                     .map_err(|why| self.at(at, format!("in ${{{}}}: {why}", &inner[..end])))?;
                 out.push_str(&value.to_string());
                 rest = &inner[end + 1..];
             } else if let Some(inner) = after.strip_prefix('(') {
-                let end = closing(inner, '(', ')').ok_or_else(|| self.at(at, format!("'$(' in '{text}' is never closed: add a ')'")))?;
+                let end = closing(inner, '(', ')')
+                    .ok_or_else(|| self.at(at, format!("'$(' in '{text}' is never closed: add a ')'")))?;
                 out.push_str(&self.command(&inner[..end], at)?);
                 rest = &inner[end + 1..];
             } else {
@@ -419,7 +445,10 @@ impl<'a> Expander<'a> {
                 rest = after;
             }
             if out.len() > self.limits.max_bytes {
-                return Err(self.at(at, format!("a value grew past {} bytes, more than a robot's file may hold", self.limits.max_bytes)));
+                return Err(self.at(
+                    at,
+                    format!("a value grew past {} bytes, more than a robot's file may hold", self.limits.max_bytes),
+                ));
             }
         }
         out.push_str(rest);
@@ -466,9 +495,9 @@ impl<'a> Expander<'a> {
     }
 
     fn required(&self, element: &Element, attr: &str) -> Result<String> {
-        let value = element.attr(attr).ok_or_else(|| {
-            value_error(element, format!("<xacro:{}> needs its '{attr}' attribute", element.name))
-        })?;
+        let value = element
+            .attr(attr)
+            .ok_or_else(|| value_error(element, format!("<xacro:{}> needs its '{attr}' attribute", element.name)))?;
         self.substitute(value, Some(element))
     }
 
@@ -487,9 +516,8 @@ impl<'a> Expander<'a> {
     }
 
     fn at(&self, element: Option<&Element>, message: String) -> LangError {
-        let pos = element
-            .map(|e| e.pos.clone())
-            .unwrap_or_else(|| Position { file: self.file.clone(), line: 1, col: 1 });
+        let pos =
+            element.map(|e| e.pos.clone()).unwrap_or_else(|| Position { file: self.file.clone(), line: 1, col: 1 });
         error(&pos, ErrorKind::Value(message))
     }
 }

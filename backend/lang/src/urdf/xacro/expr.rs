@@ -140,8 +140,7 @@ impl fmt::Display for Token {
 }
 
 const OPERATORS: [&str; 22] = [
-    "**", "//", "==", "!=", "<=", ">=", "+", "-", "*", "/", "%", "<", ">", "(", ")", ",", ".", "[", "]", ":", "{",
-    "}",
+    "**", "//", "==", "!=", "<=", ">=", "+", "-", "*", "/", "%", "<", ">", "(", ")", ",", ".", "[", "]", ":", "{", "}",
 ];
 
 fn lex(text: &str) -> Result<Vec<Token>, String> {
@@ -475,7 +474,9 @@ impl Evaluator<'_> {
             "pi" => Ok(Value::Num(std::f64::consts::PI)),
             "e" => Ok(Value::Num(std::f64::consts::E)),
             "inf" => Ok(Value::Num(f64::INFINITY)),
-            _ => Err(format!("unknown property '{name}' (declare it with <xacro:property name=\"{name}\" value=\"...\"/>)")),
+            _ => Err(format!(
+                "unknown property '{name}' (declare it with <xacro:property name=\"{name}\" value=\"...\"/>)"
+            )),
         }
     }
 
@@ -619,7 +620,11 @@ fn call(name: &str, args: &[Value]) -> Result<Value, String> {
                 _ => Err("bool() takes one value".into()),
             };
         }
-        _ => return Err(format!("unknown function '{name}' (xacro here knows math's functions, min, max, int, float, str, len, round)")),
+        _ => {
+            return Err(format!(
+                "unknown function '{name}' (xacro here knows math's functions, min, max, int, float, str, len, round)"
+            ));
+        }
     };
     Ok(Value::Num(n))
 }
@@ -657,7 +662,11 @@ fn method(receiver: &Value, name: &str, args: &[Value]) -> Result<Value, String>
         "lower" => Value::Str(s.to_lowercase()),
         "startswith" => Value::Bool(s.starts_with(text(0)?)),
         "endswith" => Value::Bool(s.ends_with(text(0)?)),
-        _ => return Err(format!("unknown string method '.{name}()' (xacro here knows replace, strip, lstrip, rstrip, upper, lower, startswith, endswith)")),
+        _ => {
+            return Err(format!(
+                "unknown string method '.{name}()' (xacro here knows replace, strip, lstrip, rstrip, upper, lower, startswith, endswith)"
+            ));
+        }
     })
 }
 

@@ -86,7 +86,8 @@ fn includes_come_from_the_upload_and_find_names_the_package() {
 
 #[test]
 fn errors_point_at_the_line_that_caused_them_in_the_file_that_has_it() {
-    let loader = MapLoader::new().with_file("urdf/parts.xacro", &format!("<robot {NS}>\n\n  <link name=\"${{missing * 2}}\"/>\n</robot>"));
+    let loader = MapLoader::new()
+        .with_file("urdf/parts.xacro", &format!("<robot {NS}>\n\n  <link name=\"${{missing * 2}}\"/>\n</robot>"));
     let e = run(&robot("<xacro:include filename=\"parts.xacro\"/>"), &loader).unwrap_err();
     assert_eq!((e.pos.file.as_ref(), e.pos.line), ("urdf/parts.xacro", 3), "{e}");
     assert!(e.to_string().contains("unknown property 'missing'"), "{e}");
@@ -144,7 +145,8 @@ fn endless_and_exploding_expansions_stop_with_an_error() {
     let e = run(&growing, &MapLoader::new()).unwrap_err();
     assert!(e.to_string().contains("grew past"), "{e}");
 
-    let looping = MapLoader::new().with_file("urdf/a.xacro", &format!("<robot {NS}><xacro:include filename=\"bot.urdf.xacro\"/></robot>"));
+    let looping = MapLoader::new()
+        .with_file("urdf/a.xacro", &format!("<robot {NS}><xacro:include filename=\"bot.urdf.xacro\"/></robot>"));
     let looping = looping.with_file("urdf/bot.urdf.xacro", &robot("<xacro:include filename=\"a.xacro\"/>"));
     let e = run(&robot("<xacro:include filename=\"a.xacro\"/>"), &looping).unwrap_err();
     assert!(e.to_string().contains("includes itself"), "{e}");
@@ -167,7 +169,10 @@ fn an_imported_xacro_robot_has_its_urdf_errors_at_their_xacro_line() {
     assert_eq!((e.pos.file.as_ref(), e.pos.line), ("bot.urdf.xacro", 6), "{e}");
     assert!(e.to_string().contains("hinge"), "{e}");
 
-    let fine = text.replace("hinge", "continuous").replace("<joint ", "<joint ").replace("</joint>", "<axis xyz=\"0 1 0\"/></joint>");
+    let fine = text
+        .replace("hinge", "continuous")
+        .replace("<joint ", "<joint ")
+        .replace("</joint>", "<axis xyz=\"0 1 0\"/></joint>");
     let imported = crate::urdf::import(&fine, "bot.urdf.xacro", &MapLoader::new(), &placement, &[]).unwrap();
     assert_eq!(imported.joints[0].name, "j1");
     assert_eq!(imported.joints[0].pos.line, 6);
