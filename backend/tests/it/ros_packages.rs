@@ -197,3 +197,21 @@ async fn a_zip_with_paths_out_of_the_upload_is_refused_and_changes_nothing() {
     }
     assert!(!has_robot(&server, "burger").await);
 }
+
+#[tokio::test]
+async fn a_macro_that_calls_itself_twice_per_call_is_stopped_at_its_line() {
+    let server = server_with_a_room().await;
+    let bomb = "<?xml version=\"1.0\"?>\n<robot name=\"bomb\" xmlns:xacro=\"http://ros.org/wiki/xacro\">\n  <xacro:macro name=\"m\" params=\"n\">\n    <link name=\"l${n}\"/>\n    <xacro:m n=\"${n + 1}\"/>\n    <xacro:m n=\"${n + 1}\"/>\n  </xacro:macro>\n  <xacro:m n=\"0\"/>\n</robot>\n";
+    let started = std::time::Instant::now();
+    let form = Form::new().part("description", Part::text(bomb).file_name("bomb.urdf.xacro"));
+    let (status, reply) = upload_form(&server, form).await;
+    println!("refused in {:?}", started.elapsed());
+    assert_eq!(status, 422, "{reply}");
+    let reply: SceneUploadReply = serde_json::from_value(reply).unwrap();
+    let error = &reply.errors[0];
+    assert_eq!(error.file, "bomb.urdf.xacro", "{error:?}");
+    assert!(error.message.contains("call itself"), "{}", error.message);
+    assert!((3..=6).contains(&error.line), "{error:?}");
+    assert!(started.elapsed() < std::time::Duration::from_secs(10), "{:?}", started.elapsed());
+    assert!(!has_robot(&server, "bomb").await);
+}
