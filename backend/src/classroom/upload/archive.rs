@@ -86,7 +86,14 @@ pub fn unpack(archive: &str, bytes: &[u8]) -> Result<Vec<(String, Vec<u8>)>, Arc
             entry: format!("entry {}", index + 1),
             why: e.to_string(),
         })?;
-        let written = entry.name().to_owned();
+        let written = entry
+            .name()
+            .map_err(|e| ArchiveError::Entry {
+                archive: archive.into(),
+                entry: format!("entry {}", index + 1),
+                why: e.to_string(),
+            })?
+            .into_owned();
         let path = plain_path(&written)
             .ok_or_else(|| ArchiveError::BadPath { archive: archive.into(), entry: written.clone() })?;
         if entry.is_dir() || path.starts_with("__MACOSX/") {
