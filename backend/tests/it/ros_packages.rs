@@ -153,7 +153,7 @@ async fn a_xacro_mistake_is_refused_at_its_line_in_the_included_file() {
     let server = server_with_a_room().await;
     let broken_common = COMMON.replace("${mass * radius**2 / 2}", "${mass * radius**2 / 2 + density}");
     // The element is refused where it starts, two lines above the attribute.
-    let line = broken_common.lines().position(|l| l.contains("<inertia")).unwrap() as u32 + 1;
+    let line = broken_common.lines().position(|l| l.contains("<inertia ")).unwrap() as u32 + 1;
     let bytes = zip_of(&[
         ("burger_description/urdf/burger.urdf", BURGER.into()),
         ("burger_description/urdf/common_properties.xacro", broken_common.into()),
