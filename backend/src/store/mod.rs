@@ -534,16 +534,28 @@ mod tests {
         }
     }
 
+    /// A folder of its own and the path of a database file in it, no file there yet.
+    fn fresh_file(name: &str) -> (std::path::PathBuf, std::path::PathBuf) {
+        let dir = std::env::temp_dir().join(format!("vlab-store-{name}-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join(format!("{name}.db"));
+        let _ = std::fs::remove_file(&path);
+        (dir, path)
+    }
+
+    /// The file at `path` as schema version `version` left it.
+    fn store_at_version(path: &std::path::Path, version: i64) -> Store {
+        let (connection, shown) = open_private(path).unwrap();
+        let mut old = Store { connection, path: shown, key_file: None, memory_key: None };
+        old.migrate_to(version).unwrap();
+        old
+    }
+
     #[test]
     fn a_version_5_file_gains_the_course_and_keeps_its_labs() {
-        let dir = std::env::temp_dir().join(format!("vlab-store-v5-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let path = dir.join("v5.db");
-        let _ = std::fs::remove_file(&path);
+        let (dir, path) = fresh_file("v5");
         {
-            let (connection, shown) = open_private(&path).unwrap();
-            let mut old = Store { connection, path: shown, key_file: None, memory_key: None };
-            old.migrate_to(5).unwrap();
+            let old = store_at_version(&path, 5);
             old.save_lab(&lab("physics")).unwrap();
             let session =
                 SessionRecord { lab: "physics".into(), user: 1, name: "Ana".into(), token: TokenDigest::of("t") };
@@ -560,14 +572,9 @@ mod tests {
 
     #[test]
     fn a_version_6_assignment_reads_with_no_score_rule() {
-        let dir = std::env::temp_dir().join(format!("vlab-store-v6-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let path = dir.join("v6.db");
-        let _ = std::fs::remove_file(&path);
+        let (dir, path) = fresh_file("v6");
         {
-            let (connection, shown) = open_private(&path).unwrap();
-            let mut old = Store { connection, path: shown, key_file: None, memory_key: None };
-            old.migrate_to(6).unwrap();
+            let old = store_at_version(&path, 6);
             old.connection
                 .execute_batch(
                     "INSERT INTO assignments (class, title, challenge, challenge_title, robot, points, opens_at, seeds)
