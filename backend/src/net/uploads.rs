@@ -19,17 +19,13 @@ use super::extract::InLab;
 use super::web_files::{LASTING, REVALIDATE};
 use super::{AppError, AppState};
 use crate::classroom::UploadFiles;
-use crate::classroom::upload::content_type;
+use crate::classroom::upload::{BINARY_EXTENSIONS, MAX_UPLOAD_FILES, content_type};
 
 /// Name given to a scene uploaded as a plain-text body.
 const PLAIN_UPLOAD_NAME: &str = "upload.vlab";
 /// Name given to a robot's description uploaded as a plain-text body: the name the
 /// page's editor tab shows, so errors point at the tab the student sees.
 const PLAIN_ROBOT_NAME: &str = "robot.vlab";
-
-/// File endings of the binary files (meshes, textures, WebAssembly modules) a form may
-/// carry; every other file is text.
-const BINARY_EXTENSIONS: [&str; 8] = [".obj", ".glb", ".gltf", ".stl", ".png", ".jpg", ".jpeg", ".wasm"];
 
 /// `POST /api/labs/{lab}/scene` (instructor): 200 with the counts when inserted; 422
 /// with positioned errors when the files are wrong; 409 when they clash with the lab.
@@ -107,25 +103,32 @@ pub async fn mesh_triangles(
         .into_response())
 }
 
-/// Reads an upload: a plain-text body (the main file, called `plain_name`) or a
+/// Name given to a zip file uploaded as the whole body.
+const ZIP_UPLOAD_NAME: &str = "upload.zip";
+
+/// Reads an upload: a plain-text body (the main file, called `plain_name`), a zip body
+/// (`application/zip`: its files, the main one named by `?main=` if need be) or a
 /// multipart form. In a form, `scene` or `description` is the main `.vlab` file,
-/// `program` a robot's program (`main.py` when it has no file name); any other part is
-/// a file under its own name: meshes, textures and `.wasm` modules as bytes, the rest as
-/// text.
+/// `program` a robot's program (`main.py` when it has no file name), `main` the name of
+/// the main file among the others; a `.zip` part is unpacked into files; any other part
+/// is a file under its own name: meshes, textures and `.wasm` modules as bytes, the rest
+/// as text.
 pub async fn read_upload(request: Request, plain_name: &str) -> Result<UploadFiles, AppError> {
-    let is_multipart = request
-        .headers()
-        .get(CONTENT_TYPE)
-        .and_then(|v| v.to_str().ok())
-        .is_some_and(|v| v.to_ascii_lowercase().starts_with("multipart/form-data"));
+    let kind = request.headers().get(CONTENT_TYPE).and_then(|v| v.to_str().ok()).unwrap_or("").to_ascii_lowercase();
+    let is_multipart = kind.starts_with("multipart/form-data");
+    let is_zip = kind.starts_with("application/zip") || kind.starts_with("application/x-zip");
+    if is_zip {
+        let main_choice = Query::<HashMap<String, String>>::try_from_uri(request.uri())
+            .ok()
+            .and_then(|Query(query)| query.get("main").cloned())
+            .filter(|main| !main.trim().is_empty());
+        let body = read_body(request).await?;
+        let mut files = UploadFiles { main_choice, ..UploadFiles::default() };
+        files.add_archive(ZIP_UPLOAD_NAME, &body)?;
+        return Ok(files);
+    }
     if !is_multipart {
-        let body = Bytes::from_request(request, &()).await.map_err(|e| {
-            if e.status() == StatusCode::PAYLOAD_TOO_LARGE {
-                too_large()
-            } else {
-                AppError::BadRequest(format!("could not read the upload: {e}"))
-            }
-        })?;
+        let body = read_body(request).await?;
         let text = String::from_utf8(body.to_vec())
             .map_err(|_| AppError::BadRequest("the upload is not UTF-8 text".into()))?;
         return Ok(UploadFiles { main: Some((plain_name.into(), text)), plain: true, ..UploadFiles::default() });
@@ -137,8 +140,18 @@ pub async fn read_upload(request: Request, plain_name: &str) -> Result<UploadFil
     while let Some(field) =
         multipart.next_field().await.map_err(|e| unreadable(e, "a part of the form could not be read"))?
     {
+        if files.count() >= MAX_UPLOAD_FILES {
+            return Err(AppError::BadRequest(format!(
+                "the form has more than {MAX_UPLOAD_FILES} files: send only the robot's own"
+            )));
+        }
         let field_name = field.name().unwrap_or_default().to_owned();
         let file_name = field.file_name().map(str::to_owned);
+        if field_name == "main" && file_name.is_none() {
+            let text = field.text().await.map_err(|e| unreadable(e, "the part 'main' is not UTF-8 text"))?;
+            files.main_choice = Some(text.trim().to_owned()).filter(|main| !main.is_empty());
+            continue;
+        }
         let is_main = field_name == "scene" || field_name == "description";
         let name = match (&file_name, field_name.as_str()) {
             (Some(file), _) => file.clone(),
@@ -152,6 +165,12 @@ pub async fn read_upload(request: Request, plain_name: &str) -> Result<UploadFil
             files.program = Some(name.clone());
         }
         let lower = name.to_ascii_lowercase();
+        if lower.ends_with(".zip") {
+            let bytes =
+                field.bytes().await.map_err(|e| unreadable(e, &format!("the part '{name}' could not be read")))?;
+            files.add_archive(&name, &bytes)?;
+            continue;
+        }
         if !is_main && BINARY_EXTENSIONS.iter().any(|ext| lower.ends_with(ext)) {
             let bytes =
                 field.bytes().await.map_err(|e| unreadable(e, &format!("the part '{name}' could not be read")))?;
@@ -171,6 +190,17 @@ pub async fn read_upload(request: Request, plain_name: &str) -> Result<UploadFil
         }
     }
     Ok(files)
+}
+
+/// The whole body of a request that is not a form.
+async fn read_body(request: Request) -> Result<Bytes, AppError> {
+    Bytes::from_request(request, &()).await.map_err(|e| {
+        if e.status() == StatusCode::PAYLOAD_TOO_LARGE {
+            too_large()
+        } else {
+            AppError::BadRequest(format!("could not read the upload: {e}"))
+        }
+    })
 }
 
 /// A form that could not be read: too large (413, with the limit), or unreadable (400).

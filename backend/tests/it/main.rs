@@ -59,6 +59,7 @@ mod robot_programs;
 mod robot_starts;
 mod robots_http;
 mod robots_physics;
+mod ros_packages;
 mod saved_labs;
 mod scene_upload;
 mod sensor_streams_only_to_watchers;

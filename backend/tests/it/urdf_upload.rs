@@ -25,7 +25,7 @@ fn diffbot_with_mesh() -> String {
 }
 
 /// A binary STL of a box `size` (file units) centred on the origin: 12 triangles.
-fn box_stl(size: [f32; 3]) -> Vec<u8> {
+pub(crate) fn box_stl(size: [f32; 3]) -> Vec<u8> {
     let h = size.map(|s| s / 2.0);
     let corner = |i: usize| {
         [

@@ -120,13 +120,13 @@ pub fn DescriptionEditor(form: RobotForm) -> impl IntoView {
             </label>
             <label
                 class="btn btn-small file-pick"
-                title="Import a robot described in URDF (.urdf, with its .stl, .obj, .gltf or .glb meshes): docs/urdf.md"
+                title="Import a robot described in URDF or xacro (.urdf, .urdf.xacro, with the files it includes and its .stl, .obj, .gltf or .glb meshes): docs/urdf.md"
             >
                 "Load URDF…"
                 <input
                     type="file"
                     multiple=true
-                    accept=".urdf,.stl,.obj,.gltf,.glb,.png,.jpg,.jpeg"
+                    accept=".urdf,.xacro,.stl,.obj,.gltf,.glb,.png,.jpg,.jpeg"
                     data-testid="urdf-file"
                     on:change=move |event| load_urdf(draft, event)
                 />
@@ -178,7 +178,11 @@ fn load_urdf(draft: RobotDraft, event: web_sys::Event) {
         input.set_value("");
         let read: Vec<PickedFile> = read.into_iter().map(|(name, bytes)| PickedFile::read(name, bytes)).collect();
         draft.note.set(None);
-        let urdf = read.iter().find(|f| f.name.to_ascii_lowercase().ends_with(".urdf")).map(|f| f.name.clone());
+        // The robot's file: a `.urdf`, else a `.urdf.xacro`, else any `.xacro` (the others
+        // are the files it includes).
+        let ending =
+            |end: &str| read.iter().find(|f| f.name.to_ascii_lowercase().ends_with(end)).map(|f| f.name.clone());
+        let urdf = ending(".urdf").or_else(|| ending(".urdf.xacro")).or_else(|| ending(".xacro"));
         draft.helpers.update(|helpers| {
             for file in read {
                 helpers.retain(|existing| existing.name != file.name);

@@ -43,8 +43,12 @@ pub fn robot_template(suffix: &str) -> String {
 /// The `.vlab` text of the robot a URDF file `file` describes, named after the file and
 /// `suffix`, its root link on a free spot of the floor the lab chooses (docs/urdf.md).
 pub fn urdf_template(suffix: &str, file: &str) -> String {
-    let stem = file.rsplit('/').next().unwrap_or(file);
-    let stem = stem.strip_suffix(".urdf").or_else(|| stem.strip_suffix(".URDF")).unwrap_or(stem);
+    let mut stem = file.rsplit('/').next().unwrap_or(file);
+    for ending in [".xacro", ".urdf"] {
+        if stem.to_ascii_lowercase().ends_with(ending) {
+            stem = &stem[..stem.len() - ending.len()];
+        }
+    }
     let mut name: String = stem
         .chars()
         .map(|c| if c.is_ascii_alphanumeric() || c == '_' { c.to_ascii_lowercase() } else { '_' })
@@ -71,6 +75,8 @@ mod tests {
         assert!(text.contains("robot turtlebot3_burger_ana {\n"), "{text}");
         assert!(text.contains("    urdf \"turtlebot3-burger.urdf\" { pos({x}, 0, {z}); }\n"), "{text}");
         assert!(urdf_template("b", "3d.urdf").contains("robot urdf_3d_b {"));
+        assert!(urdf_template("c", "arm.urdf.xacro").contains("robot arm_c {"));
+        assert!(urdf_template("c", "ARM.URDF").contains("robot arm_c {"));
     }
 
     use super::*;

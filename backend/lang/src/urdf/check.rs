@@ -108,7 +108,7 @@ mod tests {
     use super::*;
 
     fn refused(text: &str) -> LangError {
-        elements(&read(text, "bot.urdf").unwrap()).expect_err("refused")
+        elements(&read(text, "bot.urdf", None).unwrap()).expect_err("refused")
     }
 
     #[test]

@@ -295,7 +295,7 @@ mod tests {
     use super::*;
 
     fn devices_of(text: &str) -> (Vec<DeviceDecl>, Vec<Warning>) {
-        let doc = super::super::xml::read(text, "bot.urdf").unwrap();
+        let doc = super::super::xml::read(text, "bot.urdf", None).unwrap();
         let mut warnings = Vec::new();
         (devices(&doc, &mut warnings), warnings)
     }

@@ -4,12 +4,15 @@
 //! element's line, the Gazebo extensions) and as a typed URDF robot (`urdf-rs`: links,
 //! joints, materials). Links joined by fixed joints become one body (as Gazebo does),
 //! unless a sensor sits on the child; every other joint becomes a joint of the model.
-//! Nothing is read from disk: meshes come through the [`SourceLoader`].
+//! A xacro file is expanded first (`xacro`), its args at their defaults, and the URDF it
+//! writes is read with every line pointing back into the xacro sources.
+//! Nothing is read from disk: meshes and included files come through the [`SourceLoader`].
 
 mod check;
 mod frames;
 mod gazebo;
 mod geometry;
+pub mod xacro;
 mod xml;
 
 use std::collections::{HashMap, HashSet, VecDeque};
@@ -114,7 +117,16 @@ pub fn import(
     placement: &Pose,
     keep: &[String],
 ) -> Result<UrdfRobot, LangError> {
-    let doc = xml::read(text, file)?;
+    let expanded = if xacro::is_xacro(text) {
+        Some(xacro::expand(text, file, loader, &xacro::XacroArgs::new(), xacro::Limits::default())?)
+    } else {
+        None
+    };
+    let (text, sources) = match &expanded {
+        Some(written) => (written.text.as_str(), Some(written.lines.clone())),
+        None => (text, None),
+    };
+    let doc = xml::read(text, file, sources)?;
     check::elements(&doc)?;
     let mut robot = urdf_rs::read_from_string(text)
         .map_err(|e| doc.error(doc.doc.root_element(), format!("the URDF does not read: {e}")))?;

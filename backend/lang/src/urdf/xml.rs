@@ -1,6 +1,6 @@
 //! The URDF file as an XML tree: well-formedness and xacro refused with their line,
 //! and the line of any `<link>`, `<joint>` or element, so every later message points
-//! into the file.
+//! into the file (or, for a file expanded from xacro, into the xacro sources).
 
 use std::sync::Arc;
 
@@ -12,20 +12,23 @@ pub(super) struct Doc<'a> {
     pub doc: roxmltree::Document<'a>,
     /// The file as the library names it.
     pub file: Arc<str>,
+    /// For a file expanded from xacro: where each of its lines came from.
+    pub sources: Option<Vec<Position>>,
 }
 
-/// Reads `text` as XML whose root is `<robot>`, refusing xacro macros.
-pub(super) fn read<'a>(text: &'a str, file: &str) -> Result<Doc<'a>, LangError> {
+/// Reads `text` as XML whose root is `<robot>`, refusing xacro macros; `sources` maps
+/// its lines to the xacro sources it was expanded from, if it was.
+pub(super) fn read<'a>(text: &'a str, file: &str, sources: Option<Vec<Position>>) -> Result<Doc<'a>, LangError> {
     let file: Arc<str> = file.into();
     let options = roxmltree::ParsingOptions { allow_dtd: false, ..roxmltree::ParsingOptions::default() };
     let doc = roxmltree::Document::parse_with_options(text, options).map_err(|e| {
         let at = e.pos();
         LangError::new(
-            Position { file: file.clone(), line: at.row, col: at.col },
+            source_of(sources.as_deref(), Position { file: file.clone(), line: at.row, col: at.col }),
             ErrorKind::Syntax(format!("the URDF is not well-formed XML: {e}")),
         )
     })?;
-    let out = Doc { doc, file };
+    let out = Doc { doc, file, sources };
     if let Some(node) = out.doc.descendants().find(|n| n.is_element() && is_xacro(n)) {
         return Err(out.error(
             node,
@@ -40,6 +43,15 @@ pub(super) fn read<'a>(text: &'a str, file: &str) -> Result<Doc<'a>, LangError> 
         return Err(out.error(root, format!("a URDF file's root element is <robot>, not <{}>", root.tag_name().name())));
     }
     Ok(out)
+}
+
+/// Where `at` (in the text read) was written: itself, or for an expanded xacro file, the
+/// element its line came from.
+fn source_of(sources: Option<&[Position]>, at: Position) -> Position {
+    match sources.and_then(|lines| lines.get(at.line.saturating_sub(1) as usize)) {
+        Some(source) => source.clone(),
+        None => at,
+    }
 }
 
 fn is_xacro(node: &roxmltree::Node<'_, '_>) -> bool {
@@ -57,7 +69,7 @@ impl Doc<'_> {
     /// Where `node` starts.
     pub fn pos(&self, node: roxmltree::Node<'_, '_>) -> Position {
         let at = self.doc.text_pos_at(node.range().start);
-        Position { file: self.file.clone(), line: at.row, col: at.col }
+        source_of(self.sources.as_deref(), Position { file: self.file.clone(), line: at.row, col: at.col })
     }
 
     /// An error at `node`.
@@ -97,20 +109,21 @@ mod tests {
     #[test]
     fn broken_xml_and_xacro_are_refused_at_their_line() {
         let broken = "<robot name=\"r\">\n  <link name=\"a\">\n</robot>\n";
-        let e = read(broken, "bot.urdf").err().unwrap();
+        let e = read(broken, "bot.urdf", None).err().unwrap();
         assert_eq!((e.pos.file.as_ref(), e.pos.line), ("bot.urdf", 3), "{e}");
         let xacro = "<robot name=\"r\" xmlns:xacro=\"http://www.ros.org/wiki/xacro\">\n\n  <xacro:property name=\"w\" value=\"1\"/>\n</robot>";
-        let e = read(xacro, "bot.urdf").err().unwrap();
+        let e = read(xacro, "bot.urdf", None).err().unwrap();
         assert_eq!(e.pos.line, 3);
         assert!(e.to_string().contains("expand the file first"), "{e}");
-        let e = read("<sdf/>", "x.urdf").err().unwrap();
+        let e = read("<sdf/>", "x.urdf", None).err().unwrap();
         assert!(e.to_string().contains("root element is <robot>"), "{e}");
     }
 
     #[test]
     fn elements_are_found_by_name_with_their_line() {
         let doc =
-            read("<robot name=\"r\">\n<link name=\"a\"/>\n<joint name=\"j\" type=\"fixed\"/>\n</robot>", "f").unwrap();
+            read("<robot name=\"r\">\n<link name=\"a\"/>\n<joint name=\"j\" type=\"fixed\"/>\n</robot>", "f", None)
+                .unwrap();
         assert_eq!(doc.pos_of("joint", "j").line, 3);
         assert_eq!(doc.pos_of("link", "missing").line, 1);
     }

@@ -1,11 +1,20 @@
-//! An upload's files: as they arrived (a form or a plain body), and once it is known
-//! which one is the main file.
+//! An upload's files: as they arrived (a form, a plain body or a zip file), and once it
+//! is known which one is the main file.
 
 use std::collections::HashMap;
 
 use bytes::Bytes;
 
+use super::MAX_UPLOAD_FILES;
+use super::archive::{self, ArchiveError};
 use crate::classroom::ClassroomError;
+
+/// File endings of the binary files (meshes, textures, WebAssembly modules) an upload may
+/// carry; every other file is text.
+pub const BINARY_EXTENSIONS: [&str; 8] = [".obj", ".glb", ".gltf", ".stl", ".png", ".jpg", ".jpeg", ".wasm"];
+
+/// File endings of robot descriptions a bundle's main file may be, besides `.vlab`.
+const ROBOT_EXTENSIONS: [&str; 2] = [".urdf", ".xacro"];
 
 /// The files of an upload as they arrived, before it is known what they are for.
 #[derive(Default)]
@@ -23,6 +32,9 @@ pub struct UploadFiles {
     pub binaries: HashMap<String, Bytes>,
     /// The name of the file sent as the form's `program` field, if any.
     pub program: Option<String>,
+    /// Which of the files is the main one, when none came as the main field: the form's
+    /// `main` field, or `?main=` for a zip body.
+    pub main_choice: Option<String>,
 }
 
 /// An upload whose main file is known.
@@ -64,14 +76,105 @@ impl Bundle {
 }
 
 impl UploadFiles {
+    /// Adds the file `name`: a mesh, texture or `.wasm` module as bytes, anything else as
+    /// UTF-8 text. The name is a plain relative path already.
+    pub fn add(&mut self, name: String, bytes: Bytes) -> Result<(), ClassroomError> {
+        if self.count() >= MAX_UPLOAD_FILES {
+            return Err(ClassroomError::Unreadable(format!(
+                "the upload has more than {MAX_UPLOAD_FILES} files: send only the robot's own"
+            )));
+        }
+        let lower = name.to_ascii_lowercase();
+        if lower.ends_with(".wasm") {
+            self.binaries.insert(name, bytes);
+        } else if BINARY_EXTENSIONS.iter().any(|ext| lower.ends_with(ext)) {
+            self.assets.insert(name, bytes);
+        } else {
+            let text = String::from_utf8(bytes.to_vec())
+                .map_err(|_| ClassroomError::Unreadable(format!("the file '{name}' is not UTF-8 text")))?;
+            self.files.insert(name, text);
+        }
+        Ok(())
+    }
+
+    /// Adds the files of the zip file `name`, unpacked (see [`archive::unpack`]). Files
+    /// neither text nor of [`BINARY_EXTENSIONS`] (a package's pictures, a nested zip)
+    /// are left out: nothing a robot reads.
+    pub fn add_archive(&mut self, name: &str, bytes: &[u8]) -> Result<(), ClassroomError> {
+        let files = archive::unpack(name, bytes).map_err(|e| match e {
+            ArchiveError::TooLarge { .. } => ClassroomError::TooLarge(e.to_string()),
+            e => ClassroomError::Unreadable(e.to_string()),
+        })?;
+        for (path, content) in files {
+            let lower = path.to_ascii_lowercase();
+            let binary = BINARY_EXTENSIONS.iter().any(|ext| lower.ends_with(ext));
+            if !binary && std::str::from_utf8(&content).is_err() {
+                continue;
+            }
+            self.add(path, Bytes::from(content))?;
+        }
+        Ok(())
+    }
+
+    /// How many files it has.
+    pub fn count(&self) -> usize {
+        usize::from(self.main.is_some()) + self.files.len() + self.assets.len() + self.binaries.len()
+    }
+
+    /// The main file when none came as the form's main field: the one `main` names, else
+    /// the only `.vlab` file, else the only URDF or xacro file.
+    fn chosen_main(&mut self) -> Result<(String, String), ClassroomError> {
+        if let Some(name) = self.main_choice.clone() {
+            let text = self.files.remove(&name).ok_or_else(|| {
+                let mut names: Vec<&String> = self.files.keys().collect();
+                names.sort();
+                let names: Vec<&str> = names.iter().take(20).map(|n| n.as_str()).collect();
+                ClassroomError::Unreadable(format!(
+                    "'main' names '{name}', which is not a text file of the upload (it has: {})",
+                    names.join(", ")
+                ))
+            })?;
+            return Ok((name, text));
+        }
+        let named = |ends: &[&str]| -> Vec<String> {
+            let mut names: Vec<String> = self
+                .files
+                .keys()
+                .filter(|n| ends.iter().any(|e| n.to_ascii_lowercase().ends_with(e)))
+                .cloned()
+                .collect();
+            names.sort();
+            names
+        };
+        let scenes = named(&[".vlab"]);
+        let candidates = if scenes.is_empty() { named(&ROBOT_EXTENSIONS) } else { scenes };
+        match candidates.as_slice() {
+            [one] => {
+                let text = self.files.remove(one).expect("listed");
+                Ok((one.clone(), text))
+            }
+            [] => Err(ClassroomError::Unreadable(
+                "the form has no 'scene' (or 'description') field: put the main .vlab file in it".into(),
+            )),
+            several => Err(ClassroomError::Unreadable(format!(
+                "the upload has several files that could be the main one ({}): name it in the form's 'main' field (or with ?main= for a zip body)",
+                several.join(", ")
+            ))),
+        }
+    }
+
     /// The upload as a scene: its main file is the `.vlab` description, or a URDF file
     /// (which becomes the robot of a description written for it, see [`urdf_wrapper`]).
     pub(super) fn into_scene(mut self) -> Result<Bundle, ClassroomError> {
-        let (main_name, main_text) = self.main.ok_or_else(|| {
-            ClassroomError::Unreadable(
-                "the form has no 'scene' (or 'description') field: put the main .vlab file in it".into(),
-            )
-        })?;
+        let (main_name, main_text) = match self.main.take() {
+            Some(main) => main,
+            None if self.count() > 0 || self.main_choice.is_some() => self.chosen_main()?,
+            None => {
+                return Err(ClassroomError::Unreadable(
+                    "the form has no 'scene' (or 'description') field: put the main .vlab file in it".into(),
+                ));
+            }
+        };
         let (main_name, main_text) = match urdf_wrapper(&main_name, &main_text) {
             Some((urdf_name, wrapper_name, wrapper)) => {
                 self.files.insert(urdf_name, main_text);
@@ -116,15 +219,23 @@ impl UploadFiles {
 /// places it anywhere else.
 pub const URDF_UPLOAD_POSITION: [f64; 3] = [1.0, 0.0, 1.0];
 
-/// A main file that is a URDF robot (named `.urdf`, or XML): the names it is kept under
-/// and the description written for it, `robot <stem> { body { urdf "<file>" { pos(1, 0, 1); } } }`.
+/// A main file that is a URDF robot (named `.urdf`, `.xacro`, or XML): the names it is
+/// kept under and the description written for it,
+/// `robot <stem> { body { urdf "<file>" { pos(1, 0, 1); } } }`.
 fn urdf_wrapper(name: &str, text: &str) -> Option<(String, String, String)> {
-    let is_urdf = name.to_ascii_lowercase().ends_with(".urdf") || text.trim_start().starts_with('<');
-    if !is_urdf {
+    let lower = name.to_ascii_lowercase();
+    let named = ROBOT_EXTENSIONS.iter().any(|ext| lower.ends_with(ext));
+    if !named && !text.trim_start().starts_with('<') {
         return None;
     }
-    let file = if name.to_ascii_lowercase().ends_with(".urdf") { name.to_owned() } else { "robot.urdf".to_owned() };
-    let stem = file.rsplit('/').next().unwrap_or(&file).trim_end_matches(".urdf").trim_end_matches(".URDF");
+    let file = if named { name.to_owned() } else { "robot.urdf".to_owned() };
+    let base = file.rsplit('/').next().unwrap_or(&file);
+    let mut stem = base;
+    for ending in [".xacro", ".urdf"] {
+        if stem.to_ascii_lowercase().ends_with(ending) {
+            stem = &stem[..stem.len() - ending.len()];
+        }
+    }
     let mut robot: String = stem.chars().map(|c| if c.is_ascii_alphanumeric() || c == '_' { c } else { '_' }).collect();
     if !robot.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_') {
         robot.insert(0, '_');
@@ -147,5 +258,38 @@ mod tests {
         assert_eq!(file, "robot.urdf");
         assert!(wrapper.starts_with("robot robot {"), "{wrapper}");
         assert!(urdf_wrapper("bot.vlab", "robot b { }").is_none());
+    }
+
+    #[test]
+    fn a_xacro_main_file_is_a_urdf_robot_named_without_its_endings() {
+        let (file, name, wrapper) = urdf_wrapper("urdf/tb3-burger.urdf.xacro", "<robot/>").unwrap();
+        assert_eq!((file.as_str(), name.as_str()), ("urdf/tb3-burger.urdf.xacro", "tb3_burger.vlab"));
+        assert!(wrapper.contains("urdf \"urdf/tb3-burger.urdf.xacro\""), "{wrapper}");
+        assert_eq!(urdf_wrapper("arm.xacro", "<robot/>").unwrap().1, "arm.vlab");
+    }
+
+    #[test]
+    fn a_bundle_without_a_main_field_takes_its_only_robot_or_the_one_named() {
+        let mut files = UploadFiles::default();
+        files.add("urdf/bot.urdf".into(), Bytes::from_static(b"<robot name=\"bot\"/>")).unwrap();
+        files.add("meshes/base.stl".into(), Bytes::from_static(b"solid")).unwrap();
+        let bundle = files.into_scene().unwrap();
+        assert_eq!(bundle.main_name, "bot.vlab");
+        assert!(bundle.files.contains_key("urdf/bot.urdf") && bundle.assets.contains_key("meshes/base.stl"));
+
+        let two = || {
+            let mut files = UploadFiles::default();
+            files.add("a.urdf".into(), Bytes::from_static(b"<robot/>")).unwrap();
+            files.add("b.urdf.xacro".into(), Bytes::from_static(b"<robot/>")).unwrap();
+            files
+        };
+        let e = two().into_scene().err().unwrap().to_string();
+        assert!(e.contains("a.urdf, b.urdf.xacro") && e.contains("'main' field"), "{e}");
+        let mut chosen = two();
+        chosen.main_choice = Some("b.urdf.xacro".into());
+        assert_eq!(chosen.into_scene().unwrap().main_name, "b.vlab");
+        let mut wrong = two();
+        wrong.main_choice = Some("c.urdf".into());
+        assert!(wrong.into_scene().err().unwrap().to_string().contains("'main' names 'c.urdf'"));
     }
 }

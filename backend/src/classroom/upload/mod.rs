@@ -8,6 +8,7 @@
 //! is answered with positioned messages and changes nothing; a lab that refuses the
 //! insertion takes the kept record back with it.
 
+mod archive;
 mod assets;
 mod budget;
 mod bundle;
@@ -26,7 +27,8 @@ use vlab_protocol::{
 
 pub use assets::{AssetUser, ServedAsset, UploadedAssets, content_type};
 pub use budget::{Cost, STUDENT_MESH_BUDGET_BYTES, STUDENT_UPLOAD_BUDGET_BYTES, UploadBudget};
-pub use bundle::{Bundle, UploadFiles};
+pub use archive::ArchiveError;
+pub use bundle::{BINARY_EXTENSIONS, Bundle, UploadFiles};
 
 use super::access::{authorize, authorize_on_robot};
 use super::{Classroom, ClassroomError, RefusalKind};
@@ -35,8 +37,13 @@ use vlab_lab::capacity::OverCapacity;
 use vlab_lab::{Caller, LabError, LabHandle, Owner};
 use vlab_sim::scene::{DirLoader, SceneError, SceneModel};
 
-/// Largest upload: the scene text and every file of a bundle together.
+/// Largest upload: the scene text and every file of a bundle together (a zip file's
+/// files unpacked, too).
 pub const MAX_UPLOAD_BYTES: usize = 4 * 1024 * 1024;
+
+/// The most files one upload may have, a form's parts and a zip file's entries alike:
+/// a robot's package has a few dozen (its URDF files and meshes).
+pub const MAX_UPLOAD_FILES: usize = 512;
 
 /// The most elements one robot of a student may have: its bodies, their parts, the
 /// joints between them and its sensors and actuators, each counting one. The course's
