@@ -25,9 +25,9 @@ use vlab_protocol::{
     INSTRUCTOR_ID, InsertedCounts, SceneUploadReply, SourceMessage, fill_suffix, leaves_start_to_lab, suffix_from_name,
 };
 
+pub use archive::ArchiveError;
 pub use assets::{AssetUser, ServedAsset, UploadedAssets, content_type};
 pub use budget::{Cost, STUDENT_MESH_BUDGET_BYTES, STUDENT_UPLOAD_BUDGET_BYTES, UploadBudget};
-pub use archive::ArchiveError;
 pub use bundle::{BINARY_EXTENSIONS, Bundle, UploadFiles};
 
 use super::access::{authorize, authorize_on_robot};
