@@ -4,7 +4,6 @@
 //! machine needs is installed here, by the command that needs it, so the README's two
 //! commands work on a new clone: `cargo xtask run` and `cargo xtask test`.
 
-mod beside;
 mod prune;
 mod python_client;
 mod soak;
@@ -44,12 +43,7 @@ fn main() -> Result<()> {
     };
     let rest = &args[1..];
     match command.as_str() {
-        // `--with-tests`: with the test phase's selection, as `cargo xtask test` builds it.
-        "web" => {
-            let bundler =
-                if rest.iter().any(|a| a == "--with-tests") { web::Bundler::WithTheTests } else { web::Bundler::Alone };
-            web::build_bundle(bundler).map(|_| ())
-        }
+        "web" => web::build_bundle(web::Bundler::Alone).map(|_| ()),
         "run" => run_server(rest),
         "test" => test_all::run(),
         "bench" => {

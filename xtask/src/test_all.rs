@@ -7,8 +7,7 @@
 //!    its example, the browser crate's host-side unit tests, xtask), in one build, so
 //!    that every dependency is built once with one set of features; after installing the
 //!    wasm32 target the backend's tests build the example robot's program for;
-//! 2. the browser bundle (`crate::web::build_bundle`) into `dist/`, built by a second
-//!    xtask process while phase 1 runs its tests (`crate::beside`);
+//! 2. the browser bundle (`crate::web::build_bundle`) into `dist/`;
 //! 3. Debian's Chromium (`/usr/bin/chromium`), installed with apt when missing;
 //! 4. `npm ci` in `e2e/` (playwright-core, pinned; it never downloads a browser);
 //! 5. the server binary, built with the test phase's selection (dev profile), so cargo
@@ -34,8 +33,6 @@ use std::process::Command;
 use std::time::{Duration, Instant, SystemTime};
 
 use anyhow::{Context, Result, bail};
-
-use crate::beside::BundleBeside;
 
 /// How many e2e test files run at once. Each has its own server, database, port and
 /// browser, so they run side by side: two at a time took 548 s where one at a time
@@ -72,22 +69,14 @@ pub fn run() -> Result<()> {
         ensure_debian_packages(COMPILER_PACKAGES)
     });
 
-    let mut bundle_beside = None;
     report.phase("cargo test --workspace (protocol, backend, robot SDK, frontend on the host, xtask)", || {
         crate::web::ensure_wasm_target()?;
-        crate::beside::cargo_test(|| bundle_beside = Some(BundleBeside::start()))
+        crate::cargo(&["test", "--workspace"])
     });
 
     let e2e_dir = root.join("e2e");
-    let web_dir = report.phase("browser bundle (dist/), built beside the tests", || match bundle_beside {
-        Some(Ok(bundle)) => bundle.finish(),
-        Some(Err(error)) => {
-            eprintln!("xtask: {error:#}: building the bundle now");
-            crate::web::build_bundle(crate::web::Bundler::WithTheTests)
-        }
-        // The tests never ran (their build failed): the bundle is built on its own.
-        None => crate::web::build_bundle(crate::web::Bundler::WithTheTests),
-    });
+    let web_dir =
+        report.phase("browser bundle (dist/)", || crate::web::build_bundle(crate::web::Bundler::WithTheTests));
     let chromium = report.phase("Chromium", ensure_chromium);
     let npm = report.phase("npm ci (e2e/)", || npm_ci(&e2e_dir));
     let server = report.phase("server binary (vlab)", build_server);
