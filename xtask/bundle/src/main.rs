@@ -68,15 +68,11 @@ fn bundle(wasm: &Path) -> Result<()> {
     empty_dir(&staging)?;
     let split = split::split(wasm, &staging, BUNDLE.glue)?;
     generate_glue(&split.main, &staging)?;
-    // The first module is half the work: it is shrunk beside the parts, one core each.
     if let Some(wasm_opt) = wasm_opt::installed()? {
-        let first = staging.join(BUNDLE.wasm);
-        std::thread::scope(|scope| {
-            let first = scope.spawn(|| shrink(&wasm_opt, &first));
-            let parts = split.parts.iter().try_for_each(|part| shrink(&wasm_opt, part));
-            first.join().map_err(|_| anyhow::anyhow!("shrinking the first module panicked"))??;
-            parts
-        })?;
+        // The first module, the largest, goes first.
+        let mut modules = vec![staging.join(BUNDLE.wasm)];
+        modules.extend(split.parts.iter().cloned());
+        shrink_all(&wasm_opt, &modules)?;
     }
     copy_static_files(&static_dir, &staging)?;
     let parts: Vec<String> =
@@ -192,6 +188,26 @@ fn copy_tree(from: &Path, to: &Path) -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// Runs [`shrink`] on every module, in order, one per core: each run is one process,
+/// and most of the parts take a second or less, so a queue keeps every core busy.
+fn shrink_all(wasm_opt: &Path, modules: &[PathBuf]) -> Result<()> {
+    let cores = std::thread::available_parallelism().map_or(1, usize::from).min(modules.len()).max(1);
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let work = || -> Result<()> {
+        loop {
+            let index = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            let Some(module) = modules.get(index) else { return Ok(()) };
+            shrink(wasm_opt, module)?;
+        }
+    };
+    std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..cores).map(|_| scope.spawn(work)).collect();
+        workers
+            .into_iter()
+            .try_for_each(|worker| worker.join().map_err(|_| anyhow::anyhow!("shrinking a module panicked"))?)
+    })
 }
 
 /// Runs `wasm-opt -Oz` on `module` in place, saying how much smaller it got.
