@@ -12,10 +12,9 @@ use super::client::{mcap_path, replay};
 use super::panel::score_unit;
 use super::replay::ReplayTrack;
 use super::words::{attempt_summary, is_open, status_name};
-use crate::api::{error_sentence, fetch_blob};
+use crate::api::{error_sentence, save_download};
 use crate::connection::LabSession;
 use crate::timeline::seek::Seeker;
-use crate::ui::browser::save_blob;
 use crate::ui::{ForEach, When};
 use crate::view3d::ViewState;
 
@@ -108,10 +107,7 @@ fn AttemptActions(id: u64) -> impl IntoView {
             event.prevent_default();
             let (path, file_name, token) = (path.clone(), file_name.clone(), session.token());
             leptos::task::spawn_local(async move {
-                let saved = match fetch_blob(&path, token.as_deref()).await {
-                    Ok(blob) => save_blob(&blob, &file_name),
-                    Err(refused) => Err(error_sentence(&refused)),
-                };
+                let saved = save_download(&path, token.as_deref(), &file_name).await;
                 if let Err(why) = saved {
                     challenge.error.set(Some(format!("Not downloaded: {why}")));
                 }

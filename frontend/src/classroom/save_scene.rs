@@ -11,11 +11,10 @@ use leptos::prelude::*;
 use vlab_protocol::permissions::Action;
 
 use super::ClassState;
-use crate::api::{error_sentence, fetch_blob};
+use crate::api::save_download;
 use crate::connection::LabSession;
 use crate::page::lab_api_path;
 use crate::ui::When;
-use crate::ui::browser::save_blob;
 
 /// The button and the error of the last attempt.
 #[component]
@@ -32,10 +31,7 @@ pub fn SaveScene() -> impl IntoView {
         busy.set(true);
         error.set(None);
         leptos::task::spawn_local(async move {
-            let saved = match fetch_blob(&url, token.as_deref()).await {
-                Ok(blob) => save_blob(&blob, &name),
-                Err(refused) => Err(error_sentence(&refused)),
-            };
+            let saved = save_download(&url, token.as_deref(), &name).await;
             error.set(saved.err().map(|why| format!("Not saved: {why}")));
             busy.set(false);
         });

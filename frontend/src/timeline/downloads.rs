@@ -9,7 +9,7 @@ use leptos::prelude::*;
 use vlab_protocol::permissions::Action;
 
 use super::TimelineState;
-use crate::api::{error_sentence, fetch_blob};
+use crate::api::save_download;
 use crate::classroom::ClassState;
 use crate::connection::LabSession;
 use crate::inspector::InspectorState;
@@ -17,7 +17,6 @@ use crate::timeline::exports::{ExportFormat, ExportScope, ExportSpan, export_fil
 use crate::timeline::replay::Replay;
 use crate::timeline::span::first_kept_step;
 use crate::ui::When;
-use crate::ui::browser::save_blob;
 
 /// The picked robot's downloads, for those who may export its recording.
 #[component]
@@ -82,10 +81,7 @@ fn Downloads(scope: Signal<Option<ExportScope>>, title: &'static str, testid: &'
         busy.set(true);
         error.set(None);
         leptos::task::spawn_local(async move {
-            let saved = match fetch_blob(&url, token.as_deref()).await {
-                Ok(blob) => save_blob(&blob, &name),
-                Err(refused) => Err(error_sentence(&refused)),
-            };
+            let saved = save_download(&url, token.as_deref(), &name).await;
             error.set(saved.err().map(|why| format!("Not downloaded: {why}")));
             busy.set(false);
         });

@@ -261,7 +261,7 @@ impl<'a> Writer<'a> {
         let mut name = member.to_owned();
         // Containers nest as a tree, so this climbs at most once per container.
         for _ in 0..=self.model.groups.len() {
-            let Some(parent) = self.model.groups.iter().position(|g| g.members.iter().any(|m| *m == name)) else {
+            let Some(parent) = self.model.groups.iter().position(|g| g.members.contains(&name)) else {
                 break;
             };
             found = Some(parent);

@@ -195,7 +195,7 @@ fn lex(text: &str) -> Result<Vec<Token>, String> {
                 .iter()
                 .find(|op| rest.starts_with(**op))
                 .ok_or_else(|| format!("unexpected character '{c}' in '{text}'"))?;
-            tokens.push(Token::Op(*op));
+            tokens.push(Token::Op(op));
             i += op.chars().count();
         }
     }
