@@ -138,14 +138,21 @@ async fn a_ros_package_zip_uploads_as_the_body_of_a_request() {
     let (status, reply) = upload_zip_body(&server, one, "").await;
     assert_eq!(status, 422, "the include is not where $(find) looks: {reply}");
     assert!(reply["errors"][0]["message"].as_str().unwrap().contains("cannot include"), "{reply}");
+    // ...and the package as ROS ships it is one robot file and the file it includes.
+    let server = server_with_a_room().await;
     let (status, reply) = upload_zip_body(&server, package_zip(BURGER), "").await;
-    // ...but this one has two: which one is the robot is asked.
+    assert_eq!(status, 200, "the included common_properties.xacro is not the robot: {reply}");
+    assert_eq!(reply["robots"], json!(["burger"]));
+    // A package of two robots: which one is asked.
+    let two = zip_of(&[
+        ("bots/urdf/burger.urdf", BURGER.into()),
+        ("bots/urdf/waffle.urdf", BURGER.replace("name=\"burger\"", "name=\"waffle\"").into_bytes()),
+        ("bots/urdf/common_properties.xacro", COMMON.into()),
+    ]);
+    let (status, reply) = upload_zip_body(&server, two, "").await;
     assert_eq!(status, 400, "{reply}");
     let message = reply["error"]["message"].as_str().unwrap();
-    assert!(
-        message.contains("urdf/burger.urdf, urdf/common_properties.xacro") && message.contains("?main="),
-        "{message}"
-    );
+    assert!(message.contains("urdf/burger.urdf, urdf/waffle.urdf") && message.contains("?main="), "{message}");
 }
 
 #[tokio::test]

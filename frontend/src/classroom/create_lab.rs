@@ -4,9 +4,10 @@ use leptos::prelude::*;
 use vlab_protocol::CreatedLab;
 
 use super::client::{create_lab, library_scenes};
-use super::forms::{DEMO_SCENE_CHOICE, LibraryScene, create_lab_body, interpret_create};
+use super::forms::{DEMO_SCENE_CHOICE, LibraryScene, SAVED_SCENE_CHOICE, create_lab_body, interpret_create};
 use crate::api::error_sentence;
 use crate::course::CreateClassCard;
+use crate::ui::browser::read_files;
 use crate::ui::{ForEach, FormError, OnceShownLink, SubmitButton, When};
 
 /// The whole create page.
@@ -44,6 +45,7 @@ fn NewLabForm(created: RwSignal<Option<CreatedLab>>) -> impl IntoView {
     let key = RwSignal::new(String::new());
     let name = RwSignal::new(String::new());
     let scene = RwSignal::new(DEMO_SCENE_CHOICE.to_owned());
+    let saved = RwSignal::new(None::<String>);
     let busy = RwSignal::new(false);
     let problem = RwSignal::new(None::<String>);
     let submit = move |event: leptos::ev::SubmitEvent| {
@@ -57,7 +59,12 @@ fn NewLabForm(created: RwSignal<Option<CreatedLab>>) -> impl IntoView {
             return;
         }
         let server_key = key.get_untracked().trim().to_owned();
-        let body = create_lab_body(&lab_name, &scene.get_untracked());
+        let Some(body) =
+            saved.with_untracked(|saved| create_lab_body(&lab_name, &scene.get_untracked(), saved.as_deref()))
+        else {
+            problem.set(Some("Open the saved scene's .vlab file first.".into()));
+            return;
+        };
         problem.set(None);
         busy.set(true);
         leptos::task::spawn_local(async move {
@@ -98,6 +105,9 @@ fn NewLabForm(created: RwSignal<Option<CreatedLab>>) -> impl IntoView {
                     />
                 </label>
                 <SceneSelect scene=scene />
+                <When when=move || scene.with(|s| s == SAVED_SCENE_CHOICE)>
+                    <SavedScenePick saved=saved problem=problem />
+                </When>
                 <SubmitButton busy idle="Create" working="Creating…" testid="btn-create-lab" />
                 <FormError message=problem testid="create-error" />
             </form>
@@ -126,6 +136,7 @@ fn SceneSelect(scene: RwSignal<String>) -> impl IntoView {
                 <option value=DEMO_SCENE_CHOICE selected=true>
                     "The demo yard (walls, props, three carts)"
                 </option>
+                <option value=SAVED_SCENE_CHOICE>"A scene saved from a lab (.vlab file)…"</option>
                 <ForEach each=move || scenes.get() key=|s| s.name.clone() let:library>
                     <option value=library.name.clone()>
                         {if library.about.is_empty() {
@@ -140,6 +151,49 @@ fn SceneSelect(scene: RwSignal<String>) -> impl IntoView {
         <When when=move || scenes_problem.with(Option::is_some)>
             <p class="hint">{move || scenes_problem.get()}</p>
         </When>
+    }
+}
+
+/// The file of a scene saved from a lab ("Save scene" in a lab's instructor tools):
+/// its text becomes the new lab's scene.
+#[component]
+fn SavedScenePick(saved: RwSignal<Option<String>>, problem: RwSignal<Option<String>>) -> impl IntoView {
+    let file_name = RwSignal::new(None::<String>);
+    let open = move |event: web_sys::Event| {
+        use wasm_bindgen::JsCast;
+        let Some(input) = event.target().and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok()) else { return };
+        let Some(files) = input.files() else { return };
+        leptos::task::spawn_local(async move {
+            match read_files(files).await {
+                Ok(read) => {
+                    if let Some((name, bytes)) = read.into_iter().next() {
+                        match String::from_utf8(bytes) {
+                            Ok(text) => {
+                                saved.set(Some(text));
+                                file_name.set(Some(name));
+                                problem.set(None);
+                            }
+                            Err(_) => {
+                                problem.set(Some(format!("{name} is not a text file: open the .vlab the lab saved.")))
+                            }
+                        }
+                    }
+                }
+                Err(message) => problem.set(Some(message)),
+            }
+        });
+    };
+    view! {
+        <label class="field">
+            <span>"Saved scene"</span>
+            <input type="file" accept=".vlab,.txt" class="input" data-testid="saved-scene-file" on:change=open />
+        </label>
+        <p class="hint" data-testid="saved-scene-name">
+            {move || match file_name.get() {
+                Some(name) => format!("{name}: the new lab starts as this scene."),
+                None => "A lab's instructor saves it with “Save scene (.vlab)”.".to_owned(),
+            }}
+        </p>
     }
 }
 

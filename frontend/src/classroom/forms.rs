@@ -185,13 +185,21 @@ pub struct LibraryScene {
 /// The picker's choice meaning "the demo yard" (no `scene` sent).
 pub const DEMO_SCENE_CHOICE: &str = "";
 
-/// The body of `POST /api/labs`: `scene` left out for the demo yard.
-pub fn create_lab_body(name: &str, scene: &str) -> String {
+/// The picker's choice meaning "a scene saved to a file" (its text sent as
+/// `scene_source`); no library name starts with a space.
+pub const SAVED_SCENE_CHOICE: &str = " saved";
+
+/// The body of `POST /api/labs`: `scene` left out for the demo yard, the text of the
+/// opened file (`saved`) as `scene_source` for a saved scene; `None` when a saved scene
+/// is chosen and no file is open yet.
+pub fn create_lab_body(name: &str, scene: &str, saved: Option<&str>) -> Option<String> {
     let mut body = serde_json::json!({ "name": name.trim() });
-    if scene != DEMO_SCENE_CHOICE {
-        body["scene"] = serde_json::Value::from(scene);
+    match scene {
+        DEMO_SCENE_CHOICE => {}
+        SAVED_SCENE_CHOICE => body["scene_source"] = serde_json::Value::from(saved?),
+        library => body["scene"] = serde_json::Value::from(library),
     }
-    body.to_string()
+    Some(body.to_string())
 }
 
 /// Who owns `robot`: the participant whose robots list it (the instructor, participant
@@ -395,8 +403,11 @@ mod tests {
             }]
         );
         assert!(lab_lines(read_json(500, "")).is_err());
-        assert_eq!(create_lab_body(" Physics 1 ", DEMO_SCENE_CHOICE), r#"{"name":"Physics 1"}"#);
-        assert!(create_lab_body("P", "maze").contains(r#""scene":"maze""#));
+        assert_eq!(create_lab_body(" Physics 1 ", DEMO_SCENE_CHOICE, None).unwrap(), r#"{"name":"Physics 1"}"#);
+        assert!(create_lab_body("P", "maze", Some("ignored")).unwrap().contains(r#""scene":"maze""#));
+        let saved = create_lab_body("P", SAVED_SCENE_CHOICE, Some("environment room { width 4; }")).unwrap();
+        assert!(saved.contains(r#""scene_source":"environment room { width 4; }""#) && !saved.contains(r#""scene":"#));
+        assert_eq!(create_lab_body("P", SAVED_SCENE_CHOICE, None), None);
         assert_eq!(parse_quota(" 2 "), Ok(2));
         assert_eq!(parse_max_participants(" 30 "), Ok(30));
         assert_eq!(parse_max_participants("0"), Ok(0));

@@ -3,7 +3,8 @@
 //! Pure, host-tested: [`upload`] (a robot's files as a request, example placeholders,
 //! which editor an error belongs to, what the answers mean), [`template`] (the robot's
 //! name and the course robot at a free spot), [`python_syntax`] (the program editor's
-//! highlighting), [`console_log`] (the console's lines: history merged with live ones,
+//! highlighting), [`zip_listing`] (a robot package's files and robot file, read from its
+//! zip), [`console_log`] (the console's lines: history merged with live ones,
 //! capped; how the program's status reads). Web only: `client` (the program requests,
 //! the examples, the console's history), `robot_upload` (the add-robot form, which also
 //! edits a robot's program; its sections `robot_description` and `program_editor`, the
@@ -15,6 +16,7 @@ pub mod console_log;
 pub mod python_syntax;
 pub mod template;
 pub mod upload;
+pub mod zip_listing;
 
 #[cfg(target_arch = "wasm32")]
 mod client;

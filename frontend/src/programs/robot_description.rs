@@ -8,7 +8,8 @@ use super::RobotDraft;
 use super::robot_form::RobotForm;
 use super::template::{robot_suffix, urdf_template};
 use super::upload::{EditorSyntax, ErrorPlace, NO_EXAMPLE};
-use crate::scene::upload::{PickedFile, UploadOutcome};
+use super::zip_listing::{package_paths, robot_files};
+use crate::scene::upload::{FileContent, PickedFile, UploadOutcome};
 use crate::ui::browser::read_files;
 use crate::ui::{CodeEditor, When};
 
@@ -120,13 +121,13 @@ pub fn DescriptionEditor(form: RobotForm) -> impl IntoView {
             </label>
             <label
                 class="btn btn-small file-pick"
-                title="Import a robot described in URDF or xacro (.urdf, .urdf.xacro, with the files it includes and its .stl, .obj, .gltf or .glb meshes): docs/urdf.md"
+                title="Import a robot described in URDF or xacro (.urdf, .urdf.xacro, with the files it includes and its .stl, .obj, .gltf or .glb meshes), or its ROS package as a .zip: docs/urdf.md"
             >
                 "Load URDF…"
                 <input
                     type="file"
                     multiple=true
-                    accept=".urdf,.xacro,.stl,.obj,.gltf,.glb,.png,.jpg,.jpeg"
+                    accept=".urdf,.xacro,.zip,.stl,.obj,.gltf,.glb,.png,.jpg,.jpeg"
                     data-testid="urdf-file"
                     on:change=move |event| load_urdf(draft, event)
                 />
@@ -179,10 +180,23 @@ fn load_urdf(draft: RobotDraft, event: web_sys::Event) {
         let read: Vec<PickedFile> = read.into_iter().map(|(name, bytes)| PickedFile::read(name, bytes)).collect();
         draft.note.set(None);
         // The robot's file: a `.urdf`, else a `.urdf.xacro`, else any `.xacro` (the others
-        // are the files it includes).
+        // are the files it includes), picked or inside a picked package's zip.
         let ending =
             |end: &str| read.iter().find(|f| f.name.to_ascii_lowercase().ends_with(end)).map(|f| f.name.clone());
-        let urdf = ending(".urdf").or_else(|| ending(".urdf.xacro")).or_else(|| ending(".xacro"));
+        let picked = ending(".urdf").or_else(|| ending(".urdf.xacro")).or_else(|| ending(".xacro"));
+        let urdf = match picked {
+            Some(file) => Some(file),
+            None => match robot_in_zips(&read) {
+                Ok(found) => found.map(|(file, note)| {
+                    draft.note.set(note);
+                    file
+                }),
+                Err(message) => {
+                    draft.outcome.set(Some(UploadOutcome::Failed(message)));
+                    return;
+                }
+            },
+        };
         draft.helpers.update(|helpers| {
             for file in read {
                 helpers.retain(|existing| existing.name != file.name);
@@ -195,4 +209,21 @@ fn load_urdf(draft: RobotDraft, event: web_sys::Event) {
             draft.outcome.set(None);
         }
     });
+}
+
+/// The robot file of the first picked zip that has one (its path as the server unpacks
+/// it), and a note naming the package's other robots, which the description can name
+/// instead.
+fn robot_in_zips(read: &[PickedFile]) -> Result<Option<(String, Option<String>)>, String> {
+    for file in read.iter().filter(|f| f.name.to_ascii_lowercase().ends_with(".zip")) {
+        let FileContent::Binary(bytes) = &file.content else { continue };
+        let paths = package_paths(bytes).map_err(|why| format!("{}: {why}", file.name))?;
+        let robots = robot_files(&paths);
+        let Some((first, others)) = robots.split_first() else { continue };
+        let note = (!others.is_empty()).then(|| {
+            format!("{} also has {}: name one in the description's urdf line instead", file.name, others.join(", "))
+        });
+        return Ok(Some((first.clone(), note)));
+    }
+    Ok(None)
 }

@@ -147,7 +147,7 @@ impl UploadFiles {
             names
         };
         let scenes = named(&[".vlab"]);
-        let candidates = if scenes.is_empty() { named(&ROBOT_EXTENSIONS) } else { scenes };
+        let candidates = if scenes.is_empty() { self.not_included(named(&ROBOT_EXTENSIONS)) } else { scenes };
         match candidates.as_slice() {
             [one] => {
                 let text = self.files.remove(one).expect("listed");
@@ -161,6 +161,16 @@ impl UploadFiles {
                 several.join(", ")
             ))),
         }
+    }
+
+    /// `names` without the files another file of the upload includes with
+    /// `xacro:include`: a package's shared properties and macros are never its robot.
+    fn not_included(&self, names: Vec<String>) -> Vec<String> {
+        let included: Vec<&str> = self.files.values().flat_map(|text| xacro_includes(text)).collect();
+        let base = |name: &str| name.rsplit('/').next().unwrap_or(name).to_owned();
+        let kept: Vec<String> = names.iter().filter(|n| !included.contains(&base(n).as_str())).cloned().collect();
+        // Files that include each other: none is plainly the robot, so all stay candidates.
+        if kept.is_empty() { names } else { kept }
     }
 
     /// The upload as a scene: its main file is the `.vlab` description, or a URDF file
@@ -218,6 +228,18 @@ impl UploadFiles {
 /// under a ROS robot's base) at (1, 0, 1). A description with `urdf "..." { pos(...); }`
 /// places it anywhere else.
 pub const URDF_UPLOAD_POSITION: [f64; 3] = [1.0, 0.0, 1.0];
+
+/// The file names (last path part) that `text` includes with `<xacro:include
+/// filename="…"/>`, however the path before them is written (`$(find pkg)/urdf/…`).
+fn xacro_includes(text: &str) -> impl Iterator<Item = &str> {
+    text.split("xacro:include").skip(1).filter_map(|tag| {
+        let tag = &tag[..tag.find('>').unwrap_or(tag.len())];
+        let value = tag.split_once("filename")?.1.trim_start().strip_prefix('=')?.trim_start();
+        let quote = value.chars().next().filter(|c| *c == '"' || *c == '\'')?;
+        let path = &value[1..][..value[1..].find(quote)?];
+        Some(path.rsplit('/').next().unwrap_or(path))
+    })
+}
 
 /// A main file that is a URDF robot (named `.urdf`, `.xacro`, or XML): the names it is
 /// kept under and the description written for it,
@@ -291,5 +313,24 @@ mod tests {
         let mut wrong = two();
         wrong.main_choice = Some("c.urdf".into());
         assert!(wrong.into_scene().err().unwrap().to_string().contains("'main' names 'c.urdf'"));
+    }
+
+    #[test]
+    fn a_file_another_includes_is_not_a_candidate_for_the_main_one() {
+        let mut files = UploadFiles::default();
+        let burger = br#"<robot xmlns:xacro="http://ros.org/wiki/xacro" name="burger">
+  <xacro:include filename="$(find burger_description)/urdf/common_properties.xacro"/>
+</robot>"#;
+        files.add("urdf/burger.urdf".into(), Bytes::from_static(burger)).unwrap();
+        files.add("urdf/common_properties.xacro".into(), Bytes::from_static(b"<robot/>")).unwrap();
+        assert_eq!(files.into_scene().unwrap().main_name, "burger.vlab");
+
+        let texts = [
+            "<xacro:include filename='a.xacro' />",
+            "<xacro:include\n   filename = \"pkg/b.xacro\"/>",
+            "<xacro:include ns=\"x\"/>",
+        ];
+        let found: Vec<&str> = texts.iter().flat_map(|t| xacro_includes(t)).collect();
+        assert_eq!(found, ["a.xacro", "b.xacro"]);
     }
 }
