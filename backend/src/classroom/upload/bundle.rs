@@ -174,8 +174,19 @@ impl UploadFiles {
     }
 
     /// The upload as a scene: its main file is the `.vlab` description, or a URDF file
-    /// (which becomes the robot of a description written for it, see [`urdf_wrapper`]).
-    pub(super) fn into_scene(mut self) -> Result<Bundle, ClassroomError> {
+    /// (which becomes the robot of a description written for it, see [`urdf_wrapper`]),
+    /// standing at (1, 0, 1).
+    pub(super) fn into_scene(self) -> Result<Bundle, ClassroomError> {
+        self.into_description(UrdfStart::Fixed)
+    }
+
+    /// The upload as robots to add: as [`Self::into_scene`], a bare URDF file's robot
+    /// standing on a free spot the lab chooses.
+    pub(super) fn into_robots(self) -> Result<Bundle, ClassroomError> {
+        self.into_description(UrdfStart::FreeSpot)
+    }
+
+    fn into_description(mut self, start: UrdfStart) -> Result<Bundle, ClassroomError> {
         let (main_name, main_text) = match self.main.take() {
             Some(main) => main,
             None if self.count() > 0 || self.main_choice.is_some() => self.chosen_main()?,
@@ -185,7 +196,7 @@ impl UploadFiles {
                 ));
             }
         };
-        let (main_name, main_text) = match urdf_wrapper(&main_name, &main_text) {
+        let (main_name, main_text) = match urdf_wrapper(&main_name, &main_text, start) {
             Some((urdf_name, wrapper_name, wrapper)) => {
                 self.files.insert(urdf_name, main_text);
                 (wrapper_name, wrapper)
@@ -225,9 +236,25 @@ impl UploadFiles {
 }
 
 /// Where a robot uploaded as a bare URDF file stands: its root link's frame (the ground
-/// under a ROS robot's base) at (1, 0, 1). A description with `urdf "..." { pos(...); }`
-/// places it anywhere else.
-pub const URDF_UPLOAD_POSITION: [f64; 3] = [1.0, 0.0, 1.0];
+/// under a ROS robot's base) on a free spot the lab chooses (`{x}`, `{z}`) when it is
+/// added as a robot, at (1, 0, 1) in a scene the instructor inserts (which has no
+/// placeholders). A description with `urdf "..." { pos(...); }` places it anywhere else.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum UrdfStart {
+    /// `pos({x}, 0, {z})`.
+    FreeSpot,
+    /// `pos(1, 0, 1)`.
+    Fixed,
+}
+
+impl UrdfStart {
+    fn position(self) -> &'static str {
+        match self {
+            UrdfStart::FreeSpot => "{x}, 0, {z}",
+            UrdfStart::Fixed => "1, 0, 1",
+        }
+    }
+}
 
 /// The file names (last path part) that `text` includes with `<xacro:include
 /// filename="…"/>`, however the path before them is written (`$(find pkg)/urdf/…`).
@@ -243,8 +270,8 @@ fn xacro_includes(text: &str) -> impl Iterator<Item = &str> {
 
 /// A main file that is a URDF robot (named `.urdf`, `.xacro`, or XML): the names it is
 /// kept under and the description written for it,
-/// `robot <stem> { body { urdf "<file>" { pos(1, 0, 1); } } }`.
-fn urdf_wrapper(name: &str, text: &str) -> Option<(String, String, String)> {
+/// `robot <stem> { body { urdf "<file>" { pos(<start>); } } }`.
+fn urdf_wrapper(name: &str, text: &str, start: UrdfStart) -> Option<(String, String, String)> {
     let lower = name.to_ascii_lowercase();
     let named = ROBOT_EXTENSIONS.iter().any(|ext| lower.ends_with(ext));
     if !named && !text.trim_start().starts_with('<') {
@@ -262,8 +289,8 @@ fn urdf_wrapper(name: &str, text: &str) -> Option<(String, String, String)> {
     if !robot.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_') {
         robot.insert(0, '_');
     }
-    let [x, y, z] = URDF_UPLOAD_POSITION;
-    let wrapper = format!("robot {robot} {{ body {{ urdf \"{file}\" {{ pos({x}, {y}, {z}); }} }} }}\n");
+    let at = start.position();
+    let wrapper = format!("robot {robot} {{ body {{ urdf \"{file}\" {{ pos({at}); }} }} }}\n");
     Some((file, format!("{robot}.vlab"), wrapper))
 }
 
@@ -273,21 +300,21 @@ mod tests {
 
     #[test]
     fn a_urdf_main_file_gets_a_description_naming_its_robot_after_the_file() {
-        let (file, name, wrapper) = urdf_wrapper("turtlebot3-burger.urdf", "<robot/>").unwrap();
+        let (file, name, wrapper) = urdf_wrapper("turtlebot3-burger.urdf", "<robot/>", UrdfStart::Fixed).unwrap();
         assert_eq!((file.as_str(), name.as_str()), ("turtlebot3-burger.urdf", "turtlebot3_burger.vlab"));
         assert_eq!(wrapper, "robot turtlebot3_burger { body { urdf \"turtlebot3-burger.urdf\" { pos(1, 0, 1); } } }\n");
-        let (file, _, wrapper) = urdf_wrapper("upload.vlab", "  <?xml version=\"1.0\"?><robot/>").unwrap();
+        let (file, _, wrapper) = urdf_wrapper("upload.vlab", "  <?xml version=\"1.0\"?><robot/>", UrdfStart::FreeSpot).unwrap();
         assert_eq!(file, "robot.urdf");
-        assert!(wrapper.starts_with("robot robot {"), "{wrapper}");
-        assert!(urdf_wrapper("bot.vlab", "robot b { }").is_none());
+        assert!(wrapper.starts_with("robot robot {") && wrapper.contains("pos({x}, 0, {z});"), "{wrapper}");
+        assert!(urdf_wrapper("bot.vlab", "robot b { }", UrdfStart::Fixed).is_none());
     }
 
     #[test]
     fn a_xacro_main_file_is_a_urdf_robot_named_without_its_endings() {
-        let (file, name, wrapper) = urdf_wrapper("urdf/tb3-burger.urdf.xacro", "<robot/>").unwrap();
+        let (file, name, wrapper) = urdf_wrapper("urdf/tb3-burger.urdf.xacro", "<robot/>", UrdfStart::Fixed).unwrap();
         assert_eq!((file.as_str(), name.as_str()), ("urdf/tb3-burger.urdf.xacro", "tb3_burger.vlab"));
         assert!(wrapper.contains("urdf \"urdf/tb3-burger.urdf.xacro\""), "{wrapper}");
-        assert_eq!(urdf_wrapper("arm.xacro", "<robot/>").unwrap().1, "arm.vlab");
+        assert_eq!(urdf_wrapper("arm.xacro", "<robot/>", UrdfStart::Fixed).unwrap().1, "arm.vlab");
     }
 
     #[test]

@@ -115,7 +115,7 @@ impl ClassroomUploads<'_> {
             owner: Owner { id: user, name: lab.people().name_of(user).unwrap_or_default() },
             within_quota: student,
         };
-        let mut bundle = files.into_scene()?;
+        let mut bundle = files.into_robots()?;
         bundle.main_text = fill_suffix(&bundle.main_text, &suffix_from_name(&adder.owner.name));
         if !leaves_start_to_lab(&bundle.main_text) {
             return self.insert_upload(lab, bundle, Some(adder), Origin::Caller, None).await.map(|(reply, _)| reply);
