@@ -4,7 +4,9 @@
 // Gazebo extensions (lidar, motors, encoders, drive, odometry), the drive moves it, and
 // the camera following it draws it (a close-up screenshot that is not blank). Then a
 // second student loads the same robot whose chassis is a binary STL mesh, picking the
-// URDF file and the mesh together: the mesh goes up as bytes and draws the chassis.
+// URDF file and the mesh together: the mesh goes up as bytes and draws the chassis. A
+// third picks a ROS package as a zip (xacro, an include, package:// meshes): the page
+// finds the robot file in it and the server unpacks and expands it.
 
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -13,12 +15,14 @@ import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 
 import { saveArtifact, withLab } from '../lib/harness.mjs';
+import { zipOf } from '../lib/zip.mjs';
 import { imageStats } from '../lib/png.mjs';
 import { waitUntil } from '../lib/poll.mjs';
 import { joinAsStudent, readProgramUi } from '../lib/student.mjs';
 import { byTestId, readUi } from '../lib/ui.mjs';
 
 const URDF = path.join(path.dirname(fileURLToPath(import.meta.url)), '../../scenes/urdf/diffbot.urdf');
+const PACKAGE = path.join(path.dirname(fileURLToPath(import.meta.url)), '../../backend/tests/fixtures/burger_description');
 const CHASSIS_BOX = '<visual>\n      <origin xyz="-0.04 0 0.02" rpy="0 0 0"/>\n      <geometry><box size="0.2 0.16 0.04"/></geometry>';
 const CHASSIS_MESH =
   '<visual>\n      <origin xyz="-0.04 0 0.02" rpy="0 0 0"/>\n      <geometry><mesh filename="package://diffbot_description/meshes/chassis.stl" scale="0.001 0.001 0.001"/></geometry>';
@@ -155,5 +159,38 @@ test('a student adds a URDF robot with its binary STL mesh picked beside it, and
 
     const { file, stats } = await closeUp(t, student, robot, artifactName, 'urdf-stl-robot.png');
     assert.ok(stats.distinctColours >= 64 && stats.lumaStdDev >= 10, `the canvas looks blank (${file})`);
+  });
+});
+
+test('a student adds a ROS package picked as a zip with Load URDF…', { timeout: 300_000 }, async (t) => {
+  await withLab(t, async ({ server, openPage }) => {
+    const { page: student, token } = await joinAsStudent(server, openPage, 'Rosie');
+    const file = (relative) => fs.readFileSync(path.join(PACKAGE, relative));
+    const zip = zipOf([
+      ['burger_description/package.xml', file('package.xml')],
+      ['burger_description/urdf/burger.urdf', file('urdf/burger.urdf')],
+      ['burger_description/urdf/common_properties.xacro', file('urdf/common_properties.xacro')],
+      ['burger_description/meshes/bases/burger_base.stl', boxStl([140, 140, 120])],
+    ]);
+
+    await student.locator(byTestId('btn-open-robot-upload')).click();
+    await student.locator(byTestId('robot-upload')).waitFor();
+    await student.locator(byTestId('robot-suffix')).fill('zip');
+    await student.locator(byTestId('urdf-file')).setInputFiles({ name: 'burger_description.zip', mimeType: 'application/zip', buffer: zip });
+    const written = await waitUntil(
+      'the description to import the package\'s robot file',
+      () => readProgramUi(student),
+      (p) => p.description?.includes('urdf "urdf/burger.urdf"'),
+    );
+    assert.match(written.description, /robot burger_zip \{/, written.description);
+    await student.locator(byTestId('program-source')).fill('');
+    await student.locator(byTestId('btn-upload-robot')).click();
+    const added = await waitUntil('the upload to finish', () => readProgramUi(student), (p) => !['busy', ''].includes(p.outcome ?? ''));
+    assert.equal(added.outcome, 'inserted', `${added.result} ${added.errors?.join(' | ')}`);
+    t.diagnostic(added.result);
+
+    const report = await server.request('GET', '/api/labs/demo/robots/burger_zip', { token });
+    assert.equal(report.status, 200, JSON.stringify(report.body));
+    t.diagnostic(`burger_zip at ${report.body.pose.position}`);
   });
 });
