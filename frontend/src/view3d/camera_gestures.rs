@@ -123,6 +123,8 @@ impl CameraGestures {
             match current.mode {
                 DragMode::Orbit => camera.orbit.orbit(dx, dy),
                 DragMode::Pan => camera.orbit.pan(dx, dy, height_px),
+                // Handled above: the camera holds still while a thing is dragged.
+                DragMode::Place => {}
             }
         });
     }

@@ -3,8 +3,8 @@
 //! bodies moved rigidly for the preview, when the next placement may go to the server,
 //! and the poses to go back to on undo.
 
-use vlab_protocol::pose::{Pose, axis_angle, heading, multiply, normalized, rotate, sub};
-use vlab_protocol::{BodyView, SceneSnapshot};
+use vlab_protocol::pose::{axis_angle, heading, multiply, normalized, rotate, sub};
+use vlab_protocol::{BodyView, Pose, SceneSnapshot};
 
 use crate::view3d::screen::Ray;
 
@@ -29,7 +29,9 @@ const MAX_REACH_M: f32 = 200.0;
 /// heading (radians, counter-clockwise from +X seen from above).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Placement {
+    /// Where the (main) body is, metres.
     pub position: [f32; 3],
+    /// Its heading, radians.
     pub heading: f32,
 }
 
@@ -198,6 +200,7 @@ impl UndoList {
         self.entries.pop();
     }
 
+    /// Whether there is nothing to undo.
     pub fn is_empty(&self) -> bool {
         self.entries.is_empty()
     }

@@ -193,11 +193,6 @@ impl Placer {
         true
     }
 
-    /// Whether a drag of a thing is in progress.
-    pub fn dragging(&self) -> bool {
-        self.state.inner.with_value(|inner| inner.drag.is_some())
-    }
-
     /// The pointer moved during a drag: along the ground, or with Shift up and down
     /// (`dy_px`), or with Alt or Ctrl turned (`dx_px`); `distance_m` is the eye's from the thing.
     pub fn drag_to(&self, ray: &Ray, lift: bool, turn: bool, (dx_px, dy_px): (f32, f32), distance_m: f32, now_ms: f64) {
