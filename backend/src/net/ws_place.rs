@@ -58,7 +58,11 @@ impl<'a> PagePlacements<'a> {
                  are done one at a time, at most one every {PLACE_INTERVAL_MS} ms)",
                 old.id, old.name
             );
-            ServerMsg::PlaceRefused { id: old.id, name: old.name, error: ErrorBody::new(ErrorCode::TooManyRequests, message) }
+            ServerMsg::PlaceRefused {
+                id: old.id,
+                name: old.name,
+                error: ErrorBody::new(ErrorCode::TooManyRequests, message),
+            }
         })
     }
 

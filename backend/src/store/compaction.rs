@@ -169,13 +169,11 @@ mod tests {
                             upload(seq, &names)
                         });
                     }
-                    1 if present.contains(&name) => {
-                        log.push(match rng.random_range(0..3) {
-                            0 => program(seq, &name),
-                            1 => start(seq, &name),
-                            _ => moved(seq, &name),
-                        })
-                    }
+                    1 if present.contains(&name) => log.push(match rng.random_range(0..3) {
+                        0 => program(seq, &name),
+                        1 => start(seq, &name),
+                        _ => moved(seq, &name),
+                    }),
                     2 if present.contains(&name) => {
                         present.retain(|r| r != &name);
                         log.push(removal(seq, &name));

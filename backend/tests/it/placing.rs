@@ -195,11 +195,12 @@ async fn an_overlap_an_unknown_name_a_fixed_body_and_non_finite_numbers_are_refu
     assert_eq!(answer(&mut teacher, 4).await.expect_err("fixed").code, ErrorCode::NotFound);
 
     // Not finite: JSON has no NaN, but 1e39 is past what an f32 holds.
-    teacher
-        .send_text(r#"{"type":"place","id":5,"name":"crate_a","position":[1e39,0.2,0],"heading":null}"#)
-        .await;
+    teacher.send_text(r#"{"type":"place","id":5,"name":"crate_a","position":[1e39,0.2,0],"heading":null}"#).await;
     let refused = answer(&mut teacher, 5).await.expect_err("infinite");
-    assert_eq!((refused.code, refused.message.as_str()), (ErrorCode::InvalidArgument, "position and heading must be finite numbers"));
+    assert_eq!(
+        (refused.code, refused.message.as_str()),
+        (ErrorCode::InvalidArgument, "position and heading must be finite numbers")
+    );
     teacher.send_text(r#"{"type":"place","id":6,"name":"crate_a","position":[6,0.2,6],"heading":-1e39}"#).await;
     assert_eq!(answer(&mut teacher, 6).await.expect_err("infinite heading").code, ErrorCode::InvalidArgument);
     place(&mut teacher, 7, "crate_a", [3.0, 0.2, 3.0], None).await;

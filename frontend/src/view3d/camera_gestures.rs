@@ -8,9 +8,9 @@ use leptos::prelude::*;
 use web_sys::{PointerEvent, WheelEvent};
 
 use super::ViewState;
+use super::placing_state::Placer;
 use super::render_loop::ViewCamera;
 use crate::inspector::InspectorState;
-use super::placing_state::Placer;
 use crate::view3d::picking::{is_click, pick_body, pick_robot};
 use crate::view3d::screen::{Viewport, pixel_ray};
 

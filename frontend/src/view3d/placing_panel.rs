@@ -16,7 +16,8 @@ use crate::ui::When;
 pub fn PlacingPanel(placer: Placer) -> impl IntoView {
     let state = placer.state;
     let keys = window_event_listener(ev::keydown, move |event: KeyboardEvent| {
-        let undo = (event.ctrl_key() || event.meta_key()) && !event.shift_key() && event.key().eq_ignore_ascii_case("z");
+        let undo =
+            (event.ctrl_key() || event.meta_key()) && !event.shift_key() && event.key().eq_ignore_ascii_case("z");
         if undo && state.mode.get_untracked() && !typed_into_a_field(&event) {
             event.prevent_default();
             placer.undo();
@@ -49,7 +50,9 @@ pub fn PlacingPanel(placer: Placer) -> impl IntoView {
     let place_typed = move |_| {
         let values = coordinates.get_untracked().map(|v| v.trim().parse::<f32>().ok().filter(|v| v.is_finite()));
         let [Some(x), Some(y), Some(z), Some(degrees)] = values else {
-            state.status.set(Some(PlaceStatus::Refused("type four numbers: x, y, z (metres) and heading (degrees)".into())));
+            state
+                .status
+                .set(Some(PlaceStatus::Refused("type four numbers: x, y, z (metres) and heading (degrees)".into())));
             return;
         };
         placer.place_at(Placement { position: [x, y, z], heading: degrees.to_radians() });

@@ -13,8 +13,8 @@ use vlab_protocol::{ClientMsg, ErrorCode, ServerMsg};
 
 use super::ViewState;
 use super::placing::{
-    GroundDrag, Placement, SendPace, Thing, UndoList, lift_of_drag, lifted, moved_rigidly, placement_of,
-    thing_named, thing_of, turned, TURN_PER_PX,
+    GroundDrag, Placement, SendPace, TURN_PER_PX, Thing, UndoList, lift_of_drag, lifted, moved_rigidly, placement_of,
+    thing_named, thing_of, turned,
 };
 use crate::classroom::ClassState;
 use crate::connection::LabSession;
@@ -188,7 +188,14 @@ impl Placer {
         let Some(thing) = thing.filter(|thing| self.may_place(&thing.name)) else { return false };
         let Some((thing, start)) = self.find(&thing.name) else { return false };
         self.state.selected.set(Some(thing.name.clone()));
-        let drag = ActiveDrag { ground: GroundDrag::grab(start, ray), thing, before: start, now: start, pace: SendPace::default(), moved: false };
+        let drag = ActiveDrag {
+            ground: GroundDrag::grab(start, ray),
+            thing,
+            before: start,
+            now: start,
+            pace: SendPace::default(),
+            moved: false,
+        };
         self.state.inner.update_value(|inner| inner.drag = Some(drag));
         true
     }
