@@ -90,6 +90,7 @@ impl Receiver for Features {
             ServerMsg::Console { robot, lines } => console.take_lines(&robot, lines),
             ServerMsg::Recording(summary) => timeline.take_recording(summary),
             ServerMsg::BoardChanged => challenge.refresh(),
+            ServerMsg::Placed { .. } | ServerMsg::PlaceRefused { .. } => view.placing.answered(&view, &message),
             ServerMsg::Moment(moment) => show_moment(Seeker { session, timeline, inspector }, view, *moment),
             _ => {}
         }

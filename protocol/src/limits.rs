@@ -3,6 +3,11 @@
 /// Largest text message a client may send, in bytes. Larger ones get an error reply.
 pub const MAX_CLIENT_TEXT_BYTES: usize = 16 * 1024;
 
+/// A connection's placements (`ClientMsg::Place`) are done at most one every this many
+/// milliseconds: a page dragging sends a few a second, and a client sending thousands
+/// costs the lab no more than ten moves a second.
+pub const PLACE_INTERVAL_MS: u64 = 100;
+
 /// Most physics steps one `step` command may ask for.
 pub const MAX_STEPS_PER_COMMAND: u32 = 100_000;
 

@@ -88,6 +88,29 @@ pub enum ServerMsg {
     /// in it finished, the run ended): `GET /api/labs/{lab}/challenge` has the rows this
     /// connection's caller may see.
     BoardChanged,
+    /// Answer to [`ClientMsg::Place`]: the thing stands there now, at rest (everybody
+    /// sees it in the next frames).
+    Placed {
+        /// The placement's id, echoed.
+        id: u32,
+        /// The body or robot placed.
+        name: String,
+        /// Where its (main) body is now, metres.
+        position: [f32; 3],
+        /// The heading asked for, radians (`None`: it kept its own).
+        heading: Option<f32>,
+    },
+    /// Answer to [`ClientMsg::Place`] when it was refused; nothing moved.
+    PlaceRefused {
+        /// The placement's id, echoed.
+        id: u32,
+        /// The body or robot it was about.
+        name: String,
+        /// Why: the same code and message as the HTTP move's refusal (unknown thing,
+        /// not the caller's, overlapping, not finite), or `too_many_requests` for a
+        /// placement superseded by a newer one before its turn.
+        error: ErrorBody,
+    },
     /// Answer to [`ClientMsg::Ping`].
     Pong {
         /// The client's nonce, echoed.
@@ -174,6 +197,24 @@ pub enum ClientMsg {
         /// `Drawn` after every picture that showed a new frame.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         pictures: Option<u32>,
+    },
+    /// Put a body or a whole robot at `position`, at rest, turned to `heading` about the
+    /// vertical if given (as `POST /api/labs/{lab}/objects/{name}/move`, with the same
+    /// permission: the thing's owner, or the instructor any). Answered to this
+    /// connection alone with [`ServerMsg::Placed`] or [`ServerMsg::PlaceRefused`]
+    /// carrying the same `id`. A connection's placements are done one at a time, at most
+    /// one every [`crate::PLACE_INTERVAL_MS`] ms; one that arrives while another waits
+    /// takes its place, and the one it displaces is refused.
+    Place {
+        /// Chosen by the client, echoed in the answer.
+        id: u32,
+        /// The body or robot.
+        name: String,
+        /// Where its (main) body goes, metres.
+        position: [f32; 3],
+        /// Its heading there, radians (`None`: as it is).
+        #[serde(default)]
+        heading: Option<f32>,
     },
     /// Liveness check; answered with [`ServerMsg::Pong`].
     Ping {

@@ -51,7 +51,9 @@ pub enum Action {
     RemoveParticipant,
     /// Insert a scene (bodies, robots, environment) into the lab.
     InsertScene,
-    /// Move any object, or a whole robot, as supervisor.
+    /// Move a body or a whole robot by hand (drag it in the 3D view, or place it by
+    /// coordinates), at rest: its owner, or the instructor any (the lab's own bodies and
+    /// robots are the instructor's).
     MoveObject,
     /// Add robots of one's own (within the lab's quota and lock).
     AddRobot,
@@ -120,7 +122,8 @@ pub enum Action {
 pub enum Scope {
     /// The lab as a whole: nobody stands as an owner.
     Lab,
-    /// One robot: its owner stands as [`Standing::Owner`].
+    /// One robot (or one body, for [`Action::MoveObject`]): its owner stands as
+    /// [`Standing::Owner`].
     Robot,
     /// A class as a whole (its teacher stands as [`Standing::Instructor`]).
     Class,
@@ -205,7 +208,8 @@ const TABLE: [(Action, [bool; 4]); 36] = [
     (Action::ChangeJoinCode, [true, false, false, false]),
     (Action::RemoveParticipant, [true, false, false, false]),
     (Action::InsertScene, [true, false, false, false]),
-    (Action::MoveObject, [true, false, false, false]),
+    // A thing's owner places it; the instructor places anything (supervising).
+    (Action::MoveObject, [true, true, false, false]),
     (Action::AddRobot, [true, false, true, false]),
     (Action::DriveRobot, [true, true, false, false]),
     // One driver at a time: the owner holds the keys (the instructor is the owner of
@@ -329,12 +333,12 @@ impl Action {
             | Action::ChangeJoinCode
             | Action::RemoveParticipant
             | Action::InsertScene
-            | Action::MoveObject
             | Action::AddRobot
             | Action::ExportRecording
             | Action::SaveScene
             | Action::RunChallenge => Scope::Lab,
-            Action::DriveRobot
+            Action::MoveObject
+            | Action::DriveRobot
             | Action::SendKeys
             | Action::ResetRobot
             | Action::SetStart
@@ -370,7 +374,7 @@ impl Action {
             Action::ChangeJoinCode => "change the join code",
             Action::RemoveParticipant => "remove participants",
             Action::InsertScene => "insert scenes",
-            Action::MoveObject => "move objects",
+            Action::MoveObject => "move it",
             Action::AddRobot => "add a robot",
             Action::DriveRobot => "drive it by hand",
             Action::SendKeys => "drive it with the keyboard",
@@ -504,6 +508,13 @@ mod tests {
         assert_eq!(Action::SaveScene.check(Standing::Anonymous), Err(Denial::NeedsInstructorToken));
         assert_eq!(Action::ExportRobotRecording.check(Standing::Student), Err(Denial::NotTheOwner));
         assert_eq!(Action::ExportRobotRecording.check(Standing::Anonymous), Err(Denial::NeedsSession));
+        assert_eq!(Action::MoveObject.check(Standing::Student), Err(Denial::NotTheOwner));
+        assert_eq!(Action::MoveObject.check(Standing::Anonymous), Err(Denial::NeedsSession));
+        assert!(Action::MoveObject.allows(Standing::Owner) && Action::MoveObject.allows(Standing::Instructor));
+        assert_eq!(
+            Denial::NotTheOwner.explain(Action::MoveObject, Some("crate")),
+            "only the owner of 'crate' or the instructor may move it; it is not yours"
+        );
         assert!(Denial::NeedsSession.is_unauthenticated());
         assert!(!Denial::NotTheOwner.is_unauthenticated());
         let sentence = Denial::NotTheOwner.explain(Action::ResetRobot, Some("bot"));

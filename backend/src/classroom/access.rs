@@ -2,6 +2,7 @@
 //! `vlab_protocol::permissions` applied to them. Every request of every kind passes
 //! here; nothing else decides a permission.
 
+use vlab_protocol::UserId;
 use vlab_protocol::permissions::Action;
 
 use super::{Classroom, ClassroomError};
@@ -67,4 +68,39 @@ pub fn authorize_on_robot(lab: &LabHandle, caller: Caller, action: Action, robot
         denial,
         robot: Some(robot.to_owned()),
     })
+}
+
+/// Whether `caller` may take `action` on thing `name`: a robot, or a body that is not
+/// fixed. It must exist (404 first, as for a robot); its owner stands as the owner, the
+/// instructor as supervisor toward anything.
+pub async fn authorize_on_thing(
+    lab: &LabHandle,
+    caller: Caller,
+    action: Action,
+    name: &str,
+) -> Result<(), ClassroomError> {
+    let owner = owner_of_thing(lab, name).await?;
+    action.check(caller.toward_robot(owner)).map_err(|denial| ClassroomError::Denied {
+        action,
+        denial,
+        robot: Some(name.to_owned()),
+    })
+}
+
+/// Who owns thing `name` (`None`: the lab's own); `NoObject` when nothing movable has
+/// that name. The one place a thing's owner is looked up: a robot's is the lab's record
+/// of who added it, a part of a robot is its robot's, and a plain body is the lab's own
+/// (bodies students add will answer their owner here).
+async fn owner_of_thing(lab: &LabHandle, name: &str) -> Result<Option<UserId>, ClassroomError> {
+    if lab.robots().has_robot(name) {
+        return Ok(lab.robots().owner_of(name));
+    }
+    let model = lab.robots().scene_model().await?;
+    let body = model.body_index(name).map(|index| &model.bodies[index]);
+    match body {
+        Some(body) if body.motion != vlab_scene::model::Motion::Fixed => {
+            Ok(body.robot.as_deref().and_then(|robot| lab.robots().owner_of(robot)))
+        }
+        _ => Err(LabError::NoObject { lab: lab.id().to_owned(), name: name.to_owned() }.into()),
+    }
 }

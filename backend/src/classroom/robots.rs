@@ -8,7 +8,7 @@ use tokio::sync::oneshot;
 use vlab_protocol::permissions::Action;
 use vlab_protocol::{NewStart, RobotReport};
 
-use super::access::{authorize, authorize_on_robot};
+use super::access::{authorize, authorize_on_robot, authorize_on_thing};
 use super::{Classroom, ClassroomError};
 use crate::store::Insertion;
 use vlab_lab::handle::KeysAnswer;
@@ -122,7 +122,9 @@ impl ClassroomRobots<'_> {
         Ok(())
     }
 
-    /// Moves a body or a whole robot (the instructor, as supervisor), at rest.
+    /// Moves a body or a whole robot, at rest (its owner, or the instructor any), and
+    /// keeps the move so a restart puts it there again. HTTP and the websocket's
+    /// `place` both come here, so they answer alike.
     pub async fn move_object(
         self,
         lab: &LabHandle,
@@ -131,10 +133,20 @@ impl ClassroomRobots<'_> {
         position: [f32; 3],
         heading: Option<f32>,
     ) -> Result<(), ClassroomError> {
-        authorize(caller, Action::MoveObject)?;
+        authorize_on_thing(lab, caller, Action::MoveObject, name).await?;
         if !position.iter().chain(heading.iter()).all(|v| v.is_finite()) {
             return Err(ClassroomError::Invalid("position and heading must be finite numbers".into()));
         }
-        Ok(lab.robots().move_object(name, position, heading).await?)
+        let moved = Insertion::Move { name: name.to_owned(), position, heading };
+        let kept = self.classroom.keep(|store| store.record_insertion(lab.id(), &moved))?;
+        if let Err(e) = lab.robots().move_object(name, position, heading).await {
+            if let Some(seq) = kept {
+                self.classroom.unkeep(lab.id(), "move", |store| store.forget_insertion(seq));
+            }
+            return Err(e.into());
+        }
+        self.classroom.compact(lab.id());
+        tracing::info!(lab = %lab.id(), %name, ?position, ?heading, "moved by hand");
+        Ok(())
     }
 }

@@ -25,6 +25,7 @@ mod server;
 mod uploads;
 mod web_files;
 mod ws;
+mod ws_place;
 mod ws_wakes;
 
 use std::path::PathBuf;

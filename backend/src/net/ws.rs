@@ -5,7 +5,8 @@
 //! concurrently. A slow client only delays itself: its frames are merged in its mailbox
 //! (see [`vlab_lab::hub`]) and its events resynchronised if it lags. A page that says
 //! which frames it drew (`drawn`) is sent frames only as fast as it draws them. A page's
-//! seeks are answered one at a time while the connection goes on, its newest waiting.
+//! seeks are answered one at a time while the connection goes on, its newest waiting;
+//! so are its placements (`ws_place`).
 
 use std::collections::BTreeSet;
 use std::future::Future;
@@ -24,6 +25,7 @@ use vlab_protocol::{
 };
 
 use super::limits::MAX_WEBSOCKET_MESSAGE_BYTES;
+use super::ws_place::{PagePlacements, Place};
 use super::ws_wakes::{Sources, Wake, Wakes};
 use super::{AppError, AppState};
 use crate::classroom::{Classroom, ClassroomError, Seek};
@@ -130,6 +132,7 @@ async fn serve(
     }
 
     let mut seeks = PageSeeks::new(classroom, lab);
+    let mut placements = PagePlacements::new(classroom, lab);
     let mut telemetry = lab.viewers().telemetry();
     let mut camera = lab.viewers().camera_watcher();
     // Replies to this client's own requests, produced by tasks that may wait on the lab.
@@ -155,6 +158,10 @@ async fn serve(
             reply = seeks.answered() => {
                 send(&mut socket, json_message(&reply)).await?;
                 seeks.next(caller);
+            }
+            reply = placements.answered() => {
+                send(&mut socket, json_message(&reply)).await?;
+                placements.next(caller);
             }
             () = &mut ready => {
                 ready.set(mailbox.ready());
@@ -228,6 +235,11 @@ async fn serve(
                         Handled::Reply(reply) => send(&mut socket, json_message(&reply)).await?,
                         Handled::Done => {}
                         Handled::Seek(seek) => seeks.ask(seek, caller),
+                        Handled::Place(place) => {
+                            if let Some(displaced) = placements.ask(place, caller) {
+                                send(&mut socket, json_message(&displaced)).await?;
+                            }
+                        }
                         Handled::Live => lab.viewers().resync(mailbox),
                         Handled::Drawn { step, pictures } => {
                             if let Some(drawn_every) = mailbox.drawn(step, pictures) {
@@ -337,6 +349,8 @@ enum Handled {
     Done,
     /// Show a recorded moment.
     Seek(Seek),
+    /// Put a thing somewhere.
+    Place(Place),
     /// Back to the live lab.
     Live,
     /// The page drew the frames up to one of this step, in this many pictures when it
@@ -390,6 +404,7 @@ fn handle_client_text(
         ClientMsg::Ping { nonce } => Handled::reply(ServerMsg::Pong { nonce }),
         ClientMsg::Seek { run, step, epoch, robots } => Handled::Seek(Seek { run, step, epoch, robots }),
         ClientMsg::Live => Handled::Live,
+        ClientMsg::Place { id, name, position, heading } => Handled::Place(Place { id, name, position, heading }),
         ClientMsg::Drawn { step, pictures } => Handled::Drawn { step, pictures },
         ClientMsg::Subscribe { robot } => {
             if let Err(refused) = classroom.robots().may_watch(lab, caller, &robot) {

@@ -4,7 +4,8 @@
 //!
 //! - A program replacement is forgotten once the same robot's program is replaced
 //!   again or the robot is removed: doing it again would be undone. So is a start
-//!   moved, once the same robot's start is moved again or the robot is removed.
+//!   moved, once the same robot's start is moved again or the robot is removed, and a
+//!   thing moved by hand, once the same thing is moved again or (a robot) removed.
 //! - An upload that added robots and nothing else is forgotten with the removals of
 //!   all its robots, once each is removed: doing the pair again adds nothing. Each of
 //!   its robots' removal is the first removal of that name after the upload (a name is
@@ -21,6 +22,7 @@ pub(super) enum Kind {
     Program,
     Removal,
     Start,
+    Move,
 }
 
 /// One entry of a lab's log, without its files.
@@ -28,7 +30,8 @@ pub(super) enum Kind {
 pub(super) struct Entry {
     pub seq: i64,
     pub kind: Kind,
-    /// The robot a program replacement, a removal or a start is about.
+    /// The robot a program replacement, a removal or a start is about; the thing a move
+    /// is about.
     pub robot: String,
     /// For an upload: the robots it added, when it added nothing else.
     pub only_robots: Option<Vec<String>>,
@@ -40,7 +43,7 @@ pub(super) fn forgettable(entries: &[Entry]) -> BTreeSet<i64> {
     let later = |index: usize| entries[index + 1..].iter();
     for (index, entry) in entries.iter().enumerate() {
         match entry.kind {
-            Kind::Program | Kind::Start => {
+            Kind::Program | Kind::Start | Kind::Move => {
                 let superseded =
                     later(index).any(|e| (e.kind == Kind::Removal || e.kind == entry.kind) && e.robot == entry.robot);
                 if superseded {
@@ -88,6 +91,9 @@ mod tests {
     fn start(seq: i64, robot: &str) -> Entry {
         Entry { seq, kind: Kind::Start, robot: robot.into(), only_robots: None }
     }
+    fn moved(seq: i64, name: &str) -> Entry {
+        Entry { seq, kind: Kind::Move, robot: name.into(), only_robots: None }
+    }
     fn forgotten(entries: &[Entry]) -> Vec<i64> {
         forgettable(entries).into_iter().collect()
     }
@@ -123,6 +129,14 @@ mod tests {
     }
 
     #[test]
+    fn only_the_last_move_of_a_thing_stays_and_a_removal_ends_its_moves() {
+        let log = [scene(1), moved(2, "crate"), moved(3, "ana"), start(4, "ana"), moved(5, "crate")];
+        assert_eq!(forgotten(&log), [2], "a move does not make a start moot, nor a start a move");
+        let log = [upload(1, &["ana"]), moved(2, "ana"), moved(3, "crate"), removal(4, "ana")];
+        assert_eq!(forgotten(&log), [1, 2, 4], "the crate's move stays");
+    }
+
+    #[test]
     fn scenes_and_removals_of_the_labs_own_robots_stay() {
         let log = [scene(1), program(2, "base_bot"), removal(3, "base_bot"), scene(4), removal(5, "scene_bot")];
         assert_eq!(forgotten(&log), [2], "the program before a removal is moot; the rest rebuilds the lab");
@@ -155,9 +169,11 @@ mod tests {
                             upload(seq, &names)
                         });
                     }
-                    1 if present.contains(&name) => {
-                        log.push(if rng.random_bool(0.5) { program(seq, &name) } else { start(seq, &name) })
-                    }
+                    1 if present.contains(&name) => log.push(match rng.random_range(0..3) {
+                        0 => program(seq, &name),
+                        1 => start(seq, &name),
+                        _ => moved(seq, &name),
+                    }),
                     2 if present.contains(&name) => {
                         present.retain(|r| r != &name);
                         log.push(removal(seq, &name));
@@ -176,11 +192,11 @@ mod tests {
         }
     }
 
-    /// The robots a log leaves, each with the sequence numbers of its program and of its
-    /// start (0: the ones it came with), as a restart would rebuild them; panics where
-    /// a restart would fail.
-    fn rebuild(log: &[Entry]) -> std::collections::BTreeMap<String, (i64, i64)> {
-        let mut robots = std::collections::BTreeMap::from([("base".to_owned(), (0, 0))]);
+    /// The robots a log leaves, each with the sequence numbers of its program, of its
+    /// start and of its last move (0: the ones it came with), as a restart would
+    /// rebuild them; panics where a restart would fail.
+    fn rebuild(log: &[Entry]) -> std::collections::BTreeMap<String, (i64, i64, i64)> {
+        let mut robots = std::collections::BTreeMap::from([("base".to_owned(), (0, 0, 0))]);
         for entry in log {
             match entry.kind {
                 Kind::Upload => {
@@ -188,11 +204,12 @@ mod tests {
                         entry.robot.split(',').filter(|n| !n.is_empty()).map(str::to_owned).collect()
                     });
                     for name in names {
-                        assert!(robots.insert(name.clone(), (0, 0)).is_none(), "{name} twice");
+                        assert!(robots.insert(name.clone(), (0, 0, 0)).is_none(), "{name} twice");
                     }
                 }
                 Kind::Program => robots.get_mut(&entry.robot).expect("program of a robot that is there").0 = entry.seq,
                 Kind::Start => robots.get_mut(&entry.robot).expect("start of a robot that is there").1 = entry.seq,
+                Kind::Move => robots.get_mut(&entry.robot).expect("move of a robot that is there").2 = entry.seq,
                 Kind::Removal => assert!(robots.remove(&entry.robot).is_some(), "removal of a robot that is there"),
             }
         }

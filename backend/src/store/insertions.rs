@@ -1,5 +1,5 @@
 //! The log of what was done to each lab's scene (uploads, program replacements,
-//! removals), kept in order to be done again at restart, and compacted: what a later
+//! removals, starts and things moved by hand), kept in order to be done again at restart, and compacted: what a later
 //! entry undid or replaced leaves the log, its files with it.
 
 use rusqlite::params;
@@ -57,6 +57,17 @@ impl Store {
                     .execute(
                         "INSERT INTO insertions (lab, kind, robot, main_text) VALUES (?1, 'start', ?2, ?3)",
                         params![lab, robot, start],
+                    )
+                    .map_err(&sqlite)?;
+                transaction.last_insert_rowid()
+            }
+            Insertion::Move { name, position, heading } => {
+                // The pose as a start's is kept; `robot` names the thing moved.
+                let pose = serde_json::json!({ "position": position, "heading": heading }).to_string();
+                transaction
+                    .execute(
+                        "INSERT INTO insertions (lab, kind, robot, main_text) VALUES (?1, 'move', ?2, ?3)",
+                        params![lab, name, pose],
                     )
                     .map_err(&sqlite)?;
                 transaction.last_insert_rowid()
@@ -132,6 +143,14 @@ impl Store {
                 insertions.push((seq, Insertion::Start { robot, position: start.position, heading: start.heading }));
                 continue;
             }
+            if kind == "move" {
+                let pose: StartRow = serde_json::from_str(&main_text).map_err(|source| StoreError::Corrupt {
+                    path: self.path.clone(),
+                    what: format!("the move of {robot} kept as entry {seq}: {source}"),
+                })?;
+                insertions.push((seq, Insertion::Move { name: robot, position: pose.position, heading: pose.heading }));
+                continue;
+            }
             let assets = assets
                 .query_map(params![seq], |r| Ok((r.get::<_, String>(0)?, r.get::<_, Vec<u8>>(1)?)))
                 .map_err(self.sqlite())?
@@ -186,6 +205,7 @@ impl Store {
                             "upload" => Kind::Upload,
                             "program" => Kind::Program,
                             "start" => Kind::Start,
+                            "move" => Kind::Move,
                             _ => Kind::Removal,
                         };
                         let only_robots: Option<String> = r.get(3)?;

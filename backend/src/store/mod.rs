@@ -153,6 +153,16 @@ pub enum Insertion {
         /// Its heading there, radians (`None`: as it started).
         heading: Option<f32>,
     },
+    /// A body or a whole robot moved by hand (dragged in the 3D view, or placed by
+    /// coordinates), at rest.
+    Move {
+        /// The body or robot.
+        name: String,
+        /// Where its (main) body went, metres.
+        position: [f32; 3],
+        /// Its heading there, radians (`None`: as it was).
+        heading: Option<f32>,
+    },
 }
 
 /// A student's session in a lab.

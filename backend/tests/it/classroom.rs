@@ -192,7 +192,8 @@ async fn the_permission_matrix_holds_over_http() {
             Method::POST,
             "/api/labs/demo/objects/ana_bot/move".into(),
             r#"{"position":[2,0.2,3]}"#.into(),
-            [true, false, false, false],
+            // Its owner, or the instructor any (docs/classroom.md, "Placing things by dragging").
+            [true, true, false, false],
         ),
         (
             "drive",

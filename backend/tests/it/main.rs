@@ -24,6 +24,7 @@ mod http_api;
 mod lockstep_runs_repeat;
 mod mesh_triangles;
 mod permissions;
+mod placing;
 mod program_beliefs;
 mod program_cpus;
 mod program_map;

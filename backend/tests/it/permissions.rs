@@ -37,7 +37,8 @@ const EXPECTED: [(Action, [bool; 4]); 36] = [
     (Action::ChangeJoinCode,   [true,      false, false,  false]),
     (Action::RemoveParticipant,[true,      false, false,  false]),
     (Action::InsertScene,      [true,      false, false,  false]),
-    (Action::MoveObject,       [true,      false, false,  false]),
+    // docs/classroom.md, "Placing things by dragging": its owner, or the instructor any.
+    (Action::MoveObject,       [true,      true,  false,  false]),
     (Action::AddRobot,         [true,      false, true,   false]),
     (Action::DriveRobot,       [true,      true,  false,  false]),
     // Keys: the owner only; the instructor holds the keys of the lab's own robots (theirs
@@ -511,12 +512,6 @@ async fn lab_actions_over_http(class: &Class, findings: &mut Findings) {
         let (status, body) = send(http.post(lab("/scene")).body(crate_body), token).await;
         findings.http(cell(Action::InsertScene, &format!("POST scene crate_{i}")), status, &body);
 
-        let (_, rover) = send(http.get(class.robot_url("rover_red", "")), None).await;
-        let position = rover["pose"]["position"].clone();
-        let (status, body) =
-            send(http.post(lab("/objects/rover_red/move")).json(&json!({ "position": position })), token).await;
-        findings.http(cell(Action::MoveObject, "POST objects/rover_red/move"), status, &body);
-
         // A participant to remove: a student who joins with the lab's code as it is now.
         let (_, code) = send(http.get(lab("")), Some(TOKEN)).await;
         let code = code["join_code"].as_str().unwrap().to_owned();
@@ -640,6 +635,8 @@ async fn robot_actions_over_http(class: &Class, bot: &Bot, findings: &mut Findin
         Action::DriveRobot,
         Action::ResetRobot,
         Action::SetStart,
+        // Where it stands now, so that an allowed move always fits.
+        Action::MoveObject,
         Action::ReadConsole,
         Action::ReadProgram,
         Action::ReplaceProgram,
@@ -682,6 +679,12 @@ async fn robot_actions_over_http(class: &Class, bot: &Bot, findings: &mut Findin
                     let (_, report) = send(http.get(url("")), None).await;
                     let start = json!({ "position": report["pose"]["position"], "heading": report["pose"]["heading"] });
                     vec![("POST start", http.post(url("/start")).json(&start))]
+                }
+                Action::MoveObject => {
+                    let (_, report) = send(http.get(url("")), None).await;
+                    let to = json!({ "position": report["pose"]["position"], "heading": report["pose"]["heading"] });
+                    let path = format!("/api/labs/demo/objects/{}/move", bot.name);
+                    vec![("POST objects/move", http.post(class.server.url(&path)).json(&to))]
                 }
                 Action::ReadProgram => vec![("GET program", http.get(url("/program")))],
                 Action::ReplaceProgram => vec![("PUT program", http.put(url("/program")).multipart(tick_form()))],
@@ -795,6 +798,28 @@ async fn every_websocket_action_answers_as_the_permission_table_says() {
         }
     }
 
+    // MoveObject: each caller places each robot where it stands (websocket `place`).
+    for bot in &class.bots {
+        for (id, (person, client)) in (1u32..).zip(class.people.iter().zip(&mut clients)) {
+            let (_, report) = send(class.server.http.get(class.robot_url(bot.name, "")), None).await;
+            let p = &report["pose"]["position"];
+            let position = [0, 1, 2].map(|k| p[k].as_f64().unwrap() as f32);
+            let heading = report["pose"]["heading"].as_f64().map(|h| h as f32);
+            client.send(&ClientMsg::Place { id, name: bot.name.into(), position, heading }).await;
+            let wait = client.until(|received| match received {
+                Received::Json(ServerMsg::Placed { id: got, .. }) if *got == id => Some(Outcome::Done),
+                Received::Json(ServerMsg::PlaceRefused { id: got, error, .. }) if *got == id => {
+                    Some(Outcome::Refused(error.clone()))
+                }
+                _ => None,
+            });
+            let got = tokio::time::timeout(PATIENCE, wait).await.unwrap_or(Outcome::Silent);
+            let what = format!("place {} as {}", bot.name, person.name);
+            let cell = Cell { action: Action::MoveObject, standing: person.toward(bot), robot: Some(bot.name), what };
+            findings.websocket(cell, got);
+        }
+    }
+
     // ReadConsole: the programs log every control step; each page receives the lines of
     // the robots the table lets it read, and no others.
     class.server.control("demo", ControlAction::Step { steps: 50 }).await;
@@ -808,7 +833,7 @@ async fn every_websocket_action_answers_as_the_permission_table_says() {
         }
     }
     findings.assert_matches_the_table(
-        &[Action::Watch, Action::ControlTime, Action::SendKeys, Action::ReadConsole],
+        &[Action::Watch, Action::ControlTime, Action::SendKeys, Action::MoveObject, Action::ReadConsole],
         "the websocket",
     );
 }

@@ -6,6 +6,8 @@ use leptos::prelude::*;
 use super::ViewState;
 use super::belief_labels::BeliefLabels;
 use super::camera_gestures::CameraGestures;
+use super::placing_panel::PlacingPanel;
+use super::placing_state::Placer;
 use super::render_loop::{RenderLoop, ViewCamera, ViewInputs};
 use super::robot_labels::RobotLabels;
 use super::view_toggles::ViewToggles;
@@ -52,7 +54,8 @@ pub fn LabCanvas() -> impl IntoView {
         render_loop.try_with_value(|running| running.as_ref().map(RenderLoop::stop));
     });
 
-    let gestures = CameraGestures::new(view, inspector, canvas_ref, camera);
+    let placer = Placer::from_context(view);
+    let gestures = CameraGestures::new(view, inspector, canvas_ref, camera, placer);
     view! {
         <div class="canvas-host">
             <canvas
@@ -81,6 +84,7 @@ pub fn LabCanvas() -> impl IntoView {
             <RobotLabels container=labels />
             <BeliefLabels container=belief_labels />
             <ViewToggles />
+            {placer.map(|placer| view! { <PlacingPanel placer=placer /> })}
             <button
                 class="btn view-top"
                 type="button"
@@ -101,7 +105,7 @@ pub fn LabCanvas() -> impl IntoView {
                 <div class="view-error">"The 3D view cannot start: " {move || view_error.get()}</div>
             </When>
             <p class="canvas-hint">
-                "Click a robot to inspect it · drag to orbit · right-drag to pan · wheel to zoom · double-click to reframe"
+                "Click a robot to inspect it · drag to orbit · right-drag to pan · wheel to zoom · double-click to reframe · \"Move things\": drag a thing to place it"
             </p>
         </div>
     }

@@ -7,14 +7,15 @@
 //! resolution and shadows), [`asset_cache`] (per-URL state of meshes and textures),
 //! [`sky`] (the colours of the ambient light's gradient), [`cutaway`] (walls between the
 //! eye and what it looks at, left out of the picture), [`zones`] (a challenge's zones as
-//! see-through primitives).
+//! see-through primitives), [`placing`] (a thing dragged, lifted and turned by hand; undo).
 //! Web only: `assets` fetches the meshes (as the triangles the server read from their
 //! files) and textures the snapshot names, `gl` gets a
 //! three-d context from the canvas leptos created, `renderer` turns the world into lit
 //! meshes and draws them (lit by `environment`'s ambient light, made by the
 //! `lighting` part a moment after the view opens, and a sun), `render_loop`
 //! drives it with `requestAnimationFrame`, keeps the canvas sized to its box and adapts
-//! the quality to the machine; `lab_canvas` is the component around it all, `camera_gestures` its pointer and wheel input.
+//! the quality to the machine; `lab_canvas` is the component around it all, `camera_gestures` its pointer and wheel input,
+//! `placing_state` and `placing_panel` placing things by hand (the drag, the server's answers, the panel's buttons).
 
 pub mod asset_cache;
 pub mod belief_shapes;
@@ -23,6 +24,7 @@ pub mod labels;
 pub mod orbit_camera;
 pub mod overlay;
 pub mod picking;
+pub mod placing;
 pub mod primitives;
 pub mod quality;
 pub mod screen;
@@ -46,6 +48,10 @@ mod gl;
 mod lab_canvas;
 #[cfg(target_arch = "wasm32")]
 mod overlay_meshes;
+#[cfg(target_arch = "wasm32")]
+mod placing_panel;
+#[cfg(target_arch = "wasm32")]
+mod placing_state;
 #[cfg(target_arch = "wasm32")]
 mod render_loop;
 #[cfg(target_arch = "wasm32")]

@@ -27,6 +27,12 @@ pub fn is_click(path_px: f64) -> bool {
 /// What the picture leaves out is not in the way: the ceiling seen from above, a wall
 /// between the `eye` and the `focus` it looks at (`cutaway`).
 pub fn pick_robot(world: &World, ray: &Ray, eye: [f32; 3], focus: [f32; 3]) -> Option<String> {
+    let index = pick_body(world, ray, eye, focus)?;
+    world.snapshot()?.bodies[index].robot.clone()
+}
+
+/// The index of the body the ray meets first, as [`pick_robot`] sees them.
+pub fn pick_body(world: &World, ray: &Ray, eye: [f32; 3], focus: [f32; 3]) -> Option<usize> {
     let snapshot = world.snapshot()?;
     let mut nearest: Option<(f32, usize)> = None;
     for (index, (body, world_from_body)) in snapshot.bodies.iter().zip(world.poses()).enumerate() {
@@ -51,8 +57,7 @@ pub fn pick_robot(world: &World, ray: &Ray, eye: [f32; 3], focus: [f32; 3]) -> O
             }
         }
     }
-    let (_, index) = nearest?;
-    snapshot.bodies[index].robot.clone()
+    nearest.map(|(_, index)| index)
 }
 
 /// Distance along `ray` to a unit primitive placed at `pose` and scaled by `scale`.

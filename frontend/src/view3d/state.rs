@@ -7,6 +7,7 @@ use leptos::prelude::*;
 use vlab_protocol::{Frame, SceneSnapshot};
 
 use super::overlay::ViewOptions;
+use super::placing_state::PlacingState;
 use super::world::{FrameOutcome, World};
 
 /// Handles to the view's state; `Copy`, so every component and callback takes its own.
@@ -25,6 +26,8 @@ pub struct ViewState {
     /// Whether the world shown is the live lab's (or a recorded moment of it), which the
     /// picked robot's glow and overlay belong to; not while an attempt's is shown.
     pub live_world: RwSignal<bool>,
+    /// Things this page places by hand.
+    pub placing: PlacingState,
 }
 
 impl ViewState {
@@ -37,6 +40,7 @@ impl ViewState {
             view_options: RwSignal::new(ViewOptions::default()),
             follow: RwSignal::new(None),
             live_world: RwSignal::new(true),
+            placing: PlacingState::new(),
         }
     }
 

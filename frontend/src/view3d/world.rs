@@ -53,12 +53,16 @@ pub struct World {
     scene_generation: u64,
     pose_generation: u64,
     frames_since_snapshot: u64,
+    /// Bodies drawn where this page is placing them, each with its pose as the server
+    /// last said it (frames update that, not what is drawn, until the preview ends).
+    preview: Vec<(usize, Pose)>,
 }
 
 impl World {
     /// Replaces the scene: every body back at its snapshot pose.
     pub fn apply_snapshot(&mut self, snapshot: SceneSnapshot) {
         self.poses = snapshot.bodies.iter().map(|b| b.pose).collect();
+        self.preview.clear();
         self.snapshot = Some(snapshot);
         self.scene_generation += 1;
         self.pose_generation += 1;
@@ -73,13 +77,38 @@ impl World {
             return FrameOutcome::WrongEpoch;
         }
         for body in &frame.poses {
-            if let Some(pose) = self.poses.get_mut(body.id.0 as usize) {
-                *pose = Pose { position: body.position, rotation: body.rotation };
+            let index = body.id.0 as usize;
+            let pose = Pose { position: body.position, rotation: body.rotation };
+            if let Some((_, truth)) = self.preview.iter_mut().find(|(i, _)| *i == index) {
+                *truth = pose;
+            } else if let Some(drawn) = self.poses.get_mut(index) {
+                *drawn = pose;
             }
         }
         self.pose_generation += 1;
         self.frames_since_snapshot += 1;
         FrameOutcome::Applied
+    }
+
+    /// Draws bodies `bodies` at `poses` (a thing being placed, ahead of the server's
+    /// answer) until [`World::end_preview`]; indices beyond the scene are skipped.
+    pub fn preview(&mut self, bodies: &[usize], poses: &[Pose]) {
+        for (&index, pose) in bodies.iter().zip(poses) {
+            let Some(drawn) = self.poses.get_mut(index) else { continue };
+            if !self.preview.iter().any(|(i, _)| *i == index) {
+                self.preview.push((index, *drawn));
+            }
+            *drawn = *pose;
+        }
+        self.pose_generation += 1;
+    }
+
+    /// The previewed bodies back where the server last put them.
+    pub fn end_preview(&mut self) {
+        for (index, truth) in self.preview.drain(..) {
+            self.poses[index] = truth;
+        }
+        self.pose_generation += 1;
     }
 
     /// The current snapshot, if one arrived.
@@ -293,6 +322,22 @@ mod tests {
         assert_eq!(world.apply_frame(&frame(3, 1, [1.0, 0.5, 0.0])), FrameOutcome::Applied);
         assert_eq!(world.poses()[1].position, [1.0, 0.5, 0.0]);
         assert_eq!(world.poses()[0].position, [0.0, -0.05, 0.0]);
+    }
+
+    #[test]
+    fn a_preview_is_drawn_until_it_ends_and_frames_meanwhile_are_kept_for_then() {
+        let mut world = World::default();
+        world.apply_snapshot(snapshot(3));
+        let shown = Pose { position: [4.0, 1.0, 4.0], rotation: [0.0, 0.0, 0.0, 1.0] };
+        world.preview(&[1, 99], &[shown, shown]);
+        assert_eq!(world.poses()[1], shown, "drawn where it is being placed");
+        world.apply_frame(&frame(3, 1, [2.0, 0.5, 0.0]));
+        assert_eq!(world.poses()[1], shown, "the preview stays while frames come");
+        world.preview(&[1], &[Pose { position: [5.0, 1.0, 5.0], ..shown }]);
+        world.end_preview();
+        assert_eq!(world.poses()[1].position, [2.0, 0.5, 0.0], "back where the server last put it");
+        world.apply_frame(&frame(3, 1, [3.0, 0.5, 0.0]));
+        assert_eq!(world.poses()[1].position, [3.0, 0.5, 0.0]);
     }
 
     #[test]

@@ -20,6 +20,8 @@ const VARIANTS: &[&str] = &[
     "moment",
     "pacing",
     "board_changed",
+    "placed",
+    "place_refused",
     "pong",
     "error",
 ];
@@ -53,6 +55,17 @@ fn read(value: Value) -> Result<ServerMsg, Error> {
         "moment" => ServerMsg::Moment(fields.rest()?),
         "pacing" => ServerMsg::Pacing { drawn_every: fields.required("drawn_every")? },
         "board_changed" => ServerMsg::BoardChanged,
+        "placed" => ServerMsg::Placed {
+            id: fields.required("id")?,
+            name: fields.required("name")?,
+            position: fields.required("position")?,
+            heading: fields.optional("heading")?,
+        },
+        "place_refused" => ServerMsg::PlaceRefused {
+            id: fields.required("id")?,
+            name: fields.required("name")?,
+            error: fields.required("error")?,
+        },
         "pong" => ServerMsg::Pong { nonce: fields.required("nonce")? },
         "error" => ServerMsg::Error(fields.rest()?),
         other => return Err(serde::de::Error::unknown_variant(other, VARIANTS)),
@@ -132,6 +145,12 @@ mod tests {
             })),
             ServerMsg::Pacing { drawn_every: 2 },
             ServerMsg::BoardChanged,
+            ServerMsg::Placed { id: 7, name: "crate".into(), position: [1.0, 0.25, -2.0], heading: Some(1.5) },
+            ServerMsg::PlaceRefused {
+                id: 8,
+                name: "crate".into(),
+                error: ErrorBody::new(ErrorCode::InvalidArgument, "overlaps"),
+            },
             ServerMsg::Pong { nonce: u64::MAX },
             ServerMsg::Error(ErrorBody::new(ErrorCode::Forbidden, "no")),
         ]
@@ -155,6 +174,8 @@ mod tests {
             ServerMsg::Moment(_) => "moment",
             ServerMsg::Pacing { .. } => "pacing",
             ServerMsg::BoardChanged => "board_changed",
+            ServerMsg::Placed { .. } => "placed",
+            ServerMsg::PlaceRefused { .. } => "place_refused",
             ServerMsg::Pong { .. } => "pong",
             ServerMsg::Error(_) => "error",
         }

@@ -227,6 +227,10 @@ impl ClassroomUploads<'_> {
                 lab.robots().set_start(&robot, position, heading).await?;
                 Ok(None)
             }
+            Insertion::Move { name, position, heading } => {
+                lab.robots().move_object(&name, position, heading).await?;
+                Ok(None)
+            }
             Insertion::Program { robot, program, files, binaries } => {
                 let (_, binaries) = programs::split_stored(binaries);
                 let bundle = Bundle {
