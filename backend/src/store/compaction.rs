@@ -10,7 +10,8 @@
 //!   its robots' removal is the first removal of that name after the upload (a name is
 //!   one robot at a time in a lab).
 //! - Everything else stays: scenes of the instructor (their bodies cannot be removed),
-//!   uploads not yet known to hold only robots, removals of the lab's own robots.
+//!   uploads not yet known to hold only robots, removals of the lab's own robots, and
+//!   changes of the room (each sets only the fields it names, and takes a line).
 
 use std::collections::BTreeSet;
 
@@ -21,6 +22,7 @@ pub(super) enum Kind {
     Program,
     Removal,
     Start,
+    Room,
 }
 
 /// One entry of a lab's log, without its files.
@@ -58,7 +60,7 @@ pub(super) fn forgettable(entries: &[Entry]) -> BTreeSet<i64> {
                     forget.extend(removals);
                 }
             }
-            Kind::Removal => {}
+            Kind::Removal | Kind::Room => {}
         }
     }
     forget

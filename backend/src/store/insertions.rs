@@ -1,5 +1,5 @@
 //! The log of what was done to each lab's scene (uploads, program replacements,
-//! removals), kept in order to be done again at restart, and compacted: what a later
+//! removals, starts moved, the room changed), kept in order to be done again at restart, and compacted: what a later
 //! entry undid or replaced leaves the log, its files with it.
 
 use rusqlite::params;
@@ -57,6 +57,16 @@ impl Store {
                     .execute(
                         "INSERT INTO insertions (lab, kind, robot, main_text) VALUES (?1, 'start', ?2, ?3)",
                         params![lab, robot, start],
+                    )
+                    .map_err(&sqlite)?;
+                transaction.last_insert_rowid()
+            }
+            Insertion::Room { change } => {
+                let change = serde_json::to_string(change).expect("a room change serialises");
+                transaction
+                    .execute(
+                        "INSERT INTO insertions (lab, kind, main_text) VALUES (?1, 'room', ?2)",
+                        params![lab, change],
                     )
                     .map_err(&sqlite)?;
                 transaction.last_insert_rowid()
@@ -124,6 +134,14 @@ impl Store {
                 insertions.push((seq, Insertion::Removal { robot }));
                 continue;
             }
+            if kind == "room" {
+                let change = serde_json::from_str(&main_text).map_err(|source| StoreError::Corrupt {
+                    path: self.path.clone(),
+                    what: format!("the change of the room kept as entry {seq}: {source}"),
+                })?;
+                insertions.push((seq, Insertion::Room { change }));
+                continue;
+            }
             if kind == "start" {
                 let start: StartRow = serde_json::from_str(&main_text).map_err(|source| StoreError::Corrupt {
                     path: self.path.clone(),
@@ -186,6 +204,7 @@ impl Store {
                             "upload" => Kind::Upload,
                             "program" => Kind::Program,
                             "start" => Kind::Start,
+                            "room" => Kind::Room,
                             _ => Kind::Removal,
                         };
                         let only_robots: Option<String> = r.get(3)?;
