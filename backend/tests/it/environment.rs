@@ -132,11 +132,11 @@ async fn a_room_shrunk_past_a_robot_is_refused_naming_it_and_nothing_changes() {
     assert!(message.starts_with("robot 'diffbot' at x 1.46, y 0.06, z 2.50 would be outside"), "{message}");
     assert!(message.contains("would be outside the new room (x 0 to 1.2, z 0 to 5, y 0 to 1.5)"), "{message}");
     assert_eq!(room(&server, &lab).await, before, "all or nothing: the floor's material stayed too");
-    // A wall through it, though its middle would stay inside: refused with how deep.
-    let (status, refused) = change_room(&server, &lab, Some(&instructor), json!({ "width": 1.55 })).await;
+    // The north wall between its deck and its right wheel.
+    let (status, refused) = change_room(&server, &lab, Some(&instructor), json!({ "length": 2.57 })).await;
     assert_eq!(status, 422, "{refused}");
     let message = refused["error"]["message"].as_str().unwrap();
-    assert!(message.contains("robot 'diffbot'") && message.contains("into the new 'wall_east'"), "{message}");
+    assert!(message.starts_with("robot 'diffbot' at x") && message.contains("z 0 to 2.57"), "{message}");
     assert_eq!(room(&server, &lab).await, before);
 }
 
