@@ -3,8 +3,8 @@
 //! live and when a run is re-simulated, so a re-simulation cannot drift from the run
 //! it repeats.
 
-use vlab_sim::robot::{Owner, Robots};
 use vlab_protocol::RoomChange;
+use vlab_sim::robot::{Owner, Robots};
 use vlab_sim::scene::{Inserted, Palette, Pose, RoomError, SceneError, SceneModel};
 use vlab_sim::sim::{BodyIndex, World};
 

@@ -235,8 +235,8 @@ pub enum LabCommand {
     },
     /// Change the room (sizes, materials, gravity) between two steps, all or nothing.
     ChangeRoom {
-        /// The fields to change.
-        change: RoomChange,
+        /// The fields to change (boxed: the other commands are smaller).
+        change: Box<RoomChange>,
         /// Whether to check that every moving body stays inside (a change kept from
         /// before a restart was checked when it was made, and is done again as it was).
         checked: bool,

@@ -123,7 +123,10 @@ pub async fn update_settings(
 }
 
 /// `GET /api/labs/{lab}/environment`: the lab's room as it stands.
-pub async fn room(State(app): State<Arc<AppState>>, ReaderIn { lab, caller }: ReaderIn) -> Result<Json<RoomView>, AppError> {
+pub async fn room(
+    State(app): State<Arc<AppState>>,
+    ReaderIn { lab, caller }: ReaderIn,
+) -> Result<Json<RoomView>, AppError> {
     Ok(Json(app.classroom.room().now(&lab, caller).await?))
 }
 

@@ -70,6 +70,18 @@ pub(super) fn forgettable(entries: &[Entry]) -> BTreeSet<i64> {
 mod tests {
     use super::*;
 
+    #[test]
+    fn changes_of_the_room_are_never_forgotten() {
+        let room = |seq| Entry { seq, kind: Kind::Room, robot: String::new(), only_robots: None };
+        let log = [
+            upload(1, &["a"]),
+            room(2),
+            Entry { seq: 3, kind: Kind::Removal, robot: "a".into(), only_robots: None },
+            room(4),
+        ];
+        assert_eq!(forgettable(&log), BTreeSet::from([1, 3]), "the robot's upload and removal go; both rooms stay");
+    }
+
     fn upload(seq: i64, robots: &[&str]) -> Entry {
         Entry {
             seq,
@@ -196,6 +208,7 @@ mod tests {
                 Kind::Program => robots.get_mut(&entry.robot).expect("program of a robot that is there").0 = entry.seq,
                 Kind::Start => robots.get_mut(&entry.robot).expect("start of a robot that is there").1 = entry.seq,
                 Kind::Removal => assert!(robots.remove(&entry.robot).is_some(), "removal of a robot that is there"),
+                Kind::Room => {}
             }
         }
         robots

@@ -126,7 +126,8 @@ async fn a_room_shrunk_past_a_robot_is_refused_naming_it_and_nothing_changes() {
     let server = TestServer::start(false).await;
     let (lab, instructor) = diffbot_lab(&server, TOKEN).await;
     let before = room(&server, &lab).await;
-    let (status, refused) = change_room(&server, &lab, Some(&instructor), json!({ "width": 1.2, "ground": "Wood" })).await;
+    let (status, refused) =
+        change_room(&server, &lab, Some(&instructor), json!({ "width": 1.2, "ground": "Wood" })).await;
     assert_eq!(status, 422, "{refused}");
     let message = refused["error"]["message"].as_str().unwrap();
     assert!(message.starts_with("robot 'diffbot' at x 1.46, y 0.06, z 2.50 would be outside"), "{message}");

@@ -51,7 +51,10 @@ pub fn RoomForm() -> impl IntoView {
             applying.set(false);
         });
     };
-    let field = move |label: &'static str, testid: &'static str, get: fn(&RoomFields) -> String, set: fn(&mut RoomFields, String)| {
+    let field = move |label: &'static str,
+                      testid: &'static str,
+                      get: fn(&RoomFields) -> String,
+                      set: fn(&mut RoomFields, String)| {
         view! {
             <label class="room-field">
                 {label}

@@ -22,6 +22,6 @@ impl LabRoom<'_> {
     /// Changes the room between two steps, all or nothing; with `checked`, refused while
     /// a moving body would not stand inside the new room.
     pub async fn change(self, change: RoomChange, checked: bool) -> Result<RoomView, LabError> {
-        self.lab.request(|reply| LabCommand::ChangeRoom { change, checked, reply }).await?
+        self.lab.request(|reply| LabCommand::ChangeRoom { change: Box::new(change), checked, reply }).await?
     }
 }

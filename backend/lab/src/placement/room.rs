@@ -106,7 +106,8 @@ pub fn check_room(before: &SceneModel, after: &SceneModel, world: &World) -> Res
                 return refuse(Problem::UnderFloor);
             }
             for ((&wall, old), new) in walls.iter().zip(&old_walls).zip(&new_walls) {
-                let depth = |wall: &Solids| wall.deepest_overlap(&solids, [0.0; 3], OVERLAP_TOLERANCE_M).map(|o| o.depth);
+                let depth =
+                    |wall: &Solids| wall.deepest_overlap(&solids, [0.0; 3], OVERLAP_TOLERANCE_M).map(|o| o.depth);
                 let Some(deeper) = depth(new) else { continue };
                 // Sunk as deep into the old one already, this change is not what put it there.
                 if depth(old).is_none_or(|before| deeper > before + 1e-3) {
@@ -168,7 +169,10 @@ mod tests {
         assert_eq!((refused.what.as_str(), refused.start), ("robot 'bot'", false));
         assert_eq!(refused.problem, Problem::Outside { width: 6.0, length: 8.0, ceiling: Some(3.0) });
         let message = refused.to_string();
-        assert!(message.starts_with("robot 'bot' at x 8.00, y 0.10, z 4.00 would be outside the new room"), "{message}");
+        assert!(
+            message.starts_with("robot 'bot' at x 8.00, y 0.10, z 4.00 would be outside the new room"),
+            "{message}"
+        );
         assert!(message.contains("(x 0 to 6, z 0 to 8, y 0 to 3)"), "{message}");
     }
 

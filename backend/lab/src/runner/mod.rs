@@ -308,7 +308,7 @@ impl Runner {
                 let _ = reply.send(self.move_object(&name, position, heading));
             }
             LabCommand::ChangeRoom { change, checked, reply } => {
-                let _ = reply.send(self.change_room(change, checked));
+                let _ = reply.send(self.change_room(*change, checked));
             }
             LabCommand::StartRun { reply } => {
                 let _ = reply.send(self.start_live_run());

@@ -5,7 +5,9 @@
 
 use vlab_protocol::RoomChange;
 
-use super::{BodyModel, EnvironmentKind, EnvironmentModel, Material, Motion, Palette, PartModel, Pose, SceneModel, Shape};
+use super::{
+    BodyModel, EnvironmentKind, EnvironmentModel, Material, Motion, Palette, PartModel, Pose, SceneModel, Shape,
+};
 
 /// Thickness of the walls, metres, just outside the room's rectangle.
 pub const WALL_THICKNESS: f32 = 0.2;
@@ -32,7 +34,12 @@ pub fn environment_bodies(environment: &EnvironmentModel) -> Vec<BodyModel> {
     let (w, l, h, t) = (environment.width, environment.length, environment.height, WALL_THICKNESS);
     let (ground, walls) = (&environment.ground, &environment.walls);
     let mut boxes = vec![
-        ("floor", [w / 2.0, -FLOOR_THICKNESS / 2.0, l / 2.0], [w / 2.0 + t, FLOOR_THICKNESS / 2.0, l / 2.0 + t], ground),
+        (
+            "floor",
+            [w / 2.0, -FLOOR_THICKNESS / 2.0, l / 2.0],
+            [w / 2.0 + t, FLOOR_THICKNESS / 2.0, l / 2.0 + t],
+            ground,
+        ),
         ("wall_south", [w / 2.0, h / 2.0, -t / 2.0], [w / 2.0 + t, h / 2.0, t / 2.0], walls),
         ("wall_north", [w / 2.0, h / 2.0, l + t / 2.0], [w / 2.0 + t, h / 2.0, t / 2.0], walls),
         ("wall_west", [-t / 2.0, h / 2.0, l / 2.0], [t / 2.0, h / 2.0, l / 2.0], walls),
@@ -110,7 +117,9 @@ impl SceneModel {
         environment.length = size("length", change.length, environment.length)?;
         environment.height = size("height", change.height, environment.height)?;
         let gravity_y = match change.gravity {
-            Some(gravity) => super::check_magnitude("gravity", gravity).map(|()| gravity as f32).map_err(field("gravity"))?,
+            Some(gravity) => {
+                super::check_magnitude("gravity", gravity).map(|()| gravity as f32).map_err(field("gravity"))?
+            }
             None => self.gravity_y,
         };
         let material = |what: &'static str, name: &Option<String>, now: &Material| match name {
@@ -164,14 +173,16 @@ mod tests {
 
     #[test]
     fn a_changed_room_is_the_room_the_language_builds_with_those_settings() {
-        let before = lab("environment room { width 6; length 5; ground \"Tiles\"; }\nbox1 { shape box(1,1,1); pos(2,0.5,2); }");
+        let before =
+            lab("environment room { width 6; length 5; ground \"Tiles\"; }\nbox1 { shape box(1,1,1); pos(2,0.5,2); }");
         let changed = before
-            .with_room(&change(r#"{"width": 9, "height": 2.5, "ground": "wood", "gravity": -3.7}"#), &Palette::default())
+            .with_room(
+                &change(r#"{"width": 9, "height": 2.5, "ground": "wood", "gravity": -3.7}"#),
+                &Palette::default(),
+            )
             .unwrap();
-        let written = lab(
-            "environment room { width 9; length 5; height 2.5; ground \"Wood\"; gravity -3.7; }\n\
-             box1 { shape box(1,1,1); pos(2,0.5,2); }",
-        );
+        let written = lab("environment room { width 9; length 5; height 2.5; ground \"Wood\"; gravity -3.7; }\n\
+             box1 { shape box(1,1,1); pos(2,0.5,2); }");
         assert_eq!(changed, written, "the same bodies at the same indices, the same settings");
         assert_eq!(changed.environment_body_indices(), vec![0, 1, 2, 3, 4, 5]);
     }

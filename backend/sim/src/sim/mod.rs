@@ -365,7 +365,8 @@ mod tests {
         let source = "environment room { width 6; length 6; height 2; }\n\
                       ball { shape sphere(0.2); pos(3, 0.2, 3); }";
         let options = crate::scene::Options::default();
-        let model = crate::scene::interpret(source, "room.vlab", &crate::scene::MapLoader::new(), &options).unwrap().model;
+        let model =
+            crate::scene::interpret(source, "room.vlab", &crate::scene::MapLoader::new(), &options).unwrap().model;
         let mut world = World::build(&model).unwrap();
         let east = |world: &World| world.cast_ray([3.0, 1.0, 3.0], [1.0, 0.0, 0.0], 50.0, RayFilter::default());
         let up = |world: &World| world.cast_ray([3.0, 1.0, 3.0], [0.0, 1.0, 0.0], 50.0, RayFilter::default());
