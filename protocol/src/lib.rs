@@ -34,6 +34,7 @@ mod programs;
 mod recording;
 pub mod robot_abi;
 mod robots;
+mod room;
 mod scene;
 mod sightings;
 mod sorted;
@@ -79,6 +80,7 @@ pub use robots::{
     ActuatorCommand, ActuatorCommands, ActuatorReport, JointReading, Lateness, NewStart, ProgramState, ProgramStatus,
     RobotPose, RobotReport, SensorReport, SensorValue,
 };
+pub use room::{RoomChange, RoomView};
 pub use scene::{BodyId, BodyView, Material, MeshView, PartView, Pose, SceneSnapshot, Shape};
 pub use sightings::{Landmark, RadioMessage};
 pub use triangles::{

@@ -55,6 +55,8 @@ pub enum Action {
     /// coordinates), at rest: its owner, or the instructor any (the lab's own bodies and
     /// robots are the instructor's).
     MoveObject,
+    /// Change the lab's room while it runs: its size, materials and gravity.
+    ChangeEnvironment,
     /// Add robots of one's own (within the lab's quota and lock).
     AddRobot,
     /// Command a robot's actuators by hand.
@@ -197,7 +199,7 @@ impl Standing {
 
 /// The table: for each action, whether each standing may take it, in the column order
 /// of [`Standing::ALL`] (instructor, owner, student, anonymous).
-const TABLE: [(Action, [bool; 4]); 36] = [
+const TABLE: [(Action, [bool; 4]); 37] = [
     //                         instr  owner  student anon
     (Action::Watch, [true, true, true, true]),
     (Action::ControlTime, [true, false, false, false]),
@@ -210,6 +212,8 @@ const TABLE: [(Action, [bool; 4]); 36] = [
     (Action::InsertScene, [true, false, false, false]),
     // A thing's owner places it; the instructor places anything (supervising).
     (Action::MoveObject, [true, true, false, false]),
+    // The room is everybody's: resizing it under a student's robot is the instructor's call.
+    (Action::ChangeEnvironment, [true, false, false, false]),
     (Action::AddRobot, [true, false, true, false]),
     (Action::DriveRobot, [true, true, false, false]),
     // One driver at a time: the owner holds the keys (the instructor is the owner of
@@ -311,7 +315,7 @@ impl Denial {
 
 impl Action {
     /// Every action, in the table's order.
-    pub const ALL: [Action; 36] = {
+    pub const ALL: [Action; 37] = {
         let mut all = [Action::Watch; TABLE.len()];
         let mut i = 0;
         while i < TABLE.len() {
@@ -333,6 +337,7 @@ impl Action {
             | Action::ChangeJoinCode
             | Action::RemoveParticipant
             | Action::InsertScene
+            | Action::ChangeEnvironment
             | Action::AddRobot
             | Action::ExportRecording
             | Action::SaveScene
@@ -375,6 +380,7 @@ impl Action {
             Action::RemoveParticipant => "remove participants",
             Action::InsertScene => "insert scenes",
             Action::MoveObject => "move it",
+            Action::ChangeEnvironment => "change the lab's room",
             Action::AddRobot => "add a robot",
             Action::DriveRobot => "drive it by hand",
             Action::SendKeys => "drive it with the keyboard",
@@ -506,6 +512,12 @@ mod tests {
         assert_eq!(Action::SendKeys.check(Standing::Student), Err(Denial::OwnerOnly));
         assert_eq!(Action::ExportRecording.check(Standing::Student), Err(Denial::InstructorOnly));
         assert_eq!(Action::SaveScene.check(Standing::Anonymous), Err(Denial::NeedsInstructorToken));
+        assert_eq!(Action::ChangeEnvironment.check(Standing::Student), Err(Denial::InstructorOnly));
+        assert_eq!(Action::ChangeEnvironment.check(Standing::Anonymous), Err(Denial::NeedsInstructorToken));
+        assert_eq!(
+            Denial::InstructorOnly.explain(Action::ChangeEnvironment, None),
+            "only the instructor of this lab may change the lab's room"
+        );
         assert_eq!(Action::ExportRobotRecording.check(Standing::Student), Err(Denial::NotTheOwner));
         assert_eq!(Action::ExportRobotRecording.check(Standing::Anonymous), Err(Denial::NeedsSession));
         assert_eq!(Action::MoveObject.check(Standing::Student), Err(Denial::NotTheOwner));

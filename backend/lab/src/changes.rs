@@ -1,10 +1,11 @@
 //! What changes a lab's world between two steps (an insertion, a robot taken out, put
-//! back at its start, its start moved, or moved by hand) and one bare physics step: done the same way
+//! back at its start, its start moved, or moved by hand, the room changed) and one bare physics step: done the same way
 //! live and when a run is re-simulated, so a re-simulation cannot drift from the run
 //! it repeats.
 
+use vlab_protocol::RoomChange;
 use vlab_sim::robot::{Owner, Robots};
-use vlab_sim::scene::{Inserted, Pose, SceneError, SceneModel};
+use vlab_sim::scene::{Inserted, Palette, Pose, RoomError, SceneError, SceneModel};
 use vlab_sim::sim::{BodyIndex, World};
 
 /// Adds `addition` to the model and the world, all or nothing; its robots (owned by
@@ -177,6 +178,22 @@ pub fn set_start(model: &mut SceneModel, name: &str, position: [f32; 3], heading
     let Some(plan) = StartPlan::of(model, name, position, heading) else { return false };
     plan.apply(model);
     true
+}
+
+/// The lab's model with its room changed as `change` says (see `SceneModel::with_room`),
+/// materials from the shipped library; the world is not touched.
+pub fn room_changed(model: &SceneModel, change: &RoomChange) -> Result<SceneModel, RoomError> {
+    model.with_room(change, &Palette::default())
+}
+
+/// Makes `changed` (from [`room_changed`]) the lab's model and gives the world its room:
+/// the environment's bodies reshaped where they are (their indices stay), gravity.
+pub fn apply_room(model: &mut SceneModel, world: &mut World, changed: SceneModel) {
+    for index in changed.environment_body_indices() {
+        world.reshape_fixed(index, &changed.bodies[index]);
+    }
+    world.set_gravity_y(changed.gravity_y);
+    *model = changed;
 }
 
 /// One physics step with no programs: the robots' commands reach the joints, the world

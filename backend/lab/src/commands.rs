@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use serde_json::Value;
 use tokio::sync::oneshot;
-use vlab_protocol::{ConsoleLine, ControlAction, LabState, ProgramStatus, RobotReport, SyncMode};
+use vlab_protocol::{ConsoleLine, ControlAction, LabState, ProgramStatus, RobotReport, RoomChange, RoomView, SyncMode};
 
 use super::LabError;
 use super::placement::Misplaced;
@@ -232,6 +232,16 @@ pub enum LabCommand {
         heading: Option<f32>,
         /// Whether there was such an object, or why it may not go there.
         reply: oneshot::Sender<Result<bool, Misplaced>>,
+    },
+    /// Change the room (sizes, materials, gravity) between two steps, all or nothing.
+    ChangeRoom {
+        /// The fields to change (boxed: the other commands are smaller).
+        change: Box<RoomChange>,
+        /// Whether to check that every moving body stays inside (a change kept from
+        /// before a restart was checked when it was made, and is done again as it was).
+        checked: bool,
+        /// The room now, or why it stays as it was.
+        reply: oneshot::Sender<Result<RoomView, LabError>>,
     },
     /// Stop the thread.
     Shutdown,

@@ -106,6 +106,10 @@ pub enum LabError {
     /// The lab cannot be rewound to that step; it is unchanged.
     #[error("cannot rewind: {0}")]
     Rewind(String),
+    /// A change of the room names a value outside the language's limits (or the lab has
+    /// no room); the lab is unchanged.
+    #[error(transparent)]
+    Room(#[from] vlab_sim::scene::RoomError),
     /// The lab's scene sets no challenge to run.
     #[error("this lab has no challenge: its scene sets none (docs/challenges.md)")]
     NoChallenge,

@@ -1,6 +1,6 @@
 //! One running lab as the rest of the server sees it: its identity, settings and
-//! status, and views of it by concern (its clock, robots, programs, recording, viewers
-//! and people), each of which sends requests to the lab's thread or reads what it
+//! status, and views of it by concern (its clock, robots, room, programs, recording,
+//! viewers and people), each of which sends requests to the lab's thread or reads what it
 //! publishes.
 
 mod clock;
@@ -8,6 +8,7 @@ mod people;
 mod programs;
 mod recording;
 mod robots;
+mod room;
 mod viewers;
 
 use std::collections::BTreeMap;
@@ -22,6 +23,7 @@ pub use people::LabPeople;
 pub use programs::LabPrograms;
 pub use recording::LabRecording;
 pub use robots::{KeysAnswer, LabRobots};
+pub use room::LabRoom;
 pub use viewers::LabViewers;
 
 use super::commands::LabCommand;
@@ -198,6 +200,11 @@ impl LabHandle {
     /// Its robots and objects: ownership, insertions, removals, moves, hand commands.
     pub fn robots(&self) -> LabRobots<'_> {
         LabRobots { lab: self }
+    }
+
+    /// Its room: read it, change it.
+    pub fn room(&self) -> LabRoom<'_> {
+        LabRoom { lab: self }
     }
 
     /// Its robots' programs and remote controllers.

@@ -91,6 +91,11 @@ pub fn resimulate(
                 Change::Moved { name, position, heading } => {
                     changes::move_object(&model, &mut world, name, *position, *heading);
                 }
+                Change::Room { room } => {
+                    let changed = changes::room_changed(&model, room)
+                        .map_err(|e| format!("a change of the room does not apply again: {e}"))?;
+                    changes::apply_room(&mut model, &mut world, changed);
+                }
             },
             _ => {}
         }
@@ -194,5 +199,27 @@ mod tests {
         assert_eq!(seen(&from_checkpoint.world, &from_checkpoint.robots, target, dt), live, "as the run was");
         assert_eq!(seen(&from_start.world, &from_start.robots, target, dt), live, "as from the run's start");
         assert_eq!(seen(&again.world, &again.robots, target, dt), live, "the checkpoint itself is left as it was");
+    }
+
+    #[test]
+    fn a_room_changed_during_the_run_is_changed_again_at_the_same_step() {
+        let run = RunStart::new(demo_scene(1), BTreeMap::new());
+        let (mut model, mut world, mut robots) = start(&run, SEED).expect("the demo builds");
+        let dt = model.dt_secs;
+        let room: vlab_protocol::RoomChange = serde_json::from_str(r#"{"width": 16, "gravity": -5}"#).unwrap();
+        let (changed_at, target) = (300, 900);
+        for step in 1..=target {
+            changes::bare_step(&mut world, &mut robots, step, dt);
+            if step == changed_at {
+                let changed = changes::room_changed(&model, &room).expect("a room 16 m wide");
+                changes::apply_room(&mut model, &mut world, changed);
+            }
+        }
+        let inputs = vec![Record::Change { step: changed_at, change: Change::Room { room } }];
+        let again = resimulate(&run, SEED, &inputs, target, None).expect("it re-simulates");
+        assert_eq!(again.model, model, "the room as it was changed");
+        assert_eq!(seen(&again.world, &again.robots, target, dt), seen(&world, &robots, target, dt));
+        let unchanged = resimulate(&run, SEED, &[], target, None).expect("it re-simulates");
+        assert_ne!(seen(&unchanged.world, &unchanged.robots, target, dt), seen(&world, &robots, target, dt));
     }
 }

@@ -41,6 +41,26 @@ pub fn snapshot(model: &SceneModel, world: &World, epoch: u32) -> wire::SceneSna
     wire::SceneSnapshot { epoch, sky: model.sky, bodies, links, zones: zones(model) }
 }
 
+/// The room of `model` as pages read it (`None`: its scene declares no environment).
+pub fn room(model: &SceneModel) -> Option<wire::RoomView> {
+    let environment = model.environment.as_ref()?;
+    let kind = match environment.kind {
+        scene::EnvironmentKind::Room => "room",
+        scene::EnvironmentKind::WallRect => "wallrect",
+    };
+    Some(wire::RoomView {
+        kind: kind.to_owned(),
+        width: environment.width,
+        length: environment.length,
+        height: environment.height,
+        gravity: model.gravity_y,
+        sky: environment.sky.name.clone(),
+        ground: environment.ground.name.clone(),
+        walls: environment.walls.name.clone(),
+        ceiling: environment.ceiling.name.clone(),
+    })
+}
+
 /// The zones of `model`'s challenge, as pages draw them (none without a challenge).
 pub fn zones(model: &SceneModel) -> Vec<wire::ZoneView> {
     let Some(challenge) = &model.challenge else { return Vec::new() };

@@ -23,6 +23,7 @@ mod people;
 mod programs;
 pub mod recording;
 mod robots;
+mod room;
 mod saving;
 mod timeline;
 pub mod upload;
@@ -42,6 +43,7 @@ pub use people::ClassroomPeople;
 pub use programs::ClassroomPrograms;
 pub use recording::Recordings;
 pub use robots::ClassroomRobots;
+pub use room::ClassroomRoom;
 pub use saving::{ClassroomSaving, SavedScene, SavedZip};
 pub use timeline::ClassroomTimeline;
 pub use timeline::{SEEK_TRAIL_WINDOW_SECS, Seek};
@@ -178,6 +180,11 @@ impl Classroom {
     /// Its labs' robots: reports, hand commands, keys, resets, removals, moves.
     pub fn robots(&self) -> ClassroomRobots<'_> {
         ClassroomRobots { classroom: self }
+    }
+
+    /// Its labs' rooms: read them, change them while the labs run.
+    pub fn room(&self) -> ClassroomRoom<'_> {
+        ClassroomRoom { classroom: self }
     }
 
     /// Its labs saved as scenes.

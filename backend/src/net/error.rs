@@ -112,7 +112,11 @@ impl AppError {
                 }
                 LabError::OverQuota { .. } => plain(StatusCode::FORBIDDEN, ErrorCode::Forbidden),
                 LabError::AttachTooSoon { .. } => plain(StatusCode::TOO_MANY_REQUESTS, ErrorCode::TooManyRequests),
-                LabError::Command(_) | LabError::Keys(_) | LabError::OverCapacity(_) | LabError::Misplaced(_) => {
+                LabError::Command(_)
+                | LabError::Keys(_)
+                | LabError::OverCapacity(_)
+                | LabError::Misplaced(_)
+                | LabError::Room(_) => {
                     plain(StatusCode::UNPROCESSABLE_ENTITY, ErrorCode::InvalidArgument)
                 }
                 LabError::Scene { .. } | LabError::Thread { .. } => {

@@ -168,6 +168,9 @@ impl Example for vlab_protocol::LabSettingsPatch {
     const EXAMPLE: &'static str =
         r#"{"uploads_locked": true, "pause_on_join": false, "robot_quota": 2, "max_participants": 30}"#;
 }
+impl Example for vlab_protocol::RoomChange {
+    const EXAMPLE: &'static str = r#"{"width": 14, "length": 10, "height": 2.5, "ground": "Wood", "walls": "White"}"#;
+}
 impl Example for vlab_protocol::BroadcastRequest {
     const EXAMPLE: &'static str = r#"{"message": "Five minutes left"}"#;
 }

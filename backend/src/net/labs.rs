@@ -1,6 +1,6 @@
 //! The classroom over HTTP: creating, reading, saving (as a scene) and closing labs,
 //! the scene library, joining with a code, participants (and removing one), a new join
-//! code, settings and notices.
+//! code, settings and notices, the room.
 
 use std::sync::Arc;
 
@@ -10,10 +10,10 @@ use axum::http::StatusCode;
 use axum::http::header::{CONTENT_DISPOSITION, CONTENT_TYPE};
 use vlab_protocol::{
     BroadcastRequest, CreateLabRequest, CreatedLab, JoinCode, JoinRequest, Joined, LabSettings, LabSettingsPatch,
-    LabSummary, Participant, UserId,
+    LabSummary, Participant, RoomChange, RoomView, UserId,
 };
 
-use super::extract::{Bearer, InLab, JsonBody};
+use super::extract::{Bearer, InLab, JsonBody, ReaderIn};
 use super::{AppError, AppState};
 
 /// `POST /api/labs` (the server key, unless labs are open): 201 with the new lab's id,
@@ -120,6 +120,24 @@ pub async fn update_settings(
     JsonBody(patch): JsonBody<LabSettingsPatch>,
 ) -> Result<Json<LabSettings>, AppError> {
     Ok(Json(app.classroom.people().update_settings(&lab, caller, patch)?))
+}
+
+/// `GET /api/labs/{lab}/environment`: the lab's room as it stands.
+pub async fn room(
+    State(app): State<Arc<AppState>>,
+    ReaderIn { lab, caller }: ReaderIn,
+) -> Result<Json<RoomView>, AppError> {
+    Ok(Json(app.classroom.room().now(&lab, caller).await?))
+}
+
+/// `PATCH /api/labs/{lab}/environment` (instructor): the room changed while the lab runs;
+/// the room after the change.
+pub async fn change_room(
+    State(app): State<Arc<AppState>>,
+    InLab { lab, caller }: InLab,
+    JsonBody(change): JsonBody<RoomChange>,
+) -> Result<Json<RoomView>, AppError> {
+    Ok(Json(app.classroom.room().change(&lab, caller, change).await?))
 }
 
 /// `POST /api/labs/{lab}/broadcast` (instructor): a notice to everybody in the lab.

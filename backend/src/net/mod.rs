@@ -102,6 +102,7 @@ pub fn app(state: Arc<AppState>) -> Router {
         .route("/labs/{lab}/participants/{id}", axum::routing::delete(labs::remove_participant))
         .route("/labs/{lab}/join-code", post(labs::change_join_code))
         .route("/labs/{lab}/settings", axum::routing::patch(labs::update_settings))
+        .route("/labs/{lab}/environment", get(labs::room).patch(labs::change_room))
         .route("/labs/{lab}/broadcast", post(labs::broadcast))
         .route("/labs/{lab}/robots", post(uploads::upload_robots).layer(DefaultBodyLimit::max(MAX_UPLOAD_BYTES)))
         .route("/labs/{lab}/control", post(http::control))

@@ -11,7 +11,8 @@
 //!   its robots' removal is the first removal of that name after the upload (a name is
 //!   one robot at a time in a lab).
 //! - Everything else stays: scenes of the instructor (their bodies cannot be removed),
-//!   uploads not yet known to hold only robots, removals of the lab's own robots.
+//!   uploads not yet known to hold only robots, removals of the lab's own robots, and
+//!   changes of the room (each sets only the fields it names, and takes a line).
 
 use std::collections::BTreeSet;
 
@@ -23,6 +24,7 @@ pub(super) enum Kind {
     Removal,
     Start,
     Move,
+    Room,
 }
 
 /// One entry of a lab's log, without its files.
@@ -61,7 +63,7 @@ pub(super) fn forgettable(entries: &[Entry]) -> BTreeSet<i64> {
                     forget.extend(removals);
                 }
             }
-            Kind::Removal => {}
+            Kind::Removal | Kind::Room => {}
         }
     }
     forget
@@ -70,6 +72,18 @@ pub(super) fn forgettable(entries: &[Entry]) -> BTreeSet<i64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn changes_of_the_room_are_never_forgotten() {
+        let room = |seq| Entry { seq, kind: Kind::Room, robot: String::new(), only_robots: None };
+        let log = [
+            upload(1, &["a"]),
+            room(2),
+            Entry { seq: 3, kind: Kind::Removal, robot: "a".into(), only_robots: None },
+            room(4),
+        ];
+        assert_eq!(forgettable(&log), BTreeSet::from([1, 3]), "the robot's upload and removal go; both rooms stay");
+    }
 
     fn upload(seq: i64, robots: &[&str]) -> Entry {
         Entry {
@@ -211,6 +225,7 @@ mod tests {
                 Kind::Start => robots.get_mut(&entry.robot).expect("start of a robot that is there").1 = entry.seq,
                 Kind::Move => robots.get_mut(&entry.robot).expect("move of a robot that is there").2 = entry.seq,
                 Kind::Removal => assert!(robots.remove(&entry.robot).is_some(), "removal of a robot that is there"),
+                Kind::Room => {}
             }
         }
         robots

@@ -1,5 +1,5 @@
 //! The log of what was done to each lab's scene (uploads, program replacements,
-//! removals, starts and things moved by hand), kept in order to be done again at restart, and compacted: what a later
+//! removals, starts and things moved by hand, the room changed), kept in order to be done again at restart, and compacted: what a later
 //! entry undid or replaced leaves the log, its files with it.
 
 use rusqlite::params;
@@ -72,6 +72,16 @@ impl Store {
                     .map_err(&sqlite)?;
                 transaction.last_insert_rowid()
             }
+            Insertion::Room { change } => {
+                let change = serde_json::to_string(change).expect("a room change serialises");
+                transaction
+                    .execute(
+                        "INSERT INTO insertions (lab, kind, main_text) VALUES (?1, 'room', ?2)",
+                        params![lab, change],
+                    )
+                    .map_err(&sqlite)?;
+                transaction.last_insert_rowid()
+            }
             Insertion::Removal { robot } => {
                 transaction
                     .execute(
@@ -133,6 +143,14 @@ impl Store {
         for (seq, kind, owner_id, owner_name, main_name, main_text, files, robot, program, only_robots) in rows {
             if kind == "removal" {
                 insertions.push((seq, Insertion::Removal { robot }));
+                continue;
+            }
+            if kind == "room" {
+                let change = serde_json::from_str(&main_text).map_err(|source| StoreError::Corrupt {
+                    path: self.path.clone(),
+                    what: format!("the change of the room kept as entry {seq}: {source}"),
+                })?;
+                insertions.push((seq, Insertion::Room { change }));
                 continue;
             }
             if kind == "start" {
@@ -206,6 +224,7 @@ impl Store {
                             "program" => Kind::Program,
                             "start" => Kind::Start,
                             "move" => Kind::Move,
+                            "room" => Kind::Room,
                             _ => Kind::Removal,
                         };
                         let only_robots: Option<String> = r.get(3)?;

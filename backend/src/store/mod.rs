@@ -163,6 +163,11 @@ pub enum Insertion {
         /// Its heading there, radians (`None`: as it was).
         heading: Option<f32>,
     },
+    /// The room changed (sizes, materials, gravity).
+    Room {
+        /// The fields changed.
+        change: vlab_protocol::RoomChange,
+    },
 }
 
 /// A student's session in a lab.
@@ -484,6 +489,14 @@ mod tests {
         assert_eq!(store.compact("demo").unwrap(), 3);
         let log: Vec<Insertion> = store.insertions("demo").unwrap().into_iter().map(|(_, i)| i).collect();
         assert_eq!(log, vec![Insertion::Removal { robot: "r2".into() }]);
+        // A change of the room comes back as it was given, and stays through compaction.
+        let room = Insertion::Room {
+            change: vlab_protocol::RoomChange { width: Some(14.5), ground: Some("Wood".into()), ..Default::default() },
+        };
+        store.record_insertion("demo", &room).unwrap();
+        assert_eq!(store.compact("demo").unwrap(), 0);
+        let log: Vec<Insertion> = store.insertions("demo").unwrap().into_iter().map(|(_, i)| i).collect();
+        assert_eq!(log, vec![Insertion::Removal { robot: "r2".into() }, room]);
         let assets: i64 =
             store.connection.query_row("SELECT count(*) FROM insertion_assets", [], |r| r.get(0)).unwrap();
         assert_eq!(assets, 0);

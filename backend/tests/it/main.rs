@@ -15,6 +15,7 @@ mod challenge_examples;
 mod classroom;
 mod course_assignments;
 mod courses;
+mod environment;
 mod cpp_programs;
 mod docs_self_contained;
 mod every_step_programs;

@@ -26,7 +26,7 @@ use vlab_protocol::{ClientMsg, ControlAction, ErrorBody, ErrorCode, INSTRUCTOR_I
 /// the lab as a whole a student who owns robots stands as a student (the docs' "owner ✓"
 /// for adding a robot is a student adding one), so no lab action but watching lists it.
 #[rustfmt::skip]
-const EXPECTED: [(Action, [bool; 4]); 36] = [
+const EXPECTED: [(Action, [bool; 4]); 37] = [
     //                          instructor owner  student anonymous
     (Action::Watch,            [true,      true,  true,   true ]),
     (Action::ControlTime,      [true,      false, false,  false]),
@@ -39,6 +39,8 @@ const EXPECTED: [(Action, [bool; 4]); 36] = [
     (Action::InsertScene,      [true,      false, false,  false]),
     // docs/classroom.md, "Placing things by dragging": its owner, or the instructor any.
     (Action::MoveObject,       [true,      true,  false,  false]),
+    // docs/classroom.md, "Changing the room of a running lab".
+    (Action::ChangeEnvironment,[true,      false, false,  false]),
     (Action::AddRobot,         [true,      false, true,   false]),
     (Action::DriveRobot,       [true,      true,  false,  false]),
     // Keys: the owner only; the instructor holds the keys of the lab's own robots (theirs
@@ -512,6 +514,9 @@ async fn lab_actions_over_http(class: &Class, findings: &mut Findings) {
         let (status, body) = send(http.post(lab("/scene")).body(crate_body), token).await;
         findings.http(cell(Action::InsertScene, &format!("POST scene crate_{i}")), status, &body);
 
+        // The room's floor in the material it has: a change that leaves everything standing.
+        let (status, body) = send(http.patch(lab("/environment")).json(&json!({ "ground": "Tiles" })), token).await;
+        findings.http(cell(Action::ChangeEnvironment, "PATCH environment"), status, &body);
         // A participant to remove: a student who joins with the lab's code as it is now.
         let (_, code) = send(http.get(lab("")), Some(TOKEN)).await;
         let code = code["join_code"].as_str().unwrap().to_owned();

@@ -1,11 +1,12 @@
-//! The classroom, the browser part: its requests (the labs, joining, creating, the lab's settings, notices, a new join code, removing a participant, closing the lab, resetting robots, moving their starts and removing them) and the sessions kept per lab in `localStorage`.
+//! The classroom, the browser part: its requests (the labs, joining, creating, the lab's settings, its room, notices, a new join code, removing a participant, closing the lab, resetting robots, moving their starts and removing them) and the sessions kept per lab in `localStorage`.
 //!
 //! What answers mean is decided in [`super::forms`] (host-tested) and worded by
 //! [`crate::api::error_sentence`]; this file only names the requests.
 
 use serde::de::IgnoredAny;
 use vlab_protocol::{
-    CreatedLab, JoinCode, JoinRequest, Joined, LabSettings, LabSettingsPatch, LabSummary, NewStart, UserId,
+    CreatedLab, JoinCode, JoinRequest, Joined, LabSettings, LabSettingsPatch, LabSummary, NewStart, RoomChange,
+    RoomView, UserId,
 };
 
 use super::forms::{LibraryScene, SESSION_KEY_PREFIX, StoredSession, session_storage_key};
@@ -46,6 +47,16 @@ pub async fn change_settings(
     change: &LabSettingsPatch,
 ) -> Result<LabSettings, ApiError> {
     fetch_json("PATCH", &lab_api_path(lab, "/settings"), token, Body::json(change)).await
+}
+
+/// `GET /api/labs/{lab}/environment`: the lab's room as it stands.
+pub async fn room(lab: &str, token: Option<&str>) -> Result<RoomView, ApiError> {
+    fetch_json("GET", &lab_api_path(lab, "/environment"), token, Body::Empty).await
+}
+
+/// `PATCH /api/labs/{lab}/environment`: the room after the change.
+pub async fn change_room(lab: &str, token: Option<&str>, change: &RoomChange) -> Result<RoomView, ApiError> {
+    fetch_json("PATCH", &lab_api_path(lab, "/environment"), token, Body::json(change)).await
 }
 
 /// `POST /api/labs/{lab}/broadcast`: a notice to everybody (`body` from [`super::forms::broadcast_body`]).

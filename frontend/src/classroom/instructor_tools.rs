@@ -1,4 +1,4 @@
-//! The instructor's tools in the class panel: the join code (and a new one, when the old one got out), the lab's settings (lock uploads, pause on join, whether the lab keeps its pace or waits for every program, robot quota, how many students may join; shown as the server's Settings say), a notice to everybody, the lab's recording to download, the lab saved as a scene, closing the lab.
+//! The instructor's tools in the class panel: the join code (and a new one, when the old one got out), the lab's settings (lock uploads, pause on join, whether the lab keeps its pace or waits for every program, robot quota, how many students may join; shown as the server's Settings say), the room (its size and materials), a notice to everybody, the lab's recording to download, the lab saved as a scene, closing the lab.
 //!
 //! Render it for whoever the permission table lets change the lab's settings (the
 //! instructor, who alone may also see the join code, send notices and close the lab); the
@@ -12,6 +12,7 @@ use super::ClassState;
 use super::client::{broadcast, close_lab as close, lab_summary, new_join_code};
 use super::forms::broadcast_body;
 use super::lab_settings::{LabLimits, LabSettingsFields};
+use super::room_form::RoomForm;
 use super::save_scene::SaveScene;
 use crate::api::error_sentence;
 use crate::connection::LabSession;
@@ -21,11 +22,15 @@ use crate::ui::When;
 /// The tools.
 #[component]
 pub fn InstructorTools() -> impl IntoView {
+    let class = expect_context::<ClassState>();
     view! {
         <section class="instructor-tools" data-testid="instructor-tools" aria-label="Instructor tools">
             <JoinCode />
             <LabSettingsFields />
             <LabLimits />
+            <When when=move || class.may(Action::ChangeEnvironment)>
+                <RoomForm />
+            </When>
             <NoticeForm />
             <LabDownloads />
             <SaveScene />

@@ -4,10 +4,11 @@
 //! and notice requests and what their answers mean; who owns a robot). Web only:
 //! `client` (the classroom's requests and the sessions in `localStorage`), the pages
 //! (`landing`, `create_lab`) and the lab's pieces (`class_panel`, `instructor_tools` with
-//! its `lab_settings` and `save_scene`, `notice_banner`, `robot_actions`), and `state`
+//! its `lab_settings`, `save_scene` and `room_form` (its fields in `room_fields`, pure), `notice_banner`, `robot_actions`), and `state`
 //! (who is in the lab, settings, notices, permissions).
 
 pub mod forms;
+pub mod room_fields;
 
 #[cfg(target_arch = "wasm32")]
 mod class_panel;
@@ -25,6 +26,8 @@ mod landing;
 mod notice_banner;
 #[cfg(target_arch = "wasm32")]
 mod robot_actions;
+#[cfg(target_arch = "wasm32")]
+mod room_form;
 #[cfg(target_arch = "wasm32")]
 mod save_scene;
 #[cfg(target_arch = "wasm32")]

@@ -1,5 +1,5 @@
 //! Where things may be put in a lab: over something fixed ([`ground`]) and clear of every
-//! other body ([`clear`]). One check for robots inserted, bodies moved, a robot put back
+//! other body ([`clear`]), and inside the room when the room changes ([`room`]). One check for robots inserted, bodies moved, a robot put back
 //! at its start and a robot's start moved, made on the lab's thread as the change is made, so changes sent at once
 //! cannot pass it together; a refusal changes nothing and says where it would fit. A
 //! robot whose description leaves its start to the lab gets one that passes it
@@ -7,10 +7,12 @@
 
 mod clear;
 mod ground;
+mod room;
 mod start;
 
 pub use self::clear::{FIT_RADIUS_M, FIT_STEP_M, OVERLAP_TOLERANCE_M, Overlap, Remedy};
 pub use self::ground::{Ground, OffTheGround, check as check_ground};
+pub use self::room::{OutsideRoom, Problem, check_room};
 pub use self::start::{DEFAULT_CLEARANCE_M, MAX_CLEARANCE_M, NoStart, START_GRID_M, Start, StartSearch};
 
 use self::clear::{Obstacles, check_insert, solids_at, words};
@@ -26,6 +28,9 @@ pub enum Misplaced {
     /// It would sink into another body.
     #[error(transparent)]
     Overlap(#[from] Overlap),
+    /// A change of the room would leave a body outside it or sunk into its walls.
+    #[error(transparent)]
+    OutsideRoom(#[from] OutsideRoom),
 }
 
 /// Whether the robots of `addition` may be inserted into the lab of `model` and `world`:

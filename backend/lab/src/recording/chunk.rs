@@ -191,6 +191,11 @@ pub enum Change {
         /// Its new heading, radians (`None`: turned as it was).
         heading: Option<f32>,
     },
+    /// The room changed (sizes, materials, gravity).
+    Room {
+        /// The fields changed.
+        room: vlab_protocol::RoomChange,
+    },
 }
 
 impl Change {
@@ -198,7 +203,10 @@ impl Change {
     /// a change given right after a step belongs to that step (a rewind there keeps it),
     /// since the classroom keeps it too.
     pub fn is_structural(&self) -> bool {
-        matches!(self, Change::Inserted { .. } | Change::Removed { .. } | Change::StartMoved { .. })
+        matches!(
+            self,
+            Change::Inserted { .. } | Change::Removed { .. } | Change::StartMoved { .. } | Change::Room { .. }
+        )
     }
 }
 

@@ -1,5 +1,6 @@
 //! Changes made to the world by command between two steps: insertions (within the
-//! owner's quota), removals, a robot put back at its start, an object moved by hand.
+//! owner's quota), removals, a robot put back at its start, an object moved by hand, the
+//! room changed.
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -11,6 +12,7 @@ use crate::error::LabError;
 use crate::placement::{self, Misplaced};
 use crate::recording::{Change, Record};
 use vlab_programs::ProgramCode;
+use vlab_protocol::{RoomChange, RoomView};
 use vlab_sim::robot::Owner;
 use vlab_sim::scene::{Inserted, Motion, SceneError, SceneModel, static_footprints};
 
@@ -153,6 +155,31 @@ impl Runner {
         self.publish_frame();
         self.publish_telemetry();
         Ok(true)
+    }
+}
+
+impl Runner {
+    /// Changes the room as `change` says: refused, with the lab unchanged, when a value
+    /// is out of the language's limits or (when `checked`) a moving body would not stand
+    /// inside the new room; else made between two steps, and everybody sees the new room.
+    pub(super) fn change_room(&mut self, change: RoomChange, checked: bool) -> Result<RoomView, LabError> {
+        let changed = changes::room_changed(&self.sim.model, &change)?;
+        if checked {
+            placement::check_room(&self.sim.model, &changed, &self.sim.world).map_err(Misplaced::from)?;
+        }
+        changes::apply_room(&mut self.sim.model, &mut self.sim.world, changed);
+        self.sim.programs.set_obstacles(static_footprints(&self.sim.model));
+        let view = crate::wire::room(&self.sim.model).expect("a changed room is there");
+        let text = format!(
+            "the room changed: {} × {} m, {} m high, gravity {} m/s²",
+            view.width, view.length, view.height, view.gravity
+        );
+        self.changed(Change::Room { room: change });
+        self.history.recorder.record(Record::Event { step: self.clock.step, text });
+        self.publish_scene();
+        self.publish_state();
+        self.publish_telemetry();
+        Ok(view)
     }
 }
 

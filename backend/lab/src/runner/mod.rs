@@ -307,6 +307,9 @@ impl Runner {
             LabCommand::Move { name, position, heading, reply } => {
                 let _ = reply.send(self.move_object(&name, position, heading));
             }
+            LabCommand::ChangeRoom { change, checked, reply } => {
+                let _ = reply.send(self.change_room(*change, checked));
+            }
             LabCommand::StartRun { reply } => {
                 let _ = reply.send(self.start_live_run());
             }

@@ -18,7 +18,7 @@ use crate::error::{ErrorKind, LangError, Position};
 use crate::model::{
     BodyModel, DeviceModel, EnvironmentKind, EnvironmentModel, GroupModel, JointKind, JointModel, Material, MeshRef,
     Motion, MotorModel, Mount, Palette, ParamValue, PartModel, Pose, ProgramRate, ProgramRef, RobotModel, SceneModel,
-    Shape,
+    Shape, environment_bodies, room_size,
 };
 use crate::project::read_project;
 
@@ -30,8 +30,6 @@ pub(crate) const DEFAULT_DENSITY: f32 = 1000.0;
 pub(crate) const DEFAULT_FRICTION: f32 = 0.5;
 pub(crate) const DEFAULT_RESTITUTION: f32 = 0.1;
 const DEFAULT_MOTOR_MAX_FORCE: f32 = 10.0;
-const WALL_THICKNESS: f32 = 0.2;
-const FLOOR_THICKNESS: f32 = 0.1;
 
 /// What a name in the lab stands for.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -490,52 +488,29 @@ impl Interp<'_> {
         let ground = material(self, 1, "Tiles");
         let walls = material(self, 2, "Pattern");
         let ceiling = material(self, 3, "White");
-        let (w, l, h, t) = (env.width, env.length, env.height, WALL_THICKNESS);
-        let mut boxes = vec![
-            (
-                "floor",
-                [w / 2.0, -FLOOR_THICKNESS / 2.0, l / 2.0],
-                [w / 2.0 + t, FLOOR_THICKNESS / 2.0, l / 2.0 + t],
-                &ground,
-            ),
-            ("wall_south", [w / 2.0, h / 2.0, -t / 2.0], [w / 2.0 + t, h / 2.0, t / 2.0], &walls),
-            ("wall_north", [w / 2.0, h / 2.0, l + t / 2.0], [w / 2.0 + t, h / 2.0, t / 2.0], &walls),
-            ("wall_west", [-t / 2.0, h / 2.0, l / 2.0], [t / 2.0, h / 2.0, l / 2.0], &walls),
-            ("wall_east", [w + t / 2.0, h / 2.0, l / 2.0], [t / 2.0, h / 2.0, l / 2.0], &walls),
-        ];
-        if env.room {
-            boxes.push(("ceiling", [w / 2.0, h + t / 2.0, l / 2.0], [w / 2.0 + t, t / 2.0, l / 2.0 + t], &ceiling));
-        }
-        for (name, center, half_extents, material) in boxes {
-            self.builder.claim(name, &env.pos, Target::Pending)?;
-            let part =
-                part(Shape::Box { half_extents }, Pose::IDENTITY, material.clone(), &Look::default(), None, None);
-            let body = BodyModel {
-                name: name.into(),
-                motion: Motion::Fixed,
-                pose: Pose::at(center),
-                parts: vec![part],
-                robot: None,
-            };
-            self.builder.add_body(body, vec![], &[]);
-        }
-        let model = &mut self.builder.model;
-        model.sky = [sky.color[0], sky.color[1], sky.color[2]];
-        if let Some(g) = env.gravity {
-            model.gravity_y = g;
-        }
-        model.environment = Some(EnvironmentModel {
+        let environment = EnvironmentModel {
             kind: if env.room { EnvironmentKind::Room } else { EnvironmentKind::WallRect },
-            width: w,
-            length: l,
-            height: h,
+            width: env.width,
+            length: env.length,
+            height: env.height,
             sky,
             ground,
             walls,
             ceiling,
             erp: env.erp,
             cfm: env.cfm,
-        });
+        };
+        for body in environment_bodies(&environment) {
+            self.builder.claim(&body.name, &env.pos, Target::Pending)?;
+            self.builder.add_body(body, vec![], &[]);
+        }
+        let model = &mut self.builder.model;
+        let [r, g, b, _] = environment.sky.color;
+        model.sky = [r, g, b];
+        if let Some(g) = env.gravity {
+            model.gravity_y = g;
+        }
+        model.environment = Some(environment);
         Ok(())
     }
 
@@ -1065,6 +1040,7 @@ impl Interp<'_> {
                 ))
             }
         };
+        let value_error = |message: String| LangError::new(value.pos.clone(), ErrorKind::Value(message));
         let wrong = |me: &Self| -> IResult<()> {
             let place = match prop {
                 ScalarProp::Density | ScalarProp::Material | ScalarProp::Friction | ScalarProp::Restitution => {
@@ -1124,9 +1100,9 @@ impl Interp<'_> {
             _ => {
                 let Some(Ctx::Env(env)) = self.builder.stack.last_mut() else { return wrong(self) };
                 match prop {
-                    ScalarProp::Width => env.width = positive("width")?,
-                    ScalarProp::Length => env.length = positive("length")?,
-                    ScalarProp::Height => env.height = positive("height")?,
+                    ScalarProp::Width => env.width = room_size("width", num).map_err(value_error)?,
+                    ScalarProp::Length => env.length = room_size("length", num).map_err(value_error)?,
+                    ScalarProp::Height => env.height = room_size("height", num).map_err(value_error)?,
                     ScalarProp::Gravity => env.gravity = Some(num as f32),
                     ScalarProp::Sky => env.materials[0] = Some((text, value.pos.clone())),
                     ScalarProp::Ground => env.materials[1] = Some((text, value.pos.clone())),

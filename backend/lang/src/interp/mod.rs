@@ -19,7 +19,7 @@ use crate::loader::SourceLoader;
 use crate::model::SceneModel;
 use crate::{Interpretation, Options};
 
-pub(crate) use self::expr::Value;
+pub(crate) use self::expr::{Value, format_num};
 
 /// A variable: its declared type and current value.
 type Scope = HashMap<String, (Type, Value)>;

@@ -13,6 +13,7 @@
 
 mod challenge;
 mod devices;
+mod environment;
 mod materials;
 mod merge;
 mod pose;
@@ -24,6 +25,9 @@ pub use self::challenge::{
     ZoneModel, ZoneShape,
 };
 pub use self::devices::{DeviceModel, Mount, ParamValue};
+pub use self::environment::{
+    ENVIRONMENT_BODIES, FLOOR_THICKNESS, RoomError, WALL_THICKNESS, environment_bodies, room_size,
+};
 pub use self::materials::{LibraryError, Palette};
 pub use self::merge::Inserted;
 pub use self::remove::Renumbering;

@@ -75,7 +75,7 @@ pub struct NamedFiles {
 }
 
 /// The names of the environment's own bodies: written by `environment`, not as objects.
-const ENVIRONMENT_BODIES: [&str; 6] = ["floor", "wall_south", "wall_north", "wall_west", "wall_east", "ceiling"];
+use crate::model::ENVIRONMENT_BODIES;
 
 /// Writes `model` as a scene, every body at `poses` (one per body, indexed like
 /// `model.bodies`: where they stand now).

@@ -12,7 +12,8 @@ pub use vlab_scene::model::{
     BodyModel, ChallengeModel, Comparison, Condition, DEFAULT_DT_SECS, DeviceModel, EnvironmentKind, EnvironmentModel,
     Event, GroupModel, Inserted, JointKind, JointModel, MAX_MAGNITUDE, Material, MeshRef, Motion, MotorModel, Mount,
     Palette, ParamValue, PartModel, Pose, ProgramRate, ProgramRef, ProjectFile, Renumbering, RobotModel, SceneError,
-    SceneModel, ScoreRule, Shape, StartPose, Touchable, ZoneModel, ZoneShape, check_magnitude,
+    ENVIRONMENT_BODIES, RoomError, SceneModel, ScoreRule, Shape, StartPose, Touchable, ZoneModel, ZoneShape,
+    check_magnitude,
 };
 pub use vlab_scene::{
     Budgets, DirLoader, Interpretation, LangError, LoadError, MapLoader, Options, SourceLoader, Warning, interpret,

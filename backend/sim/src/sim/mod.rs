@@ -216,6 +216,29 @@ impl World {
         rigid_move(&poses, pivot, position, turn).iter().map(from_pose).collect()
     }
 
+    /// Gives fixed body `index` the parts and pose of `body` (the environment's floor or
+    /// a wall, when the room changes): its colliders are made again, every body wakes
+    /// (what rested on the old floor settles on the new one), and rays see the new
+    /// shapes at once.
+    pub fn reshape_fixed(&mut self, index: BodyIndex, body: &scene::BodyModel) {
+        let handle = self.bodies[index];
+        let old: Vec<ColliderHandle> = self.physics.bodies[handle].colliders().to_vec();
+        let tag = old.first().and_then(|c| self.physics.colliders.get(*c)).map(|c| ColliderTag::unpack(c.user_data));
+        for collider in old {
+            self.physics.remove_collider(collider);
+        }
+        // Moved first, so the new colliders are placed from the new pose at once.
+        self.physics.bodies[handle].set_position(to_pose(&body.pose), true);
+        for part in &body.parts {
+            let [r, g, b, _] = part.material.color;
+            let robot = tag.and_then(|tag| tag.robot);
+            let tag = ColliderTag { robot, transparent: part.material.transparent, color: [r, g, b] };
+            self.physics.insert_collider(collider_of(part).user_data(tag.pack()), Some(handle));
+        }
+        self.physics.wake_up_all(true);
+        self.queries_stale = true;
+    }
+
     /// Changes gravity along Y (an environment inserted into an empty lab sets it).
     pub fn set_gravity_y(&mut self, gravity_y: f32) {
         self.physics.gravity = Vector::new(0.0, gravity_y, 0.0);
@@ -336,6 +359,41 @@ fn from_pose(pose: &Pose) -> scene::Pose {
 mod tests {
     use super::*;
     use crate::scene::demo_scene;
+
+    #[test]
+    fn a_reshaped_wall_stands_where_the_changed_room_has_it_for_rays_and_bodies() {
+        let source = "environment room { width 6; length 6; height 2; }\n\
+                      ball { shape sphere(0.2); pos(3, 0.2, 3); }";
+        let options = crate::scene::Options::default();
+        let model =
+            crate::scene::interpret(source, "room.vlab", &crate::scene::MapLoader::new(), &options).unwrap().model;
+        let mut world = World::build(&model).unwrap();
+        let east = |world: &World| world.cast_ray([3.0, 1.0, 3.0], [1.0, 0.0, 0.0], 50.0, RayFilter::default());
+        let up = |world: &World| world.cast_ray([3.0, 1.0, 3.0], [0.0, 1.0, 0.0], 50.0, RayFilter::default());
+        for _ in 0..10 {
+            world.step();
+        }
+        assert!((east(&world).unwrap() - 3.0).abs() < 1e-4);
+        let change = serde_json::from_str(r#"{"width": 10, "height": 3}"#).unwrap();
+        let changed = model.with_room(&change, &crate::scene::Palette::default()).unwrap();
+        for index in changed.environment_body_indices() {
+            world.reshape_fixed(index, &changed.bodies[index]);
+        }
+        // At once (before the query index knows), then after a step, as a world built so.
+        assert!((east(&world).unwrap() - 7.0).abs() < 1e-4, "{:?}", east(&world));
+        assert!((up(&world).unwrap() - 2.0).abs() < 1e-4, "{:?}", up(&world));
+        world.step();
+        let built = World::build(&changed).unwrap();
+        assert_eq!((east(&world), up(&world)), (east(&built), up(&built)));
+        // Pushed east, the ball stops at the new wall, not at the old one.
+        let ball = changed.body_index("ball").unwrap();
+        world.set_body_state(ball, &world.pose(ball), [4.0, 0.0, 0.0], [0.0; 3]);
+        for _ in 0..(240 * 4) {
+            world.step();
+        }
+        let x = world.pose(ball).position[0];
+        assert!(x > 6.5 && x <= 9.8 + 1e-3, "the ball went past the old wall and stopped at the new one: x = {x}");
+    }
 
     #[test]
     fn a_dropped_ball_falls_and_rests_on_the_floor() {

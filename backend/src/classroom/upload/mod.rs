@@ -231,6 +231,11 @@ impl ClassroomUploads<'_> {
                 lab.robots().move_object(&name, position, heading).await?;
                 Ok(None)
             }
+            // Checked when it was made; done again as it was, whatever stands where.
+            Insertion::Room { change } => {
+                lab.room().change(change, false).await?;
+                Ok(None)
+            }
             Insertion::Program { robot, program, files, binaries } => {
                 let (_, binaries) = programs::split_stored(binaries);
                 let bundle = Bundle {
