@@ -116,9 +116,7 @@ impl AppError {
                 | LabError::Keys(_)
                 | LabError::OverCapacity(_)
                 | LabError::Misplaced(_)
-                | LabError::Room(_) => {
-                    plain(StatusCode::UNPROCESSABLE_ENTITY, ErrorCode::InvalidArgument)
-                }
+                | LabError::Room(_) => plain(StatusCode::UNPROCESSABLE_ENTITY, ErrorCode::InvalidArgument),
                 LabError::Scene { .. } | LabError::Thread { .. } => {
                     plain(StatusCode::INTERNAL_SERVER_ERROR, ErrorCode::Internal)
                 }

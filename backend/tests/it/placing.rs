@@ -80,17 +80,17 @@ fn body_id(snapshot: &SceneSnapshot, name: &str) -> u32 {
 
 /// Reads frames until body `id` is within a millimetre of `position` (x and z).
 async fn sees_at(client: &mut Client, id: u32, position: [f32; 3]) {
-    client
-        .until(|r| match r {
-            Received::Frame(frame) => frame
-                .poses
-                .iter()
-                .find(|p| p.id.0 == id)
-                .filter(|p| (p.position[0] - position[0]).abs() < 1e-3 && (p.position[2] - position[2]).abs() < 1e-3)
-                .map(|_| ()),
-            _ => None,
-        })
-        .await
+    client.until(|r| shows_at(r, id, position).then_some(())).await
+}
+
+/// Whether `received` is a frame with body `id` at `position` (along the floor).
+fn shows_at(received: &Received, id: u32, position: [f32; 3]) -> bool {
+    match received {
+        Received::Frame(frame) => frame.poses.iter().any(|p| {
+            p.id.0 == id && (p.position[0] - position[0]).abs() < 1e-3 && (p.position[2] - position[2]).abs() < 1e-3
+        }),
+        _ => false,
+    }
 }
 
 /// Robot `name`'s position as its report says it.
@@ -245,10 +245,15 @@ async fn a_flood_of_placements_is_cut_to_the_newest_and_every_one_is_answered() 
     }
     let (mut placed, mut superseded) = (Vec::new(), 0);
     let mut answered = std::collections::BTreeSet::new();
+    // The frame of the last placement may come before its answer (the paused lab sends no
+    // other): noted as the answers are read.
+    let mut seen_last = false;
     let deadline = tokio::time::Instant::now() + PATIENCE;
     while answered.len() < FLOOD as usize {
         assert!(tokio::time::Instant::now() < deadline, "answered {} of {FLOOD}", answered.len());
-        match teacher.next().await {
+        let received = teacher.next().await;
+        seen_last |= shows_at(&received, crate_a, [5.0, 0.2, 7.0]);
+        match received {
             Received::Json(ServerMsg::Placed { id, .. }) => {
                 placed.push(id);
                 assert!(answered.insert(id), "{id} answered twice");
@@ -268,7 +273,9 @@ async fn a_flood_of_placements_is_cut_to_the_newest_and_every_one_is_answered() 
     assert!(placed.windows(2).all(|w| w[0] < w[1]), "done in the order sent: {placed:?}");
     assert_eq!(placed.len() + superseded, FLOOD as usize);
     assert!(superseded > 0, "the ones waiting were cut");
-    sees_at(&mut teacher, crate_a, [5.0, 0.2, 7.0]).await;
+    if !seen_last {
+        sees_at(&mut teacher, crate_a, [5.0, 0.2, 7.0]).await;
+    }
     // The lab answers as ever.
     teacher.send(&ClientMsg::Ping { nonce: 9 }).await;
     teacher.until(|r| matches!(r, Received::Json(ServerMsg::Pong { nonce: 9 })).then_some(())).await;

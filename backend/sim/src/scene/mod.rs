@@ -9,11 +9,11 @@ mod demo;
 pub use demo::demo_scene;
 pub use vlab_scene::meshfile::stl_to_obj;
 pub use vlab_scene::model::{
-    BodyModel, ChallengeModel, Comparison, Condition, DEFAULT_DT_SECS, DeviceModel, EnvironmentKind, EnvironmentModel,
-    Event, GroupModel, Inserted, JointKind, JointModel, MAX_MAGNITUDE, Material, MeshRef, Motion, MotorModel, Mount,
-    Palette, ParamValue, PartModel, Pose, ProgramRate, ProgramRef, ProjectFile, Renumbering, RobotModel, SceneError,
-    ENVIRONMENT_BODIES, RoomError, SceneModel, ScoreRule, Shape, StartPose, Touchable, ZoneModel, ZoneShape,
-    check_magnitude,
+    BodyModel, ChallengeModel, Comparison, Condition, DEFAULT_DT_SECS, DeviceModel, ENVIRONMENT_BODIES,
+    EnvironmentKind, EnvironmentModel, Event, GroupModel, Inserted, JointKind, JointModel, MAX_MAGNITUDE, Material,
+    MeshRef, Motion, MotorModel, Mount, Palette, ParamValue, PartModel, Pose, ProgramRate, ProgramRef, ProjectFile,
+    Renumbering, RobotModel, RoomError, SceneError, SceneModel, ScoreRule, Shape, StartPose, Touchable, ZoneModel,
+    ZoneShape, check_magnitude,
 };
 pub use vlab_scene::{
     Budgets, DirLoader, Interpretation, LangError, LoadError, MapLoader, Options, SourceLoader, Warning, interpret,

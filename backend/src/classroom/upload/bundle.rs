@@ -303,7 +303,8 @@ mod tests {
         let (file, name, wrapper) = urdf_wrapper("turtlebot3-burger.urdf", "<robot/>", UrdfStart::Fixed).unwrap();
         assert_eq!((file.as_str(), name.as_str()), ("turtlebot3-burger.urdf", "turtlebot3_burger.vlab"));
         assert_eq!(wrapper, "robot turtlebot3_burger { body { urdf \"turtlebot3-burger.urdf\" { pos(1, 0, 1); } } }\n");
-        let (file, _, wrapper) = urdf_wrapper("upload.vlab", "  <?xml version=\"1.0\"?><robot/>", UrdfStart::FreeSpot).unwrap();
+        let (file, _, wrapper) =
+            urdf_wrapper("upload.vlab", "  <?xml version=\"1.0\"?><robot/>", UrdfStart::FreeSpot).unwrap();
         assert_eq!(file, "robot.urdf");
         assert!(wrapper.starts_with("robot robot {") && wrapper.contains("pos({x}, 0, {z});"), "{wrapper}");
         assert!(urdf_wrapper("bot.vlab", "robot b { }", UrdfStart::Fixed).is_none());
