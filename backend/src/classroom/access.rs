@@ -68,3 +68,17 @@ pub fn authorize_on_robot(lab: &LabHandle, caller: Caller, action: Action, robot
         robot: Some(robot.to_owned()),
     })
 }
+
+/// Whether `caller` may take `action` on object `name` (a body of no robot), which must
+/// exist (404 first). Its owner stands as the owner; the lab's own objects are the
+/// instructor's, as its own robots are.
+pub fn authorize_on_object(lab: &LabHandle, caller: Caller, action: Action, name: &str) -> Result<(), ClassroomError> {
+    if !lab.robots().has_object(name) {
+        return Err(ClassroomError::NotFound(format!("no object '{name}' in lab '{}'", lab.id())));
+    }
+    action.check(caller.toward_robot(lab.owner_of_object(name))).map_err(|denial| ClassroomError::Denied {
+        action,
+        denial,
+        robot: Some(name.to_owned()),
+    })
+}

@@ -168,6 +168,9 @@ impl Example for vlab_protocol::LabSettingsPatch {
     const EXAMPLE: &'static str =
         r#"{"uploads_locked": true, "pause_on_join": false, "robot_quota": 2, "max_participants": 30}"#;
 }
+impl Example for vlab_protocol::AddObjectRequest {
+    const EXAMPLE: &'static str = r#"{"palette": "ramp", "position": [2, 0, 3], "heading": 1.57, "name": "my_ramp"}"#;
+}
 impl Example for vlab_protocol::BroadcastRequest {
     const EXAMPLE: &'static str = r#"{"message": "Five minutes left"}"#;
 }

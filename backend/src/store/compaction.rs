@@ -9,8 +9,8 @@
 //!   all its robots, once each is removed: doing the pair again adds nothing. Each of
 //!   its robots' removal is the first removal of that name after the upload (a name is
 //!   one robot at a time in a lab).
-//! - Everything else stays: scenes of the instructor (their bodies cannot be removed),
-//!   uploads not yet known to hold only robots, removals of the lab's own robots.
+//! - Everything else stays: scenes of the instructor, uploads not yet known to hold
+//!   only robots, removals of the lab's own robots, objects added and removed.
 
 use std::collections::BTreeSet;
 
@@ -21,6 +21,8 @@ pub(super) enum Kind {
     Program,
     Removal,
     Start,
+    /// Anything compaction never forgets (objects added, objects removed).
+    Kept,
 }
 
 /// One entry of a lab's log, without its files.
@@ -58,7 +60,7 @@ pub(super) fn forgettable(entries: &[Entry]) -> BTreeSet<i64> {
                     forget.extend(removals);
                 }
             }
-            Kind::Removal => {}
+            Kind::Removal | Kind::Kept => {}
         }
     }
     forget

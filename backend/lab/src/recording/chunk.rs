@@ -168,6 +168,11 @@ pub enum Change {
         /// The robot.
         robot: String,
     },
+    /// An object (a body of no robot) taken out.
+    ObjectRemoved {
+        /// The object.
+        name: String,
+    },
     /// A robot put back at its start.
     RobotReset {
         /// The robot.
@@ -198,7 +203,10 @@ impl Change {
     /// a change given right after a step belongs to that step (a rewind there keeps it),
     /// since the classroom keeps it too.
     pub fn is_structural(&self) -> bool {
-        matches!(self, Change::Inserted { .. } | Change::Removed { .. } | Change::StartMoved { .. })
+        matches!(
+            self,
+            Change::Inserted { .. } | Change::Removed { .. } | Change::ObjectRemoved { .. } | Change::StartMoved { .. }
+        )
     }
 }
 

@@ -516,6 +516,7 @@ impl Interp<'_> {
                 pose: Pose::at(center),
                 parts: vec![part],
                 robot: None,
+                owner: None,
             };
             self.builder.add_body(body, vec![], &[]);
         }
@@ -658,6 +659,7 @@ impl Interp<'_> {
                     pose: c.pose,
                     parts,
                     robot,
+                    owner: None,
                 };
                 self.builder.add_body(body, c.devices, &members);
             }
@@ -730,6 +732,7 @@ impl Interp<'_> {
                     pose: o.pose,
                     parts: vec![p],
                     robot,
+                    owner: None,
                 };
                 self.builder.add_body(body, o.devices, &[]);
             }

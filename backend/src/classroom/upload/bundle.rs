@@ -165,7 +165,7 @@ impl UploadFiles {
 
     /// The upload as a scene: its main file is the `.vlab` description, or a URDF file
     /// (which becomes the robot of a description written for it, see [`urdf_wrapper`]).
-    pub(super) fn into_scene(mut self) -> Result<Bundle, ClassroomError> {
+    pub(in crate::classroom) fn into_scene(mut self) -> Result<Bundle, ClassroomError> {
         let (main_name, main_text) = match self.main.take() {
             Some(main) => main,
             None if self.count() > 0 || self.main_choice.is_some() => self.chosen_main()?,
