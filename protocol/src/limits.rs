@@ -46,8 +46,9 @@ pub const MAX_OBJECT_EXTENT_M: f32 = 3.0;
 /// so its mass plays no part).
 pub const MAX_OBJECT_MASS_KG: f32 = 50.0;
 
-/// Most bodies one scene fragment of objects may hold.
-pub const MAX_FRAGMENT_BODIES: usize = 20;
+/// Most bodies one fragment of objects from a student may hold (one structure at a
+/// time; the instructor has no such limit).
+pub const MAX_FRAGMENT_BODIES: usize = 5;
 
 /// Longest name an object may be given, in characters.
 pub const MAX_OBJECT_NAME_CHARS: usize = 64;

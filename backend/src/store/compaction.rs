@@ -196,6 +196,7 @@ mod tests {
                 Kind::Program => robots.get_mut(&entry.robot).expect("program of a robot that is there").0 = entry.seq,
                 Kind::Start => robots.get_mut(&entry.robot).expect("start of a robot that is there").1 = entry.seq,
                 Kind::Removal => assert!(robots.remove(&entry.robot).is_some(), "removal of a robot that is there"),
+                Kind::Kept => {}
             }
         }
         robots

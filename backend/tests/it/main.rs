@@ -23,6 +23,7 @@ mod fuzz_uploads;
 mod http_api;
 mod lockstep_runs_repeat;
 mod mesh_triangles;
+mod objects;
 mod permissions;
 mod program_beliefs;
 mod program_cpus;

@@ -241,6 +241,6 @@ mod tests {
         let beacon = "static post { shape cylinder(0.05, 0.6); pos(2, 0.3, 1); Beacon B; }";
         let error = objects_only(&model(beacon), &bundle(beacon)).unwrap_err();
         assert!(error.message.contains("no devices"), "{}", error.message);
-        assert_eq!(error.col, 62);
+        assert_eq!(error.col, 65, "at the beacon's name");
     }
 }
