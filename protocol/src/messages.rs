@@ -477,6 +477,7 @@ mod tests {
             warnings: vec![],
             errors: vec![SourceMessage { file: "a.vlab".into(), line: 3, col: 7, message: "expected ';'".into() }],
             robots: vec![],
+            objects: vec![],
             start: None,
         };
         let json = serde_json::to_value(&reply).unwrap();

@@ -545,6 +545,7 @@ mod tests {
                 bodies: 0,
                 robots: Vec::new(),
                 owners: BTreeMap::new(),
+                objects: BTreeMap::new(),
                 run: None,
             })
             .0,
