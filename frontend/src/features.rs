@@ -76,6 +76,7 @@ impl Receiver for Features {
             {
                 challenge.take_zones(!snapshot.zones.is_empty());
                 let robots = robot_names(&snapshot);
+                class.take_objects(&snapshot);
                 view.take_live_scene(snapshot, &robots);
                 inspector.take_robots(robots);
             }

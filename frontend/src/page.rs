@@ -174,6 +174,11 @@ pub fn robot_api_path(lab: &str, robot: &str, suffix: &str) -> String {
     format!("/api/labs/{}/robots/{}{suffix}", percent_encode(lab), percent_encode(robot))
 }
 
+/// The path of object `name` of lab `lab` (its removal).
+pub fn object_api_path(lab: &str, name: &str) -> String {
+    format!("/api/labs/{}/objects/{}", percent_encode(lab), percent_encode(name))
+}
+
 /// Decodes `%XX` escapes and `+` (a space in query strings); malformed escapes stay as they are.
 fn percent_decode(text: &str) -> String {
     let bytes = text.as_bytes();

@@ -51,6 +51,11 @@ pub struct LabSettings {
     /// Settings kept before it existed read as the default (only their own row).
     #[serde(default)]
     pub board: crate::BoardVisibility,
+    /// Students may add objects (the palette's, or scene fragments of bodies) to the
+    /// lab (docs/classroom.md, "Objects from everyone"). Settings kept before it existed
+    /// read as `false`.
+    #[serde(default)]
+    pub students_add_objects: bool,
 }
 
 /// How a lab's clock and its robots' programs keep together.
@@ -93,6 +98,7 @@ impl Default for LabSettings {
             sync: SyncMode::Realtime,
             share_beliefs: false,
             board: crate::BoardVisibility::OwnRow,
+            students_add_objects: false,
         }
     }
 }
@@ -116,6 +122,9 @@ pub struct LabSettingsPatch {
     /// See [`LabSettings::board`].
     #[serde(default)]
     pub board: Option<crate::BoardVisibility>,
+    /// See [`LabSettings::students_add_objects`].
+    #[serde(default)]
+    pub students_add_objects: Option<bool>,
 }
 
 impl LabSettings {
@@ -139,6 +148,7 @@ impl LabSettings {
             sync: patch.sync.unwrap_or(self.sync),
             share_beliefs: patch.share_beliefs.unwrap_or(self.share_beliefs),
             board: patch.board.unwrap_or(self.board),
+            students_add_objects: patch.students_add_objects.unwrap_or(self.students_add_objects),
         })
     }
 }

@@ -26,6 +26,7 @@ mod frame;
 mod limits;
 mod links;
 mod messages;
+mod objects;
 mod pacing;
 pub mod permissions;
 pub mod pose;
@@ -67,6 +68,7 @@ pub use messages::{
     ChosenStart, ClientMsg, ErrorBody, ErrorCode, InsertedCounts, LabSummary, SceneUploadReply, ServerMsg,
     SourceMessage,
 };
+pub use objects::{AddObjectRequest, PALETTE, PaletteEntry, PaletteItem, check_object_name};
 pub use pacing::DrawnFrames;
 pub use permissions::INSTRUCTOR_ID;
 pub use programs::{ConsoleLine, ConsoleSource, ExampleRobot, Language, ProgramSource};

@@ -38,3 +38,25 @@ pub const MAX_PARTICIPANTS: usize = 200;
 /// The most radio messages one robot's program may send per control step; more are not
 /// sent (docs/sensors.md, "Radio"). The lab keeps to it for every kind of program.
 pub const MAX_RADIO_SENT_PER_STEP: usize = 16;
+
+/// Most objects one student may have added to a lab at once (the instructor has no
+/// such limit).
+pub const MAX_OBJECTS_PER_STUDENT: usize = 10;
+
+/// Largest extent of a student's object, metres: its longest side, along any of its
+/// own axes, over all its parts.
+pub const MAX_OBJECT_EXTENT_M: f32 = 3.0;
+
+/// Heaviest moving object a student may add, kilograms (a static object does not move,
+/// so its mass plays no part).
+pub const MAX_OBJECT_MASS_KG: f32 = 50.0;
+
+/// Most bodies one fragment of objects from a student may hold (one structure at a
+/// time; the instructor has no such limit).
+pub const MAX_FRAGMENT_BODIES: usize = 5;
+
+/// Longest name an object may be given, in characters.
+pub const MAX_OBJECT_NAME_CHARS: usize = 64;
+
+/// Largest scene fragment of objects, bytes of text (its files together).
+pub const MAX_FRAGMENT_BYTES: usize = 64 * 1024;

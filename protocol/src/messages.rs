@@ -314,6 +314,9 @@ pub struct SceneUploadReply {
     /// The robots it added (by name).
     #[serde(default)]
     pub robots: Vec<String>,
+    /// The objects it added (by name), for `POST /api/labs/{lab}/objects`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub objects: Vec<String>,
     /// Where the lab put them, when their description left that to it (`{x}`, `{z}`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub start: Option<ChosenStart>,
@@ -411,6 +414,7 @@ mod tests {
                     pose: Pose::IDENTITY,
                     fixed: true,
                     robot: None,
+                    owner: None,
                 }],
             }),
             ServerMsg::State(state()),
@@ -514,6 +518,7 @@ mod tests {
             warnings: vec![],
             errors: vec![SourceMessage { file: "a.vlab".into(), line: 3, col: 7, message: "expected ';'".into() }],
             robots: vec![],
+            objects: vec![],
             start: None,
         };
         let json = serde_json::to_value(&reply).unwrap();

@@ -69,6 +69,13 @@ pub enum Action {
     SetStart,
     /// Take a robot out of the lab.
     RemoveRobot,
+    /// Add objects of one's own (the palette's, or a scene fragment of bodies): students
+    /// only while the instructor lets them (`LabSettings::students_add_objects`, which
+    /// the server checks apart from this table).
+    AddObject,
+    /// Take an object out of the lab: its owner hers, the instructor any (the lab's own
+    /// objects are the instructor's, as its own robots are).
+    RemoveObject,
     /// Read a robot program's console.
     ReadConsole,
     /// See what a robot's program believes and draws (everybody may when the instructor
@@ -199,7 +206,7 @@ impl Standing {
 
 /// The table: for each action, whether each standing may take it, in the column order
 /// of [`Standing::ALL`] (instructor, owner, student, anonymous).
-const TABLE: [(Action, [bool; 4]); 37] = [
+const TABLE: [(Action, [bool; 4]); 39] = [
     //                         instr  owner  student anon
     (Action::Watch, [true, true, true, true]),
     (Action::ControlTime, [true, false, false, false]),
@@ -222,6 +229,9 @@ const TABLE: [(Action, [bool; 4]); 37] = [
     (Action::ResetRobot, [true, true, false, false]),
     (Action::SetStart, [true, true, false, false]),
     (Action::RemoveRobot, [true, true, false, false]),
+    // Objects from everyone: the instructor's switch lets students add (checked apart).
+    (Action::AddObject, [true, false, true, false]),
+    (Action::RemoveObject, [true, true, false, false]),
     (Action::ReadConsole, [true, true, false, false]),
     (Action::SeeBelief, [true, true, false, false]),
     (Action::ReadProgram, [true, true, false, false]),
@@ -315,7 +325,7 @@ impl Denial {
 
 impl Action {
     /// Every action, in the table's order.
-    pub const ALL: [Action; 37] = {
+    pub const ALL: [Action; 39] = {
         let mut all = [Action::Watch; TABLE.len()];
         let mut i = 0;
         while i < TABLE.len() {
@@ -339,6 +349,7 @@ impl Action {
             | Action::InsertScene
             | Action::ChangeEnvironment
             | Action::AddRobot
+            | Action::AddObject
             | Action::ExportRecording
             | Action::SaveScene
             | Action::RunChallenge => Scope::Lab,
@@ -348,6 +359,7 @@ impl Action {
             | Action::ResetRobot
             | Action::SetStart
             | Action::RemoveRobot
+            | Action::RemoveObject
             | Action::ReadConsole
             | Action::SeeBelief
             | Action::ReadProgram
@@ -387,6 +399,8 @@ impl Action {
             Action::ResetRobot => "reset it",
             Action::SetStart => "move its start",
             Action::RemoveRobot => "remove it",
+            Action::AddObject => "add objects",
+            Action::RemoveObject => "remove it",
             Action::ReadConsole => "read its console",
             Action::SeeBelief => "see what its program believes and draws",
             Action::ReadProgram => "read its program",
@@ -507,6 +521,10 @@ mod tests {
         assert_eq!(Action::ChangeJoinCode.check(Standing::Anonymous), Err(Denial::NeedsInstructorToken));
         assert_eq!(Action::AddRobot.check(Standing::Anonymous), Err(Denial::NeedsSession));
         assert_eq!(Action::RemoveRobot.check(Standing::Student), Err(Denial::NotTheOwner));
+        assert_eq!(Action::RemoveObject.check(Standing::Student), Err(Denial::NotTheOwner));
+        assert_eq!(Action::RemoveObject.check(Standing::Anonymous), Err(Denial::NeedsSession));
+        assert_eq!(Action::AddObject.check(Standing::Anonymous), Err(Denial::NeedsSession));
+        assert!(Action::AddObject.allows(Standing::Student) && Action::AddObject.allows(Standing::Instructor));
         assert_eq!(Action::SendKeys.check(Standing::Instructor), Err(Denial::OwnerOnly));
         // Nobody but the owner holds the keys: a student is not told the instructor may.
         assert_eq!(Action::SendKeys.check(Standing::Student), Err(Denial::OwnerOnly));

@@ -127,6 +127,11 @@ pub struct BodyView {
     pub fixed: bool,
     /// The robot this body belongs to, if any.
     pub robot: Option<String>,
+    /// The participant who added it, for an object a student or the instructor added
+    /// to the running lab (`POST /api/labs/{lab}/objects`); absent for the lab's own
+    /// objects and robots' bodies.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub owner: Option<crate::UserId>,
 }
 
 /// Everything needed to draw a lab from scratch.
@@ -223,6 +228,7 @@ mod tests {
                 },
                 fixed: false,
                 robot: Some("tank".into()),
+                owner: None,
             }],
         };
         let json = serde_json::to_string(&snapshot).unwrap();

@@ -19,7 +19,12 @@ pub fn insert(
     (step, time): (u64, f64),
 ) -> Result<Inserted, SceneError> {
     let mut merged = model.clone();
+    let first_new = merged.bodies.len();
     let inserted = merged.merge(addition)?;
+    // A participant's objects are theirs (the robots' bodies belong to their robots).
+    for body in merged.bodies[first_new..].iter_mut().filter(|b| b.robot.is_none()) {
+        body.owner = owner.as_ref().map(|o| o.id);
+    }
     // Configure the new robots before the world changes: a device that cannot work as
     // declared refuses the whole insertion.
     let added = robots.configure_from(&merged, model.robots.len())?;
@@ -50,6 +55,24 @@ pub fn remove_robot(model: &mut SceneModel, world: &mut World, robots: &mut Robo
     *model = without;
     *world = rebuilt;
     robots.remove(name, &moved, world);
+    true
+}
+
+/// Takes object `name` (a body of no robot) out: the world is rebuilt without it, every
+/// other body where and as fast as it was, every robot carrying on. `false` when there
+/// is no such object.
+pub fn remove_object(model: &mut SceneModel, world: &mut World, robots: &mut Robots, name: &str) -> bool {
+    let Some((without, moved)) = model.without_object(name) else { return false };
+    let rebuilt = match world.rebuilt_without(&without, &moved) {
+        Ok(rebuilt) => rebuilt,
+        Err(error) => {
+            tracing::error!(%error, object = name, "the lab without this object does not build");
+            return false;
+        }
+    };
+    *model = without;
+    *world = rebuilt;
+    robots.renumber(&moved, world);
     true
 }
 
@@ -92,7 +115,9 @@ pub struct MovePlan {
 
 impl MovePlan {
     /// Moving the body or the robot `name` so its (main) body is at `position`, turned to
-    /// `heading` if given; `None` when there is no such movable thing.
+    /// `heading` if given; `None` when there is no such movable thing. A fixed body is
+    /// movable when somebody added it as an object (a palette's ramp or wall), never when
+    /// it is the lab's own (its room, its scene's statics).
     pub fn of(
         model: &SceneModel,
         world: &World,
@@ -108,7 +133,7 @@ impl MovePlan {
                 )
                 .collect(),
             None => match model.body_index(name) {
-                Some(index) if !world.is_fixed(index) => vec![index],
+                Some(index) if !world.is_fixed(index) || model.bodies[index].owner.is_some() => vec![index],
                 _ => return None,
             },
         };

@@ -102,6 +102,20 @@ pub enum LabCommand {
         /// What was inserted, or why nothing was.
         reply: oneshot::Sender<Result<Inserted, LabError>>,
     },
+    /// Insert objects (bodies of no robot, no devices) between two steps, all or nothing,
+    /// each placed over something fixed and clear of the rest.
+    InsertObjects {
+        /// The objects, as the scene interpreter made them (boxed to keep the other
+        /// commands small).
+        addition: Box<SceneModel>,
+        /// Who owns them (`None`: the lab's own).
+        owner: Option<Owner>,
+        /// How many objects the owner may have once they are inserted (`None`: no
+        /// limit); checked here so requests sent at once cannot all pass.
+        quota: Option<usize>,
+        /// What was inserted, or why nothing was.
+        reply: oneshot::Sender<Result<Inserted, LabError>>,
+    },
     /// Replace a robot's program (or give it one) and start it.
     SetProgram {
         /// The robot's name.
@@ -202,6 +216,13 @@ pub enum LabCommand {
         /// The robot's name.
         robot: String,
         /// Whether there was such a robot.
+        reply: oneshot::Sender<bool>,
+    },
+    /// Take an object (a body of no robot) out of the lab; the rest goes on.
+    RemoveObject {
+        /// The object's name.
+        name: String,
+        /// Whether there was such an object.
         reply: oneshot::Sender<bool>,
     },
     /// Put a robot back where and as it started (its counts and commands too).

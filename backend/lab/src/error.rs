@@ -57,6 +57,19 @@ pub enum LabError {
         /// Robots the insertion adds.
         adding: usize,
     },
+    /// The insertion would take its owner past the objects a student may have; the lab
+    /// is unchanged.
+    #[error(
+        "a student may have {quota} object(s) in this lab; you have {have} and this adds {adding}: remove one first"
+    )]
+    OverObjectQuota {
+        /// Objects the owner may have.
+        quota: usize,
+        /// Objects they have.
+        have: usize,
+        /// Objects the insertion adds.
+        adding: usize,
+    },
     /// The insertion would take the lab past what it holds; the lab is unchanged.
     #[error(transparent)]
     OverCapacity(#[from] crate::capacity::OverCapacity),

@@ -51,6 +51,9 @@ pub struct LabStatus {
     pub robots: Vec<String>,
     /// Who owns which robot (robots of the lab's own scene have no owner).
     pub owners: BTreeMap<String, UserId>,
+    /// Every object (body of no robot) by name, with the participant who added it
+    /// (`None`: the lab's own, from its scene or the instructor's scenes).
+    pub objects: BTreeMap<String, Option<UserId>>,
     /// The challenge live for every robot, while on and since it ended (owners'
     /// names left empty).
     pub run: Option<vlab_protocol::LiveRun>,
@@ -137,6 +140,7 @@ impl LabHandle {
             bodies: world.body_count(),
             robots: scene.robots.iter().map(|r| r.name.clone()).collect(),
             owners: BTreeMap::new(),
+            objects: wire::objects(&scene),
             run: None,
         };
         let (status_tx, status_rx) = watch::channel(initial);
@@ -225,6 +229,13 @@ impl LabHandle {
     /// Who takes part.
     pub fn people(&self) -> LabPeople<'_> {
         LabPeople { lab: self }
+    }
+
+    /// The participant who added object `name` (a body of no robot); `None` for the
+    /// lab's own objects (its scene's, those in scenes the instructor inserted) and for
+    /// names that are no object.
+    pub fn owner_of_object(&self, name: &str) -> Option<UserId> {
+        self.status.borrow().objects.get(name).copied().flatten()
     }
 
     /// The instructor's settings.

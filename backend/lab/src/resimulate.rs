@@ -82,6 +82,9 @@ pub fn resimulate(
                 Change::Removed { robot } => {
                     changes::remove_robot(&mut model, &mut world, &mut robots, robot);
                 }
+                Change::ObjectRemoved { name } => {
+                    changes::remove_object(&mut model, &mut world, &mut robots, name);
+                }
                 Change::RobotReset { robot } => {
                     changes::reset_robot(&model, &mut world, &mut robots, robot, (step, time));
                 }

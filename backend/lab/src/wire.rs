@@ -29,6 +29,7 @@ pub fn snapshot(model: &SceneModel, world: &World, epoch: u32) -> wire::SceneSna
             pose: pose(&world.pose(i)),
             fixed: world.is_fixed(i),
             robot: body.robot.clone(),
+            owner: body.owner,
         })
         .collect();
     let mut links = links(model, world);
@@ -59,6 +60,12 @@ pub fn room(model: &SceneModel) -> Option<wire::RoomView> {
         walls: environment.walls.name.clone(),
         ceiling: environment.ceiling.name.clone(),
     })
+}
+
+/// Every object of `model` (a body of no robot) by name, with who added it (`None`: the
+/// lab's own).
+pub fn objects(model: &SceneModel) -> BTreeMap<String, Option<wire::UserId>> {
+    model.bodies.iter().filter(|b| b.robot.is_none()).map(|b| (b.name.clone(), b.owner)).collect()
 }
 
 /// The zones of `model`'s challenge, as pages draw them (none without a challenge).

@@ -89,8 +89,9 @@ pub async fn authorize_on_thing(
 
 /// Who owns thing `name` (`None`: the lab's own); `NoObject` when nothing movable has
 /// that name. The one place a thing's owner is looked up: a robot's is the lab's record
-/// of who added it, a part of a robot is its robot's, and a plain body is the lab's own
-/// (bodies students add will answer their owner here).
+/// of who added it, a part of a robot is its robot's, an object added to the lab its
+/// adder's (fixed ones too: a ramp or a wall from the palette is placed like a box), and
+/// any other body that is not fixed the lab's own.
 async fn owner_of_thing(lab: &LabHandle, name: &str) -> Result<Option<UserId>, ClassroomError> {
     if lab.robots().has_robot(name) {
         return Ok(lab.robots().owner_of(name));
@@ -98,9 +99,23 @@ async fn owner_of_thing(lab: &LabHandle, name: &str) -> Result<Option<UserId>, C
     let model = lab.robots().scene_model().await?;
     let body = model.body_index(name).map(|index| &model.bodies[index]);
     match body {
-        Some(body) if body.motion != vlab_scene::model::Motion::Fixed => {
-            Ok(body.robot.as_deref().and_then(|robot| lab.robots().owner_of(robot)))
-        }
+        Some(body) if body.robot.is_some() => Ok(body.robot.as_deref().and_then(|robot| lab.robots().owner_of(robot))),
+        Some(body) if body.owner.is_some() => Ok(body.owner),
+        Some(body) if body.motion != vlab_scene::model::Motion::Fixed => Ok(None),
         _ => Err(LabError::NoObject { lab: lab.id().to_owned(), name: name.to_owned() }.into()),
     }
+}
+
+/// Whether `caller` may take `action` on object `name` (a body of no robot), which must
+/// exist (404 first). Its owner stands as the owner; the lab's own objects are the
+/// instructor's, as its own robots are.
+pub fn authorize_on_object(lab: &LabHandle, caller: Caller, action: Action, name: &str) -> Result<(), ClassroomError> {
+    if !lab.robots().has_object(name) {
+        return Err(ClassroomError::NotFound(format!("no object '{name}' in lab '{}'", lab.id())));
+    }
+    action.check(caller.toward_robot(lab.owner_of_object(name))).map_err(|denial| ClassroomError::Denied {
+        action,
+        denial,
+        robot: Some(name.to_owned()),
+    })
 }

@@ -19,6 +19,7 @@ mod error;
 pub mod export;
 mod labs;
 mod meshes;
+mod objects;
 mod people;
 mod programs;
 pub mod recording;
@@ -39,6 +40,7 @@ pub use clock::ClassroomClock;
 pub use export::ClassroomExports;
 pub use labs::ClassroomLabs;
 pub use meshes::ClassroomMeshes;
+pub use objects::{ClassroomObjects, PLACED_CLEARANCE_M, object_extent_m, object_mass_kg};
 pub use people::ClassroomPeople;
 pub use programs::ClassroomPrograms;
 pub use recording::Recordings;
@@ -205,6 +207,11 @@ impl Classroom {
     /// The compiler of its C and C++ programs.
     pub fn compiler(&self) -> &Compiler {
         &self.compiler
+    }
+
+    /// Objects from everyone: adding and removing objects.
+    pub fn objects(&self) -> ClassroomObjects<'_> {
+        ClassroomObjects { classroom: self }
     }
 
     /// Uploads: scenes, robots, programs, and the assets that came with them.

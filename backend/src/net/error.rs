@@ -110,7 +110,9 @@ impl AppError {
                 LabError::ProgramRunning { .. } | LabError::ControllerAttached { .. } => {
                     plain(StatusCode::CONFLICT, ErrorCode::Conflict)
                 }
-                LabError::OverQuota { .. } => plain(StatusCode::FORBIDDEN, ErrorCode::Forbidden),
+                LabError::OverQuota { .. } | LabError::OverObjectQuota { .. } => {
+                    plain(StatusCode::FORBIDDEN, ErrorCode::Forbidden)
+                }
                 LabError::AttachTooSoon { .. } => plain(StatusCode::TOO_MANY_REQUESTS, ErrorCode::TooManyRequests),
                 LabError::Command(_)
                 | LabError::Keys(_)

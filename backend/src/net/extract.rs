@@ -171,6 +171,9 @@ impl Example for vlab_protocol::LabSettingsPatch {
 impl Example for vlab_protocol::RoomChange {
     const EXAMPLE: &'static str = r#"{"width": 14, "length": 10, "height": 2.5, "ground": "Wood", "walls": "White"}"#;
 }
+impl Example for vlab_protocol::AddObjectRequest {
+    const EXAMPLE: &'static str = r#"{"palette": "ramp", "position": [2, 0, 3], "heading": 1.57, "name": "my_ramp"}"#;
+}
 impl Example for vlab_protocol::BroadcastRequest {
     const EXAMPLE: &'static str = r#"{"message": "Five minutes left"}"#;
 }

@@ -17,6 +17,7 @@ mod guard;
 mod http;
 mod labs;
 pub mod limits;
+mod objects;
 mod programs;
 mod recording;
 mod remote;
@@ -110,6 +111,9 @@ pub fn app(state: Arc<AppState>) -> Router {
         .route("/labs/{lab}/robots/{robot}", get(robots::get_robot).delete(robots::remove_robot))
         .route("/labs/{lab}/robots/{robot}/reset", post(robots::reset_robot))
         .route("/labs/{lab}/robots/{robot}/start", post(robots::set_start))
+        .route("/palette", get(objects::palette))
+        .route("/labs/{lab}/objects", post(objects::add_objects).layer(DefaultBodyLimit::max(MAX_UPLOAD_BYTES)))
+        .route("/labs/{lab}/objects/{name}", axum::routing::delete(objects::remove_object))
         .route("/labs/{lab}/objects/{name}/move", post(robots::move_object))
         .route("/labs/{lab}/robots/{robot}/actuators", post(robots::command_actuators))
         .route(

@@ -11,8 +11,9 @@
 //!   its robots' removal is the first removal of that name after the upload (a name is
 //!   one robot at a time in a lab).
 //! - Everything else stays: scenes of the instructor (their bodies cannot be removed),
-//!   uploads not yet known to hold only robots, removals of the lab's own robots, and
-//!   changes of the room (each sets only the fields it names, and takes a line).
+//!   uploads not yet known to hold only robots, removals of the lab's own robots,
+//!   changes of the room (each sets only the fields it names, and takes a line), and
+//!   objects added and removed.
 
 use std::collections::BTreeSet;
 
@@ -25,6 +26,8 @@ pub(super) enum Kind {
     Start,
     Move,
     Room,
+    /// Anything compaction never forgets (objects added, objects removed).
+    Kept,
 }
 
 /// One entry of a lab's log, without its files.
@@ -63,7 +66,7 @@ pub(super) fn forgettable(entries: &[Entry]) -> BTreeSet<i64> {
                     forget.extend(removals);
                 }
             }
-            Kind::Removal | Kind::Room => {}
+            Kind::Removal | Kind::Room | Kind::Kept => {}
         }
     }
     forget
@@ -225,7 +228,7 @@ mod tests {
                 Kind::Start => robots.get_mut(&entry.robot).expect("start of a robot that is there").1 = entry.seq,
                 Kind::Move => robots.get_mut(&entry.robot).expect("move of a robot that is there").2 = entry.seq,
                 Kind::Removal => assert!(robots.remove(&entry.robot).is_some(), "removal of a robot that is there"),
-                Kind::Room => {}
+                Kind::Room | Kind::Kept => {}
             }
         }
         robots

@@ -72,12 +72,39 @@ impl Store {
                     .map_err(&sqlite)?;
                 transaction.last_insert_rowid()
             }
+            Insertion::Objects { owner, main_name, main_text, files } => {
+                let files = serde_json::to_string(files).expect("file maps serialise");
+                transaction
+                    .execute(
+                        "INSERT INTO insertions (lab, kind, owner_id, owner_name, main_name, main_text, files)
+                         VALUES (?1, 'objects', ?2, ?3, ?4, ?5, ?6)",
+                        params![
+                            lab,
+                            owner.as_ref().map(|o| o.0),
+                            owner.as_ref().map(|o| &o.1),
+                            main_name,
+                            main_text,
+                            files
+                        ],
+                    )
+                    .map_err(&sqlite)?;
+                transaction.last_insert_rowid()
+            }
             Insertion::Room { change } => {
                 let change = serde_json::to_string(change).expect("a room change serialises");
                 transaction
                     .execute(
                         "INSERT INTO insertions (lab, kind, main_text) VALUES (?1, 'room', ?2)",
                         params![lab, change],
+                    )
+                    .map_err(&sqlite)?;
+                transaction.last_insert_rowid()
+            }
+            Insertion::ObjectRemoval { name } => {
+                transaction
+                    .execute(
+                        "INSERT INTO insertions (lab, kind, robot) VALUES (?1, 'object_removal', ?2)",
+                        params![lab, name],
                     )
                     .map_err(&sqlite)?;
                 transaction.last_insert_rowid()
@@ -141,6 +168,16 @@ impl Store {
             .map_err(self.sqlite())?;
         let mut insertions = Vec::new();
         for (seq, kind, owner_id, owner_name, main_name, main_text, files, robot, program, only_robots) in rows {
+            if kind == "object_removal" {
+                insertions.push((seq, Insertion::ObjectRemoval { name: robot }));
+                continue;
+            }
+            if kind == "objects" {
+                let files = serde_json::from_str(&files).unwrap_or_default();
+                let owner = owner_id.zip(owner_name);
+                insertions.push((seq, Insertion::Objects { owner, main_name, main_text, files }));
+                continue;
+            }
             if kind == "removal" {
                 insertions.push((seq, Insertion::Removal { robot }));
                 continue;
@@ -225,7 +262,8 @@ impl Store {
                             "start" => Kind::Start,
                             "move" => Kind::Move,
                             "room" => Kind::Room,
-                            _ => Kind::Removal,
+                            "removal" => Kind::Removal,
+                            _ => Kind::Kept,
                         };
                         let only_robots: Option<String> = r.get(3)?;
                         Ok(Entry {

@@ -139,6 +139,23 @@ pub enum Insertion {
         /// WebAssembly modules, by name.
         binaries: std::collections::BTreeMap<String, Vec<u8>>,
     },
+    /// Objects a participant or the instructor added (docs/classroom.md, "Objects from
+    /// everyone"): the `.vlab` text as inserted, and who owns them.
+    Objects {
+        /// Their owner (the instructor is participant 0).
+        owner: Option<(u32, String)>,
+        /// The main file's name.
+        main_name: String,
+        /// Its text (a palette item as written out with its name and place).
+        main_text: String,
+        /// Included files, by name.
+        files: std::collections::BTreeMap<String, String>,
+    },
+    /// An object (a body of no robot) taken out.
+    ObjectRemoval {
+        /// Its name.
+        name: String,
+    },
     /// A robot taken out.
     Removal {
         /// Its name.

@@ -24,6 +24,7 @@ mod fuzz_uploads;
 mod http_api;
 mod lockstep_runs_repeat;
 mod mesh_triangles;
+mod objects;
 mod permissions;
 mod placing;
 mod program_beliefs;

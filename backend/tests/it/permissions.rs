@@ -26,7 +26,7 @@ use vlab_protocol::{ClientMsg, ControlAction, ErrorBody, ErrorCode, INSTRUCTOR_I
 /// the lab as a whole a student who owns robots stands as a student (the docs' "owner ✓"
 /// for adding a robot is a student adding one), so no lab action but watching lists it.
 #[rustfmt::skip]
-const EXPECTED: [(Action, [bool; 4]); 37] = [
+const EXPECTED: [(Action, [bool; 4]); 39] = [
     //                          instructor owner  student anonymous
     (Action::Watch,            [true,      true,  true,   true ]),
     (Action::ControlTime,      [true,      false, false,  false]),
@@ -49,6 +49,10 @@ const EXPECTED: [(Action, [bool; 4]); 37] = [
     (Action::ResetRobot,       [true,      true,  false,  false]),
     (Action::SetStart,         [true,      true,  false,  false]),
     (Action::RemoveRobot,      [true,      true,  false,  false]),
+    // docs/classroom.md, "Objects from everyone": students add while the instructor lets
+    // them (a separate 403); the owner of an object, or the instructor, removes it.
+    (Action::AddObject,        [true,      false, true,   false]),
+    (Action::RemoveObject,     [true,      true,  false,  false]),
     (Action::ReadConsole,      [true,      true,  false,  false]),
     // Unless the instructor shares beliefs (then everybody): backend/tests/program_beliefs.rs.
     (Action::SeeBelief,        [true,      true,  false,  false]),
@@ -436,6 +440,7 @@ async fn every_action_over_http_answers_as_the_permission_table_says() {
     let class = class().await;
     let mut findings = Findings::default();
     lab_actions_over_http(&class, &mut findings).await;
+    objects_over_http(&class, &mut findings).await;
     close_lab_over_http(&class, &mut findings).await;
     // A challenge to try robots at (docs/challenges.md), short enough that every
     // attempt is over before the next is asked for.
@@ -469,6 +474,53 @@ async fn every_action_over_http_answers_as_the_permission_table_says() {
         .filter(|a| matches!(a.scope(), Scope::Lab | Scope::Robot))
         .collect();
     findings.assert_matches_the_table(&actions, "HTTP");
+}
+
+/// Objects from everyone: adding one (students while the instructor lets them), and
+/// removing a student's, the instructor's and the lab's own, by each caller.
+async fn objects_over_http(class: &Class, findings: &mut Findings) {
+    let server = &class.server;
+    let lab = |tail: &str| server.url(&format!("/api/labs/demo{tail}"));
+    let (status, body) =
+        send(server.http.patch(lab("/settings")).json(&json!({"students_add_objects": true})), Some(TOKEN)).await;
+    assert_eq!(status, 200, "{body}");
+    for person in &class.people {
+        let ball = json!({ "palette": "ball" });
+        let (status, body) = send(server.http.post(lab("/objects")).json(&ball), person.token()).await;
+        let cell = Cell {
+            action: Action::AddObject,
+            standing: person.in_lab(),
+            robot: None,
+            what: format!("POST objects ball as {}", person.name),
+        };
+        findings.http(cell, status, &body);
+    }
+    let owners = [("ana", Some(&class.people[ANA])), ("teacher", Some(&class.people[INSTRUCTOR])), ("scene", None)];
+    for (kind, owner) in owners {
+        for (n, person) in class.people.iter().enumerate() {
+            let name = format!("{kind}_thing_{n}");
+            let (status, body) = match owner {
+                Some(owner) => {
+                    let item = json!({ "palette": "box", "name": name });
+                    send(server.http.post(lab("/objects")).json(&item), owner.token()).await
+                }
+                None => {
+                    let scene = format!("{name} {{ shape sphere(0.05); pos({}, 2, 9.5); }}", 1.0 + n as f32 * 0.2);
+                    send(server.http.post(lab("/scene")).body(scene), Some(TOKEN)).await
+                }
+            };
+            assert_eq!(status, 200, "{name} goes in: {body}");
+            let standing = Standing::toward_robot(person.role, person.id, owner.and_then(|o| o.id));
+            let (status, body) = send(server.http.delete(lab(&format!("/objects/{name}"))), person.token()).await;
+            let cell = Cell {
+                action: Action::RemoveObject,
+                standing,
+                robot: Some(&name),
+                what: format!("DELETE objects/{name} as {}", person.name),
+            };
+            findings.http(cell, status, &body);
+        }
+    }
 }
 
 /// The lab's own business, by each caller (standing toward the lab).

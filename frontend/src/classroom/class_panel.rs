@@ -1,4 +1,4 @@
-//! The "Class" side panel at the left edge: who is in the lab (from Presence; the instructor may remove a student), the button that adds a robot, the Challenge panel when the lab has a challenge, and for whoever may change the lab's settings (the instructor) the join code and the lab's tools; collapsible to a narrow strip.
+//! The "Class" side panel at the left edge: who is in the lab (from Presence; the instructor may remove a student), the button that adds a robot, the palette of objects (`objects_panel`), the Challenge panel when the lab has a challenge, and for whoever may change the lab's settings (the instructor) the join code and the lab's tools; collapsible to a narrow strip.
 
 use leptos::prelude::*;
 use vlab_protocol::permissions::Action;
@@ -8,6 +8,7 @@ use wasm_split_helpers::wasm_split;
 use super::ClassState;
 use super::client::remove_participant;
 use super::instructor_tools::InstructorTools;
+use super::objects_panel::ObjectsPanel;
 use crate::api::error_sentence;
 use crate::challenge::{ChallengeState, challenge_panel};
 use crate::classroom::forms::role_badge;
@@ -49,6 +50,7 @@ pub fn ClassPanel() -> impl IntoView {
                     "+ Add robot"
                 </button>
             </When>
+            <ObjectsPanel />
             <When when=move || challenge.exists()>
                 <Part what="the challenge" load=|| Box::pin(challenge_panel()) />
             </When>

@@ -5,13 +5,13 @@
 
 use serde::de::IgnoredAny;
 use vlab_protocol::{
-    CreatedLab, JoinCode, JoinRequest, Joined, LabSettings, LabSettingsPatch, LabSummary, NewStart, RoomChange,
-    RoomView, UserId,
+    AddObjectRequest, CreatedLab, JoinCode, JoinRequest, Joined, LabSettings, LabSettingsPatch, LabSummary, NewStart,
+    RoomChange, RoomView, SceneUploadReply, UserId,
 };
 
 use super::forms::{LibraryScene, SESSION_KEY_PREFIX, StoredSession, session_storage_key};
 use crate::api::{ApiError, Body, fetch_json};
-use crate::page::{lab_api_path, robot_api_path};
+use crate::page::{lab_api_path, object_api_path, robot_api_path};
 use crate::ui::browser::local_storage;
 
 /// `GET /api/labs`: the open labs.
@@ -130,4 +130,16 @@ pub fn stored_sessions() -> Vec<StoredSession> {
         .collect();
     sessions.sort_by(|a, b| a.lab.cmp(&b.lab));
     sessions
+}
+
+/// `POST /api/labs/{lab}/objects`: palette item `id` on a clear spot of the floor; the
+/// reply names what went in.
+pub async fn add_palette_item(lab: &str, id: &str, token: Option<&str>) -> Result<SceneUploadReply, ApiError> {
+    let request = AddObjectRequest { palette: id.to_owned(), ..AddObjectRequest::default() };
+    fetch_json("POST", &lab_api_path(lab, "/objects"), token, Body::json(&request)).await
+}
+
+/// `DELETE /api/labs/{lab}/objects/{name}`: one's own object (the instructor: any).
+pub async fn remove_object(lab: &str, name: &str, token: Option<&str>) -> Result<(), ApiError> {
+    fetch_json::<IgnoredAny>("DELETE", &object_api_path(lab, name), token, Body::Empty).await.map(drop)
 }

@@ -8,7 +8,7 @@
 //! `localStorage` part in `classroom::client`.
 
 use serde::{Deserialize, Serialize};
-use vlab_protocol::permissions::Standing;
+use vlab_protocol::permissions::{Action, Standing};
 use vlab_protocol::{
     CreatedLab, Joined, LabMode, LabSummary, MAX_PARTICIPANTS, MAX_ROBOT_QUOTA, Participant, Rate, Role, SyncMode,
 };
@@ -437,5 +437,61 @@ mod tests {
         assert_eq!(parse_sync("realtime"), Some(SyncMode::Realtime));
         assert_eq!(parse_sync("fast"), None);
         assert_eq!(parse_sync(""), None);
+    }
+}
+
+/// Whether a page of `standing` may add objects: the permission table's `AddObject`, and
+/// for a student the instructor's switch (`students_add_objects`); the instructor always.
+pub fn may_add_objects(standing: Standing, students_allowed: bool) -> bool {
+    Action::AddObject.allows(standing) && (standing == Standing::Instructor || students_allowed)
+}
+
+/// The objects a participant added in `snapshot` (bodies with an owner), by name.
+pub fn owned_objects(snapshot: &vlab_protocol::SceneSnapshot) -> Vec<(String, vlab_protocol::UserId)> {
+    snapshot.bodies.iter().filter_map(|b| Some((b.name.clone(), b.owner?))).collect()
+}
+
+/// What the palette line says once objects went in.
+pub fn added_sentence(objects: &[String]) -> String {
+    match objects {
+        [] => "Nothing was added.".to_owned(),
+        [one] => format!("Added {one}."),
+        many => format!("Added {}.", many.join(", ")),
+    }
+}
+
+#[cfg(test)]
+mod object_tests {
+    use super::*;
+    use vlab_protocol::{BodyId, BodyView, Pose, SceneSnapshot};
+
+    #[test]
+    fn students_add_objects_only_when_allowed_and_the_instructor_always() {
+        assert!(may_add_objects(Standing::Instructor, false));
+        assert!(!may_add_objects(Standing::Student, false));
+        assert!(may_add_objects(Standing::Student, true));
+        assert!(!may_add_objects(Standing::Anonymous, true));
+    }
+
+    #[test]
+    fn owned_objects_are_the_bodies_with_an_owner() {
+        let body = |id: u32, name: &str, owner: Option<vlab_protocol::UserId>| BodyView {
+            id: BodyId(id),
+            name: name.into(),
+            parts: vec![],
+            pose: Pose { position: [0.0; 3], rotation: [0.0, 0.0, 0.0, 1.0] },
+            fixed: false,
+            robot: None,
+            owner,
+        };
+        let snapshot = SceneSnapshot {
+            epoch: 1,
+            sky: [0, 0, 0],
+            bodies: vec![body(0, "floor", None), body(1, "ana_box_1", Some(3))],
+            links: vec![],
+            zones: vec![],
+        };
+        assert_eq!(owned_objects(&snapshot), vec![("ana_box_1".to_owned(), 3)]);
+        assert_eq!(added_sentence(&["ana_box_1".into()]), "Added ana_box_1.");
     }
 }

@@ -1,4 +1,4 @@
-//! The lab's settings in the instructor's tools, shown as the server's Settings say: lock uploads, pause on join, share beliefs, whether the lab keeps its pace or waits for every program, the robot quota and how many students may join.
+//! The lab's settings in the instructor's tools, shown as the server's Settings say: lock uploads, pause on join, share beliefs, let students add objects, whether the lab keeps its pace or waits for every program, the robot quota and how many students may join.
 
 use leptos::prelude::*;
 use vlab_protocol::{LabSettings, LabSettingsPatch};
@@ -67,6 +67,17 @@ pub fn LabSettingsFields() -> impl IntoView {
                 }
             />
             <span>"Show programs' estimates and drawings to everybody"</span>
+        </label>
+        <label class="toggle">
+            <input
+                type="checkbox"
+                data-testid="toggle-students-add-objects"
+                prop:checked=setting(|s| s.students_add_objects)
+                on:change=move |event| {
+                    patch(LabSettingsPatch { students_add_objects: Some(event_target_checked(&event)), ..Default::default() })
+                }
+            />
+            <span>"Students may add objects (boxes, ramps, walls...)"</span>
         </label>
         <div class="setting-choice">
             <label for="sync-mode">"Programs"</label>

@@ -4,7 +4,7 @@
 //! and notice requests and what their answers mean; who owns a robot). Web only:
 //! `client` (the classroom's requests and the sessions in `localStorage`), the pages
 //! (`landing`, `create_lab`) and the lab's pieces (`class_panel`, `instructor_tools` with
-//! its `lab_settings`, `save_scene` and `room_form` (its fields in `room_fields`, pure), `notice_banner`, `robot_actions`), and `state`
+//! its `lab_settings`, `save_scene` and `room_form` (its fields in `room_fields`, pure), `notice_banner`, `robot_actions`, `objects_panel`: the palette and one's objects), and `state`
 //! (who is in the lab, settings, notices, permissions).
 
 pub mod forms;
@@ -24,6 +24,8 @@ mod lab_settings;
 mod landing;
 #[cfg(target_arch = "wasm32")]
 mod notice_banner;
+#[cfg(target_arch = "wasm32")]
+mod objects_panel;
 #[cfg(target_arch = "wasm32")]
 mod robot_actions;
 #[cfg(target_arch = "wasm32")]

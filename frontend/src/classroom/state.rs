@@ -1,11 +1,11 @@
 //! The classroom's state in a lab: who this page is, who else joined, the lab's settings, the instructor's notices, and what the permission table lets this page do.
 
 use leptos::prelude::*;
-use vlab_protocol::permissions::Action;
-use vlab_protocol::{LabSettings, Participant, Role};
+use vlab_protocol::permissions::{Action, Standing};
+use vlab_protocol::{LabSettings, Participant, Role, SceneSnapshot, UserId};
 
 use super::client::forget_session;
-use super::forms::{standing_in_lab, standing_toward_own_robot, standing_toward_robot};
+use super::forms::{may_add_objects, owned_objects, standing_in_lab, standing_toward_own_robot, standing_toward_robot};
 
 /// Notices kept on screen at once.
 const MAX_NOTICES_SHOWN: usize = 3;
@@ -23,6 +23,9 @@ pub struct ClassState {
     pub settings: RwSignal<Option<LabSettings>>,
     /// Notices from the instructor not dismissed yet, oldest first.
     pub notices: RwSignal<Vec<Notice>>,
+    /// The objects participants added to the live scene, with their owners (from
+    /// snapshots).
+    pub objects: RwSignal<Vec<(String, UserId)>>,
 }
 
 /// A message from the instructor, as shown in the banner.
@@ -45,6 +48,7 @@ impl ClassState {
             participants: RwSignal::new(Vec::new()),
             settings: RwSignal::new(None),
             notices: RwSignal::new(Vec::new()),
+            objects: RwSignal::new(Vec::new()),
         }
     }
 
@@ -87,8 +91,34 @@ impl ClassState {
         self.you.set(None);
     }
 
-    /// Whether this page may take `action` on the lab as a whole (reactive): the
-    /// permission table's answer for the role the server gave it.
+    /// Whether this page may add objects now (reactive): the permission table, and for
+    /// a student the instructor's switch.
+    pub fn may_add_objects(&self) -> bool {
+        let allowed = self.settings.with(|s| s.as_ref().is_some_and(|s| s.students_add_objects));
+        may_add_objects(standing_in_lab(self.role.get()), allowed)
+    }
+
+    /// The added objects of a live snapshot, with their owners.
+    pub fn take_objects(&self, snapshot: &SceneSnapshot) {
+        self.objects.set(owned_objects(snapshot));
+    }
+
+    /// Whether this page may take `action` on thing `name` (reactive): an object someone
+    /// added stands toward its adder, anything else as a robot does (see [`Self::may_on`]).
+    pub fn may_on_thing(&self, action: Action, name: &str) -> bool {
+        let adder =
+            self.objects.with(|objects| objects.iter().find(|(object, _)| object == name).map(|(_, owner)| *owner));
+        let Some(adder) = adder else { return self.may_on(action, name) };
+        let standing = match self.role.get() {
+            Some(role) => {
+                Standing::toward_robot(role, self.you.with(|you| you.as_ref().map(|you| you.id)), Some(adder))
+            }
+            None => Standing::Anonymous,
+        };
+        action.allows(standing)
+    }
+
+    /// Whether this page may take `action` on the lab (reactive).
     pub fn may(&self, action: Action) -> bool {
         action.allows(standing_in_lab(self.role.get()))
     }

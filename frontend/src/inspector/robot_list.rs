@@ -36,6 +36,7 @@ mod tests {
             pose: Pose::IDENTITY,
             fixed: false,
             robot: robot.map(str::to_owned),
+            owner: None,
         }
     }
 

@@ -136,6 +136,7 @@ mod tests {
                 pose: Pose { position, rotation: [0.0, 0.0, 0.0, 1.0] },
                 fixed: false,
                 robot: Some("cart".into()),
+                owner: None,
             }],
         });
         world

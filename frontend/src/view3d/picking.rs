@@ -170,6 +170,7 @@ mod tests {
             pose: Pose { position, rotation: axis_angle([0.0, 1.0, 0.0], 0.4) },
             fixed: robot.is_none(),
             robot: robot.map(str::to_owned),
+            owner: None,
         }
     }
 

@@ -97,7 +97,8 @@ pub fn lift_of_drag(dy_px: f32, distance_m: f32) -> f32 {
     -dy_px * LIFT_PER_PX_PER_M * distance_m.max(0.5)
 }
 
-/// A thing one may place: a robot (all its bodies) or a body that is not fixed.
+/// A thing one may place: a robot (all its bodies), a body that is not fixed, or an
+/// object somebody added (a palette's ramp or wall is fixed, and placed all the same).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Thing {
     /// The name a placement gives (the robot's, or the body's).
@@ -106,8 +107,8 @@ pub struct Thing {
     pub bodies: Vec<usize>,
 }
 
-/// The thing body `index` belongs to: its robot, or itself if it moves; `None` for a
-/// fixed body of no robot (the floor, walls).
+/// The thing body `index` belongs to: its robot, or itself if it moves or was added;
+/// `None` for the lab's own fixed bodies (the floor, walls).
 pub fn thing_of(snapshot: &SceneSnapshot, index: usize) -> Option<Thing> {
     let body = snapshot.bodies.get(index)?;
     match &body.robot {
@@ -115,7 +116,7 @@ pub fn thing_of(snapshot: &SceneSnapshot, index: usize) -> Option<Thing> {
             let bodies = bodies_of_robot(&snapshot.bodies, robot);
             Some(Thing { name: robot.clone(), bodies })
         }
-        None if !body.fixed => Some(Thing { name: body.name.clone(), bodies: vec![index] }),
+        None if placeable(body) => Some(Thing { name: body.name.clone(), bodies: vec![index] }),
         None => None,
     }
 }
@@ -125,8 +126,13 @@ pub fn thing_named(snapshot: &SceneSnapshot, name: &str) -> Option<Thing> {
     if snapshot.bodies.iter().any(|b| b.robot.as_deref() == Some(name)) {
         return Some(Thing { name: name.to_owned(), bodies: bodies_of_robot(&snapshot.bodies, name) });
     }
-    let index = snapshot.bodies.iter().position(|b| b.name == name && b.robot.is_none() && !b.fixed)?;
+    let index = snapshot.bodies.iter().position(|b| b.name == name && b.robot.is_none() && placeable(b))?;
     Some(Thing { name: name.to_owned(), bodies: vec![index] })
+}
+
+/// Whether a body of no robot may be placed: it moves, or somebody added it.
+fn placeable(body: &BodyView) -> bool {
+    !body.fixed || body.owner.is_some()
 }
 
 fn bodies_of_robot(bodies: &[BodyView], robot: &str) -> Vec<usize> {
@@ -304,13 +310,14 @@ mod tests {
 
     #[test]
     fn things_are_robots_or_bodies_that_move() {
-        let body = |name: &str, fixed: bool, robot: Option<&str>| BodyView {
+        let body = |name: &str, fixed: bool, robot: Option<&str>, owner: Option<u32>| BodyView {
             id: vlab_protocol::BodyId(0),
             name: name.into(),
             parts: vec![],
             pose: Pose::IDENTITY,
             fixed,
             robot: robot.map(str::to_owned),
+            owner,
         };
         let snapshot = SceneSnapshot {
             epoch: 1,
@@ -318,10 +325,11 @@ mod tests {
             links: vec![],
             zones: vec![],
             bodies: vec![
-                body("floor", true, None),
-                body("bot_body", false, Some("bot")),
-                body("crate", false, None),
-                body("bot_wheel", false, Some("bot")),
+                body("floor", true, None, None),
+                body("bot_body", false, Some("bot"), None),
+                body("crate", false, None, None),
+                body("bot_wheel", false, Some("bot"), None),
+                body("ana_ramp_1", true, None, Some(3)),
             ],
         };
         assert_eq!(thing_of(&snapshot, 0), None, "the floor");
@@ -330,5 +338,8 @@ mod tests {
         assert_eq!(thing_of(&snapshot, 2), Some(Thing { name: "crate".into(), bodies: vec![2] }));
         assert_eq!(thing_named(&snapshot, "bot"), Some(bot));
         assert_eq!(thing_named(&snapshot, "floor"), None);
+        let ramp = Thing { name: "ana_ramp_1".into(), bodies: vec![4] };
+        assert_eq!(thing_of(&snapshot, 4), Some(ramp.clone()), "a fixed object somebody added");
+        assert_eq!(thing_named(&snapshot, "ana_ramp_1"), Some(ramp));
     }
 }

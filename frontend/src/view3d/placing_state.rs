@@ -166,7 +166,7 @@ impl Placer {
 
     /// Whether this page may place `name` (the permission table, as the server asks it).
     pub fn may_place(&self, name: &str) -> bool {
-        untrack(|| self.view.live_world.get() && self.class.may_on(Action::MoveObject, name))
+        untrack(|| self.view.live_world.get() && self.class.may_on_thing(Action::MoveObject, name))
     }
 
     /// Where thing `name` stands now, and its bodies; `None` when the scene has no such thing.

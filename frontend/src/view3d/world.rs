@@ -290,6 +290,7 @@ mod tests {
             pose: Pose { position, rotation: [0.0, 0.0, 0.0, 1.0] },
             fixed: id == 0,
             robot: None,
+            owner: None,
         }
     }
 

@@ -63,6 +63,20 @@ impl LabRobots<'_> {
         self.lab.request(|reply| LabCommand::Insert { addition, owner, quota, programs, keep_clear, reply }).await?
     }
 
+    /// Inserts objects (bodies of no robot, no devices) into the running lab between
+    /// two steps, owned by `owner` (who may have at most `quota` objects afterwards, if
+    /// given), each over something fixed and clear of every other body; everybody
+    /// watching receives the new scene. All or nothing.
+    pub async fn insert_objects(
+        self,
+        addition: SceneModel,
+        owner: Option<Owner>,
+        quota: Option<usize>,
+    ) -> Result<Inserted, LabError> {
+        let addition = Box::new(addition);
+        self.lab.request(|reply| LabCommand::InsertObjects { addition, owner, quota, reply }).await?
+    }
+
     /// The lab's scene model as it is now (every body at the pose it was inserted at).
     pub async fn scene_model(self) -> Result<Arc<SceneModel>, LabError> {
         self.lab.request(|reply| LabCommand::Model { reply }).await
@@ -104,6 +118,26 @@ impl LabRobots<'_> {
             return Err(self.lab.no_robot(robot));
         }
         self.lab.people().broadcast_presence();
+        Ok(())
+    }
+
+    /// Whether the lab has an object (a body of no robot) called `name`.
+    pub fn has_object(self, name: &str) -> bool {
+        self.lab.status.borrow().objects.contains_key(name)
+    }
+
+    /// The names of the objects participant `user` added to the lab.
+    pub fn objects_owned_by(self, user: UserId) -> Vec<String> {
+        let status = self.lab.status.borrow();
+        status.objects.iter().filter(|(_, owner)| **owner == Some(user)).map(|(name, _)| name.clone()).collect()
+    }
+
+    /// Removes object `name` (a body of no robot) from the lab; everybody receives the
+    /// new scene.
+    pub async fn remove_object(self, name: &str) -> Result<(), LabError> {
+        if !self.lab.request(|reply| LabCommand::RemoveObject { name: name.to_owned(), reply }).await? {
+            return Err(LabError::NoObject { lab: self.lab.id.clone(), name: name.to_owned() });
+        }
         Ok(())
     }
 

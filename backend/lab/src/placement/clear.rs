@@ -190,6 +190,23 @@ pub fn check_insert(model: &SceneModel, world: &World, addition: &SceneModel, gr
     Ok(())
 }
 
+/// Whether the objects of `addition` (bodies of no robot) are clear of every body of
+/// the lab where it is now and of every moving body where it starts, and of each other.
+pub fn check_insert_objects(
+    model: &SceneModel,
+    world: &World,
+    addition: &SceneModel,
+    ground: &Ground,
+) -> Result<(), Overlap> {
+    let mut obstacles = Obstacles::of(model, world, &[], true);
+    for (index, body) in addition.bodies.iter().enumerate().filter(|(_, b)| b.robot.is_none()) {
+        let placed = solids_at(std::iter::once((body, &body.pose)));
+        obstacles.check(&format!("object '{}'", body.name), &placed, body.pose.position, ground)?;
+        obstacles.add_inserted(addition, &[index]);
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -15,7 +15,7 @@ pub use self::ground::{Ground, OffTheGround, check as check_ground};
 pub use self::room::{OutsideRoom, Problem, check_room};
 pub use self::start::{DEFAULT_CLEARANCE_M, MAX_CLEARANCE_M, NoStart, START_GRID_M, Start, StartSearch};
 
-use self::clear::{Obstacles, check_insert, solids_at, words};
+use self::clear::{Obstacles, check_insert, check_insert_objects as clear_of_others, solids_at, words};
 use vlab_sim::scene::{Pose, SceneModel};
 use vlab_sim::sim::{BodyIndex, World};
 
@@ -42,6 +42,18 @@ pub fn check_insert_robots(model: &SceneModel, world: &World, addition: &SceneMo
         return Ok(());
     }
     Ok(check_insert(model, world, addition, &Ground::of(model, Some(addition)))?)
+}
+
+/// Whether the objects of `addition` (bodies of no robot, added by a participant or the
+/// instructor one at a time) may be inserted into the lab of `model` and `world`: each
+/// over something fixed, clear of every body where it is now and of every moving body
+/// where it starts, and of each other.
+pub fn check_insert_objects(model: &SceneModel, world: &World, addition: &SceneModel) -> Result<(), Misplaced> {
+    let ground = Ground::of(model, Some(addition));
+    for body in addition.bodies.iter().filter(|b| b.robot.is_none()) {
+        ground.check(&format!("object '{}'", body.name), body.pose.position)?;
+    }
+    Ok(clear_of_others(model, world, addition, &ground)?)
 }
 
 /// Whether `bodies` (moved together, the first one the main body) may be put at `poses`:

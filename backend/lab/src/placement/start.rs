@@ -52,6 +52,15 @@ pub enum NoStart {
     /// The description has no robot to place.
     #[error("the description has no robot for {{x}} and {{z}} to place")]
     NoRobot,
+    /// The objects to place are none.
+    #[error("there is no object to place")]
+    NoObject,
+    /// Every spot of the floor is taken, for an object.
+    #[error("there is no clear spot on the lab's floor for object '{object}'; make room first")]
+    NoRoomForObject {
+        /// The object that would not fit.
+        object: String,
+    },
     /// Every spot of the floor is taken.
     #[error("there is no clear spot on the lab's floor for robot '{robot}'; make room first")]
     NoRoom {
@@ -100,11 +109,27 @@ impl StartSearch {
     /// its first robot if any spot has it, else with the most any spot has (halving what
     /// is asked, down to none).
     pub fn choose(&self, addition: &SceneModel, wanted_m: f32) -> Result<Start, NoStart> {
-        let (width, length) = self.ground.floor().ok_or(NoStart::NoFloor)?;
         let robot = addition.robots.first().ok_or(NoStart::NoRobot)?;
         let main = addition.bodies.get(robot.main_body).ok_or(NoStart::NoRobot)?.pose.position;
         let placed = solids_at(addition.bodies.iter().filter(|b| b.robot.is_some()).map(|b| (b, &b.pose)));
-        let Some((low, high)) = placed.bounds() else { return Err(NoStart::NoRobot) };
+        self.choose_for(main, &placed, wanted_m).ok_or_else(|| NoStart::NoRoom { robot: robot.name.clone() })?
+    }
+
+    /// Where `addition`'s objects go (moved together, placed where its first body is at
+    /// the origin of the floor grid): as [`StartSearch::choose`] for a robot, with
+    /// `wanted_m` of free floor around the first body if any spot has it.
+    pub fn choose_for_objects(&self, addition: &SceneModel, wanted_m: f32) -> Result<Start, NoStart> {
+        let first = addition.bodies.first().ok_or(NoStart::NoObject)?;
+        let placed = solids_at(addition.bodies.iter().map(|b| (b, &b.pose)));
+        self.choose_for(first.pose.position, &placed, wanted_m)
+            .ok_or_else(|| NoStart::NoRoomForObject { object: first.name.clone() })?
+    }
+
+    /// The first spot where `placed` (whose main point is `main`) fits with the most
+    /// free floor up to `wanted_m` around it; `None` when no spot has room at all.
+    fn choose_for(&self, main: [f32; 3], placed: &Solids, wanted_m: f32) -> Option<Result<Start, NoStart>> {
+        let Some((width, length)) = self.ground.floor() else { return Some(Err(NoStart::NoFloor)) };
+        let Some((low, high)) = placed.bounds() else { return Some(Err(NoStart::NoRobot)) };
         let spots = spots_of_floor(width, length);
         let bottom = low[1] + FLOOR_SKIP_M;
         let top = high[1].max(bottom + 0.05);
@@ -119,15 +144,15 @@ impl StartSearch {
                     solids.is_empty() || of.is_empty() || of.deepest_overlap(solids, offset, tolerance).is_none()
                 };
                 if self.ground.holds([x, main[1], z])
-                    && clear(&self.obstacles, &placed, OVERLAP_TOLERANCE_M)
-                    && clear(&self.asked, &placed, 0.0)
+                    && clear(&self.obstacles, placed, OVERLAP_TOLERANCE_M)
+                    && clear(&self.asked, placed, 0.0)
                     && clear(&self.obstacles, &around, 0.0)
                 {
-                    return Ok(Start { x, z, clearance_m: clearance });
+                    return Some(Ok(Start { x, z, clearance_m: clearance }));
                 }
             }
         }
-        Err(NoStart::NoRoom { robot: robot.name.clone() })
+        None
     }
 }
 

@@ -168,6 +168,11 @@ pub enum Change {
         /// The robot.
         robot: String,
     },
+    /// An object (a body of no robot) taken out.
+    ObjectRemoved {
+        /// The object.
+        name: String,
+    },
     /// A robot put back at its start.
     RobotReset {
         /// The robot.
@@ -205,7 +210,11 @@ impl Change {
     pub fn is_structural(&self) -> bool {
         matches!(
             self,
-            Change::Inserted { .. } | Change::Removed { .. } | Change::StartMoved { .. } | Change::Room { .. }
+            Change::Inserted { .. }
+                | Change::Removed { .. }
+                | Change::ObjectRemoved { .. }
+                | Change::StartMoved { .. }
+                | Change::Room { .. }
         )
     }
 }

@@ -53,6 +53,31 @@ impl Runner {
         Ok(done)
     }
 
+    /// Inserts objects (bodies of no robot) if they keep `owner` within `quota` objects,
+    /// the lab within its capacity, and each object over something fixed and clear.
+    pub(super) fn insert_objects_checked(
+        &mut self,
+        addition: &SceneModel,
+        owner: Option<Owner>,
+        quota: Option<usize>,
+    ) -> Result<Inserted, LabError> {
+        if let (Some(owner), Some(quota)) = (owner.as_ref(), quota) {
+            let have = self.sim.model.bodies.iter().filter(|b| b.robot.is_none() && b.owner == Some(owner.id)).count();
+            let adding = addition.bodies.len();
+            if have + adding > quota {
+                return Err(LabError::OverObjectQuota { quota, have, adding });
+            }
+        }
+        capacity::check(&self.sim.model, addition)?;
+        placement::check_insert_objects(&self.sim.model, &self.sim.world, addition)?;
+        let by = owner.as_ref().map(|o| format!(", by {}", o.name)).unwrap_or_default();
+        let done = self.insert(addition, owner).map_err(LabError::Refused)?;
+        let names: Vec<&str> = addition.bodies.iter().map(|b| b.name.as_str()).collect();
+        let text = format!("inserted objects [{}]{by}", names.join(", "));
+        self.history.recorder.record(Record::Event { step: self.clock.step, text });
+        Ok(done)
+    }
+
     /// Why `addition` would take `owner` past `quota` robots, if it would.
     pub(super) fn over_quota(
         &self,
@@ -97,6 +122,23 @@ impl Runner {
         self.sim.programs.remove(name);
         self.changed(Change::Removed { robot: name.to_owned() });
         self.history.recorder.record(Record::Event { step: self.clock.step, text: format!("removed robot {name}") });
+        self.publish_scene();
+        self.publish_state();
+        true
+    }
+
+    /// Takes an object (a body of no robot) out: the world is rebuilt without it, every
+    /// other body where and as fast as it was; a new epoch.
+    pub(super) fn remove_object(&mut self, name: &str) -> bool {
+        let fixed = self.sim.model.object_index(name).is_some_and(|i| self.sim.model.bodies[i].motion == Motion::Fixed);
+        if !changes::remove_object(&mut self.sim.model, &mut self.sim.world, &mut self.sim.robots, name) {
+            return false;
+        }
+        if fixed {
+            self.sim.programs.set_obstacles(static_footprints(&self.sim.model));
+        }
+        self.changed(Change::ObjectRemoved { name: name.to_owned() });
+        self.history.recorder.record(Record::Event { step: self.clock.step, text: format!("removed object {name}") });
         self.publish_scene();
         self.publish_state();
         true
@@ -147,12 +189,23 @@ impl Runner {
             return Ok(false);
         };
         placement::check_move(&self.sim.model, &self.sim.world, &plan.bodies, &plan.poses(&self.sim.world))?;
+        let fixed: Vec<usize> = plan.bodies.iter().copied().filter(|&i| self.sim.world.is_fixed(i)).collect();
         let now = plan.apply(&mut self.sim.world);
         self.changed(Change::Moved { name: name.to_owned(), position, heading });
         let [x, y, z] = position;
         let text = format!("{name} moved to ({x:.3}, {y:.3}, {z:.3}), heading {now:.3}");
         self.history.recorder.record(Record::Event { step: self.clock.step, text });
-        self.publish_frame();
+        if fixed.is_empty() {
+            self.publish_frame();
+        } else {
+            // A fixed object (a palette's ramp or wall) stands where the model says for
+            // programs' maps, and pages draw fixed bodies from the snapshot, not frames.
+            for &i in &fixed {
+                self.sim.model.bodies[i].pose = self.sim.world.pose(i);
+            }
+            self.sim.programs.set_obstacles(static_footprints(&self.sim.model));
+            self.publish_scene();
+        }
         self.publish_telemetry();
         Ok(true)
     }

@@ -298,6 +298,12 @@ impl Runner {
             LabCommand::RemoveRobot { robot, reply } => {
                 let _ = reply.send(self.remove_robot(&robot));
             }
+            LabCommand::InsertObjects { addition, owner, quota, reply } => {
+                let _ = reply.send(self.insert_objects_checked(&addition, owner, quota));
+            }
+            LabCommand::RemoveObject { name, reply } => {
+                let _ = reply.send(self.remove_object(&name));
+            }
             LabCommand::ResetRobot { robot, reply } => {
                 let _ = reply.send(self.reset_robot(&robot));
             }
@@ -542,6 +548,7 @@ mod tests {
                 bodies: 0,
                 robots: Vec::new(),
                 owners: BTreeMap::new(),
+                objects: BTreeMap::new(),
                 run: None,
             })
             .0,

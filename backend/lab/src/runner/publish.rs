@@ -29,10 +29,12 @@ impl Runner {
         let (bodies, robots) =
             (self.sim.world.body_count(), self.sim.model.robots.iter().map(|r| r.name.clone()).collect());
         let owners = self.sim.robots.owners();
+        let objects = wire::objects(&self.sim.model);
         self.outputs.status.send_modify(|status| {
             status.bodies = bodies;
             status.robots = robots;
             status.owners = owners;
+            status.objects = objects;
         });
     }
 

@@ -166,6 +166,7 @@ impl Runner {
                 }
             }),
             Change::Removed { robot } => Some(format!("robot {robot} was removed")),
+            Change::ObjectRemoved { name } => Some(format!("object {name} was removed")),
             Change::StartMoved { robot, .. } => Some(format!("robot {robot}'s start was moved")),
             Change::Room { .. } => Some("the room was changed".to_owned()),
             _ => None,

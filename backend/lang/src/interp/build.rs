@@ -633,6 +633,7 @@ impl Interp<'_> {
                     pose: c.pose,
                     parts,
                     robot,
+                    owner: None,
                 };
                 self.builder.add_body(body, c.devices, &members);
             }
@@ -705,6 +706,7 @@ impl Interp<'_> {
                     pose: o.pose,
                     parts: vec![p],
                     robot,
+                    owner: None,
                 };
                 self.builder.add_body(body, o.devices, &[]);
             }

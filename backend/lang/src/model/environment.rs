@@ -57,6 +57,7 @@ pub fn environment_bodies(environment: &EnvironmentModel) -> Vec<BodyModel> {
             pose: Pose::at(center),
             parts: vec![wall_part(Shape::Box { half_extents }, material)],
             robot: None,
+            owner: None,
         })
         .collect()
 }

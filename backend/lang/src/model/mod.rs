@@ -159,6 +159,10 @@ pub struct BodyModel {
     pub parts: Vec<PartModel>,
     /// The robot it belongs to, if any.
     pub robot: Option<String>,
+    /// The participant who added it to a running lab, for an object of no robot (a
+    /// lab's id of a participant); `None`: the lab's own. Set by the lab as it inserts,
+    /// never by the language.
+    pub owner: Option<u32>,
 }
 
 /// A motor driving a joint's free axis towards a velocity.
@@ -506,6 +510,7 @@ pub(crate) mod test_support {
                 drawn_only: false,
             }],
             robot: None,
+            owner: None,
         }
     }
 }

@@ -25,10 +25,36 @@ impl SceneModel {
     /// `None` when there is no such robot.
     pub fn without_robot(&self, name: &str) -> Option<(SceneModel, Renumbering)> {
         let robot_index = self.robots.iter().position(|r| r.name == name)?;
-        let gone_body = |b: &super::BodyModel| b.robot.as_deref() == Some(name);
+        Some(self.without(|b| b.robot.as_deref() == Some(name), Some(robot_index)))
+    }
+
+    /// This model without object `name`, a body of no robot (called so, or a part of it
+    /// called so), with the joints touching it and the devices on it; `None` when there
+    /// is no such object.
+    pub fn without_object(&self, name: &str) -> Option<(SceneModel, Renumbering)> {
+        let index = self.object_index(name)?;
+        let body_name = self.bodies[index].name.clone();
+        Some(self.without(|b| b.name == body_name, None))
+    }
+
+    /// The index of the body of no robot called `name`, or with a part called so.
+    pub fn object_index(&self, name: &str) -> Option<usize> {
+        self.bodies.iter().position(|b| {
+            b.robot.is_none() && (b.name == name || b.parts.iter().any(|p| p.name.as_deref() == Some(name)))
+        })
+    }
+
+    /// This model without the bodies `gone_body` picks (and robot `robot_index`, whose
+    /// bodies they are), the joints touching them, the devices on them or of the robot.
+    fn without(
+        &self,
+        gone_body: impl Fn(&super::BodyModel) -> bool,
+        robot_index: Option<usize>,
+    ) -> (SceneModel, Renumbering) {
+        let name = robot_index.map(|i| self.robots[i].name.as_str());
         let bodies = renumber(self.bodies.iter().map(|b| !gone_body(b)));
         let joints = renumber(self.joints.iter().map(|j| bodies[j.body1].is_some() && bodies[j.body2].is_some()));
-        let robots = renumber((0..self.robots.len()).map(|i| i != robot_index));
+        let robots = renumber((0..self.robots.len()).map(|i| Some(i) != robot_index));
 
         let mut gone_names: HashSet<&str> = HashSet::new();
         for body in self.bodies.iter().filter(|b| gone_body(b)) {
@@ -53,7 +79,7 @@ impl SceneModel {
             .robots
             .iter()
             .enumerate()
-            .filter(|(i, _)| *i != robot_index)
+            .filter(|(i, _)| Some(*i) != robot_index)
             .map(|(_, robot)| {
                 let mut robot = robot.clone();
                 robot.main_body = bodies[robot.main_body].expect("other robots keep their bodies");
@@ -61,7 +87,7 @@ impl SceneModel {
             })
             .collect();
         let keep_device = |device: &super::DeviceModel| -> Option<super::DeviceModel> {
-            if device.robot.as_deref() == Some(name) {
+            if name.is_some() && device.robot.as_deref() == name {
                 return None;
             }
             let mount = match device.mount {
@@ -80,7 +106,7 @@ impl SceneModel {
         if let Some(challenge) = &mut model.challenge {
             challenge.renumber_bodies(|body| bodies.get(body).copied().flatten());
         }
-        Some((model, Renumbering { bodies, joints, robots }))
+        (model, Renumbering { bodies, joints, robots })
     }
 }
 
@@ -138,6 +164,21 @@ mod tests {
         let mut again = after.clone();
         again.merge(&interpret(robot_a, "a.vlab", &NoFiles, &Options::default()).unwrap().model).unwrap();
         assert!(before.without_robot("nobody").is_none());
+    }
+
+    #[test]
+    fn removing_an_object_takes_its_body_and_renumbers_the_rest() {
+        let before = lab();
+        let (after, moved) = before.without_object("crate").unwrap();
+        after.validate().unwrap();
+        assert_eq!(after.bodies.len(), before.bodies.len() - 1);
+        assert!(after.body_index("crate").is_none());
+        assert_eq!(moved.bodies.last(), Some(&None));
+        assert_eq!(moved.robots, [Some(0), Some(1)], "every robot stays");
+        assert_eq!(after.sensors.len(), before.sensors.len());
+        assert!(after.groups.iter().all(|g| !g.members.iter().any(|m| m == "crate")));
+        assert!(before.without_object("a_body").is_none(), "a robot's body is not an object");
+        assert!(before.without_object("nothing").is_none());
     }
 
     #[test]

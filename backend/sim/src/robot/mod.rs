@@ -242,6 +242,12 @@ impl Robots {
     /// readings, counts and commands carry on.
     pub fn remove(&mut self, name: &str, moved: &Renumbering, world: &mut World) {
         self.robots.retain(|robot| robot.name != name);
+        self.renumber(moved, world);
+    }
+
+    /// Follows the world's bodies, joints and robots to their new indices after others
+    /// were taken out (an object removed: every robot stays).
+    pub fn renumber(&mut self, moved: &Renumbering, world: &mut World) {
         for robot in &mut self.robots {
             robot.index = moved.robots[robot.index as usize].expect("other robots stay") as u32;
             robot.main_body = moved.bodies[robot.main_body].expect("other robots keep their bodies");

@@ -37,7 +37,7 @@ fn part(shape: Shape, local: Pose) -> PartModel {
 }
 
 fn body(name: &str, motion: Motion, pose: Pose, shape: Shape) -> BodyModel {
-    BodyModel { name: name.into(), motion, pose, parts: vec![part(shape, Pose::IDENTITY)], robot: None }
+    BodyModel { name: name.into(), motion, pose, parts: vec![part(shape, Pose::IDENTITY)], robot: None, owner: None }
 }
 
 fn ball(radius: f32) -> Shape {

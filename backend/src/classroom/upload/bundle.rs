@@ -176,7 +176,7 @@ impl UploadFiles {
     /// The upload as a scene: its main file is the `.vlab` description, or a URDF file
     /// (which becomes the robot of a description written for it, see [`urdf_wrapper`]),
     /// standing at (1, 0, 1).
-    pub(super) fn into_scene(self) -> Result<Bundle, ClassroomError> {
+    pub(in crate::classroom) fn into_scene(self) -> Result<Bundle, ClassroomError> {
         self.into_description(UrdfStart::Fixed)
     }
 

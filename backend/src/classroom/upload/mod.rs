@@ -12,7 +12,7 @@ mod archive;
 mod assets;
 mod budget;
 mod bundle;
-mod interpret;
+pub(crate) mod interpret;
 pub mod programs;
 mod start;
 
@@ -264,6 +264,14 @@ impl ClassroomUploads<'_> {
                 if let Some(Ok(reservation)) = reservation {
                     reservation.keep_as_program(&robot);
                 }
+                Ok(None)
+            }
+            Insertion::Objects { owner, main_name, main_text, files } => {
+                self.classroom.objects().replay_added(lab, owner, main_name, main_text, files).await?;
+                Ok(None)
+            }
+            Insertion::ObjectRemoval { name } => {
+                self.classroom.objects().replay_removal(lab, &name).await?;
                 Ok(None)
             }
             Insertion::Upload { owner, main_name, main_text, files, assets, program, only_robots: _ } => {

@@ -356,6 +356,7 @@ pub fn busy_scene() -> SceneModel {
             drawn_only: false,
         }],
         robot: None,
+        owner: None,
     };
     scene.bodies.push(wall("floor", [5.0, -0.5, 5.0], [6.0, 0.5, 6.0]));
     for i in 0..300 {
@@ -376,6 +377,7 @@ pub fn busy_scene() -> SceneModel {
                 drawn_only: false,
             }],
             robot: None,
+            owner: None,
         });
     }
     scene

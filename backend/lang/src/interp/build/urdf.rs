@@ -108,6 +108,7 @@ impl Interp<'_> {
                 pose: body.pose,
                 parts: body.parts.clone(),
                 robot: Some(robot_name.clone()),
+                owner: None,
             };
             self.builder.add_body(model, devices, &aliases);
         }

@@ -71,9 +71,15 @@ impl LandmarkProbe {
     /// Follows its body and the beacons' to their new indices after others were removed.
     pub fn renumber(&mut self, moved: &crate::scene::Renumbering) {
         self.body = moved.bodies[self.body].expect("a robot's bodies stay with it");
-        for beacon in &mut self.beacons {
-            beacon.body = moved.bodies[beacon.body].expect("beacons are on no robot, so they stay");
-        }
+        // A beacon's object may be removed (the instructor removes any object): it is
+        // seen no more.
+        self.beacons.retain_mut(|beacon| match moved.bodies[beacon.body] {
+            Some(body) => {
+                beacon.body = body;
+                true
+            }
+            None => false,
+        });
     }
 
     /// The beacons seen now: truth, and measured through the noise (distance through
