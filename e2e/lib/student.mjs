@@ -6,12 +6,13 @@ import { waitUntil } from './poll.mjs';
 import { byTestId, readUi } from './ui.mjs';
 
 /**
- * Opens the front page in a new context, joins the demo lab with its join code as `name`
+ * Opens the front page in a new context, joins lab `lab` (the demo lab unless given; its
+ * instructor's token `instructorToken` reads its join code) with its join code as `name`
  * and waits for the student's lab page. Returns `{page, token, consoleErrors}`
  * (`consoleErrors`: the page's console errors, to filter: Chromium logs 4xx answers).
  */
-export async function joinAsStudent(server, openPage, name) {
-  const lab = await server.request('GET', '/api/labs/demo', { token: server.token });
+export async function joinAsStudent(server, openPage, name, { lab: labId = 'demo', instructorToken = server.token } = {}) {
+  const lab = await server.request('GET', `/api/labs/${labId}`, { token: instructorToken });
   const code = lab.body?.join_code;
   if (!/^[A-Z0-9]+$/.test(code ?? '')) throw new Error(`no join code: ${JSON.stringify(lab.body)}`);
   const page = await openPage('viewer', { name: 'student', url: `${server.baseUrl}/`, waitConnected: false });
@@ -20,12 +21,12 @@ export async function joinAsStudent(server, openPage, name) {
   await page.locator(byTestId('join-code')).fill(code);
   await page.locator(byTestId('join-name')).fill(name);
   await page.locator(byTestId('btn-join')).click();
-  await page.waitForURL(/[?&]lab=demo/);
+  await page.waitForURL(new RegExp(`[?&]lab=${labId}`));
   await waitForConnected(page, 'the student page');
   await waitUntil('the student role', () => readUi(page), (u) => u.role === 'student' && u.bodies > 0);
   // The token leaves the address bar once the page has it; the tab keeps it.
   await waitUntil('the token to leave the address bar', () => page.url(), (url) => !url.includes('token='));
-  const token = await page.evaluate(() => sessionStorage.getItem('vlab-link-token:demo'));
+  const token = await page.evaluate((id) => sessionStorage.getItem(`vlab-link-token:${id}`), labId);
   if (!token) throw new Error('the tab did not keep its link token');
   return { page, token, consoleErrors };
 }

@@ -1,14 +1,94 @@
-// Building the world together, from the browser. The instructor saves the lab as it
-// stands with "Save scene (.vlab)" and opens the file on the create page as a new lab:
-// the new lab has the same bodies where the old one had them.
+// Building the world together, from the browser. A student, once the instructor lets
+// students add objects, adds a ramp from the palette, drags it across the floor in the
+// 3D view and undoes the move. The instructor saves the lab as it stands with "Save
+// scene (.vlab)" and opens the file on the create page as a new lab: the new lab has the
+// same bodies where the old one had them.
 
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { test } from 'node:test';
 
+import { PNG } from 'pngjs';
+
 import { saveArtifact, waitForConnected, withLab } from '../lib/harness.mjs';
 import { waitUntil } from '../lib/poll.mjs';
+import { joinAsStudent } from '../lib/student.mjs';
 import { byTestId, readUi } from '../lib/ui.mjs';
+
+// A white floor in a low black fence: from the top, the steel ramp is the only grey.
+const YARD = 'environment wallrect { width 6; length 6; height 0.2; ground "White"; walls "Black"; sky "Black"; }\n';
+
+/** The middle, in page pixels, of the grey pixels of the canvas's middle (the ramp). */
+async function rampOnScreen(page) {
+  const canvas = page.locator(byTestId('lab-canvas'));
+  const box = await canvas.boundingBox();
+  const { width, height, data } = PNG.sync.read(await canvas.screenshot());
+  let [n, sx, sy] = [0, 0, 0];
+  for (let y = Math.floor(height * 0.1); y < height * 0.9; y += 1) {
+    for (let x = Math.floor(width * 0.2); x < width * 0.8; x += 1) {
+      const i = (y * width + x) * 4;
+      const [r, g, b] = [data[i], data[i + 1], data[i + 2]];
+      if (Math.max(r, g, b) < 200 && Math.min(r, g, b) > 50 && Math.max(r, g, b) - Math.min(r, g, b) < 40) {
+        n += 1;
+        sx += x;
+        sy += y;
+      }
+    }
+  }
+  if (n < 50) return null;
+  return { x: box.x + (sx / n) * (box.width / width), y: box.y + (sy / n) * (box.height / height), pixels: n };
+}
+
+/** Where `name` stands in lab `lab` saved now: the numbers of its `pos(...)`. */
+async function standsAt(server, lab, token, name) {
+  const response = await fetch(`${server.baseUrl}/api/labs/${lab}/scene.vlab`, { headers: { authorization: `Bearer ${token}` } });
+  const text = await response.text();
+  const line = text.split('\n').find((l) => l.includes(name) && l.includes('pos('));
+  assert.ok(line, `${name} in the saved scene:\n${text}`);
+  return line.match(/pos\(([^)]*)\)/)[1].split(',').map(Number);
+}
+
+test('a student adds a ramp from the palette, drags it in the 3D view and undoes the move', { timeout: 300_000 }, async (t) => {
+  await withLab(t, async ({ server, openPage, artifactName }) => {
+    const created = await server.request('POST', '/api/labs', { token: server.token, body: { name: 'Obstacles', scene_source: YARD } });
+    assert.equal(created.status, 201, JSON.stringify(created.body));
+    const { id: lab, instructor_token: teacherToken } = created.body;
+    const { page: ana } = await joinAsStudent(server, openPage, 'Ana', { lab, instructorToken: teacherToken });
+
+    // The switch is off: no palette for students. The instructor turns it on from the page.
+    assert.equal(await ana.locator(byTestId('palette-ramp')).count(), 0, 'no palette before the switch');
+    const teacher = await openPage('instructor', { url: `${server.baseUrl}${created.body.instructor_path}` });
+    await teacher.locator(byTestId('toggle-students-add-objects')).check();
+    await ana.locator(byTestId('palette-ramp')).click();
+    const said = await waitUntil('the ramp to go in', () => ana.locator(byTestId('palette-said')).textContent(), (m) => /ana_ramp_1/.test(m ?? ''));
+    t.diagnostic(said);
+    const before = await standsAt(server, lab, teacherToken, 'ana_ramp_1');
+
+    // From the top, find it, and drag it a good way to the right.
+    await ana.locator(byTestId('btn-top-view')).click();
+    await ana.locator(byTestId('place-mode')).check();
+    const seen = await waitUntil('the ramp drawn from the top', () => rampOnScreen(ana), (r) => r !== null);
+    t.diagnostic(`the ramp on screen at ${Math.round(seen.x)}, ${Math.round(seen.y)} (${seen.pixels} pixels)`);
+    saveArtifact(artifactName('1-added.png'), await ana.screenshot());
+    await ana.mouse.move(seen.x, seen.y);
+    await ana.mouse.down();
+    await ana.mouse.move(seen.x + 120, seen.y, { steps: 12 });
+    await ana.mouse.up();
+    await waitUntil('the placement to be taken', () => ana.locator(byTestId('placement-status')).textContent(), (m) => /placed/i.test(m ?? ''));
+    assert.match(await ana.locator(byTestId('placing-selected')).textContent(), /ana_ramp_1/);
+    const after = await waitUntil('the ramp to stand elsewhere', () => standsAt(server, lab, teacherToken, 'ana_ramp_1'), (p) => Math.hypot(p[0] - before[0], p[2] - before[2]) > 0.3);
+    t.diagnostic(`the ramp went from ${before} to ${after}`);
+    // The teacher's page draws it there too (fixed bodies come with the scene).
+    const moved = await waitUntil('the ramp to be drawn moved', () => rampOnScreen(ana), (r) => r !== null && r.x > seen.x + 60);
+    t.diagnostic(`drawn at ${Math.round(moved.x)}, ${Math.round(moved.y)}`);
+    saveArtifact(artifactName('2-dragged.png'), await ana.screenshot());
+
+    await ana.locator(byTestId('undo-placement')).click();
+    const back = await waitUntil('the ramp back where it was', () => standsAt(server, lab, teacherToken, 'ana_ramp_1'), (p) => Math.hypot(p[0] - before[0], p[2] - before[2]) < 0.01);
+    t.diagnostic(`undone: ${back}; ${await ana.locator(byTestId('placement-status')).textContent()}`);
+    saveArtifact(artifactName('3-undone.png'), await teacher.screenshot());
+  });
+});
 
 /** Lab `lab` saved as a scene now, without its opening comment (which lab, when). */
 async function savedScene(server, lab, token) {

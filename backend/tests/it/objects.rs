@@ -403,3 +403,61 @@ async fn objects_and_their_owners_are_kept_across_a_restart() {
     drop(server);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Sends placement `id` of `name` to `position` (heading 0.5) and waits for its answer:
+/// `Ok` when placed, else the refusal's words.
+async fn place(client: &mut common::Client, id: u32, name: &str, position: [f32; 3]) -> Result<(), String> {
+    use common::Received;
+    use vlab_protocol::{ClientMsg, ServerMsg};
+    client.send(&ClientMsg::Place { id, name: name.into(), position, heading: Some(0.5) }).await;
+    client
+        .until(|r| match r {
+            Received::Json(ServerMsg::Placed { id: got, .. }) if *got == id => Some(Ok(())),
+            Received::Json(ServerMsg::PlaceRefused { id: got, error, .. }) if *got == id => {
+                Some(Err(error.message.clone()))
+            }
+            _ => None,
+        })
+        .await
+}
+
+#[tokio::test]
+async fn a_student_places_her_static_ramp_by_websocket_and_every_page_redraws_it_there() {
+    use common::Received;
+    use vlab_protocol::ServerMsg;
+    let (server, ana) = yard_lab(true).await;
+    let ben = server.join_demo("Ben").await;
+    let (status, reply) = add(&server, Some(&ana), item("ramp")).await;
+    assert_eq!(status, 200, "{reply}");
+    let mut ana_page = server.connect("demo", Some(&ana)).await;
+    let (_, snapshot, _, _) = ana_page.join_sequence().await;
+    let mut ben_page = server.connect("demo", Some(&ben)).await;
+    ben_page.join_sequence().await;
+    let ramp = snapshot.bodies.iter().find(|b| b.name == "ana_ramp_1").expect("the ramp is drawn");
+    assert!(ramp.fixed, "a palette ramp is static");
+    let target = [2.0, ramp.pose.position[1], 10.0];
+
+    // Not Ben's, and the scene's own walls are nobody's to move.
+    let refused = place(&mut ben_page, 1, "ana_ramp_1", target).await.unwrap_err();
+    assert!(refused.contains("only the owner of 'ana_ramp_1' or the instructor may move it"), "{refused}");
+    let wall = place(&mut ana_page, 2, "wall_north", target).await.unwrap_err();
+    assert!(wall.contains("wall_north"), "{wall}");
+    place(&mut ana_page, 3, "ana_ramp_1", target).await.expect("Ana places her ramp");
+
+    // Ben's page gets the scene again with the ramp where Ana put it (fixed bodies are
+    // drawn from the scene, not from frames).
+    let moved = ben_page
+        .until(|r| match r {
+            Received::Json(ServerMsg::Snapshot(snapshot)) => snapshot
+                .bodies
+                .iter()
+                .find(|b| b.name == "ana_ramp_1")
+                .filter(|b| (b.pose.position[0] - 2.0).abs() < 1e-3 && (b.pose.position[2] - 10.0).abs() < 1e-3)
+                .map(|b| b.pose),
+            _ => None,
+        })
+        .await;
+    println!("the ramp now stands at {:?}", moved.position);
+    let (status, reply) = remove(&server, Some(&ben), "ana_ramp_1").await;
+    assert_eq!(status, 403, "{reply}");
+}
