@@ -18,34 +18,37 @@ import { byTestId, readUi } from '../lib/ui.mjs';
 // A white floor in a low black fence: from the top, the steel ramp is the only grey.
 const YARD = 'environment wallrect { width 6; length 6; height 0.2; ground "White"; walls "Black"; sky "Black"; }\n';
 
-/** The middle, in page pixels, of the grey pixels of the canvas's middle (the ramp). */
+/** Where the ramp is drawn, in page pixels: the median of the canvas's grey pixels below
+ * the placing panel (the fence's anti-aliased edges are grey too, but thin: the median
+ * stays on the ramp). */
 async function rampOnScreen(page) {
   const canvas = page.locator(byTestId('lab-canvas'));
   const box = await canvas.boundingBox();
   const { width, height, data } = PNG.sync.read(await canvas.screenshot());
-  let [n, sx, sy] = [0, 0, 0];
-  for (let y = Math.floor(height * 0.1); y < height * 0.9; y += 1) {
+  const [xs, ys] = [[], []];
+  for (let y = Math.floor(height * 0.3); y < height * 0.9; y += 1) {
     for (let x = Math.floor(width * 0.2); x < width * 0.8; x += 1) {
       const i = (y * width + x) * 4;
       const [r, g, b] = [data[i], data[i + 1], data[i + 2]];
       if (Math.max(r, g, b) < 200 && Math.min(r, g, b) > 50 && Math.max(r, g, b) - Math.min(r, g, b) < 40) {
-        n += 1;
-        sx += x;
-        sy += y;
+        xs.push(x);
+        ys.push(y);
       }
     }
   }
-  if (n < 50) return null;
-  return { x: box.x + (sx / n) * (box.width / width), y: box.y + (sy / n) * (box.height / height), pixels: n };
+  if (xs.length < 50) return null;
+  const median = (values) => values.sort((a, b) => a - b)[Math.floor(values.length / 2)];
+  return { x: box.x + median(xs) * (box.width / width), y: box.y + median(ys) * (box.height / height), pixels: xs.length };
 }
 
 /** Where `name` stands in lab `lab` saved now: the numbers of its `pos(...)`. */
 async function standsAt(server, lab, token, name) {
   const response = await fetch(`${server.baseUrl}/api/labs/${lab}/scene.vlab`, { headers: { authorization: `Bearer ${token}` } });
   const text = await response.text();
-  const line = text.split('\n').find((l) => l.includes(name) && l.includes('pos('));
-  assert.ok(line, `${name} in the saved scene:\n${text}`);
-  return line.match(/pos\(([^)]*)\)/)[1].split(',').map(Number);
+  // `static composed ana_ramp_1 {` and its pose on the next line.
+  const found = text.match(new RegExp(`\\b${name} \\{\\s*pos\\(([^)]*)\\)`));
+  assert.ok(found, `${name} in the saved scene:\n${text}`);
+  return found[1].split(',').map(Number);
 }
 
 test('a student adds a ramp from the palette, drags it in the 3D view and undoes the move', { timeout: 300_000 }, async (t) => {

@@ -39,7 +39,9 @@ pub fn pick_body(world: &World, ray: &Ray, eye: [f32; 3], focus: [f32; 3]) -> Op
         if hides_ceiling(ceiling_height(body), eye[1]) {
             continue;
         }
-        let may_be_cut = body.fixed && body.robot.is_none();
+        // The room's walls may stand between the eye and what it looks at; an object
+        // somebody added (a ramp, a wall segment) is never left out, so it can be grabbed.
+        let may_be_cut = body.fixed && body.robot.is_none() && body.owner.is_none();
         for part in &body.parts {
             let world_from_part = world_from_body.compose(&part.local);
             for primitive in primitives(part) {

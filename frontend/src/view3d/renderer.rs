@@ -258,7 +258,9 @@ impl Renderer {
         self.zones = snapshot.zones.iter().map(|zone| self.zone_object(zone)).collect();
         for (body_index, body) in snapshot.bodies.iter().enumerate() {
             let ceiling_y = ceiling_height(body);
-            let fixed = body.fixed && body.robot.is_none();
+            // Only the lab's own fixed bodies may be cut away when they hide the view: an
+            // object somebody added stays drawn, to be seen and grabbed.
+            let fixed = body.fixed && body.robot.is_none() && body.owner.is_none();
             let robot = &body.robot;
             for part in &body.parts {
                 // The part's mesh once it is loaded; until then (or if it cannot be) its
