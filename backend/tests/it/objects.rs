@@ -61,6 +61,13 @@ async fn yard_lab(allowed: bool) -> (TestServer, String) {
     (server, ana)
 }
 
+/// `name` joins a lab with its join code `code`; her session's token.
+async fn join_by_code(server: &TestServer, code: &str, name: &str) -> String {
+    let request = server.http.post(server.url("/api/join")).json(&json!({"join_code": code, "name": name}));
+    let joined: Value = request.send().await.unwrap().json().await.unwrap();
+    joined["token"].as_str().unwrap().to_owned()
+}
+
 fn owner_of(server: &TestServer, name: &str) -> Option<UserId> {
     server.classroom().lab("demo").unwrap().owner_of_object(name)
 }
@@ -334,17 +341,7 @@ async fn objects_and_their_owners_are_kept_across_a_restart() {
         let patch = json!({ "students_add_objects": true });
         let response = server.http.patch(url("/settings")).bearer_auth(&instructor).json(&patch).send().await.unwrap();
         assert_eq!(response.status().as_u16(), 200);
-        let joined: Value = server
-            .http
-            .post(server.url("/api/join"))
-            .json(&json!({"join_code": code, "name": "Ana"}))
-            .send()
-            .await
-            .unwrap()
-            .json()
-            .await
-            .unwrap();
-        let ana = joined["token"].as_str().unwrap().to_owned();
+        let ana = join_by_code(&server, &code, "Ana").await;
         for palette in ["ramp", "ball"] {
             let response = server
                 .http
@@ -385,19 +382,9 @@ async fn objects_and_their_owners_are_kept_across_a_restart() {
         .await
         .unwrap();
     let code = ben_code["join_code"].as_str().unwrap();
-    let ben: Value = server
-        .http
-        .post(server.url("/api/join"))
-        .json(&json!({"join_code": code, "name": "Ben"}))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
-    let ben = ben["token"].as_str().unwrap();
+    let ben = join_by_code(&server, code, "Ben").await;
     let url = server.url(&format!("/api/labs/{lab}/objects/ana_ramp_1"));
-    assert_eq!(server.http.delete(&url).bearer_auth(ben).send().await.unwrap().status().as_u16(), 403);
+    assert_eq!(server.http.delete(&url).bearer_auth(&ben).send().await.unwrap().status().as_u16(), 403);
     assert_eq!(server.http.delete(&url).bearer_auth(&ana).send().await.unwrap().status().as_u16(), 204);
     drop(page);
     drop(server);
@@ -407,18 +394,8 @@ async fn objects_and_their_owners_are_kept_across_a_restart() {
 /// Sends placement `id` of `name` to `position` (heading 0.5) and waits for its answer:
 /// `Ok` when placed, else the refusal's words.
 async fn place(client: &mut common::Client, id: u32, name: &str, position: [f32; 3]) -> Result<(), String> {
-    use common::Received;
-    use vlab_protocol::{ClientMsg, ServerMsg};
-    client.send(&ClientMsg::Place { id, name: name.into(), position, heading: Some(0.5) }).await;
-    client
-        .until(|r| match r {
-            Received::Json(ServerMsg::Placed { id: got, .. }) if *got == id => Some(Ok(())),
-            Received::Json(ServerMsg::PlaceRefused { id: got, error, .. }) if *got == id => {
-                Some(Err(error.message.clone()))
-            }
-            _ => None,
-        })
-        .await
+    crate::placing::place(client, id, name, position, Some(0.5)).await;
+    crate::placing::answer(client, id).await.map(|_| ()).map_err(|refusal| refusal.message)
 }
 
 #[tokio::test]

@@ -59,7 +59,7 @@ async fn add_robot(server: &TestServer, token: &str, name: &str, x: f64, z: f64)
 }
 
 /// The answer to placement `id`: its pose when placed, else the refusal.
-async fn answer(client: &mut Client, id: u32) -> Result<[f32; 3], ErrorBody> {
+pub(crate) async fn answer(client: &mut Client, id: u32) -> Result<[f32; 3], ErrorBody> {
     client
         .until(|r| match r {
             Received::Json(ServerMsg::Placed { id: got, position, .. }) if *got == id => Some(Ok(*position)),
@@ -69,7 +69,7 @@ async fn answer(client: &mut Client, id: u32) -> Result<[f32; 3], ErrorBody> {
         .await
 }
 
-async fn place(client: &mut Client, id: u32, name: &str, position: [f32; 3], heading: Option<f32>) {
+pub(crate) async fn place(client: &mut Client, id: u32, name: &str, position: [f32; 3], heading: Option<f32>) {
     client.send(&ClientMsg::Place { id, name: name.into(), position, heading }).await;
 }
 
