@@ -53,71 +53,61 @@ impl Store {
             }
             Insertion::Start { robot, position, heading } => {
                 let start = serde_json::json!({ "position": position, "heading": heading }).to_string();
-                transaction
-                    .execute(
-                        "INSERT INTO insertions (lab, kind, robot, main_text) VALUES (?1, 'start', ?2, ?3)",
-                        params![lab, robot, start],
-                    )
-                    .map_err(&sqlite)?;
-                transaction.last_insert_rowid()
+                inserted_row(
+                    &transaction,
+                    "INSERT INTO insertions (lab, kind, robot, main_text) VALUES (?1, 'start', ?2, ?3)",
+                    params![lab, robot, start],
+                )
+                .map_err(&sqlite)?
             }
             Insertion::Move { name, position, heading } => {
                 // The pose as a start's is kept; `robot` names the thing moved.
                 let pose = serde_json::json!({ "position": position, "heading": heading }).to_string();
-                transaction
-                    .execute(
-                        "INSERT INTO insertions (lab, kind, robot, main_text) VALUES (?1, 'move', ?2, ?3)",
-                        params![lab, name, pose],
-                    )
-                    .map_err(&sqlite)?;
-                transaction.last_insert_rowid()
+                inserted_row(
+                    &transaction,
+                    "INSERT INTO insertions (lab, kind, robot, main_text) VALUES (?1, 'move', ?2, ?3)",
+                    params![lab, name, pose],
+                )
+                .map_err(&sqlite)?
             }
             Insertion::Objects { owner, main_name, main_text, files } => {
                 let files = serde_json::to_string(files).expect("file maps serialise");
-                transaction
-                    .execute(
-                        "INSERT INTO insertions (lab, kind, owner_id, owner_name, main_name, main_text, files)
+                inserted_row(
+                    &transaction,
+                    "INSERT INTO insertions (lab, kind, owner_id, owner_name, main_name, main_text, files)
                          VALUES (?1, 'objects', ?2, ?3, ?4, ?5, ?6)",
-                        params![
-                            lab,
-                            owner.as_ref().map(|o| o.0),
-                            owner.as_ref().map(|o| &o.1),
-                            main_name,
-                            main_text,
-                            files
-                        ],
-                    )
-                    .map_err(&sqlite)?;
-                transaction.last_insert_rowid()
+                    params![
+                        lab,
+                        owner.as_ref().map(|o| o.0),
+                        owner.as_ref().map(|o| &o.1),
+                        main_name,
+                        main_text,
+                        files
+                    ],
+                )
+                .map_err(&sqlite)?
             }
             Insertion::Room { change } => {
                 let change = serde_json::to_string(change).expect("a room change serialises");
-                transaction
-                    .execute(
-                        "INSERT INTO insertions (lab, kind, main_text) VALUES (?1, 'room', ?2)",
-                        params![lab, change],
-                    )
-                    .map_err(&sqlite)?;
-                transaction.last_insert_rowid()
+                inserted_row(
+                    &transaction,
+                    "INSERT INTO insertions (lab, kind, main_text) VALUES (?1, 'room', ?2)",
+                    params![lab, change],
+                )
+                .map_err(&sqlite)?
             }
-            Insertion::ObjectRemoval { name } => {
-                transaction
-                    .execute(
-                        "INSERT INTO insertions (lab, kind, robot) VALUES (?1, 'object_removal', ?2)",
-                        params![lab, name],
-                    )
-                    .map_err(&sqlite)?;
-                transaction.last_insert_rowid()
-            }
-            Insertion::Removal { robot } => {
-                transaction
-                    .execute(
-                        "INSERT INTO insertions (lab, kind, robot) VALUES (?1, 'removal', ?2)",
-                        params![lab, robot],
-                    )
-                    .map_err(&sqlite)?;
-                transaction.last_insert_rowid()
-            }
+            Insertion::ObjectRemoval { name } => inserted_row(
+                &transaction,
+                "INSERT INTO insertions (lab, kind, robot) VALUES (?1, 'object_removal', ?2)",
+                params![lab, name],
+            )
+            .map_err(&sqlite)?,
+            Insertion::Removal { robot } => inserted_row(
+                &transaction,
+                "INSERT INTO insertions (lab, kind, robot) VALUES (?1, 'removal', ?2)",
+                params![lab, robot],
+            )
+            .map_err(&sqlite)?,
         };
         transaction.commit().map_err(&sqlite)?;
         Ok(seq)
@@ -314,4 +304,14 @@ fn keep_files(
 struct StartRow {
     position: [f32; 3],
     heading: Option<f32>,
+}
+
+/// Inserts one row of the log with `sql` and its `values`; the row's sequence number.
+fn inserted_row(
+    transaction: &rusqlite::Transaction,
+    sql: &str,
+    values: impl rusqlite::Params,
+) -> rusqlite::Result<i64> {
+    transaction.execute(sql, values)?;
+    Ok(transaction.last_insert_rowid())
 }
