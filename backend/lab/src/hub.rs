@@ -391,6 +391,12 @@ impl Hub {
         let _ = self.events.send(json);
     }
 
+    /// Sends an event already serialised (by the lab's own hub, on another server) to
+    /// every viewer.
+    pub fn relay_event(&self, json: Arc<str>) {
+        let _ = self.events.send(json);
+    }
+
     /// Whether any viewer is connected: the runner asks at every step, so this stops
     /// at the first live mailbox instead of counting (and pruning) them all under the lock.
     pub fn has_viewers(&self) -> bool {

@@ -27,6 +27,7 @@ pub mod placement;
 pub mod programs;
 pub mod radio;
 pub mod recording;
+pub mod relay;
 mod registry;
 mod resimulate;
 mod runner;
