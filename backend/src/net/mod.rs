@@ -13,6 +13,7 @@ mod classes;
 mod error;
 mod examples;
 mod extract;
+pub mod forward;
 mod guard;
 mod http;
 mod labs;

@@ -10,7 +10,11 @@ fn frame(epoch: u32, step: u64, ids: &[u32]) -> Frame {
         time: step as f64 / 240.0,
         poses: ids
             .iter()
-            .map(|&id| BodyPose { id: BodyId(id), position: [step as f32, id as f32, 0.5], rotation: [0.0, 0.0, 0.0, 1.0] })
+            .map(|&id| BodyPose {
+                id: BodyId(id),
+                position: [step as f32, id as f32, 0.5],
+                rotation: [0.0, 0.0, 0.0, 1.0],
+            })
             .collect(),
     }
 }
