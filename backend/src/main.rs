@@ -213,7 +213,7 @@ async fn serve(args: ServeArgs) -> anyhow::Result<()> {
         controls: args.control_rate,
     };
     limits::raise_open_files_limit(&limits);
-    let state = Arc::new(AppState { classroom, web_dir: args.web_dir.clone(), limits });
+    let state = Arc::new(AppState { classroom, web_dir: args.web_dir.clone(), limits, peers: None });
     if !args.web_dir.join("index.html").exists() {
         tracing::warn!(web_dir = %args.web_dir.display(), "the browser app is not built: run `cargo xtask web`");
     }

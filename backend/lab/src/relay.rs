@@ -9,7 +9,7 @@
 //! messages (NATS core delivers at most once), and a lost frame would leave a body where
 //! it was until it moves again; so a mirror that sees a gap says so
 //! ([`Applied::NeedsScene`]), ignores frames until the next scene, and the tap sends the
-//! scene and keyframe again when asked ([`RelayTap::resync`]). Events are JSON sent as
+//! scene and keyframe again when asked ([`RelayTap::mailbox`]). Events are JSON sent as
 //! they come; a mirror keeps the latest clock state, settings and presence, which a new
 //! viewer is sent on joining as it is on the lab's own server.
 
@@ -18,7 +18,7 @@ use std::sync::Arc;
 use tokio::sync::broadcast;
 use vlab_protocol::{Frame, FrameDecodeError, JointLink, LinkTable};
 
-use crate::hub::{Hub, Subscription};
+use crate::hub::{Hub, Subscription, ViewerMailbox};
 
 /// One message from a lab's tap to its mirrors.
 #[derive(Clone, Debug, PartialEq)]
@@ -121,9 +121,11 @@ pub struct RelayTap {
 }
 
 impl RelayTap {
-    /// Taps `hub`: the first message is the current scene and keyframe.
-    pub fn new(hub: &Hub) -> RelayTap {
-        RelayTap { subscription: hub.join(), seq: 0, queued: None }
+    /// Taps a hub through one viewer's `subscription` (a lab's own:
+    /// [`crate::handle::LabViewers::subscribe`]): the first message is the current scene
+    /// and keyframe.
+    pub fn new(subscription: Subscription) -> RelayTap {
+        RelayTap { subscription, seq: 0, queued: None }
     }
 
     /// The next message and its number, when there is one. Events that came faster than
@@ -164,10 +166,10 @@ impl RelayTap {
         }
     }
 
-    /// A mirror lost messages: the scene and keyframe go again, next, so every mirror
-    /// that lost some is whole again.
-    pub fn resync(&mut self, hub: &Hub) {
-        hub.resync(&self.subscription.mailbox);
+    /// The tap's mailbox: a mirror that lost messages is made whole by resyncing it
+    /// ([`Hub::resync`]): the scene and keyframe go again, next, to every mirror.
+    pub fn mailbox(&self) -> &ViewerMailbox {
+        &self.subscription.mailbox
     }
 }
 
@@ -177,7 +179,7 @@ pub enum Applied {
     /// Its viewers have it.
     Done,
     /// A message was lost before this one, or no scene came yet: frames are ignored
-    /// until the tap sends the scene again ([`RelayTap::resync`]).
+    /// until the tap sends the scene again ([`RelayTap::mailbox`]).
     NeedsScene,
 }
 

@@ -47,6 +47,10 @@ pub enum AppError {
     /// What the classroom answered.
     #[error(transparent)]
     Classroom(#[from] ClassroomError),
+    /// 503 (413 when too large): the lab runs on another server of the cluster, which
+    /// this one could not reach.
+    #[error(transparent)]
+    Peer(#[from] super::peers::PeerError),
 }
 
 impl From<LabError> for AppError {
@@ -63,6 +67,10 @@ impl AppError {
         let classroom = match self {
             AppError::BadRequest(_) => return plain(StatusCode::BAD_REQUEST, ErrorCode::BadRequest),
             AppError::TooLarge(_) => return plain(StatusCode::PAYLOAD_TOO_LARGE, ErrorCode::BadRequest),
+            AppError::Peer(super::peers::PeerError::TooLarge { .. }) => {
+                return plain(StatusCode::PAYLOAD_TOO_LARGE, ErrorCode::BadRequest);
+            }
+            AppError::Peer(_) => return plain(StatusCode::SERVICE_UNAVAILABLE, ErrorCode::LabUnavailable),
             AppError::NoEndpoint(_) => return plain(StatusCode::NOT_FOUND, ErrorCode::NotFound),
             AppError::Internal(_) => return plain(StatusCode::INTERNAL_SERVER_ERROR, ErrorCode::Internal),
             AppError::TooManyRequests { .. } => {
@@ -162,6 +170,8 @@ impl AppError {
             | AppError::Classroom(
                 ClassroomError::Busy { retry_after, .. } | ClassroomError::TooMany { retry_after, .. },
             ) => Some(*retry_after),
+            // The lab's server is moving or restarting: a few seconds.
+            AppError::Peer(error) if !matches!(error, super::peers::PeerError::TooLarge { .. }) => Some(2),
             _ => None,
         }
     }

@@ -19,6 +19,7 @@ mod http;
 mod labs;
 pub mod limits;
 mod objects;
+pub mod peers;
 mod programs;
 mod recording;
 mod remote;
@@ -57,6 +58,8 @@ pub struct AppState {
     pub web_dir: PathBuf,
     /// Connections, request rates and timeouts (docs/operations.md).
     pub limits: Limits,
+    /// The other servers of a cluster (`None`: this server is alone).
+    pub peers: Option<Arc<peers::Peers>>,
 }
 
 /// The whole HTTP surface: `/api/...`, `/ws/labs/{lab}`, `/assets/...` (meshes,
@@ -157,6 +160,9 @@ pub fn app(state: Arc<AppState>) -> Router {
         .nest_service("/assets", assets)
         .route("/", get(http::index).layer(web_files::revalidated()))
         .fallback_service(web)
+        // A lab another server of the cluster runs is answered there, its rates counted
+        // there (before routing: the rate limits' route layer does not count it here).
+        .layer(axum::middleware::from_fn_with_state(Arc::clone(&state), peers::edge::elsewhere))
         // Logs name the path, never the query: a websocket's `?token=` stays out of them.
         .layer(TraceLayer::new_for_http().make_span_with(|request: &axum::http::Request<_>| {
             tracing::info_span!("request", method = %request.method(), path = %request.uri().path())

@@ -25,10 +25,12 @@ use vlab_protocol::{
 };
 
 use super::limits::MAX_WEBSOCKET_MESSAGE_BYTES;
+use super::peers::{self, Route};
 use super::ws_place::{PagePlacements, Place};
 use super::ws_wakes::{Sources, Wake, Wakes};
 use super::{AppError, AppState};
 use crate::classroom::{Classroom, ClassroomError, Seek};
+use vlab_lab::hub::ViewerMailbox;
 use vlab_lab::telemetry::Watcher;
 use vlab_lab::{Caller, LabHandle};
 
@@ -66,6 +68,20 @@ async fn session(mut socket: WebSocket, app: Arc<AppState>, lab_id: String, hand
         return;
     }
     let Some(lab) = app.classroom.registry.get(&lab_id) else {
+        if let Some(peers) = &app.peers {
+            match peers.route(&lab_id).await {
+                Ok(Route::Owner(owner)) => {
+                    return peers::edge::watch(socket, peers, &owner, &lab_id, handshake.token.as_deref()).await;
+                }
+                Ok(Route::Here) => {}
+                Err(error) => {
+                    let close = CloseFrame { code: 1013, reason: Utf8Bytes::from("try again") };
+                    let _ = send_json(&mut socket, &error_of(&AppError::from(error))).await;
+                    let _ = socket.send(Message::Close(Some(close))).await;
+                    return;
+                }
+            }
+        }
         refuse(socket, ErrorCode::NotFound, format!("no lab '{lab_id}' on this server"), CLOSE_LAB_NOT_FOUND).await;
         return;
     };
@@ -80,11 +96,70 @@ async fn session(mut socket: WebSocket, app: Arc<AppState>, lab_id: String, hand
             Caller::Viewer
         }
     };
-    tracing::info!(lab = %lab_id, ?caller, "viewer connected");
+    run_session(socket, &app.classroom, &lab, caller, Frames::Here).await;
+}
+
+/// Where a connection's messages go and come from: a page's websocket, or a page on
+/// another server of a cluster, through that server (`tunnel`).
+pub trait PageLink: Send {
+    /// Sends one message to the page.
+    fn send(&mut self, message: Message) -> impl Future<Output = Result<(), String>> + Send;
+    /// The page's next message; `None` once it has gone. Cancel-safe: a read cut short
+    /// loses nothing (the loop below drops it whenever another branch fires).
+    fn recv(&mut self) -> impl Future<Output = Option<Result<Message, String>>> + Send;
+}
+
+impl PageLink for WebSocket {
+    async fn send(&mut self, message: Message) -> Result<(), String> {
+        WebSocket::send(self, message).await.map_err(|e| e.to_string())
+    }
+
+    async fn recv(&mut self) -> Option<Result<Message, String>> {
+        WebSocket::recv(self).await.map(|read| read.map_err(|e| e.to_string()))
+    }
+}
+
+/// Where a connection's frames, snapshots and the lab's events come from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Frames {
+    /// From the lab's hub, through this connection.
+    Here,
+    /// From the page's own server, which mirrors the lab (cluster mode): this
+    /// connection carries only what is the page's own (replies, console, reports,
+    /// camera images, seeks, placements), and the page's pacing stays on its server.
+    Elsewhere,
+}
+
+/// A page on another server opens a session here with its token (cluster mode): the
+/// same checks and greeting as a websocket, then [`serve`] without frames.
+pub async fn serve_remote(mut link: impl PageLink, classroom: &Classroom, lab_id: &str, token: Option<&str>) {
+    let Some(lab) = classroom.registry.get(lab_id) else {
+        let refused = error(ErrorCode::NotFound, format!("no lab '{lab_id}' on this server"));
+        let _ = link.send(json_message(&refused)).await;
+        return;
+    };
+    let caller = match classroom.caller(&lab, token) {
+        Ok(caller) => caller,
+        Err(_) => {
+            let notice =
+                error(ErrorCode::Unauthorized, "this link's token is not valid in this lab: watching as a viewer");
+            if link.send(json_message(&notice)).await.is_err() {
+                return;
+            }
+            Caller::Viewer
+        }
+    };
+    run_session(link, classroom, &lab, caller, Frames::Elsewhere).await;
+}
+
+/// A connection from its greeting to its end: it counts as present meanwhile, and the
+/// keys it held are let go when it ends.
+async fn run_session(link: impl PageLink, classroom: &Classroom, lab: &Arc<LabHandle>, caller: Caller, frames: Frames) {
+    tracing::info!(lab = %lab.id(), ?caller, ?frames, "viewer connected");
     lab.people().connected(caller);
     let mut driving = BTreeSet::new();
-    if let Err(reason) = serve(socket, &app.classroom, &lab, caller, &mut driving).await {
-        tracing::debug!(lab = %lab_id, %reason, "viewer connection ended");
+    if let Err(reason) = serve(link, classroom, lab, caller, &mut driving, frames).await {
+        tracing::debug!(lab = %lab.id(), %reason, "viewer connection ended");
     }
     // A page that goes away lets go of the keys it held: a robot must not drive on
     // because its owner closed the tab with a key down.
@@ -92,19 +167,22 @@ async fn session(mut socket: WebSocket, app: Arc<AppState>, lab_id: String, hand
         let _ = lab.robots().set_keys(&robot, Vec::new()).await;
     }
     lab.people().disconnected(caller);
-    tracing::info!(lab = %lab_id, "viewer disconnected");
+    tracing::info!(lab = %lab.id(), "viewer disconnected");
 }
 
 /// The connection's main loop; returns why it ended. A student the instructor removes
 /// is told (an `Unauthorized` error) and goes on watching as a viewer.
 async fn serve(
-    mut socket: WebSocket,
+    mut socket: impl PageLink,
     classroom: &Classroom,
     lab: &Arc<LabHandle>,
     mut caller: Caller,
     driving: &mut BTreeSet<String>,
+    frames: Frames,
 ) -> Result<(), String> {
-    let subscription = lab.viewers().subscribe();
+    // A page served elsewhere is not a viewer of this hub: its frames are merged and
+    // paced by its own server, once for all its viewers.
+    let subscription = (frames == Frames::Here).then(|| lab.viewers().subscribe());
     let hello = ServerMsg::Hello {
         protocol: PROTOCOL_VERSION,
         server_version: env!("CARGO_PKG_VERSION").into(),
@@ -115,7 +193,7 @@ async fn serve(
     };
     send(&mut socket, json_message(&hello)).await?;
     // Snapshot first, then the clock, then the poses: the order a client draws in.
-    let pending = subscription.mailbox.take();
+    let pending = subscription.as_ref().map(|subscription| subscription.mailbox.take()).unwrap_or_default();
     if let Some(snapshot) = pending.snapshot {
         send(&mut socket, Message::Text(Utf8Bytes::from(snapshot.to_string()))).await?;
     }
@@ -139,8 +217,12 @@ async fn serve(
     let (replies_tx, replies) = mpsc::unbounded_channel::<ServerMsg>();
     // Everything else the loop waits for, each waited for once and kept across turns
     // (see `ws_wakes`); frames and the socket wake the loop far more often.
+    let (mailbox, events) = match subscription {
+        Some(subscription) => (Some(subscription.mailbox), Some(subscription.events)),
+        None => (None, None),
+    };
     let mut wakes = Wakes::new(Sources {
-        events: subscription.events,
+        events,
         recording: recording_updates,
         console: lab.programs().console(),
         replies,
@@ -150,8 +232,7 @@ async fn serve(
         removed: removed(lab, caller),
     });
     // The mailbox's wake-up too: made again only once it fired.
-    let mailbox = &subscription.mailbox;
-    let ready = mailbox.ready();
+    let ready = ready_of(mailbox.as_deref());
     tokio::pin!(ready);
     loop {
         tokio::select! {
@@ -163,8 +244,8 @@ async fn serve(
                 send(&mut socket, json_message(&reply)).await?;
                 placements.next(caller);
             }
-            () = &mut ready => {
-                ready.set(mailbox.ready());
+            Some(mailbox) = &mut ready => {
+                ready.set(ready_of(Some(mailbox)));
                 let pending = mailbox.take();
                 if let Some(snapshot) = pending.snapshot {
                     send(&mut socket, Message::Text(Utf8Bytes::from(snapshot.to_string()))).await?;
@@ -240,9 +321,13 @@ async fn serve(
                                 send(&mut socket, json_message(&displaced)).await?;
                             }
                         }
-                        Handled::Live => lab.viewers().resync(mailbox),
+                        // Pacing and resyncs are the page's own server's, which holds
+                        // its mailbox.
+                        Handled::Live => if let Some(mailbox) = &mailbox {
+                            lab.viewers().resync(mailbox);
+                        },
                         Handled::Drawn { step, pictures } => {
-                            if let Some(drawn_every) = mailbox.drawn(step, pictures) {
+                            if let Some(drawn_every) = mailbox.as_ref().and_then(|mailbox| mailbox.drawn(step, pictures)) {
                                 send(&mut socket, json_message(&ServerMsg::Pacing { drawn_every })).await?;
                             }
                         }
@@ -473,8 +558,11 @@ fn handle_client_text(
 
 /// A refusal as the websocket says it: the same code and message as over HTTP.
 fn refusal(refused: impl Into<ClassroomError>) -> ServerMsg {
-    let (_, body) = AppError::from(refused.into()).parts();
-    ServerMsg::Error(body)
+    error_of(&AppError::from(refused.into()))
+}
+
+fn error_of(error: &AppError) -> ServerMsg {
+    ServerMsg::Error(error.parts().1)
 }
 
 async fn refuse(mut socket: WebSocket, code: ErrorCode, message: String, close_code: u16) {
@@ -496,6 +584,17 @@ async fn send_json(socket: &mut WebSocket, message: &ServerMsg) -> Result<(), ax
     socket.send(json_message(message)).await
 }
 
-async fn send(socket: &mut WebSocket, message: Message) -> Result<(), String> {
-    socket.send(message).await.map_err(|e| e.to_string())
+async fn send(socket: &mut impl PageLink, message: Message) -> Result<(), String> {
+    socket.send(message).await
+}
+
+/// Resolves, with the mailbox, when it has something to send; never without one.
+async fn ready_of(mailbox: Option<&ViewerMailbox>) -> Option<&ViewerMailbox> {
+    match mailbox {
+        Some(mailbox) => {
+            mailbox.ready().await;
+            Some(mailbox)
+        }
+        None => std::future::pending().await,
+    }
 }

@@ -47,7 +47,9 @@ pub struct Wakes<'a>(SelectAll<BoxStream<'a, Wake>>);
 
 /// What a connection listens to, as [`Wakes::new`] takes it.
 pub struct Sources<C, R> {
-    pub events: broadcast::Receiver<Arc<str>>,
+    /// `None` when the lab's events reach the page another way (a page on another
+    /// server of a cluster gets them from that server's mirror of the lab).
+    pub events: Option<broadcast::Receiver<Arc<str>>>,
     /// `None` when the server records nothing.
     pub recording: Option<broadcast::Receiver<(String, Arc<str>)>>,
     pub console: broadcast::Receiver<Arc<ConsoleEvent>>,
@@ -69,7 +71,9 @@ impl<'a> Wakes<'a> {
         R: Future<Output = ()> + Send + 'a,
     {
         let mut all = SelectAll::new();
-        all.push(broadcasts(sources.events, Wake::Event));
+        if let Some(events) = sources.events {
+            all.push(broadcasts(events, Wake::Event));
+        }
         if let Some(recording) = sources.recording {
             all.push(broadcasts(recording, Wake::Recording));
         }
@@ -148,7 +152,7 @@ mod tests {
         let (close, closed) = oneshot::channel::<()>();
         let (remove, removed) = oneshot::channel::<()>();
         let mut wakes = Wakes::new(Sources {
-            events: events_rx,
+            events: Some(events_rx),
             recording: Some(summaries_rx),
             console: console_rx,
             replies: replies_rx,
@@ -200,7 +204,7 @@ mod tests {
         let (_reports, reports_rx) = watch::channel(vlab_lab::telemetry::Reports::default());
         let (_views, views_rx) = watch::channel(vlab_lab::camera_feed::Views::default());
         let mut wakes = Wakes::new(Sources {
-            events: events_rx,
+            events: Some(events_rx),
             recording: None,
             console: console_rx,
             replies: replies_rx,

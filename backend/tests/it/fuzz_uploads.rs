@@ -466,6 +466,7 @@ fn server() -> (Router, Arc<AppState>) {
         classroom,
         web_dir: std::env::temp_dir().join("vlab-no-web-dir"),
         limits: Limits::default(),
+        peers: None,
     });
     (net::app(Arc::clone(&state)), state)
 }

@@ -13,6 +13,7 @@ mod camera_programs;
 mod challenge_attempts;
 mod challenge_examples;
 mod classroom;
+mod cluster_relay;
 mod course_assignments;
 mod courses;
 mod cpp_programs;

@@ -59,7 +59,7 @@ impl Server {
     async fn start() -> Server {
         let web = WebDir::new();
         let classroom = Classroom::new(ClassroomConfig::default());
-        let state = Arc::new(AppState { classroom, web_dir: web.0.clone(), limits: Limits::default() });
+        let state = Arc::new(AppState { classroom, web_dir: web.0.clone(), limits: Limits::default(), peers: None });
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let addr = listener.local_addr().unwrap();
         let (stop, stopped) = tokio::sync::oneshot::channel::<()>();

@@ -61,7 +61,7 @@ fn damaged_messages_are_refused_with_why() {
 async fn a_mirror_fed_by_the_tap_shows_what_the_lab_shows() {
     let hub = Hub::new("snap".into(), LinkTable::default(), frame(0, 0, &[1, 2, 3]));
     hub.publish_frame(frame(0, 4, &[2]));
-    let mut tap = RelayTap::new(&hub);
+    let mut tap = RelayTap::new(hub.join());
     let mut mirror = Mirror::new();
     assert!(mirror.hub().is_none(), "no hub before the first scene");
     let (seq, scene) = relayed(&mut tap).await;
@@ -86,7 +86,7 @@ async fn a_mirror_fed_by_the_tap_shows_what_the_lab_shows() {
 #[tokio::test]
 async fn a_tap_that_fell_behind_sends_one_merged_frame() {
     let hub = Hub::new("snap".into(), LinkTable::default(), frame(0, 0, &[]));
-    let mut tap = RelayTap::new(&hub);
+    let mut tap = RelayTap::new(hub.join());
     relayed(&mut tap).await;
     for step in 1..=50 {
         hub.publish_frame(frame(0, step, &[(step % 5) as u32]));
@@ -101,7 +101,7 @@ async fn a_tap_that_fell_behind_sends_one_merged_frame() {
 #[tokio::test]
 async fn a_lost_message_holds_frames_until_the_scene_comes_again() {
     let hub = Hub::new("snap".into(), LinkTable::default(), frame(0, 0, &[1, 2]));
-    let mut tap = RelayTap::new(&hub);
+    let mut tap = RelayTap::new(hub.join());
     let mut mirror = Mirror::new();
     let (seq, scene) = relayed(&mut tap).await;
     mirror.apply(seq, scene);
@@ -113,7 +113,7 @@ async fn a_lost_message_holds_frames_until_the_scene_comes_again() {
     hub.publish_frame(frame(0, 3, &[2]));
     let (seq, message) = relayed(&mut tap).await;
     assert_eq!(mirror.apply(seq, message), Applied::NeedsScene, "still waiting for the scene");
-    tap.resync(&hub);
+    hub.resync(tap.mailbox());
     let (seq, message) = relayed(&mut tap).await;
     assert!(matches!(message, Relayed::Scene { .. }));
     assert_eq!(mirror.apply(seq, message), Applied::Done);
@@ -126,7 +126,7 @@ async fn a_lost_message_holds_frames_until_the_scene_comes_again() {
 #[tokio::test]
 async fn events_reach_the_mirrors_viewers_and_the_latest_are_kept() {
     let hub = Hub::new("snap".into(), LinkTable::default(), frame(0, 0, &[]));
-    let mut tap = RelayTap::new(&hub);
+    let mut tap = RelayTap::new(hub.join());
     let mut mirror = Mirror::new();
     let (seq, scene) = relayed(&mut tap).await;
     mirror.apply(seq, scene);

@@ -56,7 +56,39 @@ impl TestServer {
 
     /// Serves `classroom` on a free port of 127.0.0.1 within `limits`.
     pub async fn serve_with_limits(classroom: Classroom, limits: Limits) -> TestServer {
-        let state = Arc::new(AppState { classroom, web_dir: std::env::temp_dir().join("vlab-no-web-dir"), limits });
+        let state = Arc::new(AppState {
+            classroom,
+            web_dir: std::env::temp_dir().join("vlab-no-web-dir"),
+            limits,
+            peers: None,
+        });
+        TestServer::serve_state(state).await
+    }
+
+    /// Serves `classroom` as server `me` of cluster `cluster`, whose servers meet on
+    /// `nats` and whose directory is `owners`.
+    pub async fn serve_in_cluster(
+        classroom: Classroom,
+        nats: async_nats::Client,
+        cluster: &str,
+        me: &str,
+        owners: Arc<dyn vlab_server::net::peers::Owners>,
+    ) -> TestServer {
+        let peers = Arc::new(vlab_server::net::peers::Peers::new(nats, cluster, me.to_owned(), owners));
+        let state = Arc::new(AppState {
+            classroom,
+            web_dir: std::env::temp_dir().join("vlab-no-web-dir"),
+            limits: Limits::default(),
+            peers: Some(Arc::clone(&peers)),
+        });
+        vlab_server::net::peers::serve_owned(peers, Arc::clone(&state), net::app(Arc::clone(&state)))
+            .await
+            .expect("the server listens to the cluster");
+        TestServer::serve_state(state).await
+    }
+
+    /// Serves `state` on a free port of 127.0.0.1.
+    async fn serve_state(state: Arc<AppState>) -> TestServer {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let addr = listener.local_addr().unwrap();
         let (shutdown, stop) = tokio::sync::oneshot::channel::<()>();
@@ -209,7 +241,7 @@ impl TestServer {
 
 /// `scene` as lab `demo`, the demo scene as lab `other` and a lab `empty` without a
 /// scene, each with the join code `{ID}CODE`.
-fn three_labs(scene: SceneModel, running: bool) -> Classroom {
+pub fn three_labs(scene: SceneModel, running: bool) -> Classroom {
     let classroom =
         Classroom::new(ClassroomConfig { server_key: Some(TokenDigest::of(TOKEN)), ..ClassroomConfig::default() });
     for (id, scene) in [("demo", scene), ("other", demo_scene(2)), ("empty", SceneModel::empty())] {

@@ -1,0 +1,262 @@
+//! The page's server's side: a request for a lab another server runs is carried there
+//! ([`elsewhere`]), and a page watching such a lab is served from this server's mirror
+//! of it, with what is its own carried through a tunnel ([`watch`]).
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use async_nats::HeaderMap;
+use axum::body::Body;
+use axum::extract::ws::{CloseFrame, Message, Utf8Bytes, WebSocket};
+use axum::extract::{ConnectInfo, Request, State};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use bytes::Bytes;
+use tokio::sync::broadcast;
+use vlab_protocol::{ClientMsg, ServerMsg};
+
+use super::owner::{LAB, TOKEN, TUNNEL};
+use super::tunnel::Tunnel;
+use super::{FORWARD_TIMEOUT, PeerError, Peers, Route};
+use crate::classroom::upload::MAX_UPLOAD_BYTES;
+use crate::net::forward::{Answer, Forwarded};
+use crate::net::ws::PageLink;
+use crate::net::{AppError, AppState};
+
+/// How long a page waits for the lab's server to greet it, and for the lab's first
+/// scene, before it is told to try again.
+const GREETING_PATIENCE: Duration = Duration::from_secs(10);
+
+/// Close code for "the lab's server went away: connect again" (RFC 6455's "service
+/// restart"); pages reconnect after it, and find the lab where it runs then.
+const CLOSE_MOVED: u16 = 1012;
+
+/// Middleware: a request under `/api/labs/{lab}/...` for a lab another server runs is
+/// answered by that server; anything else goes on here.
+pub async fn elsewhere(State(app): State<Arc<AppState>>, request: Request, next: Next) -> Response {
+    let Some(peers) = &app.peers else { return next.run(request).await };
+    let Some(lab) = lab_of(request.uri().path()) else { return next.run(request).await };
+    if app.classroom.registry.get(lab).is_some() {
+        return next.run(request).await;
+    }
+    let owner = match peers.route(lab).await {
+        Ok(Route::Here) => return next.run(request).await,
+        Ok(Route::Owner(owner)) => owner,
+        Err(error) => return AppError::from(error).into_response(),
+    };
+    match forward(peers, &owner, request).await {
+        Ok(answer) => answer.into_response(),
+        Err(error) => AppError::from(error).into_response(),
+    }
+}
+
+/// The lab a path names: `/api/labs/{lab}` and below.
+fn lab_of(path: &str) -> Option<&str> {
+    let rest = path.strip_prefix("/api/labs/")?;
+    let lab = rest.split('/').next()?;
+    (!lab.is_empty()).then_some(lab)
+}
+
+async fn forward(peers: &Peers, owner: &str, request: Request) -> Result<Answer, PeerError> {
+    let client = request.extensions().get::<ConnectInfo<std::net::SocketAddr>>().map(|ConnectInfo(peer)| *peer);
+    let client = client.unwrap_or_else(|| ([127, 0, 0, 1], 0).into());
+    let (parts, body) = request.into_parts();
+    // The body is read here, within this server's limits; the owner holds it to its own.
+    let body = axum::body::to_bytes(Body::new(body), MAX_UPLOAD_BYTES + 64 * 1024)
+        .await
+        .map_err(|_| PeerError::TooLarge { size: MAX_UPLOAD_BYTES + 64 * 1024, max: MAX_UPLOAD_BYTES })?;
+    let forwarded = Forwarded::new(parts.method, parts.uri, client, &parts.headers, body).encode();
+    let max = usize::try_from(peers.nats.server_info().max_payload).unwrap_or(usize::MAX);
+    if forwarded.len() > max {
+        return Err(PeerError::TooLarge { size: forwarded.len(), max });
+    }
+    let request = async_nats::Request::new().payload(Bytes::from(forwarded)).timeout(Some(FORWARD_TIMEOUT));
+    let unreachable = |why: String| PeerError::Unreachable { server: owner.to_owned(), why };
+    let reply =
+        peers.nats.send_request(peers.subjects.http(owner), request).await.map_err(|e| unreachable(e.to_string()))?;
+    Answer::decode(&reply.payload).map_err(|e| PeerError::Garbled(e.to_string()))
+}
+
+/// Serves a page watching `lab`, which `owner` runs: the greeting and the page's own
+/// messages through a tunnel, the scene, frames and events from this server's mirror.
+pub async fn watch(mut socket: WebSocket, peers: &Peers, owner: &str, lab: &str, token: Option<&str>) {
+    let feed = peers.mirrors.feed(lab);
+    let mut tunnel = match open_tunnel(peers, owner, lab, token).await {
+        Ok(tunnel) => tunnel,
+        Err(error) => return moved(socket, &error.to_string()).await,
+    };
+    // The owner's greeting (after a notice, for a token it does not take).
+    loop {
+        match tokio::time::timeout(GREETING_PATIENCE, tunnel.recv()).await {
+            Ok(Some(Ok(message))) => {
+                let hello = is_kind(&message, "hello");
+                if socket.send(message).await.is_err() {
+                    return;
+                }
+                if hello {
+                    break;
+                }
+            }
+            _ => return moved(socket, "the server running this lab did not greet this page").await,
+        }
+    }
+    if !feed.ready(GREETING_PATIENCE).await {
+        return moved(socket, "the lab's frames did not come from the server running it").await;
+    }
+    let Some(subscription) = feed.join() else { return };
+    let pending = subscription.mailbox.take();
+    if let Some(snapshot) = pending.snapshot {
+        if socket.send(Message::Text(Utf8Bytes::from(snapshot.to_string()))).await.is_err() {
+            return;
+        }
+    }
+    // The clock comes next from the owner; the keyframe after it, as on the lab's own
+    // server.
+    if let Ok(Some(Ok(state))) = tokio::time::timeout(GREETING_PATIENCE, tunnel.recv()).await {
+        if socket.send(state).await.is_err() {
+            return;
+        }
+    }
+    if let Some(frame) = pending.frame {
+        if socket.send(Message::Binary(frame.into_bytes())).await.is_err() {
+            return;
+        }
+    }
+    if let Err(reason) = relay(&mut socket, &mut tunnel, &feed, subscription).await {
+        tracing::debug!(%lab, %reason, "page of a lab run elsewhere went away");
+    }
+}
+
+/// The page's loop: frames and events from the mirror, the owner's messages from the
+/// tunnel, the page's own messages to the tunnel (its pacing and resyncs stay here,
+/// with its mailbox).
+async fn relay(
+    socket: &mut WebSocket,
+    tunnel: &mut Tunnel,
+    feed: &super::mirrors::Feed,
+    mut subscription: vlab_lab::Subscription,
+) -> Result<(), String> {
+    let mailbox = Arc::clone(&subscription.mailbox);
+    loop {
+        tokio::select! {
+            () = mailbox.ready() => {
+                let pending = mailbox.take();
+                if let Some(snapshot) = pending.snapshot {
+                    send(socket, Message::Text(Utf8Bytes::from(snapshot.to_string()))).await?;
+                }
+                if let Some(frame) = pending.frame {
+                    send(socket, Message::Binary(frame.into_bytes())).await?;
+                }
+            }
+            event = subscription.events.recv() => match event {
+                Ok(json) => send(socket, Message::Text(Utf8Bytes::from(json.to_string()))).await?,
+                Err(broadcast::error::RecvError::Lagged(_)) => {
+                    if let Some(state) = feed.latest().state {
+                        send(socket, Message::Text(Utf8Bytes::from(state.to_string()))).await?;
+                    }
+                }
+                Err(broadcast::error::RecvError::Closed) => return Ok(()),
+            },
+            from_owner = tunnel.recv() => match from_owner {
+                Some(Ok(message)) => {
+                    let last = matches!(message, Message::Close(_));
+                    send(socket, message).await?;
+                    if last {
+                        return Ok(());
+                    }
+                }
+                Some(Err(reason)) => return Err(reason),
+                // The owner went away (or the lab moved): the page connects again.
+                None => {
+                    let close = CloseFrame { code: CLOSE_MOVED, reason: Utf8Bytes::from("the lab moved: connect again") };
+                    let _ = socket.send(Message::Close(Some(close))).await;
+                    return Ok(());
+                }
+            },
+            from_page = socket.recv() => match from_page {
+                None | Some(Ok(Message::Close(_))) => return Ok(()),
+                Some(Err(error)) => return Err(error.to_string()),
+                Some(Ok(Message::Text(text))) => match serde_json::from_str::<ClientMsg>(text.as_str()) {
+                    Ok(ClientMsg::Drawn { step, pictures }) => {
+                        if let Some(drawn_every) = mailbox.drawn(step, pictures) {
+                            let pacing = serde_json::to_string(&ServerMsg::Pacing { drawn_every }).expect("serialises");
+                            send(socket, Message::Text(Utf8Bytes::from(pacing))).await?;
+                        }
+                    }
+                    Ok(ClientMsg::Live) => feed.resync(&mailbox),
+                    // Everything else is the owner's to answer, as it would over its own
+                    // websocket (unreadable messages included).
+                    _ => tunnel.send(Message::Text(text)).await?,
+                },
+                Some(Ok(message @ Message::Binary(_))) => tunnel.send(message).await?,
+                Some(Ok(Message::Ping(_) | Message::Pong(_))) => {}
+            },
+        }
+    }
+}
+
+async fn open_tunnel(peers: &Peers, owner: &str, lab: &str, token: Option<&str>) -> Result<Tunnel, PeerError> {
+    let id = tunnel_id();
+    let (up, down) = peers.subjects.tunnel(&id);
+    let unreachable = |why: String| PeerError::Unreachable { server: owner.to_owned(), why };
+    let tunnel = Tunnel::open(&peers.nats, down, up).await.map_err(|e| unreachable(e.to_string()))?;
+    let mut headers = HeaderMap::new();
+    headers.insert(LAB, lab);
+    headers.insert(TUNNEL, id.as_str());
+    if let Some(token) = token {
+        headers.insert(TOKEN, token);
+    }
+    let opening = async_nats::Request::new().headers(headers).timeout(Some(GREETING_PATIENCE));
+    peers.nats.send_request(peers.subjects.open(owner), opening).await.map_err(|e| unreachable(e.to_string()))?;
+    Ok(tunnel)
+}
+
+/// A tunnel's id: unguessable, so no other server's page can read it.
+fn tunnel_id() -> String {
+    use rand::Rng as _;
+    let bytes: [u8; 16] = rand::rng().random();
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// Whether `message` is a server message of `kind` (`{"type":"hello",...}`).
+fn is_kind(message: &Message, kind: &str) -> bool {
+    match message {
+        Message::Text(text) => text
+            .as_str()
+            .strip_prefix("{\"type\":\"")
+            .is_some_and(|rest| rest.strip_prefix(kind).is_some_and(|rest| rest.starts_with('"'))),
+        _ => false,
+    }
+}
+
+/// The page is told why, and to connect again (the lab may be moving).
+async fn moved(mut socket: WebSocket, why: &str) {
+    tracing::info!(%why, "page of a lab run elsewhere told to connect again");
+    let reason: String = why.chars().take(100).collect();
+    let _ = socket.send(Message::Close(Some(CloseFrame { code: CLOSE_MOVED, reason: Utf8Bytes::from(reason) }))).await;
+}
+
+async fn send(socket: &mut WebSocket, message: Message) -> Result<(), String> {
+    socket.send(message).await.map_err(|e| e.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_lab_is_read_from_lab_paths_only() {
+        assert_eq!(lab_of("/api/labs/physics-1-k7mp/robots"), Some("physics-1-k7mp"));
+        assert_eq!(lab_of("/api/labs/demo"), Some("demo"));
+        assert_eq!(lab_of("/api/labs/"), None);
+        assert_eq!(lab_of("/api/labs"), None);
+        assert_eq!(lab_of("/api/classes/x/labs"), None);
+    }
+
+    #[test]
+    fn kinds_are_read_from_the_first_field() {
+        assert!(is_kind(&Message::Text(r#"{"type":"hello","protocol":9}"#.into()), "hello"));
+        assert!(!is_kind(&Message::Text(r#"{"type":"hellos"}"#.into()), "hello"));
+        assert!(!is_kind(&Message::Binary(Bytes::from_static(b"{\"type\":\"hello\"}")), "hello"));
+    }
+}
