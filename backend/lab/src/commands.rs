@@ -33,6 +33,9 @@ pub struct WorldNow {
     pub time_secs: f64,
 }
 
+/// Whether a lab may step now (see [`LabCommand::StepOnlyWhile`]).
+pub type StepPermit = Arc<dyn Fn() -> bool + Send + Sync>;
+
 /// A command to a lab's thread.
 pub enum LabCommand {
     /// Where a rewind to `step` of the current run would start re-simulating, or why the
@@ -69,6 +72,12 @@ pub enum LabCommand {
     RecordingTail {
         /// Where to send it.
         reply: oneshot::Sender<super::recording::Chunk>,
+    },
+    /// From now on the lab steps only while `permit` says it may (cluster mode: while
+    /// this server holds the lab's lease); once it says no, time stands still for good.
+    StepOnlyWhile {
+        /// Asked before every batch of steps; cheap.
+        permit: StepPermit,
     },
     /// How the lab's clock and its programs keep together from now on.
     Sync {

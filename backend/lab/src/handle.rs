@@ -238,6 +238,12 @@ impl LabHandle {
         self.status.borrow().objects.get(name).copied().flatten()
     }
 
+    /// From now on the lab steps only while `permit` says so (cluster mode: while this
+    /// server holds its lease); once it says no, its time stands still.
+    pub fn step_only_while(&self, permit: crate::commands::StepPermit) {
+        let _ = self.send(LabCommand::StepOnlyWhile { permit });
+    }
+
     /// The instructor's settings.
     pub fn settings(&self) -> LabSettings {
         *self.settings.read().expect("settings lock")

@@ -36,7 +36,7 @@ pub mod telemetry;
 pub mod waits;
 pub mod wire;
 
-pub use commands::{LabCommand, ProgramAction, WorldNow};
+pub use commands::{LabCommand, ProgramAction, StepPermit, WorldNow};
 pub use error::LabError;
 pub use handle::{LabConfig, LabHandle, LabStatus};
 pub use hub::Subscription;

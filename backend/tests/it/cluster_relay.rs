@@ -170,3 +170,35 @@ async fn many_pages_on_one_server_cost_the_owner_one_tap() {
         page.until(|r| matches!(r, Received::Frame(_)).then_some(())).await;
     }
 }
+
+#[tokio::test]
+async fn a_lab_whose_permit_ends_stands_still() {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    let classroom = no_labs();
+    let lab = crate::common::test_lab(&classroom, "leased", demo_scene(1), true);
+    let held = Arc::new(AtomicBool::new(true));
+    let permit = Arc::clone(&held);
+    lab.step_only_while(Arc::new(move || permit.load(Ordering::Relaxed)));
+    let moving = lab.clock().state().step;
+    let step_after = |lab: &Arc<vlab_server::lab::LabHandle>, past: u64| {
+        let lab = Arc::clone(lab);
+        async move {
+            tokio::time::timeout(PATIENCE, async {
+                while lab.clock().state().step <= past {
+                    tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+                }
+            })
+            .await
+            .is_ok()
+        }
+    };
+    assert!(step_after(&lab, moving).await, "the lab steps while its permit holds");
+    held.store(false, Ordering::Relaxed);
+    // The batch under way when the permit ended may finish; after it, nothing moves.
+    tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    let stopped = lab.clock().state().step;
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    assert_eq!(lab.clock().state().step, stopped, "time stands still once the permit ends");
+    assert_eq!(lab.clock().state().mode, LabMode::Running, "still running, as far as anyone here can tell");
+    lab.close();
+}

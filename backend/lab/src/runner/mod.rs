@@ -138,6 +138,7 @@ impl Runner {
                 stepping: None,
                 parked: None,
                 may_park: std::env::var(PARKING_SWITCH).as_deref() != Ok("off"),
+                permit: None,
             },
             outputs: Outputs {
                 frames,
@@ -224,6 +225,7 @@ impl Runner {
                 let _ = reply.send(self.history.recorder.tail());
             }
             LabCommand::Sync { sync } => self.clock.sync = sync,
+            LabCommand::StepOnlyWhile { permit } => self.clock.permit = Some(permit),
             LabCommand::Control { action, reply } => self.control(action, reply),
             LabCommand::Insert { addition, owner, quota, programs, keep_clear, reply } => {
                 let _ = reply.send(self.insert_checked(&addition, owner, quota, programs, keep_clear));
@@ -389,6 +391,10 @@ impl Runner {
 
     /// Steps as the mode asks, for at most one batch, then publishes.
     fn advance(&mut self) {
+        // Another server may be running this lab now: its time here stands still.
+        if !self.clock.permitted() {
+            return;
+        }
         if self.sim.programs.starting() {
             // The clock goes on; this only shows a program ready as soon as it is.
             let dt = self.sim.model.dt_secs;

@@ -57,9 +57,16 @@ pub(super) struct Clock {
     pub(super) parked: Option<u64>,
     /// Whether the lab may park when idle ([`super::PARKING_SWITCH`]).
     pub(super) may_park: bool,
+    /// Asked before each batch of steps (`None`: always).
+    pub(super) permit: Option<crate::commands::StepPermit>,
 }
 
 impl Clock {
+    /// Whether the lab may step now.
+    pub(super) fn permitted(&self) -> bool {
+        self.permit.as_ref().is_none_or(|permit| permit())
+    }
+
     /// How the lab keeps together with its programs now, and the wall time a simulated
     /// second lasts: the instructor's choice while running at a rate; lockstep when
     /// stepping or at `max`, where there is no pace to keep.
