@@ -125,7 +125,7 @@ pub enum DirectoryError {
         /// The bucket's name.
         bucket: String,
         /// Why.
-        source: jetstream::context::CreateKeyValueError,
+        source: async_nats::Error,
     },
     /// A read or write of the directory failed.
     #[error("cannot {doing} {key} in the bucket {bucket}: {source}")]
@@ -195,16 +195,30 @@ impl Directory {
 
 /// Creates the bucket, or opens it when one with the same settings exists (JetStream
 /// treats creating an identical stream as opening it).
+///
+/// The bucket's stream is created here rather than with async-nats's
+/// `create_key_value`, which first reads the account's JetStream limits in a form only
+/// nats-server 2.10 and later sends. The stream is the one `create_key_value` makes
+/// (the key-value layout every NATS client shares): `KV_<bucket>` on the subjects
+/// `$KV.<bucket>.>`, one message per subject, deletes as markers, direct gets.
 async fn open_bucket(jetstream: &jetstream::Context, bucket: String, max_age: Duration) -> Result<kv::Store, DirectoryError> {
-    let config = kv::Config {
-        bucket: bucket.clone(),
-        description: "VLab cluster directory".to_owned(),
-        history: 1,
+    let failed = |source: async_nats::Error| DirectoryError::Bucket { bucket: bucket.clone(), source };
+    let stream = jetstream::stream::Config {
+        name: format!("KV_{bucket}"),
+        description: Some("VLab cluster directory".to_owned()),
+        subjects: vec![format!("$KV.{bucket}.>")],
+        max_messages_per_subject: 1,
         max_age,
         storage: jetstream::stream::StorageType::File,
+        num_replicas: 1,
+        allow_rollup: true,
+        deny_delete: true,
+        allow_direct: true,
+        discard: jetstream::stream::DiscardPolicy::New,
         ..Default::default()
     };
-    jetstream.create_key_value(config).await.map_err(|source| DirectoryError::Bucket { bucket, source })
+    jetstream.create_stream(stream).await.map_err(|e| failed(e.into()))?;
+    jetstream.get_key_value(&bucket).await.map_err(|e| failed(e.into()))
 }
 
 /// Lists a bucket's live keys (expired and deleted ones are not listed).
