@@ -34,7 +34,10 @@ pub fn run(args: &[String]) -> Result<()> {
     }
 
     let vlab = vlab_binary()?;
-    let help = Command::new(&vlab).args(["serve", "--help"]).output().with_context(|| format!("could not run {}", vlab.display()))?;
+    let help = Command::new(&vlab)
+        .args(["serve", "--help"])
+        .output()
+        .with_context(|| format!("could not run {}", vlab.display()))?;
     if !String::from_utf8_lossy(&help.stdout).contains("--cluster") {
         bail!(
             "{} has no `serve --cluster` option: this build of the server has no cluster mode yet; \
@@ -55,7 +58,11 @@ pub fn run(args: &[String]) -> Result<()> {
         let _ = child.wait();
     }
     let (index, status) = stopped?;
-    bail!("server {} ({}) stopped with {status}; the others and NATS and PostgreSQL were stopped", index + 1, lines[index].join(" "))
+    bail!(
+        "server {} ({}) stopped with {status}; the others and NATS and PostgreSQL were stopped",
+        index + 1,
+        lines[index].join(" ")
+    )
 }
 
 /// `--servers N` (default 2), 1 to [`MAX_SERVERS`].

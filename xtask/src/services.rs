@@ -61,7 +61,12 @@ impl Services {
 
     /// Creates `database`.
     pub fn create_database(&self, database: &str) -> Result<()> {
-        crate::run(psql(&self.postgres_url()).args(["-v", "ON_ERROR_STOP=1", "-c", &format!("CREATE DATABASE \"{database}\"")]))
+        crate::run(psql(&self.postgres_url()).args([
+            "-v",
+            "ON_ERROR_STOP=1",
+            "-c",
+            &format!("CREATE DATABASE \"{database}\""),
+        ]))
     }
 
     /// The variables that point the tests' kit at these services.
@@ -90,7 +95,8 @@ impl Drop for Service {
 }
 
 fn start_nats(port: u16) -> Result<Service> {
-    let binary = if Path::new(NATS_SERVER).exists() { PathBuf::from(NATS_SERVER) } else { PathBuf::from("nats-server") };
+    let binary =
+        if Path::new(NATS_SERVER).exists() { PathBuf::from(NATS_SERVER) } else { PathBuf::from("nats-server") };
     let folder = new_folder("nats")?;
     let log = folder.join("nats-server.log");
     let mut command = Command::new(&binary);
@@ -201,10 +207,16 @@ fn wait_for_port(port: u16, what: &str, log: &Path, child: &mut Child) -> Result
     let started = Instant::now();
     while TcpStream::connect(("127.0.0.1", port)).is_err() {
         if let Some(status) = child.try_wait()? {
-            bail!("{what} exited ({status}) while starting; its log: {}", std::fs::read_to_string(log).unwrap_or_default());
+            bail!(
+                "{what} exited ({status}) while starting; its log: {}",
+                std::fs::read_to_string(log).unwrap_or_default()
+            );
         }
         if started.elapsed() > STARTUP_LIMIT {
-            bail!("{what} did not accept connections on port {port} within {STARTUP_LIMIT:?}; its log is {}", log.display());
+            bail!(
+                "{what} did not accept connections on port {port} within {STARTUP_LIMIT:?}; its log is {}",
+                log.display()
+            );
         }
         std::thread::sleep(Duration::from_millis(20));
     }

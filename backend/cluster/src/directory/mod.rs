@@ -82,7 +82,10 @@ impl Timing {
     pub fn check(&self) -> Result<(), DirectoryError> {
         let bad = |why: String| Err(DirectoryError::Timing(why));
         if self.safety >= self.lease_ttl {
-            return bad(format!("the safety margin {:?} must be shorter than the lease TTL {:?}", self.safety, self.lease_ttl));
+            return bad(format!(
+                "the safety margin {:?} must be shorter than the lease TTL {:?}",
+                self.safety, self.lease_ttl
+            ));
         }
         let held_for = self.lease_ttl - self.safety;
         if self.renew.is_zero() || self.renew * 2 > held_for {
@@ -169,9 +172,8 @@ impl Directory {
     /// Connects to NATS at `url` and opens the production buckets ([`DEFAULT_NAME`],
     /// [`Timing::DEFAULT`]).
     pub async fn connect(url: &str) -> Result<Directory, DirectoryError> {
-        let client = async_nats::connect(url)
-            .await
-            .map_err(|source| DirectoryError::Connect { url: url.to_owned(), source })?;
+        let client =
+            async_nats::connect(url).await.map_err(|source| DirectoryError::Connect { url: url.to_owned(), source })?;
         Directory::open(client, DEFAULT_NAME, Timing::DEFAULT).await
     }
 
@@ -201,7 +203,11 @@ impl Directory {
 /// nats-server 2.10 and later sends. The stream is the one `create_key_value` makes
 /// (the key-value layout every NATS client shares): `KV_<bucket>` on the subjects
 /// `$KV.<bucket>.>`, one message per subject, deletes as markers, direct gets.
-async fn open_bucket(jetstream: &jetstream::Context, bucket: String, max_age: Duration) -> Result<kv::Store, DirectoryError> {
+async fn open_bucket(
+    jetstream: &jetstream::Context,
+    bucket: String,
+    max_age: Duration,
+) -> Result<kv::Store, DirectoryError> {
     let failed = |source: async_nats::Error| DirectoryError::Bucket { bucket: bucket.clone(), source };
     let stream = jetstream::stream::Config {
         name: format!("KV_{bucket}"),
@@ -235,7 +241,11 @@ pub(crate) async fn live_keys(store: &kv::Store, bucket: &str) -> Result<Vec<Str
 }
 
 /// A key's live value: `None` when it is absent, expired or deleted.
-pub(crate) async fn live_entry(store: &kv::Store, bucket: &str, key: &str) -> Result<Option<kv::Entry>, DirectoryError> {
+pub(crate) async fn live_entry(
+    store: &kv::Store,
+    bucket: &str,
+    key: &str,
+) -> Result<Option<kv::Entry>, DirectoryError> {
     let entry = store.entry(key).await.map_err(|source| DirectoryError::Nats {
         doing: "read",
         bucket: bucket.to_owned(),
@@ -280,7 +290,8 @@ mod tests {
 
     #[test]
     fn announcing_exactly_twice_per_server_ttl_is_accepted_less_often_is_not() {
-        let edge = Timing { server_ttl: Duration::from_secs(4), announce_every: Duration::from_secs(2), ..Timing::DEFAULT };
+        let edge =
+            Timing { server_ttl: Duration::from_secs(4), announce_every: Duration::from_secs(2), ..Timing::DEFAULT };
         edge.check().unwrap();
         let past = Timing { announce_every: Duration::from_millis(2001), ..edge };
         assert!(matches!(past.check(), Err(DirectoryError::Timing(_))));

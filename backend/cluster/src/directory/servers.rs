@@ -71,11 +71,12 @@ impl Directory {
             draining: false,
         };
         let key = key_for(id);
-        let written = self.write_server(&key, |stored| ServerRecord {
-            draining: stored.is_some_and(|s| s.draining),
-            ..record.clone()
-        })
-        .await?;
+        let written = self
+            .write_server(&key, |stored| ServerRecord {
+                draining: stored.is_some_and(|s| s.draining),
+                ..record.clone()
+            })
+            .await?;
         let (load_tx, load_rx) = watch::channel(ServerLoad::default());
         let (draining_tx, draining_rx) = watch::channel(written.draining);
         let stop = Arc::new(Notify::new());
@@ -87,7 +88,14 @@ impl Directory {
             draining: draining_tx,
             stop: stop.clone(),
         }));
-        Ok(Announcement { directory: self.clone(), key, load: load_tx, draining: draining_rx, stop, refresher: Some(refresher) })
+        Ok(Announcement {
+            directory: self.clone(),
+            key,
+            load: load_tx,
+            draining: draining_rx,
+            stop,
+            refresher: Some(refresher),
+        })
     }
 
     /// The live servers (announced within `server_ttl`), by id.
@@ -144,9 +152,13 @@ impl Directory {
                 }
                 None => {
                     let record = make(None);
-                    self.servers.create(key, encode(&record)).await.map(|_| record).map_err(|error| match error.kind() {
-                        kv::CreateErrorKind::AlreadyExists => kv::UpdateError::new(kv::UpdateErrorKind::WrongLastRevision),
-                        _ => kv::UpdateError::with_source(kv::UpdateErrorKind::Other, error),
+                    self.servers.create(key, encode(&record)).await.map(|_| record).map_err(|error| {
+                        match error.kind() {
+                            kv::CreateErrorKind::AlreadyExists => {
+                                kv::UpdateError::new(kv::UpdateErrorKind::WrongLastRevision)
+                            }
+                            _ => kv::UpdateError::with_source(kv::UpdateErrorKind::Other, error),
+                        }
                     })
                 }
             };

@@ -62,8 +62,8 @@ impl NatsServer {
             .stdin(Stdio::null())
             .stdout(log_file.try_clone().expect("a log file can be shared"))
             .stderr(log_file);
-        let child = spawn::spawn(command, libc::SIGKILL)
-            .unwrap_or_else(|e| panic!("cannot start {}: {e}", binary.display()));
+        let child =
+            spawn::spawn(command, libc::SIGKILL).unwrap_or_else(|e| panic!("cannot start {}: {e}", binary.display()));
         let child = self.child.insert(child);
         wait_for_port(self.port, "nats-server", &log, || matches!(child.try_wait(), Ok(None)));
     }

@@ -34,10 +34,14 @@ impl Postgres {
         }
         let log = folder.join("postgres.log");
         let mut initdb = Command::new(bin.join("initdb"));
-        initdb
-            .arg("-D")
-            .arg(&data)
-            .args(["-U", "postgres", "--auth=trust", "--encoding=UTF8", "--no-sync", "--no-instructions"]);
+        initdb.arg("-D").arg(&data).args([
+            "-U",
+            "postgres",
+            "--auth=trust",
+            "--encoding=UTF8",
+            "--no-sync",
+            "--no-instructions",
+        ]);
         as_user(&mut initdb, user);
         let output = initdb.output().unwrap_or_else(|e| panic!("cannot run initdb: {e}"));
         if !output.status.success() {
@@ -129,11 +133,8 @@ fn wait_until_ready(url: &str, log: &Path) {
 }
 
 fn psql(url: &str) -> Command {
-    let psql = if Path::new("/usr/bin/psql").exists() {
-        PathBuf::from("/usr/bin/psql")
-    } else {
-        bin_folder().join("psql")
-    };
+    let psql =
+        if Path::new("/usr/bin/psql").exists() { PathBuf::from("/usr/bin/psql") } else { bin_folder().join("psql") };
     let mut command = Command::new(psql);
     command.args(["-X", "-q", "-d", url]).stdin(Stdio::null());
     command
@@ -152,7 +153,10 @@ fn bin_folder() -> PathBuf {
         })
         .collect();
     found.sort();
-    found.pop().map(|(_, bin)| bin).unwrap_or_else(|| missing("PostgreSQL (initdb, postgres)", "postgresql", POSTGRES_URL_VAR))
+    found
+        .pop()
+        .map(|(_, bin)| bin)
+        .unwrap_or_else(|| missing("PostgreSQL (initdb, postgres)", "postgresql", POSTGRES_URL_VAR))
 }
 
 /// The `postgres` user's uid and gid when this process is root (PostgreSQL will not run
@@ -191,7 +195,10 @@ mod tests {
 
     #[test]
     fn the_database_of_a_url_is_replaced_and_its_query_kept() {
-        assert_eq!(with_database("postgres://postgres@127.0.0.1:5432/postgres", "t1"), "postgres://postgres@127.0.0.1:5432/t1");
+        assert_eq!(
+            with_database("postgres://postgres@127.0.0.1:5432/postgres", "t1"),
+            "postgres://postgres@127.0.0.1:5432/t1"
+        );
         assert_eq!(
             with_database("postgres://u:p@h:1/postgres?sslmode=disable", "t1"),
             "postgres://u:p@h:1/t1?sslmode=disable"

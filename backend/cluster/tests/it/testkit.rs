@@ -26,7 +26,11 @@ fn each_fresh_database_is_new_empty_and_reachable_by_its_url() {
 async fn a_private_nats_server_stops_and_restarts_with_its_jetstream_store() {
     let mut nats = NatsServer::start_private();
     let jetstream = async_nats::jetstream::new(super::client(&nats.url()).await);
-    let stream = async_nats::jetstream::stream::Config { name: "KEPT".into(), subjects: vec!["kept".into()], ..Default::default() };
+    let stream = async_nats::jetstream::stream::Config {
+        name: "KEPT".into(),
+        subjects: vec!["kept".into()],
+        ..Default::default()
+    };
     jetstream.create_stream(stream).await.unwrap();
     jetstream.publish("kept", "v".into()).await.unwrap().await.unwrap();
     nats.stop();
