@@ -36,8 +36,15 @@ pub fn target_dir() -> PathBuf {
 
 /// Runs `cargo ARGS` in the workspace root, failing if it fails.
 pub fn cargo(args: &[&str]) -> Result<()> {
+    run(&mut cargo_command(args))
+}
+
+/// The command `cargo ARGS` in the workspace root, to add to before running it.
+pub fn cargo_command(args: &[&str]) -> Command {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-    run(Command::new(cargo).args(args).current_dir(workspace_root()))
+    let mut command = Command::new(cargo);
+    command.args(args).current_dir(workspace_root());
+    command
 }
 
 /// Runs a command, echoing it, failing with its exit status.

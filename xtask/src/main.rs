@@ -4,14 +4,16 @@
 //! machine needs is installed here, by the command that needs it, so the README's two
 //! commands work on a new clone: `cargo xtask run` and `cargo xtask test`.
 
+mod cluster;
 mod prune;
 mod python_client;
+mod services;
 mod soak;
 mod test_all;
 mod web;
 
 use anyhow::{Result, bail};
-use xtask::{cargo, run, target_dir, workspace_root};
+use xtask::{cargo, cargo_command, run, target_dir, workspace_root};
 
 const USAGE: &str = "\
 usage: cargo xtask <command>
@@ -21,7 +23,11 @@ commands:
   run [ARGS..]   build the bundle and the server (release), then `vlab serve ARGS`
                  (default: --addr 127.0.0.1:8080 --db vlab.db)
   test           run every test: unit, integration, and browser (e2e) tests;
-                 installs what they need (wasm target, Chromium, npm packages)
+                 installs what they need (wasm target, Chromium, npm packages,
+                 nats-server, PostgreSQL) and starts throw-away NATS and PostgreSQL
+  cluster [--servers N]
+                 throw-away NATS and PostgreSQL, and N (default 2, at most 9)
+                 `vlab serve --cluster .. --db .. --addr 127.0.0.1:808<i>` on them
   bench          run the benchmarks and print their figures, then the load sweeps:
                  server CPU against viewers (1 to 1000) and against labs (1 to 100)
   load [--viewers 100] [--lab demo] [--seconds 10] [--labs 1] [--server URL [--pid P] [--key K]]
@@ -46,6 +52,7 @@ fn main() -> Result<()> {
         "web" => web::build_bundle(web::Bundler::Alone).map(|_| ()),
         "run" => run_server(rest),
         "test" => test_all::run(),
+        "cluster" => cluster::run(rest),
         "bench" => {
             cargo(&["bench", "-p", "vlab-server"])?;
             load(&["--sweep".to_owned()])

@@ -3,18 +3,24 @@
 //! Phases, in order:
 //! 0. Debian's clang, lld and wasm32 sysroot ([`COMPILER_PACKAGES`]), installed with apt
 //!    when missing: the server compiles C and C++ programs with them, and its tests do;
-//! 1. `cargo test --workspace`: every crate's tests (protocol, backend, the robot SDK and
-//!    its example, the browser crate's host-side unit tests, xtask), in one build, so
-//!    that every dependency is built once with one set of features; after installing the
-//!    wasm32 target the backend's tests build the example robot's program for;
-//! 2. the browser bundle (`crate::web::build_bundle`) into `dist/`;
-//! 3. Debian's Chromium (`/usr/bin/chromium`), installed with apt when missing;
-//! 4. `npm ci` in `e2e/` (playwright-core, pinned; it never downloads a browser);
-//! 5. the server binary, built with the test phase's selection (dev profile), so cargo
+//! 1. Debian's `nats-server` and `postgresql` ([`crate::services::PACKAGES`]), installed
+//!    with apt when missing: cluster mode's services, which the tests run against;
+//! 2. `cargo test --workspace`: every crate's tests (protocol, backend, the cluster
+//!    directory, the robot SDK and its example, the browser crate's host-side unit
+//!    tests, xtask), in one build, so that every dependency is built once with one set
+//!    of features; after installing the wasm32 target the backend's tests build the
+//!    example robot's program for. One throw-away nats-server and PostgreSQL
+//!    (`crate::services`) run for the whole phase, named to the tests by
+//!    `VLAB_TEST_NATS_URL` and `VLAB_TEST_POSTGRES_URL`, and are stopped and their
+//!    folders removed after it, pass or fail;
+//! 3. the browser bundle (`crate::web::build_bundle`) into `dist/`;
+//! 4. Debian's Chromium (`/usr/bin/chromium`), installed with apt when missing;
+//! 5. `npm ci` in `e2e/` (playwright-core, pinned; it never downloads a browser);
+//! 6. the server binary, built with the test phase's selection (dev profile), so cargo
 //!    reuses that build;
-//! 6. the Python client's tests (`crate::python_client`): pip-installed into a fresh
+//! 7. the Python client's tests (`crate::python_client`): pip-installed into a fresh
 //!    virtualenv, pytest against the server binary;
-//! 7. the end-to-end tests: `node --test` on `e2e/tests/*.test.mjs`, each against the real
+//! 8. the end-to-end tests: `node --test` on `e2e/tests/*.test.mjs`, each against the real
 //!    server and real headless Chromium, screenshots in `e2e/artifacts/`, two test files
 //!    at a time ([`E2E_FILES_AT_ONCE`]), after those that time a program's CPU
 //!    ([`E2E_ALONE`]), which run alone.
@@ -23,7 +29,7 @@
 //! folder (`crate::prune`), so a folder reused run after run stays the size of one build.
 //!
 //! A failing test phase does not hide the others: unit-test failures are reported and the
-//! browser tests still run. A failing prerequisite (2–5) skips the browser tests (the
+//! browser tests still run. A failing prerequisite (3–6) skips the browser tests (the
 //! server binary, the Python client's). Any
 //! failure makes the command fail, after a summary of every phase.
 
@@ -69,9 +75,13 @@ pub fn run() -> Result<()> {
         ensure_debian_packages(COMPILER_PACKAGES)
     });
 
-    report.phase("cargo test --workspace (protocol, backend, robot SDK, frontend on the host, xtask)", || {
+    report.phase("NATS and PostgreSQL (Debian's nats-server, postgresql)", || {
+        ensure_debian_packages(crate::services::PACKAGES)
+    });
+
+    report.phase("cargo test --workspace (protocol, backend, cluster, robot SDK, frontend on the host, xtask)", || {
         crate::web::ensure_wasm_target()?;
-        crate::cargo(&["test", "--workspace"])
+        cargo_test_with_services()
     });
 
     let e2e_dir = root.join("e2e");
@@ -107,6 +117,26 @@ pub fn run() -> Result<()> {
     Ok(())
 }
 
+/// `cargo test --workspace` with a throw-away nats-server and PostgreSQL, stopped and
+/// removed when it ends. Without them (they did not start) the tests still run: those
+/// that need a service start their own or fail saying what is missing.
+fn cargo_test_with_services() -> Result<()> {
+    let mut cargo_test = crate::cargo_command(&["test", "--workspace"]);
+    let services = match crate::services::Services::start() {
+        Ok(services) => {
+            cargo_test.envs(services.test_env());
+            Some(services)
+        }
+        Err(error) => {
+            eprintln!("xtask: could not start NATS and PostgreSQL for the tests: {error:#}");
+            None
+        }
+    };
+    let tested = crate::run(&mut cargo_test);
+    drop(services);
+    tested
+}
+
 /// Deletes what this run replaced in the target folder and says how big it is.
 fn prune_target(started: SystemTime) {
     let target = crate::target_dir();
@@ -136,7 +166,7 @@ fn ensure_chromium() -> Result<PathBuf> {
 }
 
 /// Installs those of `packages` dpkg does not list as installed.
-fn ensure_debian_packages(packages: &[&str]) -> Result<()> {
+pub(crate) fn ensure_debian_packages(packages: &[&str]) -> Result<()> {
     let missing: Vec<&str> = packages.iter().copied().filter(|p| !is_installed(p)).collect();
     if missing.is_empty() {
         return Ok(());

@@ -1,0 +1,135 @@
+//! `cargo xtask cluster --servers N`: a cluster on this machine, to try cluster mode by
+//! hand (docs/operations.md, Running a cluster): a throw-away NATS and PostgreSQL, and
+//! N `vlab serve --cluster <nats> --db <postgres> --addr 127.0.0.1:808<i>` on them,
+//! until one of them stops or Ctrl-C; then everything is stopped and removed.
+
+use std::path::PathBuf;
+use std::process::{Child, Command};
+use std::time::Duration;
+
+use anyhow::{Context, Result, bail};
+
+use crate::services::Services;
+
+/// Most servers: their ports are 8081 to 8089.
+const MAX_SERVERS: u32 = 9;
+
+/// The database the servers share.
+const DATABASE: &str = "vlab";
+
+/// Runs the command.
+pub fn run(args: &[String]) -> Result<()> {
+    let servers = parse_servers(args)?;
+    crate::test_all::ensure_debian_packages(crate::services::PACKAGES)?;
+    let services = Services::start()?;
+    services.create_database(DATABASE)?;
+    let (nats, db) = (services.nats_url(), services.database_url(DATABASE));
+    println!("NATS (JetStream): {nats}\nPostgreSQL:       {db}");
+    let [nats_folder, postgres_folder] = services.folders();
+    println!("their files:      {} and {}", nats_folder.display(), postgres_folder.display());
+    println!("the servers:");
+    let lines: Vec<Vec<String>> = (1..=servers).map(|i| serve_args(&nats, &db, i)).collect();
+    for line in &lines {
+        println!("  vlab {}", line.join(" "));
+    }
+
+    let vlab = vlab_binary()?;
+    let help = Command::new(&vlab)
+        .args(["serve", "--help"])
+        .output()
+        .with_context(|| format!("could not run {}", vlab.display()))?;
+    if !String::from_utf8_lossy(&help.stdout).contains("--cluster") {
+        bail!(
+            "{} has no `serve --cluster` option: this build of the server has no cluster mode yet; \
+             NATS and PostgreSQL are stopped again",
+            vlab.display()
+        );
+    }
+    let mut children = Vec::new();
+    for line in &lines {
+        let mut command = Command::new(&vlab);
+        command.args(line);
+        eprintln!("xtask: {command:?}");
+        children.push(command.spawn().with_context(|| format!("could not start {}", vlab.display()))?);
+    }
+    let stopped = wait_for_first_exit(&mut children);
+    for child in &mut children {
+        let _ = child.kill();
+        let _ = child.wait();
+    }
+    let (index, status) = stopped?;
+    bail!(
+        "server {} ({}) stopped with {status}; the others and NATS and PostgreSQL were stopped",
+        index + 1,
+        lines[index].join(" ")
+    )
+}
+
+/// `--servers N` (default 2), 1 to [`MAX_SERVERS`].
+fn parse_servers(args: &[String]) -> Result<u32> {
+    match args {
+        [] => Ok(2),
+        [flag, count] if flag == "--servers" => {
+            let count: u32 = count.parse().with_context(|| format!("--servers takes a number, not `{count}`"))?;
+            if !(1..=MAX_SERVERS).contains(&count) {
+                bail!("--servers takes 1 to {MAX_SERVERS} (ports 8081 to 808{MAX_SERVERS}), not {count}");
+            }
+            Ok(count)
+        }
+        _ => bail!("usage: cargo xtask cluster [--servers N]"),
+    }
+}
+
+/// The arguments of server `index` (from 1).
+fn serve_args(nats: &str, db: &str, index: u32) -> Vec<String> {
+    ["serve", "--cluster", nats, "--db", db, "--addr", &format!("127.0.0.1:808{index}")].map(String::from).to_vec()
+}
+
+/// `VLAB_BIN` when set, else the server built here (dev profile, as the tests build it).
+fn vlab_binary() -> Result<PathBuf> {
+    if let Some(binary) = std::env::var_os("VLAB_BIN") {
+        return Ok(PathBuf::from(binary));
+    }
+    crate::cargo(&["build", "-p", "vlab-server", "--bin", "vlab"])?;
+    Ok(crate::target_dir().join("debug").join(format!("vlab{}", std::env::consts::EXE_SUFFIX)))
+}
+
+/// Waits until one of `children` exits; its index and status.
+fn wait_for_first_exit(children: &mut [Child]) -> Result<(usize, std::process::ExitStatus)> {
+    loop {
+        for (index, child) in children.iter_mut().enumerate() {
+            if let Some(status) = child.try_wait()? {
+                return Ok((index, status));
+            }
+        }
+        std::thread::sleep(Duration::from_millis(200));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(line: &[&str]) -> Vec<String> {
+        line.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn one_to_nine_servers_are_accepted_zero_and_ten_are_not() {
+        assert_eq!(parse_servers(&[]).unwrap(), 2);
+        assert_eq!(parse_servers(&args(&["--servers", "1"])).unwrap(), 1);
+        assert_eq!(parse_servers(&args(&["--servers", "9"])).unwrap(), 9);
+        assert!(parse_servers(&args(&["--servers", "0"])).is_err());
+        assert!(parse_servers(&args(&["--servers", "10"])).is_err());
+        assert!(parse_servers(&args(&["--servers", "two"])).is_err());
+        assert!(parse_servers(&args(&["--nodes", "2"])).is_err());
+    }
+
+    #[test]
+    fn server_i_listens_on_port_808i() {
+        assert_eq!(
+            serve_args("nats://n:1", "postgres://p/vlab", 3),
+            ["serve", "--cluster", "nats://n:1", "--db", "postgres://p/vlab", "--addr", "127.0.0.1:8083"]
+        );
+    }
+}
