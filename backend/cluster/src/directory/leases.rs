@@ -39,7 +39,7 @@ use tokio::sync::Notify;
 use tokio::task::JoinHandle;
 
 use super::keys::key_for;
-use super::{Directory, DirectoryError, Timing, live_entry, live_keys};
+use super::{Directory, DirectoryError, Timing, live_entry, stored_keys};
 
 /// How many times a claim retries when the lease it found taken has expired meanwhile.
 const CLAIM_TRIES: u32 = 3;
@@ -130,13 +130,22 @@ impl Directory {
 
     /// Those of `known_labs` that no server holds a lease on (in the order given): the
     /// labs a failover loop claims, polling every [`super::ORPHAN_POLL`]. A lab whose
-    /// holder was killed shows up here once its lease expired.
+    /// holder was killed shows up here once its lease expired. One listing of the bucket,
+    /// then one read per known lab it stores something for (a released lease leaves a
+    /// delete marker until it expires).
     pub async fn orphans<'a>(
         &self,
         known_labs: impl IntoIterator<Item = &'a str>,
     ) -> Result<Vec<String>, DirectoryError> {
-        let held: HashSet<String> = live_keys(&self.leases, self.leases_bucket()).await?.into_iter().collect();
-        Ok(known_labs.into_iter().filter(|lab| !held.contains(&key_for(lab))).map(str::to_owned).collect())
+        let stored: HashSet<String> = stored_keys(&self.leases).await?.into_iter().collect();
+        let mut orphans = Vec::new();
+        for lab in known_labs {
+            let key = key_for(lab);
+            if !stored.contains(&key) || live_entry(&self.leases, self.leases_bucket(), &key).await?.is_none() {
+                orphans.push(lab.to_owned());
+            }
+        }
+        Ok(orphans)
     }
 
     fn leases_bucket(&self) -> &str {

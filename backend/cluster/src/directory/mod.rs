@@ -227,17 +227,27 @@ async fn open_bucket(
     jetstream.get_key_value(&bucket).await.map_err(|e| failed(e.into()))
 }
 
-/// Lists a bucket's live keys (expired and deleted ones are not listed).
-pub(crate) async fn live_keys(store: &kv::Store, bucket: &str) -> Result<Vec<String>, DirectoryError> {
+/// Lists the keys a bucket stores a message for: live ones, and deleted ones whose
+/// delete marker is still kept (callers read each to tell). Expired keys are not listed.
+///
+/// Read from the stream's per-subject counts rather than async-nats's `keys()`: that
+/// one replays the bucket through a consumer, which waits for idle heartbeats (seconds)
+/// when an entry expires before it is delivered, as entries here do all the time.
+pub(crate) async fn stored_keys(store: &kv::Store) -> Result<Vec<String>, DirectoryError> {
     use futures_util::TryStreamExt;
     let failed = |source: async_nats::Error| DirectoryError::Nats {
         doing: "list",
-        bucket: bucket.to_owned(),
+        bucket: store.name.clone(),
         key: "keys".to_owned(),
         source,
     };
-    let keys = store.keys().await.map_err(|e| failed(e.into()))?;
-    keys.try_collect().await.map_err(|e| failed(e.into()))
+    let prefix = format!("$KV.{}.", store.name);
+    let subjects = store.stream.info_with_subjects(format!("{prefix}>")).await.map_err(|e| failed(e.into()))?;
+    let subjects: Vec<(String, usize)> = subjects.try_collect().await.map_err(|e| failed(e.into()))?;
+    let mut keys: Vec<String> =
+        subjects.into_iter().filter_map(|(subject, _)| subject.strip_prefix(&prefix).map(str::to_owned)).collect();
+    keys.sort();
+    Ok(keys)
 }
 
 /// A key's live value: `None` when it is absent, expired or deleted.

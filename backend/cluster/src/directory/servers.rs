@@ -16,7 +16,7 @@ use tokio::sync::{Notify, watch};
 use tokio::task::JoinHandle;
 
 use super::keys::key_for;
-use super::{Directory, DirectoryError, live_entry, live_keys};
+use super::{Directory, DirectoryError, live_entry, stored_keys};
 
 /// How many times a write retries after another write to the same record came between
 /// its read and its write.
@@ -101,8 +101,8 @@ impl Directory {
     /// The live servers (announced within `server_ttl`), by id.
     pub async fn servers(&self) -> Result<Vec<ServerRecord>, DirectoryError> {
         let mut servers = Vec::new();
-        for key in live_keys(&self.servers, self.servers_bucket()).await? {
-            // Gone between the listing and the read: not live any more.
+        for key in stored_keys(&self.servers).await? {
+            // Withdrawn, or gone between the listing and the read: not live.
             if let Some(record) = self.read_server(&key).await? {
                 servers.push(record);
             }

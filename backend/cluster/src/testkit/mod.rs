@@ -156,6 +156,14 @@ mod tests {
     }
 
     #[test]
+    #[should_panic(
+        expected = "Install Debian's `nats-server` package (apt-get install nats-server), or run the tests with `cargo xtask test`"
+    )]
+    fn a_missing_service_names_its_debian_package_and_cargo_xtask_test() {
+        missing("nats-server", "nats-server", NATS_URL_VAR);
+    }
+
+    #[test]
     fn folders_of_dead_processes_are_removed_and_live_ones_kept() {
         let temp = std::env::temp_dir();
         // No process has a pid above the kernel's limit (at most 2^22).
