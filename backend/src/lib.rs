@@ -11,6 +11,7 @@
 //! The browser app and test clients only ever see the types of `vlab-protocol`.
 
 pub mod classroom;
+pub mod cluster;
 pub mod examples;
 pub mod net;
 pub mod store;

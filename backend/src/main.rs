@@ -12,8 +12,10 @@ use clap::{Parser, Subcommand};
 use tracing_subscriber::EnvFilter;
 use vlab_server::classroom::recording::DEFAULT_RECORDING_BUDGET_BYTES;
 use vlab_server::classroom::{Classroom, ClassroomConfig, DemoLab, Library};
+use vlab_server::cluster::Node;
 use vlab_server::controller::placement::{self, ProgramCpus};
 use vlab_server::net::limits::{self, Rate};
+use vlab_server::net::peers::{self, Peers};
 use vlab_server::net::{self, AppState, Limits};
 use vlab_server::store::{AttemptStore, RecordingStore, Store, attempts_file_of, key_file_of, recordings_file_of};
 
@@ -107,6 +109,19 @@ struct ServeArgs {
     /// beyond it); 0 records nothing.
     #[arg(long, env = "VLAB_RECORDING_MIB", default_value_t = DEFAULT_RECORDING_BUDGET_BYTES / MIB)]
     recording_mib: u64,
+    /// Cluster mode: the NATS server the cluster's servers meet on (`nats://host:4222`).
+    /// Needs `--db` to name the cluster's shared PostgreSQL database (docs/operations.md,
+    /// "Running a cluster").
+    #[arg(long, env = "VLAB_CLUSTER")]
+    cluster: Option<String>,
+    /// The cluster's name: its directory's buckets and its subjects on NATS (several
+    /// clusters may share one NATS server).
+    #[arg(long, env = "VLAB_CLUSTER_NAME", default_value = vlab_cluster::directory::DEFAULT_NAME,
+          value_parser = cluster_name)]
+    cluster_name: String,
+    /// This server's id in the cluster (default: this machine's name and the port).
+    #[arg(long, env = "VLAB_SERVER_ID", value_parser = cluster_name)]
+    server_id: Option<String>,
     /// CPUs robot programs run on: `auto` (every CPU the server may use but the first,
     /// which the labs' threads keep), `all`, or a list such as `1-3,5`.
     #[arg(long, env = "VLAB_PROGRAM_CPUS", default_value_t = ProgramCpus::Auto)]
@@ -114,6 +129,15 @@ struct ServeArgs {
 }
 
 const MIB: u64 = 1024 * 1024;
+
+/// A name that can be part of a NATS subject and a bucket name.
+fn cluster_name(name: &str) -> Result<String, String> {
+    if vlab_server::net::peers::valid_token(name) {
+        Ok(name.to_owned())
+    } else {
+        Err("use 1 to 128 letters, digits, '-' or '_'".into())
+    }
+}
 
 /// Where compiled C and C++ programs are kept: `vlab.db` → `vlab.db.compiled/`.
 fn compiled_folder_of(db: &std::path::Path) -> PathBuf {
@@ -164,6 +188,60 @@ fn print_key(args: &KeyArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// Cluster mode: joins the cluster's directory as this server, serves the labs others
+/// ask this server for, claims every lab opened here, and takes over the labs no server
+/// runs, now and every few seconds (docs/operations.md, "Running a cluster").
+async fn join_cluster(
+    url: &str,
+    args: &ServeArgs,
+    addr: SocketAddr,
+    classroom: Classroom,
+    limits: Limits,
+) -> anyhow::Result<Arc<AppState>> {
+    let nats = async_nats::ConnectOptions::new()
+        .name(format!("vlab {addr}"))
+        .retry_on_initial_connect()
+        .connect(url)
+        .await
+        .with_context(|| format!("cannot connect to the cluster's NATS server at {url}"))?;
+    let directory = vlab_cluster::Directory::open(nats.clone(), &args.cluster_name, vlab_cluster::Timing::DEFAULT)
+        .await
+        .context("cannot open the cluster's directory")?;
+    let me = args.server_id.clone().unwrap_or_else(|| default_server_id(addr));
+    let node = Node::join(directory, me.clone(), &addr.to_string()).await.context("cannot join the cluster")?;
+    let peers = Arc::new(Peers::new(nats, &args.cluster_name, me.clone(), Arc::clone(&node) as Arc<dyn peers::Owners>));
+    let state =
+        Arc::new(AppState { classroom, web_dir: args.web_dir.clone(), limits, peers: Some(Arc::clone(&peers)) });
+    node.claim_every_lab(&state);
+    peers::serve_owned(Arc::clone(&peers), Arc::clone(&state), net::app(Arc::clone(&state)))
+        .await
+        .context("cannot listen to the cluster")?;
+    tracing::info!(server = %me, cluster = %args.cluster_name, "joined the cluster");
+    let served = Arc::downgrade(&state);
+    tokio::spawn(async move {
+        let mut every = tokio::time::interval(vlab_cluster::directory::ORPHAN_POLL);
+        loop {
+            every.tick().await;
+            let Some(state) = served.upgrade() else { return };
+            let mirrored = peers.mirrored().iter().map(|(_, viewers)| viewers).sum();
+            node.report_load(&state.classroom, mirrored);
+            match node.take_over(&state.classroom).await {
+                Ok(0) => {}
+                Ok(taken) => tracing::info!(taken, "took over labs no server ran"),
+                Err(error) => tracing::warn!(%error, "cannot look for labs no server runs"),
+            }
+        }
+    });
+    Ok(state)
+}
+
+/// `host-port`: unique among servers on distinct machines or ports.
+fn default_server_id(addr: SocketAddr) -> String {
+    let host = std::fs::read_to_string("/etc/hostname").unwrap_or_default();
+    let host: String = host.trim().chars().filter(|c| c.is_ascii_alphanumeric() || *c == '-').collect();
+    format!("{}-{}", if host.is_empty() { "vlab" } else { &host }, addr.port())
+}
+
 async fn serve(args: ServeArgs) -> anyhow::Result<()> {
     let program_cpus = placement::set_program_cpus(args.program_cpus.clone())?;
     tracing::info!(
@@ -181,7 +259,7 @@ async fn serve(args: ServeArgs) -> anyhow::Result<()> {
         }
     }
     let mut classroom = Classroom::new(ClassroomConfig {
-        library: Library { scenes_dir: args.scenes_dir, assets_dir: args.assets_dir },
+        library: Library { scenes_dir: args.scenes_dir.clone(), assets_dir: args.assets_dir.clone() },
         server_key: None,
         open_labs: args.open_labs,
         store: Some(store),
@@ -193,15 +271,17 @@ async fn serve(args: ServeArgs) -> anyhow::Result<()> {
         attempts: Some(AttemptStore::open(&attempts_file_of(&args.db))?),
     });
     let demo = classroom.labs().open_demo(DemoLab {
-        instructor_token: args.instructor_token,
+        instructor_token: args.instructor_token.clone(),
         seed: args.seed,
         start_running: !args.paused,
     })?;
     // The demo lab's instructor token is the server's key: it creates labs.
     classroom.set_server_key(demo.record.instructor);
-    let failed = classroom.labs().restore().await?;
-    if failed > 0 {
-        tracing::warn!(failed, "some uploads kept from before could not be done again (see the errors above)");
+    if args.cluster.is_none() {
+        let failed = classroom.labs().restore().await?;
+        if failed > 0 {
+            tracing::warn!(failed, "some uploads kept from before could not be done again (see the errors above)");
+        }
     }
     let limits = Limits {
         max_connections: args.max_connections,
@@ -213,13 +293,16 @@ async fn serve(args: ServeArgs) -> anyhow::Result<()> {
         controls: args.control_rate,
     };
     limits::raise_open_files_limit(&limits);
-    let state = Arc::new(AppState { classroom, web_dir: args.web_dir.clone(), limits, peers: None });
     if !args.web_dir.join("index.html").exists() {
         tracing::warn!(web_dir = %args.web_dir.display(), "the browser app is not built: run `cargo xtask web`");
     }
     let listener =
         tokio::net::TcpListener::bind(args.addr).await.with_context(|| format!("cannot listen on {}", args.addr))?;
     let addr = listener.local_addr()?;
+    let state = match &args.cluster {
+        None => Arc::new(AppState { classroom, web_dir: args.web_dir.clone(), limits, peers: None }),
+        Some(url) => join_cluster(url, &args, addr, classroom, limits).await?,
+    };
     tracing::info!(%addr, "VLab is serving");
     println!("VLab is serving on http://{addr}");
     println!("  watch the demo lab:      http://{addr}/?lab=demo");

@@ -99,7 +99,12 @@ fn start_nats(port: u16) -> Result<Service> {
         if Path::new(NATS_SERVER).exists() { PathBuf::from(NATS_SERVER) } else { PathBuf::from("nats-server") };
     let folder = new_folder("nats")?;
     let log = folder.join("nats-server.log");
+    // Uploads forwarded between servers are up to a few MiB; nats-server's default
+    // largest message is 1 MiB (docs/operations.md, "Running a cluster").
+    let config = folder.join("nats.conf");
+    std::fs::write(&config, "max_payload: 8MB\n").with_context(|| format!("cannot write {}", config.display()))?;
     let mut command = Command::new(&binary);
+    command.arg("-c").arg(&config);
     command.args(["-js", "-a", "127.0.0.1", "-p", &port.to_string(), "-sd"]).arg(folder.join("store"));
     let child = spawn_logged(&mut command, &log)
         .with_context(|| format!("could not start {} (Debian's nats-server package)", binary.display()))?;

@@ -42,7 +42,7 @@ pub use handle::{LabConfig, LabHandle, LabStatus};
 pub use hub::Subscription;
 pub use participants::{Caller, JoinError};
 pub use programs::ConsoleEvent;
-pub use registry::Labs;
+pub use registry::{InsertWatcher, Labs};
 pub use runner::{RewindStart, Rewound};
 
 pub use vlab_sim::robot::Owner;

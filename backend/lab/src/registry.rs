@@ -10,15 +10,29 @@ use super::participants;
 #[derive(Default)]
 pub struct Labs {
     by_id: RwLock<BTreeMap<String, Arc<LabHandle>>>,
+    /// Told of every lab added (cluster mode: it claims the lab's lease).
+    on_insert: RwLock<Option<InsertWatcher>>,
 }
+
+/// What is told of every lab added to the registry.
+pub type InsertWatcher = Arc<dyn Fn(&Arc<LabHandle>) + Send + Sync>;
 
 impl Labs {
     /// Adds a running lab (replacing, and shutting down, one with the same id).
     pub fn insert(&self, lab: Arc<LabHandle>) {
-        let previous = self.by_id.write().expect("labs lock").insert(lab.id().to_owned(), lab);
+        let previous = self.by_id.write().expect("labs lock").insert(lab.id().to_owned(), Arc::clone(&lab));
         if let Some(previous) = previous {
             previous.shut_down();
         }
+        let watcher = self.on_insert.read().expect("labs lock").clone();
+        if let Some(watcher) = watcher {
+            watcher(&lab);
+        }
+    }
+
+    /// From now on `watcher` is told of every lab added, right after it is.
+    pub fn watch_inserts(&self, watcher: InsertWatcher) {
+        *self.on_insert.write().expect("labs lock") = Some(watcher);
     }
 
     /// The lab with this id.

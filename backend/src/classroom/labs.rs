@@ -159,35 +159,14 @@ impl ClassroomLabs<'_> {
     pub async fn restore(self) -> Result<usize, ClassroomError> {
         let records = self.classroom.keep(|store| store.open_labs())?.unwrap_or_default();
         for record in records.into_iter().filter(|record| record.id != "demo") {
-            let opened = match self.build_scene(&record.scene, record.seed).await {
-                Ok(scene) => self
-                    .stored_students(&record.id)
-                    .and_then(|students| Ok(self.open_lab(&record, scene, true, students)?)),
-                Err(e) => Err(e),
-            };
-            match opened {
+            match self.open_stored(&record).await {
                 Ok(lab) => self.classroom.registry.insert(lab),
                 Err(e) => tracing::error!(lab = %record.id, error = %e, "a stored lab could not be opened again"),
             }
         }
         let mut failed = 0;
         for lab in self.classroom.registry.all() {
-            for (seq, insertion) in self.classroom.keep(|store| store.insertions(lab.id()))?.unwrap_or_default() {
-                let unsure = matches!(insertion, Insertion::Upload { only_robots: None, .. });
-                match self.classroom.uploads().replay(&lab, insertion).await {
-                    // Uploads kept before the store noted it learn it now, so the
-                    // compaction below can forget them once their robots are gone.
-                    Ok(Some(only_robots)) if unsure => {
-                        self.classroom.keep(|store| store.note_only_robots(seq, &only_robots))?;
-                    }
-                    Ok(_) => {}
-                    Err(e) => {
-                        failed += 1;
-                        tracing::error!(lab = %lab.id(), error = %e, "an upload kept from before could not be done again");
-                    }
-                }
-            }
-            self.classroom.compact(lab.id());
+            failed += self.replay_kept(&lab).await?;
         }
         // Evaluations a stopped server left unfinished run again (their trials are
         // deterministic: the same grade as if nothing had happened).
@@ -196,6 +175,64 @@ impl ClassroomLabs<'_> {
             Ok(resumed) => tracing::info!(resumed, "unfinished evaluations started again"),
             Err(e) => tracing::error!(error = %e, "unfinished evaluations could not be read"),
         }
+        Ok(failed)
+    }
+
+    /// The ids of the labs kept open in the store (cluster mode: those some server must
+    /// run).
+    pub fn kept_ids(self) -> Result<Vec<String>, ClassroomError> {
+        let records = self.classroom.keep(|store| store.open_labs())?.unwrap_or_default();
+        Ok(records.into_iter().map(|record| record.id).collect())
+    }
+
+    /// Opens lab `id` as the store keeps it and does again what was done to it, as a
+    /// restart does (cluster mode: a lab whose server died, taken over here). Its clock
+    /// starts again from step 0.
+    pub async fn restore_one(self, id: &str) -> Result<(), ClassroomError> {
+        let Some(record) = self.classroom.keep(|store| store.lab(id))?.flatten() else {
+            return Err(ClassroomError::Internal(format!("lab {id} is not in the store")));
+        };
+        let lab = if id == "demo" {
+            let students = self.stored_students(id)?;
+            self.open_lab(&record, demo_scene(record.seed), true, students)?
+        } else {
+            self.open_stored(&record).await?
+        };
+        self.classroom.registry.insert(Arc::clone(&lab));
+        let failed = self.replay_kept(&lab).await?;
+        if failed > 0 {
+            tracing::warn!(lab = %id, failed, "some uploads kept from before could not be done again");
+        }
+        Ok(())
+    }
+
+    /// A stored lab opened again, as its scene and its students were kept.
+    async fn open_stored(self, record: &LabRecord) -> Result<Arc<LabHandle>, ClassroomError> {
+        let scene = self.build_scene(&record.scene, record.seed).await?;
+        let students = self.stored_students(&record.id)?;
+        Ok(self.open_lab(record, scene, true, students)?)
+    }
+
+    /// Does again, in order, what was uploaded into `lab` and removed from it; how many
+    /// uploads could not be done again.
+    async fn replay_kept(self, lab: &Arc<LabHandle>) -> Result<usize, ClassroomError> {
+        let mut failed = 0;
+        for (seq, insertion) in self.classroom.keep(|store| store.insertions(lab.id()))?.unwrap_or_default() {
+            let unsure = matches!(insertion, Insertion::Upload { only_robots: None, .. });
+            match self.classroom.uploads().replay(lab, insertion).await {
+                // Uploads kept before the store noted it learn it now, so the
+                // compaction below can forget them once their robots are gone.
+                Ok(Some(only_robots)) if unsure => {
+                    self.classroom.keep(|store| store.note_only_robots(seq, &only_robots))?;
+                }
+                Ok(_) => {}
+                Err(e) => {
+                    failed += 1;
+                    tracing::error!(lab = %lab.id(), error = %e, "an upload kept from before could not be done again");
+                }
+            }
+        }
+        self.classroom.compact(lab.id());
         Ok(failed)
     }
 

@@ -32,6 +32,10 @@ pub struct Forwarded {
     pub body: Bytes,
 }
 
+/// Marks a request another server of the cluster sent here: it is answered here.
+#[derive(Debug, Clone, Copy)]
+pub struct FromPeer;
+
 /// An answer on its way back.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Answer {

@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use vlab_protocol::{ClientMsg, ControlAction, LabMode, ServerMsg};
 use vlab_server::classroom::{Classroom, ClassroomConfig};
-use vlab_server::net::peers::Owners;
+use vlab_server::net::peers::{Asked, Owners};
 use vlab_server::scene::demo_scene;
 use vlab_server::secret::TokenDigest;
 
@@ -17,16 +17,21 @@ use crate::common::{PATIENCE, Received, TOKEN, TestServer, three_labs};
 struct Fixed(BTreeMap<String, String>);
 
 impl Owners for Fixed {
-    fn owner_of<'a>(
-        &'a self,
-        lab: &'a str,
-    ) -> std::pin::Pin<Box<dyn std::future::Future<Output = Result<Option<String>, String>> + Send + 'a>> {
+    fn owner_of<'a>(&'a self, lab: &'a str) -> Asked<'a, Option<String>> {
         Box::pin(async move { Ok(self.0.get(lab).cloned()) })
+    }
+
+    fn place(&self) -> Asked<'_, String> {
+        Box::pin(async move { Ok("a".to_owned()) })
+    }
+
+    fn servers(&self) -> Asked<'_, Vec<String>> {
+        Box::pin(async move { Ok(vec!["a".to_owned(), "b".to_owned(), "c".to_owned()]) })
     }
 }
 
 fn nats_url() -> String {
-    std::env::var("VLAB_TEST_NATS_URL").expect("VLAB_TEST_NATS_URL names a nats-server (cargo xtask test starts one)")
+    vlab_cluster::testkit::nats_url()
 }
 
 /// Server `a` runs the three test labs; `b` and `c` run none. A cluster of its own,

@@ -26,6 +26,10 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 pub use nats::NatsServer;
 pub use postgres::Postgres;
 
+/// The largest message the test NATS servers carry, as nats-server's `max_payload`
+/// (the default, 1 MiB, is smaller than an upload forwarded between servers).
+pub const NATS_MAX_PAYLOAD: &str = "8MB";
+
 /// The environment variable naming a running NATS server (with JetStream) to use.
 pub const NATS_URL_VAR: &str = "VLAB_TEST_NATS_URL";
 

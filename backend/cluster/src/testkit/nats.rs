@@ -55,8 +55,15 @@ impl NatsServer {
         let binary = binary();
         let log = self.folder.join("nats-server.log");
         let log_file = File::create(&log).unwrap_or_else(|e| panic!("cannot create {}: {e}", log.display()));
+        // Uploads forwarded between servers are up to a few MiB: the cluster's NATS
+        // carries messages up to `MAX_PAYLOAD` (docs/operations.md).
+        let config = self.folder.join("nats.conf");
+        std::fs::write(&config, format!("max_payload: {}\n", super::NATS_MAX_PAYLOAD))
+            .unwrap_or_else(|e| panic!("cannot write {}: {e}", config.display()));
         let mut command = Command::new(&binary);
         command
+            .arg("-c")
+            .arg(&config)
             .args(["-js", "-a", "127.0.0.1", "-p", &self.port.to_string(), "-sd"])
             .arg(self.folder.join("store"))
             .stdin(Stdio::null())

@@ -9,6 +9,7 @@ use async_nats::HeaderMap;
 use axum::body::Body;
 use axum::extract::ws::{CloseFrame, Message, Utf8Bytes, WebSocket};
 use axum::extract::{ConnectInfo, Request, State};
+use axum::http::Method;
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use bytes::Bytes;
@@ -19,7 +20,7 @@ use super::owner::{LAB, TOKEN, TUNNEL};
 use super::tunnel::Tunnel;
 use super::{FORWARD_TIMEOUT, PeerError, Peers, Route};
 use crate::classroom::upload::MAX_UPLOAD_BYTES;
-use crate::net::forward::{Answer, Forwarded};
+use crate::net::forward::{Answer, Forwarded, FromPeer};
 use crate::net::ws::PageLink;
 use crate::net::{AppError, AppState};
 
@@ -31,23 +32,69 @@ const GREETING_PATIENCE: Duration = Duration::from_secs(10);
 /// restart"); pages reconnect after it, and find the lab where it runs then.
 const CLOSE_MOVED: u16 = 1012;
 
-/// Middleware: a request under `/api/labs/{lab}/...` for a lab another server runs is
-/// answered by that server; anything else goes on here.
+/// Middleware: a request for a lab another server runs is answered by that server; a
+/// new lab is made on the least-loaded server; the list of labs is every server's.
+/// Anything else, and what another server sent here, is answered here.
 pub async fn elsewhere(State(app): State<Arc<AppState>>, request: Request, next: Next) -> Response {
     let Some(peers) = &app.peers else { return next.run(request).await };
-    let Some(lab) = lab_of(request.uri().path()) else { return next.run(request).await };
+    if request.extensions().get::<FromPeer>().is_some() {
+        return next.run(request).await;
+    }
+    let path = request.uri().path();
+    let post = request.method() == Method::POST;
+    if post && (path == "/api/labs" || is_lesson_creation(path)) {
+        return match peers.place().await {
+            Ok(server) if server != peers.me => answered(forward(peers, &server, request).await),
+            Ok(_) => next.run(request).await,
+            Err(error) => AppError::from(error).into_response(),
+        };
+    }
+    if request.method() == Method::GET && path == "/api/labs" {
+        return every_lab(peers, request, next).await;
+    }
+    let Some(lab) = lab_of(path) else { return next.run(request).await };
     if app.classroom.registry.get(lab).is_some() {
         return next.run(request).await;
     }
-    let owner = match peers.route(lab).await {
-        Ok(Route::Here) => return next.run(request).await,
-        Ok(Route::Owner(owner)) => owner,
-        Err(error) => return AppError::from(error).into_response(),
-    };
-    match forward(peers, &owner, request).await {
+    match peers.route(lab).await {
+        Ok(Route::Here) => next.run(request).await,
+        Ok(Route::Owner(owner)) => answered(forward(peers, &owner, request).await),
+        Err(error) => AppError::from(error).into_response(),
+    }
+}
+
+fn answered(answer: Result<Answer, PeerError>) -> Response {
+    match answer {
         Ok(answer) => answer.into_response(),
         Err(error) => AppError::from(error).into_response(),
     }
+}
+
+/// `POST /api/classes/{class}/labs`: a lesson's lab.
+fn is_lesson_creation(path: &str) -> bool {
+    path.strip_prefix("/api/classes/").and_then(|rest| rest.split_once('/')).is_some_and(|(_, rest)| rest == "labs")
+}
+
+/// `GET /api/labs` across the cluster: this server's labs and every other's, by id. A
+/// server that does not answer is left out (and logged): the list is for choosing a
+/// lab, and each lab answers for itself.
+async fn every_lab(peers: &Peers, request: Request, next: Next) -> Response {
+    let (parts, _) = request.into_parts();
+    let here = next.run(Request::from_parts(parts.clone(), Body::empty())).await;
+    let (status, body) = (here.status(), axum::body::to_bytes(here.into_body(), usize::MAX).await.unwrap_or_default());
+    let Ok(serde_json::Value::Array(mut labs)) = serde_json::from_slice(&body) else {
+        return (status, body).into_response();
+    };
+    for server in peers.others().await.unwrap_or_default() {
+        let asked = Request::from_parts(parts.clone(), Body::empty());
+        match forward(peers, &server, asked).await.map(|answer| serde_json::from_slice(&answer.body)) {
+            Ok(Ok(serde_json::Value::Array(theirs))) => labs.extend(theirs),
+            Ok(_) => tracing::warn!(%server, "a server's list of labs was unreadable"),
+            Err(error) => tracing::warn!(%server, %error, "a server's labs are left out of the list"),
+        }
+    }
+    labs.sort_by(|a, b| a["id"].as_str().cmp(&b["id"].as_str()));
+    axum::Json(labs).into_response()
 }
 
 /// The lab a path names: `/api/labs/{lab}` and below.
@@ -251,6 +298,13 @@ mod tests {
         assert_eq!(lab_of("/api/labs/"), None);
         assert_eq!(lab_of("/api/labs"), None);
         assert_eq!(lab_of("/api/classes/x/labs"), None);
+    }
+
+    #[test]
+    fn lessons_are_made_under_a_class() {
+        assert!(is_lesson_creation("/api/classes/physics-7/labs"));
+        assert!(!is_lesson_creation("/api/classes/physics-7/students"));
+        assert!(!is_lesson_creation("/api/classes/labs"));
     }
 
     #[test]

@@ -24,14 +24,19 @@ use async_nats::Client;
 
 pub use owner::serve_owned;
 
-/// Who runs which lab, as the cluster's directory says.
+/// An answer from the cluster's directory (`Err`: it cannot be read now, said plainly).
+pub type Asked<'a, T> = Pin<Box<dyn Future<Output = Result<T, String>> + Send + 'a>>;
+
+/// Who runs which lab, and where a new one goes, as the cluster's directory says.
 pub trait Owners: Send + Sync + 'static {
-    /// The server that holds `lab`'s lease, if any does (`Err`: the directory cannot be
-    /// read now, said plainly).
-    fn owner_of<'a>(
-        &'a self,
-        lab: &'a str,
-    ) -> Pin<Box<dyn Future<Output = Result<Option<String>, String>> + Send + 'a>>;
+    /// The server that holds `lab`'s lease, if any does.
+    fn owner_of<'a>(&'a self, lab: &'a str) -> Asked<'a, Option<String>>;
+
+    /// The server a new lab goes to (the least loaded).
+    fn place(&self) -> Asked<'_, String>;
+
+    /// Every live server.
+    fn servers(&self) -> Asked<'_, Vec<String>>;
 }
 
 /// This server's ways to the others.
@@ -162,6 +167,18 @@ impl Peers {
             Some(owner) if owner != self.me => Ok(Route::Owner(owner)),
             _ => Ok(Route::Here),
         }
+    }
+
+    /// Where a new lab goes.
+    pub async fn place(&self) -> Result<String, PeerError> {
+        self.owners.place().await.map_err(PeerError::Directory)
+    }
+
+    /// Every live server but this one.
+    pub async fn others(&self) -> Result<Vec<String>, PeerError> {
+        let mut servers = self.owners.servers().await.map_err(PeerError::Directory)?;
+        servers.retain(|server| *server != self.me);
+        Ok(servers)
     }
 
     /// How many servers' pages watch labs through this server's mirrors, by lab.

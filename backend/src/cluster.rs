@@ -1,0 +1,176 @@
+//! Cluster mode (docs/operations.md, "Running a cluster"): this server in the cluster's
+//! directory, the leases of the labs it runs, and the labs it takes over.
+//!
+//! A lab runs here only while this server holds its lease: every lab added to the
+//! registry is claimed (it steps only once the claim succeeded, [`LabHandle::step_only_while`]),
+//! and closed here, without being closed in the store, when its lease is lost (another
+//! server takes it over) or was never won. Labs kept in the database that no server
+//! holds (their server died, or was drained) are claimed and restored by whichever
+//! server polls first ([`Node::take_over`]).
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU8, Ordering};
+use std::sync::{Arc, Mutex};
+
+use vlab_cluster::{Announcement, ClaimError, Directory, DirectoryError, Lease, ServerLoad};
+use vlab_lab::LabHandle;
+
+use crate::classroom::Classroom;
+use crate::net::AppState;
+use crate::net::peers::{Asked, Owners};
+
+/// This server as a member of a cluster.
+pub struct Node {
+    directory: Directory,
+    me: String,
+    announcement: Announcement,
+    leases: Mutex<HashMap<String, Lease>>,
+}
+
+/// Where a lab's claim stands: its permit reads this.
+const CLAIMING: u8 = 0;
+const HELD: u8 = 1;
+const LOST: u8 = 2;
+
+impl Node {
+    /// Announces server `me`, reachable at `address`, in `directory`.
+    pub async fn join(directory: Directory, me: String, address: &str) -> Result<Arc<Node>, DirectoryError> {
+        let announcement = directory.announce(&me, address, env!("CARGO_PKG_VERSION")).await?;
+        Ok(Arc::new(Node { directory, me, announcement, leases: Mutex::new(HashMap::new()) }))
+    }
+
+    /// This server's id.
+    pub fn me(&self) -> &str {
+        &self.me
+    }
+
+    /// The directory.
+    pub fn directory(&self) -> &Directory {
+        &self.directory
+    }
+
+    /// Claims every lab the classroom `state` serves for this server, and from now on
+    /// every lab added.
+    pub fn claim_every_lab(self: &Arc<Node>, state: &Arc<AppState>) {
+        let (node, served) = (Arc::clone(self), Arc::downgrade(state));
+        state.classroom.registry.watch_inserts(Arc::new(move |lab: &Arc<LabHandle>| {
+            if let Some(state) = served.upgrade() {
+                node.claim(state, lab);
+            }
+        }));
+        for lab in state.classroom.registry.all() {
+            self.claim(Arc::clone(state), &lab);
+        }
+    }
+
+    /// Claims `lab`'s lease; the lab steps once it is won and never after it is lost.
+    /// A lab whose claim fails, or whose lease is lost, is closed here.
+    fn claim(self: &Arc<Node>, state: Arc<AppState>, lab: &Arc<LabHandle>) {
+        let claim = Arc::new(AtomicU8::new(CLAIMING));
+        let permit = Arc::clone(&claim);
+        lab.step_only_while(Arc::new(move || permit.load(Ordering::Relaxed) == HELD));
+        let (node, lab) = (Arc::clone(self), Arc::clone(lab));
+        tokio::spawn(async move {
+            let lease = match node.directory.claim(lab.id(), &node.me).await {
+                Ok(lease) => lease,
+                Err(error) => {
+                    claim.store(LOST, Ordering::Relaxed);
+                    match &error {
+                        ClaimError::Taken { owner } => {
+                            tracing::info!(lab = %lab.id(), %owner, "another server runs this lab")
+                        }
+                        ClaimError::Directory(_) => {
+                            tracing::warn!(lab = %lab.id(), %error, "cannot claim the lab's lease")
+                        }
+                    }
+                    node.let_go(&state.classroom, &lab);
+                    return;
+                }
+            };
+            let holder = lease.holder();
+            // The permit asks the holder itself: cheap, and false from the moment the
+            // lease may have expired on NATS, before anyone else can claim it.
+            claim.store(HELD, Ordering::Relaxed);
+            lab.step_only_while(Arc::new({
+                let holder = holder.clone();
+                move || holder.is_held()
+            }));
+            node.leases.lock().expect("leases lock").insert(lab.id().to_owned(), lease);
+            tracing::info!(lab = %lab.id(), "this server holds the lab's lease");
+            let closed = lab.wait_closed();
+            tokio::select! {
+                _ = holder.lost() => {
+                    tracing::warn!(lab = %lab.id(), "the lab's lease was lost: it stops here");
+                    node.let_go(&state.classroom, &lab);
+                }
+                () = closed => {}
+            }
+            let lease = node.leases.lock().expect("leases lock").remove(lab.id());
+            if let Some(lease) = lease {
+                let _ = lease.release().await;
+            }
+        });
+    }
+
+    /// Stops running `lab` here, leaving it open in the store for the server that holds it.
+    fn let_go(&self, classroom: &Classroom, lab: &Arc<LabHandle>) {
+        // Only this very lab: a newer one of the same id may have been opened since.
+        if classroom.registry.get(lab.id()).is_some_and(|current| Arc::ptr_eq(&current, lab)) {
+            classroom.registry.remove(lab.id());
+        }
+        let closing = Arc::clone(lab);
+        tokio::task::spawn_blocking(move || closing.close());
+    }
+
+    /// Claims and restores, once, every lab kept in the database that no server holds;
+    /// how many it took over.
+    pub async fn take_over(&self, classroom: &Classroom) -> Result<usize, String> {
+        let open = classroom.labs().kept_ids().map_err(|e| e.to_string())?;
+        let orphans = self.directory.orphans(open.iter().map(String::as_str)).await.map_err(|e| e.to_string())?;
+        let mut taken = 0;
+        for lab in orphans {
+            if classroom.registry.get(&lab).is_some() {
+                continue;
+            }
+            // Opening it claims it (the registry's watcher); a server that polled first
+            // wins the claim, and this one closes its copy at once.
+            match classroom.labs().restore_one(&lab).await {
+                Ok(()) => taken += 1,
+                Err(error) => tracing::error!(%lab, %error, "a lab without a server could not be restored here"),
+            }
+        }
+        Ok(taken)
+    }
+
+    /// Tells the directory how loaded this server is.
+    pub fn report_load(&self, classroom: &Classroom, mirrored_viewers: usize) {
+        let labs = classroom.registry.all();
+        let viewers: usize = labs.iter().map(|lab| lab.summary().viewers).sum::<usize>() + mirrored_viewers;
+        self.announcement.set_load(ServerLoad {
+            labs: u32::try_from(labs.len()).unwrap_or(u32::MAX),
+            viewers: u32::try_from(viewers).unwrap_or(u32::MAX),
+            cpu_share: 0.0,
+        });
+    }
+}
+
+/// The directory as the network side asks it.
+impl Owners for Node {
+    fn owner_of<'a>(&'a self, lab: &'a str) -> Asked<'a, Option<String>> {
+        Box::pin(async move { self.directory.owner_of(lab).await.map_err(|e| e.to_string()) })
+    }
+
+    fn place(&self) -> Asked<'_, String> {
+        Box::pin(async move {
+            let place = self.directory.least_loaded().await.map_err(|e| e.to_string())?;
+            Ok(place.map_or_else(|| self.me.clone(), |server| server.id))
+        })
+    }
+
+    fn servers(&self) -> Asked<'_, Vec<String>> {
+        Box::pin(async move {
+            let servers = self.directory.servers().await.map_err(|e| e.to_string())?;
+            Ok(servers.into_iter().map(|server| server.id).collect())
+        })
+    }
+}
