@@ -119,7 +119,23 @@ impl Node {
             classroom.registry.remove(lab.id());
         }
         let closing = Arc::clone(lab);
-        tokio::task::spawn_blocking(move || closing.close());
+        tokio::task::spawn_blocking(move || closing.hand_over());
+    }
+
+    /// Whether an operator drained this server: it takes no labs and hands over its own.
+    pub fn is_draining(&self) -> bool {
+        self.announcement.is_draining()
+    }
+
+    /// Hands over every lab this server runs: each is closed here (its pages told to
+    /// connect again) and its lease released, and the other servers take it over.
+    pub fn hand_over_all(&self, classroom: &Classroom) -> usize {
+        let labs = classroom.registry.all();
+        for lab in &labs {
+            tracing::info!(lab = %lab.id(), "draining: the lab goes to another server");
+            self.let_go(classroom, lab);
+        }
+        labs.len()
     }
 
     /// Claims and restores, once, every lab kept in the database that no server holds;

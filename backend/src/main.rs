@@ -33,9 +33,25 @@ struct Cli {
 enum Command {
     /// Serve the labs over HTTP and websockets, starting with the demo lab `demo`.
     Serve(ServeArgs),
+    /// Cluster mode: drain a server, which then takes no new labs and hands its labs
+    /// over to the others (their pages connect again by themselves).
+    Drain(DrainArgs),
     /// Print the demo lab's instructor link and the server's key, as kept in the key
     /// file beside the database (`vlab serve` prints them only on the first start).
     Key(KeyArgs),
+}
+
+#[derive(clap::Args)]
+struct DrainArgs {
+    /// The cluster's NATS server.
+    #[arg(long, env = "VLAB_CLUSTER")]
+    cluster: String,
+    /// The cluster's name.
+    #[arg(long, env = "VLAB_CLUSTER_NAME", default_value = vlab_cluster::directory::DEFAULT_NAME,
+          value_parser = cluster_name)]
+    cluster_name: String,
+    /// The server to drain (its id, as `vlab serve` logged it when it joined).
+    server: String,
 }
 
 #[derive(clap::Args)]
@@ -154,7 +170,29 @@ async fn main() -> anyhow::Result<()> {
     match Cli::parse().command {
         Command::Serve(args) => serve(args).await,
         Command::Key(args) => print_key(&args),
+        Command::Drain(args) => drain(&args).await,
     }
+}
+
+/// `vlab drain`: sets the server's draining flag in the cluster's directory.
+async fn drain(args: &DrainArgs) -> anyhow::Result<()> {
+    let nats = async_nats::connect(&args.cluster)
+        .await
+        .with_context(|| format!("cannot connect to the cluster's NATS server at {}", args.cluster))?;
+    let directory = vlab_cluster::Directory::open(nats, &args.cluster_name, vlab_cluster::Timing::DEFAULT).await?;
+    let servers = directory.servers().await?;
+    if !servers.iter().any(|server| server.id == args.server) {
+        let known: Vec<&str> = servers.iter().map(|server| server.id.as_str()).collect();
+        anyhow::bail!(
+            "no server '{}' in cluster '{}' (its servers: {})",
+            args.server,
+            args.cluster_name,
+            known.join(", ")
+        );
+    }
+    directory.drain(&args.server).await?;
+    println!("server {} is draining: it takes no new labs and hands its labs to the others", args.server);
+    Ok(())
 }
 
 /// `vlab key`: the operator's way back to the instructor link and the server key. The
@@ -225,6 +263,10 @@ async fn join_cluster(
             let Some(state) = served.upgrade() else { return };
             let mirrored = peers.mirrored().iter().map(|(_, viewers)| viewers).sum();
             node.report_load(&state.classroom, mirrored);
+            if node.is_draining() {
+                node.hand_over_all(&state.classroom);
+                continue;
+            }
             match node.take_over(&state.classroom).await {
                 Ok(0) => {}
                 Ok(taken) => tracing::info!(taken, "took over labs no server ran"),

@@ -95,6 +95,9 @@ pub struct LabHandle {
     participants: RwLock<Participants>,
     settings: RwLock<LabSettings>,
     closed: watch::Sender<bool>,
+    /// Closed here because another server runs it now (cluster mode): its pages connect
+    /// again, and find it there.
+    handed_over: std::sync::atomic::AtomicBool,
     /// Counts students removed, so each page of theirs learns it at once.
     removals: watch::Sender<u64>,
     commands: Mutex<mpsc::Sender<LabCommand>>,
@@ -171,6 +174,7 @@ impl LabHandle {
             participants: RwLock::new(participants),
             settings: RwLock::new(settings),
             closed: watch::Sender::new(false),
+            handed_over: std::sync::atomic::AtomicBool::new(false),
             removals: watch::Sender::new(0),
             commands: Mutex::new(command_tx),
             status: status_rx,
@@ -279,6 +283,18 @@ impl LabHandle {
     pub fn close(&self) {
         self.closed.send_replace(true);
         self.shut_down();
+    }
+
+    /// Stops the lab here because another server runs it now (cluster mode): closed for
+    /// the pages connected here, which are told to connect again; open in the store.
+    pub fn hand_over(&self) {
+        self.handed_over.store(true, std::sync::atomic::Ordering::Relaxed);
+        self.close();
+    }
+
+    /// Whether the lab was closed because another server runs it now.
+    pub fn handed_over(&self) -> bool {
+        self.handed_over.load(std::sync::atomic::Ordering::Relaxed)
     }
 
     /// Resolves when the lab is closed.

@@ -185,6 +185,12 @@ impl ClassroomLabs<'_> {
         Ok(records.into_iter().map(|record| record.id).collect())
     }
 
+    /// Whether lab `id` is kept open in the store (cluster mode: a lab no server runs
+    /// this moment is moving to one, not gone).
+    pub fn is_kept(self, id: &str) -> bool {
+        self.kept_ids().is_ok_and(|ids| ids.iter().any(|kept| kept == id))
+    }
+
     /// Opens lab `id` as the store keeps it and does again what was done to it, as a
     /// restart does (cluster mode: a lab whose server died, taken over here). Its clock
     /// starts again from step 0.

@@ -73,9 +73,17 @@ async fn session(mut socket: WebSocket, app: Arc<AppState>, lab_id: String, hand
                 Ok(Route::Owner(owner)) => {
                     return peers::edge::watch(socket, peers, &owner, &lab_id, handshake.token.as_deref()).await;
                 }
+                Ok(Route::Here) if app.classroom.labs().is_kept(&lab_id) => {
+                    let moving = AppError::from(peers::PeerError::Moving);
+                    let close =
+                        CloseFrame { code: CLOSE_MOVED, reason: Utf8Bytes::from("the lab is moving: connect again") };
+                    let _ = send_json(&mut socket, &error_of(&moving)).await;
+                    let _ = socket.send(Message::Close(Some(close))).await;
+                    return;
+                }
                 Ok(Route::Here) => {}
                 Err(error) => {
-                    let close = CloseFrame { code: 1013, reason: Utf8Bytes::from("try again") };
+                    let close = CloseFrame { code: CLOSE_MOVED, reason: Utf8Bytes::from("try again") };
                     let _ = send_json(&mut socket, &error_of(&AppError::from(error))).await;
                     let _ = socket.send(Message::Close(Some(close))).await;
                     return;
@@ -284,6 +292,13 @@ async fn serve(
                     // Their robots are gone with them, and the keys they held.
                     driving.clear();
                     caller = Caller::Viewer;
+                }
+                Wake::Closed if lab.handed_over() => {
+                    // The lab runs on another server now: the page connects again and
+                    // is served from there, without a word.
+                    let moved = CloseFrame { code: CLOSE_MOVED, reason: Utf8Bytes::from("the lab moved: connect again") };
+                    send(&mut socket, Message::Close(Some(moved))).await?;
+                    return Ok(());
                 }
                 Wake::Closed => {
                     let gone = error(ErrorCode::LabUnavailable, "the instructor closed this lab");
@@ -555,6 +570,10 @@ fn handle_client_text(
         }
     }
 }
+
+/// Close code for "connect again": the lab moved to another server of the cluster, or is
+/// moving (RFC 6455's "service restart"). Pages reconnect after it.
+pub const CLOSE_MOVED: u16 = 1012;
 
 /// A refusal as the websocket says it: the same code and message as over HTTP.
 fn refusal(refused: impl Into<ClassroomError>) -> ServerMsg {

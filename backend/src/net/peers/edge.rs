@@ -21,16 +21,12 @@ use super::tunnel::Tunnel;
 use super::{FORWARD_TIMEOUT, PeerError, Peers, Route};
 use crate::classroom::upload::MAX_UPLOAD_BYTES;
 use crate::net::forward::{Answer, Forwarded, FromPeer};
-use crate::net::ws::PageLink;
+use crate::net::ws::{CLOSE_MOVED, PageLink};
 use crate::net::{AppError, AppState};
 
 /// How long a page waits for the lab's server to greet it, and for the lab's first
 /// scene, before it is told to try again.
 const GREETING_PATIENCE: Duration = Duration::from_secs(10);
-
-/// Close code for "the lab's server went away: connect again" (RFC 6455's "service
-/// restart"); pages reconnect after it, and find the lab where it runs then.
-const CLOSE_MOVED: u16 = 1012;
 
 /// Middleware: a request for a lab another server runs is answered by that server; a
 /// new lab is made on the least-loaded server; the list of labs is every server's.
@@ -57,6 +53,7 @@ pub async fn elsewhere(State(app): State<Arc<AppState>>, request: Request, next:
         return next.run(request).await;
     }
     match peers.route(lab).await {
+        Ok(Route::Here) if app.classroom.labs().is_kept(lab) => AppError::from(PeerError::Moving).into_response(),
         Ok(Route::Here) => next.run(request).await,
         Ok(Route::Owner(owner)) => answered(forward(peers, &owner, request).await),
         Err(error) => AppError::from(error).into_response(),
@@ -169,7 +166,8 @@ pub async fn watch(mut socket: WebSocket, peers: &Peers, owner: &str, lab: &str,
             return;
         }
     }
-    if let Err(reason) = relay(&mut socket, &mut tunnel, &feed, subscription).await {
+    let owned_elsewhere = OwnedBy { peers, lab, owner };
+    if let Err(reason) = relay(&mut socket, &mut tunnel, &feed, subscription, owned_elsewhere).await {
         tracing::debug!(%lab, %reason, "page of a lab run elsewhere went away");
     }
 }
@@ -182,10 +180,19 @@ async fn relay(
     tunnel: &mut Tunnel,
     feed: &super::mirrors::Feed,
     mut subscription: vlab_lab::Subscription,
+    owned: OwnedBy<'_>,
 ) -> Result<(), String> {
     let mailbox = Arc::clone(&subscription.mailbox);
+    let mut check_owner = tokio::time::interval(OWNER_CHECK);
     loop {
         tokio::select! {
+            _ = check_owner.tick() => {
+                if !owned.still().await {
+                    let close = CloseFrame { code: CLOSE_MOVED, reason: Utf8Bytes::from("the lab moved: connect again") };
+                    let _ = socket.send(Message::Close(Some(close))).await;
+                    return Ok(());
+                }
+            }
             () = mailbox.ready() => {
                 let pending = mailbox.take();
                 if let Some(snapshot) = pending.snapshot {
@@ -238,6 +245,29 @@ async fn relay(
                 Some(Ok(message @ Message::Binary(_))) => tunnel.send(message).await?,
                 Some(Ok(Message::Ping(_) | Message::Pong(_))) => {}
             },
+        }
+    }
+}
+
+/// How often a page's server checks that the lab it relays still runs where it did: a
+/// lab taken over after its server died is followed within this of the takeover.
+const OWNER_CHECK: Duration = Duration::from_secs(2);
+
+/// The server a relayed lab runs on, as the relay began.
+struct OwnedBy<'a> {
+    peers: &'a Peers,
+    lab: &'a str,
+    owner: &'a str,
+}
+
+impl OwnedBy<'_> {
+    /// Whether the lab still runs there (a directory that cannot be read now is taken
+    /// to say yes: the tunnel's own silence ends a relay whose server died).
+    async fn still(&self) -> bool {
+        match self.peers.route(self.lab).await {
+            Ok(Route::Owner(owner)) => owner == self.owner,
+            Ok(Route::Here) => false,
+            Err(_) => true,
         }
     }
 }

@@ -73,6 +73,10 @@ pub enum PeerError {
         /// What NATS said.
         why: String,
     },
+    /// No server runs the lab this moment: its server died or is handing it over, and
+    /// another takes it over within seconds.
+    #[error("this lab is moving to another server: try again in a few seconds")]
+    Moving,
     /// Too large for the cluster's messages.
     #[error("the request of {size} bytes is larger than the cluster carries between servers ({max} bytes)")]
     TooLarge {
