@@ -4,7 +4,7 @@
 
 use rusqlite::{OptionalExtension, params};
 
-use super::{Store, StoreError};
+use super::{SqliteStore, StoreError};
 use vlab_lab::secret::TokenDigest;
 use vlab_protocol::StudentId;
 
@@ -69,7 +69,7 @@ fn write_student(connection: &rusqlite::Connection, class: &str, student: &Stude
 
 const STUDENT_COLUMNS: &str = "id, name, pin_digest, link_digest, removed";
 
-impl Store {
+impl SqliteStore {
     /// Keeps a new class.
     pub fn save_class(&self, class: &ClassRecord, created_at: i64) -> Result<(), StoreError> {
         self.connection
@@ -249,7 +249,7 @@ mod tests {
 
     #[test]
     fn a_class_its_roster_and_sessions_read_back() {
-        let mut store = Store::in_memory().unwrap();
+        let mut store = SqliteStore::in_memory().unwrap();
         store.save_class(&class(), 1_800_000_000).unwrap();
         assert_eq!(store.classes().unwrap(), vec![class()]);
         let ana = StudentRecord {
@@ -271,7 +271,7 @@ mod tests {
 
     #[test]
     fn a_student_is_one_participant_in_each_lab_she_entered() {
-        let mut store = Store::in_memory().unwrap();
+        let mut store = SqliteStore::in_memory().unwrap();
         store
             .connection
             .execute("INSERT INTO labs (id, name, instructor_digest, seed) VALUES ('lesson-1', 'L', '', 1)", [])

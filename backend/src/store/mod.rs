@@ -12,20 +12,25 @@
 
 pub mod assignments;
 pub mod attempts;
+mod backends;
 pub mod classes;
 mod compaction;
 mod insertions;
+pub mod postgres;
 pub mod recordings;
 mod schema;
+#[cfg(test)]
+pub mod test_pg;
 
 use std::path::{Path, PathBuf};
 
 use rusqlite::{Connection, OptionalExtension, params};
 
 pub use assignments::{AssignmentRecord, EvaluationRecord, SubmissionRecord};
-pub use attempts::{AttemptRow, AttemptStore, attempts_file_of};
+pub use attempts::{AttemptRow, SqliteAttemptStore, attempts_file_of};
+pub use backends::{AttemptStore, Database, RecordingStore, Store};
 pub use classes::{ClassRecord, StudentRecord};
-pub use recordings::{ChunkRow, RecordingStore, recordings_file_of};
+pub use recordings::{ChunkRow, SqliteRecordingStore, recordings_file_of};
 
 use vlab_lab::secret::TokenDigest;
 
@@ -63,6 +68,23 @@ pub enum StoreError {
         path: String,
         /// The version found.
         found: i64,
+    },
+    /// PostgreSQL refused a statement.
+    #[error("database {database}: {}", postgres::client::describe(.source))]
+    Postgres {
+        /// The database, without its password.
+        database: String,
+        /// The driver's error.
+        source: tokio_postgres::Error,
+    },
+    /// The database cannot be reached (down, restarting, too slow to answer): the call
+    /// changed nothing, and the next one connects again.
+    #[error("the database is unavailable; nothing was changed ({database}: {reason})")]
+    Unavailable {
+        /// The database, without its password.
+        database: String,
+        /// Why.
+        reason: String,
     },
     /// A kept entry does not read back as what was written.
     #[error("database {path}: {what}")]
@@ -215,7 +237,7 @@ fn open_private(path: &Path) -> Result<(Connection, String), StoreError> {
 }
 
 /// The server's database.
-pub struct Store {
+pub struct SqliteStore {
     connection: Connection,
     path: String,
     /// Where the server key is written (`None`: in memory, kept in `memory_key`).
@@ -223,21 +245,21 @@ pub struct Store {
     memory_key: Option<String>,
 }
 
-impl Store {
+impl SqliteStore {
     /// Opens (creating if needed) the database at `path` and brings its schema up to date.
-    pub fn open(path: &Path) -> Result<Store, StoreError> {
+    pub fn open(path: &Path) -> Result<SqliteStore, StoreError> {
         // Tokens' digests and students' programs are in it.
         let (connection, display) = open_private(path)?;
-        let mut store = Store { connection, path: display, key_file: Some(key_file_of(path)), memory_key: None };
+        let mut store = SqliteStore { connection, path: display, key_file: Some(key_file_of(path)), memory_key: None };
         store.migrate()?;
         Ok(store)
     }
 
     /// An in-memory database (tests).
-    pub fn in_memory() -> Result<Store, StoreError> {
+    pub fn in_memory() -> Result<SqliteStore, StoreError> {
         let connection =
             Connection::open_in_memory().map_err(|source| StoreError::Sqlite { path: ":memory:".into(), source })?;
-        let mut store = Store { connection, path: ":memory:".into(), key_file: None, memory_key: None };
+        let mut store = SqliteStore { connection, path: ":memory:".into(), key_file: None, memory_key: None };
         store.migrate()?;
         Ok(store)
     }
@@ -249,11 +271,7 @@ impl Store {
     /// The server key as last saved, if any.
     pub fn server_key(&self) -> Result<Option<String>, StoreError> {
         let Some(file) = &self.key_file else { return Ok(self.memory_key.clone()) };
-        match std::fs::read_to_string(file) {
-            Ok(text) => Ok(Some(text.trim().to_owned()).filter(|key| !key.is_empty())),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-            Err(source) => Err(StoreError::KeyFile { path: file.display().to_string(), source }),
-        }
+        read_key_file(file)
     }
 
     /// Saves the server key to the key file, readable by the server's user only.
@@ -262,20 +280,12 @@ impl Store {
             self.memory_key = Some(key.to_owned());
             return Ok(());
         };
-        let error = |source| StoreError::KeyFile { path: file.display().to_string(), source };
-        let mut options = std::fs::OpenOptions::new();
-        options.write(true).create(true).truncate(true);
-        #[cfg(unix)]
-        {
-            use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
-            options.mode(0o600);
-            // An existing file keeps its mode through `open`: made private first.
-            if file.exists() {
-                std::fs::set_permissions(file, std::fs::Permissions::from_mode(0o600)).map_err(error)?;
-            }
-        }
-        use std::io::Write;
-        options.open(file).and_then(|mut f| writeln!(f, "{key}")).map_err(error)
+        write_key_file(file, key)
+    }
+
+    /// Whether the database answers.
+    pub fn health(&self) -> Result<(), StoreError> {
+        self.connection.query_row("SELECT 1", [], |_| Ok(())).map_err(self.sqlite())
     }
 
     /// Every lab that was not closed.
@@ -317,7 +327,7 @@ impl Store {
 
     /// Ends student `user`'s session in lab `lab` (the instructor removed them) and
     /// records the removal of each of `robots`, theirs, all in one transaction. Returns
-    /// the removals' sequence numbers, in `robots`' order (to [`Store::forget_insertion`]
+    /// the removals' sequence numbers, in `robots`' order (to [`SqliteStore::forget_insertion`]
     /// one the lab no longer needs).
     pub fn remove_session(&mut self, lab: &str, user: u32, robots: &[String]) -> Result<Vec<i64>, StoreError> {
         let path = self.path.clone();
@@ -399,6 +409,33 @@ impl Store {
             .map(|_| ())
             .map_err(self.sqlite())
     }
+}
+
+/// The server key kept in `file`, if any.
+fn read_key_file(file: &Path) -> Result<Option<String>, StoreError> {
+    match std::fs::read_to_string(file) {
+        Ok(text) => Ok(Some(text.trim().to_owned()).filter(|key| !key.is_empty())),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(source) => Err(StoreError::KeyFile { path: file.display().to_string(), source }),
+    }
+}
+
+/// Writes the server key to `file`, readable by the server's user only.
+fn write_key_file(file: &Path, key: &str) -> Result<(), StoreError> {
+    let error = |source| StoreError::KeyFile { path: file.display().to_string(), source };
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create(true).truncate(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
+        options.mode(0o600);
+        // An existing file keeps its mode through `open`: made private first.
+        if file.exists() {
+            std::fs::set_permissions(file, std::fs::Permissions::from_mode(0o600)).map_err(error)?;
+        }
+    }
+    use std::io::Write;
+    options.open(file).and_then(|mut f| writeln!(f, "{key}")).map_err(error)
 }
 
 const LAB_COLUMNS: &str = "id, name, instructor_digest, seed, join_code, scene_kind, scene_text, settings";

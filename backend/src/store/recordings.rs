@@ -41,26 +41,26 @@ pub struct ChunkRow {
 }
 
 /// The recordings of every lab of a server.
-pub struct RecordingStore {
+pub struct SqliteRecordingStore {
     connection: Connection,
     path: String,
 }
 
-impl RecordingStore {
+impl SqliteRecordingStore {
     /// Opens (creating if needed) the recordings file at `path`.
-    pub fn open(path: &Path) -> Result<RecordingStore, StoreError> {
+    pub fn open(path: &Path) -> Result<SqliteRecordingStore, StoreError> {
         // Students' readings and consoles are in it.
         let (connection, display) = super::open_private(path)?;
-        let mut store = RecordingStore { connection, path: display };
+        let mut store = SqliteRecordingStore { connection, path: display };
         store.migrate()?;
         Ok(store)
     }
 
     /// An in-memory one (a server without a database, tests).
-    pub fn in_memory() -> Result<RecordingStore, StoreError> {
+    pub fn in_memory() -> Result<SqliteRecordingStore, StoreError> {
         let connection =
             Connection::open_in_memory().map_err(|source| StoreError::Sqlite { path: ":memory:".into(), source })?;
-        let mut store = RecordingStore { connection, path: ":memory:".into() };
+        let mut store = SqliteRecordingStore { connection, path: ":memory:".into() };
         store.migrate()?;
         Ok(store)
     }
@@ -386,14 +386,14 @@ mod tests {
         ChunkRow { id: 0, run, epoch: 1, first_step, last_step }
     }
 
-    fn keep(store: &RecordingStore, run: u32, first: u64, last: u64, bytes: usize) {
+    fn keep(store: &SqliteRecordingStore, run: u32, first: u64, last: u64, bytes: usize) {
         let times = (first as f64 / 240.0, last as f64 / 240.0);
         store.keep_chunk("demo", &row(run, first, last), times, &[], &vec![7; bytes]).unwrap();
     }
 
     #[test]
     fn the_chunk_holding_a_step_is_the_last_one_starting_before_it() {
-        let store = RecordingStore::in_memory().unwrap();
+        let store = SqliteRecordingStore::in_memory().unwrap();
         keep(&store, 1, 0, 480, 10);
         keep(&store, 1, 480, 960, 10);
         keep(&store, 2, 0, 480, 10);
@@ -410,7 +410,7 @@ mod tests {
 
     #[test]
     fn trails_are_read_from_the_chunks_overlapping_the_range_only() {
-        let store = RecordingStore::in_memory().unwrap();
+        let store = SqliteRecordingStore::in_memory().unwrap();
         let point = |step| vlab_protocol::TrailPoint { step, x: 0.0, y: 0.0, theta: 0.0 };
         for i in 0..10u64 {
             let trail = RecordedTrail { robot: "r".into(), truth: vec![point(i * 480)], ..Default::default() };
@@ -429,7 +429,7 @@ mod tests {
 
     #[test]
     fn a_lab_over_its_budget_loses_its_oldest_chunks_first() {
-        let store = RecordingStore::in_memory().unwrap();
+        let store = SqliteRecordingStore::in_memory().unwrap();
         for i in 0..10 {
             keep(&store, 1, i * 480, (i + 1) * 480, 1000);
         }
@@ -444,7 +444,7 @@ mod tests {
 
     #[test]
     fn scenes_no_kept_chunk_shows_go_with_the_trim_in_the_current_run_too() {
-        let store = RecordingStore::in_memory().unwrap();
+        let store = SqliteRecordingStore::in_memory().unwrap();
         // A long run whose scene changed at every chunk (robots added and removed).
         for epoch in 0..10u32 {
             store.keep_scene("demo", 1, epoch, &"s".repeat(500)).unwrap();
@@ -479,13 +479,13 @@ mod tests {
                  PRAGMA user_version = 1;",
             )
             .unwrap();
-        let mut store = RecordingStore { connection, path: ":memory:".into() };
+        let mut store = SqliteRecordingStore { connection, path: ":memory:".into() };
         store.migrate().unwrap();
         assert_eq!(store.bytes("demo").unwrap(), 6, "bytes, not characters");
         assert_eq!(store.scene("demo", 1, 0).unwrap().as_deref(), Some("héllo"));
     }
 
-    fn keep_other(store: &RecordingStore) {
+    fn keep_other(store: &SqliteRecordingStore) {
         store.keep_chunk("other", &row(1, 0, 480), (0.0, 2.0), &[], &[1; 3000]).unwrap();
     }
 
