@@ -527,7 +527,12 @@ mod tests {
 
     #[test]
     fn a_submission_its_files_evaluation_trials_and_replays_read_back() {
-        let mut store = SqliteStore::in_memory().unwrap();
+        for backend in crate::store::test_pg::TestBackend::each() {
+            a_submission_its_files_evaluation_trials_and_replays_read_back_on(backend.store());
+        }
+    }
+
+    fn a_submission_its_files_evaluation_trials_and_replays_read_back_on(mut store: crate::store::Store) {
         let id = store.save_assignment(&park()).unwrap();
         assert_eq!(store.assignment(id).unwrap(), Some(AssignmentRecord { id, ..park() }), "seeds past i64 too");
         let submission = SubmissionRecord {

@@ -302,6 +302,8 @@ pub(super) fn parse(raw: RawRow, path: &str) -> Result<AttemptRow, StoreError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::store::AttemptStore;
+    use crate::store::test_pg::TestBackend;
 
     fn row(id: u64, user: UserId, status: AttemptProgress, score: Option<f64>) -> AttemptRow {
         AttemptRow {
@@ -327,28 +329,35 @@ mod tests {
 
     #[test]
     fn an_attempt_and_its_replay_read_back_as_kept_and_survive_reopening() {
-        let dir = std::env::temp_dir().join(format!("vlab-attempts-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let path = attempts_file_of(&dir.join("vlab.db"));
-        let _ = std::fs::remove_file(&path);
-        {
-            let mut store = SqliteAttemptStore::open(&path).unwrap();
-            assert_eq!(store.last_id().unwrap(), 0);
-            store.save(&row(7, 3, AttemptProgress::Solved, Some(21.5)), Some(b"{\"frames\":[]}")).unwrap();
+        for backend in TestBackend::each() {
+            {
+                let mut store = backend.attempts();
+                assert_eq!(store.last_id().unwrap(), 0);
+                store.save(&row(7, 3, AttemptProgress::Solved, Some(21.5)), Some(b"{\"frames\":[]}")).unwrap();
+            }
+            let store = backend.attempts();
+            assert_eq!(store.last_id().unwrap(), 7, "numbers go on after a restart ({})", backend.name());
+            assert_eq!(store.row(7).unwrap(), Some(row(7, 3, AttemptProgress::Solved, Some(21.5))));
+            assert_eq!(store.replay(7).unwrap().as_deref(), Some(&b"{\"frames\":[]}"[..]));
+            assert_eq!(store.row(8).unwrap(), None);
+            assert_eq!(store.rows("lab1", None).unwrap().len(), 1);
+            assert!(store.rows("lab1", Some(4)).unwrap().is_empty());
         }
-        let store = SqliteAttemptStore::open(&path).unwrap();
-        assert_eq!(store.last_id().unwrap(), 7, "numbers go on after a restart");
-        assert_eq!(store.row(7).unwrap(), Some(row(7, 3, AttemptProgress::Solved, Some(21.5))));
-        assert_eq!(store.replay(7).unwrap().as_deref(), Some(&b"{\"frames\":[]}"[..]));
-        assert_eq!(store.row(8).unwrap(), None);
-        assert_eq!(store.rows("lab1", None).unwrap().len(), 1);
-        assert!(store.rows("lab1", Some(4)).unwrap().is_empty());
-        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn the_attempts_file_sits_beside_the_database() {
+        assert_eq!(attempts_file_of(Path::new("/var/lib/vlab/vlab.db")), Path::new("/var/lib/vlab/vlab.attempts.db"));
     }
 
     #[test]
     fn a_participant_keeps_the_replays_of_her_latest_attempts_and_of_her_best() {
-        let mut store = SqliteAttemptStore::in_memory().unwrap();
+        for backend in TestBackend::each() {
+            a_participant_keeps_the_replays_of_her_latest_attempts_and_of_her_best_on(backend.attempts());
+        }
+    }
+
+    fn a_participant_keeps_the_replays_of_her_latest_attempts_and_of_her_best_on(mut store: AttemptStore) {
         store.save(&row(1, 3, AttemptProgress::Solved, Some(20.0)), Some(b"best")).unwrap();
         for id in 2..=(REPLAYS_KEPT as u64 + 3) {
             store.save(&row(id, 3, AttemptProgress::Failed, None), Some(b"later")).unwrap();

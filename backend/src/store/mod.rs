@@ -96,6 +96,13 @@ pub enum StoreError {
     },
 }
 
+impl StoreError {
+    /// Whether the database could not be reached (rather than refused or failed).
+    pub fn is_unavailable(&self) -> bool {
+        matches!(self, StoreError::Unavailable { .. })
+    }
+}
+
 const SCHEMA_VERSION: i64 = 7;
 
 /// A lab as stored.
@@ -477,10 +484,12 @@ mod tests {
 
     #[test]
     fn labs_round_trip_and_survive_reopening() {
-        let dir = std::env::temp_dir().join(format!("vlab-store-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let path = dir.join("test.db");
-        let _ = std::fs::remove_file(&path);
+        for backend in test_pg::TestBackend::each() {
+            labs_round_trip_and_survive_reopening_on(&backend);
+        }
+    }
+
+    fn labs_round_trip_and_survive_reopening_on(backend: &test_pg::TestBackend) {
         let record = LabRecord {
             id: "demo".into(),
             name: "Demo".into(),
@@ -491,12 +500,12 @@ mod tests {
             settings_json: "{}".into(),
         };
         {
-            let store = Store::open(&path).unwrap();
+            let store = backend.store();
             assert_eq!(store.lab("demo").unwrap(), None);
             store.save_lab(&record).unwrap();
         }
-        let store = Store::open(&path).unwrap();
-        assert_eq!(store.lab("demo").unwrap(), Some(record.clone()));
+        let store = backend.store();
+        assert_eq!(store.lab("demo").unwrap(), Some(record.clone()), "{}", backend.name());
         let renamed = LabRecord { name: "Renamed".into(), ..record };
         store.save_lab(&renamed).unwrap();
         assert_eq!(store.lab("demo").unwrap(), Some(renamed.clone()));
@@ -551,10 +560,7 @@ mod tests {
         assert_eq!(store.compact("demo").unwrap(), 0);
         let log: Vec<Insertion> = store.insertions("demo").unwrap().into_iter().map(|(_, i)| i).collect();
         assert_eq!(log, vec![Insertion::Removal { robot: "r2".into() }, room]);
-        let assets: i64 =
-            store.connection.query_row("SELECT count(*) FROM insertion_assets", [], |r| r.get(0)).unwrap();
-        assert_eq!(assets, 0);
-        std::fs::remove_dir_all(&dir).unwrap();
+        assert_eq!(test_pg::rows_in(&store, "insertion_assets"), 0, "{}", backend.name());
     }
 
     #[test]
@@ -567,7 +573,7 @@ mod tests {
         let _ = std::fs::remove_file(key_file_of(&path));
         {
             // A file as version 4 left it: tokens in clear.
-            let mut old = Store {
+            let mut old = SqliteStore {
                 connection: Connection::open(&path).unwrap(),
                 path: "old.db".into(),
                 key_file: None,
@@ -583,7 +589,7 @@ mod tests {
                 )
                 .unwrap();
         }
-        let store = Store::open(&path).unwrap();
+        let store = SqliteStore::open(&path).unwrap();
         assert_eq!(store.server_key().unwrap().as_deref(), Some("demo-secret-token"), "kept for `vlab key`");
         let mode = std::fs::metadata(key_file_of(&path)).unwrap().permissions().mode() & 0o777;
         assert_eq!(mode, 0o600, "key file mode {mode:o}");
@@ -621,9 +627,9 @@ mod tests {
     }
 
     /// The file at `path` as schema version `version` left it.
-    fn store_at_version(path: &std::path::Path, version: i64) -> Store {
+    fn store_at_version(path: &std::path::Path, version: i64) -> SqliteStore {
         let (connection, shown) = open_private(path).unwrap();
-        let mut old = Store { connection, path: shown, key_file: None, memory_key: None };
+        let mut old = SqliteStore { connection, path: shown, key_file: None, memory_key: None };
         old.migrate_to(version).unwrap();
         old
     }
@@ -638,7 +644,7 @@ mod tests {
                 SessionRecord { lab: "physics".into(), user: 1, name: "Ana".into(), token: TokenDigest::of("t") };
             old.save_session(&session).unwrap();
         }
-        let store = Store::open(&path).unwrap();
+        let store = SqliteStore::open(&path).unwrap();
         let version: i64 = store.connection.query_row("PRAGMA user_version", [], |r| r.get(0)).unwrap();
         assert_eq!(version, SCHEMA_VERSION);
         assert_eq!(store.lab("physics").unwrap(), Some(lab("physics")), "its labs as they were");
@@ -659,7 +665,7 @@ mod tests {
                 )
                 .unwrap();
         }
-        let store = Store::open(&path).unwrap();
+        let store = SqliteStore::open(&path).unwrap();
         let kept = store.assignments("c").unwrap();
         assert_eq!(kept.len(), 1);
         assert_eq!(
@@ -671,7 +677,7 @@ mod tests {
 
     #[test]
     fn a_newer_schema_is_refused() {
-        let mut store = Store::in_memory().unwrap();
+        let mut store = SqliteStore::in_memory().unwrap();
         store.connection.execute_batch("PRAGMA user_version = 99").unwrap();
         assert!(matches!(store.migrate(), Err(StoreError::TooNew { found: 99, .. })));
     }

@@ -11,7 +11,7 @@ use crate::store::attempts::{AttemptRow, COLUMNS, COMPRESSION_LEVEL, MAX_REPLAY_
 
 /// The attempts, in tables of their own in the server's PostgreSQL database.
 pub struct PgAttemptStore {
-    pg: Pg,
+    pub(in crate::store) pg: Pg,
 }
 
 impl PgAttemptStore {

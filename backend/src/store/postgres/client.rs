@@ -55,6 +55,14 @@ fn wait<T>(future: impl Future<Output = T>, limit: Duration) -> Option<T> {
     }
 }
 
+/// The databases known to be unavailable: an outage is logged once and its end once,
+/// whichever of the process's connections (store, attempts, recordings) meets them.
+fn outages() -> std::sync::MutexGuard<'static, std::collections::BTreeSet<String>> {
+    static OUTAGES: std::sync::Mutex<std::collections::BTreeSet<String>> =
+        std::sync::Mutex::new(std::collections::BTreeSet::new());
+    OUTAGES.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
 /// A database as the log and errors show it: the URL without its password.
 pub fn shown(config: &Config) -> String {
     let user = config.get_user().unwrap_or("");
@@ -77,8 +85,6 @@ pub struct Pg {
     /// Inside a transaction a lost connection is not made again: the statements after
     /// it would run outside the transaction.
     in_transaction: Cell<bool>,
-    /// Whether the outage was logged (the recovery is, once, when a call succeeds).
-    down: Cell<bool>,
 }
 
 impl Pg {
@@ -90,14 +96,14 @@ impl Pg {
         })?;
         config
             .connect_timeout(CONNECT_TIMEOUT)
-            .options(format!("-c statement_timeout={}", STATEMENT_TIMEOUT.as_millis()))
+            // The server's notices ("already exists, skipping") are not worth a log line.
+            .options(format!("-c statement_timeout={} -c client_min_messages=warning", STATEMENT_TIMEOUT.as_millis()))
             .application_name("vlab");
         let pg = Pg {
             shown: shown(&config),
             config,
             client: RefCell::new(None),
             in_transaction: Cell::new(false),
-            down: Cell::new(false),
         };
         pg.client()?;
         Ok(pg)
@@ -140,7 +146,7 @@ impl Pg {
     /// call makes a new one) and the outage logged if it is news.
     fn unavailable(&self, reason: String) -> StoreError {
         self.client.borrow_mut().take();
-        if !self.down.replace(true) {
+        if outages().insert(self.shown.clone()) {
             tracing::error!(database = %self.shown, %reason, "the database is unavailable: changes are refused until it is back");
         }
         StoreError::Unavailable { database: self.shown.clone(), reason }
@@ -154,7 +160,7 @@ impl Pg {
         let client = self.client()?;
         match wait(request(client), ANSWER_TIMEOUT) {
             Some(Ok(value)) => {
-                if self.down.replace(false) {
+                if outages().remove(&self.shown) {
                     tracing::info!(database = %self.shown, "the database is back");
                 }
                 Ok(value)
@@ -214,9 +220,17 @@ impl Pg {
 /// the statement): no connection, a connection lost, the server shutting down or out
 /// of resources, a statement cancelled by `statement_timeout`.
 fn is_outage(error: &tokio_postgres::Error) -> bool {
-    let Some(db) = error.as_db_error() else { return true };
-    let code = db.code().code();
-    code.starts_with("08") || code.starts_with("53") || code.starts_with("57")
+    match error.as_db_error() {
+        Some(db) => {
+            let code = db.code().code();
+            code.starts_with("08") || code.starts_with("53") || code.starts_with("57")
+        }
+        // A value that does not convert is the caller's fault, not an outage.
+        None => {
+            error.is_closed()
+                || std::error::Error::source(error).is_some_and(|source| source.is::<std::io::Error>())
+        }
+    }
 }
 
 /// An error as a sentence: the server's message where it sent one.

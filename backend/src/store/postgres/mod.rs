@@ -36,7 +36,7 @@ pub fn is_url(db: &str) -> bool {
 
 /// The server's database on PostgreSQL.
 pub struct PgStore {
-    pg: Pg,
+    pub(in crate::store) pg: Pg,
     key_file: PathBuf,
 }
 
@@ -191,4 +191,112 @@ fn save_session(pg: &Pg, session: &SessionRecord) -> Result<(), StoreError> {
 /// A digest column; a malformed one (edited by hand) matches no token, as in SQLite.
 fn digest_or_none(hex: &str) -> TokenDigest {
     TokenDigest::from_hex(hex).unwrap_or_else(|| TokenDigest::of(&vlab_lab::secret::new_token()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::test_pg::{TestDatabase, with_dbname};
+
+    fn key_file(db: &TestDatabase) -> PathBuf {
+        std::env::temp_dir().join(format!("{}.key", db.url.rsplit('/').next().unwrap()))
+    }
+
+    #[test]
+    fn servers_opening_one_new_database_at_once_migrate_it_once() {
+        let db = TestDatabase::new();
+        let (url, key) = (db.url.clone(), key_file(&db));
+        let opened: Vec<Result<(), String>> = std::thread::scope(|scope| {
+            let opens: Vec<_> = (0..4)
+                .map(|_| {
+                    scope.spawn(|| {
+                        PgStore::open(&url, key.clone()).map(|_| ()).map_err(|e| e.to_string())?;
+                        PgAttemptStore::open(&url).map(|_| ()).map_err(|e| e.to_string())?;
+                        PgRecordingStore::open(&url).map(|_| ()).map_err(|e| e.to_string())
+                    })
+                })
+                .collect();
+            opens.into_iter().map(|open| open.join().unwrap()).collect()
+        });
+        assert!(opened.iter().all(Result::is_ok), "{opened:?}");
+        let store = PgStore::open(&db.url, key_file(&db)).unwrap();
+        let versions = store.pg.query("SELECT part, version FROM schema_version ORDER BY part", &[]).unwrap();
+        let versions: Vec<(String, i64)> = versions.iter().map(|r| (r.get(0), r.get(1))).collect();
+        assert_eq!(
+            versions,
+            vec![("attempts".to_owned(), 1), ("recordings".to_owned(), 1), ("store".to_owned(), 1)]
+        );
+    }
+
+    #[test]
+    fn a_newer_schema_is_refused() {
+        let db = TestDatabase::new();
+        let store = PgStore::open(&db.url, key_file(&db)).unwrap();
+        store.pg.batch("UPDATE schema_version SET version = 99 WHERE part = 'store'").unwrap();
+        assert!(matches!(PgStore::open(&db.url, key_file(&db)), Err(StoreError::TooNew { found: 99, .. })));
+    }
+
+    #[test]
+    fn an_unreachable_database_is_unavailable_and_the_next_call_connects_again() {
+        let db = TestDatabase::new();
+        let store = PgStore::open(&db.url, key_file(&db)).unwrap();
+        let name = db.url.rsplit('/').next().unwrap().to_owned();
+        let admin = Pg::connect(&with_dbname(&db.url, "postgres")).unwrap();
+        // As a restarting server: no new connection taken, the store's own cut.
+        admin.batch(&format!("ALTER DATABASE {name} ALLOW_CONNECTIONS false")).unwrap();
+        admin
+            .execute(
+                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()",
+                &[&name],
+            )
+            .unwrap();
+        let lab = |id: &str| LabRecord {
+            id: id.into(),
+            name: "Physics".into(),
+            instructor: TokenDigest::of("t"),
+            seed: 1,
+            join_code: "ABCDEF".into(),
+            scene: LabScene::Demo,
+            settings_json: "{}".into(),
+        };
+        let refused = store.save_lab(&lab("physics"));
+        assert!(matches!(refused, Err(StoreError::Unavailable { .. })), "{refused:?}");
+        assert!(refused.unwrap_err().to_string().contains("nothing was changed"));
+        assert!(matches!(store.health(), Err(StoreError::Unavailable { .. })), "still down");
+        admin.batch(&format!("ALTER DATABASE {name} ALLOW_CONNECTIONS true")).unwrap();
+        store.health().unwrap();
+        store.save_lab(&lab("chemistry")).unwrap();
+        let kept: Vec<String> = store.open_labs().unwrap().into_iter().map(|l| l.id).collect();
+        assert_eq!(kept, ["chemistry"], "the refused lab was not kept");
+    }
+
+    #[test]
+    fn a_statement_past_the_timeout_is_cut_and_counts_as_unavailable() {
+        let db = TestDatabase::new();
+        let store = PgStore::open(&db.url, key_file(&db)).unwrap();
+        let sleep = format!("SELECT pg_sleep({})", STATEMENT_TIMEOUT_SECS_PLUS_ONE);
+        assert!(matches!(store.pg.batch(&sleep), Err(StoreError::Unavailable { .. })));
+        store.health().expect("the next call is served");
+    }
+    const STATEMENT_TIMEOUT_SECS_PLUS_ONE: u64 = client::STATEMENT_TIMEOUT.as_secs() + 1;
+
+    /// The store's callers run on tokio's worker threads: no call may start a runtime
+    /// there (which panics).
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn calls_from_a_tokio_worker_thread_are_served() {
+        let db = TestDatabase::new();
+        let store = PgStore::open(&db.url, key_file(&db)).unwrap();
+        assert_eq!(store.open_labs().unwrap(), vec![]);
+        let session = SessionRecord { lab: "x".into(), user: 1, name: "Ana".into(), token: TokenDigest::of("t") };
+        assert!(matches!(store.save_session(&session), Err(StoreError::Postgres { .. })), "no lab x: refused");
+        tokio::task::spawn_blocking(move || store.health()).await.unwrap().unwrap();
+    }
+
+    #[test]
+    fn a_test_url_gets_another_database_name() {
+        assert_eq!(with_dbname("postgres://u@h:1/postgres", "t"), "postgres://u@h:1/t");
+        assert_eq!(with_dbname("postgres://u@h:1", "t"), "postgres://u@h:1/t");
+        assert_eq!(with_dbname("postgresql://u@h/x?sslmode=disable", "t"), "postgresql://u@h/t?sslmode=disable");
+        assert!(is_url("postgresql://h/x") && is_url("postgres://h/x") && !is_url("/var/lib/vlab.db"));
+    }
 }

@@ -13,7 +13,7 @@ use crate::store::recordings::ChunkRow;
 
 /// The recordings of every lab, in tables of their own in the server's database.
 pub struct PgRecordingStore {
-    pg: Pg,
+    pub(in crate::store) pg: Pg,
 }
 
 impl PgRecordingStore {
@@ -86,7 +86,7 @@ impl PgRecordingStore {
         // that reaches it: the SQLite store's loop, as one window.
         let doomed = self.pg.query(
             "DELETE FROM chunks WHERE id IN (
-                 SELECT id FROM (SELECT id, SUM(bytes) OVER (ORDER BY id) - bytes AS before FROM chunks WHERE lab = $1) o
+                 SELECT id FROM (SELECT id, (SUM(bytes) OVER (ORDER BY id))::BIGINT - bytes AS before FROM chunks WHERE lab = $1) o
                  WHERE before < $2)
              RETURNING id",
             &[&lab, &(over as i64)],
