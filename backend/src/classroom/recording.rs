@@ -248,7 +248,9 @@ impl Keeper {
             }
             match summarise(&store, &lab, Some(run), self.budget) {
                 Ok(summary) => self.publish(lab, summary),
-                Err(error) if error.is_unavailable() => tracing::debug!(%lab, %error, "could not summarise a recording"),
+                Err(error) if error.is_unavailable() => {
+                    tracing::debug!(%lab, %error, "could not summarise a recording")
+                }
                 Err(error) => tracing::warn!(%lab, %error, "could not summarise a recording"),
             }
         }

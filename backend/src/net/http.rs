@@ -10,8 +10,8 @@ use axum::response::{Html, IntoResponse, Response};
 use vlab_protocol::{ControlAction, LabState, LabSummary};
 
 use super::extract::{Example, InLab, JsonBody};
-use crate::store::StoreError;
 use super::{AppError, AppState};
+use crate::store::StoreError;
 
 /// `GET /api/health`: the server answers, and whether its database does.
 pub async fn health(State(app): State<Arc<AppState>>) -> Json<serde_json::Value> {

@@ -220,7 +220,8 @@ impl SqliteAttemptStore {
     }
 }
 
-pub(super) const COLUMNS: &str = "id, lab, robot, user_id, name, challenge, seed, status, reason, score, sim_secs, console";
+pub(super) const COLUMNS: &str =
+    "id, lab, robot, user_id, name, challenge, seed, status, reason, score, sim_secs, console";
 
 /// A row as the database gives it, before its JSON and numbers are read.
 pub(super) struct RawRow {
@@ -279,8 +280,7 @@ fn kept_replays(connection: &Connection, lab: &str, user: UserId) -> rusqlite::R
 pub(super) fn parse(raw: RawRow, path: &str) -> Result<AttemptRow, StoreError> {
     let id = raw.id as u64;
     let bad = |what: &str| StoreError::Corrupt { path: path.to_owned(), what: format!("attempt {id}: {what}") };
-    let status =
-        serde_json::from_value(serde_json::Value::String(raw.status)).map_err(|_| bad("unknown status"))?;
+    let status = serde_json::from_value(serde_json::Value::String(raw.status)).map_err(|_| bad("unknown status"))?;
     let console = serde_json::from_str(&raw.console).map_err(|_| bad("its console does not read"))?;
     let seed = raw.seed.parse().map_err(|_| bad("its seed is not a number"))?;
     Ok(AttemptRow {

@@ -17,7 +17,7 @@ pub struct TestDatabase {
 
 impl TestDatabase {
     /// A new empty database on the test server.
-    pub fn new() -> TestDatabase {
+    pub fn create() -> TestDatabase {
         let server = std::env::var(URL_VARIABLE).unwrap_or_else(|_| {
             panic!(
                 "{URL_VARIABLE} is not set: the store's tests also run on PostgreSQL and need a throw-away server, \
@@ -58,7 +58,7 @@ pub enum TestBackend {
     /// The folder holding `vlab.db` (removed with this value).
     Sqlite(std::path::PathBuf),
     /// The database (dropped with this value).
-    Postgres(TestDatabase),
+    Postgres(Box<TestDatabase>),
 }
 
 impl TestBackend {
@@ -66,7 +66,7 @@ impl TestBackend {
     pub fn each() -> [TestBackend; 2] {
         let dir = std::env::temp_dir().join(format!("vlab-store-test-{:016x}", rand::random::<u64>()));
         std::fs::create_dir_all(&dir).unwrap();
-        [TestBackend::Sqlite(dir), TestBackend::Postgres(TestDatabase::new())]
+        [TestBackend::Sqlite(dir), TestBackend::Postgres(Box::new(TestDatabase::create()))]
     }
 
     /// Which one, for assertion messages.

@@ -34,8 +34,16 @@ async fn call(http: &reqwest::Client, method: Method, url: String, token: Option
 }
 
 /// `token` uploads robot `name` (a box at `x`) into lab `lab`; the status and answer.
-async fn upload(http: &reqwest::Client, server: &VlabProcess, lab: &str, token: &str, name: &str, x: f64) -> (u16, Value) {
-    let text = format!("robot {name} {{ body {{ {name}_chassis {{ shape box(0.3, 0.1, 0.2); pos({x}, 0.2, 1.5); }} }} }}");
+async fn upload(
+    http: &reqwest::Client,
+    server: &VlabProcess,
+    lab: &str,
+    token: &str,
+    name: &str,
+    x: f64,
+) -> (u16, Value) {
+    let text =
+        format!("robot {name} {{ body {{ {name}_chassis {{ shape box(0.3, 0.1, 0.2); pos({x}, 0.2, 1.5); }} }} }}");
     let response =
         http.post(server.url(&format!("/api/labs/{lab}/robots"))).bearer_auth(token).body(text).send().await.unwrap();
     let status = response.status().as_u16();
@@ -72,7 +80,7 @@ async fn lab_with_a_student_and_her_robot(http: &reqwest::Client, server: &VlabP
 
 #[tokio::test]
 async fn a_lab_its_student_and_her_robot_come_back_from_postgres_after_a_restart() {
-    let db = TestDatabase::new();
+    let db = TestDatabase::create();
     let dir = std::env::temp_dir().join(format!("vlab-pg-restart-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let key_file = dir.join("vlab.key");
@@ -80,16 +88,19 @@ async fn a_lab_its_student_and_her_robot_come_back_from_postgres_after_a_restart
     let (lab, ana, before) = {
         let server = serve(&db.url, &key_file, &[]);
         let (lab, ana) = lab_with_a_student_and_her_robot(&http, &server).await;
-        let (_, before) = call(&http, Method::GET, server.url(&format!("/api/labs/{lab}")), Some(&ana), json!({})).await;
+        let (_, before) =
+            call(&http, Method::GET, server.url(&format!("/api/labs/{lab}")), Some(&ana), json!({})).await;
         (lab, ana, before)
         // Killed here, as a pulled plug would.
     };
     let server = serve(&db.url, &key_file, &[]);
-    let (status, after) = call(&http, Method::GET, server.url(&format!("/api/labs/{lab}")), Some(&ana), json!({})).await;
+    let (status, after) =
+        call(&http, Method::GET, server.url(&format!("/api/labs/{lab}")), Some(&ana), json!({})).await;
     assert_eq!(status, 200, "her session is still valid: {after}");
     assert_eq!(robot_names(&after), robot_names(&before));
     assert!(robot_names(&after).contains(&"ana_bot".to_owned()), "{after}");
-    let (_, people) = call(&http, Method::GET, server.url(&format!("/api/labs/{lab}/participants")), None, json!({})).await;
+    let (_, people) =
+        call(&http, Method::GET, server.url(&format!("/api/labs/{lab}/participants")), None, json!({})).await;
     assert!(people.to_string().contains("Ana"), "{people}");
     // The key file beside nothing but itself: `vlab key` reads it with the database.
     let output = std::process::Command::new(env!("CARGO_BIN_EXE_vlab"))

@@ -99,12 +99,7 @@ impl Pg {
             // The server's notices ("already exists, skipping") are not worth a log line.
             .options(format!("-c statement_timeout={} -c client_min_messages=warning", STATEMENT_TIMEOUT.as_millis()))
             .application_name("vlab");
-        let pg = Pg {
-            shown: shown(&config),
-            config,
-            client: RefCell::new(None),
-            in_transaction: Cell::new(false),
-        };
+        let pg = Pg { shown: shown(&config), config, client: RefCell::new(None), in_transaction: Cell::new(false) };
         pg.client()?;
         Ok(pg)
     }
@@ -227,8 +222,7 @@ fn is_outage(error: &tokio_postgres::Error) -> bool {
         }
         // A value that does not convert is the caller's fault, not an outage.
         None => {
-            error.is_closed()
-                || std::error::Error::source(error).is_some_and(|source| source.is::<std::io::Error>())
+            error.is_closed() || std::error::Error::source(error).is_some_and(|source| source.is::<std::io::Error>())
         }
     }
 }

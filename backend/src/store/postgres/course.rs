@@ -7,9 +7,9 @@ use vlab_protocol::{EvaluationStatus, StudentId, Trial};
 
 use super::PgStore;
 use super::client::Pg;
+use crate::store::SubmissionRecord;
 use crate::store::assignments::{COMPRESSION_LEVEL, MAX_REPLAY_BYTES, json, status_of, status_text};
 use crate::store::{AssignmentRecord, ClassRecord, EvaluationRecord, SessionRecord, StoreError, StudentRecord};
-use crate::store::SubmissionRecord;
 
 const ASSIGNMENT_COLUMNS: &str = "id, class, title, challenge, challenge_title, robot, points, opens_at, due_at, seeds, students, version, score_rule";
 const SUBMISSION_COLUMNS: &str = "id, assignment, student, submitted_at, late, main_name";
@@ -67,9 +67,8 @@ impl PgStore {
         rows.iter()
             .map(|row| {
                 let id: String = self.pg.get(row, 0)?;
-                let teacher = TokenDigest::from_hex(self.pg.get(row, 3)?).ok_or_else(|| {
-                    self.corrupt(format!("class '{id}': its teacher's digest is not 64 hex digits"))
-                })?;
+                let teacher = TokenDigest::from_hex(self.pg.get(row, 3)?)
+                    .ok_or_else(|| self.corrupt(format!("class '{id}': its teacher's digest is not 64 hex digits")))?;
                 Ok(ClassRecord { name: self.pg.get(row, 1)?, code: self.pg.get(row, 2)?, teacher, id })
             })
             .collect()
@@ -103,8 +102,11 @@ impl PgStore {
     pub fn save_student_ending_sessions(&mut self, class: &str, student: &StudentRecord) -> Result<(), StoreError> {
         self.pg.transaction(|pg| {
             write_student(pg, class, student)?;
-            pg.execute("DELETE FROM class_sessions WHERE class = $1 AND student = $2", &[&class, &i64::from(student.id)])
-                .map(|_| ())
+            pg.execute(
+                "DELETE FROM class_sessions WHERE class = $1 AND student = $2",
+                &[&class, &i64::from(student.id)],
+            )
+            .map(|_| ())
         })
     }
 
@@ -228,8 +230,7 @@ impl PgStore {
     fn submission_of_row(&self, row: &Row) -> Result<SubmissionRecord, StoreError> {
         let pg = &self.pg;
         let id: i64 = pg.get(row, 0)?;
-        let names =
-            pg.query("SELECT name FROM submission_files WHERE submission = $1 ORDER BY name", &[&id])?;
+        let names = pg.query("SELECT name FROM submission_files WHERE submission = $1 ORDER BY name", &[&id])?;
         Ok(SubmissionRecord {
             id,
             assignment: pg.get(row, 1)?,
@@ -313,8 +314,9 @@ impl PgStore {
 
     /// Class `class`'s assignments, oldest first.
     pub fn assignments(&self, class: &str) -> Result<Vec<AssignmentRecord>, StoreError> {
-        let rows =
-            self.pg.query(&format!("SELECT {ASSIGNMENT_COLUMNS} FROM assignments WHERE class = $1 ORDER BY id"), &[&class])?;
+        let rows = self
+            .pg
+            .query(&format!("SELECT {ASSIGNMENT_COLUMNS} FROM assignments WHERE class = $1 ORDER BY id"), &[&class])?;
         rows.iter().map(|row| self.assignment_of_row(row)).collect()
     }
 

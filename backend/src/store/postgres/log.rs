@@ -74,7 +74,9 @@ impl PgStore {
                 },
                 &empty,
             ),
-            Insertion::ObjectRemoval { name } => (LogRow { kind: "object_removal", robot: name, ..LogRow::default() }, &empty),
+            Insertion::ObjectRemoval { name } => {
+                (LogRow { kind: "object_removal", robot: name, ..LogRow::default() }, &empty)
+            }
             Insertion::Removal { robot } => (LogRow { kind: "removal", robot, ..LogRow::default() }, &empty),
         };
         let files = if row.files.is_empty() { "{}".to_owned() } else { row.files.clone() };
@@ -136,9 +138,8 @@ impl PgStore {
                 "objects" => Insertion::Objects { owner, main_name, main_text, files },
                 "removal" => Insertion::Removal { robot },
                 "room" => Insertion::Room {
-                    change: serde_json::from_str(&main_text).map_err(|source| {
-                        corrupt(format!("the change of the room kept as entry {seq}: {source}"))
-                    })?,
+                    change: serde_json::from_str(&main_text)
+                        .map_err(|source| corrupt(format!("the change of the room kept as entry {seq}: {source}")))?,
                 },
                 "start" => {
                     let start: Pose = serde_json::from_str(&main_text).map_err(|source| {

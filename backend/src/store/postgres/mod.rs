@@ -12,11 +12,11 @@
 //! What the SQLite mode keeps beside the file stays on the server's disk: the server
 //! key in a key file (`--key-file`), compiled programs in their cache folder.
 
+pub mod attempts;
 pub mod client;
 mod course;
 mod log;
 pub mod recordings;
-pub mod attempts;
 mod schema;
 
 use std::path::PathBuf;
@@ -204,7 +204,7 @@ mod tests {
 
     #[test]
     fn servers_opening_one_new_database_at_once_migrate_it_once() {
-        let db = TestDatabase::new();
+        let db = TestDatabase::create();
         let (url, key) = (db.url.clone(), key_file(&db));
         let opened: Vec<Result<(), String>> = std::thread::scope(|scope| {
             let opens: Vec<_> = (0..4)
@@ -222,15 +222,12 @@ mod tests {
         let store = PgStore::open(&db.url, key_file(&db)).unwrap();
         let versions = store.pg.query("SELECT part, version FROM schema_version ORDER BY part", &[]).unwrap();
         let versions: Vec<(String, i64)> = versions.iter().map(|r| (r.get(0), r.get(1))).collect();
-        assert_eq!(
-            versions,
-            vec![("attempts".to_owned(), 1), ("recordings".to_owned(), 1), ("store".to_owned(), 1)]
-        );
+        assert_eq!(versions, vec![("attempts".to_owned(), 1), ("recordings".to_owned(), 1), ("store".to_owned(), 1)]);
     }
 
     #[test]
     fn a_newer_schema_is_refused() {
-        let db = TestDatabase::new();
+        let db = TestDatabase::create();
         let store = PgStore::open(&db.url, key_file(&db)).unwrap();
         store.pg.batch("UPDATE schema_version SET version = 99 WHERE part = 'store'").unwrap();
         assert!(matches!(PgStore::open(&db.url, key_file(&db)), Err(StoreError::TooNew { found: 99, .. })));
@@ -238,7 +235,7 @@ mod tests {
 
     #[test]
     fn an_unreachable_database_is_unavailable_and_the_next_call_connects_again() {
-        let db = TestDatabase::new();
+        let db = TestDatabase::create();
         let store = PgStore::open(&db.url, key_file(&db)).unwrap();
         let name = db.url.rsplit('/').next().unwrap().to_owned();
         let admin = Pg::connect(&with_dbname(&db.url, "postgres")).unwrap();
@@ -272,7 +269,7 @@ mod tests {
 
     #[test]
     fn a_statement_past_the_timeout_is_cut_and_counts_as_unavailable() {
-        let db = TestDatabase::new();
+        let db = TestDatabase::create();
         let store = PgStore::open(&db.url, key_file(&db)).unwrap();
         let sleep = format!("SELECT pg_sleep({})", STATEMENT_TIMEOUT_SECS_PLUS_ONE);
         assert!(matches!(store.pg.batch(&sleep), Err(StoreError::Unavailable { .. })));
@@ -284,7 +281,7 @@ mod tests {
     /// there (which panics).
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn calls_from_a_tokio_worker_thread_are_served() {
-        let db = TestDatabase::new();
+        let db = TestDatabase::create();
         let store = PgStore::open(&db.url, key_file(&db)).unwrap();
         assert_eq!(store.open_labs().unwrap(), vec![]);
         let session = SessionRecord { lab: "x".into(), user: 1, name: "Ana".into(), token: TokenDigest::of("t") };

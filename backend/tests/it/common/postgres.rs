@@ -21,7 +21,7 @@ pub struct TestDatabase {
 
 impl TestDatabase {
     /// A new empty database on the server at `VLAB_TEST_POSTGRES_URL`.
-    pub fn new() -> TestDatabase {
+    pub fn create() -> TestDatabase {
         let server = std::env::var(URL_VARIABLE).unwrap_or_else(|_| {
             panic!(
                 "{URL_VARIABLE} is not set: these tests need a throw-away PostgreSQL server, \
@@ -130,7 +130,9 @@ fn running_as_root() -> bool {
 
 fn newest_bin() -> PathBuf {
     let mut versions: Vec<PathBuf> = std::fs::read_dir("/usr/lib/postgresql")
-        .map(|dir| dir.filter_map(|e| e.ok()).map(|e| e.path().join("bin")).filter(|p| p.join("initdb").exists()).collect())
+        .map(|dir| {
+            dir.filter_map(|e| e.ok()).map(|e| e.path().join("bin")).filter(|p| p.join("initdb").exists()).collect()
+        })
         .unwrap_or_default();
     versions.sort_by_key(|p| p.parent().and_then(Path::file_name).and_then(|v| v.to_str()?.parse::<u32>().ok()));
     versions.pop().expect("PostgreSQL's programs: set VLAB_TEST_POSTGRES_BIN to the folder of initdb and pg_ctl")
