@@ -1,14 +1,18 @@
-//! What must survive a restart, in one SQLite file: the labs (the digests of their
-//! instructor tokens, join codes, scenes and settings), the sessions of the students
-//! who joined them (digests of their tokens), and what was uploaded into a lab and
-//! removed from it, in order and compacted, so a restart rebuilds each lab as it was;
-//! and a course's classes (`classes`) with their assignments, submissions and grades
-//! (`assignments`).
-//! Beside it, in a file of its own, the server key, so the operator can print it again.
+//! What must survive a restart: the labs (the digests of their instructor tokens, join
+//! codes, scenes and settings), the sessions of the students who joined them (digests
+//! of their tokens), and what was uploaded into a lab and removed from it, in order and
+//! compacted, so a restart rebuilds each lab as it was; and a course's classes
+//! (`classes`) with their assignments, submissions and grades (`assignments`). Beside
+//! it, in a file of its own, the server key, so the operator can print it again.
 //!
-//! SQLite through `rusqlite` (bundled): a classroom server gets persistence with no
-//! other service to install, and the file can be copied or inspected with standard
-//! tools. Neither it nor its backups hold a token anybody could use.
+//! Two databases, one seam (`backends`): [`Store`], [`AttemptStore`] and
+//! [`RecordingStore`] are enums of a SQLite backend and a PostgreSQL one, each method
+//! forwarded, so the classroom calls them the same whichever `--db` named. SQLite
+//! through `rusqlite` (bundled; this module and its SQLite files) is the default: a
+//! classroom server gets persistence with no other service to install, and the file
+//! can be copied or inspected with standard tools. PostgreSQL (`postgres`) is for
+//! servers that share one database. Neither database nor its backups hold a token
+//! anybody could use.
 
 pub mod assignments;
 pub mod attempts;
