@@ -314,3 +314,18 @@ forward!(RecordingStore {
     fn forget(&self, lab: &str) -> ();
     mut:
 });
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_url_names_postgresql_and_shows_without_its_password() {
+        let database = Database::parse("postgres://vlab:s3cret@db.school.example:5433/labs");
+        assert_eq!(database, Database::Postgres("postgres://vlab:s3cret@db.school.example:5433/labs".into()));
+        assert_eq!(database.to_string(), "postgres://vlab@db.school.example:5433/labs");
+        assert!(matches!(Database::parse("postgresql://h/x"), Database::Postgres(_)));
+        assert_eq!(Database::parse("vlab.db"), Database::Sqlite(PathBuf::from("vlab.db")));
+        assert_eq!(Database::parse("/var/lib/postgres.db").to_string(), "/var/lib/postgres.db");
+    }
+}
