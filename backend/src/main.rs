@@ -17,7 +17,7 @@ use vlab_server::controller::placement::{self, ProgramCpus};
 use vlab_server::net::limits::{self, Rate};
 use vlab_server::net::peers::{self, Peers};
 use vlab_server::net::{self, AppState, Limits};
-use vlab_server::store::{AttemptStore, RecordingStore, Store, attempts_file_of, key_file_of, recordings_file_of};
+use vlab_server::store::{AttemptStore, Database, RecordingStore, Store, key_file_of};
 
 /// VLab: a browser-based, multiuser virtual robotics lab.
 #[derive(Parser)]
@@ -56,9 +56,25 @@ struct DrainArgs {
 
 #[derive(clap::Args)]
 struct KeyArgs {
-    /// SQLite database file the server uses.
-    #[arg(long, default_value = "vlab.db")]
-    db: PathBuf,
+    /// The database the server uses: a SQLite file, or a `postgres://` URL.
+    #[arg(long, env = "VLAB_DB", hide_env_values = true, default_value = "vlab.db")]
+    db: String,
+    /// With PostgreSQL: the file the server key is kept in.
+    #[arg(long, env = "VLAB_KEY_FILE", default_value = DEFAULT_KEY_FILE)]
+    key_file: PathBuf,
+}
+
+/// With PostgreSQL, where the server key is kept unless `--key-file` says: the
+/// database keeps only its digest, the key itself stays on the server's disk.
+const DEFAULT_KEY_FILE: &str = "vlab.key";
+
+/// The file the server key of `database` is kept in: beside a SQLite file
+/// (`vlab.db.key`), else `key_file`.
+fn key_file(database: &Database, key_file: &std::path::Path) -> PathBuf {
+    match database {
+        Database::Sqlite(path) => key_file_of(path),
+        Database::Postgres(_) => key_file.to_owned(),
+    }
 }
 
 #[derive(clap::Args)]
@@ -66,9 +82,14 @@ struct ServeArgs {
     /// Address to listen on.
     #[arg(long, default_value = "127.0.0.1:8080")]
     addr: SocketAddr,
-    /// SQLite database file (created if missing).
-    #[arg(long, default_value = "vlab.db")]
-    db: PathBuf,
+    /// The database: a SQLite file (created if missing), or a PostgreSQL URL
+    /// `postgres://user:password@host:port/dbname` (docs/operations.md, "PostgreSQL").
+    #[arg(long, env = "VLAB_DB", hide_env_values = true, default_value = "vlab.db")]
+    db: String,
+    /// With PostgreSQL: the file the server key is kept in (with SQLite it is
+    /// `<db>.key`); compiled programs are kept beside it (`vlab.compiled/`).
+    #[arg(long, env = "VLAB_KEY_FILE", default_value = DEFAULT_KEY_FILE)]
+    key_file: PathBuf,
     /// Folder of the built browser app (`cargo xtask web` writes it).
     #[arg(long, env = "VLAB_WEB_DIR", default_value = concat!(env!("CARGO_MANIFEST_DIR"), "/../dist"))]
     web_dir: PathBuf,
@@ -155,11 +176,18 @@ fn cluster_name(name: &str) -> Result<String, String> {
     }
 }
 
-/// Where compiled C and C++ programs are kept: `vlab.db` → `vlab.db.compiled/`.
-fn compiled_folder_of(db: &std::path::Path) -> PathBuf {
-    let mut name = db.as_os_str().to_owned();
-    name.push(".compiled");
-    PathBuf::from(name)
+/// Where compiled C and C++ programs are kept (a cache, by their sources' digest):
+/// `vlab.db` → `vlab.db.compiled/`; with PostgreSQL beside the key file, `vlab.key` →
+/// `vlab.compiled/`.
+fn compiled_folder_of(database: &Database, key_file: &std::path::Path) -> PathBuf {
+    match database {
+        Database::Sqlite(db) => {
+            let mut name = db.as_os_str().to_owned();
+            name.push(".compiled");
+            PathBuf::from(name)
+        }
+        Database::Postgres(_) => key_file.with_extension("compiled"),
+    }
 }
 
 #[tokio::main]
@@ -199,14 +227,17 @@ async fn drain(args: &DrainArgs) -> anyhow::Result<()> {
 /// database keeps only the key's digest; the key itself is in the key file, checked
 /// against that digest.
 fn print_key(args: &KeyArgs) -> anyhow::Result<()> {
-    if !args.db.exists() {
-        anyhow::bail!("there is no database {} yet: start the server once with `vlab serve`", args.db.display());
+    let database = Database::parse(&args.db);
+    if let Database::Sqlite(path) = &database
+        && !path.exists()
+    {
+        anyhow::bail!("there is no database {database} yet: start the server once with `vlab serve`");
     }
-    let store = Store::open(&args.db)?;
+    let key_file = key_file(&database, &args.key_file);
+    let store = Store::open_database(&database, &key_file)?;
     let Some(demo) = store.lab("demo")? else {
-        anyhow::bail!("{} has no demo lab yet: start the server once with `vlab serve`", args.db.display());
+        anyhow::bail!("{database} has no demo lab yet: start the server once with `vlab serve`");
     };
-    let key_file = key_file_of(&args.db);
     let Some(key) = store.server_key()? else {
         anyhow::bail!(
             "the key file {} is missing, and the database keeps only a digest of the key: \
@@ -284,6 +315,17 @@ fn default_server_id(addr: SocketAddr) -> String {
     format!("{}-{}", if host.is_empty() { "vlab" } else { &host }, addr.port())
 }
 
+/// The `--db` to print in a `vlab key` hint: the URL as given only if it holds no
+/// password (`$VLAB_DB` otherwise, which the operator set).
+fn key_command_db(db: &str, database: &Database) -> String {
+    match database {
+        Database::Postgres(_) if db.split('@').next().is_some_and(|auth| auth.matches(':').count() > 1) => {
+            "\"$VLAB_DB\"".to_owned()
+        }
+        _ => db.to_owned(),
+    }
+}
+
 async fn serve(args: ServeArgs) -> anyhow::Result<()> {
     let program_cpus = placement::set_program_cpus(args.program_cpus.clone())?;
     tracing::info!(
@@ -292,7 +334,15 @@ async fn serve(args: ServeArgs) -> anyhow::Result<()> {
         of = %placement::cpu_list(&placement::allowed_cpus()),
         "robot programs run on these CPUs"
     );
-    let store = Store::open(&args.db)?;
+    let database = Database::parse(&args.db);
+    if args.cluster.is_some() && !matches!(database, Database::Postgres(_)) {
+        anyhow::bail!(
+            "cluster mode keeps everything in the cluster's one PostgreSQL database: give `--db postgres://…` \
+             (a SQLite file is one server's own)"
+        );
+    }
+    let key_file = key_file(&database, &args.key_file);
+    let store = Store::open_database(&database, &key_file)?;
     #[cfg(target_os = "linux")]
     {
         let swept = vlab_server::controller::sweep_program_folders(&vlab_server::controller::default_programs_dir());
@@ -305,12 +355,12 @@ async fn serve(args: ServeArgs) -> anyhow::Result<()> {
         server_key: None,
         open_labs: args.open_labs,
         store: Some(store),
-        recordings: Some(RecordingStore::open(&recordings_file_of(&args.db))?),
+        recordings: Some(RecordingStore::open_database(&database)?),
         recording_budget: Some(args.recording_mib.saturating_mul(MIB)),
         exports: Default::default(),
-        compile_cache: Some(compiled_folder_of(&args.db)),
+        compile_cache: Some(compiled_folder_of(&database, &key_file)),
         compile_limits: None,
-        attempts: Some(AttemptStore::open(&attempts_file_of(&args.db))?),
+        attempts: Some(AttemptStore::open_database(&database)?),
     });
     let demo = classroom.labs().open_demo(DemoLab {
         instructor_token: args.instructor_token.clone(),
@@ -353,9 +403,9 @@ async fn serve(args: ServeArgs) -> anyhow::Result<()> {
     if let Some(token) = &demo.new_token {
         println!("  instructor (time control): http://{addr}/?lab=demo&token={token}");
         println!("  create a lab: http://{addr}/?create (server key: the instructor token above)");
-        println!("  (shown this once; `vlab key --db {}` shows them again)", args.db.display());
+        println!("  (shown this once; `vlab key --db {}` shows them again)", key_command_db(&args.db, &database));
     } else {
-        println!("  instructor link and server key: `vlab key --db {}`", args.db.display());
+        println!("  instructor link and server key: `vlab key --db {}`", key_command_db(&args.db, &database));
         println!("  create a lab: http://{addr}/?create");
     }
     println!("  students join the demo lab with the code {}", demo.record.join_code);

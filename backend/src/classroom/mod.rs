@@ -263,6 +263,14 @@ impl Classroom {
         }
     }
 
+    /// Whether the database answers (`Ok` without one: memory always does).
+    pub fn database_health(&self) -> Result<(), StoreError> {
+        self.keep(|store| store.health()).map(|_| ()).map_err(|error| match error {
+            ClassroomError::Store(error) => error,
+            other => StoreError::Corrupt { path: String::new(), what: other.to_string() },
+        })
+    }
+
     /// Undoes a kept change whose effect could not be made; a failure is only logged (the
     /// restart then finds a record it cannot apply, which it logs and skips).
     fn unkeep(&self, lab: &str, what: &str, undo: impl FnOnce(&mut Store) -> Result<(), StoreError>) {

@@ -239,10 +239,18 @@ impl Keeper {
             let store = self.store.lock().expect("recordings lock");
             if let Err(error) = keep(&store, kept, self.budget) {
                 // The lab goes on; the gap shows as a jump in its timeline.
-                tracing::error!(%lab, %error, "could not keep a recorded chunk");
+                // An unavailable database is logged once, by the store, not per chunk.
+                if error.is_unavailable() {
+                    tracing::debug!(%lab, %error, "could not keep a recorded chunk");
+                } else {
+                    tracing::error!(%lab, %error, "could not keep a recorded chunk");
+                }
             }
             match summarise(&store, &lab, Some(run), self.budget) {
                 Ok(summary) => self.publish(lab, summary),
+                Err(error) if error.is_unavailable() => {
+                    tracing::debug!(%lab, %error, "could not summarise a recording")
+                }
                 Err(error) => tracing::warn!(%lab, %error, "could not summarise a recording"),
             }
         }

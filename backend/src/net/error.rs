@@ -9,6 +9,7 @@ use axum::response::{IntoResponse, Response};
 use vlab_protocol::{ErrorBody, ErrorCode};
 
 use crate::classroom::{ClassroomError, RefusalKind};
+use crate::store::StoreError;
 use vlab_lab::LabError;
 
 /// An error a handler returns; the client gets a clear message, the log the details.
@@ -131,10 +132,18 @@ impl AppError {
                     plain(StatusCode::INTERNAL_SERVER_ERROR, ErrorCode::Internal)
                 }
             },
+            // Nothing was changed and the next call connects again: the client may retry.
+            C::Store(error @ StoreError::Unavailable { .. }) => {
+                (StatusCode::SERVICE_UNAVAILABLE, ErrorBody::new(ErrorCode::ServerBusy, error.to_string()))
+            }
             C::Store(_) | C::Internal(_) => plain(StatusCode::INTERNAL_SERVER_ERROR, ErrorCode::Internal),
         }
     }
 }
+
+/// The `Retry-After` of an answer refused because the database is unavailable: about
+/// the bound of one connection attempt.
+const DATABASE_RETRY_SECS: u64 = 5;
 
 impl IntoResponse for AppError {
     fn into_response(self) -> Response {
@@ -172,6 +181,8 @@ impl AppError {
             ) => Some(*retry_after),
             // The lab's server is moving or restarting: a few seconds.
             AppError::Peer(error) if !matches!(error, super::peers::PeerError::TooLarge { .. }) => Some(2),
+            // The database is down: logged once by the store, not once per request.
+            AppError::Classroom(ClassroomError::Store(StoreError::Unavailable { .. })) => Some(DATABASE_RETRY_SECS),
             _ => None,
         }
     }

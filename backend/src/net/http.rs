@@ -11,10 +11,16 @@ use vlab_protocol::{ControlAction, LabState, LabSummary};
 
 use super::extract::{Example, InLab, JsonBody};
 use super::{AppError, AppState};
+use crate::store::StoreError;
 
-/// `GET /api/health`.
-pub async fn health() -> Json<serde_json::Value> {
-    Json(serde_json::json!({ "ok": true, "version": env!("CARGO_PKG_VERSION") }))
+/// `GET /api/health`: the server answers, and whether its database does.
+pub async fn health(State(app): State<Arc<AppState>>) -> Json<serde_json::Value> {
+    let database = match app.classroom.database_health() {
+        Ok(()) => "ok".to_owned(),
+        Err(StoreError::Unavailable { reason, .. }) => format!("unavailable: {reason}"),
+        Err(error) => format!("failing: {error}"),
+    };
+    Json(serde_json::json!({ "ok": true, "version": env!("CARGO_PKG_VERSION"), "database": database }))
 }
 
 /// `GET /api/labs`.

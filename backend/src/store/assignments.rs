@@ -6,12 +6,12 @@
 use rusqlite::{OptionalExtension, params};
 use vlab_protocol::{EvaluationStatus, StudentId, Trial};
 
-use super::{Store, StoreError};
+use super::{SqliteStore, StoreError};
 
 /// zstd's level for trial replays: its fast end (written once, on an attempts worker).
-const COMPRESSION_LEVEL: i32 = 3;
+pub(super) const COMPRESSION_LEVEL: i32 = 3;
 /// A replay never decompresses past this (a 60 s trial is well under 2 MB).
-const MAX_REPLAY_BYTES: usize = 64 * 1024 * 1024;
+pub(super) const MAX_REPLAY_BYTES: usize = 64 * 1024 * 1024;
 
 /// An assignment as kept.
 #[derive(Clone, Debug, PartialEq)]
@@ -90,7 +90,7 @@ pub struct EvaluationRecord {
     pub trials: Vec<Trial>,
 }
 
-fn status_text(status: EvaluationStatus) -> &'static str {
+pub(super) fn status_text(status: EvaluationStatus) -> &'static str {
     match status {
         EvaluationStatus::Queued => "queued",
         EvaluationStatus::Running => "running",
@@ -99,7 +99,7 @@ fn status_text(status: EvaluationStatus) -> &'static str {
     }
 }
 
-fn status_of(text: &str) -> Option<EvaluationStatus> {
+pub(super) fn status_of(text: &str) -> Option<EvaluationStatus> {
     Some(match text {
         "queued" => EvaluationStatus::Queued,
         "running" => EvaluationStatus::Running,
@@ -168,7 +168,7 @@ fn evaluation_of_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<EvaluationRow>
     Ok((record, row.get(7)?, row.get(10)?))
 }
 
-impl Store {
+impl SqliteStore {
     fn corrupt(&self, what: String) -> StoreError {
         StoreError::Corrupt { path: self.path.clone(), what }
     }
@@ -494,7 +494,7 @@ fn insert_evaluation(connection: &rusqlite::Connection, e: &EvaluationRecord) ->
     Ok(connection.last_insert_rowid())
 }
 
-fn json<T: serde::Serialize + ?Sized>(value: &T) -> String {
+pub(super) fn json<T: serde::Serialize + ?Sized>(value: &T) -> String {
     serde_json::to_string(value).expect("plain data serialises")
 }
 
@@ -527,7 +527,12 @@ mod tests {
 
     #[test]
     fn a_submission_its_files_evaluation_trials_and_replays_read_back() {
-        let mut store = Store::in_memory().unwrap();
+        for backend in crate::store::test_pg::TestBackend::each() {
+            a_submission_its_files_evaluation_trials_and_replays_read_back_on(backend.store());
+        }
+    }
+
+    fn a_submission_its_files_evaluation_trials_and_replays_read_back_on(mut store: crate::store::Store) {
         let id = store.save_assignment(&park()).unwrap();
         assert_eq!(store.assignment(id).unwrap(), Some(AssignmentRecord { id, ..park() }), "seeds past i64 too");
         let submission = SubmissionRecord {

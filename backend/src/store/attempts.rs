@@ -17,9 +17,9 @@ use super::StoreError;
 const ATTEMPTS_SCHEMA_VERSION: i64 = 1;
 /// zstd's level for replays: its fast end (a replay is written once, when its attempt
 /// ends, on an attempts worker).
-const COMPRESSION_LEVEL: i32 = 3;
+pub(super) const COMPRESSION_LEVEL: i32 = 3;
 /// A replay never decompresses past this (a 60 s attempt is well under 2 MB).
-const MAX_REPLAY_BYTES: usize = 64 * 1024 * 1024;
+pub(super) const MAX_REPLAY_BYTES: usize = 64 * 1024 * 1024;
 /// Replays kept per participant and lab, besides her best attempt's.
 pub const REPLAYS_KEPT: usize = 10;
 
@@ -60,28 +60,28 @@ pub struct AttemptRow {
 }
 
 /// The attempts file.
-pub struct AttemptStore {
+pub struct SqliteAttemptStore {
     connection: Connection,
     path: String,
 }
 
-impl AttemptStore {
+impl SqliteAttemptStore {
     /// Opens (or creates) the file at `path`.
-    pub fn open(path: &Path) -> Result<AttemptStore, StoreError> {
+    pub fn open(path: &Path) -> Result<SqliteAttemptStore, StoreError> {
         let shown = path.display().to_string();
         let connection = Connection::open(path).map_err(|source| StoreError::Sqlite { path: shown.clone(), source })?;
-        AttemptStore::with(connection, shown)
+        SqliteAttemptStore::with(connection, shown)
     }
 
     /// A store in memory (tests, and servers that keep nothing).
-    pub fn in_memory() -> Result<AttemptStore, StoreError> {
+    pub fn in_memory() -> Result<SqliteAttemptStore, StoreError> {
         let connection =
             Connection::open_in_memory().map_err(|source| StoreError::Sqlite { path: ":memory:".into(), source })?;
-        AttemptStore::with(connection, ":memory:".into())
+        SqliteAttemptStore::with(connection, ":memory:".into())
     }
 
-    fn with(connection: Connection, path: String) -> Result<AttemptStore, StoreError> {
-        let store = AttemptStore { connection, path };
+    fn with(connection: Connection, path: String) -> Result<SqliteAttemptStore, StoreError> {
+        let store = SqliteAttemptStore { connection, path };
         let version: i64 =
             store.connection.query_row("PRAGMA user_version", [], |row| row.get(0)).map_err(store.sqlite())?;
         if version > ATTEMPTS_SCHEMA_VERSION {
@@ -216,47 +216,30 @@ impl AttemptStore {
     }
 
     fn parse(&self, raw: RawRow) -> Result<AttemptRow, StoreError> {
-        let id = raw.id as u64;
-        let bad = |what: &str| self.corrupt(format!("attempt {id}: {what}"));
-        let status =
-            serde_json::from_value(serde_json::Value::String(raw.status)).map_err(|_| bad("unknown status"))?;
-        let console = serde_json::from_str(&raw.console).map_err(|_| bad("its console does not read"))?;
-        let seed = raw.seed.parse().map_err(|_| bad("its seed is not a number"))?;
-        Ok(AttemptRow {
-            id,
-            lab: raw.lab,
-            robot: raw.robot,
-            user: raw.user,
-            name: raw.name,
-            challenge: raw.challenge,
-            seed,
-            status,
-            reason: raw.reason,
-            score: raw.score,
-            sim_secs: raw.sim_secs,
-            console,
-        })
+        parse(raw, &self.path)
     }
 }
 
-const COLUMNS: &str = "id, lab, robot, user_id, name, challenge, seed, status, reason, score, sim_secs, console";
+pub(super) const COLUMNS: &str =
+    "id, lab, robot, user_id, name, challenge, seed, status, reason, score, sim_secs, console";
 
-/// A row as SQLite gives it, before its JSON and numbers are read.
-struct RawRow {
-    id: i64,
-    lab: String,
-    robot: String,
-    user: UserId,
-    name: String,
-    challenge: String,
-    seed: String,
-    status: String,
-    reason: Option<String>,
-    score: Option<f64>,
-    sim_secs: f64,
-    console: String,
+/// A row as the database gives it, before its JSON and numbers are read.
+pub(super) struct RawRow {
+    pub id: i64,
+    pub lab: String,
+    pub robot: String,
+    pub user: UserId,
+    pub name: String,
+    pub challenge: String,
+    pub seed: String,
+    pub status: String,
+    pub reason: Option<String>,
+    pub score: Option<f64>,
+    pub sim_secs: f64,
+    pub console: String,
 }
 
+/// A row of `COLUMNS` as SQLite gives it.
 fn read_raw(row: &rusqlite::Row<'_>) -> rusqlite::Result<RawRow> {
     Ok(RawRow {
         id: row.get(0)?,
@@ -293,9 +276,34 @@ fn kept_replays(connection: &Connection, lab: &str, user: UserId) -> rusqlite::R
     Ok(kept)
 }
 
+/// A kept row read: its status, console and seed parsed (`path`: for errors).
+pub(super) fn parse(raw: RawRow, path: &str) -> Result<AttemptRow, StoreError> {
+    let id = raw.id as u64;
+    let bad = |what: &str| StoreError::Corrupt { path: path.to_owned(), what: format!("attempt {id}: {what}") };
+    let status = serde_json::from_value(serde_json::Value::String(raw.status)).map_err(|_| bad("unknown status"))?;
+    let console = serde_json::from_str(&raw.console).map_err(|_| bad("its console does not read"))?;
+    let seed = raw.seed.parse().map_err(|_| bad("its seed is not a number"))?;
+    Ok(AttemptRow {
+        id,
+        lab: raw.lab,
+        robot: raw.robot,
+        user: raw.user,
+        name: raw.name,
+        challenge: raw.challenge,
+        seed,
+        status,
+        reason: raw.reason,
+        score: raw.score,
+        sim_secs: raw.sim_secs,
+        console,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::store::AttemptStore;
+    use crate::store::test_pg::TestBackend;
 
     fn row(id: u64, user: UserId, status: AttemptProgress, score: Option<f64>) -> AttemptRow {
         AttemptRow {
@@ -321,28 +329,35 @@ mod tests {
 
     #[test]
     fn an_attempt_and_its_replay_read_back_as_kept_and_survive_reopening() {
-        let dir = std::env::temp_dir().join(format!("vlab-attempts-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let path = attempts_file_of(&dir.join("vlab.db"));
-        let _ = std::fs::remove_file(&path);
-        {
-            let mut store = AttemptStore::open(&path).unwrap();
-            assert_eq!(store.last_id().unwrap(), 0);
-            store.save(&row(7, 3, AttemptProgress::Solved, Some(21.5)), Some(b"{\"frames\":[]}")).unwrap();
+        for backend in TestBackend::each() {
+            {
+                let mut store = backend.attempts();
+                assert_eq!(store.last_id().unwrap(), 0);
+                store.save(&row(7, 3, AttemptProgress::Solved, Some(21.5)), Some(b"{\"frames\":[]}")).unwrap();
+            }
+            let store = backend.attempts();
+            assert_eq!(store.last_id().unwrap(), 7, "numbers go on after a restart ({})", backend.name());
+            assert_eq!(store.row(7).unwrap(), Some(row(7, 3, AttemptProgress::Solved, Some(21.5))));
+            assert_eq!(store.replay(7).unwrap().as_deref(), Some(&b"{\"frames\":[]}"[..]));
+            assert_eq!(store.row(8).unwrap(), None);
+            assert_eq!(store.rows("lab1", None).unwrap().len(), 1);
+            assert!(store.rows("lab1", Some(4)).unwrap().is_empty());
         }
-        let store = AttemptStore::open(&path).unwrap();
-        assert_eq!(store.last_id().unwrap(), 7, "numbers go on after a restart");
-        assert_eq!(store.row(7).unwrap(), Some(row(7, 3, AttemptProgress::Solved, Some(21.5))));
-        assert_eq!(store.replay(7).unwrap().as_deref(), Some(&b"{\"frames\":[]}"[..]));
-        assert_eq!(store.row(8).unwrap(), None);
-        assert_eq!(store.rows("lab1", None).unwrap().len(), 1);
-        assert!(store.rows("lab1", Some(4)).unwrap().is_empty());
-        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn the_attempts_file_sits_beside_the_database() {
+        assert_eq!(attempts_file_of(Path::new("/var/lib/vlab/vlab.db")), Path::new("/var/lib/vlab/vlab.attempts.db"));
     }
 
     #[test]
     fn a_participant_keeps_the_replays_of_her_latest_attempts_and_of_her_best() {
-        let mut store = AttemptStore::in_memory().unwrap();
+        for backend in TestBackend::each() {
+            a_participant_keeps_the_replays_of_her_latest_attempts_and_of_her_best_on(backend.attempts());
+        }
+    }
+
+    fn a_participant_keeps_the_replays_of_her_latest_attempts_and_of_her_best_on(mut store: AttemptStore) {
         store.save(&row(1, 3, AttemptProgress::Solved, Some(20.0)), Some(b"best")).unwrap();
         for id in 2..=(REPLAYS_KEPT as u64 + 3) {
             store.save(&row(id, 3, AttemptProgress::Failed, None), Some(b"later")).unwrap();

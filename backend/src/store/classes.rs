@@ -4,7 +4,7 @@
 
 use rusqlite::{OptionalExtension, params};
 
-use super::{Store, StoreError};
+use super::{SqliteStore, StoreError};
 use vlab_lab::secret::TokenDigest;
 use vlab_protocol::StudentId;
 
@@ -69,7 +69,7 @@ fn write_student(connection: &rusqlite::Connection, class: &str, student: &Stude
 
 const STUDENT_COLUMNS: &str = "id, name, pin_digest, link_digest, removed";
 
-impl Store {
+impl SqliteStore {
     /// Keeps a new class.
     pub fn save_class(&self, class: &ClassRecord, created_at: i64) -> Result<(), StoreError> {
         self.connection
@@ -237,6 +237,8 @@ impl Store {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::store::Store;
+    use crate::store::test_pg::TestBackend;
 
     fn class() -> ClassRecord {
         ClassRecord {
@@ -249,7 +251,12 @@ mod tests {
 
     #[test]
     fn a_class_its_roster_and_sessions_read_back() {
-        let mut store = Store::in_memory().unwrap();
+        for backend in TestBackend::each() {
+            a_class_its_roster_and_sessions_read_back_on(backend.store());
+        }
+    }
+
+    fn a_class_its_roster_and_sessions_read_back_on(mut store: Store) {
         store.save_class(&class(), 1_800_000_000).unwrap();
         assert_eq!(store.classes().unwrap(), vec![class()]);
         let ana = StudentRecord {
@@ -271,11 +278,22 @@ mod tests {
 
     #[test]
     fn a_student_is_one_participant_in_each_lab_she_entered() {
-        let mut store = Store::in_memory().unwrap();
-        store
-            .connection
-            .execute("INSERT INTO labs (id, name, instructor_digest, seed) VALUES ('lesson-1', 'L', '', 1)", [])
-            .unwrap();
+        for backend in TestBackend::each() {
+            a_student_is_one_participant_in_each_lab_she_entered_on(backend.store());
+        }
+    }
+
+    fn a_student_is_one_participant_in_each_lab_she_entered_on(mut store: Store) {
+        let lab = super::super::LabRecord {
+            id: "lesson-1".into(),
+            name: "L".into(),
+            instructor: TokenDigest::of("t"),
+            seed: 1,
+            join_code: String::new(),
+            scene: super::super::LabScene::Demo,
+            settings_json: String::new(),
+        };
+        store.save_lab(&lab).unwrap();
         store.save_class_lab("c", "lesson-1").unwrap();
         assert_eq!(store.class_labs().unwrap(), vec![("lesson-1".to_owned(), "c".to_owned())]);
         assert_eq!(store.lab_member("lesson-1", 1).unwrap(), None);

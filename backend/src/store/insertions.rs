@@ -5,11 +5,11 @@
 use rusqlite::params;
 
 use super::compaction::{self, Entry, Kind};
-use super::{Insertion, Store, StoreError};
+use super::{Insertion, SqliteStore, StoreError};
 
-impl Store {
+impl SqliteStore {
     /// Appends what was done to lab `lab`'s scene; returns its sequence number (to
-    /// [`Store::forget_insertion`] it if the lab refuses it after all).
+    /// [`SqliteStore::forget_insertion`] it if the lab refuses it after all).
     pub fn record_insertion(&mut self, lab: &str, insertion: &Insertion) -> Result<i64, StoreError> {
         let path = self.path.clone();
         let sqlite = move |source| StoreError::Sqlite { path: path.clone(), source };

@@ -1,31 +1,40 @@
-//! What must survive a restart, in one SQLite file: the labs (the digests of their
-//! instructor tokens, join codes, scenes and settings), the sessions of the students
-//! who joined them (digests of their tokens), and what was uploaded into a lab and
-//! removed from it, in order and compacted, so a restart rebuilds each lab as it was;
-//! and a course's classes (`classes`) with their assignments, submissions and grades
-//! (`assignments`).
-//! Beside it, in a file of its own, the server key, so the operator can print it again.
+//! What must survive a restart: the labs (the digests of their instructor tokens, join
+//! codes, scenes and settings), the sessions of the students who joined them (digests
+//! of their tokens), and what was uploaded into a lab and removed from it, in order and
+//! compacted, so a restart rebuilds each lab as it was; and a course's classes
+//! (`classes`) with their assignments, submissions and grades (`assignments`). Beside
+//! it, in a file of its own, the server key, so the operator can print it again.
 //!
-//! SQLite through `rusqlite` (bundled): a classroom server gets persistence with no
-//! other service to install, and the file can be copied or inspected with standard
-//! tools. Neither it nor its backups hold a token anybody could use.
+//! Two databases, one seam (`backends`): [`Store`], [`AttemptStore`] and
+//! [`RecordingStore`] are enums of a SQLite backend and a PostgreSQL one, each method
+//! forwarded, so the classroom calls them the same whichever `--db` named. SQLite
+//! through `rusqlite` (bundled; this module and its SQLite files) is the default: a
+//! classroom server gets persistence with no other service to install, and the file
+//! can be copied or inspected with standard tools. PostgreSQL (`postgres`) is for
+//! servers that share one database. Neither database nor its backups hold a token
+//! anybody could use.
 
 pub mod assignments;
 pub mod attempts;
+mod backends;
 pub mod classes;
 mod compaction;
 mod insertions;
+pub mod postgres;
 pub mod recordings;
 mod schema;
+#[cfg(test)]
+pub mod test_pg;
 
 use std::path::{Path, PathBuf};
 
 use rusqlite::{Connection, OptionalExtension, params};
 
 pub use assignments::{AssignmentRecord, EvaluationRecord, SubmissionRecord};
-pub use attempts::{AttemptRow, AttemptStore, attempts_file_of};
+pub use attempts::{AttemptRow, SqliteAttemptStore, attempts_file_of};
+pub use backends::{AttemptStore, Database, RecordingStore, Store};
 pub use classes::{ClassRecord, StudentRecord};
-pub use recordings::{ChunkRow, RecordingStore, recordings_file_of};
+pub use recordings::{ChunkRow, SqliteRecordingStore, recordings_file_of};
 
 use vlab_lab::secret::TokenDigest;
 
@@ -64,6 +73,23 @@ pub enum StoreError {
         /// The version found.
         found: i64,
     },
+    /// PostgreSQL refused a statement.
+    #[error("database {database}: {}", postgres::client::describe(.source))]
+    Postgres {
+        /// The database, without its password.
+        database: String,
+        /// The driver's error.
+        source: tokio_postgres::Error,
+    },
+    /// The database cannot be reached (down, restarting, too slow to answer): the call
+    /// changed nothing, and the next one connects again.
+    #[error("the database is unavailable; nothing was changed ({database}: {reason})")]
+    Unavailable {
+        /// The database, without its password.
+        database: String,
+        /// Why.
+        reason: String,
+    },
     /// A kept entry does not read back as what was written.
     #[error("database {path}: {what}")]
     Corrupt {
@@ -72,6 +98,13 @@ pub enum StoreError {
         /// Which entry, and what is wrong with it.
         what: String,
     },
+}
+
+impl StoreError {
+    /// Whether the database could not be reached (rather than refused or failed).
+    pub fn is_unavailable(&self) -> bool {
+        matches!(self, StoreError::Unavailable { .. })
+    }
 }
 
 const SCHEMA_VERSION: i64 = 7;
@@ -215,7 +248,7 @@ fn open_private(path: &Path) -> Result<(Connection, String), StoreError> {
 }
 
 /// The server's database.
-pub struct Store {
+pub struct SqliteStore {
     connection: Connection,
     path: String,
     /// Where the server key is written (`None`: in memory, kept in `memory_key`).
@@ -223,21 +256,21 @@ pub struct Store {
     memory_key: Option<String>,
 }
 
-impl Store {
+impl SqliteStore {
     /// Opens (creating if needed) the database at `path` and brings its schema up to date.
-    pub fn open(path: &Path) -> Result<Store, StoreError> {
+    pub fn open(path: &Path) -> Result<SqliteStore, StoreError> {
         // Tokens' digests and students' programs are in it.
         let (connection, display) = open_private(path)?;
-        let mut store = Store { connection, path: display, key_file: Some(key_file_of(path)), memory_key: None };
+        let mut store = SqliteStore { connection, path: display, key_file: Some(key_file_of(path)), memory_key: None };
         store.migrate()?;
         Ok(store)
     }
 
     /// An in-memory database (tests).
-    pub fn in_memory() -> Result<Store, StoreError> {
+    pub fn in_memory() -> Result<SqliteStore, StoreError> {
         let connection =
             Connection::open_in_memory().map_err(|source| StoreError::Sqlite { path: ":memory:".into(), source })?;
-        let mut store = Store { connection, path: ":memory:".into(), key_file: None, memory_key: None };
+        let mut store = SqliteStore { connection, path: ":memory:".into(), key_file: None, memory_key: None };
         store.migrate()?;
         Ok(store)
     }
@@ -249,11 +282,7 @@ impl Store {
     /// The server key as last saved, if any.
     pub fn server_key(&self) -> Result<Option<String>, StoreError> {
         let Some(file) = &self.key_file else { return Ok(self.memory_key.clone()) };
-        match std::fs::read_to_string(file) {
-            Ok(text) => Ok(Some(text.trim().to_owned()).filter(|key| !key.is_empty())),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-            Err(source) => Err(StoreError::KeyFile { path: file.display().to_string(), source }),
-        }
+        read_key_file(file)
     }
 
     /// Saves the server key to the key file, readable by the server's user only.
@@ -262,20 +291,12 @@ impl Store {
             self.memory_key = Some(key.to_owned());
             return Ok(());
         };
-        let error = |source| StoreError::KeyFile { path: file.display().to_string(), source };
-        let mut options = std::fs::OpenOptions::new();
-        options.write(true).create(true).truncate(true);
-        #[cfg(unix)]
-        {
-            use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
-            options.mode(0o600);
-            // An existing file keeps its mode through `open`: made private first.
-            if file.exists() {
-                std::fs::set_permissions(file, std::fs::Permissions::from_mode(0o600)).map_err(error)?;
-            }
-        }
-        use std::io::Write;
-        options.open(file).and_then(|mut f| writeln!(f, "{key}")).map_err(error)
+        write_key_file(file, key)
+    }
+
+    /// Whether the database answers.
+    pub fn health(&self) -> Result<(), StoreError> {
+        self.connection.query_row("SELECT 1", [], |_| Ok(())).map_err(self.sqlite())
     }
 
     /// Every lab that was not closed.
@@ -317,7 +338,7 @@ impl Store {
 
     /// Ends student `user`'s session in lab `lab` (the instructor removed them) and
     /// records the removal of each of `robots`, theirs, all in one transaction. Returns
-    /// the removals' sequence numbers, in `robots`' order (to [`Store::forget_insertion`]
+    /// the removals' sequence numbers, in `robots`' order (to [`SqliteStore::forget_insertion`]
     /// one the lab no longer needs).
     pub fn remove_session(&mut self, lab: &str, user: u32, robots: &[String]) -> Result<Vec<i64>, StoreError> {
         let path = self.path.clone();
@@ -401,6 +422,33 @@ impl Store {
     }
 }
 
+/// The server key kept in `file`, if any.
+fn read_key_file(file: &Path) -> Result<Option<String>, StoreError> {
+    match std::fs::read_to_string(file) {
+        Ok(text) => Ok(Some(text.trim().to_owned()).filter(|key| !key.is_empty())),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(source) => Err(StoreError::KeyFile { path: file.display().to_string(), source }),
+    }
+}
+
+/// Writes the server key to `file`, readable by the server's user only.
+fn write_key_file(file: &Path, key: &str) -> Result<(), StoreError> {
+    let error = |source| StoreError::KeyFile { path: file.display().to_string(), source };
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create(true).truncate(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
+        options.mode(0o600);
+        // An existing file keeps its mode through `open`: made private first.
+        if file.exists() {
+            std::fs::set_permissions(file, std::fs::Permissions::from_mode(0o600)).map_err(error)?;
+        }
+    }
+    use std::io::Write;
+    options.open(file).and_then(|mut f| writeln!(f, "{key}")).map_err(error)
+}
+
 const LAB_COLUMNS: &str = "id, name, instructor_digest, seed, join_code, scene_kind, scene_text, settings";
 
 /// Where the server key of the database at `db` is kept: `vlab.db` → `vlab.db.key`.
@@ -440,10 +488,12 @@ mod tests {
 
     #[test]
     fn labs_round_trip_and_survive_reopening() {
-        let dir = std::env::temp_dir().join(format!("vlab-store-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let path = dir.join("test.db");
-        let _ = std::fs::remove_file(&path);
+        for backend in test_pg::TestBackend::each() {
+            labs_round_trip_and_survive_reopening_on(&backend);
+        }
+    }
+
+    fn labs_round_trip_and_survive_reopening_on(backend: &test_pg::TestBackend) {
         let record = LabRecord {
             id: "demo".into(),
             name: "Demo".into(),
@@ -454,12 +504,12 @@ mod tests {
             settings_json: "{}".into(),
         };
         {
-            let store = Store::open(&path).unwrap();
+            let store = backend.store();
             assert_eq!(store.lab("demo").unwrap(), None);
             store.save_lab(&record).unwrap();
         }
-        let store = Store::open(&path).unwrap();
-        assert_eq!(store.lab("demo").unwrap(), Some(record.clone()));
+        let store = backend.store();
+        assert_eq!(store.lab("demo").unwrap(), Some(record.clone()), "{}", backend.name());
         let renamed = LabRecord { name: "Renamed".into(), ..record };
         store.save_lab(&renamed).unwrap();
         assert_eq!(store.lab("demo").unwrap(), Some(renamed.clone()));
@@ -514,10 +564,7 @@ mod tests {
         assert_eq!(store.compact("demo").unwrap(), 0);
         let log: Vec<Insertion> = store.insertions("demo").unwrap().into_iter().map(|(_, i)| i).collect();
         assert_eq!(log, vec![Insertion::Removal { robot: "r2".into() }, room]);
-        let assets: i64 =
-            store.connection.query_row("SELECT count(*) FROM insertion_assets", [], |r| r.get(0)).unwrap();
-        assert_eq!(assets, 0);
-        std::fs::remove_dir_all(&dir).unwrap();
+        assert_eq!(test_pg::rows_in(&store, "insertion_assets"), 0, "{}", backend.name());
     }
 
     #[test]
@@ -530,7 +577,7 @@ mod tests {
         let _ = std::fs::remove_file(key_file_of(&path));
         {
             // A file as version 4 left it: tokens in clear.
-            let mut old = Store {
+            let mut old = SqliteStore {
                 connection: Connection::open(&path).unwrap(),
                 path: "old.db".into(),
                 key_file: None,
@@ -546,7 +593,7 @@ mod tests {
                 )
                 .unwrap();
         }
-        let store = Store::open(&path).unwrap();
+        let store = SqliteStore::open(&path).unwrap();
         assert_eq!(store.server_key().unwrap().as_deref(), Some("demo-secret-token"), "kept for `vlab key`");
         let mode = std::fs::metadata(key_file_of(&path)).unwrap().permissions().mode() & 0o777;
         assert_eq!(mode, 0o600, "key file mode {mode:o}");
@@ -584,9 +631,9 @@ mod tests {
     }
 
     /// The file at `path` as schema version `version` left it.
-    fn store_at_version(path: &std::path::Path, version: i64) -> Store {
+    fn store_at_version(path: &std::path::Path, version: i64) -> SqliteStore {
         let (connection, shown) = open_private(path).unwrap();
-        let mut old = Store { connection, path: shown, key_file: None, memory_key: None };
+        let mut old = SqliteStore { connection, path: shown, key_file: None, memory_key: None };
         old.migrate_to(version).unwrap();
         old
     }
@@ -601,7 +648,7 @@ mod tests {
                 SessionRecord { lab: "physics".into(), user: 1, name: "Ana".into(), token: TokenDigest::of("t") };
             old.save_session(&session).unwrap();
         }
-        let store = Store::open(&path).unwrap();
+        let store = SqliteStore::open(&path).unwrap();
         let version: i64 = store.connection.query_row("PRAGMA user_version", [], |r| r.get(0)).unwrap();
         assert_eq!(version, SCHEMA_VERSION);
         assert_eq!(store.lab("physics").unwrap(), Some(lab("physics")), "its labs as they were");
@@ -622,7 +669,7 @@ mod tests {
                 )
                 .unwrap();
         }
-        let store = Store::open(&path).unwrap();
+        let store = SqliteStore::open(&path).unwrap();
         let kept = store.assignments("c").unwrap();
         assert_eq!(kept.len(), 1);
         assert_eq!(
@@ -634,7 +681,7 @@ mod tests {
 
     #[test]
     fn a_newer_schema_is_refused() {
-        let mut store = Store::in_memory().unwrap();
+        let mut store = SqliteStore::in_memory().unwrap();
         store.connection.execute_batch("PRAGMA user_version = 99").unwrap();
         assert!(matches!(store.migrate(), Err(StoreError::TooNew { found: 99, .. })));
     }

@@ -41,26 +41,26 @@ pub struct ChunkRow {
 }
 
 /// The recordings of every lab of a server.
-pub struct RecordingStore {
+pub struct SqliteRecordingStore {
     connection: Connection,
     path: String,
 }
 
-impl RecordingStore {
+impl SqliteRecordingStore {
     /// Opens (creating if needed) the recordings file at `path`.
-    pub fn open(path: &Path) -> Result<RecordingStore, StoreError> {
+    pub fn open(path: &Path) -> Result<SqliteRecordingStore, StoreError> {
         // Students' readings and consoles are in it.
         let (connection, display) = super::open_private(path)?;
-        let mut store = RecordingStore { connection, path: display };
+        let mut store = SqliteRecordingStore { connection, path: display };
         store.migrate()?;
         Ok(store)
     }
 
     /// An in-memory one (a server without a database, tests).
-    pub fn in_memory() -> Result<RecordingStore, StoreError> {
+    pub fn in_memory() -> Result<SqliteRecordingStore, StoreError> {
         let connection =
             Connection::open_in_memory().map_err(|source| StoreError::Sqlite { path: ":memory:".into(), source })?;
-        let mut store = RecordingStore { connection, path: ":memory:".into() };
+        let mut store = SqliteRecordingStore { connection, path: ":memory:".into() };
         store.migrate()?;
         Ok(store)
     }
@@ -381,6 +381,8 @@ fn chunk_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<ChunkRow> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::store::RecordingStore;
+    use crate::store::test_pg::TestBackend;
 
     fn row(run: u32, first_step: u64, last_step: u64) -> ChunkRow {
         ChunkRow { id: 0, run, epoch: 1, first_step, last_step }
@@ -393,10 +395,15 @@ mod tests {
 
     #[test]
     fn the_chunk_holding_a_step_is_the_last_one_starting_before_it() {
-        let store = RecordingStore::in_memory().unwrap();
-        keep(&store, 1, 0, 480, 10);
-        keep(&store, 1, 480, 960, 10);
-        keep(&store, 2, 0, 480, 10);
+        for backend in TestBackend::each() {
+            the_chunk_holding_a_step_is_the_last_one_starting_before_it_on(&backend.recordings());
+        }
+    }
+
+    fn the_chunk_holding_a_step_is_the_last_one_starting_before_it_on(store: &RecordingStore) {
+        keep(store, 1, 0, 480, 10);
+        keep(store, 1, 480, 960, 10);
+        keep(store, 2, 0, 480, 10);
         let (found, _) = store.chunk_at("demo", 1, 700).unwrap().unwrap();
         assert_eq!((found.first_step, found.last_step), (480, 960));
         assert_eq!(store.chunk_at("demo", 1, 480).unwrap().unwrap().0.first_step, 480);
@@ -410,7 +417,12 @@ mod tests {
 
     #[test]
     fn trails_are_read_from_the_chunks_overlapping_the_range_only() {
-        let store = RecordingStore::in_memory().unwrap();
+        for backend in TestBackend::each() {
+            trails_are_read_from_the_chunks_overlapping_the_range_only_on(&backend.recordings());
+        }
+    }
+
+    fn trails_are_read_from_the_chunks_overlapping_the_range_only_on(store: &RecordingStore) {
         let point = |step| vlab_protocol::TrailPoint { step, x: 0.0, y: 0.0, theta: 0.0 };
         for i in 0..10u64 {
             let trail = RecordedTrail { robot: "r".into(), truth: vec![point(i * 480)], ..Default::default() };
@@ -429,11 +441,16 @@ mod tests {
 
     #[test]
     fn a_lab_over_its_budget_loses_its_oldest_chunks_first() {
-        let store = RecordingStore::in_memory().unwrap();
-        for i in 0..10 {
-            keep(&store, 1, i * 480, (i + 1) * 480, 1000);
+        for backend in TestBackend::each() {
+            a_lab_over_its_budget_loses_its_oldest_chunks_first_on(&backend.recordings());
         }
-        keep_other(&store);
+    }
+
+    fn a_lab_over_its_budget_loses_its_oldest_chunks_first_on(store: &RecordingStore) {
+        for i in 0..10 {
+            keep(store, 1, i * 480, (i + 1) * 480, 1000);
+        }
+        keep_other(store);
         let dropped = store.trim("demo", 4500).unwrap();
         assert_eq!(dropped, 6);
         let runs = store.runs("demo").unwrap();
@@ -444,7 +461,12 @@ mod tests {
 
     #[test]
     fn scenes_no_kept_chunk_shows_go_with_the_trim_in_the_current_run_too() {
-        let store = RecordingStore::in_memory().unwrap();
+        for backend in TestBackend::each() {
+            scenes_no_kept_chunk_shows_go_with_the_trim_in_the_current_run_too_on(&backend.recordings());
+        }
+    }
+
+    fn scenes_no_kept_chunk_shows_go_with_the_trim_in_the_current_run_too_on(store: &RecordingStore) {
         // A long run whose scene changed at every chunk (robots added and removed).
         for epoch in 0..10u32 {
             store.keep_scene("demo", 1, epoch, &"s".repeat(500)).unwrap();
@@ -479,7 +501,7 @@ mod tests {
                  PRAGMA user_version = 1;",
             )
             .unwrap();
-        let mut store = RecordingStore { connection, path: ":memory:".into() };
+        let mut store = SqliteRecordingStore { connection, path: ":memory:".into() };
         store.migrate().unwrap();
         assert_eq!(store.bytes("demo").unwrap(), 6, "bytes, not characters");
         assert_eq!(store.scene("demo", 1, 0).unwrap().as_deref(), Some("héllo"));

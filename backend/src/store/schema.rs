@@ -3,7 +3,7 @@
 
 use rusqlite::params;
 
-use super::{SCHEMA_VERSION, Store, StoreError};
+use super::{SCHEMA_VERSION, SqliteStore, StoreError};
 use vlab_lab::secret::TokenDigest;
 
 /// Step 6: a course (docs/classroom.md, "Running a course"). Classes with their teacher
@@ -100,7 +100,7 @@ const COURSE_TABLES: &str = "BEGIN;
      PRAGMA user_version = 6;
      COMMIT;";
 
-impl Store {
+impl SqliteStore {
     /// Brings the file up to [`SCHEMA_VERSION`].
     pub(super) fn migrate(&mut self) -> Result<(), StoreError> {
         self.migrate_to(SCHEMA_VERSION)

@@ -28,6 +28,7 @@ mod mesh_triangles;
 mod objects;
 mod permissions;
 mod placing;
+mod postgres;
 mod program_beliefs;
 mod program_cpus;
 mod program_map;

@@ -4,6 +4,7 @@
 #![allow(dead_code, missing_docs)]
 
 pub mod binary;
+pub mod postgres;
 
 use std::net::SocketAddr;
 use std::sync::Arc;
