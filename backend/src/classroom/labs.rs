@@ -185,6 +185,17 @@ impl ClassroomLabs<'_> {
         Ok(records.into_iter().map(|record| record.id).collect())
     }
 
+    /// The lab kept open in the store that students join with `code`, if any (cluster
+    /// mode: it may run on another server).
+    pub fn kept_with_code(self, code: &str) -> Option<String> {
+        let code = vlab_lab::participants::normalise_code(code);
+        let records = self.classroom.keep(|store| store.open_labs()).ok()??;
+        records
+            .into_iter()
+            .find(|record| vlab_lab::participants::normalise_code(&record.join_code) == code)
+            .map(|r| r.id)
+    }
+
     /// Whether lab `id` is kept open in the store (cluster mode: a lab no server runs
     /// this moment is moving to one, not gone).
     pub fn is_kept(self, id: &str) -> bool {

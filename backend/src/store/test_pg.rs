@@ -1,11 +1,8 @@
 //! A throw-away PostgreSQL database for the store's tests: one per test, created on
-//! the server `VLAB_TEST_POSTGRES_URL` names (a superuser's URL) and dropped after. The
-//! variable is required: without it the PostgreSQL half of each test fails, saying so.
+//! the test kit's server (`VLAB_TEST_POSTGRES_URL`, which `cargo xtask test` sets, or
+//! one started for the test process) and dropped after.
 
 use super::postgres::client::Pg;
-
-/// The variable naming the test server.
-pub const URL_VARIABLE: &str = "VLAB_TEST_POSTGRES_URL";
 
 /// A database of its own, dropped with this value.
 pub struct TestDatabase {
@@ -18,13 +15,9 @@ pub struct TestDatabase {
 impl TestDatabase {
     /// A new empty database on the test server.
     pub fn create() -> TestDatabase {
-        let server = std::env::var(URL_VARIABLE).unwrap_or_else(|_| {
-            panic!(
-                "{URL_VARIABLE} is not set: the store's tests also run on PostgreSQL and need a throw-away server, \
-                 e.g. {URL_VARIABLE}=postgres://postgres@127.0.0.1:55432/postgres (see docs/operations.md)"
-            )
-        });
-        let admin = Pg::connect(&server).unwrap_or_else(|e| panic!("{URL_VARIABLE}: {e}"));
+        // The one `cargo xtask test` started, or one started for this test process.
+        let server = vlab_cluster::testkit::postgres_url();
+        let admin = Pg::connect(&server).unwrap_or_else(|e| panic!("{server}: {e}"));
         let name = format!("vlab_t_{:016x}", rand::random::<u64>());
         admin.batch(&format!("CREATE DATABASE {name}")).expect("the test database is created");
         let url = with_dbname(&server, &name);

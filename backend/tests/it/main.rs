@@ -14,6 +14,7 @@ mod challenge_attempts;
 mod challenge_examples;
 mod classroom;
 mod cluster_relay;
+mod cluster_servers;
 mod course_assignments;
 mod courses;
 mod cpp_programs;

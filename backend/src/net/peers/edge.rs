@@ -48,6 +48,9 @@ pub async fn elsewhere(State(app): State<Arc<AppState>>, request: Request, next:
     if request.method() == Method::GET && path == "/api/labs" {
         return every_lab(peers, request, next).await;
     }
+    if post && path == "/api/join" {
+        return join_by_code(&app, peers, request, next).await;
+    }
     let Some(lab) = lab_of(path) else { return next.run(request).await };
     if app.classroom.registry.get(lab).is_some() {
         return next.run(request).await;
@@ -59,6 +62,34 @@ pub async fn elsewhere(State(app): State<Arc<AppState>>, request: Request, next:
         Err(error) => AppError::from(error).into_response(),
     }
 }
+
+/// `POST /api/join`: joined where the lab with that code runs.
+async fn join_by_code(app: &AppState, peers: &Peers, request: Request, next: Next) -> Response {
+    #[derive(serde::Deserialize)]
+    struct Code {
+        join_code: String,
+    }
+    let (parts, body) = request.into_parts();
+    // A join is a code and a name: anything larger is refused here as it would be there.
+    let Ok(body) = axum::body::to_bytes(body, JOIN_BYTES).await else {
+        return AppError::TooLarge(format!("a join request may be at most {JOIN_BYTES} bytes")).into_response();
+    };
+    let request = Request::from_parts(parts, Body::from(body.clone()));
+    let code = serde_json::from_slice::<Code>(&body).map(|code| code.join_code).unwrap_or_default();
+    let here = app.classroom.registry.by_join_code(&code).is_some();
+    let Some(lab) = (!here).then(|| app.classroom.labs().kept_with_code(&code)).flatten() else {
+        // Here, or nowhere: answered here, wrong codes counted here.
+        return next.run(request).await;
+    };
+    match peers.route(&lab).await {
+        Ok(Route::Owner(owner)) => answered(forward(peers, &owner, request).await),
+        Ok(Route::Here) => AppError::from(PeerError::Moving).into_response(),
+        Err(error) => AppError::from(error).into_response(),
+    }
+}
+
+/// The largest join request read to find its lab.
+const JOIN_BYTES: usize = 16 * 1024;
 
 fn answered(answer: Result<Answer, PeerError>) -> Response {
     match answer {

@@ -1,5 +1,6 @@
-//! PostgreSQL for the integration tests: a throw-away database on the server
-//! `VLAB_TEST_POSTGRES_URL` names (required: without it these tests fail, saying so),
+//! PostgreSQL for the integration tests: a throw-away database on the test kit's server
+//! (`VLAB_TEST_POSTGRES_URL`, which `cargo xtask test` sets, or one started for the
+//! test process),
 //! and a private PostgreSQL of a test's own, on a free port, that the test may stop
 //! and start without disturbing any other.
 
@@ -7,9 +8,6 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use vlab_server::store::postgres::client::Pg;
-
-/// The variable naming the test server (a superuser's URL).
-pub const URL_VARIABLE: &str = "VLAB_TEST_POSTGRES_URL";
 
 /// A database of its own on the test server, dropped with this value.
 pub struct TestDatabase {
@@ -20,14 +18,10 @@ pub struct TestDatabase {
 }
 
 impl TestDatabase {
-    /// A new empty database on the server at `VLAB_TEST_POSTGRES_URL`.
+    /// A new empty database on the test kit's server.
     pub fn create() -> TestDatabase {
-        let server = std::env::var(URL_VARIABLE).unwrap_or_else(|_| {
-            panic!(
-                "{URL_VARIABLE} is not set: these tests need a throw-away PostgreSQL server, \
-                 e.g. {URL_VARIABLE}=postgres://postgres@127.0.0.1:55432/postgres (see docs/operations.md)"
-            )
-        });
+        // The one `cargo xtask test` started, or one started for this test process.
+        let server = vlab_cluster::testkit::postgres_url();
         TestDatabase::on(&server)
     }
 

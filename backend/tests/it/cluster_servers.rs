@@ -1,0 +1,215 @@
+//! Three real `vlab serve --cluster` processes sharing one nats-server and one
+//! PostgreSQL database: a lab created through one server runs on one of them, is watched
+//! from a page on another and commanded from the third; killed with `kill -9`, its
+//! server's labs are taken over by another, the page goes on by itself, and nothing
+//! acknowledged is lost.
+
+use std::time::{Duration, Instant};
+
+use reqwest::Method;
+use serde_json::{Value, json};
+use vlab_protocol::{LabMode, PROTOCOL_VERSION};
+
+use crate::common::binary::VlabProcess;
+use crate::common::postgres::TestDatabase;
+use crate::common::{Client, Received};
+
+const KEY: &str = "cluster-test-key";
+
+/// How long a takeover may take before the test calls it a hang (the design's bound is
+/// 15 s; this is a guard, not a measure).
+const TAKEOVER_PATIENCE: Duration = Duration::from_secs(60);
+
+struct Cluster {
+    name: String,
+    servers: Vec<(String, Option<VlabProcess>)>,
+    _db: TestDatabase,
+    dir: std::path::PathBuf,
+}
+
+impl Cluster {
+    /// Servers `a`, `b`, `c`, started one after the other (the first makes the demo lab
+    /// and the buckets).
+    fn start() -> Cluster {
+        let db = TestDatabase::create();
+        let name = vlab_cluster::testkit::unique_name("c");
+        let dir = std::env::temp_dir().join(&name);
+        std::fs::create_dir_all(&dir).unwrap();
+        let nats = vlab_cluster::testkit::nats_url();
+        let servers = ["a", "b", "c"]
+            .into_iter()
+            .map(|id| {
+                let key_file = dir.join(format!("{id}.key")).display().to_string();
+                let args = [
+                    "--cluster",
+                    &nats,
+                    "--cluster-name",
+                    &name,
+                    "--server-id",
+                    id,
+                    "--instructor-token",
+                    KEY,
+                    "--key-file",
+                    &key_file,
+                ];
+                (id.to_owned(), Some(VlabProcess::start(std::path::Path::new(&db.url), &args)))
+            })
+            .collect();
+        Cluster { name, servers, _db: db, dir }
+    }
+
+    fn server(&self, id: &str) -> &VlabProcess {
+        self.servers.iter().find(|(s, _)| s == id).and_then(|(_, p)| p.as_ref()).expect("a live server")
+    }
+
+    /// The server holding `lab`'s lease, as the directory says.
+    async fn owner_of(&self, lab: &str) -> Option<String> {
+        let nats = async_nats::connect(vlab_cluster::testkit::nats_url()).await.unwrap();
+        let directory = vlab_cluster::Directory::open(nats, &self.name, vlab_cluster::Timing::DEFAULT).await.unwrap();
+        directory.owner_of(lab).await.unwrap()
+    }
+
+    /// Kills server `id` with SIGKILL.
+    fn kill(&mut self, id: &str) {
+        let slot = self.servers.iter_mut().find(|(s, _)| s == id).unwrap();
+        drop(slot.1.take());
+    }
+}
+
+impl Drop for Cluster {
+    fn drop(&mut self) {
+        self.servers.clear();
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+async fn call(server: &VlabProcess, method: Method, path: &str, token: Option<&str>, body: Value) -> (u16, Value) {
+    let mut request = reqwest::Client::new().request(method, server.url(path)).json(&body);
+    if let Some(token) = token {
+        request = request.bearer_auth(token);
+    }
+    let response = request.send().await.unwrap();
+    let status = response.status().as_u16();
+    let text = response.text().await.unwrap();
+    (status, serde_json::from_str(&text).unwrap_or(Value::String(text)))
+}
+
+async fn page(server: &VlabProcess, lab: &str, token: &str) -> Client {
+    let url = server.ws_url(&format!("/ws/labs/{lab}?protocol={PROTOCOL_VERSION}&token={token}"));
+    let (socket, _) = tokio_tungstenite::connect_async(url).await.unwrap();
+    Client::new(socket)
+}
+
+/// Waits until `owner_of(lab)` names a server other than `not`.
+async fn new_owner(cluster: &Cluster, lab: &str, not: &str) -> String {
+    tokio::time::timeout(TAKEOVER_PATIENCE, async {
+        loop {
+            if let Some(owner) = cluster.owner_of(lab).await.filter(|owner| owner != not) {
+                return owner;
+            }
+            tokio::time::sleep(Duration::from_millis(200)).await;
+        }
+    })
+    .await
+    .expect("another server took the lab over")
+}
+
+#[tokio::test]
+async fn a_lab_made_through_one_server_is_watched_from_another_commanded_from_the_third_and_survives_its_server() {
+    let mut cluster = Cluster::start();
+    // Made through A: placed on the least-loaded server.
+    let (status, created) =
+        call(cluster.server("a"), Method::POST, "/api/labs", Some(KEY), json!({"name": "Physics 1"})).await;
+    assert_eq!(status, 201, "{created}");
+    let lab = created["id"].as_str().unwrap().to_owned();
+    let instructor = created["instructor_token"].as_str().unwrap().to_owned();
+    let code = created["join_code"].as_str().unwrap().to_owned();
+    let owner = cluster.owner_of(&lab).await.expect("the lab runs somewhere");
+    let others: Vec<String> = ["a", "b", "c"].iter().map(|s| s.to_string()).filter(|s| *s != owner).collect();
+    let (watcher, commander) = (others[0].clone(), others[1].clone());
+
+    // A student joins by code through the commander's server, and uploads a robot: acknowledged.
+    let (status, joined) =
+        call(cluster.server(&commander), Method::POST, "/api/join", None, json!({"join_code": code, "name": "Ana"}))
+            .await;
+    assert_eq!(status, 200, "{joined}");
+    let ana = joined["token"].as_str().unwrap().to_owned();
+    let robot = "robot ana_bot { body { ana_bot_chassis { shape box(0.3, 0.1, 0.2); pos(1.0, 0.2, 1.5); } } }";
+    let response = reqwest::Client::new()
+        .post(cluster.server(&commander).url(&format!("/api/labs/{lab}/robots")))
+        .bearer_auth(&ana)
+        .body(robot)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status().as_u16(), 200, "{}", response.text().await.unwrap());
+
+    // Watched from another server's page; commanded from the third.
+    let mut watching = page(cluster.server(&watcher), &lab, &instructor).await;
+    let (_, snapshot, _, _) = watching.join_sequence().await;
+    assert!(snapshot.bodies.iter().any(|body| body.name.starts_with("ana_bot")), "the page sees Ana's robot");
+    let (status, state) = call(
+        cluster.server(&commander),
+        Method::POST,
+        &format!("/api/labs/{lab}/control"),
+        Some(&instructor),
+        json!({"action": "resume"}),
+    )
+    .await;
+    assert_eq!(status, 200, "{state}");
+    watching.state_where(|s| s.mode == LabMode::Running).await;
+    watching.until(|r| matches!(r, Received::Frame(_)).then_some(())).await;
+
+    // The same answers from every server, as from one.
+    let wrong = (Method::POST, format!("/api/labs/{lab}/control"), Some("not-a-token"), json!({"action": "pause"}));
+    let answers: Vec<(u16, Value)> = futures_util::future::join_all(
+        ["a", "b", "c"].map(|s| call(cluster.server(s), wrong.0.clone(), &wrong.1, wrong.2, wrong.3.clone())),
+    )
+    .await;
+    assert!(answers.windows(2).all(|pair| pair[0] == pair[1]), "{answers:?}");
+
+    // kill -9 of the lab's server, with the page open on another.
+    let killed = Instant::now();
+    cluster.kill(&owner);
+    let taker = new_owner(&cluster, &lab, &owner).await;
+    let taken_after = killed.elapsed();
+    // The page is told to connect again (or finds its connection gone) and, connecting
+    // again as the page does, is served the lab from its new server.
+    let closed = tokio::time::timeout(TAKEOVER_PATIENCE, async {
+        loop {
+            if let Received::Closed(code) = watching.next().await {
+                return code;
+            }
+        }
+    })
+    .await
+    .expect("the page's connection ends when its lab moves");
+    let mut again = page(cluster.server(&watcher), &lab, &instructor).await;
+    let served_again = tokio::time::timeout(TAKEOVER_PATIENCE, async {
+        loop {
+            match again.next().await {
+                Received::Json(vlab_protocol::ServerMsg::Snapshot(snapshot)) => return snapshot,
+                Received::Closed(_) => {
+                    tokio::time::sleep(Duration::from_millis(500)).await;
+                    again = page(cluster.server(&watcher), &lab, &instructor).await;
+                }
+                _ => {}
+            }
+        }
+    })
+    .await
+    .expect("the page is served the lab again");
+    let page_back_after = killed.elapsed();
+    assert!(served_again.bodies.iter().any(|body| body.name.starts_with("ana_bot")), "Ana's robot was kept");
+    again.until(|r| matches!(r, Received::Frame(_)).then_some(())).await;
+    // Ana's session too.
+    let (status, summary) =
+        call(cluster.server(&watcher), Method::GET, &format!("/api/labs/{lab}"), Some(&ana), json!({})).await;
+    assert_eq!(status, 200, "{summary}");
+    println!(
+        "lab {lab} on {owner} killed: {taker} held its lease after {:.1} s; the page on {watcher} was closed ({closed:?}) \
+         and served again after {:.1} s",
+        taken_after.as_secs_f64(),
+        page_back_after.as_secs_f64()
+    );
+}
