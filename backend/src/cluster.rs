@@ -11,6 +11,7 @@
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use vlab_cluster::{Announcement, ClaimError, Directory, DirectoryError, Lease, ServerLoad};
 use vlab_lab::LabHandle;
@@ -26,6 +27,21 @@ pub struct Node {
     announcement: Announcement,
     leases: Mutex<HashMap<String, Lease>>,
 }
+
+/// How often a lab whose lease was lost tries to claim it again: more often than the
+/// other servers look for labs without a server (`ORPHAN_POLL`), so that after an outage
+/// of NATS the server that ran a lab most likely runs it on, with its state.
+const CLAIM_AGAIN_EVERY: Duration = Duration::from_secs(1);
+
+/// Who the cluster's notices to pages are from.
+const CLUSTER: &str = "VLab";
+
+/// The notice to pages when a lab's lease is lost.
+const STANDING_STILL: &str =
+    "this lab's server cannot reach the cluster's directory: time stands still until it can (nothing is lost)";
+
+/// The notice to pages when it holds the lease again.
+const GOING_ON: &str = "the cluster's directory answers again: time goes on";
 
 /// Where a lab's claim stands: its permit reads this.
 const CLAIMING: u8 = 0;
@@ -71,45 +87,83 @@ impl Node {
         lab.step_only_while(Arc::new(move || permit.load(Ordering::Relaxed) == HELD));
         let (node, lab) = (Arc::clone(self), Arc::clone(lab));
         tokio::spawn(async move {
-            let lease = match node.directory.claim(lab.id(), &node.me).await {
-                Ok(lease) => lease,
+            let first = match node.directory.claim(lab.id(), &node.me).await {
+                Ok(lease) => Some(lease),
+                Err(ClaimError::Taken { owner }) if owner != node.me => {
+                    tracing::info!(lab = %lab.id(), %owner, "another server runs this lab");
+                    None
+                }
                 Err(error) => {
-                    claim.store(LOST, Ordering::Relaxed);
-                    match &error {
-                        ClaimError::Taken { owner } => {
-                            tracing::info!(lab = %lab.id(), %owner, "another server runs this lab")
-                        }
-                        ClaimError::Directory(_) => {
-                            tracing::warn!(lab = %lab.id(), %error, "cannot claim the lab's lease")
-                        }
-                    }
-                    node.let_go(&state.classroom, &lab);
-                    return;
+                    tracing::warn!(lab = %lab.id(), %error, "cannot claim the lab's lease yet");
+                    node.claim_again(&lab).await
                 }
             };
-            let holder = lease.holder();
-            // The permit asks the holder itself: cheap, and false from the moment the
-            // lease may have expired on NATS, before anyone else can claim it.
-            claim.store(HELD, Ordering::Relaxed);
-            lab.step_only_while(Arc::new({
-                let holder = holder.clone();
-                move || holder.is_held()
-            }));
-            node.leases.lock().expect("leases lock").insert(lab.id().to_owned(), lease);
+            let Some(mut lease) = first else {
+                claim.store(LOST, Ordering::Relaxed);
+                node.let_go(&state.classroom, &lab);
+                return;
+            };
             tracing::info!(lab = %lab.id(), "this server holds the lab's lease");
-            let closed = lab.wait_closed();
-            tokio::select! {
-                _ = holder.lost() => {
-                    tracing::warn!(lab = %lab.id(), "the lab's lease was lost: it stops here");
-                    node.let_go(&state.classroom, &lab);
+            loop {
+                let holder = lease.holder();
+                // The permit asks the holder itself: cheap, and false from the moment
+                // the lease may have expired on NATS, before anyone else can claim it.
+                claim.store(HELD, Ordering::Relaxed);
+                lab.step_only_while(Arc::new({
+                    let holder = holder.clone();
+                    move || holder.is_held()
+                }));
+                node.leases.lock().expect("leases lock").insert(lab.id().to_owned(), lease);
+                tokio::select! {
+                    _ = holder.lost() => {}
+                    () = lab.wait_closed() => {
+                        let lease = node.leases.lock().expect("leases lock").remove(lab.id());
+                        if let Some(lease) = lease {
+                            let _ = lease.release().await;
+                        }
+                        return;
+                    }
                 }
-                () = closed => {}
-            }
-            let lease = node.leases.lock().expect("leases lock").remove(lab.id());
-            if let Some(lease) = lease {
-                let _ = lease.release().await;
+                node.leases.lock().expect("leases lock").remove(lab.id());
+                tracing::warn!(lab = %lab.id(), "the lab's lease was lost: its time stands still until it is claimed again");
+                lab.viewers().notice(CLUSTER, STANDING_STILL);
+                match node.claim_again(&lab).await {
+                    Some(again) => {
+                        tracing::info!(lab = %lab.id(), "this server holds the lab's lease again");
+                        lab.viewers().notice(CLUSTER, GOING_ON);
+                        lease = again;
+                    }
+                    None => {
+                        node.let_go(&state.classroom, &lab);
+                        return;
+                    }
+                }
             }
         });
+    }
+
+    /// After a lease was lost (NATS unreachable, or this server cut off from it): claims
+    /// it again, once NATS answers and the lease has expired, unless another server took
+    /// it first (`None`: the lab now runs there, or was closed here).
+    async fn claim_again(&self, lab: &LabHandle) -> Option<Lease> {
+        let closed = lab.wait_closed();
+        tokio::pin!(closed);
+        loop {
+            tokio::select! {
+                () = &mut closed => return None,
+                () = tokio::time::sleep(CLAIM_AGAIN_EVERY) => {}
+            }
+            match self.directory.claim(lab.id(), &self.me).await {
+                Ok(lease) => return Some(lease),
+                // Our own lease, not yet expired on NATS: it will be.
+                Err(ClaimError::Taken { owner }) if owner == self.me => {}
+                Err(ClaimError::Taken { owner }) => {
+                    tracing::info!(lab = %lab.id(), %owner, "another server took the lab over");
+                    return None;
+                }
+                Err(ClaimError::Directory(_)) => {}
+            }
+        }
     }
 
     /// Stops running `lab` here, leaving it open in the store for the server that holds it.

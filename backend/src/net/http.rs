@@ -20,7 +20,12 @@ pub async fn health(State(app): State<Arc<AppState>>) -> Json<serde_json::Value>
         Err(StoreError::Unavailable { reason, .. }) => format!("unavailable: {reason}"),
         Err(error) => format!("failing: {error}"),
     };
-    Json(serde_json::json!({ "ok": true, "version": env!("CARGO_PKG_VERSION"), "database": database }))
+    let mut health = serde_json::json!({ "ok": true, "version": env!("CARGO_PKG_VERSION"), "database": database });
+    if let Some(peers) = &app.peers {
+        health["cluster"] = peers.health().into();
+        health["server"] = peers.me().into();
+    }
+    Json(health)
 }
 
 /// `GET /api/labs`.

@@ -213,3 +213,93 @@ async fn a_lab_made_through_one_server_is_watched_from_another_commanded_from_th
         page_back_after.as_secs_f64()
     );
 }
+
+/// The step lab `lab` answers with through `server`.
+async fn step_of(server: &VlabProcess, lab: &str) -> u64 {
+    let (status, summary) = call(server, Method::GET, &format!("/api/labs/{lab}"), None, json!({})).await;
+    assert_eq!(status, 200, "{summary}");
+    summary["step"].as_u64().unwrap()
+}
+
+/// Waits until `check` holds, polling (a guard against hangs, not a measure).
+async fn until(mut check: impl AsyncFnMut() -> bool) {
+    tokio::time::timeout(TAKEOVER_PATIENCE, async {
+        while !check().await {
+            tokio::time::sleep(Duration::from_millis(200)).await;
+        }
+    })
+    .await
+    .expect("the condition came true");
+}
+
+#[tokio::test]
+async fn a_server_cut_off_from_nats_stops_its_labs_time_and_goes_on_with_them_when_nats_is_back() {
+    let mut nats = vlab_cluster::testkit::NatsServer::start_private();
+    let db = TestDatabase::create();
+    let name = vlab_cluster::testkit::unique_name("cut");
+    let dir = std::env::temp_dir().join(&name);
+    std::fs::create_dir_all(&dir).unwrap();
+    let key_file = dir.join("a.key").display().to_string();
+    let url = nats.url();
+    let args = [
+        "--cluster",
+        &url,
+        "--cluster-name",
+        &name,
+        "--server-id",
+        "a",
+        "--instructor-token",
+        KEY,
+        "--key-file",
+        &key_file,
+    ];
+    let server = VlabProcess::start(std::path::Path::new(&db.url), &args);
+    let (status, created) = call(&server, Method::POST, "/api/labs", Some(KEY), json!({"name": "Cut off"})).await;
+    assert_eq!(status, 201, "{created}");
+    let lab = created["id"].as_str().unwrap().to_owned();
+    let instructor = created["instructor_token"].as_str().unwrap().to_owned();
+    let (status, _) = call(
+        &server,
+        Method::POST,
+        &format!("/api/labs/{lab}/control"),
+        Some(&instructor),
+        json!({"action": "resume"}),
+    )
+    .await;
+    assert_eq!(status, 200);
+    let mut watching = page(&server, &lab, &instructor).await;
+    watching.join_sequence().await;
+    let running = step_of(&server, &lab).await;
+    until(async || step_of(&server, &lab).await > running).await;
+
+    nats.stop();
+    // Its lease cannot be renewed: the lab's time stands still, and the server says why.
+    let (_, health) = call(&server, Method::GET, "/api/health", None, json!({})).await;
+    let mut last = step_of(&server, &lab).await;
+    until(async || {
+        let now = step_of(&server, &lab).await;
+        let still = now == last;
+        last = now;
+        still
+    })
+    .await;
+    let notice = watching
+        .until(|r| match r {
+            Received::Json(vlab_protocol::ServerMsg::Notice { message, .. }) => Some(message.clone()),
+            _ => None,
+        })
+        .await;
+    assert!(notice.contains("time stands still"), "{notice}");
+    let (_, health_later) = call(&server, Method::GET, "/api/health", None, json!({})).await;
+    assert!(health_later["cluster"].as_str().unwrap().starts_with("unavailable"), "{health} {health_later}");
+    let stood_at = step_of(&server, &lab).await;
+
+    nats.restart();
+    // Back: the same lab goes on from where it stood (its state kept, not restored).
+    until(async || step_of(&server, &lab).await > stood_at).await;
+    assert!(stood_at > running, "the lab went on from step {stood_at}, not from 0");
+    let (_, health) = call(&server, Method::GET, "/api/health", None, json!({})).await;
+    assert_eq!(health["cluster"], "ok", "{health}");
+    drop(server);
+    let _ = std::fs::remove_dir_all(&dir);
+}

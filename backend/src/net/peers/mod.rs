@@ -90,6 +90,10 @@ pub enum PeerError {
     Garbled(String),
 }
 
+/// How long a server holds its labs' leases without reaching NATS (`LEASE_TTL -
+/// SAFETY`), for the words of the health route.
+const LEASE_HELD_SECS: u64 = vlab_cluster::directory::LEASE_TTL.as_secs() - vlab_cluster::directory::SAFETY.as_secs();
+
 /// How long a forwarded request may take, the owner's work included (a C++ robot's
 /// compile is the longest).
 pub const FORWARD_TIMEOUT: Duration = Duration::from_secs(120);
@@ -170,6 +174,17 @@ impl Peers {
         match self.owners.owner_of(lab).await.map_err(PeerError::Directory)? {
             Some(owner) if owner != self.me => Ok(Route::Owner(owner)),
             _ => Ok(Route::Here),
+        }
+    }
+
+    /// The cluster connection as the health route says it: `ok`, or why not.
+    pub fn health(&self) -> String {
+        match self.nats.connection_state() {
+            async_nats::connection::State::Connected => "ok".to_owned(),
+            state => format!(
+                "unavailable: the NATS server cannot be reached ({state}); labs here stand still after {} s without it",
+                LEASE_HELD_SECS
+            ),
         }
     }
 
