@@ -27,11 +27,14 @@ pub fn run(args: &[String]) -> Result<()> {
     println!("NATS (JetStream): {nats}\nPostgreSQL:       {db}");
     let [nats_folder, postgres_folder] = services.folders();
     println!("their files:      {} and {}", nats_folder.display(), postgres_folder.display());
+    // One key for every server (each keeps it in a file of its own beside NATS's).
+    let key = new_key()?;
     println!("the servers:");
-    let lines: Vec<Vec<String>> = (1..=servers).map(|i| serve_args(&nats, &db, i)).collect();
+    let lines: Vec<Vec<String>> = (1..=servers).map(|i| serve_args(&nats, &db, i, &key, nats_folder)).collect();
     for line in &lines {
         println!("  vlab {}", line.join(" "));
     }
+    println!("the demo lab on any of them: http://127.0.0.1:8081/?lab=demo&token={key}");
 
     let vlab = vlab_binary()?;
     let help = Command::new(&vlab)
@@ -46,11 +49,15 @@ pub fn run(args: &[String]) -> Result<()> {
         );
     }
     let mut children = Vec::new();
-    for line in &lines {
+    for (index, line) in lines.iter().enumerate() {
         let mut command = Command::new(&vlab);
         command.args(line);
         eprintln!("xtask: {command:?}");
         children.push(command.spawn().with_context(|| format!("could not start {}", vlab.display()))?);
+        // The first server alone makes the directory's buckets and the demo lab.
+        if index == 0 {
+            wait_until_serving(8081, &mut children[0])?;
+        }
     }
     let stopped = wait_for_first_exit(&mut children);
     for child in &mut children {
@@ -81,8 +88,48 @@ fn parse_servers(args: &[String]) -> Result<u32> {
 }
 
 /// The arguments of server `index` (from 1).
-fn serve_args(nats: &str, db: &str, index: u32) -> Vec<String> {
-    ["serve", "--cluster", nats, "--db", db, "--addr", &format!("127.0.0.1:808{index}")].map(String::from).to_vec()
+fn serve_args(nats: &str, db: &str, index: u32, key: &str, folder: &std::path::Path) -> Vec<String> {
+    let key_file = folder.join(format!("server{index}.key")).display().to_string();
+    [
+        "serve",
+        "--cluster",
+        nats,
+        "--db",
+        db,
+        "--addr",
+        &format!("127.0.0.1:808{index}"),
+        "--server-id",
+        &format!("server{index}"),
+        "--instructor-token",
+        key,
+        "--key-file",
+        &key_file,
+    ]
+    .map(String::from)
+    .to_vec()
+}
+
+/// A fresh server key: 16 random bytes, in hex.
+fn new_key() -> Result<String> {
+    use std::io::Read as _;
+    let mut bytes = [0u8; 16];
+    std::fs::File::open("/dev/urandom").and_then(|mut random| random.read_exact(&mut bytes)).context("/dev/urandom")?;
+    Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
+}
+
+/// Waits until the server on `port` accepts connections (or has stopped: an error).
+fn wait_until_serving(port: u16, child: &mut Child) -> Result<()> {
+    let started = std::time::Instant::now();
+    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+        if let Some(status) = child.try_wait()? {
+            bail!("the first server stopped with {status} before it served");
+        }
+        if started.elapsed() > Duration::from_secs(120) {
+            bail!("the first server did not serve on port {port} within 120 s");
+        }
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    Ok(())
 }
 
 /// `VLAB_BIN` when set, else the server built here (dev profile, as the tests build it).
@@ -128,8 +175,23 @@ mod tests {
     #[test]
     fn server_i_listens_on_port_808i() {
         assert_eq!(
-            serve_args("nats://n:1", "postgres://p/vlab", 3),
-            ["serve", "--cluster", "nats://n:1", "--db", "postgres://p/vlab", "--addr", "127.0.0.1:8083"]
+            serve_args("nats://n:1", "postgres://p/vlab", 3, "k3y", std::path::Path::new("/tmp/nats")),
+            [
+                "serve",
+                "--cluster",
+                "nats://n:1",
+                "--db",
+                "postgres://p/vlab",
+                "--addr",
+                "127.0.0.1:8083",
+                "--server-id",
+                "server3",
+                "--instructor-token",
+                "k3y",
+                "--key-file",
+                "/tmp/nats/server3.key"
+            ]
         );
+        assert_eq!(new_key().unwrap().len(), 32);
     }
 }

@@ -101,7 +101,8 @@ impl Forwarded {
         })
     }
 
-    /// The request as the owner's router takes it, from the page's address.
+    /// The request as the owner's router takes it, from the page's address, marked as
+    /// come from another server (so it is answered there, never sent on).
     fn into_request(self) -> Request<Body> {
         let mut request = Request::builder()
             .method(self.method)
@@ -110,6 +111,7 @@ impl Forwarded {
             .expect("parts from a request");
         *request.headers_mut() = self.headers;
         request.extensions_mut().insert(ConnectInfo(self.client));
+        request.extensions_mut().insert(FromPeer);
         request
     }
 }

@@ -207,3 +207,19 @@ async fn a_lab_whose_permit_ends_stands_still() {
     assert_eq!(lab.clock().state().mode, LabMode::Running, "still running, as far as anyone here can tell");
     lab.close();
 }
+
+#[tokio::test]
+async fn every_server_lists_every_servers_labs() {
+    let (a, b, c) = three_servers().await;
+    let list = |server: &TestServer| {
+        let url = server.url("/api/labs");
+        async move {
+            let labs: Vec<serde_json::Value> = reqwest::get(url).await.unwrap().json().await.unwrap();
+            labs.iter().map(|lab| lab["id"].as_str().unwrap().to_owned()).collect::<Vec<_>>()
+        }
+    };
+    for server in [&a, &b, &c] {
+        let listed = tokio::time::timeout(PATIENCE, list(server)).await.expect("the list comes");
+        assert_eq!(listed, ["demo", "empty", "other"]);
+    }
+}
