@@ -1,7 +1,8 @@
 //! `cargo xtask cluster --servers N`: a cluster on this machine, to try cluster mode by
 //! hand (docs/operations.md, Running a cluster): a throw-away NATS and PostgreSQL, and
 //! N `vlab serve --cluster <nats> --db <postgres> --addr 127.0.0.1:808<i>` on them,
-//! until one of them stops or Ctrl-C; then everything is stopped and removed.
+//! until every one of them stopped (kill one to watch its labs move) or Ctrl-C; then
+//! everything is stopped and removed.
 
 use std::path::PathBuf;
 use std::process::{Child, Command};
@@ -59,17 +60,10 @@ pub fn run(args: &[String]) -> Result<()> {
             wait_until_serving(8081, &mut children[0])?;
         }
     }
-    let stopped = wait_for_first_exit(&mut children);
-    for child in &mut children {
-        let _ = child.kill();
-        let _ = child.wait();
-    }
-    let (index, status) = stopped?;
-    bail!(
-        "server {} ({}) stopped with {status}; the others and NATS and PostgreSQL were stopped",
-        index + 1,
-        lines[index].join(" ")
-    )
+    // A server that stops (killed by hand, to watch its labs move) leaves the others
+    // running: the cluster goes on until every server stopped, or Ctrl-C.
+    wait_for_every_exit(&mut children, &lines)?;
+    bail!("every server stopped; NATS and PostgreSQL were stopped")
 }
 
 /// `--servers N` (default 2), 1 to [`MAX_SERVERS`].
@@ -141,16 +135,25 @@ fn vlab_binary() -> Result<PathBuf> {
     Ok(crate::target_dir().join("debug").join(format!("vlab{}", std::env::consts::EXE_SUFFIX)))
 }
 
-/// Waits until one of `children` exits; its index and status.
-fn wait_for_first_exit(children: &mut [Child]) -> Result<(usize, std::process::ExitStatus)> {
-    loop {
-        for (index, child) in children.iter_mut().enumerate() {
-            if let Some(status) = child.try_wait()? {
-                return Ok((index, status));
+/// Waits until every one of `children` exited, saying so as each does.
+fn wait_for_every_exit(children: &mut [Child], lines: &[Vec<String>]) -> Result<()> {
+    let mut running: Vec<usize> = (0..children.len()).collect();
+    while !running.is_empty() {
+        let mut still = Vec::new();
+        for index in running {
+            match children[index].try_wait()? {
+                Some(status) => eprintln!(
+                    "xtask: server {} ({}) stopped with {status}; the others go on (Ctrl-C stops them all)",
+                    index + 1,
+                    lines[index][5..9].join(" ")
+                ),
+                None => still.push(index),
             }
         }
+        running = still;
         std::thread::sleep(Duration::from_millis(200));
     }
+    Ok(())
 }
 
 #[cfg(test)]
