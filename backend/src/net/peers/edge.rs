@@ -141,7 +141,7 @@ async fn forward(peers: &Peers, owner: &str, request: Request) -> Result<Answer,
         .await
         .map_err(|_| PeerError::TooLarge { size: MAX_UPLOAD_BYTES + 64 * 1024, max: MAX_UPLOAD_BYTES })?;
     let forwarded = Forwarded::new(parts.method, parts.uri, client, &parts.headers, body).encode();
-    let max = usize::try_from(peers.nats.server_info().max_payload).unwrap_or(usize::MAX);
+    let max = peers.nats.server_info().max_payload;
     if forwarded.len() > max {
         return Err(PeerError::TooLarge { size: forwarded.len(), max });
     }
@@ -180,22 +180,22 @@ pub async fn watch(mut socket: WebSocket, peers: &Peers, owner: &str, lab: &str,
     }
     let Some(subscription) = feed.join() else { return };
     let pending = subscription.mailbox.take();
-    if let Some(snapshot) = pending.snapshot {
-        if socket.send(Message::Text(Utf8Bytes::from(snapshot.to_string()))).await.is_err() {
-            return;
-        }
+    if let Some(snapshot) = pending.snapshot
+        && socket.send(Message::Text(Utf8Bytes::from(snapshot.to_string()))).await.is_err()
+    {
+        return;
     }
     // The clock comes next from the owner; the keyframe after it, as on the lab's own
     // server.
-    if let Ok(Some(Ok(state))) = tokio::time::timeout(GREETING_PATIENCE, tunnel.recv()).await {
-        if socket.send(state).await.is_err() {
-            return;
-        }
+    if let Ok(Some(Ok(state))) = tokio::time::timeout(GREETING_PATIENCE, tunnel.recv()).await
+        && socket.send(state).await.is_err()
+    {
+        return;
     }
-    if let Some(frame) = pending.frame {
-        if socket.send(Message::Binary(frame.into_bytes())).await.is_err() {
-            return;
-        }
+    if let Some(frame) = pending.frame
+        && socket.send(Message::Binary(frame.into_bytes())).await.is_err()
+    {
+        return;
     }
     let owned_elsewhere = OwnedBy { peers, lab, owner };
     if let Err(reason) = relay(&mut socket, &mut tunnel, &feed, subscription, owned_elsewhere).await {

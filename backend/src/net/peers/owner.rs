@@ -62,7 +62,7 @@ async fn answer_requests(nats: Client, mut requests: async_nats::Subscriber, rou
         let (nats, router) = (nats.clone(), router.clone());
         tokio::spawn(async move {
             // Whatever the answer, it must fit in one message back.
-            let room = usize::try_from(nats.server_info().max_payload).unwrap_or(usize::MAX).saturating_sub(4096);
+            let room = nats.server_info().max_payload.saturating_sub(4096);
             let answer = match Forwarded::decode(&request.payload) {
                 Ok(forwarded) => forward::answer(router, forwarded, room).await,
                 Err(error) => Answer {
