@@ -9,7 +9,6 @@
 //! server polls first ([`Node::take_over`]).
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -43,26 +42,11 @@ const STANDING_STILL: &str =
 /// The notice to pages when it holds the lease again.
 const GOING_ON: &str = "the cluster's directory answers again: time goes on";
 
-/// Where a lab's claim stands: its permit reads this.
-const CLAIMING: u8 = 0;
-const HELD: u8 = 1;
-const LOST: u8 = 2;
-
 impl Node {
     /// Announces server `me`, reachable at `address`, in `directory`.
     pub async fn join(directory: Directory, me: String, address: &str) -> Result<Arc<Node>, DirectoryError> {
         let announcement = directory.announce(&me, address, env!("CARGO_PKG_VERSION")).await?;
         Ok(Arc::new(Node { directory, me, announcement, leases: Mutex::new(HashMap::new()) }))
-    }
-
-    /// This server's id.
-    pub fn me(&self) -> &str {
-        &self.me
-    }
-
-    /// The directory.
-    pub fn directory(&self) -> &Directory {
-        &self.directory
     }
 
     /// Claims every lab the classroom `state` serves for this server, and from now on
@@ -82,9 +66,8 @@ impl Node {
     /// Claims `lab`'s lease; the lab steps once it is won and never after it is lost.
     /// A lab whose claim fails, or whose lease is lost, is closed here.
     fn claim(self: &Arc<Node>, state: Arc<AppState>, lab: &Arc<LabHandle>) {
-        let claim = Arc::new(AtomicU8::new(CLAIMING));
-        let permit = Arc::clone(&claim);
-        lab.step_only_while(Arc::new(move || permit.load(Ordering::Relaxed) == HELD));
+        // Still until the claim is won; then the holder says.
+        lab.step_only_while(Arc::new(|| false));
         let (node, lab) = (Arc::clone(self), Arc::clone(lab));
         tokio::spawn(async move {
             let first = match node.directory.claim(lab.id(), &node.me).await {
@@ -99,7 +82,6 @@ impl Node {
                 }
             };
             let Some(mut lease) = first else {
-                claim.store(LOST, Ordering::Relaxed);
                 node.let_go(&state.classroom, &lab);
                 return;
             };
@@ -108,7 +90,6 @@ impl Node {
                 let holder = lease.holder();
                 // The permit asks the holder itself: cheap, and false from the moment
                 // the lease may have expired on NATS, before anyone else can claim it.
-                claim.store(HELD, Ordering::Relaxed);
                 lab.step_only_while(Arc::new({
                     let holder = holder.clone();
                     move || holder.is_held()
