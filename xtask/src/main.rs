@@ -67,12 +67,31 @@ fn main() -> Result<()> {
     }
 }
 
-/// `cargo xtask load ARGS`: the load tool (`vlab-load`), built and run with `ARGS`.
+/// `cargo xtask load ARGS`: the load tool (`vlab-load`), built and run with `ARGS`;
+/// with `--cluster`, on a throw-away NATS and PostgreSQL it names to the tool.
 fn load(args: &[String]) -> Result<()> {
     let mut command_line = vec!["run", "-p", "vlab-load", "--"];
     command_line.extend(args.iter().map(String::as_str));
-    cargo(&command_line)
+    let mut command = cargo_command(&command_line);
+    let wants_cluster = args.iter().any(|arg| arg == "--cluster" || arg.starts_with("--cluster="));
+    let services = if wants_cluster {
+        test_all::ensure_debian_packages(services::PACKAGES)?;
+        let services = services::Services::start()?;
+        services.create_database(LOAD_DATABASE)?;
+        command
+            .env("VLAB_LOAD_NATS", services.nats_url())
+            .env("VLAB_LOAD_POSTGRES", services.database_url(LOAD_DATABASE));
+        Some(services)
+    } else {
+        None
+    };
+    let ran = run(&mut command);
+    drop(services);
+    ran
 }
+
+/// The database a `cargo xtask load --cluster` run's servers share.
+const LOAD_DATABASE: &str = "vlab_load";
 
 fn run_server(args: &[String]) -> Result<()> {
     // A first run compiles the page and the server from source: minutes on a small

@@ -5,6 +5,8 @@
 //! the frames' delays and any decoding error. `--labs M` adds M-1 unwatched labs first,
 //! to see what a lab costs. `cargo xtask bench` runs the sweeps of [`sweep`].
 
+mod cluster;
+mod crowd;
 mod options;
 mod server;
 mod stats;
@@ -13,22 +15,18 @@ mod viewer;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
-use tokio::sync::{Semaphore, mpsc, watch};
 use vlab_protocol::{CreatedLab, LabMode, Rate};
 use xtask::{cargo, target_dir};
 
+use crowd::{Crowd, Group};
 pub use options::{DEFAULT_THREADS, Options, USAGE};
-use server::{Api, OwnServer, cpu_ticks, ticks_per_second};
+use server::{Api, OwnServer, Role, cpu_ticks, ticks_per_second};
 use stats::{ViewersSummary, cpu_percent, summarize};
 use viewer::Acknowledge;
-use viewer::{Phase, Watch};
 
-/// Handshakes in flight at once while viewers connect.
-const CONNECTING_AT_ONCE: usize = 32;
 /// Time between the last viewer connecting and the window: every snapshot and
 /// keyframe has arrived, the server's buffers have settled.
 const SETTLE: Duration = Duration::from_secs(1);
@@ -55,6 +53,9 @@ pub fn run(args: &[String]) -> Result<()> {
         Ok(options) => options,
         Err(e) => bail!("{e}\n\n{USAGE}"),
     };
+    if let Some(servers) = options.cluster {
+        return cluster::run(&options, servers);
+    }
     raise_open_files_limit(options.viewers);
     let own = match options.server {
         Some(_) => None,
@@ -94,7 +95,7 @@ fn build_release_server() -> Result<PathBuf> {
 
 /// Starts `binary` allowing `viewers` connections from one address.
 fn start_server(binary: &Path, viewers: usize) -> Result<OwnServer> {
-    let server = OwnServer::start(binary, viewers)?;
+    let server = OwnServer::start(binary, viewers, &Role::Alone)?;
     eprintln!("xtask: started {} (pid {}) on {}", binary.display(), server.pid(), server.base);
     Ok(server)
 }
@@ -304,28 +305,9 @@ impl Target {
         };
         let server_cpu_idle = self.cpu_over(window.min(BASELINE_WINDOW)).await;
 
-        let origin = Instant::now();
-        let run = Arc::new(Watch { url: self.api.viewer_url(lab), rate, origin, acknowledge: self.acknowledge });
-        let connecting = Arc::new(Semaphore::new(CONNECTING_AT_ONCE));
-        let (connected_tx, mut connected_rx) = mpsc::unbounded_channel();
-        let (phase_tx, phase_rx) = watch::channel(Phase::Connecting);
-        let tasks: Vec<_> = (0..viewers)
-            .map(|_| {
-                let task =
-                    viewer::watch(Arc::clone(&run), Arc::clone(&connecting), connected_tx.clone(), phase_rx.clone());
-                tokio::spawn(task)
-            })
-            .collect();
-        let (mut connected, mut connect_error) = (0, None);
-        for _ in 0..viewers {
-            match connected_rx.recv().await {
-                Some(Ok(())) => connected += 1,
-                Some(Err(why)) => {
-                    connect_error.get_or_insert(why);
-                }
-                None => break,
-            }
-        }
+        let group = Group { url: self.api.viewer_url(lab), count: viewers };
+        let crowd = Crowd::connect(&[group], rate, Instant::now(), self.acknowledge).await;
+        let (connected, connect_error) = (crowd.connected, crowd.connect_error.clone());
         tokio::time::sleep(SETTLE).await;
 
         let own = std::process::id();
@@ -334,22 +316,16 @@ impl Target {
         let clocks_before = self.clocks().await?;
         let start = Instant::now();
         let end = start + window;
-        phase_tx.send_replace(Phase::Window { start, end });
+        crowd.open_window(start, end);
         tokio::time::sleep_until(end.into()).await;
         let wall = start.elapsed().as_secs_f64();
         let (server_after, tool_after) = (self.pid.and_then(cpu_ticks), cpu_ticks(own));
         let clock_after = self.clock(lab).await?;
         let clocks_after = self.clocks().await?;
-        phase_tx.send_replace(Phase::Stop);
-        let mut reports = Vec::with_capacity(viewers);
-        for task in tasks {
-            reports.push(task.await.context("a viewer task panicked")?);
-        }
+        let reports = crowd.reports().await?.concat();
         let share = |before: Option<u64>, after: Option<u64>| {
             Some(cpu_percent(after?.checked_sub(before?)?, ticks_per_second(), wall))
         };
-        // Viewers that never connected are counted in `connected`, not in the summary.
-        let connected_reports: Vec<_> = reports.into_iter().flatten().collect();
         Ok(Measurement {
             viewers,
             connected,
@@ -363,7 +339,7 @@ impl Target {
             real_time_factor: (clock_after.1 - clock_before.1)
                 / clock_after.0.duration_since(clock_before.0).as_secs_f64().max(1e-9),
             rate,
-            seen: summarize(&connected_reports, window.as_secs_f64(), rate),
+            seen: summarize(&reports, window.as_secs_f64(), rate),
         })
     }
 

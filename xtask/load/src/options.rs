@@ -21,12 +21,15 @@ pub const MAX_LABS: usize = 1_000;
 pub const DEFAULT_THREADS: usize = 1;
 /// Most `--threads`.
 pub const MAX_THREADS: usize = 64;
+/// Servers of a `--cluster` run: at least an owner and one other.
+pub const CLUSTER_SERVERS: std::ops::RangeInclusive<usize> = 2..=9;
 
 /// The usage line of `cargo xtask load`, also shown in `cargo xtask help`.
 pub const USAGE: &str = "\
 usage: cargo xtask load [--viewers N] [--lab L] [--seconds S] [--labs M]
                         [--no-ack | --ack-every-frame] [--threads T]
                         [--server URL [--pid P] [--key K]]
+       cargo xtask load --cluster N [--viewers N] [--seconds S] [--threads T]
   --viewers N   websocket viewers on the lab, each decoding every frame and saying it
                 drew them (`drawn`) once it has read what came, as often as the server
                 asks (as a page does: every second frame at full pace) (default 100)
@@ -43,7 +46,12 @@ usage: cargo xtask load [--viewers N] [--lab L] [--seconds S] [--labs M]
                 build of `vlab` on a free port with a fresh database
   --pid P       with --server: the server's process id, to read its CPU time
   --key K       with --server and --labs: the server key that creates labs
-                (`vlab key`; or the environment variable VLAB_SERVER_KEY)";
+                (`vlab key`; or the environment variable VLAB_SERVER_KEY)
+  --cluster N   a cluster of N (2 to 9) release servers on a throw-away NATS and
+                PostgreSQL, the demo lab on the first: for a quarter, half and all of
+                --viewers, the viewers on one server alone (the baseline), on the lab's
+                server, then split over the others (each server's CPU, frame delays);
+                then the lab's server is killed and the failover timed";
 
 /// What one `cargo xtask load` run does.
 #[derive(Clone, Debug, PartialEq)]
@@ -66,6 +74,8 @@ pub struct Options {
     pub acknowledge: Acknowledge,
     /// Threads the viewers run on (1: a current-thread runtime).
     pub threads: usize,
+    /// `--cluster N`: servers of a cluster run; `None`: one server.
+    pub cluster: Option<usize>,
 }
 
 impl Default for Options {
@@ -80,6 +90,7 @@ impl Default for Options {
             key: None,
             acknowledge: Acknowledge::AsTold,
             threads: DEFAULT_THREADS,
+            cluster: None,
         }
     }
 }
@@ -149,6 +160,7 @@ impl Options {
                 "--pid" => "--pid",
                 "--key" => "--key",
                 "--threads" => "--threads",
+                "--cluster" => "--cluster",
                 other => return Err(OptionsError::Unknown(other.to_owned())),
             };
             let value = match inline {
@@ -189,12 +201,26 @@ impl Options {
                         .filter(|n| (1..=MAX_THREADS).contains(n))
                         .ok_or_else(|| invalid("a number of threads from 1 to 64"))?;
                 }
+                "--cluster" => {
+                    options.cluster = Some(
+                        value
+                            .parse()
+                            .ok()
+                            .filter(|n| CLUSTER_SERVERS.contains(n))
+                            .ok_or_else(|| invalid("a number of servers from 2 to 9"))?,
+                    );
+                }
                 _ => options.key = Some(value),
             }
         }
         if options.server.is_none() && (options.pid.is_some() || options.key.is_some()) {
             return Err(OptionsError::Conflict(
                 "`--pid` and `--key` are for a running server (`--server URL`): without it the tool starts its own",
+            ));
+        }
+        if options.cluster.is_some() && (options.server.is_some() || options.labs > 1 || options.lab != DEFAULT_LAB) {
+            return Err(OptionsError::Conflict(
+                "`--cluster` starts its own servers and watches their demo lab: no `--server`, `--labs` or `--lab`",
             ));
         }
         if options.server.is_some() && options.key.is_none() {
@@ -281,6 +307,19 @@ mod tests {
         }
         assert_eq!(parse(&["--viewer", "3"]), Err(OptionsError::Unknown("--viewer".into())));
         assert_eq!(parse(&["--seconds"]), Err(OptionsError::MissingValue("--seconds")));
+    }
+
+    #[test]
+    fn a_cluster_run_has_two_to_nine_servers_of_its_own() {
+        assert_eq!(parse(&["--cluster", "3", "--viewers", "400"]).unwrap().cluster, Some(3));
+        assert_eq!(parse(&[]).unwrap().cluster, None);
+        for refused in ["1", "10", "three"] {
+            assert!(matches!(parse(&["--cluster", refused]), Err(OptionsError::Invalid { flag: "--cluster", .. })));
+        }
+        for with in [&["--server", "h:1"][..], &["--labs", "2"], &["--lab", "yard"]] {
+            let args: Vec<&str> = ["--cluster", "2"].iter().chain(with).copied().collect();
+            assert!(matches!(parse(&args), Err(OptionsError::Conflict(_))), "{args:?}");
+        }
     }
 
     #[test]

@@ -25,6 +25,24 @@ const SPARE_CONNECTIONS: usize = 256;
 /// The started server's connection caps are never below the server's own default.
 const LEAST_CONNECTIONS: usize = 4096;
 
+/// How a started server keeps its data.
+pub enum Role {
+    /// Alone, in a new SQLite file in its folder.
+    Alone,
+    /// A member of a cluster: `vlab serve --cluster NATS --db DATABASE --server-id ID`,
+    /// with the key every member shares.
+    Member {
+        /// The NATS server's URL.
+        nats: String,
+        /// The shared PostgreSQL database's URL.
+        database: String,
+        /// Its server id.
+        id: String,
+        /// The cluster's server key.
+        key: String,
+    },
+}
+
 /// A `vlab serve` started by the tool; interrupted (then killed) and its folder removed
 /// when dropped.
 pub struct OwnServer {
@@ -37,20 +55,30 @@ pub struct OwnServer {
 }
 
 impl OwnServer {
-    /// Starts `binary serve` on 127.0.0.1 (a port the kernel picks) with a new database
-    /// in a new temporary folder, allowing `viewers` websockets from one address.
-    pub fn start(binary: &Path, viewers: usize) -> Result<OwnServer> {
+    /// Starts `binary serve` on 127.0.0.1 (a port the kernel picks) in a new temporary
+    /// folder, as `role` says, allowing `viewers` websockets from one address.
+    pub fn start(binary: &Path, viewers: usize, role: &Role) -> Result<OwnServer> {
         let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default().as_nanos();
         let dir = std::env::temp_dir().join(format!("vlab-load-{}-{nanos}", std::process::id()));
         std::fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
-        // A throwaway key for a throwaway database on a loopback port.
-        let key = format!("load-{nanos:x}");
         let connections = (viewers + SPARE_CONNECTIONS).max(LEAST_CONNECTIONS).to_string();
         let log = dir.join("server.log");
         let errors = File::create(&log).with_context(|| format!("cannot create {}", log.display()))?;
-        let mut child = Command::new(binary)
-            .args(["serve", "--addr", "127.0.0.1:0", "--db"])
-            .arg(dir.join("load.db"))
+        let mut command = Command::new(binary);
+        command.args(["serve", "--addr", "127.0.0.1:0"]);
+        let key = match role {
+            Role::Alone => {
+                command.arg("--db").arg(dir.join("load.db"));
+                // A throwaway key for a throwaway database on a loopback port.
+                format!("load-{nanos:x}")
+            }
+            Role::Member { nats, database, id, key } => {
+                command.args(["--cluster", nats, "--db", database, "--server-id", id]);
+                command.arg("--key-file").arg(dir.join("vlab.key"));
+                key.clone()
+            }
+        };
+        let mut child = command
             // No browser app is served: the folder has no index.html.
             .arg("--web-dir")
             .arg(&dir)
@@ -88,6 +116,12 @@ impl OwnServer {
     /// Its process id.
     pub fn pid(&self) -> u32 {
         self.child.id()
+    }
+
+    /// Kills it at once (SIGKILL: no goodbye to its cluster) and waits for it.
+    pub fn kill(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
     }
 
     /// Interrupts it as Ctrl-C would, kills it if it has not ended within

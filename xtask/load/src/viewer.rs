@@ -155,6 +155,31 @@ pub async fn watch(
     Some(report)
 }
 
+/// Opens a websocket on `url`, as a page that just connected, and waits up to
+/// `patience` for the lab to move: two decoded frames of different steps (one alone
+/// may be the last picture of a lab that stands still). The later frame's step.
+pub async fn moving_frames(url: &str, patience: Duration) -> Result<u64, String> {
+    let watch = async {
+        let config = WebSocketConfig::default().read_buffer_size(READ_CHUNK_BYTES);
+        let (mut socket, _) =
+            connect_async_with_config(url, Some(config), true).await.map_err(|e| format!("could not connect: {e}"))?;
+        let (mut decoder, mut first) = (FrameDecoder::new(), None);
+        while let Some(message) = socket.next().await {
+            match message.map_err(|e| format!("the websocket failed: {e}"))? {
+                Message::Binary(bytes) => match (decoder.decode(&bytes), first) {
+                    (Ok(frame), Some(step)) if frame.step != step => return Ok(frame.step),
+                    (Ok(frame), _) => first = Some(frame.step),
+                    (Err(_), _) => {}
+                },
+                Message::Close(close) => return Err(format!("closed ({close:?})")),
+                _ => {}
+            }
+        }
+        Err("the server ended the websocket".to_owned())
+    };
+    tokio::time::timeout(patience, watch).await.unwrap_or_else(|_| Err(format!("no moving frames within {patience:?}")))
+}
+
 /// What a viewer has read so far.
 struct Reader<'a> {
     run: &'a Watch,
@@ -358,6 +383,31 @@ mod tests {
             assert!(acknowledged.contains(&newest), "{acknowledged:?}");
         }
         assert!(acknowledged.windows(2).all(|w| w[0] < w[1]), "{acknowledged:?}");
+    }
+
+    #[tokio::test]
+    async fn a_page_sees_a_lab_move_only_when_two_frames_differ() {
+        // A lab that stands still: one frame, sent again (a late joiner's keyframe).
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let url = format!("ws://{}/ws/labs/demo", listener.local_addr().unwrap());
+        let still = tokio::spawn(async move {
+            let (stream, _) = listener.accept().await.unwrap();
+            let mut socket = tokio_tungstenite::accept_async(stream).await.unwrap();
+            for _ in 0..2 {
+                socket.send(Message::binary(frame(8, 0.0).encode())).await.unwrap();
+            }
+            // Held open until the page gives up.
+            let _ = socket.next().await;
+        });
+        let why = moving_frames(&url, Duration::from_millis(300)).await.unwrap_err();
+        assert!(why.contains("no moving frames"), "{why}");
+        still.abort();
+
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let url = format!("ws://{}/ws/labs/demo", listener.local_addr().unwrap());
+        let moving = tokio::spawn(serve_once(listener, 3));
+        assert_eq!(moving_frames(&url, Duration::from_secs(30)).await, Ok(8), "the second frame's step");
+        moving.await.unwrap();
     }
 
     #[tokio::test]
