@@ -153,6 +153,14 @@ pub async fn answer(router: Router, forwarded: Forwarded, limit: usize) -> Answe
     }
 }
 
+/// `error` as this server would answer it, ready to go back.
+pub async fn refusal(error: crate::net::AppError) -> Answer {
+    use axum::response::IntoResponse as _;
+    let (parts, body) = error.into_response().into_parts();
+    let body = axum::body::to_bytes(body, usize::MAX).await.unwrap_or_default();
+    Answer { status: parts.status, headers: end_to_end(&parts.headers), body }
+}
+
 fn end_to_end(headers: &HeaderMap) -> HeaderMap {
     let mut kept = headers.clone();
     for name in &HOP_BY_HOP {

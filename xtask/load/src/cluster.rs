@@ -294,13 +294,20 @@ fn rows_table(rows: &[Row]) -> String {
 async fn failover(members: &mut [OwnServer]) -> Result<String> {
     let edge = Api::new(&members[1].base)?;
     let page = edge.viewer_url(LAB);
+    // The same look before the kill: a page there sees the lab move.
+    moving_frames(&page, FAILOVER_PATIENCE)
+        .await
+        .map_err(|why| anyhow::anyhow!("before the kill, a page on {} saw no moving frames: {why}", members[1].base))?;
     members[0].kill();
     let killed = Instant::now();
     // "Answered again": the first answer after one refused (the lab between servers).
-    let (mut refused, mut answered) = (false, None);
+    let (mut refused, mut answered, mut last_look) = (false, None, String::new());
     let moving = loop {
         if killed.elapsed() > FAILOVER_PATIENCE {
-            bail!("the demo lab was not served again within {FAILOVER_PATIENCE:?} of its server's kill");
+            bail!(
+                "the demo lab was not served again within {FAILOVER_PATIENCE:?} of its server's kill \
+                 (the page's last look: {last_look})"
+            );
         }
         if answered.is_none() {
             match edge.lab(LAB).await {
@@ -311,7 +318,10 @@ async fn failover(members: &mut [OwnServer]) -> Result<String> {
         }
         match moving_frames(&page, PAGE_LOOK).await {
             Ok(_) => break killed.elapsed(),
-            Err(_) => tokio::time::sleep(POLL).await,
+            Err(why) => {
+                last_look = why;
+                tokio::time::sleep(POLL).await;
+            }
         }
     };
     let answered = answered.map_or("n/a".to_owned(), |after| format!("{:.1} s", after.as_secs_f64()));

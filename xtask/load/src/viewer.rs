@@ -168,9 +168,22 @@ pub async fn moving_frames(url: &str, patience: Duration) -> Result<u64, String>
             match message.map_err(|e| format!("the websocket failed: {e}"))? {
                 Message::Binary(bytes) => match (decoder.decode(&bytes), first) {
                     (Ok(frame), Some(step)) if frame.step != step => return Ok(frame.step),
-                    (Ok(frame), _) => first = Some(frame.step),
+                    (Ok(frame), _) => {
+                        first = Some(frame.step);
+                        // Drawn at once, as a page would: the server sends a page
+                        // only so many frames it has not drawn.
+                        let drawn = ClientMsg::Drawn { step: frame.step, pictures: None };
+                        let drawn = serde_json::to_string(&drawn).expect("client messages serialise");
+                        socket.send(Message::text(drawn)).await.map_err(|e| format!("the websocket failed: {e}"))?;
+                    }
                     (Err(_), _) => {}
                 },
+                // Wheels come as their joint coordinate, placed by the snapshot's links.
+                Message::Text(text) => {
+                    if let Ok(ServerMsg::Snapshot(snapshot)) = serde_json::from_str(text.as_str()) {
+                        decoder.set_links(&snapshot.links).map_err(|e| format!("the snapshot's links: {e:?}"))?;
+                    }
+                }
                 Message::Close(close) => return Err(format!("closed ({close:?})")),
                 _ => {}
             }
@@ -396,8 +409,8 @@ mod tests {
             for _ in 0..2 {
                 socket.send(Message::binary(frame(8, 0.0).encode())).await.unwrap();
             }
-            // Held open until the page gives up.
-            let _ = socket.next().await;
+            // Held open (reading what the page says) until the page gives up.
+            while socket.next().await.is_some() {}
         });
         let why = moving_frames(&url, Duration::from_millis(300)).await.unwrap_err();
         assert!(why.contains("no moving frames"), "{why}");

@@ -90,3 +90,13 @@ async fn an_unknown_route_is_the_owners_own_404() {
     unknown.uri = "/api/nowhere".parse().unwrap();
     assert_eq!(answer(echo(), unknown, 1024).await.status, StatusCode::NOT_FOUND);
 }
+
+#[tokio::test]
+async fn a_refusal_goes_back_as_this_server_would_answer_it() {
+    let error = crate::net::AppError::TooManyRequests { message: "slow down".into(), retry_after: 1 };
+    let answer = Answer::decode(&refusal(error).await.encode()).unwrap();
+    assert_eq!(answer.status, StatusCode::TOO_MANY_REQUESTS);
+    assert_eq!(answer.headers[header::RETRY_AFTER], "1");
+    let body: serde_json::Value = serde_json::from_slice(&answer.body).unwrap();
+    assert_eq!(body["error"]["code"], "too_many_requests", "{body}");
+}

@@ -14,6 +14,7 @@ pub mod edge;
 mod mirrors;
 mod owner;
 pub mod tunnel;
+mod turns;
 
 use std::future::Future;
 use std::pin::Pin;

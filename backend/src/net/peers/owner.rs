@@ -10,17 +10,18 @@ use async_nats::{Client, Message};
 use axum::Router;
 use bytes::Bytes;
 use futures_util::StreamExt as _;
-use tokio::sync::{Notify, Semaphore};
+use tokio::sync::Notify;
 use tokio::time::Instant;
 use vlab_lab::LabHandle;
 use vlab_lab::relay::RelayTap;
 
 use super::mirrors::RESYNC;
 use super::tunnel::Tunnel;
+use super::turns::{TurnLimits, Turns};
 use super::{Peers, Subjects, valid_token};
-use crate::net::AppState;
 use crate::net::forward::{self, Answer, Forwarded};
 use crate::net::ws;
+use crate::net::{AppError, AppState};
 
 /// A tap stops this long after the last server that wanted its frames said so.
 pub const WANT_LAPSE: Duration = Duration::from_secs(10);
@@ -28,9 +29,10 @@ pub const WANT_LAPSE: Duration = Duration::from_secs(10);
 /// The tap sends the whole scene again at most this often, however many mirrors ask.
 const RESYNC_EVERY: Duration = Duration::from_secs(1);
 
-/// Forwarded requests answered at once; more wait their turn (a server's own pages are
-/// not starved by another's).
-const FORWARDED_AT_ONCE: usize = 32;
+/// Forwarded requests answered at once (a server's own pages are not starved by
+/// another's): 32, at most 16 for one page address, whose others wait in its own line;
+/// an address holding 512 (as many as its connections to one server) is refused 429.
+pub const FORWARDED_TURNS: TurnLimits = TurnLimits { at_once: 32, per_address: 16, held_per_address: 512 };
 
 /// The headers of a tunnel's opening: which lab, which tunnel, and the page's token.
 pub const LAB: &str = "Vlab-Lab";
@@ -55,25 +57,52 @@ pub async fn serve_owned(
 }
 
 async fn answer_requests(nats: Client, mut requests: async_nats::Subscriber, router: Router) {
-    let at_once = Arc::new(Semaphore::new(FORWARDED_AT_ONCE));
+    let turns = Arc::new(Turns::new(FORWARDED_TURNS));
     while let Some(request) = requests.next().await {
         let Some(reply) = request.reply.clone() else { continue };
-        let Ok(turn) = Arc::clone(&at_once).acquire_owned().await else { return };
-        let (nats, router) = (nats.clone(), router.clone());
-        tokio::spawn(async move {
-            // Whatever the answer, it must fit in one message back.
-            let room = nats.server_info().max_payload.saturating_sub(4096);
-            let answer = match Forwarded::decode(&request.payload) {
-                Ok(forwarded) => forward::answer(router, forwarded, room).await,
-                Err(error) => Answer {
+        let forwarded = match Forwarded::decode(&request.payload) {
+            Ok(forwarded) => forwarded,
+            Err(error) => {
+                let answer = Answer {
                     status: axum::http::StatusCode::BAD_REQUEST,
                     headers: Default::default(),
                     body: Bytes::from(format!("unreadable forwarded request: {error}")),
-                },
-            };
-            let _ = nats.publish(reply, Bytes::from(answer.encode())).await;
+                };
+                tokio::spawn(send(nats.clone(), reply, answer));
+                continue;
+            }
+        };
+        let Some(place) = turns.place(forwarded.client.ip()) else {
+            let nats = nats.clone();
+            tokio::spawn(async move { send(nats, reply, forward::refusal(too_many_held()).await).await });
+            continue;
+        };
+        let (nats, router, turns) = (nats.clone(), router.clone(), Arc::clone(&turns));
+        tokio::spawn(async move {
+            let turn = turns.turn(place).await;
+            // Whatever the answer, it must fit in one message back.
+            let room = nats.server_info().max_payload.saturating_sub(4096);
+            let answer = forward::answer(router, forwarded, room).await;
+            send(nats, reply, answer).await;
             drop(turn);
         });
+    }
+}
+
+/// Sends `answer` back to the server that forwarded the request.
+async fn send(nats: Client, reply: async_nats::Subject, answer: Answer) {
+    let _ = nats.publish(reply, Bytes::from(answer.encode())).await;
+}
+
+/// The refusal of a request from an address that holds as many forwarded requests as
+/// it may.
+fn too_many_held() -> AppError {
+    AppError::TooManyRequests {
+        message: format!(
+            "too many requests from your address at once ({} are waiting for the lab's server): wait for their answers",
+            FORWARDED_TURNS.held_per_address
+        ),
+        retry_after: 1,
     }
 }
 
