@@ -1,6 +1,6 @@
 // The real VLab server for a test: the `vlab` binary on a free loopback port, with its
-// own database in a temporary folder, its logs kept (and printed when a test fails),
-// and a small client of its HTTP API.
+// own database in a temporary folder (or the one it is given: a cluster's), its logs
+// kept (and printed when a test fails), and a small client of its HTTP API.
 
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -84,13 +84,18 @@ export class VlabServer {
     }
   }
 
-  constructor(port, { token, label = 'vlab' } = {}) {
+  /**
+   * `db`: the database (a PostgreSQL URL) instead of a SQLite file in the server's own
+   * folder; `args`: more arguments of `vlab serve`; `label`: its name in the logs.
+   */
+  constructor(port, { token, label = 'vlab', db, args = [] } = {}) {
     this.port = port;
     this.token = token ?? randomBytes(16).toString('hex');
     this.label = label;
     this.baseUrl = `http://127.0.0.1:${port}`;
     this.dataDir = mkdtempSync(path.join(tmpdir(), 'vlab-e2e-'));
-    this.dbPath = path.join(this.dataDir, 'vlab.db');
+    this.dbPath = db ?? path.join(this.dataDir, 'vlab.db');
+    this.extraArgs = args;
     /** @type {string[]} */
     this.logLines = [];
     this.generation = 0;
@@ -117,6 +122,7 @@ export class VlabServer {
       '--db', this.dbPath,
       '--web-dir', webDir(),
       '--instructor-token', this.token,
+      ...this.extraArgs,
     ];
     const bin = serverBinary();
     this.#log(`[e2e] starting ${bin} ${args.join(' ')}`);
