@@ -103,6 +103,8 @@ export class VlabCluster {
       label: id,
       db: this.database.url,
       args: ['--cluster', this.services.nats, '--cluster-name', this.name, '--server-id', id, '--key-file', keyFile],
+      // Who holds which lease is read from the log (`leaseHeldBy`), whatever RUST_LOG says.
+      logFilter: `${process.env.RUST_LOG ?? 'info'},vlab_server::cluster=info`,
     });
     this.servers.push(server);
   }
@@ -116,15 +118,15 @@ export class VlabCluster {
 
   /**
    * Waits until server `id` says in its log that it holds lab `lab`'s lease, counting
-   * only what it logged after `fromLine` (a length of its `logLines`, for a second
-   * claim); returns the log line.
+   * only what it logged after its first `since` lines (its `linesLogged` read earlier,
+   * for a later claim); returns the log line.
    */
-  async leaseHeldBy(id, lab, { fromLine = 0, timeoutMs } = {}) {
+  async leaseHeldBy(id, lab, { since = 0, timeoutMs } = {}) {
     const server = this.server(id);
     const claimed = (line) => line.includes("this server holds the lab's lease") && line.includes(`lab=${lab}`);
     return waitUntil(
       `server ${id} to log that it holds lab ${lab}'s lease`,
-      () => server.logLines.slice(fromLine).find(claimed),
+      () => server.logLinesSince(since).find(claimed),
       (line) => line !== undefined,
       timeoutMs === undefined ? {} : { timeoutMs },
     );

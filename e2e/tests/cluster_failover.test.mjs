@@ -120,21 +120,23 @@ test(
 
       const mark = `mark-${Date.now()}`;
       await markPage(page, mark);
-      const bLogLines = b.logLines.length;
+      const bLogged = b.linesLogged;
       await cluster.kill('a');
       const killed = Date.now();
 
       // B claims the lease and restores the lab from the database.
-      await cluster.leaseHeldBy('b', 'demo', { fromLine: bLogLines, timeoutMs: FAILOVER_PATIENCE_MS });
+      await cluster.leaseHeldBy('b', 'demo', { since: bLogged, timeoutMs: FAILOVER_PATIENCE_MS });
       t.diagnostic(`B held the demo lab's lease ${((Date.now() - killed) / 1000).toFixed(1)} s after the kill`);
 
-      // The page lost its connection and made a new one by itself.
+      // The page lost its connection and made a new one by itself (a reload ends the wait too).
       const seen = await waitUntil(
         'the page to lose its connection and connect again',
         async () => ({ ui: await readUi(page), ...(await readMark(page)) }),
-        ({ ui, states }) => ui.state === 'connected' && states.some((state) => state !== 'connected'),
+        ({ ui, mark: kept, states }) =>
+          kept !== mark || (ui.state === 'connected' && states.some((state) => state !== 'connected')),
         { timeoutMs: FAILOVER_PATIENCE_MS },
       );
+      assert.equal(seen.mark, mark, 'the page was reloaded: its window lost the mark set before the kill');
       t.diagnostic(`the page's connection states since the kill: ${seen.states.join(' → ')}`);
       const runningOnB = await stepAdvances(page, 'the lab on B', { timeoutMs: FAILOVER_PATIENCE_MS });
       t.diagnostic(
