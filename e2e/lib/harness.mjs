@@ -1,4 +1,5 @@
-// One test's world: a fresh real server, a fresh Chromium, and pages of the demo lab.
+// One test's world: a fresh real server (or a cluster's), a fresh Chromium, and pages of
+// the demo lab.
 // On failure it saves a screenshot of every page to E2E_ARTIFACTS and prints the
 // server's log and each page's console, so a red run says what happened.
 
@@ -46,16 +47,37 @@ export const slug = (text) =>
  * @param {import('node:test').TestContext} t
  * @param {(world: {server: VlabServer, openPage: Function, artifactName: Function}) => Promise<void>} body
  */
-export async function withLab(t, body, { allowConsoleErrors = false, expectedConsoleErrors = [] } = {}) {
-  const testSlug = slug(t.name);
+export async function withLab(t, body, options = {}) {
   const server = await VlabServer.start();
+  try {
+    await withPages(t, [server], ({ openPage, artifactName }) => body({ server, openPage, artifactName }), options);
+  } finally {
+    await server.dispose();
+  }
+}
+
+/**
+ * Runs `body({openPage, artifactName})` with a fresh browser on running `servers`, then
+ * closes the browser; the servers are the caller's to stop. `openPage` is `withLab`'s,
+ * with one more option, `server`: the one whose page it opens (the first by default).
+ * On failure, every page's screenshot and console and every server's log are reported.
+ *
+ * @param {import('node:test').TestContext} t
+ * @param {VlabServer[]} servers
+ * @param {(world: {openPage: Function, artifactName: Function}) => Promise<void>} body
+ */
+export async function withPages(t, servers, body, { allowConsoleErrors = false, expectedConsoleErrors = [] } = {}) {
+  const testSlug = slug(t.name);
   /** @type {{name: string, page: import('playwright-core').Page, console: string[], errors: string[]}[]} */
   const opened = [];
   let browser = null;
   try {
     browser = await launchBrowser();
 
-    const openPage = async (role, { name = role, waitConnected = true, lab = 'demo', url, fail = [] } = {}) => {
+    const openPage = async (
+      role,
+      { name = role, waitConnected = true, lab = 'demo', url, fail = [], server = servers[0] } = {},
+    ) => {
       const context = await browser.newContext({ viewport: VIEWPORT });
       context.setDefaultTimeout(DEFAULT_TIMEOUT_MS);
       for (const pattern of fail) await context.route(pattern, (route) => route.abort('connectionfailed'));
@@ -70,7 +92,7 @@ export async function withLab(t, body, { allowConsoleErrors = false, expectedCon
     };
     const artifactName = (suffix) => `${testSlug}-${suffix}`;
 
-    await body({ server, openPage, artifactName });
+    await body({ openPage, artifactName });
 
     const crashes = opened.filter((entry) => entry.errors.length > 0);
     if (crashes.length > 0) {
@@ -88,11 +110,10 @@ export async function withLab(t, body, { allowConsoleErrors = false, expectedCon
       assert.deepEqual(complaints, [], 'a healthy session logs no errors in the browser console');
     }
   } catch (error) {
-    await reportFailure(t, testSlug, server, opened);
+    await reportFailure(t, testSlug, servers, opened);
     throw error;
   } finally {
     await browser?.close().catch(() => {});
-    await server.dispose();
   }
 }
 
@@ -101,7 +122,7 @@ export async function waitForConnected(page, what = 'the page') {
   return waitUntil(`${what} to connect (connection-status data-state=connected)`, () => readUi(page), (ui) => ui.state === 'connected');
 }
 
-async function reportFailure(t, testSlug, server, opened) {
+async function reportFailure(t, testSlug, servers, opened) {
   const lines = [`==== e2e failure: ${t.name} ====`];
   for (const entry of opened) {
     try {
@@ -118,7 +139,11 @@ async function reportFailure(t, testSlug, server, opened) {
     lines.push(`---- ${entry.name} page console (last 100 lines) ----`, ...entry.console.slice(-100));
     if (entry.errors.length) lines.push(`---- ${entry.name} page uncaught errors ----`, ...entry.errors);
   }
-  lines.push('---- server log (last 300 lines) ----', ...server.logLines.slice(-300), '==== end ====');
+  for (const server of servers) {
+    const which = servers.length > 1 ? `server ${server.label}` : 'server';
+    lines.push(`---- ${which} log (last 300 lines) ----`, ...server.logLines.slice(-300));
+  }
+  lines.push('==== end ====');
   // stderr, not t.diagnostic: it is seen at once and whatever the reporter.
   process.stderr.write(`${lines.join('\n')}\n`);
 }

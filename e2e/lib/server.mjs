@@ -1,6 +1,6 @@
 // The real VLab server for a test: the `vlab` binary on a free loopback port, with its
-// own database in a temporary folder, its logs kept (and printed when a test fails),
-// and a small client of its HTTP API.
+// own database in a temporary folder (or the one it is given: a cluster's), its logs
+// kept (and printed when a test fails), and a small client of its HTTP API.
 
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -84,15 +84,24 @@ export class VlabServer {
     }
   }
 
-  constructor(port, { token, label = 'vlab' } = {}) {
+  /**
+   * `db`: the database (a PostgreSQL URL) instead of a SQLite file in the server's own
+   * folder; `args`: more arguments of `vlab serve`; `logFilter`: its `RUST_LOG` (default
+   * ours, else `info`); `label`: its name in the logs.
+   */
+  constructor(port, { token, label = 'vlab', db, args = [], logFilter = process.env.RUST_LOG ?? 'info' } = {}) {
     this.port = port;
     this.token = token ?? randomBytes(16).toString('hex');
     this.label = label;
     this.baseUrl = `http://127.0.0.1:${port}`;
     this.dataDir = mkdtempSync(path.join(tmpdir(), 'vlab-e2e-'));
-    this.dbPath = path.join(this.dataDir, 'vlab.db');
+    this.dbPath = db ?? path.join(this.dataDir, 'vlab.db');
+    this.extraArgs = args;
+    this.logFilter = logFilter;
     /** @type {string[]} */
     this.logLines = [];
+    /** Lines logged in all, those dropped past `MAX_LOG_LINES` too. */
+    this.linesLogged = 0;
     this.generation = 0;
     this.process = null;
     this.exited = null;
@@ -117,11 +126,12 @@ export class VlabServer {
       '--db', this.dbPath,
       '--web-dir', webDir(),
       '--instructor-token', this.token,
+      ...this.extraArgs,
     ];
     const bin = serverBinary();
     this.#log(`[e2e] starting ${bin} ${args.join(' ')}`);
     const child = spawn(bin, args, {
-      env: { ...process.env, RUST_LOG: process.env.RUST_LOG ?? 'info', NO_COLOR: '1' },
+      env: { ...process.env, RUST_LOG: this.logFilter, NO_COLOR: '1' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     this.process = child;
@@ -170,8 +180,15 @@ export class VlabServer {
   }
 
   #log(line) {
+    this.linesLogged += 1;
     this.logLines.push(line);
     if (this.logLines.length > MAX_LOG_LINES) this.logLines.splice(0, this.logLines.length - MAX_LOG_LINES);
+  }
+
+  /** The lines kept of those logged after the first `linesLogged` (a count read earlier). */
+  logLinesSince(linesLogged) {
+    const after = this.linesLogged - linesLogged;
+    return after <= 0 ? [] : this.logLines.slice(-after);
   }
 
   /** Everything the server printed, all runs. */

@@ -253,3 +253,28 @@ fn remove_stale_folders() {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn both_answer_while_held_and_are_stopped_and_removed_when_dropped() {
+        let services = Services::start().expect("Debian's nats-server and postgresql start");
+        let folders: Vec<PathBuf> = services.folders().iter().map(|folder| folder.to_path_buf()).collect();
+        assert!(folders.iter().all(|folder| folder.is_dir()), "{folders:?}");
+        let [(nats_var, nats), (postgres_var, postgres)] = services.test_env();
+        assert_eq!((nats_var, postgres_var), ("VLAB_TEST_NATS_URL", "VLAB_TEST_POSTGRES_URL"));
+        assert_eq!(postgres, services.postgres_url());
+        let nats_port: u16 = nats.rsplit(':').next().and_then(|port| port.parse().ok()).expect("a port in the URL");
+        TcpStream::connect(("127.0.0.1", nats_port)).expect("NATS accepts connections");
+
+        services.create_database("xtask_check").expect("a database is created");
+        let asked = psql(&services.database_url("xtask_check")).args(["-c", "SELECT 1"]).output().unwrap();
+        assert!(asked.status.success(), "{}", String::from_utf8_lossy(&asked.stderr));
+
+        drop(services);
+        assert!(folders.iter().all(|folder| !folder.exists()), "left behind: {folders:?}");
+        assert!(TcpStream::connect(("127.0.0.1", nats_port)).is_err(), "NATS still answers on {nats_port}");
+    }
+}

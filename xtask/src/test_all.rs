@@ -22,8 +22,11 @@
 //!    virtualenv, pytest against the server binary;
 //! 8. the end-to-end tests: `node --test` on `e2e/tests/*.test.mjs`, each against the real
 //!    server and real headless Chromium, screenshots in `e2e/artifacts/`, two test files
-//!    at a time ([`E2E_FILES_AT_ONCE`]), after those that time a program's CPU
-//!    ([`E2E_ALONE`]), which run alone.
+//!    at a time ([`E2E_FILES_AT_ONCE`]), after those that time a program's CPU or kill a
+//!    cluster's server ([`E2E_ALONE`]), which run alone. A throw-away nats-server and
+//!    PostgreSQL of their own run for the whole phase (the cluster tests' servers meet
+//!    on them), named by the same two variables, and are stopped and their folders
+//!    removed after it, pass or fail.
 //!
 //! Last, the copies of binaries and caches this run replaced are deleted from the target
 //! folder (`crate::prune`), so a folder reused run after run stays the size of one build.
@@ -40,6 +43,8 @@ use std::time::{Duration, Instant, SystemTime};
 
 use anyhow::{Context, Result, bail};
 
+use crate::services::Services;
+
 /// How many e2e test files run at once. Each has its own server, database, port and
 /// browser, so they run side by side: two at a time took 548 s where one at a time
 /// takes 737 s. The tests two at a time once caught (a robot driven into by the demo's
@@ -47,10 +52,12 @@ use anyhow::{Context, Result, bail};
 /// to the machine's speed.
 const E2E_FILES_AT_ONCE: usize = 2;
 
-/// The e2e test files that run alone, before the others: they time a program's CPU
+/// The e2e test files that run alone, before the others: those that time a program's CPU
 /// share, which a second browser on a 2-core machine takes from it (two at a time, its
-/// lockstep part once stopped the program for not answering within 500 ms).
-const E2E_ALONE: &[&str] = &["late_program_and_sync_setting.test.mjs"];
+/// lockstep part once stopped the program for not answering within 500 ms); and the
+/// cluster's failover, whose servers must renew their leases every 2 s while one of
+/// them is killed and another restores its lab.
+const E2E_ALONE: &[&str] = &["late_program_and_sync_setting.test.mjs", "cluster_failover.test.mjs"];
 
 /// Debian's Chromium, the only browser the e2e tests use.
 const CHROMIUM: &str = "/usr/bin/chromium";
@@ -122,19 +129,20 @@ pub fn run() -> Result<()> {
 /// that need a service start their own or fail saying what is missing.
 fn cargo_test_with_services() -> Result<()> {
     let mut cargo_test = crate::cargo_command(&["test", "--workspace"]);
-    let services = match crate::services::Services::start() {
-        Ok(services) => {
-            cargo_test.envs(services.test_env());
-            Some(services)
-        }
-        Err(error) => {
-            eprintln!("xtask: could not start NATS and PostgreSQL for the tests: {error:#}");
-            None
-        }
-    };
+    let services = start_services("cargo test").ok();
+    if let Some(services) = &services {
+        cargo_test.envs(services.test_env());
+    }
     let tested = crate::run(&mut cargo_test);
     drop(services);
     tested
+}
+
+/// A throw-away nats-server and PostgreSQL for the tests of phase `phase`; when they do
+/// not start, says so at once.
+fn start_services(phase: &str) -> Result<Services> {
+    Services::start()
+        .inspect_err(|error| eprintln!("xtask: could not start NATS and PostgreSQL for {phase}: {error:#}"))
 }
 
 /// Deletes what this run replaced in the target folder and says how big it is.
@@ -264,9 +272,11 @@ fn build_server() -> Result<PathBuf> {
     Ok(binary)
 }
 
-/// Runs the e2e test files: first those that time a program's CPU ([`E2E_ALONE`]),
-/// alone (a second browser beside them would starve the program they time), then the
-/// others [`E2E_FILES_AT_ONCE`] at a time. Each starts its own server and Chromium.
+/// Runs the e2e test files: first those that time a program's CPU or kill a server
+/// ([`E2E_ALONE`]), alone, then the others [`E2E_FILES_AT_ONCE`] at a time. Each starts
+/// its own servers and Chromium; the cluster tests' servers meet on a throw-away
+/// nats-server and PostgreSQL started here, stopped and removed when this returns, pass
+/// or fail. Without them the other tests still run, and the phase fails saying why.
 fn run_e2e(root: &Path, e2e_dir: &Path, server: &Path, web_dir: &Path, chromium: &Path) -> Result<()> {
     let tests_dir = e2e_dir.join("tests");
     let mut tests: Vec<PathBuf> = std::fs::read_dir(&tests_dir)
@@ -288,8 +298,13 @@ fn run_e2e(root: &Path, e2e_dir: &Path, server: &Path, web_dir: &Path, chromium:
     }
     std::fs::create_dir_all(&artifacts).with_context(|| format!("could not create {}", artifacts.display()))?;
 
+    // Dropped when this returns, whatever happened: the services stop with the phase.
+    let services = start_services("the e2e tests");
     // Both groups run whatever the first gives: a failure does not hide the others.
     let mut failed = Vec::new();
+    if let Err(error) = &services {
+        failed.push(format!("NATS and PostgreSQL did not start, so the cluster tests skipped: {error:#}"));
+    }
     for (group, files, at_once) in [("alone", alone, 1), ("together", together, E2E_FILES_AT_ONCE)] {
         if files.is_empty() {
             continue;
@@ -307,6 +322,9 @@ fn run_e2e(root: &Path, e2e_dir: &Path, server: &Path, web_dir: &Path, chromium:
             .env("VLAB_WEB_DIR", web_dir)
             .env("CHROMIUM_PATH", chromium)
             .env("E2E_ARTIFACTS", &artifacts);
+        if let Ok(services) = &services {
+            node.envs(services.test_env());
+        }
         if let Err(error) = crate::run(&mut node) {
             failed.push(format!("{error:#}\n{}", failing_tests(&report)));
         }
@@ -389,5 +407,18 @@ impl Report {
         let skipped = self.phases.iter().filter(|(_, outcome)| matches!(outcome, Outcome::Skipped(_))).count();
         let passed = self.phases.len() - self.failed() - skipped;
         println!("phases: {passed} passed, {} failed, {skipped} skipped", self.failed());
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_e2e_file_run_alone_exists() {
+        let tests = crate::workspace_root().join("e2e").join("tests");
+        for file in E2E_ALONE {
+            assert!(tests.join(file).is_file(), "E2E_ALONE names {file}, which is not in {}", tests.display());
+        }
     }
 }
