@@ -35,6 +35,10 @@ commands:
                  running at URL): its CPU, the lab's real-time factor, each viewer's
                  bytes and frames per second, frame delays (`cargo xtask load --help`)
   load --sweep   only the load sweeps of `bench`, without the benches
+  load --cluster N [--viewers 100] [--seconds 10]
+                 N release servers on a throw-away NATS and PostgreSQL: the demo
+                 lab's viewers on one server alone, on the lab's server, and split
+                 over the others (each server's CPU, frame delays), then a failover
   soak --minutes N [--robots 30]
                  load a release server with a class (robots, programs, viewers,
                  uploads and removals) for N minutes, printing its memory and step
