@@ -6,7 +6,10 @@
 //! and closed here, without being closed in the store, when its lease is lost (another
 //! server takes it over) or was never won. Labs kept in the database that no server
 //! holds (their server died, or was drained) are claimed and restored by whichever
-//! server polls first ([`Node::take_over`]).
+//! server polls first ([`Node::take_over`]). The course's evaluations run likewise only
+//! where their lease is held ([`Node::run_evaluations`]).
+
+mod evaluations;
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -155,6 +158,14 @@ impl Node {
         }
         let closing = Arc::clone(lab);
         tokio::task::spawn_blocking(move || closing.hand_over());
+    }
+
+    /// From now on the classroom runs an evaluation only while this server holds its
+    /// lease, and takes over those no server holds when asked
+    /// (`classroom.course().take_over_evaluations()`).
+    pub fn run_evaluations(&self, classroom: &Classroom) {
+        let claims = evaluations::EvaluationClaims { directory: self.directory.clone(), me: self.me.clone() };
+        classroom.course().run_evaluations_under(Arc::new(claims));
     }
 
     /// Whether an operator drained this server: it takes no labs and hands over its own.

@@ -258,8 +258,8 @@ fn print_key(args: &KeyArgs) -> anyhow::Result<()> {
 }
 
 /// Cluster mode: joins the cluster's directory as this server, serves the labs others
-/// ask this server for, claims every lab opened here, and takes over the labs no server
-/// runs, now and every few seconds (docs/operations.md, "Running a cluster").
+/// ask this server for, claims every lab opened here and every evaluation started here,
+/// and takes over the labs and evaluations no server runs, now and every few seconds (docs/operations.md, "Running a cluster").
 async fn join_cluster(
     url: &str,
     args: &ServeArgs,
@@ -282,6 +282,7 @@ async fn join_cluster(
     let state =
         Arc::new(AppState { classroom, web_dir: args.web_dir.clone(), limits, peers: Some(Arc::clone(&peers)) });
     node.claim_every_lab(&state);
+    node.run_evaluations(&state.classroom);
     peers::serve_owned(Arc::clone(&peers), Arc::clone(&state), net::app(Arc::clone(&state)))
         .await
         .context("cannot listen to the cluster")?;
@@ -302,6 +303,11 @@ async fn join_cluster(
                 Ok(0) => {}
                 Ok(taken) => tracing::info!(taken, "took over labs no server ran"),
                 Err(error) => tracing::warn!(%error, "cannot look for labs no server runs"),
+            }
+            match state.classroom.course().take_over_evaluations().await {
+                Ok(0) => {}
+                Ok(taken) => tracing::info!(taken, "took over evaluations no server ran"),
+                Err(error) => tracing::warn!(%error, "cannot look for evaluations no server runs"),
             }
         }
     });

@@ -13,6 +13,8 @@ mod camera_programs;
 mod challenge_attempts;
 mod challenge_examples;
 mod classroom;
+mod cluster_attempts;
+mod cluster_evaluations;
 mod cluster_relay;
 mod cluster_servers;
 mod course_assignments;
