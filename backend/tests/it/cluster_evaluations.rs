@@ -122,11 +122,13 @@ async fn an_evaluation_its_server_was_killed_running_is_finished_by_another_with
     })
     .await;
 
-    drop(a);
     let pg = Pg::connect(&db.url).unwrap();
-    let (status, _, trials) = kept(&pg, evaluation);
-    let left = trials.iter().filter(|t| !over(t)).count();
-    assert!(status != "graded" && left > 0, "killed mid-evaluation: {status}, {left} trials left of {}", trials.len());
+    eventually("server a keeps a first trial", async || kept(&pg, evaluation).2.iter().any(over).then_some(())).await;
+
+    drop(a);
+    let (status, _, before) = kept(&pg, evaluation);
+    let left = before.iter().filter(|t| !over(t)).count();
+    assert!(status != "graded" && left > 0, "killed mid-evaluation: {status}, {left} trials left of {}", before.len());
     assert_eq!(directory.evaluation_owner(evaluation).await.unwrap().as_deref(), Some("a"), "its lease outlives it a while");
 
     let owner = eventually("another server claims the evaluation", async || {
@@ -142,6 +144,9 @@ async fn an_evaluation_its_server_was_killed_running_is_finished_by_another_with
     assert_eq!(trials.len(), 20);
     assert!(trials.iter().all(over), "every trial kept: {trials:?}");
     assert!(trials.iter().all(|t| t["credit"].as_f64().is_some()), "{trials:?}");
+    for kept_by_a in before.iter().filter(|t| over(t)) {
+        assert!(trials.contains(kept_by_a), "a trial kept before the kill stays as it was: {kept_by_a}");
+    }
     let credits: Vec<f64> = trials.iter().map(|t| t["credit"].as_f64().unwrap()).collect();
     assert_eq!(grade, Some(vlab_server::classroom::course::grade(10.0, &credits)), "graded from all its trials");
     assert!(grade.unwrap() > 0.0, "the reference solution parks: {trials:?}");
