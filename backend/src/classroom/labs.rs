@@ -105,12 +105,24 @@ impl ClassroomLabs<'_> {
         Ok(CreatedLab { id, name, join_code: record.join_code, instructor_token, instructor_path })
     }
 
-    /// Opens the demo lab `demo` (the embedded yard). Its instructor token is the
-    /// server key: the token given wins and is kept; else the stored one is reused
-    /// (instructor links survive restarts); else a new one is made. A token given or
-    /// made is saved to the key file, where `vlab key` finds it. Returns the lab's
-    /// record and the token if it was made now (to show it this once).
+    /// Opens the demo lab `demo` (the embedded yard), kept first as
+    /// [`ClassroomLabs::keep_demo`] keeps it. Returns the lab's record and the token if
+    /// it was made now (to show it this once).
     pub fn open_demo(self, demo: DemoLab) -> Result<OpenedDemo, ClassroomError> {
+        let start_running = demo.start_running;
+        let kept = self.keep_demo(demo)?;
+        let students = self.stored_students("demo")?;
+        let scene = demo_scene(kept.record.seed);
+        self.classroom.registry.insert(self.open_lab(&kept.record, scene, start_running, students)?);
+        Ok(kept)
+    }
+
+    /// Keeps the demo lab's record without opening it (cluster mode: the server that
+    /// claims its lease first opens it, so no other opens a copy only to close it). Its
+    /// instructor token is the server key: the token given wins and is kept; else the
+    /// stored one is reused (instructor links survive restarts); else a new one is
+    /// made. A token given or made is saved to the key file, where `vlab key` finds it.
+    pub fn keep_demo(self, demo: DemoLab) -> Result<OpenedDemo, ClassroomError> {
         let stored = self.classroom.keep(|store| store.lab("demo"))?.flatten();
         let given = demo.instructor_token.filter(|t| !t.trim().is_empty());
         let (instructor, made) = match (given, &stored) {
@@ -141,13 +153,6 @@ impl ClassroomLabs<'_> {
             settings_json,
         };
         self.classroom.keep(|store| store.save_lab(&record))?;
-        let students = self.stored_students("demo")?;
-        self.classroom.registry.insert(self.open_lab(
-            &record,
-            demo_scene(record.seed),
-            demo.start_running,
-            students,
-        )?);
         Ok(OpenedDemo { record, new_token: made })
     }
 

@@ -369,7 +369,7 @@ mod tests {
     }
 
     #[test]
-    fn attempts_take_the_numbering_s_numbers_and_one_it_cannot_number_is_refused_and_not_queued() {
+    fn attempts_take_their_numbers_from_the_numbering_and_one_it_cannot_number_is_refused_unqueued() {
         let limits = QueueLimits { workers: 1, per_student: 3, waiting: 8, kept: 16 };
         let given = Arc::new(Mutex::new(vec![Ok(40), Err("the database is away".to_owned()), Ok(7)]));
         let numbering = {
