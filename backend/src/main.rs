@@ -368,7 +368,8 @@ async fn serve(args: ServeArgs) -> anyhow::Result<()> {
         compile_limits: None,
         attempts: Some(AttemptStore::open_database(&database)?),
     });
-    let demo = DemoLab { instructor_token: args.instructor_token.clone(), seed: args.seed, start_running: !args.paused };
+    let demo =
+        DemoLab { instructor_token: args.instructor_token.clone(), seed: args.seed, start_running: !args.paused };
     // In a cluster the demo lab is only kept here: the server that claims it first opens
     // it (`Node::take_over`), so no server opens a copy only to close it.
     let demo =

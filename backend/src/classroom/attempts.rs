@@ -87,11 +87,7 @@ impl Attempts {
             })
         };
         let limits = QueueLimits { kept: KEPT_ATTEMPTS, ..QueueLimits::default() };
-        Attempts {
-            queue: Arc::new(AttemptQueue::numbered_by(limits, numbering)),
-            tried: Mutex::default(),
-            kept,
-        }
+        Attempts { queue: Arc::new(AttemptQueue::numbered_by(limits, numbering)), tried: Mutex::default(), kept }
     }
 
     /// The queue every attempt goes through (evaluations' trials too).

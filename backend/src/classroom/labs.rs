@@ -445,22 +445,6 @@ fn library_scene(file: &str, text: &str) -> Option<serde_json::Value> {
     Some(serde_json::json!({ "name": name, "file": file, "about": about.join(" ").trim() }))
 }
 
-#[cfg(test)]
-mod library_tests {
-    use super::library_scene;
-
-    #[test]
-    fn a_lab_scene_is_listed_with_its_whole_opening_comment_and_a_piece_is_not() {
-        let arena = "// A classroom arena: a room with a low inner fence,\n// two ramps and a bridge.\n\nenvironment wallrect { width 6; }\n";
-        let listed = library_scene("arena.vlab", arena).unwrap();
-        assert_eq!(listed["name"], "arena");
-        assert_eq!(listed["about"], "A classroom arena: a room with a low inner fence, two ramps and a bridge.");
-        let robot = "// the course robot, as a function to include\nfunction void diffbot(string s) { }\n";
-        assert_eq!(library_scene("diffbot_robot.vlab", robot), None);
-        assert_eq!(library_scene("notes.txt", arena), None);
-    }
-}
-
 /// A URL-safe id from `name` (`fallback` when nothing of it is left), with a random
 /// suffix that makes it unlike every id `taken` says is taken (`physics-1-k7mp`).
 pub(super) fn unique_slug(name: &str, fallback: &str, taken: impl Fn(&str) -> bool) -> String {
@@ -482,5 +466,21 @@ pub(super) fn unique_slug(name: &str, fallback: &str, taken: impl Fn(&str) -> bo
         if !taken(&id) {
             return id;
         }
+    }
+}
+
+#[cfg(test)]
+mod library_tests {
+    use super::library_scene;
+
+    #[test]
+    fn a_lab_scene_is_listed_with_its_whole_opening_comment_and_a_piece_is_not() {
+        let arena = "// A classroom arena: a room with a low inner fence,\n// two ramps and a bridge.\n\nenvironment wallrect { width 6; }\n";
+        let listed = library_scene("arena.vlab", arena).unwrap();
+        assert_eq!(listed["name"], "arena");
+        assert_eq!(listed["about"], "A classroom arena: a room with a low inner fence, two ramps and a bridge.");
+        let robot = "// the course robot, as a function to include\nfunction void diffbot(string s) { }\n";
+        assert_eq!(library_scene("diffbot_robot.vlab", robot), None);
+        assert_eq!(library_scene("notes.txt", arena), None);
     }
 }

@@ -97,7 +97,8 @@ async fn attempts_queued_on_two_servers_sharing_a_database_get_numbers_no_other_
     for seed in 1..=3u64 {
         for (through, lab) in [(&b, "yard-a"), (&a, "yard-b")] {
             let url = through.url(&format!("/api/labs/{lab}/robots/cart/attempts"));
-            let response = through.http.post(url).bearer_auth(TOKEN).json(&json!({ "seed": seed })).send().await.unwrap();
+            let response =
+                through.http.post(url).bearer_auth(TOKEN).json(&json!({ "seed": seed })).send().await.unwrap();
             let status = response.status().as_u16();
             let report: Value = response.json().await.unwrap();
             assert_eq!(status, 202, "{report}");

@@ -53,8 +53,13 @@ async fn call(base: &str, token: Option<&str>, path: &str, body: Value) -> (u16,
 async fn hand_in(base: &str, key: &str, trials: u32, program: Form) -> (String, i64) {
     let (status, class) = call(base, Some(key), "/api/classes", json!({ "name": "Robotics 6A" })).await;
     assert_eq!(status, 201, "{class}");
-    let (id, code, teacher) = (class["id"].as_str().unwrap(), class["class_code"].as_str().unwrap(), class["teacher_token"].as_str().unwrap());
-    let (status, signed) = call(base, None, "/api/classes/sign-in", json!({ "class_code": code, "name": "Ana", "pin": "4821" })).await;
+    let (id, code, teacher) = (
+        class["id"].as_str().unwrap(),
+        class["class_code"].as_str().unwrap(),
+        class["teacher_token"].as_str().unwrap(),
+    );
+    let (status, signed) =
+        call(base, None, "/api/classes/sign-in", json!({ "class_code": code, "name": "Ana", "pin": "4821" })).await;
     assert_eq!(status, 200, "{signed}");
     let ana = signed["token"].as_str().unwrap();
     let request = json!({ "challenge": "challenges/park", "trials": trials });
@@ -110,7 +115,18 @@ async fn an_evaluation_its_server_was_killed_running_is_finished_by_another_with
     let nats = vlab_cluster::testkit::nats_url();
     let start = |id: &str| {
         let key_file = dir.join(format!("{id}.key")).display().to_string();
-        let args = ["--cluster", &nats, "--cluster-name", &cluster, "--server-id", id, "--instructor-token", key, "--key-file", &key_file];
+        let args = [
+            "--cluster",
+            &nats,
+            "--cluster-name",
+            &cluster,
+            "--server-id",
+            id,
+            "--instructor-token",
+            key,
+            "--key-file",
+            &key_file,
+        ];
         VlabProcess::start(std::path::Path::new(&db.url), &args)
     };
     let a = start("a");
@@ -129,7 +145,11 @@ async fn an_evaluation_its_server_was_killed_running_is_finished_by_another_with
     let (status, _, before) = kept(&pg, evaluation);
     let left = before.iter().filter(|t| !over(t)).count();
     assert!(status != "graded" && left > 0, "killed mid-evaluation: {status}, {left} trials left of {}", before.len());
-    assert_eq!(directory.evaluation_owner(evaluation).await.unwrap().as_deref(), Some("a"), "its lease outlives it a while");
+    assert_eq!(
+        directory.evaluation_owner(evaluation).await.unwrap().as_deref(),
+        Some("a"),
+        "its lease outlives it a while"
+    );
 
     let owner = eventually("another server claims the evaluation", async || {
         directory.evaluation_owner(evaluation).await.unwrap().filter(|owner| owner != "a")
@@ -150,7 +170,9 @@ async fn an_evaluation_its_server_was_killed_running_is_finished_by_another_with
     let credits: Vec<f64> = trials.iter().map(|t| t["credit"].as_f64().unwrap()).collect();
     assert_eq!(grade, Some(vlab_server::classroom::course::grade(10.0, &credits)), "graded from all its trials");
     assert!(grade.unwrap() > 0.0, "the reference solution parks: {trials:?}");
-    println!("evaluation {evaluation}: {left} of 20 trials left when its server was killed; {owner} finished it: {grade:?}");
+    println!(
+        "evaluation {evaluation}: {left} of 20 trials left when its server was killed; {owner} finished it: {grade:?}"
+    );
     drop(b);
     let _ = std::fs::remove_dir_all(&dir);
 }
@@ -178,7 +200,8 @@ async fn an_evaluation_another_server_holds_is_not_started_here_and_is_taken_ove
 
     // Server "a" holds evaluation 1 (the first of a new database) before it is handed in.
     let held = directory.claim_evaluation(1, "a").await.unwrap();
-    let (_, evaluation) = hand_in(&b.url(""), TOKEN, 2, Form::new().part("program", Part::text(IDLE).file_name("main.py"))).await;
+    let (_, evaluation) =
+        hand_in(&b.url(""), TOKEN, 2, Form::new().part("program", Part::text(IDLE).file_name("main.py"))).await;
     assert_eq!(evaluation, 1);
     let taken = b.classroom().course().take_over_evaluations().await.unwrap();
     assert_eq!(taken, 0, "held by a: not taken");

@@ -129,8 +129,7 @@ impl AttemptQueue {
 
     /// The same, each attempt numbered by `numbering` as it is queued.
     pub fn numbered_by(limits: QueueLimits, numbering: Numbering) -> AttemptQueue {
-        let shared =
-            Arc::new(Shared { lines: Mutex::new(Lines::default()), work: Condvar::new(), limits, numbering });
+        let shared = Arc::new(Shared { lines: Mutex::new(Lines::default()), work: Condvar::new(), limits, numbering });
         let workers = (0..limits.workers.max(1))
             .map(|i| {
                 let shared = Arc::clone(&shared);

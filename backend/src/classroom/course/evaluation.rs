@@ -265,7 +265,10 @@ async fn evaluate(shared: &Arc<Shared>, line: &str, claimed: &Arc<Claimed>) -> R
         let percent = model.challenge.as_ref().is_some_and(|c| c.score == ScoreRule::Percent);
         let (spec, judge) = challenge_attempt(&model, &evaluation.robot, Arc::clone(&code), seed)?;
         if !claimed.is_held() {
-            tracing::warn!(evaluation = id, "the evaluation's lease was lost: its other trials are left to the server that claims it");
+            tracing::warn!(
+                evaluation = id,
+                "the evaluation's lease was lost: its other trials are left to the server that claims it"
+            );
             return Ok(());
         }
         let ending = TrialEnding {
@@ -323,7 +326,13 @@ struct WhileHeld {
 }
 
 impl Judge for WhileHeld {
-    fn after_step(&mut self, step: u64, time: f64, world: &vlab_sim::sim::World, robots: &vlab_sim::robot::Robots) -> Option<Judgement> {
+    fn after_step(
+        &mut self,
+        step: u64,
+        time: f64,
+        world: &vlab_sim::sim::World,
+        robots: &vlab_sim::robot::Robots,
+    ) -> Option<Judgement> {
         if !self.claimed.is_held() {
             return Some(Judgement::Failed("this server no longer holds the evaluation".into()));
         }
@@ -364,7 +373,11 @@ impl TrialEnding {
         let recording = outcome.as_mut().ok().and_then(|outcome| outcome.recording.take());
         let id = self.evaluation;
         if !self.claimed.is_held() {
-            tracing::warn!(evaluation = id, trial = self.number, "the evaluation's lease was lost: this trial is not kept");
+            tracing::warn!(
+                evaluation = id,
+                trial = self.number,
+                "the evaluation's lease was lost: this trial is not kept"
+            );
             self.shared.ended.notify_waiters();
             return outcome;
         }
