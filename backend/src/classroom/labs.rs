@@ -117,12 +117,14 @@ impl ClassroomLabs<'_> {
         Ok(kept)
     }
 
-    /// Keeps the demo lab's record without opening it (cluster mode: the server that
-    /// claims its lease first opens it, so no other opens a copy only to close it). Its
+    /// Keeps the demo lab's record, and whether its time runs once opened, without
+    /// opening it (cluster mode: the server that claims its lease first opens it, so no
+    /// other opens a copy only to close it). Its
     /// instructor token is the server key: the token given wins and is kept; else the
     /// stored one is reused (instructor links survive restarts); else a new one is
     /// made. A token given or made is saved to the key file, where `vlab key` finds it.
     pub fn keep_demo(self, demo: DemoLab) -> Result<OpenedDemo, ClassroomError> {
+        self.classroom.demo_starts_running.store(demo.start_running, std::sync::atomic::Ordering::Relaxed);
         let stored = self.classroom.keep(|store| store.lab("demo"))?.flatten();
         let given = demo.instructor_token.filter(|t| !t.trim().is_empty());
         let (instructor, made) = match (given, &stored) {
@@ -216,7 +218,8 @@ impl ClassroomLabs<'_> {
         };
         let lab = if id == "demo" {
             let students = self.stored_students(id)?;
-            self.open_lab(&record, demo_scene(record.seed), true, students)?
+            let running = self.classroom.demo_starts_running.load(std::sync::atomic::Ordering::Relaxed);
+            self.open_lab(&record, demo_scene(record.seed), running, students)?
         } else {
             self.open_stored(&record).await?
         };
