@@ -1,7 +1,8 @@
 //! Attempts on two servers of a cluster sharing one PostgreSQL database: each server
 //! runs a lab of its own with a challenge, attempts are queued on both at once, and
 //! every one gets a number no other has, its answer and replay kept apart and readable
-//! through either server.
+//! through either server. With the database away an attempt cannot be numbered: it is
+//! refused (503) and not queued, and the next one, once the database is back, passes.
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -130,4 +131,38 @@ async fn attempts_queued_on_two_servers_sharing_a_database_get_numbers_no_other_
         expected.reverse();
         assert_eq!(ids, expected, "{lab}: its three, newest first");
     }
+}
+
+#[tokio::test]
+async fn an_attempt_that_cannot_be_numbered_while_the_database_is_away_is_refused_and_the_next_one_passes() {
+    if !python_runs_here() {
+        return;
+    }
+    let postgres = crate::common::postgres::PrivatePostgres::start();
+    let cluster = vlab_cluster::testkit::unique_name("numbering");
+    let a = server(&postgres.url(), &cluster, "a").await;
+    add_cart(&a, "yard-a").await;
+    let attempt = async || {
+        let url = a.url("/api/labs/yard-a/robots/cart/attempts");
+        let response = a.http.post(url).bearer_auth(TOKEN).json(&json!({ "seed": 1 })).send().await.unwrap();
+        let status = response.status().as_u16();
+        (status, response.json::<Value>().await.unwrap())
+    };
+    let (status, first) = attempt().await;
+    assert_eq!(status, 202, "{first}");
+    finished(&a, "yard-a", first["id"].as_u64().unwrap()).await;
+
+    postgres.stop();
+    let (status, refused) = attempt().await;
+    assert_eq!(status, 503, "{refused}");
+    let message = refused["error"]["message"].as_str().unwrap();
+    assert!(message.contains("cannot be numbered"), "{message}");
+
+    postgres.start_again();
+    let (status, next) = attempt().await;
+    assert_eq!(status, 202, "{next}");
+    let next = finished(&a, "yard-a", next["id"].as_u64().unwrap()).await;
+    assert!(next["id"].as_u64() > first["id"].as_u64(), "{first} then {next}");
+    let (_, listed) = get(&a, "/api/labs/yard-a/attempts").await;
+    assert_eq!(listed.as_array().unwrap().len(), 2, "the refused one was never queued: {listed}");
 }
