@@ -5,8 +5,13 @@
 //! registry is claimed (it steps only once the claim succeeded, [`LabHandle::step_only_while`]),
 //! and closed here, without being closed in the store, when its lease is lost (another
 //! server takes it over) or was never won. Labs kept in the database that no server
-//! holds (their server died, or was drained) are claimed and restored by whichever
-//! server polls first ([`Node::take_over`]).
+//! holds (their server died, or was drained, or none has opened it yet: the demo lab)
+//! are claimed by whichever server polls first and restored there, claimed before they
+//! are opened so that no other server opens a copy only to close it
+//! ([`Node::take_over`]). The course's evaluations run likewise only
+//! where their lease is held ([`Node::run_evaluations`]).
+
+mod evaluations;
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -25,6 +30,9 @@ pub struct Node {
     me: String,
     announcement: Announcement,
     leases: Mutex<HashMap<String, Lease>>,
+    /// Leases won for labs not opened yet (taken over): the lab's claim takes its own
+    /// from here once it is opened.
+    won: Mutex<HashMap<String, Lease>>,
 }
 
 /// How often a lab whose lease was lost tries to claim it again: more often than the
@@ -46,7 +54,7 @@ impl Node {
     /// Announces server `me`, reachable at `address`, in `directory`.
     pub async fn join(directory: Directory, me: String, address: &str) -> Result<Arc<Node>, DirectoryError> {
         let announcement = directory.announce(&me, address, env!("CARGO_PKG_VERSION")).await?;
-        Ok(Arc::new(Node { directory, me, announcement, leases: Mutex::new(HashMap::new()) }))
+        Ok(Arc::new(Node { directory, me, announcement, leases: Mutex::default(), won: Mutex::default() }))
     }
 
     /// Claims every lab the classroom `state` serves for this server, and from now on
@@ -70,7 +78,12 @@ impl Node {
         lab.step_only_while(Arc::new(|| false));
         let (node, lab) = (Arc::clone(self), Arc::clone(lab));
         tokio::spawn(async move {
-            let first = match node.directory.claim(lab.id(), &node.me).await {
+            let won = node.won.lock().expect("won lock").remove(lab.id());
+            let claimed = match won {
+                Some(lease) => Ok(lease),
+                None => node.directory.claim(lab.id(), &node.me).await,
+            };
+            let first = match claimed {
                 Ok(lease) => Some(lease),
                 Err(ClaimError::Taken { owner }) if owner != node.me => {
                     tracing::info!(lab = %lab.id(), %owner, "another server runs this lab");
@@ -157,6 +170,14 @@ impl Node {
         tokio::task::spawn_blocking(move || closing.hand_over());
     }
 
+    /// From now on the classroom runs an evaluation only while this server holds its
+    /// lease, and takes over those no server holds when asked
+    /// (`classroom.course().take_over_evaluations()`).
+    pub fn run_evaluations(&self, classroom: &Classroom) {
+        let claims = evaluations::EvaluationClaims { directory: self.directory.clone(), me: self.me.clone() };
+        classroom.course().run_evaluations_under(Arc::new(claims));
+    }
+
     /// Whether an operator drained this server: it takes no labs and hands over its own.
     pub fn is_draining(&self) -> bool {
         self.announcement.is_draining()
@@ -174,7 +195,9 @@ impl Node {
     }
 
     /// Claims and restores, once, every lab kept in the database that no server holds;
-    /// how many it took over.
+    /// how many it took over. Each is claimed before it is opened: a server that polled
+    /// first wins the claim, and this one leaves the lab alone (nothing opened, nothing
+    /// recorded).
     pub async fn take_over(&self, classroom: &Classroom) -> Result<usize, String> {
         let open = classroom.labs().kept_ids().map_err(|e| e.to_string())?;
         let orphans = self.directory.orphans(open.iter().map(String::as_str)).await.map_err(|e| e.to_string())?;
@@ -183,11 +206,29 @@ impl Node {
             if classroom.registry.get(&lab).is_some() {
                 continue;
             }
-            // Opening it claims it (the registry's watcher); a server that polled first
-            // wins the claim, and this one closes its copy at once.
+            match self.directory.claim(&lab, &self.me).await {
+                Ok(lease) => {
+                    self.won.lock().expect("won lock").insert(lab.clone(), lease);
+                }
+                Err(ClaimError::Taken { owner }) => {
+                    tracing::debug!(%lab, %owner, "another server took the lab over first");
+                    continue;
+                }
+                Err(error) => {
+                    tracing::warn!(%lab, %error, "cannot claim a lab without a server");
+                    continue;
+                }
+            }
+            // Opening it registers it, and its claim takes the lease won above.
             match classroom.labs().restore_one(&lab).await {
                 Ok(()) => taken += 1,
-                Err(error) => tracing::error!(%lab, %error, "a lab without a server could not be restored here"),
+                Err(error) => {
+                    tracing::error!(%lab, %error, "a lab without a server could not be restored here");
+                    let unused = self.won.lock().expect("won lock").remove(&lab);
+                    if let Some(lease) = unused {
+                        let _ = lease.release().await;
+                    }
+                }
             }
         }
         Ok(taken)

@@ -258,8 +258,8 @@ fn print_key(args: &KeyArgs) -> anyhow::Result<()> {
 }
 
 /// Cluster mode: joins the cluster's directory as this server, serves the labs others
-/// ask this server for, claims every lab opened here, and takes over the labs no server
-/// runs, now and every few seconds (docs/operations.md, "Running a cluster").
+/// ask this server for, claims every lab opened here and every evaluation started here,
+/// and takes over the labs and evaluations no server runs, now and every few seconds (docs/operations.md, "Running a cluster").
 async fn join_cluster(
     url: &str,
     args: &ServeArgs,
@@ -282,6 +282,7 @@ async fn join_cluster(
     let state =
         Arc::new(AppState { classroom, web_dir: args.web_dir.clone(), limits, peers: Some(Arc::clone(&peers)) });
     node.claim_every_lab(&state);
+    node.run_evaluations(&state.classroom);
     peers::serve_owned(Arc::clone(&peers), Arc::clone(&state), net::app(Arc::clone(&state)))
         .await
         .context("cannot listen to the cluster")?;
@@ -302,6 +303,11 @@ async fn join_cluster(
                 Ok(0) => {}
                 Ok(taken) => tracing::info!(taken, "took over labs no server ran"),
                 Err(error) => tracing::warn!(%error, "cannot look for labs no server runs"),
+            }
+            match state.classroom.course().take_over_evaluations().await {
+                Ok(0) => {}
+                Ok(taken) => tracing::info!(taken, "took over evaluations no server ran"),
+                Err(error) => tracing::warn!(%error, "cannot look for evaluations no server runs"),
             }
         }
     });
@@ -362,11 +368,12 @@ async fn serve(args: ServeArgs) -> anyhow::Result<()> {
         compile_limits: None,
         attempts: Some(AttemptStore::open_database(&database)?),
     });
-    let demo = classroom.labs().open_demo(DemoLab {
-        instructor_token: args.instructor_token.clone(),
-        seed: args.seed,
-        start_running: !args.paused,
-    })?;
+    let demo =
+        DemoLab { instructor_token: args.instructor_token.clone(), seed: args.seed, start_running: !args.paused };
+    // In a cluster the demo lab is only kept here: the server that claims it first opens
+    // it (`Node::take_over`), so no server opens a copy only to close it.
+    let demo =
+        if args.cluster.is_none() { classroom.labs().open_demo(demo)? } else { classroom.labs().keep_demo(demo)? };
     // The demo lab's instructor token is the server's key: it creates labs.
     classroom.set_server_key(demo.record.instructor);
     if args.cluster.is_none() {

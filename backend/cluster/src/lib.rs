@@ -1,5 +1,5 @@
-//! Cluster mode's directory on NATS: the servers and the leases of labs, and where a new
-//! lab goes. The relays between servers are the server's (`net::peers`).
+//! Cluster mode's directory on NATS: the servers, the leases of labs and of evaluations,
+//! and where a new lab goes. The relays between servers are the server's (`net::peers`).
 //!
 //! In cluster mode several VLab servers share one NATS server and one PostgreSQL
 //! database. Each lab runs on exactly one server at a time: the one holding the lab's

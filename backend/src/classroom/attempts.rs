@@ -70,19 +70,24 @@ pub struct Attempts {
 }
 
 impl Attempts {
-    /// The attempts of a server keeping them in `kept` (in memory when `None`).
+    /// The attempts of a server keeping them in `kept` (in memory when `None`). Each is
+    /// numbered by `kept` as it is queued, evaluations' trials too: servers sharing a
+    /// database never give one number twice (`AttemptStore::next_id`).
     pub fn new(kept: Option<AttemptStore>) -> Attempts {
         let kept = kept.unwrap_or_else(|| AttemptStore::in_memory().expect("an in-memory SQLite opens"));
-        let last = kept.last_id().unwrap_or_else(|error| {
-            tracing::error!(%error, "the kept attempts cannot be read: new attempts are numbered from 1");
-            0
-        });
+        let kept = Arc::new(Mutex::new(kept));
+        let numbering = {
+            let kept = Arc::clone(&kept);
+            Box::new(move || {
+                let mut store = kept.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+                store.next_id().map_err(|error| {
+                    tracing::warn!(%error, "an attempt could not be numbered");
+                    error.to_string()
+                })
+            })
+        };
         let limits = QueueLimits { kept: KEPT_ATTEMPTS, ..QueueLimits::default() };
-        Attempts {
-            queue: Arc::new(AttemptQueue::numbered_after(limits, last)),
-            tried: Mutex::default(),
-            kept: Arc::new(Mutex::new(kept)),
-        }
+        Attempts { queue: Arc::new(AttemptQueue::numbered_by(limits, numbering)), tried: Mutex::default(), kept }
     }
 
     /// The queue every attempt goes through (evaluations' trials too).
@@ -159,6 +164,7 @@ impl ClassroomAttempts<'_> {
                 ClassroomError::TooMany { message: refusal.to_string(), retry_after: 10 }
             }
             QueueRefusal::Full { .. } => ClassroomError::Busy { message: refusal.to_string(), retry_after: 30 },
+            QueueRefusal::Unnumbered { .. } => ClassroomError::Busy { message: refusal.to_string(), retry_after: 2 },
         })?;
         let mut open = self.classroom.attempts.tried.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
         open.insert(id, tried.clone());

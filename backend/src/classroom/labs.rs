@@ -105,12 +105,26 @@ impl ClassroomLabs<'_> {
         Ok(CreatedLab { id, name, join_code: record.join_code, instructor_token, instructor_path })
     }
 
-    /// Opens the demo lab `demo` (the embedded yard). Its instructor token is the
-    /// server key: the token given wins and is kept; else the stored one is reused
-    /// (instructor links survive restarts); else a new one is made. A token given or
-    /// made is saved to the key file, where `vlab key` finds it. Returns the lab's
-    /// record and the token if it was made now (to show it this once).
+    /// Opens the demo lab `demo` (the embedded yard), kept first as
+    /// [`ClassroomLabs::keep_demo`] keeps it. Returns the lab's record and the token if
+    /// it was made now (to show it this once).
     pub fn open_demo(self, demo: DemoLab) -> Result<OpenedDemo, ClassroomError> {
+        let start_running = demo.start_running;
+        let kept = self.keep_demo(demo)?;
+        let students = self.stored_students("demo")?;
+        let scene = demo_scene(kept.record.seed);
+        self.classroom.registry.insert(self.open_lab(&kept.record, scene, start_running, students)?);
+        Ok(kept)
+    }
+
+    /// Keeps the demo lab's record, and whether its time runs once opened, without
+    /// opening it (cluster mode: the server that claims its lease first opens it, so no
+    /// other opens a copy only to close it). Its
+    /// instructor token is the server key: the token given wins and is kept; else the
+    /// stored one is reused (instructor links survive restarts); else a new one is
+    /// made. A token given or made is saved to the key file, where `vlab key` finds it.
+    pub fn keep_demo(self, demo: DemoLab) -> Result<OpenedDemo, ClassroomError> {
+        self.classroom.demo_starts_running.store(demo.start_running, std::sync::atomic::Ordering::Relaxed);
         let stored = self.classroom.keep(|store| store.lab("demo"))?.flatten();
         let given = demo.instructor_token.filter(|t| !t.trim().is_empty());
         let (instructor, made) = match (given, &stored) {
@@ -141,13 +155,6 @@ impl ClassroomLabs<'_> {
             settings_json,
         };
         self.classroom.keep(|store| store.save_lab(&record))?;
-        let students = self.stored_students("demo")?;
-        self.classroom.registry.insert(self.open_lab(
-            &record,
-            demo_scene(record.seed),
-            demo.start_running,
-            students,
-        )?);
         Ok(OpenedDemo { record, new_token: made })
     }
 
@@ -211,7 +218,8 @@ impl ClassroomLabs<'_> {
         };
         let lab = if id == "demo" {
             let students = self.stored_students(id)?;
-            self.open_lab(&record, demo_scene(record.seed), true, students)?
+            let running = self.classroom.demo_starts_running.load(std::sync::atomic::Ordering::Relaxed);
+            self.open_lab(&record, demo_scene(record.seed), running, students)?
         } else {
             self.open_stored(&record).await?
         };
@@ -440,22 +448,6 @@ fn library_scene(file: &str, text: &str) -> Option<serde_json::Value> {
     Some(serde_json::json!({ "name": name, "file": file, "about": about.join(" ").trim() }))
 }
 
-#[cfg(test)]
-mod library_tests {
-    use super::library_scene;
-
-    #[test]
-    fn a_lab_scene_is_listed_with_its_whole_opening_comment_and_a_piece_is_not() {
-        let arena = "// A classroom arena: a room with a low inner fence,\n// two ramps and a bridge.\n\nenvironment wallrect { width 6; }\n";
-        let listed = library_scene("arena.vlab", arena).unwrap();
-        assert_eq!(listed["name"], "arena");
-        assert_eq!(listed["about"], "A classroom arena: a room with a low inner fence, two ramps and a bridge.");
-        let robot = "// the course robot, as a function to include\nfunction void diffbot(string s) { }\n";
-        assert_eq!(library_scene("diffbot_robot.vlab", robot), None);
-        assert_eq!(library_scene("notes.txt", arena), None);
-    }
-}
-
 /// A URL-safe id from `name` (`fallback` when nothing of it is left), with a random
 /// suffix that makes it unlike every id `taken` says is taken (`physics-1-k7mp`).
 pub(super) fn unique_slug(name: &str, fallback: &str, taken: impl Fn(&str) -> bool) -> String {
@@ -477,5 +469,21 @@ pub(super) fn unique_slug(name: &str, fallback: &str, taken: impl Fn(&str) -> bo
         if !taken(&id) {
             return id;
         }
+    }
+}
+
+#[cfg(test)]
+mod library_tests {
+    use super::library_scene;
+
+    #[test]
+    fn a_lab_scene_is_listed_with_its_whole_opening_comment_and_a_piece_is_not() {
+        let arena = "// A classroom arena: a room with a low inner fence,\n// two ramps and a bridge.\n\nenvironment wallrect { width 6; }\n";
+        let listed = library_scene("arena.vlab", arena).unwrap();
+        assert_eq!(listed["name"], "arena");
+        assert_eq!(listed["about"], "A classroom arena: a room with a low inner fence, two ramps and a bridge.");
+        let robot = "// the course robot, as a function to include\nfunction void diffbot(string s) { }\n";
+        assert_eq!(library_scene("diffbot_robot.vlab", robot), None);
+        assert_eq!(library_scene("notes.txt", arena), None);
     }
 }

@@ -120,6 +120,9 @@ pub struct Classroom {
     compiler: Arc<Compiler>,
     attempts: attempts::Attempts,
     evaluations: course::Evaluations,
+    /// Whether the demo lab's time runs from its opening (`vlab serve --paused`: not),
+    /// wherever and whenever it opens: a cluster's server opens it when it claims it.
+    demo_starts_running: std::sync::atomic::AtomicBool,
 }
 
 impl Classroom {
@@ -156,6 +159,7 @@ impl Classroom {
             compiler,
             attempts,
             evaluations,
+            demo_starts_running: std::sync::atomic::AtomicBool::new(true),
         }
     }
 

@@ -63,6 +63,8 @@ pub struct AttemptRow {
 pub struct SqliteAttemptStore {
     connection: Connection,
     path: String,
+    /// The last number [`SqliteAttemptStore::next_id`] gave (`None`: none yet).
+    last_given: Option<u64>,
 }
 
 impl SqliteAttemptStore {
@@ -81,7 +83,7 @@ impl SqliteAttemptStore {
     }
 
     fn with(connection: Connection, path: String) -> Result<SqliteAttemptStore, StoreError> {
-        let store = SqliteAttemptStore { connection, path };
+        let store = SqliteAttemptStore { connection, path, last_given: None };
         let version: i64 =
             store.connection.query_row("PRAGMA user_version", [], |row| row.get(0)).map_err(store.sqlite())?;
         if version > ATTEMPTS_SCHEMA_VERSION {
@@ -130,6 +132,18 @@ impl SqliteAttemptStore {
         let last: Option<i64> =
             self.connection.query_row("SELECT MAX(id) FROM attempts", [], |row| row.get(0)).map_err(self.sqlite())?;
         Ok(last.unwrap_or(0) as u64)
+    }
+
+    /// The number the next attempt takes: one past the highest kept, then counted here.
+    /// The file is one server's own (a second server has a file of its own), so a
+    /// counter in memory is enough, and numbers go on after a restart.
+    pub fn next_id(&mut self) -> Result<u64, StoreError> {
+        let last = match self.last_given {
+            Some(last) => last,
+            None => self.last_id()?,
+        };
+        self.last_given = Some(last + 1);
+        Ok(last + 1)
     }
 
     /// Keeps a finished attempt and its replay's JSON (compressed here), then lets the
@@ -343,6 +357,56 @@ mod tests {
             assert_eq!(store.rows("lab1", None).unwrap().len(), 1);
             assert!(store.rows("lab1", Some(4)).unwrap().is_empty());
         }
+    }
+
+    #[test]
+    fn attempt_numbers_go_on_after_the_kept_ones_and_after_a_restart_and_two_servers_never_share_one() {
+        for backend in TestBackend::each() {
+            let name = backend.name();
+            {
+                let mut store = backend.attempts();
+                assert_eq!(store.next_id().unwrap(), 1, "{name}: the first is 1");
+                assert_eq!(store.next_id().unwrap(), 2, "{name}");
+                store.save(&row(2, 3, AttemptProgress::Solved, Some(1.0)), None).unwrap();
+            }
+            let mut again = backend.attempts();
+            assert_eq!(again.next_id().unwrap(), 3, "{name}: after a restart, after the highest kept");
+            if let TestBackend::Postgres(_) = backend {
+                // A second server on the same database: every number is new to both.
+                let mut other = backend.attempts();
+                let mut given: Vec<u64> = Vec::new();
+                for _ in 0..5 {
+                    given.push(again.next_id().unwrap());
+                    given.push(other.next_id().unwrap());
+                }
+                let mut distinct = given.clone();
+                distinct.sort_unstable();
+                distinct.dedup();
+                assert_eq!(distinct.len(), given.len(), "{name}: {given:?}");
+                assert!(given.iter().all(|&id| id > 3), "{name}: {given:?}");
+                again.save(&row(given[0], 3, AttemptProgress::Failed, None), Some(b"a")).unwrap();
+                other.save(&row(given[1], 4, AttemptProgress::Failed, None), Some(b"b")).unwrap();
+                assert_eq!(other.replay(given[0]).unwrap().as_deref(), Some(&b"a"[..]), "both are kept, each its own");
+                assert_eq!(again.replay(given[1]).unwrap().as_deref(), Some(&b"b"[..]));
+            }
+        }
+    }
+
+    #[test]
+    fn a_database_numbered_before_its_sequence_goes_on_after_its_highest_attempt() {
+        let backend = TestBackend::each().into_iter().nth(1).unwrap();
+        let TestBackend::Postgres(db) = &backend else { unreachable!() };
+        let pg = crate::store::postgres::client::Pg::connect(&db.url).unwrap();
+        // The attempts' first step only, as a server of the version before kept them.
+        crate::store::postgres::schema::migrate_to(&pg, "attempts", crate::store::postgres::schema::ATTEMPT_STEPS, 1)
+            .unwrap();
+        pg.batch(
+            "INSERT INTO attempts (id, lab, robot, user_id, name, challenge, seed, status, sim_secs, console)
+             VALUES (41, 'lab1', 'bot', 3, 'Ana', 'Park', '1', 'failed', 1.0, '[]')",
+        )
+        .unwrap();
+        let mut store = backend.attempts();
+        assert_eq!(store.next_id().unwrap(), 42);
     }
 
     #[test]

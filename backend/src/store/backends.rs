@@ -250,6 +250,9 @@ forward!(AttemptStore {
     /// The JSON of attempt `id`'s replay, if still kept.
     fn replay(&self, id: u64) -> Option<Vec<u8>>;
     mut:
+    /// The number the next attempt takes: never one given before, by this server or by
+    /// any other sharing the database.
+    fn next_id(&mut self) -> u64;
     /// Keeps a finished attempt and its replay's JSON, then lets the participant's
     /// older replays go.
     fn save(&mut self, row: &AttemptRow, replay_json: Option<&[u8]>) -> ();

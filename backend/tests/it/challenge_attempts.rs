@@ -13,7 +13,7 @@ use serde_json::{Value, json};
 use vlab_server::scene::{MapLoader, Options, interpret};
 
 /// A 12 × 12 yard whose challenge is to drive from x = 1.5 into a bay at x = 4.
-const CHALLENGE_YARD: &str = r#"
+pub(crate) const CHALLENGE_YARD: &str = r#"
 environment wallrect { width 12; length 12; height 0.5; gravity -9.81; }
 challenge "Reach the bay" {
   time_limit 20;
@@ -26,7 +26,7 @@ challenge "Reach the bay" {
 "#;
 
 /// Ana's cart, away from the start: the attempt puts it there.
-const CART: &str = r#"
+pub(crate) const CART: &str = r#"
 robot cart {
   code "drive.py";
   body {
@@ -42,7 +42,7 @@ robot cart {
 }
 "#;
 
-const FORWARD: &str = r#"
+pub(crate) const FORWARD: &str = r#"
 from vlab import Robot
 robot = Robot()
 print("off to the bay")

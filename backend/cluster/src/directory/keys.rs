@@ -3,6 +3,17 @@
 //!
 //! Letters, digits, `-` and `_` stay as they are; every other byte becomes `=XX` (its
 //! hex), `=` included, so two different names never share a key. The empty name is `=`.
+//!
+//! An evaluation's lease is `evaluation.<id>`: a name's key never holds a `.`, so no
+//! lab's key is ever an evaluation's.
+
+/// The prefix of evaluations' keys.
+pub(crate) const EVALUATION_PREFIX: &str = "evaluation.";
+
+/// The key of evaluation `id`'s lease.
+pub(crate) fn evaluation_key(id: i64) -> String {
+    format!("{EVALUATION_PREFIX}{id}")
+}
 
 /// The key for `name`.
 pub(crate) fn key_for(name: &str) -> String {
@@ -22,7 +33,7 @@ pub(crate) fn key_for(name: &str) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::key_for;
+    use super::{evaluation_key, key_for};
 
     fn is_valid_key(key: &str) -> bool {
         !key.is_empty()
@@ -47,5 +58,13 @@ mod tests {
         for name in ["a.b", ".", "x y", "*", ">", "a/b", "ünï", "", "=", "$KV"] {
             assert!(is_valid_key(&key_for(name)), "{name:?} gave {:?}", key_for(name));
         }
+    }
+
+    #[test]
+    fn an_evaluations_key_is_valid_and_no_labs_key() {
+        assert_eq!(evaluation_key(42), "evaluation.42");
+        assert!(is_valid_key(&evaluation_key(i64::MAX)));
+        assert_ne!(key_for("evaluation.42"), evaluation_key(42));
+        assert!(!key_for("evaluation.42").contains('.'));
     }
 }

@@ -91,7 +91,12 @@ impl Directory {
     /// Claims `lab`'s lease for the server `owner`; it renews itself until released or
     /// dropped.
     pub async fn claim(&self, lab: &str, owner: &str) -> Result<Lease, ClaimError> {
-        let key = key_for(lab);
+        self.claim_key(key_for(lab), lab, owner).await
+    }
+
+    /// Claims the lease under `key` (for `name`: a lab's id, or what else it is for) for
+    /// the server `owner`.
+    pub(super) async fn claim_key(&self, key: String, name: &str, owner: &str) -> Result<Lease, ClaimError> {
         let token = new_token(owner);
         let value = Bytes::from(
             serde_json::to_vec(&LeaseRecord { owner: owner.to_owned(), token: token.clone() })
@@ -101,9 +106,9 @@ impl Directory {
             // Before sending: the NATS server stores the claim later than this.
             let sent = Instant::now();
             match self.leases.create(&key, value.clone()).await {
-                Ok(revision) => return Ok(Lease::start(self, lab, key, value, token, sent, revision)),
+                Ok(revision) => return Ok(Lease::start(self, name, key, value, token, sent, revision)),
                 Err(error) if error.kind() == kv::CreateErrorKind::AlreadyExists => {
-                    if let Some(owner) = self.owner_of(lab).await? {
+                    if let Some(owner) = self.holder_of_key(&key).await? {
                         return Err(ClaimError::Taken { owner });
                     }
                     // Expired or released between the two calls: try again.
@@ -111,18 +116,22 @@ impl Directory {
                 Err(error) => return Err(self.leases_error("write", &key, error.into()).into()),
             }
         }
-        Err(ClaimError::Taken { owner: self.owner_of(lab).await?.unwrap_or_default() })
+        Err(ClaimError::Taken { owner: self.holder_of_key(&key).await?.unwrap_or_default() })
     }
 
     /// The server holding `lab`'s lease, if any.
     pub async fn owner_of(&self, lab: &str) -> Result<Option<String>, DirectoryError> {
-        let key = key_for(lab);
-        let Some(entry) = live_entry(&self.leases, self.leases_bucket(), &key).await? else {
+        self.holder_of_key(&key_for(lab)).await
+    }
+
+    /// The server holding the lease under `key`, if any.
+    pub(super) async fn holder_of_key(&self, key: &str) -> Result<Option<String>, DirectoryError> {
+        let Some(entry) = live_entry(&self.leases, self.leases_bucket(), key).await? else {
             return Ok(None);
         };
         let record: LeaseRecord = serde_json::from_slice(&entry.value).map_err(|source| DirectoryError::Corrupt {
             bucket: self.leases_bucket().to_owned(),
-            key,
+            key: key.to_owned(),
             source,
         })?;
         Ok(Some(record.owner))
@@ -137,15 +146,23 @@ impl Directory {
         &self,
         known_labs: impl IntoIterator<Item = &'a str>,
     ) -> Result<Vec<String>, DirectoryError> {
+        let keys: Vec<(String, &str)> = known_labs.into_iter().map(|lab| (key_for(lab), lab)).collect();
+        let unheld = self.unheld_keys(keys).await?;
+        Ok(unheld.into_iter().map(str::to_owned).collect())
+    }
+
+    /// Those of `known` (keys and what each is for) whose lease no server holds, in the
+    /// order given: one listing of the bucket, then one read per key it stores
+    /// something for.
+    pub(super) async fn unheld_keys<T>(&self, known: Vec<(String, T)>) -> Result<Vec<T>, DirectoryError> {
         let stored: HashSet<String> = stored_keys(&self.leases).await?.into_iter().collect();
-        let mut orphans = Vec::new();
-        for lab in known_labs {
-            let key = key_for(lab);
+        let mut unheld = Vec::new();
+        for (key, what) in known {
             if !stored.contains(&key) || live_entry(&self.leases, self.leases_bucket(), &key).await?.is_none() {
-                orphans.push(lab.to_owned());
+                unheld.push(what);
             }
         }
-        Ok(orphans)
+        Ok(unheld)
     }
 
     fn leases_bucket(&self) -> &str {
@@ -211,7 +228,7 @@ impl Lease {
         }
     }
 
-    /// The lab this lease is for.
+    /// What this lease is for: a lab's id (`evaluation <id>` for an evaluation's).
     pub fn lab(&self) -> &str {
         &self.lab
     }

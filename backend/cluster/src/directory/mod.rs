@@ -1,12 +1,14 @@
 //! The cluster's directory: two JetStream key-value buckets on the NATS server, one of
-//! live servers ([`servers`]) and one of lab leases ([`leases`]), and the timing that
-//! makes a dead server's labs claimable within [`FAILOVER_WITHIN`].
+//! live servers ([`servers`]) and one of leases: labs' ([`leases`]) and unfinished
+//! evaluations' ([`evaluations`]); and the timing that makes a dead server's labs and
+//! evaluations claimable within [`FAILOVER_WITHIN`].
 //!
 //! Both buckets keep one revision per key (`history` 1) and drop a key that was not
 //! written for the bucket's `max_age`: a server that stops announcing itself leaves the
 //! server list, a lease that is not renewed becomes claimable. NATS 2.9 sends no notice
 //! when a key expires, so whoever needs to know polls ([`Directory::orphans`]).
 
+pub mod evaluations;
 pub mod leases;
 pub mod servers;
 

@@ -148,3 +148,31 @@ async fn a_holder_cut_off_from_nats_gives_its_lease_up_before_another_server_can
     assert_eq!(b.owner_of("demo").await.unwrap().as_deref(), Some("server-b"));
     assert!(new_lease.is_held());
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_evaluations_lease_has_one_holder_and_a_dead_holders_becomes_unheld_and_claimable() {
+    let name = unique_name("evaluations");
+    let b = directory(&nats_url(), &name).await;
+    let a = directory(&nats_url(), &name).await;
+    let held = a.claim_evaluation(7, "server-a").await.unwrap();
+    // A lab whose name spells the evaluation's key is another lease.
+    let lab = b.claim("evaluation.7", "server-b").await.unwrap();
+    assert!(matches!(b.claim_evaluation(7, "server-b").await, Err(ClaimError::Taken { owner }) if owner == "server-a"));
+    assert_eq!(b.evaluation_owner(7).await.unwrap().as_deref(), Some("server-a"));
+    assert_eq!(b.unheld_evaluations([7, 8]).await.unwrap(), [8], "7 is held, 8 never was");
+    assert_eq!(held.lab(), "evaluation 7");
+
+    // Killed: nothing released.
+    drop((held, a));
+    let unheld = eventually("the dead holder's evaluation is unheld", || async {
+        let unheld = b.unheld_evaluations([7, 8]).await.unwrap();
+        (unheld.len() == 2).then_some(unheld)
+    })
+    .await;
+    assert_eq!(unheld, [7, 8]);
+    let taken = b.claim_evaluation(7, "server-b").await.unwrap();
+    assert!(taken.is_held() && lab.is_held());
+    assert_eq!(b.evaluation_owner(7).await.unwrap().as_deref(), Some("server-b"));
+    taken.release().await.unwrap();
+    assert_eq!(b.unheld_evaluations([7]).await.unwrap(), [7], "released: claimable at once");
+}

@@ -60,7 +60,7 @@ impl Node {
     fn measure(&mut self, now: &mut Now) -> bool {
         let values: Vec<bool> = self.children.iter_mut().map(|child| child.measure(now)).collect();
         let memory = &mut self.memory;
-        let value = match &self.condition {
+        match &self.condition {
             Condition::Event(event) => now.event(event, memory),
             Condition::And(..) => values[0] && values[1],
             Condition::Or(..) => values[0] || values[1],
@@ -75,8 +75,7 @@ impl Node {
                 memory.happened |= values[0];
                 after
             }
-        };
-        value
+        }
     }
 }
 

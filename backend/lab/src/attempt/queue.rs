@@ -4,15 +4,23 @@
 //! waiting or running, the server [`QueueLimits::waiting`] waiting in all. The workers
 //! run as programs do (on the programs' CPUs, at their lower priority), never on a
 //! lab's thread, so the labs keep their pace while attempts run.
+//!
+//! Attempts are numbered by the queue's [`Numbering`]: a counter of its own, or the
+//! server's store when servers sharing a database must never give one number twice.
 
 use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::thread::JoinHandle;
 
 use super::{AttemptError, AttemptOutcome};
 
-/// An attempt's number, unique in the server's life.
+/// An attempt's number: unique among every number its queue's [`Numbering`] gives.
 pub type AttemptId = u64;
+
+/// Where a queue takes each attempt's number from, as it is queued: the next number, or
+/// why none can be had now (the database that hands them out cannot be reached).
+pub type Numbering = Box<dyn Fn() -> Result<AttemptId, String> + Send + Sync>;
 
 /// What an attempt does when its turn comes, given its number.
 pub type AttemptJob = Box<dyn FnOnce(AttemptId) -> Result<AttemptOutcome, AttemptError> + Send>;
@@ -66,11 +74,16 @@ pub enum QueueRefusal {
         /// [`QueueLimits::waiting`].
         limit: usize,
     },
+    /// No number could be had for it (see [`Numbering`]).
+    #[error("attempts cannot be numbered now ({reason}): try again in a moment")]
+    Unnumbered {
+        /// Why, as the numbering said.
+        reason: String,
+    },
 }
 
 #[derive(Default)]
 struct Lines {
-    next_id: AttemptId,
     /// Each student's waiting attempts, in order.
     waiting: BTreeMap<String, VecDeque<(AttemptId, AttemptJob)>>,
     /// The students with attempts waiting, in the order their turns come.
@@ -87,6 +100,7 @@ struct Shared {
     lines: Mutex<Lines>,
     work: Condvar,
     limits: QueueLimits,
+    numbering: Numbering,
 }
 
 impl Shared {
@@ -107,11 +121,15 @@ impl AttemptQueue {
         AttemptQueue::numbered_after(limits, 0)
     }
 
-    /// The same, its attempts numbered from `last + 1` (a server's attempts kept from
-    /// before it restarted keep their numbers).
+    /// The same, its attempts numbered from `last + 1` by a counter of its own.
     pub fn numbered_after(limits: QueueLimits, last: AttemptId) -> AttemptQueue {
-        let lines = Lines { next_id: last, ..Lines::default() };
-        let shared = Arc::new(Shared { lines: Mutex::new(lines), work: Condvar::new(), limits });
+        let last = AtomicU64::new(last);
+        AttemptQueue::numbered_by(limits, Box::new(move || Ok(last.fetch_add(1, Ordering::Relaxed) + 1)))
+    }
+
+    /// The same, each attempt numbered by `numbering` as it is queued.
+    pub fn numbered_by(limits: QueueLimits, numbering: Numbering) -> AttemptQueue {
+        let shared = Arc::new(Shared { lines: Mutex::new(Lines::default()), work: Condvar::new(), limits, numbering });
         let workers = (0..limits.workers.max(1))
             .map(|i| {
                 let shared = Arc::clone(&shared);
@@ -126,16 +144,12 @@ impl AttemptQueue {
 
     /// Queues `job` in `student`'s line.
     pub fn submit(&self, student: &str, job: AttemptJob) -> Result<AttemptId, QueueRefusal> {
-        let limits = self.shared.limits;
+        self.room_for(&self.shared.lock(), student)?;
+        // Numbered outside the lock (the numbering may ask a database), then checked
+        // again: a number taken for a refused attempt is a gap, never a repeat.
+        let id = (self.shared.numbering)().map_err(|reason| QueueRefusal::Unnumbered { reason })?;
         let mut lines = self.shared.lock();
-        if lines.open.get(student).copied().unwrap_or(0) >= limits.per_student {
-            return Err(QueueRefusal::StudentBusy { limit: limits.per_student });
-        }
-        if lines.waiting.values().map(VecDeque::len).sum::<usize>() >= limits.waiting {
-            return Err(QueueRefusal::Full { limit: limits.waiting });
-        }
-        lines.next_id += 1;
-        let id = lines.next_id;
+        self.room_for(&lines, student)?;
         let line = lines.waiting.entry(student.to_owned()).or_default();
         line.push_back((id, job));
         if line.len() == 1 {
@@ -146,6 +160,18 @@ impl AttemptQueue {
         drop(lines);
         self.shared.work.notify_one();
         Ok(id)
+    }
+
+    /// Whether `student`'s next attempt has room now, or why not.
+    fn room_for(&self, lines: &Lines, student: &str) -> Result<(), QueueRefusal> {
+        let limits = self.shared.limits;
+        if lines.open.get(student).copied().unwrap_or(0) >= limits.per_student {
+            return Err(QueueRefusal::StudentBusy { limit: limits.per_student });
+        }
+        if lines.waiting.values().map(VecDeque::len).sum::<usize>() >= limits.waiting {
+            return Err(QueueRefusal::Full { limit: limits.waiting });
+        }
+        Ok(())
     }
 
     /// Where attempt `id` is (`None`: no such attempt, or forgotten long since).
@@ -339,5 +365,39 @@ mod tests {
         assert_eq!(wait_done(&queue, failing), Err("there is no robot 'cart' in the attempt's world".into()));
         assert_eq!(wait_done(&queue, panicking), Err(AttemptError::Crashed.to_string()));
         assert_eq!(wait_done(&queue, fine).unwrap().steps, 3);
+    }
+
+    #[test]
+    fn attempts_take_their_numbers_from_the_numbering_and_one_it_cannot_number_is_refused_unqueued() {
+        let limits = QueueLimits { workers: 1, per_student: 3, waiting: 8, kept: 16 };
+        let given = Arc::new(Mutex::new(vec![Ok(40), Err("the database is away".to_owned()), Ok(7)]));
+        let numbering = {
+            let given = Arc::clone(&given);
+            Box::new(move || given.lock().unwrap().remove(0))
+        };
+        let queue = AttemptQueue::numbered_by(limits, numbering);
+        let first = queue.submit("ada", Box::new(|_| Ok(outcome(1)))).unwrap();
+        assert_eq!(first, 40);
+        let refused = queue.submit("ada", Box::new(|_| Ok(outcome(2))));
+        assert_eq!(refused, Err(QueueRefusal::Unnumbered { reason: "the database is away".into() }));
+        let next = queue.submit("ada", Box::new(|id| Ok(outcome(id)))).unwrap();
+        assert_eq!(next, 7, "whatever the numbering gives");
+        assert_eq!(wait_done(&queue, next).unwrap().steps, 7, "the job is given its number");
+        assert!(given.lock().unwrap().is_empty());
+    }
+
+    #[test]
+    fn a_refused_attempt_takes_no_place_and_the_counter_goes_on_after_its_last() {
+        let queue = AttemptQueue::numbered_after(QueueLimits { workers: 1, per_student: 1, waiting: 8, kept: 16 }, 9);
+        let (gate_tx, gate) = mpsc::channel::<()>();
+        let held: AttemptJob = Box::new(move |_| {
+            let _ = gate.recv();
+            Ok(outcome(1))
+        });
+        assert_eq!(queue.submit("ada", held), Ok(10));
+        assert_eq!(queue.submit("ada", Box::new(|_| Ok(outcome(2)))), Err(QueueRefusal::StudentBusy { limit: 1 }));
+        assert_eq!(queue.submit("bob", Box::new(|_| Ok(outcome(3)))), Ok(11), "a refusal spends no number");
+        gate_tx.send(()).unwrap();
+        wait_done(&queue, 11).unwrap();
     }
 }

@@ -4,14 +4,15 @@
 //! attempt queue, never a lab's thread: each class feeds them from one task, in a line
 //! of its own (`class:{id}`), holding at most the queue's share of one student at a
 //! time, so a class's evaluations wait their turn with students' attempts. Each trial
-//! is kept as it ends; a restart runs again what was not over.
+//! is kept as it ends; a restart runs again what was not over. In cluster mode an
+//! evaluation runs only where its lease is held ([`super::leases`]).
 
 use std::collections::{BTreeMap, HashMap};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
 use tokio::sync::{Notify, mpsc};
-use vlab_lab::attempt::{self, AttemptOutcome, AttemptQueue, ChallengeJudge, QueueRefusal};
+use vlab_lab::attempt::{self, AttemptOutcome, AttemptQueue, ChallengeJudge, Judge, Judgement, QueueRefusal};
 use vlab_programs::ProgramCode;
 use vlab_programs::compile::Compiler;
 use vlab_protocol::{AttemptProgress, AttemptReport, EvaluationStatus, SceneUploadReply, SourceMessage, Trial};
@@ -22,6 +23,8 @@ use crate::classroom::labs::scene_model;
 use crate::classroom::upload::{Bundle, programs};
 use crate::classroom::{ClassroomError, Library, RefusalKind};
 use crate::store::{EvaluationRecord, Store, StoreError};
+
+use super::leases::{Claimed, EvaluationLeases, Here, TAKE_OVER_WHILE_FEWER_THAN};
 
 /// How long a class's line waits before asking the queue again when it had no room
 /// (a trial ending wakes it sooner).
@@ -61,6 +64,10 @@ struct Shared {
     library: Library,
     /// Woken whenever a trial ends, so a line waiting for room asks again.
     ended: Notify,
+    /// The evaluations lined up or running here.
+    here: Here,
+    /// Cluster mode: the directory's leases of evaluations (`None`: this server alone).
+    leases: OnceLock<Arc<dyn EvaluationLeases>>,
 }
 
 impl Shared {
@@ -69,10 +76,13 @@ impl Shared {
     }
 }
 
+/// Each class's line, by class (never held by the lines' tasks: dropped, they end).
+type Lines = Arc<Mutex<HashMap<String, mpsc::UnboundedSender<Arc<Claimed>>>>>;
+
 /// The server's evaluations: one line per class, each fed by a task of its own.
 pub struct Evaluations {
     shared: Arc<Shared>,
-    lines: Mutex<HashMap<String, mpsc::UnboundedSender<i64>>>,
+    lines: Lines,
 }
 
 impl Evaluations {
@@ -83,22 +93,38 @@ impl Evaluations {
         compiler: Arc<Compiler>,
         library: Library,
     ) -> Evaluations {
-        let shared = Arc::new(Shared { store, queue, compiler, library, ended: Notify::new() });
-        Evaluations { shared, lines: Mutex::default() }
+        let shared = Arc::new(Shared {
+            store,
+            queue,
+            compiler,
+            library,
+            ended: Notify::new(),
+            here: Here::default(),
+            leases: OnceLock::new(),
+        });
+        Evaluations { shared, lines: Lines::default() }
     }
 
-    /// Runs kept evaluation `id` of class `class` when the class's line comes to it.
-    pub(crate) fn start(&self, class: &str, id: i64) {
-        let mut lines = self.lines.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-        let sent = lines.get(class).map(|line| line.send(id));
-        if matches!(sent, Some(Ok(()))) {
-            return;
+    /// Cluster mode: from now on every evaluation runs only while this server holds its
+    /// lease in `leases` (set once, before any evaluation starts).
+    pub(crate) fn run_under(&self, leases: Arc<dyn EvaluationLeases>) {
+        if self.shared.leases.set(leases).is_err() {
+            tracing::error!("the evaluations' leases were set twice: the first stay");
         }
-        // No line yet, or its task ended (it never does but by a bug): a new one.
-        let (line, work) = mpsc::unbounded_channel();
-        let _ = line.send(id);
-        tokio::spawn(feed(Arc::clone(&self.shared), class.to_owned(), work));
-        lines.insert(class.to_owned(), line);
+    }
+
+    /// Runs kept evaluation `id` of class `class` when the class's line comes to it (in
+    /// cluster mode, once this server holds its lease).
+    pub(crate) fn start(&self, class: &str, id: i64) {
+        let Some(claimed) = Claimed::enter(&self.shared.here, id) else { return };
+        match self.shared.leases.get() {
+            None => line_up(&self.shared, &self.lines, class, claimed),
+            Some(leases) => {
+                let (shared, lines) = (Arc::clone(&self.shared), Arc::clone(&self.lines));
+                let (leases, class) = (Arc::clone(leases), class.to_owned());
+                tokio::spawn(async move { claim_and_line_up(&shared, &lines, &*leases, &class, claimed).await });
+            }
+        }
     }
 
     /// Starts again every evaluation a stopped server left queued or running; returns
@@ -110,38 +136,126 @@ impl Evaluations {
         }
         Ok(unfinished.len())
     }
+
+    /// Cluster mode: claims, once, the unfinished evaluations no server holds (their
+    /// server died, or could not claim them), and lines up those won; returns how many.
+    /// Only while this server holds fewer than [`TAKE_OVER_WHILE_FEWER_THAN`], and only
+    /// up to that many.
+    pub(crate) async fn take_over(&self) -> Result<usize, String> {
+        let Some(leases) = self.shared.leases.get() else { return Ok(0) };
+        let here = self.shared.here.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).clone();
+        let room = TAKE_OVER_WHILE_FEWER_THAN.saturating_sub(here.len());
+        if room == 0 {
+            return Ok(0);
+        }
+        let unfinished = self.shared.kept(|store| store.unfinished_evaluations()).map_err(|e| e.to_string())?;
+        let classes: HashMap<i64, String> = unfinished
+            .into_iter()
+            .filter(|(_, evaluation)| !here.contains(&evaluation.id))
+            .map(|(class, evaluation)| (evaluation.id, class))
+            .collect();
+        if classes.is_empty() {
+            return Ok(0);
+        }
+        let mut ids: Vec<i64> = classes.keys().copied().collect();
+        ids.sort_unstable();
+        let mut taken = 0;
+        for id in leases.unheld(ids).await? {
+            if taken == room {
+                break;
+            }
+            let Some(claimed) = Claimed::enter(&self.shared.here, id) else { continue };
+            if claim_and_line_up(&self.shared, &self.lines, &**leases, &classes[&id], claimed).await {
+                tracing::info!(evaluation = id, class = %classes[&id], "took over an evaluation no server ran");
+                taken += 1;
+            }
+        }
+        Ok(taken)
+    }
+}
+
+/// Puts `claimed` at the end of class `class`'s line.
+fn line_up(shared: &Arc<Shared>, lines: &Lines, class: &str, claimed: Claimed) {
+    let mut lines = lines.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    let claimed = Arc::new(claimed);
+    let sent = lines.get(class).map(|line| line.send(Arc::clone(&claimed)));
+    if matches!(sent, Some(Ok(()))) {
+        return;
+    }
+    // No line yet, or its task ended (it never does but by a bug): a new one.
+    let (line, work) = mpsc::unbounded_channel();
+    let _ = line.send(claimed);
+    tokio::spawn(feed(Arc::clone(shared), class.to_owned(), work));
+    lines.insert(class.to_owned(), line);
+}
+
+/// Claims `claimed`'s lease and, when won, lines it up; whether it was won.
+async fn claim_and_line_up(
+    shared: &Arc<Shared>,
+    lines: &Lines,
+    leases: &dyn EvaluationLeases,
+    class: &str,
+    claimed: Claimed,
+) -> bool {
+    let id = claimed.id;
+    match leases.claim(id).await {
+        Ok(Some(hold)) => {
+            tracing::info!(evaluation = id, %class, "this server holds the evaluation's lease");
+            line_up(shared, lines, class, claimed.held_by(hold));
+            true
+        }
+        Ok(None) => {
+            tracing::info!(evaluation = id, %class, "another server runs this evaluation");
+            false
+        }
+        Err(error) => {
+            tracing::warn!(evaluation = id, %class, %error, "cannot claim the evaluation's lease: a server takes it over later");
+            false
+        }
+    }
 }
 
 /// A class's line: its evaluations one after another, each trial queued as the queue
 /// has room for the line.
-async fn feed(shared: Arc<Shared>, class: String, mut work: mpsc::UnboundedReceiver<i64>) {
+async fn feed(shared: Arc<Shared>, class: String, mut work: mpsc::UnboundedReceiver<Arc<Claimed>>) {
     let line = format!("class:{class}");
-    while let Some(id) = work.recv().await {
-        if let Err(error) = evaluate(&shared, &line, id).await {
+    while let Some(claimed) = work.recv().await {
+        let id = claimed.id;
+        if !claimed.is_held() {
+            tracing::warn!(%class, evaluation = id, "the evaluation's lease was lost before its turn: left to the server that claims it");
+            continue;
+        }
+        if let Err(error) = evaluate(&shared, &line, &claimed).await {
             tracing::warn!(%class, evaluation = id, %error, "an evaluation failed");
             let message = error.to_string();
-            if let Err(error) =
-                shared.kept(|store| store.finish_evaluation(id, EvaluationStatus::Failed, 0.0, Some(&message)))
-            {
+            let failed = |store: &mut Store| store.finish_evaluation(id, EvaluationStatus::Failed, 0.0, Some(&message));
+            if !claimed.is_held() {
+                tracing::warn!(evaluation = id, "the evaluation's lease was lost: its failure is not kept");
+            } else if let Err(error) = shared.kept(failed) {
                 tracing::error!(evaluation = id, %error, "a failed evaluation could not be kept as failed");
             }
         }
     }
 }
 
-/// Queues every trial of evaluation `id` not over yet in queue line `line`.
-async fn evaluate(shared: &Arc<Shared>, line: &str, id: i64) -> Result<(), ClassroomError> {
+/// Queues every trial of evaluation `claimed` not over yet in queue line `line`.
+async fn evaluate(shared: &Arc<Shared>, line: &str, claimed: &Arc<Claimed>) -> Result<(), ClassroomError> {
+    let id = claimed.id;
     let Some(evaluation) = shared.kept(|store| store.evaluation(id))? else { return Ok(()) };
     if !matches!(evaluation.status, EvaluationStatus::Queued | EvaluationStatus::Running) {
         return Ok(());
     }
     let code = match program_of(shared, evaluation.submission).await? {
         Ok(code) => Arc::new(code),
+        Err(_) if !claimed.is_held() => return Ok(()),
         Err(reason) => {
             tracing::info!(evaluation = id, "a submission does not compile: graded 0");
             return shared.kept(|store| store.finish_evaluation(id, EvaluationStatus::Failed, 0.0, Some(&reason)));
         }
     };
+    if !claimed.is_held() {
+        return Ok(());
+    }
     shared.kept(|store| store.set_evaluation_status(id, EvaluationStatus::Running))?;
     let scene = crate::store::LabScene::Library(evaluation.challenge.clone());
     let trials = evaluation.trials.iter().filter(|trial| !over(trial.status));
@@ -150,8 +264,16 @@ async fn evaluate(shared: &Arc<Shared>, line: &str, id: i64) -> Result<(), Class
         let model = scene_model(&shared.library, &scene, seed).await?;
         let percent = model.challenge.as_ref().is_some_and(|c| c.score == ScoreRule::Percent);
         let (spec, judge) = challenge_attempt(&model, &evaluation.robot, Arc::clone(&code), seed)?;
+        if !claimed.is_held() {
+            tracing::warn!(
+                evaluation = id,
+                "the evaluation's lease was lost: its other trials are left to the server that claims it"
+            );
+            return Ok(());
+        }
         let ending = TrialEnding {
             shared: Arc::clone(shared),
+            claimed: Arc::clone(claimed),
             evaluation: id,
             number: trial.number,
             seed,
@@ -180,23 +302,57 @@ async fn queue_trial(
         let submitted = shared.queue.submit(
             line,
             Box::new(move |attempt| {
-                let (spec, mut judge, ending) =
-                    held.lock().unwrap_or_else(|p| p.into_inner()).take().expect("run once");
-                ending.keep(attempt, attempt::run(&spec, &mut judge))
+                let (spec, judge, ending) = held.lock().unwrap_or_else(|p| p.into_inner()).take().expect("run once");
+                let mut judge = WhileHeld { judge, claimed: Arc::clone(&ending.claimed) };
+                let outcome = attempt::run(&spec, &mut judge);
+                ending.keep(attempt, outcome)
             }),
         );
         match submitted {
             Ok(_) => return,
-            Err(QueueRefusal::StudentBusy { .. } | QueueRefusal::Full { .. }) => {
+            // No number (the database is away): asked again like a full queue.
+            Err(QueueRefusal::StudentBusy { .. } | QueueRefusal::Full { .. } | QueueRefusal::Unnumbered { .. }) => {
                 let _ = tokio::time::timeout(QUEUE_RETRY, shared.ended.notified()).await;
             }
         }
     }
 }
 
+/// A trial's judge that also ends it the moment this server no longer holds its
+/// evaluation's lease (its result is then not kept: the server that claims it runs it).
+struct WhileHeld {
+    judge: ChallengeJudge,
+    claimed: Arc<Claimed>,
+}
+
+impl Judge for WhileHeld {
+    fn after_step(
+        &mut self,
+        step: u64,
+        time: f64,
+        world: &vlab_sim::sim::World,
+        robots: &vlab_sim::robot::Robots,
+    ) -> Option<Judgement> {
+        if !self.claimed.is_held() {
+            return Some(Judgement::Failed("this server no longer holds the evaluation".into()));
+        }
+        self.judge.after_step(step, time, world, robots)
+    }
+
+    fn score(&self, status: &attempt::AttemptStatus) -> Option<f64> {
+        self.judge.score(status)
+    }
+
+    fn take_events(&mut self) -> Vec<(f64, String)> {
+        self.judge.take_events()
+    }
+}
+
 /// What keeps a trial once it ends.
 struct TrialEnding {
     shared: Arc<Shared>,
+    /// Its evaluation, while this server may run it.
+    claimed: Arc<Claimed>,
     evaluation: i64,
     number: u32,
     seed: u64,
@@ -215,8 +371,17 @@ impl TrialEnding {
         mut outcome: Result<AttemptOutcome, attempt::AttemptError>,
     ) -> Result<AttemptOutcome, attempt::AttemptError> {
         let recording = outcome.as_mut().ok().and_then(|outcome| outcome.recording.take());
-        let (trial, replay) = self.trial(attempt, &outcome, recording);
         let id = self.evaluation;
+        if !self.claimed.is_held() {
+            tracing::warn!(
+                evaluation = id,
+                trial = self.number,
+                "the evaluation's lease was lost: this trial is not kept"
+            );
+            self.shared.ended.notify_waiters();
+            return outcome;
+        }
+        let (trial, replay) = self.trial(attempt, &outcome, recording);
         let kept = self.shared.kept(|store| {
             let trials = store.save_trial(id, &trial, replay.as_deref())?;
             if trials.iter().all(|t| over(t.status)) {

@@ -13,6 +13,7 @@ mod assignments;
 mod classes;
 mod evaluation;
 mod grades;
+pub mod leases;
 mod lessons;
 mod overview;
 mod pins;
@@ -225,6 +226,18 @@ impl<'a> ClassroomCourse<'a> {
     /// with the labs restored); returns how many.
     pub fn resume(self) -> Result<usize, ClassroomError> {
         self.classroom.evaluations.resume()
+    }
+
+    /// Cluster mode: every evaluation from now on runs only while this server holds its
+    /// lease in `leases`.
+    pub fn run_evaluations_under(self, leases: Arc<dyn leases::EvaluationLeases>) {
+        self.classroom.evaluations.run_under(leases);
+    }
+
+    /// Cluster mode: claims and runs, once, unfinished evaluations no server holds;
+    /// returns how many.
+    pub async fn take_over_evaluations(self) -> Result<usize, String> {
+        self.classroom.evaluations.take_over().await
     }
 }
 

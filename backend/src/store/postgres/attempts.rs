@@ -28,6 +28,19 @@ impl PgAttemptStore {
         Ok(self.pg.get::<Option<i64>>(&row, 0)?.unwrap_or(0) as u64)
     }
 
+    /// The number the next attempt takes, from the database's sequence `attempt_ids`.
+    ///
+    /// Every server sharing the database takes its numbers there, one per attempt as it
+    /// is queued: a sequence never gives a number twice, whoever asks, and its numbers
+    /// grow in the order they are asked for, so "newest first" (the lists, the replays
+    /// kept) stays true when a lab moves to another server. Blocks of numbers reserved
+    /// per server would save a round trip per attempt (an attempt runs for seconds) but
+    /// would number a moved lab's new attempts below its old ones.
+    pub fn next_id(&mut self) -> Result<u64, StoreError> {
+        let row = self.pg.query_one("SELECT nextval('attempt_ids')", &[])?;
+        Ok(self.pg.get::<i64>(&row, 0)? as u64)
+    }
+
     /// Keeps a finished attempt and its replay's JSON (compressed here), then lets the
     /// participant's older replays go.
     pub fn save(&mut self, row: &AttemptRow, replay_json: Option<&[u8]>) -> Result<(), StoreError> {

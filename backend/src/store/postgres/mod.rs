@@ -17,7 +17,7 @@ pub mod client;
 mod course;
 mod log;
 pub mod recordings;
-mod schema;
+pub(in crate::store) mod schema;
 
 use std::path::PathBuf;
 
@@ -222,7 +222,7 @@ mod tests {
         let store = PgStore::open(&db.url, key_file(&db)).unwrap();
         let versions = store.pg.query("SELECT part, version FROM schema_version ORDER BY part", &[]).unwrap();
         let versions: Vec<(String, i64)> = versions.iter().map(|r| (r.get(0), r.get(1))).collect();
-        assert_eq!(versions, vec![("attempts".to_owned(), 1), ("recordings".to_owned(), 1), ("store".to_owned(), 1)]);
+        assert_eq!(versions, vec![("attempts".to_owned(), 2), ("recordings".to_owned(), 1), ("store".to_owned(), 1)]);
     }
 
     #[test]

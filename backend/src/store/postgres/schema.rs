@@ -137,8 +137,11 @@ pub const STORE_STEPS: &[&str] = &["
     CREATE INDEX assignments_by_class ON assignments (class);
 "];
 
-/// Step 1 of the attempts: SQLite's attempts file, version 1.
-pub const ATTEMPT_STEPS: &[&str] = &["
+/// Step 1 of the attempts: SQLite's attempts file, version 1. Step 2: the sequence every
+/// server sharing the database numbers attempts from (`PgAttemptStore::next_id`), going
+/// on after the highest attempt kept.
+pub const ATTEMPT_STEPS: &[&str] = &[
+    "
     CREATE TABLE attempts (
         id        BIGINT PRIMARY KEY,
         lab       TEXT NOT NULL,
@@ -158,7 +161,12 @@ pub const ATTEMPT_STEPS: &[&str] = &["
         id    BIGINT PRIMARY KEY REFERENCES attempts(id),
         bytes BYTEA NOT NULL
     );
-"];
+",
+    "
+    CREATE SEQUENCE attempt_ids;
+    SELECT setval('attempt_ids', COALESCE((SELECT MAX(id) FROM attempts), 0) + 1, false);
+",
+];
 
 /// Step 1 of the recordings: SQLite's recordings file, version 2.
 pub const RECORDING_STEPS: &[&str] = &["
