@@ -11,6 +11,7 @@
 //! ([`Node::take_over`]). The course's evaluations run likewise only
 //! where their lease is held ([`Node::run_evaluations`]).
 
+pub mod course;
 mod evaluations;
 
 use std::collections::HashMap;

@@ -278,7 +278,8 @@ async fn join_cluster(
         .context("cannot open the cluster's directory")?;
     let me = args.server_id.clone().unwrap_or_else(|| default_server_id(addr));
     let node = Node::join(directory, me.clone(), &addr.to_string()).await.context("cannot join the cluster")?;
-    let peers = Arc::new(Peers::new(nats, &args.cluster_name, me.clone(), Arc::clone(&node) as Arc<dyn peers::Owners>));
+    let peers =
+        Arc::new(Peers::new(nats.clone(), &args.cluster_name, me.clone(), Arc::clone(&node) as Arc<dyn peers::Owners>));
     let state =
         Arc::new(AppState { classroom, web_dir: args.web_dir.clone(), limits, peers: Some(Arc::clone(&peers)) });
     node.claim_every_lab(&state);
@@ -286,6 +287,10 @@ async fn join_cluster(
     peers::serve_owned(Arc::clone(&peers), Arc::clone(&state), net::app(Arc::clone(&state)))
         .await
         .context("cannot listen to the cluster")?;
+    let changes = vlab_server::cluster::course::changes_subject(&args.cluster_name);
+    vlab_server::cluster::course::share(nats, changes, me.clone(), &state)
+        .await
+        .context("cannot listen to the cluster's course changes")?;
     tracing::info!(server = %me, cluster = %args.cluster_name, "joined the cluster");
     let served = Arc::downgrade(&state);
     tokio::spawn(async move {

@@ -178,6 +178,12 @@ impl Classroom {
         course::ClassroomCourse { classroom: self }
     }
 
+    /// The course as this server holds it in memory (cluster mode keeps it in step
+    /// with the other servers').
+    pub fn course_held(&self) -> &course::Course {
+        &self.course
+    }
+
     /// Its labs' clocks.
     pub fn clock(&self) -> ClassroomClock {
         ClassroomClock

@@ -14,13 +14,13 @@ use crate::common::binary::VlabProcess;
 use crate::common::postgres::TestDatabase;
 use crate::common::{Client, Received};
 
-const KEY: &str = "cluster-test-key";
+pub(crate) const KEY: &str = "cluster-test-key";
 
 /// How long a takeover may take before the test calls it a hang (the design's bound is
 /// 15 s; this is a guard, not a measure).
 const TAKEOVER_PATIENCE: Duration = Duration::from_secs(60);
 
-struct Cluster {
+pub(crate) struct Cluster {
     name: String,
     servers: Vec<(String, Option<VlabProcess>)>,
     _db: TestDatabase,
@@ -30,7 +30,7 @@ struct Cluster {
 impl Cluster {
     /// Servers `a`, `b`, `c`, started one after the other (the first makes the demo lab
     /// and the buckets).
-    fn start() -> Cluster {
+    pub(crate) fn start() -> Cluster {
         let db = TestDatabase::create();
         let name = vlab_cluster::testkit::unique_name("c");
         let dir = std::env::temp_dir().join(&name);
@@ -58,7 +58,7 @@ impl Cluster {
         Cluster { name, servers, _db: db, dir }
     }
 
-    fn server(&self, id: &str) -> &VlabProcess {
+    pub(crate) fn server(&self, id: &str) -> &VlabProcess {
         self.servers.iter().find(|(s, _)| s == id).and_then(|(_, p)| p.as_ref()).expect("a live server")
     }
 
@@ -83,7 +83,13 @@ impl Drop for Cluster {
     }
 }
 
-async fn call(server: &VlabProcess, method: Method, path: &str, token: Option<&str>, body: Value) -> (u16, Value) {
+pub(crate) async fn call(
+    server: &VlabProcess,
+    method: Method,
+    path: &str,
+    token: Option<&str>,
+    body: Value,
+) -> (u16, Value) {
     let mut request = reqwest::Client::new().request(method, server.url(path)).json(&body);
     if let Some(token) = token {
         request = request.bearer_auth(token);

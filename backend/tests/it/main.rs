@@ -14,6 +14,7 @@ mod challenge_attempts;
 mod challenge_examples;
 mod classroom;
 mod cluster_attempts;
+mod cluster_course;
 mod cluster_demo;
 mod cluster_evaluations;
 mod cluster_relay;

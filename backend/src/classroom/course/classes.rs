@@ -71,8 +71,10 @@ impl ClassroomCourse<'_> {
     /// The student a one-time link signs in, the link used up (kept first).
     fn by_link(self, link: &str) -> Result<(String, StudentRecord), ClassroomError> {
         let digest = TokenDigest::of(link);
-        let found = self.course().read().by_id.values().find_map(|class| {
-            class.roster().find(|s| s.link == Some(digest)).map(|s| (class.record.id.clone(), s.clone()))
+        let found = self.course().find(|classes| {
+            classes.by_id.values().find_map(|class| {
+                class.roster().find(|s| s.link == Some(digest)).map(|s| (class.record.id.clone(), s.clone()))
+            })
         });
         let Some((class, student)) = found else {
             return Err(ClassroomError::SignIn(
@@ -95,15 +97,21 @@ impl ClassroomCourse<'_> {
         if !valid_pin(&request.pin) {
             return Err(ClassroomError::Invalid(format!("a PIN is {MIN_PIN_DIGITS} to {MAX_PIN_DIGITS} digits")));
         }
-        let (class, known) = {
-            let classes = self.course().read();
-            let class =
-                classes.by_id.values().find(|c| c.record.code == code).ok_or_else(|| {
-                    ClassroomError::NoClass("no class has that code: check it with your teacher".into())
-                })?;
+        // A name not on the roster (yet: another server may have just added her) is
+        // looked for again, as a class not known here is.
+        let on_roster = |classes: &super::Classes| {
+            let class = classes.by_id.values().find(|c| c.record.code == code)?;
             let known = class.roster().find(|s| s.name.to_lowercase() == name.to_lowercase()).cloned();
-            (class.record.id.clone(), known)
+            known.map(|known| (class.record.id.clone(), Some(known)))
         };
+        let in_class = |classes: &super::Classes| {
+            classes.by_id.values().find(|c| c.record.code == code).map(|class| (class.record.id.clone(), None))
+        };
+        let (class, known) = self
+            .course()
+            .find(on_roster)
+            .or_else(|| in_class(&self.course().read()))
+            .ok_or_else(|| ClassroomError::NoClass("no class has that code: check it with your teacher".into()))?;
         let guard = &self.course().pins;
         guard.check(&class, &name).map_err(|retry_after| ClassroomError::TooMany {
             message: format!("too many wrong PINs for '{name}': try again in {retry_after} s, or ask your teacher"),

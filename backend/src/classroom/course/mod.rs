@@ -4,7 +4,10 @@
 //! the gradebook and the teacher's overview.
 //!
 //! Every class lives in memory ([`Course`]) and in the store, written there first: a
-//! change the store refuses is not made. A class's teacher is the instructor of every
+//! change the store refuses is not made. In a cluster the other servers change the
+//! store too: each change here is told ([`Course::tell_changes_to`]) so that they read
+//! the course again ([`Course::reload`]), and what is not found here (a class, a token)
+//! is looked for in the store once more before it is refused. A class's teacher is the instructor of every
 //! lab of the class (the lab keeps her token's digest); a student's class session is her
 //! token in each lab she entered (`Classroom::caller` asks the course when a lab does
 //! not know a token).
@@ -20,7 +23,8 @@ mod pins;
 mod submissions;
 
 use std::collections::{BTreeMap, HashMap};
-use std::sync::{Arc, Mutex, RwLock};
+use std::sync::{Arc, Mutex, OnceLock, RwLock};
+use std::time::{Duration, Instant};
 
 use vlab_protocol::permissions::{Action, Standing};
 use vlab_protocol::{StudentId, UserId};
@@ -108,13 +112,67 @@ pub struct Course {
     classes: RwLock<Classes>,
     store: Arc<Mutex<Store>>,
     pins: PinGuard,
+    /// Told of every change made here (cluster mode); unset on a server alone.
+    on_change: OnceLock<OnChange>,
+    /// When the course was last read again because something was not found here.
+    looked_again: Mutex<Option<Instant>>,
 }
+
+/// What is told of a change to the course made on this server.
+pub type OnChange = Arc<dyn Fn() + Send + Sync>;
+
+/// What is not found here is looked for in the store again at most this often: a
+/// stream of wrong tokens costs the store one reading of the course a second.
+const LOOK_AGAIN_EVERY: Duration = Duration::from_secs(1);
 
 impl Course {
     /// The course kept in `store`, read from it.
     pub fn load(store: Arc<Mutex<Store>>) -> Result<Course, StoreError> {
         let classes = Course::read_classes(&store)?;
-        Ok(Course { classes: RwLock::new(classes), store, pins: PinGuard::default() })
+        Ok(Course {
+            classes: RwLock::new(classes),
+            store,
+            pins: PinGuard::default(),
+            on_change: OnceLock::new(),
+            looked_again: Mutex::new(None),
+        })
+    }
+
+    /// Cluster mode: `tell` is called after each change made here, and what is not
+    /// found here is looked for in the store again. Set once; later calls are ignored.
+    pub fn tell_changes_to(&self, tell: OnChange) {
+        let _ = self.on_change.set(tell);
+    }
+
+    /// Reads the course from the store again (another server changed it).
+    pub fn reload(&self) -> Result<(), StoreError> {
+        let fresh = Course::read_classes(&self.store)?;
+        *self.classes.write().unwrap_or_else(|poisoned| poisoned.into_inner()) = fresh;
+        Ok(())
+    }
+
+    /// `find` in the course; in cluster mode, when it finds nothing, once more after
+    /// reading the course again (at most once per [`LOOK_AGAIN_EVERY`]).
+    fn find<T>(&self, find: impl Fn(&Classes) -> Option<T>) -> Option<T> {
+        if let Some(found) = find(&self.read()) {
+            return Some(found);
+        }
+        if self.on_change.get().is_none() || !self.may_look_again() {
+            return None;
+        }
+        if let Err(error) = self.reload() {
+            tracing::warn!(%error, "the course could not be read again");
+        }
+        find(&self.read())
+    }
+
+    fn may_look_again(&self) -> bool {
+        let mut last = self.looked_again.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        if last.is_some_and(|at| at.elapsed() < LOOK_AGAIN_EVERY) {
+            return false;
+        }
+        *last = Some(Instant::now());
+        true
     }
 
     fn read_classes(store: &Mutex<Store>) -> Result<Classes, StoreError> {
@@ -157,48 +215,87 @@ impl Course {
     ///
     /// (Also how the network reads who is calling: [`ClassroomCourse::caller`].)
     pub fn class(&self, id: &str) -> Result<ClassState, ClassroomError> {
-        self.read().by_id.get(id).cloned().ok_or_else(|| no_class(id))
+        self.find(|classes| classes.by_id.get(id).cloned()).ok_or_else(|| no_class(id))
     }
 
     /// Who the bearer of `token` is to class `class` (no token: nobody). An unknown
     /// token is refused, so a mistyped one is noticed.
     pub fn caller(&self, class: &str, token: Option<&str>) -> Result<ClassCaller, ClassroomError> {
-        let classes = self.read();
-        let state = classes.by_id.get(class).ok_or_else(|| no_class(class))?;
-        let Some(token) = token.filter(|t| !t.is_empty()) else { return Ok(ClassCaller::Nobody) };
-        if state.record.teacher.matches(token) {
-            return Ok(ClassCaller::Teacher);
+        let token = token.filter(|t| !t.is_empty());
+        let digest = token.map(TokenDigest::of);
+        // `Some(None)`: the class is here, the token is not (yet: looked for again).
+        let look = |classes: &Classes| {
+            let state = classes.by_id.get(class)?;
+            let Some(token) = token else { return Some(Some(ClassCaller::Nobody)) };
+            if state.record.teacher.matches(token) {
+                return Some(Some(ClassCaller::Teacher));
+            }
+            let student = state.sessions.iter().find(|(d, _)| Some(*d) == digest).map(|(_, student)| *student);
+            student.map(|student| Some(ClassCaller::Student(student)))
+        };
+        match self.find(look) {
+            Some(Some(caller)) => Ok(caller),
+            _ if self.read().by_id.contains_key(class) => {
+                Err(ClassroomError::UnknownClassToken { class: class.to_owned() })
+            }
+            _ => Err(no_class(class)),
         }
-        let digest = TokenDigest::of(token);
-        state
-            .sessions
-            .iter()
-            .find(|(d, _)| *d == digest)
-            .map(|(_, student)| ClassCaller::Student(*student))
-            .ok_or_else(|| ClassroomError::UnknownClassToken { class: class.to_owned() })
     }
 
     /// The class lab `lab` belongs to, if any.
     pub fn class_of_lab(&self, lab: &str) -> Option<String> {
-        self.read().lab_class.get(lab).cloned()
+        self.find(|classes| classes.lab_class.get(lab).cloned())
     }
 
     /// Who the bearer of `token` is in lab `lab` by her class session: her participant
     /// id there, if the lab belongs to her class and she entered it.
     pub fn lab_member(&self, lab: &str, token: &str) -> Option<UserId> {
-        let classes = self.read();
-        let class = classes.by_id.get(classes.lab_class.get(lab)?)?;
         let digest = TokenDigest::of(token);
-        let student = class.sessions.iter().find(|(d, _)| *d == digest)?.1;
-        classes.members.get(&(lab.to_owned(), student)).copied()
+        self.find(|classes| {
+            let class = classes.by_id.get(classes.lab_class.get(lab)?)?;
+            let student = class.sessions.iter().find(|(d, _)| *d == digest)?.1;
+            classes.members.get(&(lab.to_owned(), student)).copied()
+        })
     }
 
     fn read(&self) -> std::sync::RwLockReadGuard<'_, Classes> {
         self.classes.read().unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
-    fn write(&self) -> std::sync::RwLockWriteGuard<'_, Classes> {
-        self.classes.write().unwrap_or_else(|poisoned| poisoned.into_inner())
+    /// The classes, to change with what the store keeps. Every change is made through
+    /// here: when it is done (the store has kept it), the other servers of a cluster are
+    /// told.
+    fn write(&self) -> Changing<'_> {
+        let classes = self.classes.write().unwrap_or_else(|poisoned| poisoned.into_inner());
+        Changing { classes, tell: self.on_change.get() }
+    }
+}
+
+/// The classes being changed; the change is told when it is done (dropped).
+struct Changing<'a> {
+    classes: std::sync::RwLockWriteGuard<'a, Classes>,
+    tell: Option<&'a OnChange>,
+}
+
+impl std::ops::Deref for Changing<'_> {
+    type Target = Classes;
+
+    fn deref(&self) -> &Classes {
+        &self.classes
+    }
+}
+
+impl std::ops::DerefMut for Changing<'_> {
+    fn deref_mut(&mut self) -> &mut Classes {
+        &mut self.classes
+    }
+}
+
+impl Drop for Changing<'_> {
+    fn drop(&mut self) {
+        if let Some(tell) = self.tell {
+            tell();
+        }
     }
 }
 

@@ -13,6 +13,7 @@ use axum::http::Method;
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use bytes::Bytes;
+use serde_json::Value;
 use tokio::sync::broadcast;
 use vlab_protocol::{ClientMsg, ServerMsg};
 
@@ -47,6 +48,9 @@ pub async fn elsewhere(State(app): State<Arc<AppState>>, request: Request, next:
     }
     if request.method() == Method::GET && path == "/api/labs" {
         return every_lab(peers, request, next).await;
+    }
+    if request.method() == Method::GET && is_class_listing(path) {
+        return every_lesson(peers, request, next).await;
     }
     if post && path == "/api/join" {
         return join_by_code(&app, peers, request, next).await;
@@ -110,19 +114,75 @@ async fn every_lab(peers: &Peers, request: Request, next: Next) -> Response {
     let (parts, _) = request.into_parts();
     let here = next.run(Request::from_parts(parts.clone(), Body::empty())).await;
     let (status, body) = (here.status(), axum::body::to_bytes(here.into_body(), usize::MAX).await.unwrap_or_default());
-    let Ok(serde_json::Value::Array(mut labs)) = serde_json::from_slice(&body) else {
+    let Ok(Value::Array(mut labs)) = serde_json::from_slice(&body) else {
         return (status, body).into_response();
     };
-    for server in peers.others().await.unwrap_or_default() {
-        let asked = Request::from_parts(parts.clone(), Body::empty());
-        match forward(peers, &server, asked).await.map(|answer| serde_json::from_slice(&answer.body)) {
-            Ok(Ok(serde_json::Value::Array(theirs))) => labs.extend(theirs),
-            Ok(_) => tracing::warn!(%server, "a server's list of labs was unreadable"),
-            Err(error) => tracing::warn!(%server, %error, "a server's labs are left out of the list"),
+    for theirs in every_other_answer(peers, &parts).await {
+        match theirs {
+            Value::Array(theirs) => labs.extend(theirs),
+            _ => tracing::warn!("a server's list of labs was unreadable"),
         }
     }
     labs.sort_by(|a, b| a["id"].as_str().cmp(&b["id"].as_str()));
     axum::Json(labs).into_response()
+}
+
+/// `GET /api/classes/{class}` and `GET /api/classes/{class}/overview`: each server
+/// lists the class's lessons it runs, so the answer here gets every other server's too
+/// (by name, then id, as one server orders them). The answer here decides the rest:
+/// one refused here is refused, as every server would refuse it.
+async fn every_lesson(peers: &Peers, request: Request, next: Next) -> Response {
+    let (parts, _) = request.into_parts();
+    let here = next.run(Request::from_parts(parts.clone(), Body::empty())).await;
+    let (status, body) = (here.status(), axum::body::to_bytes(here.into_body(), usize::MAX).await.unwrap_or_default());
+    let Ok(mut answer) = serde_json::from_slice::<Value>(&body) else { return (status, body).into_response() };
+    let Some(Value::Array(labs)) = answer.get_mut("labs") else { return (status, body).into_response() };
+    if !status.is_success() {
+        return (status, body).into_response();
+    }
+    for theirs in every_other_answer(peers, &parts).await {
+        match theirs.get("labs") {
+            Some(Value::Array(theirs)) => labs.extend(theirs.iter().cloned()),
+            _ => tracing::warn!("a server's lessons of a class were unreadable"),
+        }
+    }
+    // A class view lists summaries; an overview, each lab with its summary in `lab`.
+    let key = |lab: &Value| {
+        let summary = lab.get("lab").unwrap_or(lab);
+        (summary["name"].as_str().map(str::to_owned), summary["id"].as_str().map(str::to_owned))
+    };
+    labs.sort_by_key(key);
+    labs.dedup_by(|a, b| key(a).1 == key(b).1);
+    (status, axum::Json(answer)).into_response()
+}
+
+/// `GET /api/classes/{class}` or `GET /api/classes/{class}/overview`.
+fn is_class_listing(path: &str) -> bool {
+    let Some(rest) = path.strip_prefix("/api/classes/") else { return false };
+    match rest.split_once('/') {
+        None => !rest.is_empty() && rest != "sign-in",
+        Some((class, "overview")) => !class.is_empty(),
+        Some(_) => false,
+    }
+}
+
+/// The same bodiless request as asked of every other live server, answered there: the
+/// readable JSON answers (a server that does not answer is left out, and logged: each
+/// lab answers for itself).
+async fn every_other_answer(peers: &Peers, parts: &axum::http::request::Parts) -> Vec<Value> {
+    let mut answers = Vec::new();
+    for server in peers.others().await.unwrap_or_default() {
+        let asked = Request::from_parts(parts.clone(), Body::empty());
+        match forward(peers, &server, asked).await {
+            Ok(answer) if answer.status.is_success() => match serde_json::from_slice(&answer.body) {
+                Ok(value) => answers.push(value),
+                Err(error) => tracing::warn!(%server, %error, "a server's answer was unreadable"),
+            },
+            Ok(answer) => tracing::warn!(%server, status = %answer.status, "a server's part is left out of a list"),
+            Err(error) => tracing::warn!(%server, %error, "a server's part is left out of a list"),
+        }
+    }
+    answers
 }
 
 /// The lab a path names: `/api/labs/{lab}` and below.
