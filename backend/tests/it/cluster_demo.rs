@@ -43,22 +43,7 @@ async fn a_server_that_does_not_win_the_demo_lab_leaves_no_run_in_its_recording(
     let dir = std::env::temp_dir().join(&cluster);
     std::fs::create_dir_all(&dir).unwrap();
     let nats = vlab_cluster::testkit::nats_url();
-    let start = |id: &str| {
-        let key_file = dir.join(format!("{id}.key")).display().to_string();
-        let args = [
-            "--cluster",
-            &nats,
-            "--cluster-name",
-            &cluster,
-            "--server-id",
-            id,
-            "--instructor-token",
-            "cluster-demo-key",
-            "--key-file",
-            &key_file,
-        ];
-        VlabProcess::start(std::path::Path::new(&db.url), &args)
-    };
+    let start = |id: &str| VlabProcess::start_in_cluster(&db.url, &cluster, id, "cluster-demo-key", &dir);
     let nats_client = async_nats::connect(&nats).await.unwrap();
     let directory = vlab_cluster::Directory::open(nats_client, &cluster, vlab_cluster::Timing::DEFAULT).await.unwrap();
     let pg = Pg::connect(&db.url).unwrap();

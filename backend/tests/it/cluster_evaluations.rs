@@ -112,23 +112,7 @@ async fn an_evaluation_its_server_was_killed_running_is_finished_by_another_with
     let dir = std::env::temp_dir().join(&cluster);
     std::fs::create_dir_all(&dir).unwrap();
     let key = "cluster-evaluation-key";
-    let nats = vlab_cluster::testkit::nats_url();
-    let start = |id: &str| {
-        let key_file = dir.join(format!("{id}.key")).display().to_string();
-        let args = [
-            "--cluster",
-            &nats,
-            "--cluster-name",
-            &cluster,
-            "--server-id",
-            id,
-            "--instructor-token",
-            key,
-            "--key-file",
-            &key_file,
-        ];
-        VlabProcess::start(std::path::Path::new(&db.url), &args)
-    };
+    let start = |id: &str| VlabProcess::start_in_cluster(&db.url, &cluster, id, key, &dir);
     let a = start("a");
     let (_, evaluation) = hand_in(&a.base, key, 20, park_solution()).await;
     let b = start("b");

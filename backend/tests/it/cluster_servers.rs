@@ -35,25 +35,9 @@ impl Cluster {
         let name = vlab_cluster::testkit::unique_name("c");
         let dir = std::env::temp_dir().join(&name);
         std::fs::create_dir_all(&dir).unwrap();
-        let nats = vlab_cluster::testkit::nats_url();
         let servers = ["a", "b", "c"]
             .into_iter()
-            .map(|id| {
-                let key_file = dir.join(format!("{id}.key")).display().to_string();
-                let args = [
-                    "--cluster",
-                    &nats,
-                    "--cluster-name",
-                    &name,
-                    "--server-id",
-                    id,
-                    "--instructor-token",
-                    KEY,
-                    "--key-file",
-                    &key_file,
-                ];
-                (id.to_owned(), Some(VlabProcess::start(std::path::Path::new(&db.url), &args)))
-            })
+            .map(|id| (id.to_owned(), Some(VlabProcess::start_in_cluster(&db.url, &name, id, KEY, &dir))))
             .collect();
         Cluster { name, servers, _db: db, dir }
     }

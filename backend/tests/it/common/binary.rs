@@ -17,6 +17,27 @@ impl VlabProcess {
         Self::start_with_env(db, args, &[])
     }
 
+    /// `vlab serve --cluster` as server `id` of cluster `cluster` (on the test kit's
+    /// NATS), on the PostgreSQL database at `db`, with server key `key`, its key file in
+    /// `dir`.
+    pub fn start_in_cluster(db: &str, cluster: &str, id: &str, key: &str, dir: &Path) -> VlabProcess {
+        let (nats, key_file) = (vlab_cluster::testkit::nats_url(), dir.join(format!("{id}.key")));
+        let key_file = key_file.display().to_string();
+        let args = [
+            "--cluster",
+            &nats,
+            "--cluster-name",
+            cluster,
+            "--server-id",
+            id,
+            "--instructor-token",
+            key,
+            "--key-file",
+            &key_file,
+        ];
+        Self::start(Path::new(db), &args)
+    }
+
     /// [`VlabProcess::start`] with more environment variables for the server.
     pub fn start_with_env(db: &Path, args: &[&str], env: &[(&str, &str)]) -> VlabProcess {
         let mut child = Command::new(env!("CARGO_BIN_EXE_vlab"))
