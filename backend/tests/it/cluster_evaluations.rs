@@ -84,17 +84,9 @@ fn over(trial: &Value) -> bool {
     !matches!(trial["status"].as_str(), Some("queued" | "running"))
 }
 
-/// Polls `check` every 200 ms until it gives a value (see [`HANG`]).
-async fn eventually<T>(what: &str, mut check: impl AsyncFnMut() -> Option<T>) -> T {
-    let poll = async {
-        loop {
-            if let Some(value) = check().await {
-                return value;
-            }
-            tokio::time::sleep(Duration::from_millis(200)).await;
-        }
-    };
-    tokio::time::timeout(HANG, poll).await.unwrap_or_else(|_| panic!("never happened: {what}"))
+/// Polls `check` until it gives a value (see [`HANG`]).
+async fn eventually<T>(what: &str, check: impl AsyncFnMut() -> Option<T>) -> T {
+    crate::common::eventually(what, HANG, check).await
 }
 
 async fn directory(cluster: &str) -> vlab_cluster::Directory {

@@ -448,3 +448,17 @@ pub fn offered_spot(reply: &serde_json::Value) -> Option<(f64, f64)> {
     let (x, z) = spot.split_once(", z ")?;
     Some((x.parse().ok()?, z.trim_end_matches(|c: char| !c.is_ascii_digit()).parse().ok()?))
 }
+
+/// Polls `check` every 200 ms until it gives a value; panics saying `what` never
+/// happened after `hang` (a guard against a hang, not a measure).
+pub async fn eventually<T>(what: &str, hang: Duration, mut check: impl AsyncFnMut() -> Option<T>) -> T {
+    let poll = async {
+        loop {
+            if let Some(value) = check().await {
+                return value;
+            }
+            tokio::time::sleep(Duration::from_millis(200)).await;
+        }
+    };
+    tokio::time::timeout(hang, poll).await.unwrap_or_else(|_| panic!("never happened: {what}"))
+}
