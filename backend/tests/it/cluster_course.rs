@@ -6,9 +6,12 @@
 use std::time::Duration;
 
 use reqwest::Method;
+use reqwest::multipart::Part;
 use serde_json::{Value, json};
 
 use crate::cluster_servers::{Cluster, KEY, call};
+use crate::common::python_runs_here;
+use crate::course_assignments::park_solution;
 
 /// How long the servers may take to hear of a change before the test calls it lost (a
 /// guard against a hang, not a measure: they hear of it in milliseconds; shorter than
@@ -86,6 +89,56 @@ async fn a_class_changed_through_any_server_is_the_same_class_on_every_server() 
         let (status, answer) = refused.unwrap_or_else(|_| panic!("{name} still answers a removed student"));
         assert_eq!(status, 401, "{name}: {answer}");
     }
+}
+
+#[tokio::test]
+async fn a_robot_is_handed_in_through_a_server_that_does_not_run_its_lesson() {
+    if !python_runs_here() {
+        return;
+    }
+    let cluster = Cluster::start();
+    let a = cluster.server("a");
+    let (status, class) = call(a, Method::POST, "/api/classes", Some(KEY), json!({ "name": "Robotics 2B" })).await;
+    assert_eq!(status, 201, "{class}");
+    let (id, code, teacher) = (text(&class, "id"), text(&class, "class_code"), text(&class, "teacher_token"));
+    let assignment = json!({ "challenge": "challenges/park", "trials": 1 });
+    let (status, assignment) =
+        call(a, Method::POST, &format!("/api/classes/{id}/assignments"), Some(&teacher), assignment).await;
+    assert_eq!(status, 201, "{assignment}");
+    let lesson = json!({ "name": "Lesson 1", "scene": "challenges/park" });
+    let (status, lesson) = call(a, Method::POST, &format!("/api/classes/{id}/labs"), Some(&teacher), lesson).await;
+    assert_eq!(status, 201, "{lesson}");
+    let lab = text(&lesson, "id");
+    let runs = cluster.owner_of(&lab).await.expect("the lesson runs on a server");
+    let other = cluster.server(["a", "b", "c"].into_iter().find(|id| *id != runs).unwrap());
+
+    // Ana, through a server that does not run the lesson: signs in, enters, adds her
+    // robot with its program, and hands the robot in.
+    let sign_in = json!({ "class_code": code, "name": "Ana", "pin": "4821" });
+    let (status, session) = call(other, Method::POST, "/api/classes/sign-in", None, sign_in).await;
+    assert_eq!(status, 200, "{session}");
+    let ana = text(&session, "token");
+    let (status, entered) = call(other, Method::POST, &format!("/api/labs/{lab}/enter"), Some(&ana), json!({})).await;
+    assert_eq!(status, 200, "{entered}");
+    let description = "include \"diffbot_robot.vlab\";\ncall diffbot(\"_ana\", {x}, {z}, 0);\n";
+    let form = park_solution().part("description", Part::text(description).file_name("ana.vlab"));
+    let added = reqwest::Client::new().post(other.url(&format!("/api/labs/{lab}/robots"))).bearer_auth(&ana);
+    let added = added.multipart(form).send().await.unwrap();
+    assert_eq!(added.status().as_u16(), 200);
+    let robot = added.json::<Value>().await.unwrap()["robots"][0].as_str().unwrap().to_owned();
+    let submissions = format!("/api/classes/{id}/assignments/{}/submissions", assignment["id"]);
+    let hand_in = json!({ "lab": lab, "robot": robot });
+    let (status, handed) = call(other, Method::POST, &submissions, Some(&ana), hand_in).await;
+    assert_eq!(status, 202, "{handed}");
+    assert_eq!(handed["files"], json!(["drive_to.py", "park.py"]), "her robot's program: {handed}");
+    // Not hers: refused as one server refuses it.
+    let (status, refused) =
+        call(other, Method::POST, &submissions, Some(&ana), json!({ "lab": lab, "robot": "diffbot" })).await;
+    assert_eq!(status, 403, "{refused}");
+}
+
+fn text(value: &Value, field: &str) -> String {
+    value[field].as_str().unwrap_or_else(|| panic!("no {field} in {value}")).to_owned()
 }
 
 /// The names on a roster.

@@ -47,7 +47,7 @@ impl Cluster {
     }
 
     /// The server holding `lab`'s lease, as the directory says.
-    async fn owner_of(&self, lab: &str) -> Option<String> {
+    pub(crate) async fn owner_of(&self, lab: &str) -> Option<String> {
         let nats = async_nats::connect(vlab_cluster::testkit::nats_url()).await.unwrap();
         let directory = vlab_cluster::Directory::open(nats, &self.name, vlab_cluster::Timing::DEFAULT).await.unwrap();
         directory.owner_of(lab).await.unwrap()

@@ -12,14 +12,14 @@ use vlab_protocol::permissions::{Action, Denial};
 use crate::common::{PATIENCE, TOKEN, TestServer, python_runs_here};
 
 /// A program that never moves: the park challenge fails it after ten seconds.
-const IDLE: &str = "from vlab import Robot\nrobot = Robot()\nwhile robot.step():\n    pass\n";
+pub(crate) const IDLE: &str = "from vlab import Robot\nrobot = Robot()\nwhile robot.step():\n    pass\n";
 
-fn library(file: &str) -> String {
+pub(crate) fn library(file: &str) -> String {
     std::fs::read_to_string(format!("{}/../scenes/challenges/{file}", env!("CARGO_MANIFEST_DIR"))).unwrap()
 }
 
 /// The park challenge's reference solution, with the module it imports.
-fn park_solution() -> Form {
+pub(crate) fn park_solution() -> Form {
     Form::new()
         .part("program", Part::text(library("park.py")).file_name("park.py"))
         .part("drive_to.py", Part::text(library("drive_to.py")).file_name("drive_to.py"))

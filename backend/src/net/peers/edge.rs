@@ -55,6 +55,9 @@ pub async fn elsewhere(State(app): State<Arc<AppState>>, request: Request, next:
     if post && path == "/api/join" {
         return join_by_code(&app, peers, request, next).await;
     }
+    if post && is_hand_in(path) && is_json(&request) {
+        return hand_in_where_the_lab_runs(&app, peers, request, next).await;
+    }
     let Some(lab) = lab_of(path) else { return next.run(request).await };
     if app.classroom.registry.get(lab).is_some() {
         return next.run(request).await;
@@ -73,12 +76,11 @@ async fn join_by_code(app: &AppState, peers: &Peers, request: Request, next: Nex
     struct Code {
         join_code: String,
     }
-    let (parts, body) = request.into_parts();
     // A join is a code and a name: anything larger is refused here as it would be there.
-    let Ok(body) = axum::body::to_bytes(body, JOIN_BYTES).await else {
-        return AppError::TooLarge(format!("a join request may be at most {JOIN_BYTES} bytes")).into_response();
+    let (request, body) = match read_small(request, "a join request").await {
+        Ok(read) => read,
+        Err(refused) => return refused,
     };
-    let request = Request::from_parts(parts, Body::from(body.clone()));
     let code = serde_json::from_slice::<Code>(&body).map(|code| code.join_code).unwrap_or_default();
     let here = app.classroom.registry.by_join_code(&code).is_some();
     let Some(lab) = (!here).then(|| app.classroom.labs().kept_with_code(&code)).flatten() else {
@@ -92,8 +94,57 @@ async fn join_by_code(app: &AppState, peers: &Peers, request: Request, next: Nex
     }
 }
 
-/// The largest join request read to find its lab.
-const JOIN_BYTES: usize = 16 * 1024;
+/// `POST /api/classes/{class}/assignments/{id}/submissions` with a robot of a lesson
+/// (`{"lab","robot"}`): handed in where that lab runs, which reads the robot's program.
+/// A hand-in of files is taken here.
+async fn hand_in_where_the_lab_runs(app: &AppState, peers: &Peers, request: Request, next: Next) -> Response {
+    #[derive(serde::Deserialize)]
+    struct Lesson {
+        lab: String,
+    }
+    let (request, body) = match read_small(request, "a hand-in of a robot").await {
+        Ok(read) => read,
+        Err(refused) => return refused,
+    };
+    let lab = serde_json::from_slice::<Lesson>(&body).map(|lesson| lesson.lab).unwrap_or_default();
+    if lab.is_empty() || app.classroom.registry.get(&lab).is_some() {
+        return next.run(request).await;
+    }
+    match peers.route(&lab).await {
+        Ok(Route::Owner(owner)) => answered(forward(peers, &owner, request).await),
+        Ok(Route::Here) if app.classroom.labs().is_kept(&lab) => AppError::from(PeerError::Moving).into_response(),
+        Ok(Route::Here) => next.run(request).await,
+        Err(error) => AppError::from(error).into_response(),
+    }
+}
+
+/// The largest join request, or hand-in of a robot, read to find its lab.
+const SMALL_BYTES: usize = 16 * 1024;
+
+/// Reads `request`'s body, at most [`SMALL_BYTES`] (`what` it is names the refusal):
+/// the request again, and its body.
+async fn read_small(request: Request, what: &str) -> Result<(Request, Bytes), Response> {
+    let (parts, body) = request.into_parts();
+    let Ok(body) = axum::body::to_bytes(body, SMALL_BYTES).await else {
+        return Err(AppError::TooLarge(format!("{what} may be at most {SMALL_BYTES} bytes")).into_response());
+    };
+    Ok((Request::from_parts(parts, Body::from(body.clone())), body))
+}
+
+/// A hand-in: `/api/classes/{class}/assignments/{id}/submissions`.
+fn is_hand_in(path: &str) -> bool {
+    let parts: Vec<&str> = path.trim_start_matches('/').split('/').collect();
+    matches!(parts.as_slice(), ["api", "classes", class, "assignments", id, "submissions"] if !class.is_empty() && !id.is_empty())
+}
+
+/// Whether the request's body is JSON (a form is not read here).
+fn is_json(request: &Request) -> bool {
+    request
+        .headers()
+        .get(axum::http::header::CONTENT_TYPE)
+        .and_then(|value| value.to_str().ok())
+        .is_some_and(|value| value.trim_start().starts_with("application/json"))
+}
 
 fn answered(answer: Result<Answer, PeerError>) -> Response {
     match answer {
