@@ -93,10 +93,20 @@ pub(super) fn run(job: Job<'_>) -> Result<Ended, CompileError> {
         bytes.truncate(job.limits.output_bytes);
     }
     let output = String::from_utf8_lossy(&bytes).into_owned();
-    if limit.is_none() {
-        limit = limit_of(&status, &output);
-    }
+    let limit = the_limit(limit, &status, &output);
     Ok(Ended { code: status.code(), output, limit })
+}
+
+/// The limit that ended a compile: the one it was stopped for (`stopped_for`), else the
+/// one its signal or words say.
+fn the_limit(stopped_for: Option<LimitHit>, status: &std::process::ExitStatus, output: &str) -> Option<LimitHit> {
+    match stopped_for {
+        None => limit_of(status, output),
+        // A compiler that fails at its memory limit prints a crash report, which may
+        // fill the output: the limit its words name is the reason, not their length.
+        Some(LimitHit::Output) => limit_in_words(output).or(Some(LimitHit::Output)),
+        hit => hit,
+    }
 }
 
 /// Which limit ended a compile that stopped by itself, from its signal or its words.
@@ -107,6 +117,11 @@ fn limit_of(status: &std::process::ExitStatus, output: &str) -> Option<LimitHit>
         Some(libc::SIGXFSZ) => return Some(LimitHit::FileSize),
         _ => {}
     }
+    limit_in_words(output)
+}
+
+/// Which limit the compiler's own words say ended it.
+fn limit_in_words(output: &str) -> Option<LimitHit> {
     let memory = ["out of memory", "Allocation failed", "std::bad_alloc", "Cannot allocate memory"];
     if memory.iter().any(|m| output.contains(m)) {
         return Some(LimitHit::Memory);
@@ -260,4 +275,26 @@ fn set_rlimits(pid: Pid, limits: &CompileLimits) -> std::io::Result<()> {
     prlimit(Some(pid), Resource::Nofile, both(limits.open_files))?;
     prlimit(Some(pid), Resource::Core, both(0))?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use std::os::unix::process::ExitStatusExt as _;
+
+    use super::*;
+
+    #[test]
+    fn a_crash_report_that_fills_the_output_is_told_by_the_limit_it_names() {
+        // Killed for printing too much (SIGKILL), its first words a crash at the memory limit.
+        let killed = std::process::ExitStatus::from_raw(libc::SIGKILL);
+        let crash = "LLVM ERROR: out of memory\nAllocation failed\nPLEASE submit a bug report\nStack dump:\n";
+        assert_eq!(the_limit(Some(LimitHit::Output), &killed, crash), Some(LimitHit::Memory));
+        // A flood of warnings is the output's length.
+        let flood = "a.c:1:18: warning: unused variable 'unused0' [-Wunused-variable]\n".repeat(200);
+        assert_eq!(the_limit(Some(LimitHit::Output), &killed, &flood), Some(LimitHit::Output));
+        // Not stopped here: the signal says, then the words.
+        assert_eq!(the_limit(None, &killed, &flood), Some(LimitHit::Cpu));
+        assert_eq!(the_limit(None, &std::process::ExitStatus::from_raw(1 << 8), crash), Some(LimitHit::Memory));
+        assert_eq!(the_limit(Some(LimitHit::Wall), &killed, crash), Some(LimitHit::Wall));
+    }
 }
