@@ -131,7 +131,8 @@ fn limit_in_words(output: &str) -> Option<LimitHit> {
     if output.contains("File size limit exceeded") || output.contains("File too large") {
         return Some(LimitHit::FileSize);
     }
-    if output.contains("CPU time limit exceeded") {
+    // A front end run apart from the driver and killed at the CPU limit (SIGKILL).
+    if output.contains("CPU time limit exceeded") || output.contains("unable to execute command: Killed") {
         return Some(LimitHit::Cpu);
     }
     None
@@ -268,8 +269,10 @@ fn restrict_files(rules: &Rules) -> Result<(), CompileError> {
 /// inherit them).
 fn set_rlimits(pid: Pid, limits: &CompileLimits) -> std::io::Result<()> {
     let both = |n: u64| Rlimit { current: Some(n), maximum: Some(n) };
-    // Soft CPU limit: SIGXCPU; the hard one a second later: SIGKILL.
-    prlimit(Some(pid), Resource::Cpu, Rlimit { current: Some(limits.cpu_secs), maximum: Some(limits.cpu_secs + 1) })?;
+    // Soft and hard CPU limits alike: at the limit the kernel sends SIGKILL, which says
+    // which limit it was. A soft limit's SIGXCPU is caught by clang, which then prints a
+    // crash report and exits 1, like a compiler that failed for a reason of its own.
+    prlimit(Some(pid), Resource::Cpu, both(limits.cpu_secs))?;
     prlimit(Some(pid), Resource::As, both(limits.memory_mib * 1024 * 1024))?;
     prlimit(Some(pid), Resource::Fsize, both(limits.file_bytes))?;
     prlimit(Some(pid), Resource::Nofile, both(limits.open_files))?;
@@ -296,5 +299,8 @@ mod tests {
         assert_eq!(the_limit(None, &killed, &flood), Some(LimitHit::Cpu));
         assert_eq!(the_limit(None, &std::process::ExitStatus::from_raw(1 << 8), crash), Some(LimitHit::Memory));
         assert_eq!(the_limit(Some(LimitHit::Wall), &killed, crash), Some(LimitHit::Wall));
+        // The driver, of its front end killed at the CPU limit.
+        let driver = "clang: error: unable to execute command: Killed\nclang: error: clang frontend command failed due to signal (use -v to see invocation)\n";
+        assert_eq!(the_limit(None, &std::process::ExitStatus::from_raw(1 << 8), driver), Some(LimitHit::Cpu));
     }
 }
