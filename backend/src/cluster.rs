@@ -184,12 +184,17 @@ impl Node {
         self.announcement.is_draining()
     }
 
-    /// Hands over every lab this server runs: each is closed here (its pages told to
-    /// connect again) and its lease released, and the other servers take it over.
-    pub fn hand_over_all(&self, classroom: &Classroom) -> usize {
+    /// Hands over every lab this server runs: its checkpoint kept as it stands, then
+    /// closed here (its pages told to connect again) and its lease released, and the
+    /// other servers take it over from that checkpoint.
+    pub async fn hand_over_all(&self, classroom: &Classroom) -> usize {
         let labs = classroom.registry.all();
         for lab in &labs {
             tracing::info!(lab = %lab.id(), "draining: the lab goes to another server");
+            // Its clock and bodies as they stand, for the server taking it to go on from.
+            if let Err(error) = classroom.checkpoints().keep_now(lab).await {
+                tracing::warn!(lab = %lab.id(), %error, "the lab's checkpoint could not be kept before handing it over");
+            }
             self.let_go(classroom, lab);
         }
         labs.len()

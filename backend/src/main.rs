@@ -11,7 +11,7 @@ use clap::builder::TypedValueParser as _;
 use clap::{Parser, Subcommand};
 use tracing_subscriber::EnvFilter;
 use vlab_server::classroom::recording::DEFAULT_RECORDING_BUDGET_BYTES;
-use vlab_server::classroom::{Classroom, ClassroomConfig, DemoLab, Library};
+use vlab_server::classroom::{Classroom, ClassroomConfig, DemoLab, KeptCheckpoints, Library};
 use vlab_server::cluster::Node;
 use vlab_server::controller::placement::{self, ProgramCpus};
 use vlab_server::net::limits::{self, Rate};
@@ -301,7 +301,7 @@ async fn join_cluster(
             let mirrored = peers.mirrored().iter().map(|(_, viewers)| viewers).sum();
             node.report_load(&state.classroom, mirrored);
             if node.is_draining() {
-                node.hand_over_all(&state.classroom);
+                node.hand_over_all(&state.classroom).await;
                 continue;
             }
             match node.take_over(&state.classroom).await {
@@ -407,6 +407,7 @@ async fn serve(args: ServeArgs) -> anyhow::Result<()> {
         None => Arc::new(AppState { classroom, web_dir: args.web_dir.clone(), limits, peers: None }),
         Some(url) => join_cluster(url, &args, addr, classroom, limits).await?,
     };
+    keep_checkpoints(&state);
     tracing::info!(%addr, "VLab is serving");
     println!("VLab is serving on http://{addr}");
     println!("  watch the demo lab:      http://{addr}/?lab=demo");
@@ -426,6 +427,37 @@ async fn serve(args: ServeArgs) -> anyhow::Result<()> {
         tracing::info!("shutting down");
     })
     .await?;
+    // Each lab's clock and bodies as they stand are kept: it goes on from there.
+    for lab in state.classroom.registry.all().iter().filter(|lab| !lab.handed_over()) {
+        if let Err(error) = state.classroom.checkpoints().keep_now(lab).await {
+            tracing::warn!(lab = %lab.id(), %error, "the lab's checkpoint could not be kept");
+        }
+    }
     state.classroom.shut_down();
     Ok(())
+}
+
+/// Writes the checkpoints the labs took every few seconds (docs/operations.md), off the
+/// runtime's workers: a slow database never holds a request.
+fn keep_checkpoints(state: &Arc<AppState>) {
+    let served = Arc::downgrade(state);
+    tokio::spawn(async move {
+        let mut every = tokio::time::interval(vlab_server::classroom::checkpoints::CHECKPOINT_KEEPING);
+        let mut kept = KeptCheckpoints::default();
+        loop {
+            every.tick().await;
+            let Some(state) = served.upgrade() else { return };
+            let keeping = tokio::task::spawn_blocking(move || {
+                state.classroom.checkpoints().keep_new(&mut kept);
+                kept
+            });
+            match keeping.await {
+                Ok(back) => kept = back,
+                Err(error) => {
+                    tracing::error!(%error, "keeping the labs' checkpoints failed");
+                    kept = KeptCheckpoints::default();
+                }
+            }
+        }
+    });
 }

@@ -95,8 +95,14 @@ impl Checkpoints {
 
     /// Forgets all of them (a new run from step 0).
     pub fn clear(&mut self) {
+        self.start_at(0);
+    }
+
+    /// Forgets all of them: a new run starts at `step` (0, or where a resumed lab goes
+    /// on).
+    pub fn start_at(&mut self, step: u64) {
         self.kept.clear();
-        self.next_due = self.interval_steps;
+        self.next_due = step + self.interval_steps;
     }
 
     /// The steps they were taken at, oldest first.

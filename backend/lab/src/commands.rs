@@ -79,6 +79,21 @@ pub enum LabCommand {
         /// Asked before every batch of steps; cheap.
         permit: StepPermit,
     },
+    /// Go on from a checkpoint the database kept (the lab just opened again, its
+    /// uploads done again): the clock at its step, its moving bodies where and as fast
+    /// as they were, in a new run, every program started afresh.
+    GoOnFrom {
+        /// The checkpoint; boxed to keep the other commands small.
+        checkpoint: Box<super::resume::KeptCheckpoint>,
+        /// Where to send the resulting clock.
+        reply: oneshot::Sender<LabState>,
+    },
+    /// Publish the lab as it stands as its last checkpoint now (its server is about to
+    /// stop or hand it over), and send it.
+    CheckpointNow {
+        /// Where to send it.
+        reply: oneshot::Sender<std::sync::Arc<super::resume::KeptCheckpoint>>,
+    },
     /// How the lab's clock and its programs keep together from now on.
     Sync {
         /// The instructor's choice.

@@ -57,6 +57,8 @@ pub struct LabStatus {
     /// The challenge live for every robot, while on and since it ended (owners'
     /// names left empty).
     pub run: Option<vlab_protocol::LiveRun>,
+    /// The lab's last checkpoint as the database keeps it (`None`: none taken yet).
+    pub checkpoint: Option<Arc<crate::resume::KeptCheckpoint>>,
 }
 
 /// How to open a lab.
@@ -145,6 +147,7 @@ impl LabHandle {
             owners: BTreeMap::new(),
             objects: wire::objects(&scene),
             run: None,
+            checkpoint: None,
         };
         let (status_tx, status_rx) = watch::channel(initial);
         let (command_tx, command_rx) = mpsc::channel();

@@ -30,6 +30,7 @@ pub mod recording;
 mod registry;
 pub mod relay;
 mod resimulate;
+pub mod resume;
 mod runner;
 pub mod secret;
 pub mod telemetry;

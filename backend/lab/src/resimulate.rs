@@ -30,7 +30,8 @@ pub struct Resimulated {
 
 /// Run `run` done again to `target` with `inputs` (those given after `target` are not,
 /// but for insertions and removals right after it: see [`Record::replayed_before`]),
-/// from checkpoint `from` (taken at or before `target`) or else from the run's start.
+/// from checkpoint `from` (taken at or before `target`) or else from the run's start
+/// (step 0, or where a resumed run started).
 /// `inputs` must hold every input from the step it starts at on; those before it are
 /// skipped.
 pub fn resimulate(
@@ -46,10 +47,13 @@ pub fn resimulate(
             let Checkpoint { step, model, world, robots } = checkpoint;
             (model.clone(), world.clone(), robots.clone(), *step)
         }
-        None => {
-            let (model, world, robots) = start(run, seed)?;
-            (model, world, robots, 0)
-        }
+        None => match run.resumed.as_deref() {
+            Some(Checkpoint { step, model, world, robots }) => (model.clone(), world.clone(), robots.clone(), *step),
+            None => {
+                let (model, world, robots) = start(run, seed)?;
+                (model, world, robots, 0)
+            }
+        },
     };
     let first = step;
     let dt = model.dt_secs;

@@ -159,21 +159,39 @@ impl ClassroomLabs<'_> {
     }
 
     /// Opens every stored lab (but the demo lab, opened by [`ClassroomLabs::open_demo`]) and
-    /// does again, in order, what was uploaded into each lab and removed from it. A lab
+    /// does again, in order, what was uploaded into each lab and removed from it; each
+    /// then goes on from the last checkpoint the store kept of it. A lab
     /// or an upload that cannot be restored is logged and skipped: the others come back.
     /// Then the evaluations left unfinished start again. Returns how many uploads could
     /// not be done again.
     pub async fn restore(self) -> Result<usize, ClassroomError> {
         let records = self.classroom.keep(|store| store.open_labs())?.unwrap_or_default();
+        let mut opened = Vec::new();
         for record in records.into_iter().filter(|record| record.id != "demo") {
-            match self.open_stored(&record).await {
-                Ok(lab) => self.classroom.registry.insert(lab),
+            let kept = self.classroom.checkpoints().kept(&record.id)?;
+            match self.open_stored(&record, kept.is_none()).await {
+                Ok(lab) => {
+                    self.classroom.registry.insert(Arc::clone(&lab));
+                    opened.push((lab, kept, true));
+                }
                 Err(e) => tracing::error!(lab = %record.id, error = %e, "a stored lab could not be opened again"),
             }
         }
+        // The demo lab was opened a moment ago, paused or running as the server was told.
+        if let Some(demo) = self.classroom.registry.get("demo") {
+            let running = demo.clock().state().mode != vlab_protocol::LabMode::Paused;
+            let kept = self.classroom.checkpoints().kept("demo")?;
+            if kept.is_some() && running {
+                demo.clock().control(vlab_protocol::ControlAction::Pause).await?;
+            }
+            opened.push((demo, kept, running));
+        }
         let mut failed = 0;
-        for lab in self.classroom.registry.all() {
+        for (lab, kept, running) in opened {
             failed += self.replay_kept(&lab).await?;
+            if let Some(kept) = kept {
+                self.classroom.checkpoints().go_on_from(&lab, kept, running).await?;
+            }
         }
         // Evaluations a stopped server left unfinished run again (their trials are
         // deterministic: the same grade as if nothing had happened).
@@ -211,31 +229,36 @@ impl ClassroomLabs<'_> {
 
     /// Opens lab `id` as the store keeps it and does again what was done to it, as a
     /// restart does (cluster mode: a lab whose server died, taken over here). Its clock
-    /// starts again from step 0.
+    /// goes on from the last checkpoint the store kept.
     pub async fn restore_one(self, id: &str) -> Result<(), ClassroomError> {
         let Some(record) = self.classroom.keep(|store| store.lab(id))?.flatten() else {
             return Err(ClassroomError::Internal(format!("lab {id} is not in the store")));
         };
+        // Opened paused when it goes on from a checkpoint: no step of its own before.
+        let kept = self.classroom.checkpoints().kept(id)?;
+        let running = id != "demo" || self.classroom.demo_starts_running.load(std::sync::atomic::Ordering::Relaxed);
         let lab = if id == "demo" {
             let students = self.stored_students(id)?;
-            let running = self.classroom.demo_starts_running.load(std::sync::atomic::Ordering::Relaxed);
-            self.open_lab(&record, demo_scene(record.seed), running, students)?
+            self.open_lab(&record, demo_scene(record.seed), running && kept.is_none(), students)?
         } else {
-            self.open_stored(&record).await?
+            self.open_stored(&record, kept.is_none()).await?
         };
         self.classroom.registry.insert(Arc::clone(&lab));
         let failed = self.replay_kept(&lab).await?;
         if failed > 0 {
             tracing::warn!(lab = %id, failed, "some uploads kept from before could not be done again");
         }
-        Ok(())
+        match kept {
+            Some(kept) => self.classroom.checkpoints().go_on_from(&lab, kept, running).await,
+            None => Ok(()),
+        }
     }
 
     /// A stored lab opened again, as its scene and its students were kept.
-    async fn open_stored(self, record: &LabRecord) -> Result<Arc<LabHandle>, ClassroomError> {
+    async fn open_stored(self, record: &LabRecord, running: bool) -> Result<Arc<LabHandle>, ClassroomError> {
         let scene = self.build_scene(&record.scene, record.seed).await?;
         let students = self.stored_students(&record.id)?;
-        Ok(self.open_lab(record, scene, true, students)?)
+        Ok(self.open_lab(record, scene, running, students)?)
     }
 
     /// Does again, in order, what was uploaded into `lab` and removed from it; how many

@@ -13,6 +13,7 @@
 mod access;
 pub mod attempts;
 pub(crate) mod board;
+pub mod checkpoints;
 mod clock;
 pub mod course;
 mod error;
@@ -36,6 +37,7 @@ pub use error::{ClassroomError, RefusalKind, UploadRefusal};
 pub use labs::{DemoLab, OpenedDemo};
 pub use upload::{STUDENT_MESH_BUDGET_BYTES, STUDENT_UPLOAD_BUDGET_BYTES, UploadBudget, UploadFiles, UploadedAssets};
 
+pub use checkpoints::{ClassroomCheckpoints, KeptCheckpoints};
 pub use clock::ClassroomClock;
 pub use export::ClassroomExports;
 pub use labs::ClassroomLabs;
@@ -197,6 +199,11 @@ impl Classroom {
     /// Its labs' rooms: read them, change them while the labs run.
     pub fn room(&self) -> ClassroomRoom<'_> {
         ClassroomRoom { classroom: self }
+    }
+
+    /// Its labs' checkpoints in the database: kept, and gone on from.
+    pub fn checkpoints(&self) -> ClassroomCheckpoints<'_> {
+        ClassroomCheckpoints { classroom: self }
     }
 
     /// Its labs saved as scenes.

@@ -117,6 +117,10 @@ forward!(Store {
     fn open_labs(&self) -> Vec<LabRecord>;
     /// Marks a lab closed: it is not opened again at the next start.
     fn close_lab(&self, id: &str) -> ();
+    /// Keeps lab `lab`'s last checkpoint (taken at `step`, as JSON).
+    fn save_checkpoint(&self, lab: &str, step: u64, checkpoint: &str) -> ();
+    /// Lab `lab`'s last kept checkpoint, as JSON, if any.
+    fn checkpoint(&self, lab: &str) -> Option<String>;
     /// Changes a lab's settings.
     fn save_settings(&self, id: &str, settings_json: &str) -> ();
     /// Stores a student's session.

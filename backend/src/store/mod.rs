@@ -107,7 +107,7 @@ impl StoreError {
     }
 }
 
-const SCHEMA_VERSION: i64 = 7;
+const SCHEMA_VERSION: i64 = 8;
 
 /// A lab as stored.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -311,9 +311,30 @@ impl SqliteStore {
 
     /// Marks a lab closed: it is not opened again at the next start.
     pub fn close_lab(&self, id: &str) -> Result<(), StoreError> {
+        // Its checkpoint goes with it: a lab opened again under this id starts afresh.
+        let transaction = self.connection.unchecked_transaction().map_err(self.sqlite())?;
+        transaction.execute("UPDATE labs SET closed = 1 WHERE id = ?1", params![id]).map_err(self.sqlite())?;
+        transaction.execute("DELETE FROM lab_checkpoints WHERE lab = ?1", params![id]).map_err(self.sqlite())?;
+        transaction.commit().map_err(self.sqlite())
+    }
+
+    /// Keeps lab `lab`'s last checkpoint (taken at `step`, as JSON), replacing the one
+    /// before.
+    pub fn save_checkpoint(&self, lab: &str, step: u64, checkpoint: &str) -> Result<(), StoreError> {
         self.connection
-            .execute("UPDATE labs SET closed = 1 WHERE id = ?1", params![id])
+            .execute(
+                "INSERT OR REPLACE INTO lab_checkpoints (lab, step, checkpoint) VALUES (?1, ?2, ?3)",
+                params![lab, step as i64, checkpoint],
+            )
             .map(|_| ())
+            .map_err(self.sqlite())
+    }
+
+    /// Lab `lab`'s last kept checkpoint, as JSON, if any.
+    pub fn checkpoint(&self, lab: &str) -> Result<Option<String>, StoreError> {
+        self.connection
+            .query_row("SELECT checkpoint FROM lab_checkpoints WHERE lab = ?1", params![lab], |row| row.get(0))
+            .optional()
             .map_err(self.sqlite())
     }
 
@@ -676,6 +697,34 @@ mod tests {
             (kept[0].title.as_str(), kept[0].score_rule.as_str(), kept[0].seeds.as_slice()),
             ("Parking", "", &[7][..])
         );
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_lab_keeps_its_last_checkpoint_until_it_is_closed() {
+        for backend in test_pg::TestBackend::each() {
+            let store = backend.store();
+            store.save_lab(&lab("physics")).unwrap();
+            assert_eq!(store.checkpoint("physics").unwrap(), None, "{}: none before the first", backend.name());
+            store.save_checkpoint("physics", 1200, r#"{"step":1200,"bodies":[]}"#).unwrap();
+            store.save_checkpoint("physics", 2400, r#"{"step":2400,"bodies":[]}"#).unwrap();
+            let store = backend.store();
+            assert_eq!(store.checkpoint("physics").unwrap().as_deref(), Some(r#"{"step":2400,"bodies":[]}"#));
+            assert_eq!(test_pg::rows_in(&store, "lab_checkpoints"), 1, "{}: the last one only", backend.name());
+            store.close_lab("physics").unwrap();
+            assert_eq!(store.checkpoint("physics").unwrap(), None, "{}: closed, it goes", backend.name());
+        }
+    }
+
+    #[test]
+    fn a_version_7_file_gains_the_checkpoints_and_keeps_its_labs() {
+        let (dir, path) = fresh_file("v7");
+        store_at_version(&path, 7).save_lab(&lab("physics")).unwrap();
+        let store = SqliteStore::open(&path).unwrap();
+        assert_eq!(store.lab("physics").unwrap(), Some(lab("physics")));
+        assert_eq!(store.checkpoint("physics").unwrap(), None);
+        store.save_checkpoint("physics", 5, "{}").unwrap();
+        assert_eq!(store.checkpoint("physics").unwrap().as_deref(), Some("{}"));
         std::fs::remove_dir_all(&dir).unwrap();
     }
 

@@ -100,6 +100,16 @@ const COURSE_TABLES: &str = "BEGIN;
      PRAGMA user_version = 6;
      COMMIT;";
 
+/// Step 8: each lab's last checkpoint (`vlab_lab::resume::KeptCheckpoint` as JSON).
+const CHECKPOINT_TABLE: &str = "BEGIN;
+     CREATE TABLE IF NOT EXISTS lab_checkpoints (
+         lab        TEXT PRIMARY KEY,
+         step       INTEGER NOT NULL,
+         checkpoint TEXT NOT NULL
+     );
+     PRAGMA user_version = 8;
+     COMMIT;";
+
 impl SqliteStore {
     /// Brings the file up to [`SCHEMA_VERSION`].
     pub(super) fn migrate(&mut self) -> Result<(), StoreError> {
@@ -205,6 +215,11 @@ impl SqliteStore {
                      COMMIT;",
                 )
                 .map_err(self.sqlite())?;
+        }
+        if version < 8 && target >= 8 {
+            // Step 8: each lab's last checkpoint (its step and moving bodies, as JSON),
+            // which a lab opened again goes on from.
+            self.connection.execute_batch(CHECKPOINT_TABLE).map_err(self.sqlite())?;
         }
         Ok(())
     }

@@ -53,6 +53,15 @@ impl Cluster {
         directory.owner_of(lab).await.unwrap()
     }
 
+    /// The step of the last checkpoint of `lab` kept in the database, if any.
+    pub(crate) async fn kept_checkpoint_step(&self, lab: &str) -> Option<u64> {
+        let (client, connection) = tokio_postgres::connect(&self._db.url, tokio_postgres::NoTls).await.unwrap();
+        let connecting = tokio::spawn(connection);
+        let row = client.query_opt("SELECT step FROM lab_checkpoints WHERE lab = $1", &[&lab]).await.unwrap();
+        connecting.abort();
+        row.map(|row| row.get::<_, i64>(0) as u64)
+    }
+
     /// Kills server `id` with SIGKILL.
     fn kill(&mut self, id: &str) {
         let slot = self.servers.iter_mut().find(|(s, _)| s == id).unwrap();
@@ -158,11 +167,25 @@ async fn a_lab_made_through_one_server_is_watched_from_another_commanded_from_th
     .await;
     assert!(answers.windows(2).all(|pair| pair[0] == pair[1]), "{answers:?}");
 
+    // Its server keeps a checkpoint every 5 s of simulation.
+    let kept = crate::common::eventually("a checkpoint past step 0 is kept", TAKEOVER_PATIENCE, async || {
+        cluster.kept_checkpoint_step(&lab).await.filter(|&step| step > 0)
+    })
+    .await;
+
     // kill -9 of the lab's server, with the page open on another.
     let killed = Instant::now();
     cluster.kill(&owner);
     let taker = new_owner(&cluster, &lab, &owner).await;
     let taken_after = killed.elapsed();
+    // It goes on from the last checkpoint kept, not from step 0.
+    let resumed = crate::common::eventually("the lab is served again", TAKEOVER_PATIENCE, async || {
+        let (status, summary) =
+            call(cluster.server(&taker), Method::GET, &format!("/api/labs/{lab}"), None, json!({})).await;
+        (status == 200).then(|| summary["step"].as_u64().unwrap())
+    })
+    .await;
+    assert!(resumed >= kept, "the lab went on from step {resumed}, before the kept checkpoint's {kept}");
     // The page is told to connect again (or finds its connection gone) and, connecting
     // again as the page does, is served the lab from its new server.
     let closed = tokio::time::timeout(TAKEOVER_PATIENCE, async {
@@ -197,8 +220,8 @@ async fn a_lab_made_through_one_server_is_watched_from_another_commanded_from_th
         call(cluster.server(&watcher), Method::GET, &format!("/api/labs/{lab}"), Some(&ana), json!({})).await;
     assert_eq!(status, 200, "{summary}");
     println!(
-        "lab {lab} on {owner} killed: {taker} held its lease after {:.1} s; the page on {watcher} was closed ({closed:?}) \
-         and served again after {:.1} s",
+        "lab {lab} on {owner} killed: {taker} held its lease after {:.1} s and went on from step {resumed} (checkpoint \
+         kept at step {kept}); the page on {watcher} was closed ({closed:?}) and served again after {:.1} s",
         taken_after.as_secs_f64(),
         page_back_after.as_secs_f64()
     );

@@ -496,3 +496,63 @@ async fn a_moved_start_survives_a_restart_in_process() {
     drop(server);
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// The clock and the bodies: a lab whose server was killed goes on, once it is started
+/// again, from the last checkpoint the server kept (taken every 5 s of simulation,
+/// written every few seconds), not from step 0.
+#[tokio::test]
+async fn a_lab_goes_on_from_its_last_kept_checkpoint_after_a_killed_server() {
+    let dir = std::env::temp_dir().join(format!("vlab-restart-checkpoint-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let db = dir.join("vlab.db");
+    let _ = std::fs::remove_file(&db);
+    let http = reqwest::Client::new();
+    let control = async |base: &str, action: Value| {
+        let (status, state) =
+            call(&http, reqwest::Method::POST, format!("{base}/api/labs/demo/control"), Some(KEY), action).await;
+        assert_eq!(status, 200, "{state}");
+        state
+    };
+    let kept = {
+        let server = Server::start_binary(&db);
+        control(server.base(), json!({ "action": "rate", "rate": "max" })).await;
+        control(server.base(), json!({ "action": "resume" })).await;
+        // Past the third checkpoint (every 1,200 steps), then paused: nothing more is taken.
+        common::eventually("the demo lab runs past step 4,000", common::PATIENCE, async || {
+            let (_, state) =
+                call(&http, reqwest::Method::GET, format!("{}/api/labs/demo", server.base()), None, Value::Null).await;
+            (state["step"].as_u64().unwrap_or(0) > 4_000).then_some(())
+        })
+        .await;
+        let paused = control(server.base(), json!({ "action": "pause" })).await;
+        let last = paused["step"].as_u64().unwrap() / 1_200 * 1_200;
+        let store = Store::open(&db).unwrap();
+        let kept = common::eventually("the last checkpoint is kept", common::PATIENCE, async || {
+            let text = store.checkpoint("demo").unwrap()?;
+            let kept: Value = serde_json::from_str(&text).unwrap();
+            (kept["step"].as_u64() == Some(last)).then_some(kept)
+        })
+        .await;
+        drop(server);
+        kept
+    };
+    let server = Server::start_binary(&db);
+    let (status, lab) =
+        call(&http, reqwest::Method::GET, format!("{}/api/labs/demo", server.base()), None, Value::Null).await;
+    assert_eq!(status, 200, "{lab}");
+    assert_eq!(lab["step"], kept["step"], "the clock from the last kept checkpoint: {lab}");
+    let (status, rover) = call(
+        &http,
+        reqwest::Method::GET,
+        format!("{}/api/labs/demo/robots/rover_red", server.base()),
+        Some(KEY),
+        Value::Null,
+    )
+    .await;
+    assert_eq!(status, 200, "{rover}");
+    let chassis = kept["bodies"].as_array().unwrap().iter().find(|b| b["name"] == "rover_red_chassis").unwrap();
+    // The report's metres are the body's (f32) widened to f64.
+    let metres = |v: &Value| -> Vec<f32> { v.as_array().unwrap().iter().map(|x| x.as_f64().unwrap() as f32).collect() };
+    assert_eq!(metres(&rover["pose"]["position"]), metres(&chassis["position"]), "the rover where it was at that step");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -7,6 +7,7 @@ use vlab_protocol::{ControlAction, LabState};
 use super::LabHandle;
 use crate::commands::LabCommand;
 use crate::error::LabError;
+use crate::resume::KeptCheckpoint;
 
 /// The clock of one lab.
 #[derive(Clone, Copy)]
@@ -30,6 +31,21 @@ impl LabClock<'_> {
     /// The latest published clock state.
     pub fn state(self) -> LabState {
         self.lab.status.borrow().state.clone()
+    }
+
+    /// Goes on from `checkpoint`, kept in the database (see [`LabCommand::GoOnFrom`]).
+    pub async fn go_on_from(self, checkpoint: KeptCheckpoint) -> Result<LabState, LabError> {
+        self.lab.request(|reply| LabCommand::GoOnFrom { checkpoint: Box::new(checkpoint), reply }).await
+    }
+
+    /// The lab as it stands, as its last checkpoint (see [`LabCommand::CheckpointNow`]).
+    pub async fn checkpoint_now(self) -> Result<std::sync::Arc<KeptCheckpoint>, LabError> {
+        self.lab.request(|reply| LabCommand::CheckpointNow { reply }).await
+    }
+
+    /// The checkpoint the lab took last, as the database keeps it (`None`: none yet).
+    pub fn kept_checkpoint(self) -> Option<std::sync::Arc<KeptCheckpoint>> {
+        self.lab.status.borrow().checkpoint.clone()
     }
 
     /// Starts the challenge live: the lab reset, then running, every robot judged.

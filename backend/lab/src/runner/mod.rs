@@ -15,6 +15,7 @@ mod live;
 mod parking;
 mod parts;
 mod publish;
+mod resume;
 mod rewind;
 
 use std::collections::BTreeMap;
@@ -221,6 +222,12 @@ impl Runner {
             LabCommand::Rewind { start, step, inputs, through, reply } => {
                 let _ = reply.send(self.rewind(start, step, inputs, through));
             }
+            LabCommand::GoOnFrom { checkpoint, reply } => {
+                let _ = reply.send(self.go_on_from(&checkpoint));
+            }
+            LabCommand::CheckpointNow { reply } => {
+                let _ = reply.send(self.publish_checkpoint());
+            }
             LabCommand::RecordingTail { reply } => {
                 let _ = reply.send(self.history.recorder.tail());
             }
@@ -387,6 +394,7 @@ impl Runner {
         self.sim.programs.restart_all(&mut self.sim.robots, self.sim.model.dt_secs, 0);
         self.clock.mode = LabMode::Paused;
         self.publish_scene();
+        self.publish_checkpoint();
     }
 
     /// Steps as the mode asks, for at most one batch, then publishes.
@@ -474,6 +482,7 @@ impl Runner {
             // Right after the physics step, before this step's inputs: where a
             // re-simulation stands before replaying them.
             self.history.checkpoints.take(self.clock.step, &self.sim.model, &self.sim.world, &self.sim.robots);
+            self.publish_checkpoint();
         }
         let time = self.time();
         let (sync, wall_per_sim) = self.clock.sync_now();
@@ -556,6 +565,7 @@ mod tests {
                 owners: BTreeMap::new(),
                 objects: BTreeMap::new(),
                 run: None,
+                checkpoint: None,
             })
             .0,
             telemetry: Arc::new(Telemetry::default()),
@@ -623,6 +633,37 @@ mod tests {
         let lidar = parked.sensors.iter().find(|s| s.name == "lidar").expect("a lidar");
         assert!(lidar.step.expect("a reading") > step - 24, "its latest reading is of the last 0.1 s");
         assert_eq!(poses, (0..world.body_count()).map(|i| world.pose(i)).collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn a_lab_opened_again_goes_on_from_its_kept_checkpoint_and_rewinds_no_further_back() {
+        let model = still_scene();
+        let crate_index = model.bodies.iter().position(|b| b.name == "crate").expect("the crate");
+        let mut lab = runner(&model);
+        // Parked, a lab steps nothing and so takes no checkpoint.
+        lab.clock.may_park = false;
+        let at = lab.sim.world.pose(crate_index);
+        lab.sim.world.set_body_state(crate_index, &at, [0.8, 0.0, 0.3], [0.0, 1.0, 0.0]);
+        lab.run_for(Duration::from_millis(150));
+        let kept = lab.outputs.status.borrow().checkpoint.clone().expect("a checkpoint is published as it is taken");
+        assert!(kept.step >= 1200 && kept.step.is_multiple_of(1200), "every 5 s of simulation: {}", kept.step);
+        let kept = crate::resume::KeptCheckpoint::from_json(&kept.to_json()).expect("it reads back");
+        assert_ne!(kept.bodies.iter().find(|b| b.name == "crate").expect("the crate").position, at.position);
+
+        let mut again = runner(&model);
+        again.clock.may_park = false;
+        let state = again.go_on_from(&kept);
+        assert_eq!(state.step, kept.step, "the clock goes on from the kept step");
+        let now = crate::resume::KeptCheckpoint::of(kept.step, &model, &again.sim.world);
+        assert!(crate::resume::tests::same_bodies(&now, &kept), "bodies as kept");
+        let published = again.outputs.status.borrow().checkpoint.clone().expect("published");
+        assert_eq!(published.step, kept.step, "a server dying now loses nothing more");
+        let refused = again.rewind_start(kept.step - 1, &[]).expect_err("before the kept step");
+        assert!(refused.to_string().contains(&format!("the earliest step it can go back to is {}", kept.step)));
+        again.run_for(Duration::from_millis(50));
+        assert!(again.clock.step > kept.step + 240, "it runs on from there: {}", again.clock.step);
+        let start = again.rewind_start(kept.step + 10, &[]).expect("a rewind within the run");
+        assert_eq!(start.from, kept.step, "re-simulated from where the run started");
     }
 
     #[test]

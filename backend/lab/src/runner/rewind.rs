@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 use vlab_protocol::{LabMode, LabState};
 
 use super::Runner;
+use crate::checkpoints::Checkpoint;
 use crate::error::LabError;
 use crate::recording::{Change, CommandSource, Record};
 use crate::resimulate;
@@ -24,6 +25,10 @@ pub struct RunStart {
     /// The run's last insertion or removal, if any: a rewind goes back to it at the
     /// earliest.
     pub floor: Option<RewindFloor>,
+    /// Where the run started when not at step 0 (the lab went on from a checkpoint the
+    /// database kept, [`crate::resume`]): a re-simulation starts from it, and a rewind
+    /// goes back to it at the earliest.
+    pub resumed: Option<Box<Checkpoint>>,
 }
 
 /// An insertion or a removal, which a rewind cannot go back before: what was added or
@@ -40,7 +45,7 @@ pub struct RewindFloor {
 impl RunStart {
     /// A run starting from `model` with robots owned as `owners` say.
     pub(crate) fn new(model: SceneModel, owners: BTreeMap<String, Owner>) -> RunStart {
-        RunStart { model, owners, insertions: Vec::new(), floor: None }
+        RunStart { model, owners, insertions: Vec::new(), floor: None, resumed: None }
     }
 }
 
@@ -77,6 +82,13 @@ impl Runner {
                 self.clock.step
             ));
         }
+        if let Some(resumed) = self.history.run.resumed.as_ref().filter(|resumed| target < resumed.step) {
+            return refuse(format!(
+                "this run started at step {}, where the lab went on from its last kept checkpoint when it was \
+                 opened again (its server changed or restarted): the earliest step it can go back to is {}",
+                resumed.step, resumed.step
+            ));
+        }
         let floor = self.history.run.floor.as_ref().map_or(0, |floor| floor.step);
         if let Some(RewindFloor { step, what }) = self.history.run.floor.as_ref().filter(|floor| target < floor.step) {
             return refuse(format!(
@@ -84,7 +96,8 @@ impl Runner {
                  the earliest step this run can go back to is {step} (reset the lab to start again from step 0)"
             ));
         }
-        let from = self.history.checkpoints.at_or_before(target).map_or(0, |c| c.step);
+        let resumed = self.history.run.resumed.as_ref().map_or(0, |resumed| resumed.step);
+        let from = self.history.checkpoints.at_or_before(target).map_or(resumed, |c| c.step);
         let run = self.history.recorder.run();
         let kept = kept.iter().find(|(kept_run, _)| *kept_run == run).map_or(0, |(_, first)| *first);
         if from < kept {
@@ -149,6 +162,7 @@ impl Runner {
         self.sim.programs.restart_all(&mut self.sim.robots, self.sim.model.dt_secs, target);
         self.history.recorder.prime(&self.sim.robots);
         self.publish_scene();
+        self.publish_checkpoint();
         self.take_inputs(CommandSource::Program);
         self.publish_state();
         self.publish_telemetry();

@@ -73,7 +73,29 @@ impl PgStore {
 
     /// Marks a lab closed: it is not opened again at the next start.
     pub fn close_lab(&self, id: &str) -> Result<(), StoreError> {
-        self.pg.execute("UPDATE labs SET closed = TRUE WHERE id = $1", &[&id]).map(|_| ())
+        // Its checkpoint goes with it: a lab opened again under this id starts afresh.
+        self.pg.transaction(|pg| {
+            pg.execute("UPDATE labs SET closed = TRUE WHERE id = $1", &[&id])?;
+            pg.execute("DELETE FROM lab_checkpoints WHERE lab = $1", &[&id]).map(|_| ())
+        })
+    }
+
+    /// Keeps lab `lab`'s last checkpoint (taken at `step`, as JSON), replacing the one
+    /// before.
+    pub fn save_checkpoint(&self, lab: &str, step: u64, checkpoint: &str) -> Result<(), StoreError> {
+        self.pg
+            .execute(
+                "INSERT INTO lab_checkpoints (lab, step, checkpoint) VALUES ($1, $2, $3)
+                 ON CONFLICT (lab) DO UPDATE SET step = $2, checkpoint = $3",
+                &[&lab, &(step as i64), &checkpoint],
+            )
+            .map(|_| ())
+    }
+
+    /// Lab `lab`'s last kept checkpoint, as JSON, if any.
+    pub fn checkpoint(&self, lab: &str) -> Result<Option<String>, StoreError> {
+        let row = self.pg.query_opt("SELECT checkpoint FROM lab_checkpoints WHERE lab = $1", &[&lab])?;
+        Ok(row.map(|row| row.get(0)))
     }
 
     /// Changes a lab's settings.
@@ -222,7 +244,7 @@ mod tests {
         let store = PgStore::open(&db.url, key_file(&db)).unwrap();
         let versions = store.pg.query("SELECT part, version FROM schema_version ORDER BY part", &[]).unwrap();
         let versions: Vec<(String, i64)> = versions.iter().map(|r| (r.get(0), r.get(1))).collect();
-        assert_eq!(versions, vec![("attempts".to_owned(), 2), ("recordings".to_owned(), 1), ("store".to_owned(), 1)]);
+        assert_eq!(versions, vec![("attempts".to_owned(), 2), ("recordings".to_owned(), 1), ("store".to_owned(), 2)]);
     }
 
     #[test]

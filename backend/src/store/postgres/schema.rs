@@ -9,9 +9,11 @@ use crate::store::StoreError;
 /// The advisory lock every migration takes (any number, the same in every server).
 const MIGRATION_LOCK: i64 = 0x766c_6162; // "vlab"
 
-/// Step 1 of the store: what SQLite's schema version 7 holds. Integers are BIGINT (ids,
+/// Step 1 of the store: what SQLite's schema version 7 holds; step 2, its version 8
+/// (each lab's last checkpoint). Integers are BIGINT (ids,
 /// seeds' bits, Unix seconds), booleans BOOLEAN, files BYTEA.
-pub const STORE_STEPS: &[&str] = &["
+pub const STORE_STEPS: &[&str] = &[
+    "
     CREATE TABLE labs (
         id                TEXT PRIMARY KEY,
         name              TEXT NOT NULL,
@@ -135,7 +137,15 @@ pub const STORE_STEPS: &[&str] = &["
     CREATE INDEX evaluations_by_submission ON evaluations (submission);
     CREATE INDEX evaluations_by_status ON evaluations (status);
     CREATE INDEX assignments_by_class ON assignments (class);
-"];
+",
+    "
+    CREATE TABLE lab_checkpoints (
+        lab        TEXT PRIMARY KEY,
+        step       BIGINT NOT NULL,
+        checkpoint TEXT NOT NULL
+    );
+",
+];
 
 /// Step 1 of the attempts: SQLite's attempts file, version 1. Step 2: the sequence every
 /// server sharing the database numbers attempts from (`PgAttemptStore::next_id`), going
