@@ -316,3 +316,57 @@ async fn a_server_cut_off_from_nats_stops_its_labs_time_and_goes_on_with_them_wh
     drop(server);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `vlab drain`: the drained server hands its lab over as it stands, and the lab goes on
+/// elsewhere from there (not from its last periodic checkpoint, nor from step 0), with a
+/// page on a third server told to connect again.
+#[tokio::test]
+async fn a_drained_servers_lab_goes_on_elsewhere_from_where_it_stood() {
+    let cluster = Cluster::start();
+    let (status, created) =
+        call(cluster.server("a"), Method::POST, "/api/labs", Some(KEY), json!({"name": "Physics 2"})).await;
+    assert_eq!(status, 201, "{created}");
+    let lab = created["id"].as_str().unwrap().to_owned();
+    let instructor = created["instructor_token"].as_str().unwrap().to_owned();
+    let owner = cluster.owner_of(&lab).await.expect("the lab runs somewhere");
+    let watcher = ["a", "b", "c"].into_iter().find(|s| *s != owner).unwrap();
+    let (status, state) = call(
+        cluster.server(&owner),
+        Method::POST,
+        &format!("/api/labs/{lab}/control"),
+        Some(&instructor),
+        json!({"action": "resume"}),
+    )
+    .await;
+    assert_eq!(status, 200, "{state}");
+    let mut watching = page(cluster.server(watcher), &lab, &instructor).await;
+    watching.join_sequence().await;
+    // Past the first periodic checkpoint (step 1,200) and well short of the next.
+    until(async || step_of(cluster.server(&owner), &lab).await > 1_500).await;
+    let before = step_of(cluster.server(&owner), &lab).await;
+
+    let drained = std::process::Command::new(env!("CARGO_BIN_EXE_vlab"))
+        .args(["drain", "--cluster", &vlab_cluster::testkit::nats_url(), "--cluster-name", &cluster.name, &owner])
+        .output()
+        .unwrap();
+    assert!(drained.status.success(), "{}", String::from_utf8_lossy(&drained.stderr));
+    let taker = new_owner(&cluster, &lab, &owner).await;
+    let resumed = crate::common::eventually("the lab is served again", TAKEOVER_PATIENCE, async || {
+        let (status, summary) =
+            call(cluster.server(&taker), Method::GET, &format!("/api/labs/{lab}"), None, json!({})).await;
+        (status == 200).then(|| summary["step"].as_u64().unwrap())
+    })
+    .await;
+    assert!(resumed >= before, "the lab went on from step {resumed}, before step {before} where it stood when drained");
+    let closed = tokio::time::timeout(TAKEOVER_PATIENCE, async {
+        loop {
+            if let Received::Closed(code) = watching.next().await {
+                return code;
+            }
+        }
+    })
+    .await
+    .expect("the page is told its lab moved");
+    assert_eq!(closed, Some(1012), "told to connect again");
+    println!("drained {owner}: {taker} went on with lab {lab} from step {resumed} (it stood past step {before})");
+}
