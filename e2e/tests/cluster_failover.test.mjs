@@ -113,6 +113,14 @@ test(
         async () => ({ ui: await readUi(page), robots: await listedRobots(page) }),
         ({ ui, robots }) => ui.mode === 'running' && ui.framesDrawn > 0 && robots.includes(ROBOT),
       );
+      // Past the first checkpoint (step 1,200) by more than the 5 s A may take to keep it
+      // (1,200 steps at real time).
+      await waitUntil(
+        'the lab on A to run past step 2,500',
+        async () => readUi(page),
+        (ui) => ui.step > 2500,
+        { timeoutMs: FAILOVER_PATIENCE_MS },
+      );
       const runningOnA = await stepAdvances(page, 'the lab on A, seen from B');
       const before = { ui: await readUi(page), robots: await listedRobots(page) };
       t.diagnostic(`before the kill: steps ${runningOnA.join(' → ')}, robots ${before.robots.join(', ')}`);
@@ -142,6 +150,8 @@ test(
       t.diagnostic(
         `running again ${((Date.now() - killed) / 1000).toFixed(1)} s after the kill: steps ${runningOnB.join(' → ')}`,
       );
+      // It went on from A's last kept checkpoint, not from step 0.
+      assert.ok(runningOnB[0] >= 1200, `the lab on B went on from step ${runningOnB[0]}, before A's kept checkpoint`);
 
       const after = await waitUntil(
         'the page to list the same robots as before and show no error',
