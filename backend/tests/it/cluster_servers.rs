@@ -99,6 +99,29 @@ async fn page(server: &VlabProcess, lab: &str, token: &str) -> Client {
     Client::new(socket)
 }
 
+/// The step lab `lab` answers with through `server` once it serves it again (a moving
+/// lab answers 503 meanwhile).
+async fn served_step(server: &VlabProcess, lab: &str) -> u64 {
+    crate::common::eventually("the lab is served again", TAKEOVER_PATIENCE, async || {
+        let (status, summary) = call(server, Method::GET, &format!("/api/labs/{lab}"), None, json!({})).await;
+        (status == 200).then(|| summary["step"].as_u64().unwrap())
+    })
+    .await
+}
+
+/// The close code of `page`'s connection once it ends (its lab moved).
+async fn closed(page: &mut Client) -> Option<u16> {
+    tokio::time::timeout(TAKEOVER_PATIENCE, async {
+        loop {
+            if let Received::Closed(code) = page.next().await {
+                return code;
+            }
+        }
+    })
+    .await
+    .expect("the page's connection ends when its lab moves")
+}
+
 /// Waits until `owner_of(lab)` names a server other than `not`.
 async fn new_owner(cluster: &Cluster, lab: &str, not: &str) -> String {
     tokio::time::timeout(TAKEOVER_PATIENCE, async {
@@ -179,24 +202,11 @@ async fn a_lab_made_through_one_server_is_watched_from_another_commanded_from_th
     let taker = new_owner(&cluster, &lab, &owner).await;
     let taken_after = killed.elapsed();
     // It goes on from the last checkpoint kept, not from step 0.
-    let resumed = crate::common::eventually("the lab is served again", TAKEOVER_PATIENCE, async || {
-        let (status, summary) =
-            call(cluster.server(&taker), Method::GET, &format!("/api/labs/{lab}"), None, json!({})).await;
-        (status == 200).then(|| summary["step"].as_u64().unwrap())
-    })
-    .await;
+    let resumed = served_step(cluster.server(&taker), &lab).await;
     assert!(resumed >= kept, "the lab went on from step {resumed}, before the kept checkpoint's {kept}");
     // The page is told to connect again (or finds its connection gone) and, connecting
     // again as the page does, is served the lab from its new server.
-    let closed = tokio::time::timeout(TAKEOVER_PATIENCE, async {
-        loop {
-            if let Received::Closed(code) = watching.next().await {
-                return code;
-            }
-        }
-    })
-    .await
-    .expect("the page's connection ends when its lab moves");
+    let closed = closed(&mut watching).await;
     let mut again = page(cluster.server(&watcher), &lab, &instructor).await;
     let served_again = tokio::time::timeout(TAKEOVER_PATIENCE, async {
         loop {
@@ -351,22 +361,9 @@ async fn a_drained_servers_lab_goes_on_elsewhere_from_where_it_stood() {
         .unwrap();
     assert!(drained.status.success(), "{}", String::from_utf8_lossy(&drained.stderr));
     let taker = new_owner(&cluster, &lab, &owner).await;
-    let resumed = crate::common::eventually("the lab is served again", TAKEOVER_PATIENCE, async || {
-        let (status, summary) =
-            call(cluster.server(&taker), Method::GET, &format!("/api/labs/{lab}"), None, json!({})).await;
-        (status == 200).then(|| summary["step"].as_u64().unwrap())
-    })
-    .await;
+    let resumed = served_step(cluster.server(&taker), &lab).await;
     assert!(resumed >= before, "the lab went on from step {resumed}, before step {before} where it stood when drained");
-    let closed = tokio::time::timeout(TAKEOVER_PATIENCE, async {
-        loop {
-            if let Received::Closed(code) = watching.next().await {
-                return code;
-            }
-        }
-    })
-    .await
-    .expect("the page is told its lab moved");
+    let closed = closed(&mut watching).await;
     assert_eq!(closed, Some(1012), "told to connect again");
     println!("drained {owner}: {taker} went on with lab {lab} from step {resumed} (it stood past step {before})");
 }

@@ -36,13 +36,20 @@ impl Runner {
         let start =
             Checkpoint { step, model: model.clone(), world: self.sim.world.clone(), robots: self.sim.robots.clone() };
         self.history.run = RunStart { resumed: Some(Box::new(start)), ..RunStart::new(model, owners) };
+        self.arrive();
+        self.state()
+    }
+
+    /// Tells everybody the lab is somewhere else in time (a rewind, or going on from a
+    /// kept checkpoint): the recording learns the readings it starts from, viewers get
+    /// a new scene, the database the new checkpoint, programs their first commands.
+    pub(super) fn arrive(&mut self) {
         self.history.recorder.prime(&self.sim.robots);
         self.publish_scene();
         self.publish_checkpoint();
         self.take_inputs(CommandSource::Program);
         self.publish_state();
         self.publish_telemetry();
-        self.state()
     }
 
     /// Publishes the lab as it is now as its last checkpoint, for the database to keep.

@@ -160,12 +160,7 @@ impl Runner {
         self.clock.mode = LabMode::Paused;
         // Programs' own state was never recorded: they start over from the rewound step.
         self.sim.programs.restart_all(&mut self.sim.robots, self.sim.model.dt_secs, target);
-        self.history.recorder.prime(&self.sim.robots);
-        self.publish_scene();
-        self.publish_checkpoint();
-        self.take_inputs(CommandSource::Program);
-        self.publish_state();
-        self.publish_telemetry();
+        self.arrive();
         Ok(Rewound { state: self.state(), from: start.from })
     }
 
