@@ -8,7 +8,7 @@ use vlab_protocol::{LabMode, LabState};
 use super::Runner;
 use crate::checkpoints::Checkpoint;
 use crate::error::LabError;
-use crate::recording::{Change, CommandSource, Record};
+use crate::recording::{Change, Record};
 use crate::resimulate;
 use vlab_sim::robot::Owner;
 use vlab_sim::scene::SceneModel;
