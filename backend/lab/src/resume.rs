@@ -31,6 +31,13 @@ pub struct KeptBody {
 /// A lab's step and moving bodies right after that step.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct KeptCheckpoint {
+    /// The run of the lab's recording it was taken in (0: none known): the run that
+    /// goes on from it starts with that one's recording up to its step.
+    #[serde(default)]
+    pub run: u32,
+    /// The lab's scene epoch then: the run going on from it numbers its scenes after.
+    #[serde(default)]
+    pub epoch: u32,
     /// The step it was taken at (0: the start of a run).
     pub step: u64,
     /// Every body that is not fixed, in the scene's order.
@@ -38,7 +45,8 @@ pub struct KeptCheckpoint {
 }
 
 impl KeptCheckpoint {
-    /// The lab of `model` and `world` right after `step`.
+    /// The lab of `model` and `world` right after `step` (of no run known: see
+    /// [`KeptCheckpoint::run`]).
     pub fn of(step: u64, model: &SceneModel, world: &World) -> KeptCheckpoint {
         let bodies = (0..world.body_count().min(model.bodies.len()))
             .filter(|&index| !world.is_fixed(index))
@@ -48,7 +56,7 @@ impl KeptCheckpoint {
                 KeptBody { name: model.bodies[index].name.clone(), position, rotation, linear, angular }
             })
             .collect();
-        KeptCheckpoint { step, bodies }
+        KeptCheckpoint { run: 0, epoch: 0, step, bodies }
     }
 
     /// Puts each kept body of `world` (found by name in `model`) where and as fast as it

@@ -554,5 +554,24 @@ async fn a_lab_goes_on_from_its_last_kept_checkpoint_after_a_killed_server() {
     // The report's metres are the body's (f32) widened to f64.
     let metres = |v: &Value| -> Vec<f32> { v.as_array().unwrap().iter().map(|x| x.as_f64().unwrap() as f32).collect() };
     assert_eq!(metres(&rover["pose"]["position"]), metres(&chassis["position"]), "the rover where it was at that step");
+    // Its recording goes on too: the new run starts with the killed server's up to the
+    // kept step, so its timeline reaches back to step 0 (nothing reads as dropped), and
+    // the lab's opening (its uploads done again) leaves no empty run.
+    let summary =
+        common::eventually("the new run holds the run before up to the kept step", common::PATIENCE, async || {
+            let (_, summary) = call(
+                &http,
+                reqwest::Method::GET,
+                format!("{}/api/labs/demo/recording", server.base()),
+                None,
+                Value::Null,
+            )
+            .await;
+            (summary["first_step"] == 0 && summary["last_step"].as_u64() >= kept["step"].as_u64()).then_some(summary)
+        })
+        .await;
+    assert_eq!(summary["dropped"], false, "{summary}");
+    let runs = summary["runs"].as_array().unwrap();
+    assert!(runs.iter().all(|run| run["last_step"].as_u64() > Some(0)), "no empty run: {summary}");
     let _ = std::fs::remove_dir_all(&dir);
 }

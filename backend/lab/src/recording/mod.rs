@@ -407,6 +407,27 @@ impl Recorder {
         self.next_trail_step = at;
     }
 
+    /// The lab was opened again and goes on from step `at` of run `from`, which a server
+    /// before recorded: a new run starts with what `from` recorded up to `at`, as a
+    /// rewind's does. What this run recorded since the lab opened (its uploads done
+    /// again, at step 0, with no time passing) is dropped: it would only show as an
+    /// empty run. [`Recorder::prime`] and [`Recorder::scene`] follow.
+    pub fn go_on_from(&mut self, from: u32, at: u64) {
+        if from == 0 || from >= self.run {
+            // Not a run of this lab's recording (it records nothing, or was reset).
+            self.new_run();
+            return;
+        }
+        self.pending = None;
+        self.run += 1;
+        self.open = self.fresh_chunk(at, at as f64 * self.dt_secs);
+        self.send(Kept::Fork { lab: self.lab.clone(), from, to: self.run, until: at });
+        self.readings.clear();
+        self.estimates.clear();
+        self.budgets.clear();
+        self.next_trail_step = at;
+    }
+
     /// Learns every sensor's latest reading without recording it (after a rewind, the
     /// readings the new run starts from).
     pub fn prime(&mut self, robots: &Robots) {
@@ -622,6 +643,27 @@ mod tests {
             }
             recorder.after_step(step, step as f64 * DT, DT, world, robots);
         }
+    }
+
+    #[test]
+    fn a_lab_opened_again_goes_on_in_a_fork_of_the_run_recorded_before_without_an_empty_run() {
+        let mut lab = recorded_lab(usize::MAX);
+        lab.0.go_on_from(0, 300);
+        assert_eq!(lab.0.run(), 2, "no run known: a new run, as after a reset");
+        // Opened again as run 3 (runs 1 and 2 are kept), its uploads done at step 0.
+        lab.0.new_run();
+        assert_eq!(lab.0.run(), 3);
+        lab.0.record(Record::Change { step: 0, change: Change::Removed { robot: "quiet".into() } });
+        while lab.1.receiver.try_recv().is_ok() {}
+        lab.0.go_on_from(2, 1200);
+        assert_eq!(lab.0.run(), 4, "the run going on");
+        lab.0.close();
+        let kept: Vec<_> = std::iter::from_fn(|| lab.1.receiver.try_recv().ok()).collect();
+        assert!(
+            matches!(kept.as_slice(), [Kept::Fork { from: 2, to: 4, until: 1200, .. }]),
+            "a fork of the run before, and nothing of run 3: {:?}",
+            kept.iter().map(|k| k.bytes()).collect::<Vec<_>>()
+        );
     }
 
     /// Every record closed so far.

@@ -13,7 +13,8 @@ use crate::recording::CommandSource;
 use crate::resume::KeptCheckpoint;
 
 impl Runner {
-    /// Goes on from `kept` in a new run: the clock at its step (the pace kept from
+    /// Goes on from `kept` in a new run (which starts with the recording of the run
+    /// `kept` was taken in, up to its step): the clock at its step (the pace kept from
     /// there), the moving bodies it names where and as fast as they were, every program
     /// started afresh (their own state lived only on the server that ran them). A
     /// rewind of this run goes back to the kept step at the earliest.
@@ -28,7 +29,9 @@ impl Runner {
         self.clock.parked = None;
         self.clock.pacer.reanchor(Instant::now(), step);
         self.sim.programs.restart_all(&mut self.sim.robots, self.sim.model.dt_secs, step);
-        self.history.recorder.new_run();
+        // Its scenes are numbered after those of the run it goes on from.
+        self.clock.epoch = self.clock.epoch.max(kept.epoch);
+        self.history.recorder.go_on_from(kept.run, step);
         self.history.checkpoints.start_at(step);
         let owners = self.sim.robots.take_owners();
         self.sim.robots.restore_owners(owners.clone());
@@ -54,7 +57,12 @@ impl Runner {
 
     /// Publishes the lab as it is now as its last checkpoint, for the database to keep.
     pub(super) fn publish_checkpoint(&mut self) -> Arc<KeptCheckpoint> {
-        let kept = Arc::new(KeptCheckpoint::of(self.clock.step, &self.sim.model, &self.sim.world));
+        let (run, epoch) = (self.history.recorder.run(), self.clock.epoch);
+        let kept = Arc::new(KeptCheckpoint {
+            run,
+            epoch,
+            ..KeptCheckpoint::of(self.clock.step, &self.sim.model, &self.sim.world)
+        });
         self.outputs.status.send_modify(|status| status.checkpoint = Some(Arc::clone(&kept)));
         kept
     }
