@@ -150,8 +150,15 @@ test(
       t.diagnostic(
         `running again ${((Date.now() - killed) / 1000).toFixed(1)} s after the kill: steps ${runningOnB.join(' → ')}`,
       );
-      // It went on from A's last kept checkpoint, not from step 0.
-      assert.ok(runningOnB[0] >= 1200, `the lab on B went on from step ${runningOnB[0]}, before A's kept checkpoint`);
+      // It went on from A's last kept checkpoint, not from step 0 (while B restores it, the
+      // lab stands paused at step 0 until it goes on from there).
+      const resumed = await waitUntil(
+        'the page to show the lab running on B',
+        async () => readUi(page),
+        (ui) => ui.state === 'connected' && ui.mode === 'running' && ui.step !== null,
+        { timeoutMs: FAILOVER_PATIENCE_MS },
+      );
+      assert.ok(resumed.step >= 1200, `the lab on B went on from step ${resumed.step}, before A's kept checkpoint`);
 
       const after = await waitUntil(
         'the page to list the same robots as before and show no error',

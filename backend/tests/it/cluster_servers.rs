@@ -99,14 +99,22 @@ async fn page(server: &VlabProcess, lab: &str, token: &str) -> Client {
     Client::new(socket)
 }
 
-/// The step lab `lab` answers with through `server` once it serves it again (a moving
-/// lab answers 503 meanwhile).
+/// The step running lab `lab` answers with through `server` once it runs there again (a
+/// moving lab answers 503; a lab being restored stands paused until it went on from its
+/// kept checkpoint).
 async fn served_step(server: &VlabProcess, lab: &str) -> u64 {
-    crate::common::eventually("the lab is served again", TAKEOVER_PATIENCE, async || {
+    crate::common::eventually("the lab runs again", TAKEOVER_PATIENCE, async || {
         let (status, summary) = call(server, Method::GET, &format!("/api/labs/{lab}"), None, json!({})).await;
-        (status == 200).then(|| summary["step"].as_u64().unwrap())
+        (status == 200 && summary["mode"] == "running").then(|| summary["step"].as_u64().unwrap())
     })
     .await
+}
+
+/// The instructor (`token`) runs lab `lab` through `server`.
+async fn run_lab(server: &VlabProcess, lab: &str, token: &str) {
+    let (status, state) =
+        call(server, Method::POST, &format!("/api/labs/{lab}/control"), Some(token), json!({"action": "resume"})).await;
+    assert_eq!(status, 200, "{state}");
 }
 
 /// The close code of `page`'s connection once it ends (its lab moved).
@@ -170,15 +178,7 @@ async fn a_lab_made_through_one_server_is_watched_from_another_commanded_from_th
     let mut watching = page(cluster.server(&watcher), &lab, &instructor).await;
     let (_, snapshot, _, _) = watching.join_sequence().await;
     assert!(snapshot.bodies.iter().any(|body| body.name.starts_with("ana_bot")), "the page sees Ana's robot");
-    let (status, state) = call(
-        cluster.server(&commander),
-        Method::POST,
-        &format!("/api/labs/{lab}/control"),
-        Some(&instructor),
-        json!({"action": "resume"}),
-    )
-    .await;
-    assert_eq!(status, 200, "{state}");
+    run_lab(cluster.server(&commander), &lab, &instructor).await;
     watching.state_where(|s| s.mode == LabMode::Running).await;
     watching.until(|r| matches!(r, Received::Frame(_)).then_some(())).await;
 
@@ -340,15 +340,7 @@ async fn a_drained_servers_lab_goes_on_elsewhere_from_where_it_stood() {
     let instructor = created["instructor_token"].as_str().unwrap().to_owned();
     let owner = cluster.owner_of(&lab).await.expect("the lab runs somewhere");
     let watcher = ["a", "b", "c"].into_iter().find(|s| *s != owner).unwrap();
-    let (status, state) = call(
-        cluster.server(&owner),
-        Method::POST,
-        &format!("/api/labs/{lab}/control"),
-        Some(&instructor),
-        json!({"action": "resume"}),
-    )
-    .await;
-    assert_eq!(status, 200, "{state}");
+    run_lab(cluster.server(&owner), &lab, &instructor).await;
     let mut watching = page(cluster.server(watcher), &lab, &instructor).await;
     watching.join_sequence().await;
     // Past the first periodic checkpoint (step 1,200) and well short of the next.
