@@ -26,6 +26,7 @@ pub struct KeptCheckpoints {
 }
 
 /// The classroom's labs' checkpoints, for one call.
+#[derive(Clone, Copy)]
 pub struct ClassroomCheckpoints<'a> {
     pub(super) classroom: &'a Classroom,
 }
@@ -43,9 +44,8 @@ impl ClassroomCheckpoints<'_> {
             if kept.written.get(lab.id()).is_some_and(|last| Arc::ptr_eq(last, &checkpoint)) {
                 continue;
             }
-            let json = checkpoint.to_json();
-            match self.classroom.keep(|store| store.save_checkpoint(lab.id(), checkpoint.step, &json)) {
-                Ok(_) => {
+            match self.write(lab.id(), &checkpoint) {
+                Ok(()) => {
                     kept.written.insert(lab.id().to_owned(), checkpoint);
                     written += 1;
                 }
@@ -59,8 +59,13 @@ impl ClassroomCheckpoints<'_> {
     /// stop, or to hand it to another), so it goes on from here.
     pub async fn keep_now(self, lab: &LabHandle) -> Result<(), ClassroomError> {
         let checkpoint = lab.clock().checkpoint_now().await?;
+        self.write(lab.id(), &checkpoint)
+    }
+
+    /// Writes `checkpoint` as lab `id`'s last, over the one before.
+    fn write(self, id: &str, checkpoint: &KeptCheckpoint) -> Result<(), ClassroomError> {
         let json = checkpoint.to_json();
-        self.classroom.keep(|store| store.save_checkpoint(lab.id(), checkpoint.step, &json))?;
+        self.classroom.keep(|store| store.save_checkpoint(id, checkpoint.step, &json))?;
         Ok(())
     }
 
